@@ -1,0 +1,55 @@
+// Helpers for scripts that work on the local (wrangler dev) state: D1 queries and the dev secrets file.
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export const root = path.resolve(import.meta.dirname, "../..");
+export const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+
+export function wrangler(args, { quiet = true } = {}) {
+  const res = spawnSync(process.execPath, [wranglerBin, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+  });
+  if (res.status !== 0) {
+    throw new Error(`wrangler ${args.join(" ")} failed:\n${res.stderr ?? ""}${res.stdout ?? ""}`);
+  }
+  return res.stdout ?? "";
+}
+
+export function applyMigrations() {
+  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+}
+
+/** Runs SQL against the local D1 database and returns the rows of the last statement. */
+export function d1(sql) {
+  const out = wrangler(["d1", "execute", "DB", "--local", "--json", "--command", sql]);
+  const parsed = JSON.parse(out.slice(out.indexOf("[")));
+  return parsed.at(-1)?.results ?? [];
+}
+
+export const sqlText = (v) => (v === null || v === undefined ? "NULL" : `'${String(v).replace(/'/g, "''")}'`);
+
+/** Local secrets for `wrangler dev`, created once with random values. */
+export function ensureDevVars() {
+  const file = path.join(root, ".dev.vars");
+  const existing = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const wanted = {
+    OPERATOR_SECRET: randomBytes(24).toString("base64url"),
+    MPP_SECRET_KEY: randomBytes(32).toString("base64url"),
+  };
+  const missing = Object.entries(wanted).filter(([k]) => !new RegExp(`^${k}=`, "m").test(existing));
+  if (missing.length) {
+    const lines = missing.map(([k, v]) => `${k}=${v}`).join("\n");
+    writeFileSync(file, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}${lines}\n`);
+  }
+  return Object.fromEntries(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+}

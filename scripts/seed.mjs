@@ -1,0 +1,66 @@
+// Creates (or finds) a demo account on a plan in the local D1 database and prints its API key and
+// secret as the last line of stdout: {"key": "...", "secret": "..."}.
+//   npm run seed -- --plan growth
+import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { applyMigrations, d1, root, sqlText } from "./lib/local.mjs";
+
+const PLANS = ["free", "basic", "growth", "pro", "pro-plus", "scale", "enterprise"];
+const DEMO_PASSWORD = "demo-password";
+// Credentials of demo accounts are kept beside the local database (never committed) so that
+// restarting `npm start` prints the same working pair.
+const cacheFile = path.join(root, ".wrangler", "demo-credentials.json");
+
+const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+const token = (bytes) => randomBytes(bytes).toString("base64url");
+
+function passwordHash(password) {
+  const salt = randomBytes(16);
+  const hash = pbkdf2Sync(password, salt, 100_000, 32, "sha256");
+  return `pbkdf2-sha256$100000$${salt.toString("base64")}$${hash.toString("base64")}`;
+}
+
+export function seed(plan = "pro", { migrate = true } = {}) {
+  if (!PLANS.includes(plan)) throw new Error(`Unknown plan '${plan}'. Choose one of: ${PLANS.join(", ")}.`);
+  if (migrate) applyMigrations();
+  const email = `demo-${plan}@example.com`;
+  d1(
+    `INSERT OR IGNORE INTO accounts (email, first_name, last_name, password_hash, confirmed, plan, kind)
+     VALUES (${sqlText(email)}, 'Demo', ${sqlText(plan)}, ${sqlText(passwordHash(DEMO_PASSWORD))}, 1, ${sqlText(plan)}, 'user')`,
+  );
+  const [account] = d1(`SELECT id FROM accounts WHERE email = ${sqlText(email)}`);
+  const cache = existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, "utf8")) : {};
+  const cached = cache[plan];
+  if (cached) {
+    const [row] = d1(
+      `SELECT id FROM api_keys WHERE public_key = ${sqlText(cached.key)} AND account_id = ${account.id}
+       AND secret_hash = ${sqlText(sha256(cached.secret))} AND revoked_at IS NULL
+       AND (expires_at IS NULL OR expires_at > ${Date.now()})`,
+    );
+    if (row) return { email, ...cached };
+  }
+  const key = `ck_${token(18)}`;
+  const secret = `cs_${token(32)}`;
+  const now = Date.now();
+  d1(
+    `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
+     VALUES (${account.id}, 'Demo key', ${sqlText(key)}, ${sqlText(sha256(secret))}, ${now + 365 * 86_400_000}, ${now}, ${now})`,
+  );
+  mkdirSync(path.dirname(cacheFile), { recursive: true });
+  writeFileSync(cacheFile, JSON.stringify({ ...cache, [plan]: { key, secret } }, null, 2));
+  return { email, key, secret };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { plan: { type: "string", default: "pro" } } });
+  try {
+    const creds = seed(values.plan);
+    console.error(`Demo account ${creds.email} (plan ${values.plan}) is ready on the local database.`);
+    console.log(JSON.stringify({ key: creds.key, secret: creds.secret }));
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
+}

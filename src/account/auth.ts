@@ -1,0 +1,102 @@
+import { eq } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import type { MiddlewareHandler } from "hono";
+import { db } from "../db/client.js";
+import { accounts, apiKeys, type Account, type ApiKey, workspaceMembers, workspaces } from "../db/schema.js";
+import type { AppBindings } from "../env.js";
+import { ApiError } from "../http/errors.js";
+import { rfc3339 } from "../http/time.js";
+import { sha256Hex, timingSafeEqualText } from "./crypto.js";
+
+export interface AuthContext {
+  /** The account whose credits, limits and usage this request uses (the workspace owner for members). */
+  account: Account;
+  /** The account that holds the credential. */
+  actor: Account;
+  keyId: number | null;
+}
+
+const KEY_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{16,256}$/;
+
+// A fixed digest compared against when no key matches, so unknown keys cost the same time as wrong secrets.
+const DUMMY_HASH = "0".repeat(64);
+
+/** Writes last_used_at at most once a minute per key per isolate, off the response path. */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+const lastUsedWrites = new Map<number, number>();
+
+export function authenticate(now: () => number = Date.now): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    const key = c.req.header("x-service-key");
+    const secret = c.req.header("x-service-secret");
+    if (!key && !secret) {
+      throw new ApiError(400, "missing_credentials", "Send your API key in X-Service-Key and its secret in X-Service-Secret.");
+    }
+    if (!key) throw new ApiError(400, "missing_credentials", "The X-Service-Key header is missing.");
+    if (!secret) throw new ApiError(400, "missing_credentials", "The X-Service-Secret header is missing.");
+    if (!KEY_SHAPE.test(key)) throw new ApiError(400, "malformed_credentials", "The X-Service-Key header is not a valid API key.");
+    if (!SECRET_SHAPE.test(secret)) throw new ApiError(400, "malformed_credentials", "The X-Service-Secret header is not a valid API secret.");
+
+    const found = await findKey(c.env.DB, key);
+    const secretMatches = await timingSafeEqualText(await sha256Hex(secret), found?.key.secretHash ?? DUMMY_HASH);
+    if (!found || !secretMatches || found.key.revokedAt !== null) {
+      throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
+    }
+    const t = now();
+    if (found.key.expiresAt !== null && found.key.expiresAt <= t) {
+      const expiredAt = rfc3339(found.key.expiresAt)!;
+      throw new ApiError(400, "api_key_expired", `This API key expired at ${expiredAt}. Create a new key or reset this one.`, {
+        "X-Service-Key-Expired": expiredAt,
+      });
+    }
+    assertAccountUsable(found.actor, t);
+    if (found.owner) assertAccountUsable(found.owner, t);
+
+    c.set("auth", { account: found.owner ?? found.actor, actor: found.actor, keyId: found.key.id });
+    touchLastUsed(c, found.key, t);
+    await next();
+  };
+}
+
+function assertAccountUsable(account: Account, now: number) {
+  if (account.kind !== "user") throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
+  if (account.blocked) throw new ApiError(401, "account_blocked", "This account is blocked. Contact support.");
+  if (!account.confirmed) throw new ApiError(401, "account_unconfirmed", "This account's email address is not confirmed yet.");
+  if (!account.passwordHash) throw new ApiError(401, "account_without_password", "This account has no password set. Set one before using the API.");
+  if (account.subscriptionExpiresAt !== null && account.subscriptionExpiresAt <= now) {
+    throw new ApiError(401, "subscription_expired", `This account's subscription expired at ${rfc3339(account.subscriptionExpiresAt)}.`);
+  }
+}
+
+const owners = alias(accounts, "owners");
+
+async function findKey(d1: D1Database, publicKey: string): Promise<{ key: ApiKey; actor: Account; owner: Account | null } | null> {
+  const rows = await db(d1)
+    .select({ key: apiKeys, actor: accounts, owner: owners })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .leftJoin(workspaceMembers, eq(workspaceMembers.accountId, accounts.id))
+    .leftJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .leftJoin(owners, eq(owners.id, workspaces.ownerAccountId))
+    .where(eq(apiKeys.publicKey, publicKey))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  const owner = row.owner && row.owner.id !== row.actor.id ? row.owner : null;
+  return { key: row.key, actor: row.actor, owner };
+}
+
+function touchLastUsed(c: Parameters<MiddlewareHandler<AppBindings>>[0], key: ApiKey, now: number) {
+  const lastWrite = Math.max(lastUsedWrites.get(key.id) ?? 0, key.lastUsedAt ?? 0);
+  if (now - lastWrite < LAST_USED_WRITE_INTERVAL_MS) return;
+  lastUsedWrites.set(key.id, now);
+  c.executionCtx.waitUntil(
+    db(c.env.DB)
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(eq(apiKeys.id, key.id))
+      .run()
+      .then(() => undefined, (err) => console.error("last_used_at update failed", err)),
+  );
+}

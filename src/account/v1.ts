@@ -1,0 +1,43 @@
+import { authenticate } from "./auth.js";
+import { hasEndpoint, logRequests } from "./request-log.js";
+import { registerKeyRoutes } from "./v1_keys.js";
+import { registerLogRoutes } from "./v1_logs.js";
+import { registerMeRoute } from "./v1_me.js";
+import { registerUsageRoute } from "./v1_usage.js";
+import { newApiApp, type ApiApp } from "../http/openapi.js";
+import { CAPABILITIES } from "../capabilities/index.js";
+import { mountCapabilities } from "../capabilities/mount-v1.js";
+import { toErrorResponse } from "../http/errors.js";
+
+/** Everything under /v1: authenticated, logged, declared with zod so the OpenAPI document follows. */
+export function createV1App(): ApiApp {
+  const v1 = newApiApp();
+  v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", { type: "apiKey", in: "header", name: "X-Service-Key" });
+  v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceSecret", { type: "apiKey", in: "header", name: "X-Service-Secret" });
+
+  v1.use("*", logRequests());
+  const auth = authenticate();
+  // Unknown paths and wrong methods answer 404/405 before any credential check.
+  v1.use("*", (c, next) => (hasEndpoint(c) ? auth(c, next) : next()));
+
+  registerMeRoute(v1);
+  registerUsageRoute(v1);
+  registerLogRoutes(v1);
+  registerKeyRoutes(v1);
+  mountCapabilities(v1, CAPABILITIES);
+
+  v1.onError((err, c) => toErrorResponse(err, c));
+  return v1;
+}
+
+export function v1OpenApiDocument(v1: ApiApp) {
+  return v1.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Contact Intelligence account API",
+      version: "1",
+      description: "Find and verify email addresses, find and validate phone numbers, enrich people and companies.",
+    },
+    servers: [{ url: "/v1" }],
+  });
+}

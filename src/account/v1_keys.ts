@@ -1,0 +1,230 @@
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, gt, isNull, or } from "drizzle-orm";
+import { db } from "../db/client.js";
+import { apiKeys, type ApiKey } from "../db/schema.js";
+import { type ApiApp, type Ctx, defineRoute, input } from "../http/openapi.js";
+import { ApiError } from "../http/errors.js";
+import { DAY_MS, rfc3339 } from "../http/time.js";
+import { planFor } from "../limits/plans.js";
+import { newKeyPair, sha256Hex } from "./crypto.js";
+import { ErrorResponses, security } from "./openapi-shared.js";
+
+export const MAX_KEY_LIFETIME_DAYS = 730;
+export const DEFAULT_KEY_LIFETIME_DAYS = 365;
+
+/** Clients of this API send the literal template `{id}` (percent-encoded) when they mean "no id". */
+export const isLiteralIdTemplate = (id: string) => id === "{id}" || id.toLowerCase() === "%7bid%7d";
+
+const KeySchema = z
+  .object({
+    id: z.number().int(),
+    key: z.string(),
+    name: z.string(),
+    user_id: z.number().int(),
+    expires_at: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    creation_date: z.string(),
+    ip: z.string(),
+    ip_addresses: z.string(),
+  })
+  .openapi("ApiKey");
+
+const KeyListSchema = z.object({ data: z.object({ keys: z.array(KeySchema) }) });
+const KeyWithSecretSchema = z.object({
+  data: KeySchema.extend({ secret: z.string().openapi({ description: "Shown once; store it now." }) }),
+});
+const MutationSchema = z.object({ status: z.boolean(), message: z.string() });
+const MutationWithKeySchema = MutationSchema.extend({ data: KeyWithSecretSchema.shape.data });
+
+const CreateBody = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  expires_in_days: z.coerce.number().int().min(1).max(MAX_KEY_LIFETIME_DAYS).optional(),
+});
+const RenameBody = z.object({ name: z.string().trim().min(1).max(100) });
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "1" }) });
+
+function renderKey(k: ApiKey) {
+  const created = rfc3339(k.createdAt)!;
+  return {
+    id: k.id,
+    key: k.publicKey,
+    name: k.name,
+    user_id: k.accountId,
+    expires_at: rfc3339(k.expiresAt),
+    last_used_at: rfc3339(k.lastUsedAt),
+    created_at: created,
+    updated_at: rfc3339(k.updatedAt)!,
+    creation_date: created,
+    ip: "",
+    ip_addresses: "",
+  };
+}
+
+const keysRoute = <T extends object>(method: "get" | "post" | "patch" | "put" | "delete", path: string, extra: T) =>
+  ({ method, path, tags: ["Keys"], security, ...extra }) as unknown as Parameters<typeof defineRoute>[1];
+
+export function registerKeyRoutes(v1: ApiApp) {
+  const listKeys = async (c: Ctx) => {
+    const rows = await db(c.env.DB)
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, c.get("auth").actor.id), isNull(apiKeys.revokedAt)))
+      .orderBy(asc(apiKeys.id));
+    return c.json({ data: { keys: rows.map(renderKey) } }, 200);
+  };
+
+  const createKey = async (c: Ctx, body: z.infer<typeof CreateBody>) => {
+    const auth = c.get("auth");
+    const now = Date.now();
+    const store = db(c.env.DB);
+    const active = await store
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.accountId, auth.actor.id),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+        ),
+      );
+    const cap = planFor(auth.account.plan).caps.keys;
+    if (active.length >= cap) {
+      throw new ApiError(422, "keys_limit_reached", `Your plan allows ${cap} active API keys; delete one before creating another.`);
+    }
+    const { publicKey, secret } = newKeyPair();
+    const days = body.expires_in_days ?? DEFAULT_KEY_LIFETIME_DAYS;
+    const [row] = await store
+      .insert(apiKeys)
+      .values({
+        accountId: auth.actor.id,
+        name: body.name ?? `API key ${active.length + 1}`,
+        publicKey,
+        secretHash: await sha256Hex(secret),
+        expiresAt: now + days * DAY_MS,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return c.json({ data: { ...renderKey(row!), secret } }, 200);
+  };
+
+  const findOwnKey = async (c: Ctx, id: string): Promise<ApiKey> => {
+    const auth = c.get("auth");
+    const byNumber = /^\d{1,15}$/.test(id);
+    const [row] = await db(c.env.DB)
+      .select()
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.accountId, auth.actor.id),
+          isNull(apiKeys.revokedAt),
+          byNumber ? eq(apiKeys.id, Number(id)) : eq(apiKeys.publicKey, id),
+        ),
+      )
+      .limit(1);
+    if (!row) throw new ApiError(404, "unknown_record", `No API key with id ${id} on this account.`);
+    return row;
+  };
+
+  const resetKey = async (c: Ctx, id: string) => {
+    const key = await findOwnKey(c, id);
+    const { secret } = newKeyPair();
+    const now = Date.now();
+    const [row] = await db(c.env.DB)
+      .update(apiKeys)
+      .set({ secretHash: await sha256Hex(secret), updatedAt: now })
+      .where(eq(apiKeys.id, key.id))
+      .returning();
+    return c.json({ status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row!), secret } }, 200);
+  };
+
+  defineRoute(
+    v1,
+    keysRoute("get", "/keys", {
+      summary: "List the API keys of this account",
+      responses: { 200: { description: "Keys", content: { "application/json": { schema: KeyListSchema } } }, ...ErrorResponses },
+    }),
+    listKeys,
+  );
+
+  defineRoute(
+    v1,
+    keysRoute("post", "/keys", {
+      summary: "Create an API key (the secret is returned once)",
+      request: { body: { required: false, content: { "application/json": { schema: CreateBody } } } },
+      responses: {
+        200: { description: "The new key with its secret", content: { "application/json": { schema: KeyWithSecretSchema } } },
+        ...ErrorResponses,
+      },
+    }),
+    (async (c: Ctx) => createKey(c, input<z.infer<typeof CreateBody>>(c, "json"))),
+  );
+
+  defineRoute(
+    v1,
+    keysRoute("get", "/keys/{id}", {
+      summary: "Get one API key",
+      request: { params: IdParam },
+      responses: { 200: { description: "The key, as a one-element list", content: { "application/json": { schema: KeyListSchema } } }, ...ErrorResponses },
+    }),
+    (async (c: Ctx) => {
+      const id = c.req.param("id")!;
+      if (isLiteralIdTemplate(id)) return listKeys(c);
+      return c.json({ data: { keys: [renderKey(await findOwnKey(c, id))] } }, 200);
+    }),
+  );
+
+  defineRoute(
+    v1,
+    keysRoute("patch", "/keys/{id}", {
+      summary: "Rename an API key",
+      request: { params: IdParam, body: { required: true, content: { "application/json": { schema: RenameBody } } } },
+      responses: { 200: { description: "Renamed", content: { "application/json": { schema: MutationSchema } } }, ...ErrorResponses },
+    }),
+    (async (c: Ctx) => {
+      const key = await findOwnKey(c, c.req.param("id")!);
+      const { name } = input<z.infer<typeof RenameBody>>(c, "json");
+      await db(c.env.DB).update(apiKeys).set({ name, updatedAt: Date.now() }).where(eq(apiKeys.id, key.id)).run();
+      return c.json({ status: true, message: `The key is now named '${name}'.` }, 200);
+    }),
+  );
+
+  for (const path of ["/keys/{id}", "/keys/{id}/reset"]) {
+    defineRoute(
+    v1,
+      keysRoute("put", path, {
+        summary: "Give an API key a new secret (returned once)",
+        request: { params: IdParam },
+        responses: { 200: { description: "New secret", content: { "application/json": { schema: MutationWithKeySchema } } }, ...ErrorResponses },
+      }),
+      (async (c: Ctx) => resetKey(c, c.req.param("id")!)),
+    );
+  }
+
+  defineRoute(
+    v1,
+    keysRoute("delete", "/keys/{id}", {
+      summary: "Revoke an API key",
+      request: { params: IdParam },
+      responses: { 200: { description: "Revoked", content: { "application/json": { schema: MutationSchema } } }, ...ErrorResponses },
+    }),
+    (async (c: Ctx) => {
+      const key = await findOwnKey(c, c.req.param("id")!);
+      await db(c.env.DB).update(apiKeys).set({ revokedAt: Date.now(), updatedAt: Date.now() }).where(eq(apiKeys.id, key.id)).run();
+      return c.json({ status: true, message: "The key was revoked." }, 200);
+    }),
+  );
+
+  // The JavaScript client creates keys with `POST /keys/{id}` (template not filled in). Undocumented on purpose.
+  v1.post("/keys/:id", async (c) => {
+    if (!isLiteralIdTemplate(c.req.param("id"))) {
+      throw new ApiError(405, "method_not_allowed", "POST is not allowed on an existing key; use PUT to reset or PATCH to rename.");
+    }
+    const text = await c.req.text();
+    const parsed = CreateBody.safeParse(text.trim() && text.trim() !== "null" ? JSON.parse(text) : {});
+    if (!parsed.success) throw new ApiError(400, "params_invalid", parsed.error.issues[0]?.message ?? "Invalid body.");
+    return createKey(c, parsed.data);
+  });
+}

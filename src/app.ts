@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { createV1App, v1OpenApiDocument } from "./account/v1.js";
+import type { AppBindings } from "./env.js";
+import { errorResponse, toErrorResponse } from "./http/errors.js";
+import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/guards.js";
+
+export interface AppOptions {
+  requestDeadlineMs?: number;
+}
+
+export function createApp(options: AppOptions = {}) {
+  const app = new Hono<AppBindings>();
+  app.use("*", withDeadline(options.requestDeadlineMs ?? REQUEST_DEADLINE_MS));
+  app.use("*", limitBody());
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        errorResponse(405, "method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}. Allowed: ${methods.join(", ")}.`, {
+          Allow: methods.join(", "),
+        }),
+    }),
+  );
+
+  const v1 = createV1App();
+  let v1Doc: unknown;
+  app.get("/v1/openapi.json", (c) => c.json((v1Doc ??= v1OpenApiDocument(v1))));
+  app.route("/v1", v1);
+
+  app.get("/", (c) =>
+    c.json({
+      name: "Contact Intelligence",
+      account_api: "/v1 (X-Service-Key + X-Service-Secret)",
+      openapi: { account: "/v1/openapi.json" },
+    }),
+  );
+
+  app.notFound((c) => errorResponse(404, "unknown_route", `No route matches ${c.req.method} ${c.req.path}.`));
+  app.onError((err, c) => toErrorResponse(err, c));
+  return app;
+}

@@ -1,0 +1,57 @@
+import { z } from "@hono/zod-openapi";
+import { ErrorResponses, security } from "../account/openapi-shared.js";
+import { type ApiApp, type Ctx, defineRoute } from "../http/openapi.js";
+import { executeCapability } from "./execute.js";
+import type { Capability } from "./registry.js";
+
+const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+/** Serves every capability under /v1 at each of its paths, from its one declaration. */
+export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
+  for (const cap of capabilities) {
+    const handler = async (c: Ctx) => {
+      const valid = c.req as unknown as { valid(t: string): Record<string, unknown> | undefined };
+      const params = { ...(valid.valid("query") ?? {}), ...(valid.valid("param") ?? {}) };
+      const auth = c.get("auth");
+      c.set("logType", cap.label);
+      c.set("usageCategory", cap.usageCategory);
+      const { response, result } = await executeCapability(cap, params, {
+        env: c.env,
+        waitUntil: (p) => c.executionCtx.waitUntil(p),
+        accountId: auth.account.id,
+        plan: auth.account.plan,
+        surface: "v1",
+      });
+      c.set("logCost", cap.cost !== null && result?.found === true);
+      return response;
+    };
+
+    const documented = new Set(cap.paths);
+    for (const path of [...cap.paths, ...(cap.aliases ?? [])]) {
+      const inPath = pathParamNames(path);
+      const shape = cap.params.shape as Record<string, z.ZodType>;
+      const query = z.object(Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k))));
+      const params = inPath.length
+        ? z.object(Object.fromEntries(inPath.map((k) => [k, z.string().min(1).openapi({ param: { name: k, in: "path" } })])))
+        : undefined;
+      defineRoute(
+        v1,
+        {
+          method: "get",
+          path,
+          tags: [cap.tag],
+          security,
+          summary: cap.summary,
+          hide: !documented.has(path),
+          request: { query, ...(params ? { params } : {}) },
+          responses: {
+            200: { description: cap.label, content: { "application/json": { schema: cap.response ?? z.record(z.string(), z.unknown()) } } },
+            402: { description: "Not enough credits (quota_exceeded); do not retry", content: ErrorResponses[400].content },
+            ...ErrorResponses,
+          },
+        },
+        handler,
+      );
+    }
+  }
+}

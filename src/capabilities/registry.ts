@@ -1,0 +1,91 @@
+import type { z } from "@hono/zod-openapi";
+import type { Env } from "../env.js";
+
+/**
+ * A capability is declared once: its parameters, price, rate-limit group and handler. The /v1 routes,
+ * the OpenAPI documents, the agent surface and bulk jobs are all built from these declarations.
+ */
+
+/** Rows of the spec's plan rate-limit table (one set of counters per account and row). */
+export const RATE_GROUPS = [
+  "search", // Domain search, email finder, similar domains, technology
+  "verifier",
+  "author",
+  "enrich", // /enrich
+  "person_company", // person, company, combined enrichment
+  "phone", // profile finder, phone finder, phone validator
+  "location",
+  "count",
+  "format",
+  "sources",
+  "suggestions",
+  "me",
+] as const;
+export type RateGroup = (typeof RATE_GROUPS)[number];
+
+export type CreditBalance = "search" | "verification" | "phone";
+export type UsageCategory = "search" | "verifier" | "phones" | "sources" | "similar" | "technologies" | "email_count" | "export";
+
+export interface CapabilityContext {
+  env: Env;
+  now: () => number;
+  waitUntil(promise: Promise<unknown>): void;
+  /** Which surface asked; capabilities answer the same everywhere, this is for logging and limits. */
+  surface: "v1" | "agent" | "bulk";
+  accountId: number;
+}
+
+export interface CapabilityResult {
+  body: unknown;
+  headers?: Record<string, string>;
+  /**
+   * False when the lookup found nothing: the reserved credits are refunded. Rate-limit counting is
+   * unaffected (every accepted request counts).
+   */
+  found: boolean;
+  /** Credits beyond the base cost that this answer used (e.g. enrich_mobile adds phone credits). */
+  extraCost?: Partial<Record<CreditBalance, number>>;
+}
+
+export interface CreditCost {
+  balance: CreditBalance;
+  amount: number;
+}
+
+export interface Capability<S extends z.ZodObject = z.ZodObject> {
+  /** Stable id, also the agent-surface path without the slash: "email-finder". */
+  name: string;
+  /** Human label used in logs: "Email Finder". */
+  label: string;
+  summary: string;
+  /** OpenAPI tag. */
+  tag: string;
+  /** /v1 paths in OpenAPI syntax; the first is canonical. Path parameters share names with `params`. */
+  paths: string[];
+  /** Extra /v1 paths served but left out of the OpenAPI document (legacy clients). */
+  aliases?: string[];
+  /** Root path on the agent surface when it is sold there. */
+  agentPath?: string;
+  params: S;
+  /** Null: never rate-limited (e.g. domain-status). */
+  rateGroup: RateGroup | null;
+  /** Null: free. */
+  cost: CreditCost | null;
+  /** Extra credits a request will need for its options, reserved up front (e.g. enrich_mobile). */
+  extraCostFor?: (params: z.infer<S>) => Partial<Record<CreditBalance, number>>;
+  /**
+   * How the 402 for an empty balance is presented: most answer 402 quota_exceeded, a few answer
+   * 429 without Retry-After (spec: email count, format, location, sources).
+   */
+  exhaustedAs?: "quota_exceeded" | "rate_limit";
+  /** Header naming the estimated cost on a 402 (Domain Search: X-Estimated-Cost). */
+  estimatedCostHeader?: string;
+  usageCategory: UsageCategory;
+  /** Response body schema for the OpenAPI document. */
+  response?: z.ZodType;
+  handler(params: z.infer<S>, ctx: CapabilityContext): Promise<CapabilityResult>;
+}
+
+export function defineCapability<S extends z.ZodObject>(capability: Capability<S>): Capability<S> {
+  return capability;
+}

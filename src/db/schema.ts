@@ -1,0 +1,99 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+// All instants are stored as Unix milliseconds (UTC) and rendered as RFC 3339 at the edge of the API.
+
+export const accounts = sqliteTable("accounts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull().unique(),
+  firstName: text("first_name"),
+  lastName: text("last_name"),
+  /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; null for accounts created without a password. */
+  passwordHash: text("password_hash"),
+  confirmed: integer("confirmed", { mode: "boolean" }).notNull().default(false),
+  blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
+  plan: text("plan").notNull().default("free"),
+  /** Null means the subscription never expires (free plan). */
+  subscriptionExpiresAt: integer("subscription_expires_at"),
+  /** Marks system accounts (e.g. the shared agents account) that no key can log in as. */
+  kind: text("kind").notNull().default("user"),
+  createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+});
+
+export const workspaces = sqliteTable("workspaces", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  ownerAccountId: integer("owner_account_id")
+    .notNull()
+    .references(() => accounts.id),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+});
+
+/** A member acts on the owner's account: credits, limits and usage are the owner's. */
+export const workspaceMembers = sqliteTable(
+  "workspace_members",
+  {
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    accountId: integer("account_id")
+      .notNull()
+      .unique()
+      .references(() => accounts.id),
+    role: text("role").notNull().default("member"),
+    createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.accountId] })],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name").notNull(),
+    /** Public identifier sent as X-Service-Key. */
+    publicKey: text("public_key").notNull().unique(),
+    /** SHA-256 (hex) of the secret; the secret itself is shown once and never stored. */
+    secretHash: text("secret_hash").notNull(),
+    expiresAt: integer("expires_at"),
+    lastUsedAt: integer("last_used_at"),
+    createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+    updatedAt: integer("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("api_keys_account_idx").on(t.accountId)],
+);
+
+export const requestLogs = sqliteTable(
+  "request_logs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The billed (owner) account. */
+    accountId: integer("account_id").notNull(),
+    /** The account that made the call (differs from accountId for workspace members). */
+    actorAccountId: integer("actor_account_id").notNull(),
+    apiKeyId: integer("api_key_id"),
+    httpMethod: text("http_method").notNull(),
+    endpoint: text("endpoint").notNull(),
+    uri: text("uri").notNull(),
+    statusCode: integer("status_code").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    /** Human label of the endpoint group, e.g. "Email Finder". */
+    type: text("type"),
+    /** Usage bucket counted by /v1/usage (search, verifier, phones, ...), null if the call is free. */
+    usageCategory: text("usage_category"),
+    cost: integer("cost", { mode: "boolean" }).notNull().default(false),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    country: text("country"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("request_logs_account_created_idx").on(t.accountId, t.createdAt)],
+);
+
+export type Account = typeof accounts.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type RequestLog = typeof requestLogs.$inferSelect;

@@ -1,0 +1,11 @@
+// Types for the test runtime: `env` has the Worker's bindings plus test-only ones, and `exports`
+// is the Worker's main module.
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("../src/index.js");
+  }
+  interface Env extends AppEnv {
+    TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+  }
+}
+type AppEnv = import("../src/env.js").Env;

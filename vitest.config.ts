@@ -1,0 +1,22 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          // Test-only bindings: the migrations applied by test/setup.ts and a known operator secret.
+          bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret" },
+        },
+      }),
+    ],
+    test: {
+      setupFiles: ["./test/setup.ts"],
+      include: ["test/**/*.test.ts"],
+    },
+  };
+});

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { outbound } from "./test/fixtures/outbound.js";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
@@ -10,7 +11,9 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // Test-only bindings: the migrations applied by test/setup.ts and a known operator secret.
-          bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret" },
+          bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query" },
+          // No test reaches the internet: every outbound fetch is answered by fixtures.
+          outboundService: outbound,
         },
       }),
     ],

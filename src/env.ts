@@ -5,6 +5,8 @@ export interface Env {
   ENVIRONMENT?: string;
   /** Shared secret for operator-only routes (claims, imports); unset means those routes answer 503. */
   OPERATOR_SECRET?: string;
+  /** DNS-over-HTTPS JSON endpoint; default https://cloudflare-dns.com/dns-query. */
+  DOH_URL?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

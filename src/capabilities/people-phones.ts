@@ -1,0 +1,5 @@
+import type { Capability } from "./registry.js";
+import { phoneValidator } from "./phone-validator.js";
+
+/** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
+export const PEOPLE_PHONE_CAPABILITIES: Capability[] = [phoneValidator as unknown as Capability];

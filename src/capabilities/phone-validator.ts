@@ -1,0 +1,35 @@
+import { z } from "@hono/zod-openapi";
+import { assertNotClaimed } from "../engine/claims.js";
+import { phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones.js";
+import { ApiError } from "../http/errors.js";
+import { defineCapability } from "./registry.js";
+import { PhoneFactsSchema } from "./phone-schemas.js";
+
+export const phoneValidator = defineCapability({
+  name: "phone-validator",
+  label: "Phone Validator",
+  summary: "Validate a phone number: formats, country, line type and time zones",
+  tag: "Phones",
+  paths: ["/phone-validator"],
+  agentPath: "/phone-validator",
+  params: z.object({
+    phone: z.string().min(1).max(64).openapi({ description: "E.164 (+33612345678) or national form with country_code", example: "+33612345678" }),
+    country_code: z.string().optional().openapi({ description: "ISO 3166 alpha-2 country for a national number" }),
+    country: z.string().optional().openapi({ description: "Alias of country_code" }),
+  }),
+  rateGroup: "phone",
+  cost: { balance: "phone", amount: 1 },
+  usageCategory: "phones",
+  response: z.object({ data: PhoneFactsSchema }),
+  async handler(params, ctx) {
+    let facts;
+    try {
+      facts = phoneFacts(params.phone, phoneCountry(params.country_code ?? params.country));
+    } catch (err) {
+      if (err instanceof PhoneInputError) throw new ApiError(400, "params_invalid", err.message);
+      throw err;
+    }
+    if (facts.e164_format) await assertNotClaimed(ctx.env, "phone", facts.e164_format);
+    return { body: { data: facts }, found: true };
+  },
+});

@@ -1,12 +1,29 @@
 /** Bindings and variables the Worker is given (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
   DB: D1Database;
+  /** Per-account rate-limit counters and credit balances (src/limits/account-limiter.ts). */
+  ACCOUNT_LIMITER: DurableObjectNamespace<import("./limits/account-limiter.js").AccountLimiter>;
   /** "production" turns on production-only guards (private-address fetch ban, no dev payment method). */
   ENVIRONMENT?: string;
   /** Shared secret for operator-only routes (claims, imports); unset means those routes answer 503. */
   OPERATOR_SECRET?: string;
   /** DNS-over-HTTPS JSON endpoint; default https://cloudflare-dns.com/dns-query. */
   DOH_URL?: string;
+  /** Agent surface (src/agent/payment-config.ts documents each): payment claims and ledger. */
+  PAYMENT_LEDGER?: DurableObjectNamespace<import("./agent/ledger.js").PaymentLedger>;
+  /** HMAC secret binding MPP challenges (>= 32 bytes); unset means the paid endpoints answer 503. */
+  MPP_SECRET_KEY?: string;
+  MPP_REALM?: string;
+  /** "tempo" | "evm-dev" (default: tempo in production, evm-dev elsewhere). */
+  MPP_METHOD?: string;
+  TEMPO_RPC_URL?: string;
+  TEMPO_RECIPIENT?: string;
+  TEMPO_USDC_ADDRESS?: string;
+  TEMPO_USDT_ADDRESS?: string;
+  TEMPO_CHAIN_ID?: string;
+  MPP_DEV_RECIPIENT?: string;
+  /** Plan of the shared agents account (its rate limits apply to all agents together); default "scale". */
+  AGENTS_PLAN?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

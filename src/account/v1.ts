@@ -4,6 +4,8 @@ import { registerKeyRoutes } from "./v1_keys.js";
 import { registerLogRoutes } from "./v1_logs.js";
 import { registerMeRoute } from "./v1_me.js";
 import { registerUsageRoute } from "./v1_usage.js";
+import { registerRateLimitsRoute } from "./v1_rate_limits.js";
+import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
 import { mountCapabilities } from "../capabilities/mount-v1.js";
@@ -20,7 +22,17 @@ export function createV1App(): ApiApp {
   // Unknown paths and wrong methods answer 404/405 before any credential check.
   v1.use("*", (c, next) => (hasEndpoint(c) ? auth(c, next) : next()));
 
+  // Limits are middleware, so they must be registered before the routes they guard.
+  v1.use("/me", tableLimit("me"));
+  v1.use("/keys", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
+  v1.use("/keys/*", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
+  v1.use("/keys", fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] }));
+  v1.use("/keys/*", fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] }));
+  v1.use("/reveal/search", fixedLimit({ name: "reveal", limit: 5, windowMs: 1_000, scope: "account", methods: ["POST"] }));
+  v1.use("/flag", fixedLimit({ name: "flag", limit: 10, windowMs: 60_000, scope: "ip" }));
+
   registerMeRoute(v1);
+  registerRateLimitsRoute(v1);
   registerUsageRoute(v1);
   registerLogRoutes(v1);
   registerKeyRoutes(v1);

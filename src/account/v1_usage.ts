@@ -6,6 +6,7 @@ import { ApiError } from "../http/errors.js";
 import { type ApiApp, type Ctx, defineRoute, input } from "../http/openapi.js";
 import { DAY_MS, parseInstant, startOfUtcDay } from "../http/time.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
+import { creditSummary } from "./credits.js";
 
 /** Usage buckets, as /v1/usage reports them. */
 export const USAGE_CATEGORIES = ["search", "verifier", "phones", "sources", "similar", "technologies", "email_count", "export"] as const;
@@ -80,7 +81,8 @@ export function registerUsageRoute(v1: ApiApp) {
           created_at: date,
         };
       });
-      return c.json({ data, total }, 200);
+      // Spend comes from the request log; what is left lives with the limiter.
+      return c.json({ data, total, balances: await creditSummary(c.env, account) }, 200);
     },
   );
 }

@@ -1,10 +1,13 @@
-import type { Capability, CreditBalance } from "../capabilities/registry.js";
+import type { Capability, CreditBalance, RateGroup } from "../capabilities/registry.js";
 import type { Env } from "../env.js";
+import { errorResponse } from "../http/errors.js";
+import type { AdmitResult } from "./account-limiter.js";
+import { rateLimitHeaders } from "./headers.js";
 
 export interface AdmissionRequest {
   accountId: number;
   plan: string;
-  capability: Capability;
+  capability: Pick<Capability, "rateGroup" | "cost" | "exhaustedAs" | "estimatedCostHeader">;
   extraCost: Partial<Record<CreditBalance, number>>;
   now: number;
 }
@@ -13,12 +16,71 @@ export type Admission =
   | {
       admitted: true;
       headers: Record<string, string>;
-      /** Charges the reservation when something was found, refunds it otherwise. */
+      /** Keeps the reservation when something was found, refunds it otherwise. */
       settle(outcome: { found: boolean; extraCost?: Partial<Record<CreditBalance, number>> }): Promise<void>;
     }
   | { admitted: false; headers: Record<string, string>; refusal: Response };
 
-/** Placeholder until the AccountLimiter lands: admits everything, charges nothing. */
-export async function admitRequest(_env: Env, _req: AdmissionRequest): Promise<Admission> {
-  return { admitted: true, headers: {}, settle: async () => {} };
+/** The account's limiter: one object per (owner) account. */
+export function limiterFor(env: Env, accountId: number) {
+  return env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
+}
+
+const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };
+
+/** Rate limit plus credit reservation for one capability call, in one round trip to the limiter. */
+export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Admission> {
+  const cap = req.capability;
+  const cost: Partial<Record<CreditBalance, number>> = { ...req.extraCost };
+  if (cap.cost) cost[cap.cost.balance] = (cost[cap.cost.balance] ?? 0) + cap.cost.amount;
+  if (!cap.rateGroup && Object.keys(cost).length === 0) {
+    return { admitted: true, headers: {}, settle: async () => {} };
+  }
+  const limiter = limiterFor(env, req.accountId);
+  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now })) as AdmitResult;
+  const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
+  if (result.admitted) {
+    const ids = result.reservationIds;
+    return {
+      admitted: true,
+      headers,
+      settle: async ({ found, extraCost }) => {
+        if (ids.length === 0 && !(found && extraCost && Object.keys(extraCost).length)) return;
+        await limiter.settle(ids, found, extraCost ?? {}, req.plan, Date.now());
+      },
+    };
+  }
+  return { admitted: false, headers, refusal: refusalResponse(result, cap, cost) };
+}
+
+function refusalResponse(result: Extract<AdmitResult, { admitted: false }>, cap: AdmissionRequest["capability"], cost: Partial<Record<CreditBalance, number>>): Response {
+  if (result.reason === "credits") {
+    const label = BALANCE_LABEL[result.balance];
+    if (cap.exhaustedAs === "rate_limit") {
+      // The spec keeps the older answer for these endpoints: 429 without Retry-After.
+      return errorResponse(429, "rate_limit", `Your ${label} credits are used up for this period. Buy credits or upgrade your plan; retrying will not help until then.`);
+    }
+    const headers: Record<string, string> = {};
+    if (cap.estimatedCostHeader) headers[cap.estimatedCostHeader] = String(cost[result.balance] ?? result.needed);
+    return errorResponse(
+      402,
+      "quota_exceeded",
+      `Your ${label} balance (${result.available} credits) is lower than this request's cost (${result.needed}). Do not retry: buy credits or upgrade your plan first.`,
+      headers,
+    );
+  }
+  const what = { rps: "requests per second (rps)", rpm: "requests per minute (rpm)", daily: "requests per day (daily)" }[result.reason];
+  const limit = { rps: result.snapshot.limits.second, rpm: result.snapshot.limits.minute, daily: result.snapshot.limits.daily }[result.reason];
+  const advice =
+    result.reason === "daily"
+      ? "The daily counter resets at 00:00 UTC."
+      : `Wait ${result.retryAfter} second${result.retryAfter === 1 ? "" : "s"} without requests, then retry with exponential backoff.`;
+  return errorResponse(429, "rate_limit", `Rate limit reached: ${limit} ${what} for this endpoint group. ${advice}`, {
+    "Retry-After": String(result.retryAfter),
+  });
+}
+
+/** Admission for routes that are not capabilities but belong to a table row (e.g. /v1/me). */
+export function groupOnly(group: RateGroup): AdmissionRequest["capability"] {
+  return { rateGroup: group, cost: null };
 }

@@ -1,0 +1,304 @@
+import { DurableObject } from "cloudflare:workers";
+import type { CreditBalance, RateGroup } from "../capabilities/registry.js";
+import { DAY_MS } from "../http/time.js";
+import { planFor } from "./plans.js";
+import { effectiveLimits, type Limits } from "./rate-table.js";
+
+/**
+ * One per account (workspace members and every key use the owner's object). It holds the rate-limit
+ * counters of every endpoint group and the credit balances, so one RPC decides both atomically:
+ * a Durable Object runs one request at a time and its storage writes are held until they persist.
+ * Callers pass `now` so tests can cross second, minute, day and month boundaries without sleeping.
+ */
+
+interface Counter {
+  count: number;
+  /** Instant of the last accepted request; the counter resets after a full window of silence. */
+  last: number;
+}
+interface GroupState {
+  second: Counter;
+  minute: Counter;
+  /** UTC day (YYYY-MM-DD) the daily count belongs to. */
+  day: string;
+  daily: number;
+}
+interface CreditState {
+  /** UTC month (YYYY-MM) the `used` counts belong to; monthly allowances come from the plan. */
+  month: string;
+  used: Record<CreditBalance, number>;
+  /** Credit pack: spent after the monthly allowance; while it has credits it raises the limits. */
+  pack: { size: number; remaining: number } | null;
+}
+interface Reservation {
+  balance: CreditBalance;
+  fromPlan: number;
+  fromPack: number;
+  at: number;
+}
+interface FixedWindow {
+  start: number;
+  count: number;
+}
+
+export type RefusalReason = "rps" | "rpm" | "daily" | "credits";
+
+export interface LimitSnapshot {
+  limits: Limits;
+  secondLeft: number;
+  minuteLeft: number;
+  dailyLeft: number;
+  minuteResetSeconds: number;
+  dailyResetSeconds: number;
+}
+
+export interface AdmitRequest {
+  plan: string;
+  group: RateGroup | null;
+  /** Credits to reserve per balance (base cost plus options), empty when free. */
+  cost: Partial<Record<CreditBalance, number>>;
+  now: number;
+}
+
+export type AdmitResult =
+  | { admitted: true; reservationIds: string[]; snapshot: LimitSnapshot | null }
+  | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
+  | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number };
+
+export interface BalanceView {
+  available: number;
+  used: number;
+  allowance: number;
+}
+
+const SECOND = 1_000;
+const MINUTE = 60_000;
+/** Reservations that were never settled (the Worker died mid-call) are refunded after this long. */
+export const RESERVATION_TTL_MS = 10 * MINUTE;
+const BALANCES: CreditBalance[] = ["search", "verification", "phone"];
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const utcMonth = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+export const secondsToUtcMidnight = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000));
+export const secondsToNextMinute = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / MINUTE) * MINUTE + MINUTE - ms) / 1000));
+
+export class AccountLimiter extends DurableObject {
+  private groups = new Map<string, GroupState>();
+  private credits: CreditState | undefined;
+  private reservations = new Map<string, Reservation>();
+  private windows = new Map<string, FixedWindow>();
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    ctx.blockConcurrencyWhile(async () => {
+      const stored = await ctx.storage.list<unknown>();
+      for (const [key, value] of stored) {
+        if (key.startsWith("g:")) this.groups.set(key.slice(2), value as GroupState);
+        else if (key.startsWith("r:")) this.reservations.set(key.slice(2), value as Reservation);
+        else if (key.startsWith("w:")) this.windows.set(key.slice(2), value as FixedWindow);
+        else if (key === "credits") this.credits = value as CreditState;
+      }
+    });
+  }
+
+  /** Rate limit and credit reservation in one step; nothing is counted or reserved when refused. */
+  admit(req: AdmitRequest): AdmitResult {
+    const credits = this.creditState(req.now);
+    const packCredits = credits.pack?.remaining ?? 0;
+    let state: GroupState | undefined;
+    let limits: Limits | undefined;
+    if (req.group) {
+      limits = effectiveLimits(req.plan, req.group, packCredits);
+      state = this.groupState(req.group, req.now);
+      const refusal = this.firstExceeded(state, limits, req.now);
+      if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, req.now) };
+    }
+
+    for (const balance of BALANCES) {
+      const needed = req.cost[balance] ?? 0;
+      if (needed <= 0) continue;
+      const available = this.available(req.plan, balance, credits);
+      if (available < needed) {
+        return {
+          admitted: false,
+          reason: "credits",
+          balance,
+          available,
+          needed,
+          snapshot: state && limits ? this.snapshot(state, limits, req.now) : null,
+        };
+      }
+    }
+
+    if (state && req.group && limits) {
+      state.second = { count: state.second.count + 1, last: req.now };
+      state.minute = { count: state.minute.count + 1, last: req.now };
+      state.daily += 1;
+      this.groups.set(req.group, state);
+      this.ctx.storage.put(`g:${req.group}`, state);
+    }
+    const reservationIds: string[] = [];
+    for (const balance of BALANCES) {
+      const amount = req.cost[balance] ?? 0;
+      if (amount <= 0) continue;
+      const reservation = this.spend(req.plan, balance, amount, credits, req.now);
+      const id = crypto.randomUUID();
+      this.reservations.set(id, reservation);
+      this.ctx.storage.put(`r:${id}`, reservation);
+      reservationIds.push(id);
+    }
+    this.saveCredits(credits);
+    if (reservationIds.length) this.ensureSweepAlarm(req.now);
+    return { admitted: true, reservationIds, snapshot: state && limits ? this.snapshot(state, limits, req.now) : null };
+  }
+
+  /**
+   * Ends a call: found keeps the reserved credits spent (plus any extra the answer used), not found
+   * refunds them. Settling twice, or after the sweep, does nothing.
+   */
+  settle(reservationIds: string[], found: boolean, extra: Partial<Record<CreditBalance, number>>, plan: string, now: number): void {
+    const credits = this.creditState(now);
+    for (const id of reservationIds) {
+      const r = this.reservations.get(id);
+      if (!r) continue;
+      if (!found) this.refund(r, credits);
+      this.reservations.delete(id);
+      this.ctx.storage.delete(`r:${id}`);
+    }
+    if (found) {
+      for (const balance of BALANCES) {
+        const amount = extra[balance] ?? 0;
+        if (amount > 0) this.spend(plan, balance, Math.min(amount, this.available(plan, balance, credits)), credits, now);
+      }
+    }
+    this.saveCredits(credits);
+  }
+
+  /** Fixed-window limits (keys, reveal, flags): same for every plan, X-RateLimit-* headers. */
+  fixedWindow(name: string, limit: number, windowMs: number, now: number) {
+    let w = this.windows.get(name);
+    if (!w || now - w.start >= windowMs) w = { start: now, count: 0 };
+    const resetSeconds = Math.max(1, Math.ceil((w.start + windowMs - now) / 1000));
+    if (w.count >= limit) return { allowed: false as const, limit, remaining: 0, resetSeconds };
+    w.count += 1;
+    this.windows.set(name, w);
+    this.ctx.storage.put(`w:${name}`, w);
+    return { allowed: true as const, limit, remaining: limit - w.count, resetSeconds };
+  }
+
+  /** Limits and current usage per group, and the credit balances (GET /v1/rate-limits, /v1/me). */
+  status(plan: string, groups: RateGroup[], now: number) {
+    const credits = this.creditState(now);
+    const packCredits = credits.pack?.remaining ?? 0;
+    const perGroup: Record<string, { limits: Limits; used: { second: number; minute: number; daily: number }; snapshot: LimitSnapshot }> = {};
+    for (const group of groups) {
+      const limits = effectiveLimits(plan, group, packCredits);
+      const state = this.groupState(group, now);
+      perGroup[group] = {
+        limits,
+        used: { second: state.second.count, minute: state.minute.count, daily: state.daily },
+        snapshot: this.snapshot(state, limits, now),
+      };
+    }
+    return { groups: perGroup, balances: this.balances(plan, now), pack: credits.pack };
+  }
+
+  balances(plan: string, now: number): Record<CreditBalance, BalanceView> {
+    const credits = this.creditState(now);
+    const allowance = planFor(plan).credits;
+    const view = {} as Record<CreditBalance, BalanceView>;
+    for (const b of BALANCES) view[b] = { available: this.available(plan, b, credits), used: credits.used[b], allowance: allowance[b] };
+    return view;
+  }
+
+  grantPack(credits: number, now: number) {
+    const state = this.creditState(now);
+    const remaining = (state.pack?.remaining ?? 0) + credits;
+    state.pack = { size: Math.max(state.pack?.size ?? 0, remaining), remaining };
+    this.saveCredits(state);
+    return state.pack;
+  }
+
+  override async alarm() {
+    const now = Date.now();
+    const credits = this.creditState(now);
+    for (const [id, r] of this.reservations) {
+      if (now - r.at < RESERVATION_TTL_MS) continue;
+      this.refund(r, credits);
+      this.reservations.delete(id);
+      this.ctx.storage.delete(`r:${id}`);
+    }
+    this.saveCredits(credits);
+    if (this.reservations.size) this.ensureSweepAlarm(now);
+  }
+
+  private firstExceeded(state: GroupState, limits: Limits, now: number): { reason: "rps" | "rpm" | "daily"; retryAfter: number } | null {
+    // The longest wait is the one the caller needs to know about.
+    if (limits.daily && state.daily >= limits.daily) return { reason: "daily", retryAfter: secondsToUtcMidnight(now) };
+    if (limits.minute && state.minute.count >= limits.minute) return { reason: "rpm", retryAfter: 60 };
+    if (limits.second && state.second.count >= limits.second) return { reason: "rps", retryAfter: 1 };
+    return null;
+  }
+
+  private groupState(group: string, now: number): GroupState {
+    const s = this.groups.get(group) ?? { second: { count: 0, last: 0 }, minute: { count: 0, last: 0 }, day: utcDay(now), daily: 0 };
+    return {
+      second: now - s.second.last >= SECOND ? { count: 0, last: s.second.last } : s.second,
+      minute: now - s.minute.last >= MINUTE ? { count: 0, last: s.minute.last } : s.minute,
+      day: utcDay(now),
+      daily: s.day === utcDay(now) ? s.daily : 0,
+    };
+  }
+
+  private snapshot(state: GroupState, limits: Limits, now: number): LimitSnapshot {
+    const left = (limit: number, used: number) => (limit ? Math.max(0, limit - used) : 0);
+    return {
+      limits,
+      secondLeft: left(limits.second, state.second.count),
+      minuteLeft: left(limits.minute, state.minute.count),
+      dailyLeft: left(limits.daily, state.daily),
+      minuteResetSeconds: secondsToNextMinute(now),
+      dailyResetSeconds: secondsToUtcMidnight(now),
+    };
+  }
+
+  private creditState(now: number): CreditState {
+    const month = utcMonth(now);
+    const c = this.credits ?? { month, used: { search: 0, verification: 0, phone: 0 }, pack: null };
+    if (c.month !== month) {
+      c.month = month;
+      c.used = { search: 0, verification: 0, phone: 0 };
+    }
+    this.credits = c;
+    return c;
+  }
+
+  private saveCredits(c: CreditState) {
+    this.credits = c;
+    this.ctx.storage.put("credits", c);
+  }
+
+  private available(plan: string, balance: CreditBalance, c: CreditState): number {
+    return Math.max(0, planFor(plan).credits[balance] - c.used[balance]) + (c.pack?.remaining ?? 0);
+  }
+
+  /** Takes credits from the monthly allowance first, then from the pack. */
+  private spend(plan: string, balance: CreditBalance, amount: number, c: CreditState, now: number): Reservation {
+    const fromPlan = Math.min(amount, Math.max(0, planFor(plan).credits[balance] - c.used[balance]));
+    const fromPack = amount - fromPlan;
+    c.used[balance] += fromPlan;
+    if (fromPack > 0 && c.pack) c.pack.remaining = Math.max(0, c.pack.remaining - fromPack);
+    return { balance, fromPlan, fromPack, at: now };
+  }
+
+  private refund(r: Reservation, c: CreditState) {
+    c.used[r.balance] = Math.max(0, c.used[r.balance] - r.fromPlan);
+    if (r.fromPack > 0 && c.pack) c.pack.remaining += r.fromPack;
+  }
+
+  private ensureSweepAlarm(now: number) {
+    void this.ctx.storage.getAlarm().then((at) => {
+      if (at === null) void this.ctx.storage.setAlarm(now + RESERVATION_TTL_MS + SECOND);
+    });
+  }
+}

@@ -1,0 +1,45 @@
+import type { MiddlewareHandler } from "hono";
+import type { RateGroup } from "../capabilities/registry.js";
+import type { AppBindings } from "../env.js";
+import { errorResponse } from "../http/errors.js";
+import { admitRequest, groupOnly, limiterFor } from "./gate.js";
+import { fixedLimitHeaders } from "./headers.js";
+
+const setHeaders = (res: Response, headers: Record<string, string>) => {
+  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
+  return res;
+};
+
+/** A non-capability route that belongs to a row of the plan table (e.g. /v1/me). */
+export function tableLimit(group: RateGroup): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    const { account } = c.get("auth");
+    const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now() });
+    if (!admission.admitted) return setHeaders(admission.refusal, admission.headers);
+    await next();
+    setHeaders(c.res, admission.headers);
+  };
+}
+
+/**
+ * Fixed limits, the same on every plan: X-RateLimit-* on success, only Retry-After on 429.
+ * Scope "account" counts per (owner) account, "ip" per client address.
+ */
+export function fixedLimit(opts: { name: string; limit: number; windowMs: number; scope: "account" | "ip"; methods?: string[] }): MiddlewareHandler<AppBindings> {
+  const per = opts.windowMs >= 3_600_000 ? "hour" : opts.windowMs >= 60_000 ? "minute" : "second";
+  return async (c, next) => {
+    if (opts.methods && !opts.methods.includes(c.req.method)) return next();
+    const limiter =
+      opts.scope === "account"
+        ? limiterFor(c.env, c.get("auth").account.id)
+        : c.env.ACCOUNT_LIMITER.get(c.env.ACCOUNT_LIMITER.idFromName(`ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`));
+    const r = await limiter.fixedWindow(opts.name, opts.limit, opts.windowMs, Date.now());
+    if (!r.allowed) {
+      return errorResponse(429, "rate_limit", `Rate limit reached: ${opts.limit} requests per ${per} on this endpoint. Retry after ${r.resetSeconds} seconds.`, {
+        "Retry-After": String(r.resetSeconds),
+      });
+    }
+    await next();
+    setHeaders(c.res, fixedLimitHeaders(r));
+  };
+}

@@ -4,6 +4,7 @@ import { createV1App, v1OpenApiDocument } from "./account/v1.js";
 import type { AppBindings } from "./env.js";
 import { errorResponse, toErrorResponse } from "./http/errors.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/guards.js";
+import { createOperatorApp } from "./operator/app.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -27,6 +28,7 @@ export function createApp(options: AppOptions = {}) {
   let v1Doc: unknown;
   app.get("/v1/openapi.json", (c) => c.json((v1Doc ??= v1OpenApiDocument(v1))));
   app.route("/v1", v1);
+  app.route("/operator", createOperatorApp());
 
   app.get("/", (c) =>
     c.json({

@@ -1,0 +1,79 @@
+import type { Hono } from "hono";
+import type { AppBindings } from "../env.js";
+import { errorResponse } from "../http/errors.js";
+import { checkFile, checkRow, type ImportReport, type ImportRow } from "../import/rows.js";
+import { statementsFor } from "../import/statements.js";
+
+/** Rows per request; larger files go through `npm run import` or several requests. */
+export const MAX_IMPORT_ROWS = 10_000;
+/** Errors listed in the answer; the counts stay exact. */
+const MAX_LISTED_ERRORS = 100;
+// D1 runs a batch as one transaction; keep each well under its statement limits.
+const BATCH = 50;
+
+/**
+ * POST /operator/import: people, companies and phones the operator owns, as CSV (text/csv),
+ * NDJSON (application/x-ndjson) or JSON (an array of objects, or {rows: [...]}).
+ */
+export function registerImportRoute(app: Hono<AppBindings>) {
+  app.post("/import", async (c) => {
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    const format = c.req.query("format")?.toLowerCase() ?? formatOf(type);
+    if (!format || !["csv", "ndjson", "json"].includes(format)) {
+      return errorResponse(415, "unsupported_media_type", "Send text/csv, application/x-ndjson or application/json (or pass ?format=csv|ndjson|json).");
+    }
+    const body = await c.req.text();
+    let checked: { rows: ImportRow[]; report: ImportReport };
+    if (format === "json") {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return errorResponse(400, "params_invalid", "The body is not valid JSON.");
+      }
+      const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
+      if (!Array.isArray(list)) return errorResponse(400, "params_invalid", "Send an array of rows or {\"rows\": [...]}.");
+      checked = checkObjects(list);
+    } else {
+      checked = checkFile(body, format as "csv" | "ndjson");
+    }
+    const total = checked.report.accepted + checked.report.rejected;
+    if (total === 0) return errorResponse(400, "params_invalid", "The file holds no rows.");
+    if (total > MAX_IMPORT_ROWS) return errorResponse(413, "payload_too_large", `At most ${MAX_IMPORT_ROWS} rows per request (got ${total}); use npm run import for larger files.`);
+
+    const statements = statementsFor(checked.rows, Date.now());
+    for (let i = 0; i < statements.length; i += BATCH) {
+      await c.env.DB.batch(statements.slice(i, i + BATCH).map((s) => c.env.DB.prepare(s.sql).bind(...s.params)));
+    }
+    const { errors, ...counts } = checked.report;
+    return c.json({ ...counts, source: "import", errors: errors.slice(0, MAX_LISTED_ERRORS), errors_truncated: errors.length > MAX_LISTED_ERRORS });
+  });
+}
+
+function formatOf(contentType: string): string | undefined {
+  if (contentType === "text/csv") return "csv";
+  if (["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"].includes(contentType)) return "ndjson";
+  if (contentType === "application/json") return "json";
+  return undefined;
+}
+
+function checkObjects(list: unknown[]): { rows: ImportRow[]; report: ImportReport } {
+  const rows: ImportRow[] = [];
+  const report: ImportReport = { accepted: 0, rejected: 0, by_kind: { person: 0, company: 0, phone: 0 }, errors: [] };
+  list.forEach((item, i) => {
+    const r =
+      item && typeof item === "object" && !Array.isArray(item)
+        ? checkRow(item as Record<string, unknown>)
+        : ({ ok: false, reason: "the row is not an object." } as const);
+    if (r.ok) {
+      rows.push(r.row);
+      report.accepted++;
+      report.by_kind[r.row.kind]++;
+    } else {
+      report.rejected++;
+      // Rows of a JSON array are numbered from 1, like lines of a file.
+      report.errors.push({ line: i + 1, reason: r.reason });
+    }
+  });
+  return { rows, report };
+}

@@ -5,6 +5,7 @@ import type { AppBindings } from "./env.js";
 import { errorResponse, toErrorResponse } from "./http/errors.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/guards.js";
 import { createOperatorApp } from "./operator/app.js";
+import { createAgentApp } from "./agent/app.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -34,9 +35,12 @@ export function createApp(options: AppOptions = {}) {
     c.json({
       name: "Contact Intelligence",
       account_api: "/v1 (X-Service-Key + X-Service-Secret)",
-      openapi: { account: "/v1/openapi.json" },
+      openapi: { account: "/v1/openapi.json", agent: "/openapi.json" },
+      agent_api: "paid per request with MPP at the root; see /llms.txt",
     }),
   );
+  // The agent surface (paid endpoints, discovery, enrollment) lives at the root.
+  app.route("/", createAgentApp());
 
   app.notFound((c) => errorResponse(404, "unknown_route", `No route matches ${c.req.method} ${c.req.path}.`));
   app.onError((err, c) => toErrorResponse(err, c));

@@ -1,0 +1,72 @@
+import { Hono } from "hono";
+import { CAPABILITIES } from "../capabilities/index.js";
+import type { Capability } from "../capabilities/registry.js";
+import type { AppBindings, Env } from "../env.js";
+import { agentOpenApiDocument, llmsTxt, soldCapabilities } from "./discovery.js";
+import { enroll, readEnrollment } from "./enrollment.js";
+import { type GateDeps, servePaid } from "./gate.js";
+import { durableLedger } from "./ledger-client.js";
+import { paymentProviderFor } from "./payment-config.js";
+import { PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
+
+export interface AgentAppOptions {
+  /** What is sold; production passes the registry. Tests pass their own list. */
+  capabilities?: readonly Capability[];
+  /** Payment provider and ledger; tests wrap the real ones to inject faults. */
+  gate?: Partial<GateDeps>;
+}
+
+export const productionGate: GateDeps = {
+  provider: paymentProviderFor,
+  ledger(env: Env) {
+    if (!env.PAYMENT_LEDGER) throw new PaymentGateUnavailable("The payment ledger is not bound (PAYMENT_LEDGER).");
+    return durableLedger(env.PAYMENT_LEDGER);
+  },
+};
+
+/**
+ * The agent surface at the root: paid GET endpoints (one per capability with an agentPath and a
+ * price), free discovery (/openapi.json, /llms.txt) and free optional enrollment.
+ */
+export function createAgentApp(options: AgentAppOptions = {}) {
+  const app = new Hono<AppBindings>();
+  const gate: GateDeps = { ...productionGate, ...options.gate };
+  const capabilities = () => options.capabilities ?? CAPABILITIES;
+
+  const providerOrNull = (env: Env): PaymentProvider | null => {
+    try {
+      return gate.provider(env);
+    } catch {
+      return null;
+    }
+  };
+
+  app.get("/openapi.json", (c) =>
+    c.json(agentOpenApiDocument(capabilities(), providerOrNull(c.env), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
+  );
+  app.get("/llms.txt", (c) =>
+    c.text(llmsTxt(capabilities(), providerOrNull(c.env), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
+  );
+  app.post("/agent-enrollments", enroll);
+  app.get("/agent-enrollments/:id", readEnrollment);
+
+  for (const cap of soldCapabilities(capabilities())) {
+    app.get(cap.agentPath!, (c) =>
+      servePaid(
+        cap,
+        {
+          env: c.env,
+          query: firstValues(c.req.queries()),
+          authorization: c.req.header("authorization"),
+          waitUntil: (p) => c.executionCtx.waitUntil(p),
+        },
+        gate,
+      ),
+    );
+  }
+  return app;
+}
+
+function firstValues(queries: Record<string, string[]>): Record<string, string> {
+  return Object.fromEntries(Object.entries(queries).map(([k, v]) => [k, v[0] ?? ""]));
+}

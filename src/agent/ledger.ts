@@ -1,0 +1,168 @@
+import { DurableObject } from "cloudflare:workers";
+
+/**
+ * PaymentLedger: single-use claims on payment credentials, the settlement ledger, and the atomic
+ * key/value store mppx's Tempo method uses for its own replay markers.
+ *
+ * Every RPC method below runs synchronous SQL with no await in between, so each one is atomic with
+ * respect to every other request reaching the same object: two requests can never both claim the
+ * same credential. Claims are sharded over a few objects by credential id (see `ledgerFor`).
+ */
+
+export type ClaimOutcome =
+  | { status: "claimed"; token: string }
+  /** Another request holds the credential right now (validate -> upstream -> settle in flight). */
+  | { status: "busy" }
+  /** The credential already paid for an answer. */
+  | { status: "spent" };
+
+export interface SettlementEntry {
+  claimId: string;
+  endpoint: string;
+  /** Base units of the currency, digit string. */
+  amount: string;
+  /** Token contract address. */
+  currency: string;
+  /** "USDC" or "USDT". */
+  currencySymbol: string;
+  method: string;
+  payer: string | null;
+  reference: string;
+}
+
+export interface SettlementRecord extends SettlementEntry {
+  settledAt: number;
+}
+
+export class PaymentLedger extends DurableObject {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS claims (
+      id TEXT PRIMARY KEY, state TEXT NOT NULL, token TEXT, expires_at INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS settlements (
+      claim_id TEXT PRIMARY KEY, endpoint TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
+      currency_symbol TEXT NOT NULL, method TEXT NOT NULL, payer TEXT, reference TEXT NOT NULL,
+      settled_at INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  }
+
+  /**
+   * Claims a credential until `expiresAt` (the credential's own expiry, so a claim never lapses
+   * while the credential could still be presented). A held claim whose holder vanished without
+   * releasing it therefore blocks the credential until it expires: never a second settlement.
+   */
+  claim(id: string, expiresAt: number, now = Date.now()): ClaimOutcome {
+    const row = this.sql.exec<{ state: string; expires_at: number }>("SELECT state, expires_at FROM claims WHERE id = ?", id).toArray()[0];
+    if (row?.state === "spent") return { status: "spent" };
+    if (row?.state === "held" && row.expires_at > now) return { status: "busy" };
+    const token = crypto.randomUUID();
+    this.sql.exec(
+      "INSERT INTO claims (id, state, token, expires_at) VALUES (?, 'held', ?, ?) ON CONFLICT(id) DO UPDATE SET state = 'held', token = excluded.token, expires_at = excluded.expires_at",
+      id,
+      token,
+      expiresAt,
+    );
+    this.scheduleSweep(expiresAt);
+    return { status: "claimed", token };
+  }
+
+  /** Gives the credential back (no charge happened); only the holder of the claim can. */
+  release(id: string, token: string): boolean {
+    return this.sql.exec("DELETE FROM claims WHERE id = ? AND state = 'held' AND token = ?", id, token).rowsWritten > 0;
+  }
+
+  /** Marks the claim spent and writes the ledger row, together. False if the claim was not ours. */
+  settle(token: string, entry: SettlementEntry, now = Date.now()): { settled: boolean; settledAt: number } {
+    const held = this.sql.exec("SELECT 1 FROM claims WHERE id = ? AND state = 'held' AND token = ?", entry.claimId, token).toArray();
+    if (!held.length) return { settled: false, settledAt: now };
+    this.sql.exec("UPDATE claims SET state = 'spent', token = NULL WHERE id = ?", entry.claimId);
+    this.sql.exec(
+      `INSERT INTO settlements (claim_id, endpoint, amount, currency, currency_symbol, method, payer, reference, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      entry.claimId,
+      entry.endpoint,
+      entry.amount,
+      entry.currency,
+      entry.currencySymbol,
+      entry.method,
+      entry.payer,
+      entry.reference,
+      now,
+    );
+    return { settled: true, settledAt: now };
+  }
+
+  settlement(claimId: string): SettlementRecord | null {
+    const row = this.sql.exec<Record<string, string | number | null>>("SELECT * FROM settlements WHERE claim_id = ?", claimId).toArray()[0];
+    return row ? toRecord(row) : null;
+  }
+
+  settlements(limit = 100): SettlementRecord[] {
+    return this.sql
+      .exec<Record<string, string | number | null>>("SELECT * FROM settlements ORDER BY settled_at DESC LIMIT ?", limit)
+      .toArray()
+      .map(toRecord);
+  }
+
+  // mppx Store backing (Tempo replay markers). Values are JSON text.
+  kvGet(key: string): string | null {
+    return this.sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = ?", key).toArray()[0]?.value ?? null;
+  }
+
+  kvPut(key: string, value: string): void {
+    this.sql.exec("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
+  }
+
+  kvDelete(key: string): void {
+    this.sql.exec("DELETE FROM kv WHERE key = ?", key);
+  }
+
+  /** Writes `next` (or deletes on null) only if the stored value is still `expected`. */
+  kvCompareAndSet(key: string, expected: string | null, next: string | null): boolean {
+    if (this.kvGet(key) !== expected) return false;
+    if (next === null) this.kvDelete(key);
+    else this.kvPut(key, next);
+    return true;
+  }
+
+  override async alarm(): Promise<void> {
+    // Claims are only needed while their credential could still be presented; settlements stay.
+    const now = Date.now();
+    this.sql.exec("DELETE FROM claims WHERE expires_at <= ?", now);
+    const next = this.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM claims").toArray()[0]?.at;
+    if (next) await this.ctx.storage.setAlarm(next + 1000);
+  }
+
+  private scheduleSweep(expiresAt: number) {
+    void this.ctx.storage.getAlarm().then((current) => {
+      if (current === null || current > expiresAt + 1000) return this.ctx.storage.setAlarm(expiresAt + 1000);
+    });
+  }
+}
+
+function toRecord(row: Record<string, string | number | null>): SettlementRecord {
+  return {
+    claimId: String(row.claim_id),
+    endpoint: String(row.endpoint),
+    amount: String(row.amount),
+    currency: String(row.currency),
+    currencySymbol: String(row.currency_symbol),
+    method: String(row.method),
+    payer: row.payer === null ? null : String(row.payer),
+    reference: String(row.reference),
+    settledAt: Number(row.settled_at),
+  };
+}
+
+/** Number of ledger objects claims are spread over (each object takes ~1,000 requests/s). */
+export const LEDGER_SHARDS = 8;
+
+/** The ledger object that owns a credential id (stable: the same id always maps to the same shard). */
+export function ledgerFor(ns: DurableObjectNamespace<PaymentLedger>, key: string): DurableObjectStub<PaymentLedger> {
+  let h = 0;
+  for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) >>> 0;
+  return ns.get(ns.idFromName(`payments-${h % LEDGER_SHARDS}`));
+}

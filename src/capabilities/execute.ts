@@ -41,8 +41,9 @@ export async function executeCapability(cap: Capability, params: Record<string, 
     const response = err instanceof ApiError ? errorResponse(err.status, err.type, err.message, err.headers) : toErrorResponse(err);
     return { response: withHeaders(response, admission.headers) };
   }
-  // Settling is awaited: the balance the next request sees must already include this one.
-  await admission.settle({ found: result.found, extraCost: result.extraCost });
+  // Credits were taken at admission, so the next request already sees the lower balance; settling
+  // (refund when nothing was found, extra charges) can finish off the response path.
+  inv.waitUntil(admission.settle({ found: result.found, extraCost: result.extraCost }));
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers },

@@ -58,6 +58,8 @@ export interface AdmitRequest {
   /** Credits to reserve per balance (base cost plus options), empty when free. */
   cost: Partial<Record<CreditBalance, number>>;
   now: number;
+  /** Limits to apply instead of the plan table's row (e.g. the shared agent surface's configured limits). */
+  limits?: Limits;
 }
 
 export type AdmitResult =
@@ -108,7 +110,7 @@ export class AccountLimiter extends DurableObject {
     let state: GroupState | undefined;
     let limits: Limits | undefined;
     if (req.group) {
-      limits = effectiveLimits(req.plan, req.group, packCredits);
+      limits = req.limits ?? effectiveLimits(req.plan, req.group, packCredits);
       state = this.groupState(req.group, req.now);
       const refusal = this.firstExceeded(state, limits, req.now);
       if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, req.now) };

@@ -1,0 +1,60 @@
+// npm run bench:limits — runs inside workerd like the tests, but is not part of `npm test`.
+// 1. Exactness: 500 concurrent admissions against a 50-per-minute limit must admit exactly 50.
+// 2. Cost: median latency of a capability call with the limiter against the same call without it,
+//    measured side by side in one run.
+import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import { expect, it } from "vitest";
+import { executeCapability } from "../src/capabilities/execute.js";
+import { defineCapability } from "../src/capabilities/registry.js";
+import { limiterFor } from "../src/limits/gate.js";
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+it("admits exactly 50 of 500 concurrent requests against a 50-per-minute limit", async () => {
+  const limiter = limiterFor(env, 9_000_001);
+  const now = Date.now();
+  const results = await Promise.all(
+    Array.from({ length: 500 }, () => limiter.admit({ plan: "free", group: "search", cost: {}, now, limits: { second: 0, minute: 50, daily: 0 } })),
+  );
+  const admitted = results.filter((r) => r.admitted).length;
+  console.log(`exactness: ${admitted} of 500 concurrent requests admitted against a 50/min limit`);
+  expect(admitted).toBe(50);
+});
+
+it("measures the limiter's cost per request", async () => {
+  const base = { label: "Bench", summary: "bench", tag: "Bench", paths: ["/bench"], params: z.object({}), usageCategory: "search" as const, handler: async () => {
+    // One indexed D1 read, like a capability answering from the contact index.
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM emails WHERE domain = ?").bind("bench.test").first();
+    return { body: { data: row }, found: true };
+  } };
+  const limited = defineCapability({ ...base, name: "limited", rateGroup: "search", cost: { balance: "search", amount: 1 } });
+  const free = defineCapability({ ...base, name: "free", rateGroup: null, cost: null });
+  const app = new Hono();
+  for (const cap of [limited, free]) {
+    app.get(`/${cap.name}`, async () => (await executeCapability(cap, {}, { env, waitUntil: () => {}, accountId: 9_000_002, plan: "scale", surface: "v1" })).response);
+  }
+  const rounds = 400;
+  const timings: Record<string, number[]> = { limited: [], free: [] };
+  for (let i = 0; i < 20; i++) await app.request("/limited"), await app.request("/free"); // warm up
+  for (let i = 0; i < rounds; i++) {
+    for (const name of i % 2 ? ["limited", "free"] : ["free", "limited"]) {
+      const t = performance.now();
+      const res = await app.request(`/${name}`);
+      await res.arrayBuffer();
+      timings[name]!.push(performance.now() - t);
+    }
+  }
+  // workerd freezes timers between I/O, so also measure wall time over the whole batch.
+  const batch = async (name: string) => {
+    const t = Date.now();
+    for (let i = 0; i < rounds; i++) await (await app.request(`/${name}`)).arrayBuffer();
+    return (Date.now() - t) / rounds;
+  };
+  const [freeAvg, limitedAvg] = [await batch("free"), await batch("limited")];
+  console.log(
+    `cost: median with limiter ${median(timings.limited!).toFixed(3)} ms, without ${median(timings.free!).toFixed(3)} ms; ` +
+      `batch average with ${limitedAvg.toFixed(3)} ms, without ${freeAvg.toFixed(3)} ms; ratio ${(limitedAvg / Math.max(freeAvg, 0.001)).toFixed(2)}x`,
+  );
+});

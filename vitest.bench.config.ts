@@ -1,0 +1,8 @@
+// Benchmarks run inside workerd with the same bindings as the tests; `npm run bench:limits`.
+import base from "./vitest.config.js";
+import { defineConfig, mergeConfig } from "vitest/config";
+
+export default defineConfig(async (env) => {
+  const resolved = typeof base === "function" ? await base(env) : base;
+  return mergeConfig(resolved, { test: { include: ["bench/**/*.bench.test.ts"], testTimeout: 120_000 } });
+});

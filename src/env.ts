@@ -9,6 +9,12 @@ export interface Env {
   OPERATOR_SECRET?: string;
   /** DNS-over-HTTPS JSON endpoint; default https://cloudflare-dns.com/dns-query. */
   DOH_URL?: string;
+  /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/crawl/queue.ts). */
+  CRAWL_QUEUE?: Queue<import("./engine/crawl/queue.js").DeepCrawlMessage>;
+  /** Base URL of a self-hosted Reacher backend for the verifier's SMTP step; unset = SMTP check not run. */
+  REACHER_URL?: string;
+  /** Sent as `x-reacher-secret` when the Reacher backend requires it. */
+  REACHER_SECRET?: string;
   /** Agent surface (src/agent/payment-config.ts documents each): payment claims and ledger. */
   PAYMENT_LEDGER?: DurableObjectNamespace<import("./agent/ledger.js").PaymentLedger>;
   /** HMAC secret binding MPP challenges (>= 32 bytes); unset means the paid endpoints answer 503. */

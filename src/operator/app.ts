@@ -3,12 +3,14 @@ import type { AppBindings } from "../env.js";
 import { toErrorResponse } from "../http/errors.js";
 import { operatorOnly } from "./guard.js";
 import { registerImportRoute } from "./import.js";
+import { registerCreditPackRoute } from "./credit-packs.js";
 
 /** /operator: routes for whoever runs the service (imports, removal requests), behind X-Operator-Secret. */
 export function createOperatorApp() {
   const app = new Hono<AppBindings>();
   app.use("*", operatorOnly());
   registerImportRoute(app);
+  registerCreditPackRoute(app);
   app.onError((err, c) => toErrorResponse(err, c));
   return app;
 }

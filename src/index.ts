@@ -1,11 +1,26 @@
 import { createApp } from "./app.js";
 import type { Env } from "./env.js";
+import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
 
 const app = createApp();
 
+/** Queue consumers by queue name; add yours beside these. */
+const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>> = {
+  [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
+};
+
 export default {
   fetch: app.fetch,
+  async queue(batch, env, ctx) {
+    const consume = QUEUE_CONSUMERS[batch.queue];
+    if (!consume) {
+      console.error(`no consumer for queue ${batch.queue}; messages left for retry`);
+      batch.retryAll();
+      return;
+    }
+    await consume(batch, env, ctx);
+  },
 } satisfies ExportedHandler<Env>;

@@ -1,0 +1,223 @@
+import { getDomain } from "tldts";
+import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
+import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, scanAddresses } from "./addresses.js";
+import { type FoundAddress, personNear } from "./people.js";
+import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
+import { splitFullName } from "../names.js";
+
+export type { FoundAddress } from "./people.js";
+
+/** Everything one crawled page tells us, from one HTMLRewriter pass. */
+export interface PageExtraction {
+  addresses: FoundAddress[];
+  /** E.164 numbers from tel: links and announced numbers in the text. */
+  phones: string[];
+  company: CompanyFacts;
+  /** Absolute http(s) links to pages of the same registrable domain, without fragments. */
+  links: string[];
+  /** Every absolute link on the page (profile links, author pages). */
+  allLinks: string[];
+  meta: Map<string, string>;
+  title: string | null;
+  jsonLd: JsonNode[];
+  /** Page text as lines (block elements break lines). */
+  lines: string[];
+}
+
+const BLOCKS =
+  "p, div, li, ul, ol, td, th, tr, table, h1, h2, h3, h4, h5, h6, section, article, header, footer, nav, address, dt, dd, dl, blockquote, figure, figcaption, form, main, aside, label, option, button";
+const SKIPPED = "script, style, template, svg, noscript";
+
+interface Mark {
+  raw: string;
+  line: number;
+  anchorText: string;
+  via: FoundAddress["via"];
+}
+
+/** Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`. */
+export async function extractPage(body: string, pageUrl: string, targetDomain: string, contentType = "text/html"): Promise<PageExtraction> {
+  if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
+
+  const lines: string[] = [];
+  let current = "";
+  const breakLine = () => {
+    const line = decodeEntities(current).replace(/\s+/g, " ").trim();
+    if (line) lines.push(line);
+    current = "";
+  };
+  let skipDepth = 0;
+  const marks: Mark[] = [];
+  let anchor: { marks: Mark[]; text: string } | null = null;
+  const links = new Set<string>();
+  const allLinks = new Set<string>();
+  const phones = new Set<string>();
+  const meta = new Map<string, string>();
+  const jsonLdBlocks: string[] = [];
+  let jsonLdBuffer = "";
+  let title = "";
+  const country = countryOfDomain(targetDomain);
+
+  const mark = (raw: string, via: Mark["via"], inAnchor: boolean) => {
+    const m: Mark = { raw, line: lines.length, anchorText: "", via };
+    marks.push(m);
+    if (inAnchor && anchor) anchor.marks.push(m);
+  };
+
+  const rewriter = new HTMLRewriter()
+    .on(SKIPPED, {
+      element(el) {
+        skipDepth++;
+        el.onEndTag(() => void skipDepth--);
+      },
+    })
+    .on(BLOCKS, {
+      element(el) {
+        breakLine();
+        el.onEndTag(breakLine);
+      },
+    })
+    .on("br, hr, img", { element: () => breakLine() })
+    .on("a[href]", {
+      element(el) {
+        const href = decodeEntities(el.getAttribute("href") ?? "").trim();
+        anchor = { marks: [], text: "" };
+        const own = anchor;
+        el.onEndTag(() => {
+          for (const m of own.marks) m.anchorText = own.text.replace(/\s+/g, " ").trim();
+          if (anchor === own) anchor = null;
+        });
+        if (/^mailto:/i.test(href)) {
+          for (const raw of mailtoAddresses(href)) mark(raw, "mailto", true);
+          return;
+        }
+        if (/^tel:/i.test(href)) {
+          const e164 = toE164(href, country);
+          if (e164) phones.add(e164);
+          return;
+        }
+        const cf = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)/i.exec(href);
+        if (cf) {
+          const decoded = decodeCfEmail(cf[1]!);
+          if (decoded) mark(decoded, "cfemail", true);
+          return;
+        }
+        try {
+          const url = new URL(href, pageUrl);
+          if (url.protocol !== "http:" && url.protocol !== "https:") return;
+          url.hash = "";
+          allLinks.add(url.href);
+          if (getDomain(url.hostname) === targetDomain) links.add(url.href);
+        } catch {
+          /* not a URL */
+        }
+      },
+      text(t) {
+        if (anchor) anchor.text += decodeEntities(t.text);
+      },
+    })
+    .on("[data-cfemail]", {
+      element(el) {
+        const decoded = decodeCfEmail(el.getAttribute("data-cfemail") ?? "");
+        if (decoded) mark(decoded, "cfemail", anchor !== null);
+      },
+    })
+    .on("meta[content]", {
+      element(el) {
+        const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? el.getAttribute("itemprop") ?? "").toLowerCase();
+        const content = decodeEntities(el.getAttribute("content") ?? "").trim();
+        if (key && content && !meta.has(key)) meta.set(key, content);
+      },
+    })
+    .on("title", {
+      text(t) {
+        title += t.text;
+      },
+    })
+    .on('script[type="application/ld+json"]', {
+      element(el) {
+        jsonLdBuffer = "";
+        el.onEndTag(() => {
+          jsonLdBlocks.push(jsonLdBuffer);
+          jsonLdBuffer = "";
+        });
+      },
+      text(t) {
+        jsonLdBuffer += t.text;
+      },
+    })
+    .onDocument({
+      text(t) {
+        if (skipDepth === 0) current += t.text;
+      },
+    });
+
+  await rewriter.transform(new Response(body, { headers: { "content-type": "text/html" } })).arrayBuffer();
+  breakLine();
+
+  const jsonLd = jsonLdNodes(jsonLdBlocks);
+  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain);
+  for (const p of phonesInLines(lines, country)) phones.add(p);
+  const allLinkList = [...allLinks];
+  const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
+  return {
+    addresses,
+    phones: [...phones],
+    company,
+    links: [...links],
+    allLinks: allLinkList,
+    meta,
+    title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
+    jsonLd,
+    lines,
+  };
+}
+
+function fromPlainText(body: string, targetDomain: string): PageExtraction {
+  const lines = body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).slice(0, 5000);
+  return {
+    addresses: collectAddresses(lines, [], [], targetDomain),
+    phones: phonesInLines(lines, countryOfDomain(targetDomain)),
+    company: emptyCompanyFacts(),
+    links: [],
+    allLinks: [],
+    meta: new Map(),
+    title: null,
+    jsonLd: [],
+    lines,
+  };
+}
+
+/** One entry per accepted address, with the best name and position the page gives for it. */
+function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string): FoundAddress[] {
+  const found = new Map<string, FoundAddress>();
+  const add = (candidate: FoundAddress) => {
+    const existing = found.get(candidate.email);
+    if (!existing) found.set(candidate.email, candidate);
+    else if (!existing.name && candidate.name) found.set(candidate.email, { ...candidate, via: existing.via });
+  };
+
+  // JSON-LD Person nodes state name and title outright.
+  for (const node of jsonLd) {
+    if (!typesOf(node).includes("Person")) continue;
+    const email = acceptAddress(String(text(node.email) ?? "").replace(/^mailto:/i, ""), targetDomain);
+    if (!email) continue;
+    const given = text(node.givenName);
+    const family = text(node.familyName);
+    const full = text(node.name);
+    const name = given && family ? { first: given, last: family } : full ? splitFullName(full) : null;
+    add({ email, name, position: text(node.jobTitle), via: "jsonld" });
+  }
+  for (const m of marks) {
+    const email = acceptAddress(m.raw, targetDomain);
+    if (email) add({ email, ...personNear(email, lines, m.line, m.anchorText), via: m.via });
+  }
+  lines.forEach((line, index) => {
+    if (!/[@＠﹫]|\bat\b|\[at\]|\(at\)|\{at\}/i.test(line)) return;
+    for (const hit of scanAddresses(line)) {
+      const email = acceptAddress(hit.email, targetDomain);
+      if (email) add({ email, ...personNear(email, lines, index, "", line.slice(0, hit.index)), via: "text" });
+    }
+  });
+  return [...found.values()];
+}

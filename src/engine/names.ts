@@ -1,0 +1,116 @@
+import anyAscii from "any-ascii";
+
+/**
+ * Person names as mail systems spell them: lowercase ASCII letters. Transliteration is ambiguous
+ * (Müller is "mueller" on some domains and "muller" on others), so every part yields its spellings
+ * and the domain's observed addresses decide which one is used (see patterns.ts).
+ */
+
+export interface PersonName {
+  first: string;
+  last: string;
+  middle?: string;
+}
+
+/** How a part was spelled: "plain" = any-ascii (ü→u), "expanded" = German/Nordic digraphs (ü→ue, ø→oe, å→aa). */
+export type Transliteration = "plain" | "expanded";
+
+const APOSTROPHES = /['’ʼ`´‘]/g;
+const EXPANDED: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue", ß: "ss", ø: "oe", å: "aa", æ: "ae" };
+
+function ascii(part: string, style: Transliteration): string {
+  let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
+  if (style === "expanded") s = s.replace(/[äöüßøåæ]/g, (c) => EXPANDED[c] ?? c);
+  return anyAscii(s).toLowerCase();
+}
+
+/**
+ * Spellings of one name part, most likely first: hyphenated and multi-word parts are tried joined
+ * ("mullerludenscheidt"), with the hyphen kept, and as their first and last pieces.
+ */
+export function partVariants(part: string, style: Transliteration = "plain"): string[] {
+  const text = ascii(part, style);
+  const pieces = text.split(/[\s-]+/).map((p) => p.replace(/[^a-z0-9]/g, "")).filter(Boolean);
+  if (pieces.length === 0) return [];
+  const out = [pieces.join("")];
+  if (pieces.length > 1) {
+    if (/-/.test(text)) out.push(pieces.join("-"));
+    out.push(pieces[0]!, pieces[pieces.length - 1]!);
+  }
+  return [...new Set(out)];
+}
+
+/** True when the two transliteration styles spell this name differently (only then can evidence pick one). */
+export function transliterationMatters(name: PersonName): boolean {
+  const parts = [name.first, name.last, name.middle ?? ""];
+  return parts.some((p) => ascii(p, "plain") !== ascii(p, "expanded"));
+}
+
+const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m"]);
+const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
+/** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
+const PARTICLES = new Set(["van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "ter", "ten", "dos", "das", "do", "zu", "af", "al", "el", "bin", "ibn"]);
+
+const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
+
+/**
+ * Splits a full name into first / middle / last. "Doe, Jane" is read as last-name-first; titles
+ * (Dr., Prof.) and suffixes (Jr., PhD) are dropped. Null when fewer than two name tokens remain.
+ */
+export function splitFullName(fullName: string): PersonName | null {
+  let text = fullName.normalize("NFC").replace(/\s+/g, " ").trim();
+  if (!text) return null;
+  const comma = text.split(",");
+  if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
+    text = `${comma[1]!.trim()} ${comma[0]!.trim()}`;
+  }
+  let tokens = text.split(" ").filter(Boolean);
+  while (tokens.length > 2 && HONORIFICS.has(bare(tokens[0]!))) tokens = tokens.slice(1);
+  while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
+  tokens = tokens.map((t) => t.replace(/,$/, "")).filter(Boolean);
+  if (tokens.length < 2) return null;
+  // The family name starts at the first particle after the given name, or is the last token.
+  let lastStart = tokens.length - 1;
+  for (let i = 1; i < tokens.length - 1; i++) {
+    if (PARTICLES.has(tokens[i]!.toLowerCase())) {
+      lastStart = i;
+      break;
+    }
+  }
+  const first = tokens[0]!;
+  const last = tokens.slice(lastStart).join(" ");
+  const middle = tokens.slice(1, lastStart).join(" ");
+  return middle ? { first, last, middle } : { first, last };
+}
+
+export function fullNameOf(name: PersonName): string {
+  return [name.first, name.middle, name.last].filter(Boolean).join(" ");
+}
+
+/** Letters only, for comparing names regardless of accents and case ("José" = "jose"). */
+export function nameKey(text: string): string {
+  return ascii(text, "plain").replace(/[^a-z0-9]/g, "");
+}
+
+const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu)|\p{Lu}\.)$/u;
+const NOT_NAME_WORDS = new Set(
+  [
+    "contact", "contacts", "team", "our", "the", "about", "us", "sales", "support", "office", "press", "email", "e-mail",
+    "phone", "tel", "fax", "mail", "impressum", "imprint", "privacy", "policy", "careers", "jobs", "home", "news", "media",
+    "inc", "gmbh", "ltd", "llc", "ag", "co", "company", "headquarters", "department", "management", "board", "leadership",
+    "founders", "people", "staff", "general", "inquiries", "enquiries", "customer", "service", "services", "read", "more",
+    "learn", "get", "in", "touch", "meet", "write", "call", "follow", "linkedin", "twitter", "github", "address", "and",
+  ],
+);
+
+/** Whether a short line of page text reads like a person's name ("Jane Doe", "Anna van der Berg", "Zoë O'Brien"). */
+export function looksLikePersonName(text: string): boolean {
+  const t = text.replace(/\s+/g, " ").trim();
+  if (t.length < 4 || t.length > 60 || /[\d@:/|()[\]{}]/.test(t)) return false;
+  const tokens = t.split(" ");
+  if (tokens.length < 2 || tokens.length > 5) return false;
+  if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
+  if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
+  // At least two capitalised words with a vowel: rules out acronyms such as "CEO CTO".
+  return tokens.filter((tok) => /^\p{Lu}\p{Ll}/u.test(tok)).length >= 2;
+}

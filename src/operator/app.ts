@@ -4,6 +4,7 @@ import { toErrorResponse } from "../http/errors.js";
 import { operatorOnly } from "./guard.js";
 import { registerImportRoute } from "./import.js";
 import { registerCreditPackRoute } from "./credit-packs.js";
+import { registerClaimRoutes } from "./claims.js";
 
 /** /operator: routes for whoever runs the service (imports, removal requests), behind X-Operator-Secret. */
 export function createOperatorApp() {
@@ -11,6 +12,7 @@ export function createOperatorApp() {
   app.use("*", operatorOnly());
   registerImportRoute(app);
   registerCreditPackRoute(app);
+  registerClaimRoutes(app);
   app.onError((err, c) => toErrorResponse(err, c));
   return app;
 }

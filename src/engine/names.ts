@@ -112,5 +112,5 @@ export function looksLikePersonName(text: string): boolean {
   if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
   // At least two capitalised words with a vowel: rules out acronyms such as "CEO CTO".
-  return tokens.filter((tok) => /^\p{Lu}\p{Ll}/u.test(tok)).length >= 2;
+  return tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length >= 2;
 }

@@ -27,8 +27,10 @@ function readLine(line: string): { name: string | null; position: string | null 
   let name: string | null = null;
   let position: string | null = null;
   for (const s of segments) {
-    if (!name && looksLikePersonName(s)) name = s;
-    else if (!position && looksLikePosition(s)) position = s;
+    // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
+    const isPosition = looksLikePosition(s);
+    if (!name && !isPosition && looksLikePersonName(s)) name = s;
+    else if (!position && isPosition) position = s;
   }
   return { name, position };
 }
@@ -67,7 +69,7 @@ export function personNear(
         return;
       }
     }
-    if (!position && read.position && !read.name) position = read.position;
+    if (!position && read.position) position = read.position;
   };
 
   if (anchorText && !anchorText.includes("@")) consider(anchorText);

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { looksLikePersonName, partVariants, splitFullName } from "../../src/engine/names.js";
+import { applyPattern, inferPatterns, matchPatterns, percentages } from "../../src/engine/patterns.js";
+import { departmentOf, seniorityOf } from "../../src/engine/positions.js";
+
+describe("names", () => {
+  it("transliterates accents, ß, Ł and ø, with the digraph spelling as a separate style", () => {
+    expect(partVariants("José")).toEqual(["jose"]);
+    expect(partVariants("Strauß")).toEqual(["strauss"]);
+    expect(partVariants("Łukasz")).toEqual(["lukasz"]);
+    expect(partVariants("Søren")).toEqual(["soren"]);
+    expect(partVariants("Søren", "expanded")).toEqual(["soeren"]);
+    expect(partVariants("Müller")).toEqual(["muller"]);
+    expect(partVariants("Müller", "expanded")).toEqual(["mueller"]);
+  });
+
+  it("drops apostrophes and tries hyphenated names joined, hyphenated and split", () => {
+    expect(partVariants("O'Brien")).toEqual(["obrien"]);
+    expect(partVariants("D’Angelo")).toEqual(["dangelo"]);
+    expect(partVariants("Anna-Lena")).toEqual(["annalena", "anna-lena", "anna", "lena"]);
+    expect(partVariants("van der Berg")).toEqual(["vanderberg", "van", "berg"]);
+  });
+
+  it("splits full names: titles, suffixes, particles, 'Last, First'", () => {
+    expect(splitFullName("Jane Cooper")).toEqual({ first: "Jane", last: "Cooper" });
+    expect(splitFullName("Dr. Anna Schmidt")).toEqual({ first: "Anna", last: "Schmidt" });
+    expect(splitFullName("Anna van der Berg")).toEqual({ first: "Anna", last: "van der Berg" });
+    expect(splitFullName("John Ronald Tolkien Jr.")).toEqual({ first: "John", middle: "Ronald", last: "Tolkien" });
+    expect(splitFullName("Cooper, Jane")).toEqual({ first: "Jane", last: "Cooper" });
+    expect(splitFullName("Madonna")).toBeNull();
+  });
+
+  it("recognises name-like lines and rejects headings and titles", () => {
+    expect(looksLikePersonName("Zoë O'Brien")).toBe(true);
+    expect(looksLikePersonName("Anna van der Berg")).toBe(true);
+    expect(looksLikePersonName("Contact Us")).toBe(false);
+    expect(looksLikePersonName("CEO CTO")).toBe(false);
+    expect(looksLikePersonName("Call 555 1234")).toBe(false);
+  });
+});
+
+describe("patterns", () => {
+  const jane = { first: "Jane", last: "Cooper" };
+  it("renders and matches every supported format", () => {
+    expect(applyPattern("{first}.{last}", jane)).toBe("jane.cooper");
+    expect(applyPattern("{f}{last}", jane)).toBe("jcooper");
+    expect(applyPattern("{last}_{first}", jane)).toBe("cooper_jane");
+    expect(applyPattern("{f}{m}{last}", jane)).toBeNull();
+    expect(applyPattern("{f}{m}{last}", { ...jane, middle: "Ann" })).toBe("jacooper");
+    expect(matchPatterns("jcooper", jane).patterns).toEqual(["{f}{last}"]);
+    expect(matchPatterns("someone", jane).patterns).toEqual([]);
+  });
+
+  it("tells which transliteration a domain uses", () => {
+    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded" });
+    expect(matchPatterns("jurgen.weiss", { first: "Jürgen", last: "Weiß" }).style).toBe("plain");
+  });
+
+  it("splits one vote among the formats an address matches", () => {
+    // "al" for Al Li matches {first} and {f}{l}... and {last}{f}? no: "lia". It matches {first} and {f}{l} (a+l).
+    const inf = inferPatterns([{ localPart: "al", name: { first: "Al", last: "Li" } }]);
+    expect(inf.observations).toBe(1);
+    const votes = Object.fromEntries(inf.shares.map((s) => [s.pattern, s.votes]));
+    expect(votes).toEqual({ "{first}": 0.5, "{f}{l}": 0.5 });
+  });
+
+  it("infers mixed formats with shares that favour the majority and integer percentages summing to 100", () => {
+    const samples = [
+      { localPart: "jane.cooper", name: jane },
+      { localPart: "john.smith", name: { first: "John", last: "Smith" } },
+      { localPart: "zoe.obrien", name: { first: "Zoë", last: "O'Brien" } },
+      { localPart: "plee", name: { first: "Pat", last: "Lee" } },
+      { localPart: "info", name: { first: "Nobody", last: "Here" } },
+    ];
+    const inf = inferPatterns(samples);
+    expect(inf.observations).toBe(4);
+    expect(inf.shares.map((s) => s.pattern)).toEqual(["{first}.{last}", "{f}{last}"]);
+    // smoothed: (3 + 2·prior) / (4 + 2) is below the raw 3/4
+    expect(inf.shares[0]!.share).toBeLessThan(0.75);
+    expect(inf.shares[0]!.share).toBeGreaterThan(0.5);
+    const pct = percentages(inf.shares);
+    expect(pct.reduce((a, p) => a + p.percentage, 0)).toBe(100);
+    expect(pct.every((p) => Number.isInteger(p.percentage))).toBe(true);
+    expect(pct[0]).toMatchObject({ format: "{first}.{last}" });
+    expect(pct[0]!.percentage).toBeGreaterThan(pct[1]!.percentage);
+  });
+
+  it("has no formats without named addresses", () => {
+    expect(inferPatterns([]).shares).toEqual([]);
+    expect(percentages([])).toEqual([]);
+  });
+});
+
+describe("positions", () => {
+  it("reads department and seniority from titles", () => {
+    expect([departmentOf("Chief Technology Officer"), seniorityOf("Chief Technology Officer")]).toEqual(["engineering", "executive"]);
+    expect([departmentOf("CTO"), seniorityOf("CTO")]).toEqual(["engineering", "executive"]);
+    expect([departmentOf("Head of Sales"), seniorityOf("Head of Sales")]).toEqual(["sales", "senior"]);
+    expect([departmentOf("Junior Software Developer"), seniorityOf("Junior Software Developer")]).toEqual(["software", "junior"]);
+    expect([departmentOf("CEO & Founder"), seniorityOf("CEO & Founder")]).toEqual(["executive", "executive"]);
+    expect(departmentOf("Jane Cooper")).toBeNull();
+  });
+});

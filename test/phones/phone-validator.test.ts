@@ -5,7 +5,7 @@ import { call, createAccount, json, type TestAccount } from "../support/accounts
 
 let account: TestAccount;
 beforeAll(async () => {
-  account = await createAccount();
+  account = await createAccount({ plan: "scale" }); // no rate limits: these tests call in bursts
 });
 
 const validate = (query: string) => call(`/v1/phone-validator?${query}`, { headers: account.headers });

@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+import { assertNotClaimed, normaliseProfileUrl } from "../engine/claims.js";
+import { domainParam, emailParam } from "../engine/people-index.js";
+import { type PhoneData, type PhoneKey, phoneDataOf, servableNumbers } from "../engine/phone-data.js";
+import type { Env } from "../env.js";
+import { ApiError } from "../http/errors.js";
+import { queryBool } from "../http/validation.js";
+import { PhoneDataSchema } from "./phone-schemas.js";
+import { defineCapability } from "./registry.js";
+
+/** Reads exactly one lookup key, checks its claims, and returns the servable numbers as PhoneData. */
+async function findPhones(env: Env, params: { email?: string; domain?: string; professional_network?: string; linkedin?: string }): Promise<PhoneData[]> {
+  const profileText = params.professional_network ?? params.linkedin;
+  const given = [params.email, params.domain, profileText].filter((v) => v !== undefined && v !== "");
+  if (given.length !== 1) {
+    throw new ApiError(400, "params_invalid", "Pass exactly one of 'email', 'domain' or 'professional_network' (alias 'linkedin').");
+  }
+  let key: PhoneKey;
+  if (params.email) {
+    key = { email: emailParam(params.email) };
+    await assertNotClaimed(env, "email", key.email!);
+  } else if (params.domain) {
+    key = { domain: domainParam(params.domain) };
+  } else {
+    const url = normaliseProfileUrl(profileText!);
+    if (!url) throw new ApiError(400, "params_invalid", "The parameter 'professional_network' is invalid: it is not a profile URL.");
+    await assertNotClaimed(env, "linkedin", url);
+    key = { url };
+  }
+  const numbers = await servableNumbers(env, key);
+  return numbers.map((n) => phoneDataOf(n, key));
+}
+
+export const phoneFinder = defineCapability({
+  name: "phone-finder",
+  label: "Phone Finder",
+  summary: "Phone numbers of a person (email or profile URL) or a company (domain)",
+  tag: "Phones",
+  paths: ["/phone-finder"],
+  agentPath: "/phone-finder",
+  params: z.object({
+    email: z.string().optional(),
+    domain: z.string().optional(),
+    professional_network: z.string().optional().openapi({ description: "Profile URL" }),
+    linkedin: z.string().optional().openapi({ description: "Alias of professional_network" }),
+    full: queryBool().openapi({ description: "true: every stored number (data is an array)" }),
+  }),
+  rateGroup: "phone",
+  cost: { balance: "phone", amount: 1 },
+  usageCategory: "phones",
+  response: z.object({ data: z.union([PhoneDataSchema, z.array(PhoneDataSchema)]).nullable() }),
+  async handler(params, ctx) {
+    const found = await findPhones(ctx.env, params);
+    if (params.full) return { body: { data: found }, found: found.length > 0 };
+    return { body: { data: found[0] ?? null }, found: found.length > 0 };
+  },
+});
+
+/** Legacy GET /v1/phone/{email}: the same answer, with `timezones` as one comma-separated string. */
+export const phoneLegacy = defineCapability({
+  name: "phone-legacy",
+  label: "Phone Finder",
+  summary: "Phone number of a person by email (legacy path of /phone-finder)",
+  tag: "Phones",
+  paths: ["/phone/{email}"],
+  params: z.object({ email: z.string().min(1) }),
+  rateGroup: "phone",
+  cost: { balance: "phone", amount: 1 },
+  usageCategory: "phones",
+  async handler(params, ctx) {
+    const [first] = await findPhones(ctx.env, { email: params.email });
+    return { body: { data: first ? { ...first, timezones: first.timezones.join(",") } : null }, found: !!first };
+  },
+});

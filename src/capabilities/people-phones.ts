@@ -1,6 +1,20 @@
 import type { Capability } from "./registry.js";
+import { combinedFind } from "./combined-find.js";
+import { companiesFind } from "./companies-find.js";
+import { enrich } from "./enrich.js";
+import { peopleFind } from "./people-find.js";
 import { phoneFinder, phoneLegacy } from "./phone-finder.js";
 import { phoneValidator } from "./phone-validator.js";
+import { professionalNetwork } from "./professional-network.js";
 
 /** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
-export const PEOPLE_PHONE_CAPABILITIES = [phoneValidator, phoneFinder, phoneLegacy] as unknown as Capability[];
+export const PEOPLE_PHONE_CAPABILITIES = [
+  phoneValidator,
+  phoneFinder,
+  phoneLegacy,
+  enrich,
+  peopleFind,
+  companiesFind,
+  combinedFind,
+  professionalNetwork,
+] as unknown as Capability[];

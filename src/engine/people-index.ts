@@ -136,26 +136,27 @@ export async function peopleByProfile(env: Env, profileUrl: string): Promise<Per
 const SENIORITY_RANK = sql`CASE ${people.seniority} WHEN 'executive' THEN 0 WHEN 'senior' THEN 1 WHEN 'junior' THEN 2 ELSE 3 END`;
 
 /**
- * The person `people/find` answers for a bare domain: the most senior person with an address, then
- * the one whose record says the most (position known), then the longest-known. Deterministic, so
- * the same question gets the same answer.
+ * Addresses of the people `people/find` can answer for a bare domain, best first: the most senior
+ * person with an address, then the one whose record says the most (position known), then the
+ * longest-known; crawled personal addresses with a name follow. Deterministic, so the same
+ * question gets the same answer.
  */
-export async function leadPersonOfDomain(env: Env, domain: string): Promise<PersonRecord | null> {
-  const p = await db(env.DB)
-    .select(peopleColumns)
+export async function leadCandidatesOfDomain(env: Env, domain: string, limit = 20): Promise<string[]> {
+  const fromPeople = await db(env.DB)
+    .select({ email: people.email })
     .from(people)
     .where(and(eq(people.domain, domain), sql`${people.email} IS NOT NULL`))
     .orderBy(SENIORITY_RANK, sql`${people.position} IS NULL`, people.id)
-    .get();
-  if (p?.email) return personByEmail(env, p.email);
-  // No people rows: fall back to a personal address the crawler saw with a name.
-  const e = await db(env.DB)
-    .select()
+    .limit(limit)
+    .all();
+  const fromEmails = await db(env.DB)
+    .select({ email: emails.email })
     .from(emails)
     .where(and(eq(emails.domain, domain), eq(emails.type, "personal"), sql`${emails.firstName} IS NOT NULL`))
     .orderBy(emails.firstSeenAt)
-    .get();
-  return e ? personByEmail(env, e.email) : null;
+    .limit(limit)
+    .all();
+  return [...new Set([...fromPeople, ...fromEmails].map((r) => r.email!))].slice(0, limit);
 }
 
 export async function companyByDomain(env: Env, domain: string): Promise<CompanyRecord | null> {

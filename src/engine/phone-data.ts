@@ -74,10 +74,18 @@ export function phoneDataOf(e164: string, key: PhoneKey): PhoneData {
 
 /**
  * `data.phone_data` for enrich_mobile on the email finder, enrichment and profile finder: the best
- * stored, unclaimed number of the person, or null when there is none (then no phone credit is used).
+ * stored, unclaimed number of the person (by email or profile URL; `domain` is accepted for the
+ * callers' convenience but company numbers are not a person's), or null when there is none (then
+ * no phone credit is used). With `strict` (profile finder), a person whose every number was claimed
+ * gets 451 claimed_phone instead of a silent null.
  */
-export async function phoneDataFor(env: Env, key: PhoneKey): Promise<PhoneData | null> {
-  const numbers = await storedNumbers(env, { email: key.email, url: key.url });
+export async function phoneDataFor(env: Env, key: PhoneKey, opts: { strict?: boolean } = {}): Promise<PhoneData | null> {
+  const personKey = { email: key.email, url: key.url };
+  if (opts.strict) {
+    const [best] = await servableNumbers(env, personKey);
+    return best ? phoneDataOf(best, key.email ? { email: key.email } : { url: key.url }) : null;
+  }
+  const numbers = await storedNumbers(env, personKey);
   if (numbers.length === 0) return null;
   const claimed = await claimedAmong(env, "phone", numbers);
   const best = numbers.find((n) => !claimed.has(n));

@@ -1,0 +1,24 @@
+import { z } from "@hono/zod-openapi";
+import { companyOrFetch } from "../engine/company-facts.js";
+import { domainParam, flatOrganization } from "../engine/people-index.js";
+import { nullableRecord } from "./enrichment-params.js";
+import { defineCapability } from "./registry.js";
+
+export const companiesFind = defineCapability({
+  name: "companies/find",
+  label: "Company Enrichment",
+  summary: "Company facts for a domain (flat organization)",
+  tag: "Enrichment",
+  paths: ["/companies/find"],
+  agentPath: "/companies/find",
+  params: z.object({ domain: z.string().min(1) }),
+  rateGroup: "person_company",
+  cost: { balance: "search", amount: 1 },
+  usageCategory: "search",
+  response: z.object({ data: z.object({ organization: nullableRecord }) }),
+  async handler(params, ctx) {
+    // Unknown domains are read from their own site now (502 when it cannot be reached).
+    const company = await companyOrFetch(ctx.env, domainParam(params.domain));
+    return { body: { data: { organization: company ? flatOrganization(company) : null } }, found: company !== null };
+  },
+});

@@ -1,0 +1,58 @@
+import { z } from "@hono/zod-openapi";
+import { assertNotClaimed, claimedAmong } from "../engine/claims.js";
+import { companyOrFetch } from "../engine/company-facts.js";
+import { emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/people-index.js";
+import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
+import type { Env } from "../env.js";
+import { ApiError } from "../http/errors.js";
+import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
+import { defineCapability } from "./registry.js";
+
+/**
+ * The company behind a person's domain: the index, else the domain's own site. The person is the
+ * definitive part of the answer, so an unreachable site leaves the company unknown instead of
+ * failing the request.
+ */
+export async function companyForPerson(env: Env, domain: string): Promise<CompanyRecord | null> {
+  try {
+    return await companyOrFetch(env, domain);
+  } catch (err) {
+    if (err instanceof ApiError && err.status >= 500) return null;
+    throw err;
+  }
+}
+
+/** A claimed profile URL is left out of an answer that is about something else. */
+export async function withoutClaimedProfile<T extends { professionalNetworkUrl: string | null }>(env: Env, person: T): Promise<T> {
+  if (!person.professionalNetworkUrl) return person;
+  const claimed = await claimedAmong(env, "linkedin", [person.professionalNetworkUrl]);
+  return claimed.size ? { ...person, professionalNetworkUrl: null } : person;
+}
+
+export const enrich = defineCapability({
+  name: "enrich",
+  label: "Email Enrichment",
+  summary: "Person and company data for an email address",
+  tag: "Enrichment",
+  paths: ["/enrich"],
+  agentPath: "/enrich",
+  params: z.object({ email: z.string().min(1), enrich_mobile: enrichMobileParam }),
+  rateGroup: "enrich",
+  cost: { balance: "search", amount: 1 },
+  extraCostFor: extraPhoneCost,
+  usageCategory: "search",
+  response: z.object({ data: nullableRecord }),
+  async handler(params, ctx) {
+    const email = emailParam(params.email);
+    await assertNotClaimed(ctx.env, "email", email);
+    const stored = await personByEmail(ctx.env, email);
+    if (!stored) return { body: { data: null }, found: false };
+    const person = await withoutClaimedProfile(ctx.env, stored);
+    const company = await companyForPerson(ctx.env, person.domain);
+    const data: Record<string, unknown> = await finderData(ctx.env, person, company);
+    if (!params.enrich_mobile) return { body: { data }, found: true };
+    const phone = await phoneDataFor(ctx.env, { email, domain: person.domain, url: person.professionalNetworkUrl });
+    data.phone_data = phone;
+    return { body: { data }, found: true, extraCost: phoneExtraCost(phone) };
+  },
+});

@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { assertNotClaimed, claimedAmong, normaliseProfileUrl } from "../engine/claims.js";
+import { companyByDomain, finderData, peopleByProfile } from "../engine/people-index.js";
+import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
+import { ApiError } from "../http/errors.js";
+import { queryBool } from "../http/validation.js";
+import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
+import { defineCapability } from "./registry.js";
+
+export const professionalNetwork = defineCapability({
+  name: "professional-network",
+  label: "Profile Finder",
+  summary: "Email address of the person behind a professional-network profile URL",
+  tag: "Finders",
+  paths: ["/professional-network"],
+  aliases: ["/linkedin"],
+  agentPath: "/professional-network",
+  params: z.object({
+    url: z.string().min(1).openapi({ description: "Profile URL (or bare handle)" }),
+    full: queryBool().openapi({ description: "true: every stored address (data is an array)" }),
+    enrich_mobile: enrichMobileParam,
+  }),
+  rateGroup: "phone",
+  cost: { balance: "search", amount: 1 },
+  extraCostFor: extraPhoneCost,
+  usageCategory: "search",
+  response: z.object({ data: z.union([nullableRecord, z.array(z.record(z.string(), z.unknown()))]) }),
+  async handler(params, ctx) {
+    const url = normaliseProfileUrl(params.url);
+    if (!url) throw new ApiError(400, "params_invalid", "The parameter 'url' is invalid: it is not a profile URL (https://www.linkedin.com/in/<handle>).");
+    await assertNotClaimed(ctx.env, "linkedin", url);
+
+    const addressed = (await peopleByProfile(ctx.env, url)).filter((p) => p.email);
+    const claimed = await claimedAmong(ctx.env, "email", addressed.map((p) => p.email!));
+    const people = addressed.filter((p) => !claimed.has(p.email!));
+    if (people.length === 0 && addressed.length > 0) {
+      throw new ApiError(451, "claimed_email", "This email address was removed at its owner's request and cannot be served.");
+    }
+    if (people.length === 0) return { body: { data: params.full ? [] : null }, found: false };
+
+    const company = await companyByDomain(ctx.env, people[0]!.domain);
+    const answers = await Promise.all(people.map((p) => finderData(ctx.env, p, company)));
+    // The most likely address is the best-evidenced one; personal addresses before shared ones.
+    answers.sort((a, b) => Number(a.type === "generic") - Number(b.type === "generic") || b.score - a.score);
+    const data: Record<string, unknown>[] | Record<string, unknown> = params.full ? answers : answers[0]!;
+    if (!params.enrich_mobile) return { body: { data }, found: true };
+    const phone = await phoneDataFor(ctx.env, { url, email: answers[0]!.email }, { strict: true });
+    for (const a of Array.isArray(data) ? data : [data]) a.phone_data = phone;
+    return { body: { data }, found: true, extraCost: phoneExtraCost(phone) };
+  },
+});

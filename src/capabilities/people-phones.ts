@@ -6,6 +6,7 @@ import { peopleFind } from "./people-find.js";
 import { phoneFinder, phoneLegacy } from "./phone-finder.js";
 import { phoneValidator } from "./phone-validator.js";
 import { professionalNetwork } from "./professional-network.js";
+import { technology } from "./technology.js";
 
 /** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
 export const PEOPLE_PHONE_CAPABILITIES = [
@@ -17,4 +18,5 @@ export const PEOPLE_PHONE_CAPABILITIES = [
   companiesFind,
   combinedFind,
   professionalNetwork,
+  technology,
 ] as unknown as Capability[];

@@ -16,7 +16,8 @@ const LIMITS = { timeoutMs: 8_000, maxBytes: 1_500_000 };
 /** The stored company, or facts fetched from its site now. Throws 502 when the site cannot be reached at all. */
 export async function companyOrFetch(env: Env, domain: string): Promise<CompanyRecord | null> {
   const stored = await companyByDomain(env, domain);
-  if (stored) return stored;
+  // A row holding only technologies (from a technology lookup) has no company facts yet.
+  if (stored && (stored.name || stored.description || stored.logo || stored.source === "import")) return stored;
   const fetched = await fetchCompanyFacts(env, domain);
   if (!fetched) return null;
   await storeFacts(env, domain, fetched.facts, fetched.phones);
@@ -44,6 +45,11 @@ async function fetchCompanyFacts(env: Env, domain: string): Promise<{ facts: Com
   return known || phones.length ? { facts, phones } : null;
 }
 
+const FACT_COLUMNS = [
+  "name", "description", "logo", "founded", "employee_count", "country", "state", "city", "street_address", "postal_code", "phone",
+  "linkedin_url", "twitter_url", "facebook_url", "instagram_url", "github_url", "youtube_url", "keywords", "same_as",
+];
+
 async function storeFacts(env: Env, domain: string, f: CompanyFacts, phones: { e164: string; uri: string }[]) {
   const now = Date.now();
   const stmts = [
@@ -51,7 +57,7 @@ async function storeFacts(env: Env, domain: string, f: CompanyFacts, phones: { e
       `INSERT INTO companies (domain, name, description, logo, founded, employee_count, country, state, city, street_address, postal_code, phone,
          linkedin_url, twitter_url, facebook_url, instagram_url, github_url, youtube_url, keywords, same_as, source, updated_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, 'crawl', ?21)
-       ON CONFLICT(domain) DO NOTHING`,
+       ON CONFLICT(domain) DO UPDATE SET ${FACT_COLUMNS.map((c) => `${c} = COALESCE(companies.${c}, excluded.${c})`).join(", ")}`,
     ).bind(
       domain,
       f.name,

@@ -33,19 +33,19 @@ export function createAgentApp(options: AgentAppOptions = {}) {
   const gate: GateDeps = { ...productionGate, ...options.gate };
   const capabilities = () => options.capabilities ?? CAPABILITIES;
 
-  const providerOrNull = (env: Env): PaymentProvider | null => {
+  const providerOrNull = async (env: Env, url: string): Promise<PaymentProvider | null> => {
     try {
-      return gate.provider(env);
+      return await gate.provider(env, new URL(url).hostname);
     } catch {
       return null;
     }
   };
 
-  app.get("/openapi.json", (c) =>
-    c.json(agentOpenApiDocument(capabilities(), providerOrNull(c.env), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
+  app.get("/openapi.json", async (c) =>
+    c.json(agentOpenApiDocument(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
   );
-  app.get("/llms.txt", (c) =>
-    c.text(llmsTxt(capabilities(), providerOrNull(c.env), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
+  app.get("/llms.txt", async (c) =>
+    c.text(llmsTxt(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
   );
   app.post("/agent-enrollments", enroll);
   app.get("/agent-enrollments/:id", readEnrollment);
@@ -57,6 +57,7 @@ export function createAgentApp(options: AgentAppOptions = {}) {
         {
           env: c.env,
           query: firstValues(c.req.queries()),
+          host: new URL(c.req.url).hostname,
           authorization: c.req.header("authorization"),
           waitUntil: (p) => c.executionCtx.waitUntil(p),
         },

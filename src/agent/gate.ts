@@ -26,8 +26,8 @@ export const FORWARDED_HEADERS = [
 ] as const;
 
 export interface GateDeps {
-  /** Throws PaymentGateUnavailable when the deployment cannot take payments. */
-  provider(env: Env): PaymentProvider;
+  /** Throws PaymentGateUnavailable when the deployment cannot take payments. `host` picks the default realm. */
+  provider(env: Env, host: string): PaymentProvider | Promise<PaymentProvider>;
   ledger(env: Env): Ledger;
   /** How long a request waits for a concurrent use of the same credential to finish. */
   busyWaitMs?: number;
@@ -36,6 +36,8 @@ export interface GateDeps {
 export interface PaidRequest {
   env: Env;
   query: Record<string, string>;
+  /** Host name the agent called (the default challenge realm). */
+  host: string;
   authorization: string | undefined;
   waitUntil(p: Promise<unknown>): void;
 }
@@ -53,7 +55,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   let provider: PaymentProvider;
   let ledger: Ledger;
   try {
-    provider = deps.provider(req.env);
+    provider = await deps.provider(req.env, req.host);
     ledger = deps.ledger(req.env);
   } catch (err) {
     return unavailable(err);

@@ -1,6 +1,7 @@
 import { createClient, http } from "viem";
 import { tempo as tempoChain } from "viem/chains";
-import { evm, Mppx, tempo } from "mppx/server";
+import { charge as evmCharge } from "mppx/evm/server";
+import { Mppx } from "mppx/server/core";
 import { isProduction, type Env } from "../env.js";
 import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_METHOD_LABEL, DEV_RECIPIENT, DEV_TOKENS } from "./dev-chain.js";
 import { durableMppxStore } from "./ledger-client.js";
@@ -13,7 +14,7 @@ import { STABLECOIN_DECIMALS } from "./prices.js";
  * | variable            | meaning                                                                   |
  * |---------------------|---------------------------------------------------------------------------|
  * | MPP_SECRET_KEY      | HMAC secret binding challenges (>= 32 bytes). Required.                  |
- * | MPP_REALM           | realm in challenges; default "contact-intelligence"                       |
+ * | MPP_REALM           | realm in challenges; default the request's host name                      |
  * | MPP_METHOD          | "tempo" or "evm-dev"; default tempo in production, evm-dev elsewhere      |
  * | TEMPO_RPC_URL       | Tempo JSON-RPC endpoint (tempo)                                           |
  * | TEMPO_RECIPIENT     | address that receives payments (tempo)                                    |
@@ -36,24 +37,35 @@ export function chosenMethod(env: Env): MethodChoice {
   return wanted;
 }
 
-const cache = new WeakMap<object, PaymentProvider>();
+const cache = new WeakMap<object, Map<string, Promise<PaymentProvider>>>();
+/** Host names come from the request: bound the per-isolate cache so junk Host headers cannot grow it. */
+const MAX_REALMS_PER_ISOLATE = 8;
 
-/** The provider for this deployment; cached per isolate and env object (challenges are stateless). */
-export function paymentProviderFor(env: Env): PaymentProvider {
-  const cached = cache.get(env);
+/**
+ * The provider for this deployment, cached per isolate, env object and realm (challenges are
+ * stateless, so any isolate can check any credential). The realm is MPP_REALM, else the host the
+ * agent called: a credential bought on one host is refused on another.
+ */
+export function paymentProviderFor(env: Env, host = "localhost"): Promise<PaymentProvider> {
+  const realm = env.MPP_REALM?.trim() || host;
+  let byRealm = cache.get(env);
+  if (!byRealm) cache.set(env, (byRealm = new Map()));
+  const cached = byRealm.get(realm);
   if (cached) return cached;
-  const provider = buildProvider(env);
-  cache.set(env, provider);
+  const provider = buildProvider(env, realm);
+  if (byRealm.size >= MAX_REALMS_PER_ISOLATE) byRealm.clear();
+  byRealm.set(realm, provider);
+  // A misconfiguration is not cached: fixing the variables takes effect without a redeploy race.
+  provider.catch(() => byRealm.delete(realm));
   return provider;
 }
 
-function buildProvider(env: Env): PaymentProvider {
+async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> {
   const secretKey = env.MPP_SECRET_KEY;
   if (!secretKey || new TextEncoder().encode(secretKey).length < 32) {
     throw new PaymentGateUnavailable("The payment gate is not configured (MPP_SECRET_KEY missing or shorter than 32 bytes).");
   }
   if (!env.PAYMENT_LEDGER) throw new PaymentGateUnavailable("The payment ledger is not bound (PAYMENT_LEDGER).");
-  const realm = env.MPP_REALM?.trim() || "contact-intelligence";
   const method = chosenMethod(env);
 
   if (method === "evm-dev") {
@@ -69,7 +81,7 @@ function buildProvider(env: Env): PaymentProvider {
       realm,
       secretKey,
       methods: [
-        evm.charge({
+        evmCharge({
           currency: DEV_TOKENS.USDC,
           recipient,
           chainId: DEV_CHAIN_ID,
@@ -98,6 +110,8 @@ function buildProvider(env: Env): PaymentProvider {
   ].filter(Boolean);
   if (missing.length) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
   const chain = { ...tempoChain, id: chainId };
+  // Loaded only where Tempo is configured: the Tempo method brings a ~700 KB payment page along.
+  const { tempo } = await import("mppx/server");
   const mppx = Mppx.create({
     realm,
     secretKey,

@@ -54,8 +54,8 @@ export interface Harness {
 }
 
 /** The agent app in-process with its own capability list, env and gate dependencies. */
-export function harness(opts: { env?: Partial<Env>; gate?: Partial<GateDeps> } = {}): Harness {
-  const app = createAgentApp({ capabilities: TEST_CAPABILITIES, gate: opts.gate });
+export function harness(opts: { env?: Partial<Env>; gate?: Partial<GateDeps>; capabilities?: Capability[] } = {}): Harness {
+  const app = createAgentApp({ capabilities: opts.capabilities ?? TEST_CAPABILITIES, gate: opts.gate });
   const testEnv = { ...env, ...opts.env } as Env;
   return {
     fetch: async (input, init) => {
@@ -69,8 +69,8 @@ export function harness(opts: { env?: Partial<Env>; gate?: Partial<GateDeps> } =
 
 /** The real provider with faults injected at one step. */
 export function faultyProvider(faults: { validate?: () => unknown; settle?: () => unknown; challenge?: () => unknown }): GateDeps["provider"] {
-  return (e) => {
-    const real: PaymentProvider = productionGate.provider(e);
+  return async (e, host) => {
+    const real: PaymentProvider = await productionGate.provider(e, host);
     return {
       ...real,
       currencies: real.currencies,

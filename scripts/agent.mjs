@@ -1,0 +1,60 @@
+// `npm run agent -- "/email-verifier?email=someone@example.com"`: pays the local Worker for one call
+// with the mppx client and the development payment method (EIP-3009 authorizations signed by a
+// local key, on dev chain 31337: no real funds), then prints status, receipt and body.
+//   AGENT_BASE_URL     server to pay (default http://localhost:8787)
+//   AGENT_PRIVATE_KEY  0x-prefixed key to sign with (default: a fresh random key per run)
+//   AGENT_CURRENCY     USDC (default) or USDT: which of the two challenges to pay
+import { Receipt } from "mppx";
+import { Mppx, evm } from "mppx/client";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_TOKENS } from "../src/agent/dev-chain.ts";
+
+const path = process.argv[2];
+if (!path || !path.startsWith("/")) {
+  console.error('usage: npm run agent -- "/email-verifier?email=someone@example.com"');
+  process.exit(2);
+}
+const base = (process.env.AGENT_BASE_URL ?? "http://localhost:8787").replace(/\/$/, "");
+const currency = (process.env.AGENT_CURRENCY ?? "USDC").toUpperCase();
+if (!(currency in DEV_TOKENS)) {
+  console.error("AGENT_CURRENCY must be USDC or USDT");
+  process.exit(2);
+}
+const account = privateKeyToAccount(process.env.AGENT_PRIVATE_KEY ?? generatePrivateKey());
+const wanted = DEV_TOKENS[currency].toLowerCase();
+
+const mppx = Mppx.create({
+  polyfill: false,
+  methods: [evm({ account, authorization: DEV_AUTHORIZATION, networks: [DEV_CHAIN_ID], currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT] })],
+  orderChallenges: (candidates) =>
+    [...candidates].sort(
+      (a, b) => Number(b.challenge.request.currency?.toLowerCase() === wanted) - Number(a.challenge.request.currency?.toLowerCase() === wanted),
+    ),
+});
+
+const url = `${base}${path}`;
+console.log(`payer   ${account.address} (dev chain ${DEV_CHAIN_ID}, ${currency})`);
+console.log(`GET     ${url}`);
+let res;
+try {
+  res = await mppx.fetch(url);
+} catch (err) {
+  console.error(`request failed: ${err.message}${err.cause ? ` (${err.cause.message ?? err.cause})` : ""}`);
+  console.error(`Is the server running? Start it with \`npm start\` (or set AGENT_BASE_URL).`);
+  process.exit(1);
+}
+console.log(`status  ${res.status}`);
+console.log(`charged ${res.headers.get("x-payment-charged") ?? "(no header)"}`);
+const receiptHeader = res.headers.get("payment-receipt");
+if (receiptHeader) console.log(`receipt ${JSON.stringify(Receipt.deserialize(receiptHeader))}`);
+for (const name of ["x-daily-request-left", "x-minute-request-left", "retry-after"]) {
+  const v = res.headers.get(name);
+  if (v !== null) console.log(`${name} ${v}`);
+}
+const text = await res.text();
+let body = text;
+try {
+  body = JSON.stringify(JSON.parse(text), null, 2);
+} catch {}
+console.log(body);
+process.exit(res.ok ? 0 : 1);

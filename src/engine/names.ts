@@ -1,4 +1,4 @@
-import anyAscii from "any-ascii";
+import transliterate from "@sindresorhus/transliterate";
 
 /**
  * Person names as mail systems spell them: lowercase ASCII letters. Transliteration is ambiguous
@@ -12,16 +12,19 @@ export interface PersonName {
   middle?: string;
 }
 
-/** How a part was spelled: "plain" = any-ascii (ü→u), "expanded" = German/Nordic digraphs (ü→ue, ø→oe, å→aa). */
+/** How a part was spelled: "plain" = bare letters (ü→u, ø→o), "expanded" = German/Nordic digraphs (ü→ue, ø→oe, å→aa). */
 export type Transliteration = "plain" | "expanded";
 
 const APOSTROPHES = /['’ʼ`´‘]/g;
 const EXPANDED: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue", ß: "ss", ø: "oe", å: "aa", æ: "ae" };
 
+// The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
+const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]];
+
 function ascii(part: string, style: Transliteration): string {
   let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
   if (style === "expanded") s = s.replace(/[äöüßøåæ]/g, (c) => EXPANDED[c] ?? c);
-  return anyAscii(s).toLowerCase();
+  return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();
 }
 
 /**

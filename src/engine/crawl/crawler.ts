@@ -140,7 +140,9 @@ export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudg
   const done = new Set<string>();
   const home = await runPass(env, { domain, origin, robots, queue: [`${origin}/`], done, budget: { ...budget, maxPages: 1 }, startedAt, followLinks: false });
   const homeLinks = home.pages[0]?.extraction.links ?? [];
-  const candidates = rankCandidates([...homeLinks, ...GUESSED_PATHS.map((p) => `${origin}${p}`)], done);
+  // Pages the site links to come before guessed paths, which often answer 404.
+  const linked = rankCandidates(homeLinks, done);
+  const candidates = [...linked, ...rankCandidates(GUESSED_PATHS.map((p) => `${origin}${p}`), new Set([...done, ...linked]))];
   const rest = await runPass(env, {
     domain, origin, robots, queue: candidates, done, budget: { ...budget, maxPages: budget.maxPages - 1 }, startedAt, followLinks: false,
   });

@@ -1,3 +1,4 @@
+import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
 import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, scanAddresses } from "./addresses.js";
@@ -56,7 +57,8 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const jsonLdBlocks: string[] = [];
   let jsonLdBuffer = "";
   let title = "";
-  const country = countryOfDomain(targetDomain);
+  const telLinks: string[] = [];
+  let lang = "";
 
   const mark = (raw: string, via: Mark["via"], inAnchor: boolean) => {
     const m: Mark = { raw, line: lines.length, anchorText: "", via };
@@ -92,8 +94,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
           return;
         }
         if (/^tel:/i.test(href)) {
-          const e164 = toE164(href, country);
-          if (e164) phones.add(e164);
+          telLinks.push(href);
           return;
         }
         const cf = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)/i.exec(href);
@@ -122,6 +123,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         if (decoded) mark(decoded, "cfemail", anchor !== null);
       },
     })
+    .on("html[lang]", { element: (el) => void (lang = el.getAttribute("lang") ?? "") })
     .on("meta[content]", {
       element(el) {
         const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? el.getAttribute("itemprop") ?? "").toLowerCase();
@@ -157,9 +159,15 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
 
   const jsonLd = jsonLdNodes(jsonLdBlocks);
   const addresses = collectAddresses(lines, marks, jsonLd, targetDomain);
-  for (const p of phonesInLines(lines, country)) phones.add(p);
   const allLinkList = [...allLinks];
   const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
+  // Numbers written without +country are read in the country the page is about.
+  const country = (company.country as CountryCode | null) ?? countryOfDomain(targetDomain) ?? countryOfLanguage(lang);
+  for (const href of telLinks) {
+    const e164 = toE164(href, country);
+    if (e164) phones.add(e164);
+  }
+  for (const p of phonesInLines(lines, country)) phones.add(p);
   return {
     addresses,
     phones: [...phones],
@@ -171,6 +179,15 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     jsonLd,
     lines,
   };
+}
+
+/** Languages spoken mainly in one country; `de-AT` style tags name the region outright. */
+const LANGUAGE_COUNTRY: Record<string, CountryCode> = { de: "DE", fr: "FR", it: "IT", nl: "NL", pl: "PL", da: "DK", sv: "SE", fi: "FI", nb: "NO", cs: "CZ", ja: "JP" };
+
+function countryOfLanguage(lang: string): CountryCode | undefined {
+  const [language, region] = lang.toLowerCase().split(/[-_]/);
+  if (region && /^[a-z]{2}$/.test(region) && isSupportedCountry(region.toUpperCase())) return region.toUpperCase() as CountryCode;
+  return language ? LANGUAGE_COUNTRY[language] : undefined;
 }
 
 function fromPlainText(body: string, targetDomain: string): PageExtraction {

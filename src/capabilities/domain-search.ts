@@ -1,0 +1,217 @@
+import { z } from "@hono/zod-openapi";
+import { filterClaimed } from "../engine/claims.js";
+import { ensureIndexed } from "../engine/discovery.js";
+import { isDisposableDomain, isWebmailDomain } from "../engine/domain-lists.js";
+import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../engine/index-read.js";
+import { inferPatterns, matchPatterns } from "../engine/patterns.js";
+import { rfc3339 } from "../http/time.js";
+import { queryBool, queryIntOr } from "../http/validation.js";
+import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./finder-shapes.js";
+import { defineCapability } from "./registry.js";
+
+/**
+ * Score of a listed address, from what the index knows about it: 40 for being published at all,
+ * +10 per page still showing it (up to +30), +15 when a person's name is attached, +10 for a
+ * personal address in the domain's main format; an address no page shows any more loses 30.
+ */
+export function listingScore(row: EmailRow, sources: SourceOut[], mainPattern: boolean): number {
+  const live = sources.filter((s) => s.still_on_page).length;
+  let score = 40 + Math.min(30, live * 10) + (row.firstName && row.lastName ? 15 : 0) + (mainPattern ? 10 : 0);
+  if (live === 0) score -= 30;
+  return Math.max(1, Math.min(99, score));
+}
+
+function organization(domain: string, company: CompanyRow | undefined, pattern: string | null, acceptAll: boolean | null, updatedAt: number | null) {
+  const list = (json: string | null | undefined) => {
+    try {
+      const v = json ? JSON.parse(json) : [];
+      return Array.isArray(v) ? v.filter((x) => typeof x === "string") : [];
+    } catch {
+      return [];
+    }
+  };
+  return {
+    organization: company?.name ?? null,
+    website_url: domain,
+    description: company?.description ?? null,
+    industries: company?.industry ?? null,
+    founded: company?.founded ?? null,
+    company_size: company?.companySize ?? null,
+    company_type: company?.companyType ?? null,
+    revenue: company?.revenue ?? null,
+    employee_count: company?.employeeCount ?? null,
+    logo: company?.logo ?? null,
+    location: {
+      country: company?.country ?? null,
+      city: company?.city ?? null,
+      state: company?.state ?? null,
+      street_address: company?.streetAddress ?? null,
+      postal_code: company?.postalCode ?? null,
+    },
+    social_links: {
+      twitter_url: company?.twitterUrl ?? null,
+      facebook_url: company?.facebookUrl ?? null,
+      linkedin_url: company?.linkedinUrl ?? null,
+      instagram_url: company?.instagramUrl ?? null,
+      github_url: company?.githubUrl ?? null,
+      youtube_url: company?.youtubeUrl ?? null,
+    },
+    // A string here (the per-email field is a bool): "" when the site gives no number.
+    phone_number: company?.phone ?? "",
+    disposable: isDisposableDomain(domain),
+    webmail: isWebmailDomain(domain),
+    accept_all: acceptAll ?? false,
+    pattern,
+    keywords: list(company?.keywords),
+    last_updated: rfc3339(updatedAt),
+    // Not measured by this service: left null rather than invented.
+    total_similar: null,
+    ranking: null,
+    domain_score: null,
+    whois: { registrar_name: null, created_date: null, referral_url: null },
+  };
+}
+
+const EmailSchema = z.object({
+  email: z.string(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  full_name: z.string().nullable(),
+  gender: z.string().nullable(),
+  phone_number: z.boolean(),
+  type: z.enum(["personal", "generic"]),
+  country: z.string().nullable(),
+  position: z.string().nullable(),
+  department: z.string().nullable(),
+  seniority: z.string().nullable(),
+  twitter: z.string().nullable(),
+  linkedin: z.string().nullable(),
+  score: z.number().int(),
+  accept_all: z.boolean(),
+  pattern: z.string().nullable(),
+  last_updated: z.string().nullable(),
+  verification: VerificationSchema,
+  sources: z.array(SourceSchema),
+});
+
+const ResponseSchema = z
+  .object({
+    data: z.object({ organization: z.record(z.string(), z.unknown()), emails: z.array(EmailSchema) }),
+    meta: z.object({
+      total: z.number().int(),
+      pageSize: z.number().int(),
+      current: z.number().int(),
+      total_pages: z.number().int(),
+      params: z.object({
+        domain: z.string(),
+        page: z.number().int(),
+        limit: z.number().int(),
+        department: z.string().nullable(),
+        country: z.string().nullable(),
+        type: z.string(),
+        live: z.boolean(),
+      }),
+    }),
+  })
+  .openapi("DomainSearch");
+
+export const domainSearch = defineCapability({
+  name: "domain-search",
+  label: "Domain Search",
+  summary: "Email addresses published on a company's website, with their sources, names and positions",
+  tag: "Finder",
+  paths: ["/domain-search"],
+  agentPath: "/domain-search",
+  params: z.object({
+    ...domainOrCompany,
+    limit: queryIntOr(10, { min: 1, max: 100 }),
+    page: queryIntOr(1, { min: 1, max: 10_000 }),
+    department: departmentParam,
+    country: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{2}$/, { message: "expected a two-letter country code" })
+      .optional()
+      .openapi({ description: "ISO 3166 alpha-2: only people known to be in this country" }),
+    type: z.enum(["personal", "generic"]).optional(),
+    enrich_mobile: queryBool(),
+    webhook_url: z.string().optional(),
+  }),
+  rateGroup: "search",
+  cost: { balance: "search", amount: 1 },
+  estimatedCostHeader: "X-Estimated-Cost",
+  usageCategory: "search",
+  response: ResponseSchema,
+  async handler(params, ctx) {
+    const domain = await resolveTarget(ctx.env, params);
+    const state = await ensureIndexed(ctx, domain);
+    const [rows, company, dom] = await Promise.all([emailsOfDomain(ctx.env, domain), companyOf(ctx.env, domain), domainRow(ctx.env, domain)]);
+    const country = params.country?.toUpperCase() ?? null;
+    const countries = country ? await countriesOf(ctx.env, domain) : new Map<string, string>();
+    const visible = new Set(await filterClaimed(ctx.env, "email", rows.map((r) => r.email)));
+    const inference = inferPatterns(namedAddresses(rows));
+    const main = inference.shares[0]?.pattern ?? null;
+
+    const matching = rows.filter(
+      (r) =>
+        visible.has(r.email) &&
+        (!params.type || r.type === params.type) &&
+        (!params.department || r.department === params.department) &&
+        (!country || countries.get(r.email) === country),
+    );
+    const sources = await sourcesOf(ctx.env, matching.map((r) => r.email));
+    const scored = matching
+      .map((r) => {
+        const src = sources.get(r.email) ?? [];
+        const pattern = r.type === "personal" && r.firstName && r.lastName ? (matchPatterns(r.localPart, { first: r.firstName, last: r.lastName }).patterns[0] ?? null) : null;
+        return { row: r, src, pattern, score: listingScore(r, src, pattern !== null && pattern === main) };
+      })
+      .sort((a, b) => b.score - a.score || a.row.email.localeCompare(b.row.email));
+    const total = scored.length;
+    const pageRows = scored.slice((params.page - 1) * params.limit, params.page * params.limit);
+
+    const emailsOut = pageRows.map(({ row, src, score, pattern }) => ({
+      email: row.email,
+      first_name: row.firstName,
+      last_name: row.lastName,
+      full_name: row.firstName && row.lastName ? `${row.firstName} ${row.lastName}` : null,
+      gender: null,
+      phone_number: false,
+      type: row.type as "personal" | "generic",
+      country: countries.get(row.email) ?? null,
+      position: row.position,
+      department: row.department,
+      seniority: row.seniority,
+      twitter: null,
+      linkedin: null,
+      score,
+      accept_all: dom?.acceptAll ?? false,
+      pattern,
+      last_updated: rfc3339(row.lastSeenAt),
+      // Domain search lists what the pages show; it does not run the verifier on each address.
+      verification: { date: null, status: null },
+      sources: src,
+    }));
+    return {
+      body: {
+        data: { organization: organization(domain, company, main, dom?.acceptAll ?? null, company?.updatedAt ?? dom?.crawledAt ?? null), emails: emailsOut },
+        meta: {
+          total,
+          pageSize: params.limit,
+          current: params.page,
+          total_pages: Math.ceil(total / params.limit),
+          params: {
+            domain,
+            page: params.page,
+            limit: params.limit,
+            department: params.department ?? null,
+            country,
+            type: params.type ?? "all",
+            live: state.live,
+          },
+        },
+      },
+      found: total > 0,
+    };
+  },
+});

@@ -1,0 +1,54 @@
+import { z } from "@hono/zod-openapi";
+import { ensureIndexed } from "../engine/discovery.js";
+import { finderData, findEmail } from "../engine/finder.js";
+import { type PersonName, splitFullName } from "../engine/names.js";
+import { ApiError } from "../http/errors.js";
+import { queryBool } from "../http/validation.js";
+import { domainOrCompany, FinderDataSchema, resolveTarget } from "./finder-shapes.js";
+import { defineCapability } from "./registry.js";
+
+const namePart = (what: string) => z.string().trim().min(1).max(100).optional().openapi({ description: what });
+
+export function personName(params: { full_name?: string; first_name?: string; last_name?: string }): PersonName {
+  if (params.first_name && params.last_name) return { first: params.first_name, last: params.last_name };
+  if (params.full_name) {
+    const name = splitFullName(params.full_name);
+    if (name) return name;
+    throw new ApiError(400, "params_invalid", "The parameter 'full_name' is invalid: it needs a first and a last name.");
+  }
+  throw new ApiError(400, "params_invalid", "The parameters 'first_name' and 'last_name' (or 'full_name') are required.");
+}
+
+/**
+ * When no address can be proposed (no address of the person was published and the domain shows no
+ * named address to learn its format from) the answer is still 200, with `email` and `score` null,
+ * and it is not billed: clients of this API treat any non-200 as an error, and "nothing found" is
+ * not one.
+ */
+export const emailFinder = defineCapability({
+  name: "email-finder",
+  label: "Email Finder",
+  summary: "The most likely address of a person at a company, scored from evidence (seen on its pages, the domain's format, verification)",
+  tag: "Finder",
+  paths: ["/email-finder"],
+  agentPath: "/email-finder",
+  params: z.object({
+    ...domainOrCompany,
+    full_name: namePart("Full name, when first_name and last_name are not given"),
+    first_name: namePart("First name"),
+    last_name: namePart("Last name"),
+    enrich_mobile: queryBool(),
+    webhook_url: z.string().optional(),
+  }),
+  rateGroup: "search",
+  cost: { balance: "search", amount: 1 },
+  usageCategory: "search",
+  response: z.object({ data: FinderDataSchema }),
+  async handler(params, ctx) {
+    const name = personName(params);
+    const domain = await resolveTarget(ctx.env, params);
+    await ensureIndexed(ctx, domain);
+    const answer = await findEmail(ctx, domain, name);
+    return { body: { data: finderData(domain, name, answer) }, found: answer.email !== null };
+  },
+});

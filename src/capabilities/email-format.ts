@@ -1,0 +1,30 @@
+import { z } from "@hono/zod-openapi";
+import { ensureIndexed } from "../engine/discovery.js";
+import { emailsOfDomain, namedAddresses } from "../engine/index-read.js";
+import { inferPatterns, percentages } from "../engine/patterns.js";
+import { domainOrCompany, resolveTarget } from "./finder-shapes.js";
+import { defineCapability } from "./registry.js";
+
+export const emailFormat = defineCapability({
+  name: "email-format",
+  label: "Email Format",
+  summary: "Address formats a domain uses ({first}.{last}, {f}{last}, ...), with integer percentages inferred from its published addresses",
+  tag: "Finder",
+  paths: ["/email-format"],
+  agentPath: "/email-format",
+  params: z.object({ domain: domainOrCompany.domain }),
+  rateGroup: "format",
+  cost: { balance: "search", amount: 1 },
+  exhaustedAs: "rate_limit",
+  usageCategory: "search",
+  response: z
+    .object({ data: z.array(z.object({ format: z.string(), percentage: z.number().int() })) })
+    .openapi("EmailFormat", { description: "Empty (and not billed) when the domain publishes no named personal address" }),
+  async handler(params, ctx) {
+    const domain = await resolveTarget(ctx.env, params);
+    await ensureIndexed(ctx, domain);
+    const inference = inferPatterns(namedAddresses(await emailsOfDomain(ctx.env, domain)));
+    const data = percentages(inference.shares);
+    return { body: { data }, found: data.length > 0 };
+  },
+});

@@ -1,0 +1,139 @@
+import type { Env } from "../env.js";
+import { ApiError } from "../http/errors.js";
+import { rfc3339 } from "../http/time.js";
+import { assertNotClaimed } from "./claims.js";
+import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
+import { countryOfDomain } from "./extract/company.js";
+import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "./index-read.js";
+import { fullNameOf, nameKey, type PersonName, type Transliteration } from "./names.js";
+import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
+import { departmentOf, seniorityOf } from "./positions.js";
+import { verifyEmail } from "./verify.js";
+
+/**
+ * The email finder: the most likely address of a person at a domain, scored from evidence only.
+ *
+ * Score (integer 0–100):
+ *  - seen verbatim on the domain's pages: 95 while a page still shows it, 80 when it has gone;
+ *  - otherwise proposed from the domain's inferred format: 10 + 80 × the format's smoothed share,
+ *    capped at 85 (one matching address gives ~50, ten consistent ones ~80);
+ *  - the verifier then adjusts it: `valid` +10 (max 99), `invalid` caps it at 10; `unknown`,
+ *    `accept_all` (no SMTP proof) leave it as it is.
+ * With neither a verbatim address nor any named address to learn a format from, nothing is proposed.
+ */
+
+export interface FinderAnswer {
+  email: string | null;
+  score: number | null;
+  pattern: Pattern | null;
+  verbatim: boolean;
+  position: string | null;
+  department: string | null;
+  seniority: string | null;
+  sources: SourceOut[];
+  verification: { date: string | null; status: string | null };
+  acceptAll: boolean | null;
+  company: string | null;
+}
+
+interface FinderCtx {
+  env: Env;
+  now: () => number;
+}
+
+function sameName(row: EmailRow, name: PersonName): boolean {
+  return !!row.firstName && !!row.lastName && nameKey(row.firstName) === nameKey(name.first) && nameKey(row.lastName) === nameKey(name.last);
+}
+
+/** An address already in the index that is this person's: named as them, or unnamed but in one of their formats. */
+function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | null {
+  const named = rows.find((r) => sameName(r, name));
+  if (named) return named;
+  return (
+    rows.find((r) => r.type === "personal" && !r.firstName && !r.lastName && matchPatterns(r.localPart, name).patterns.length > 0) ?? null
+  );
+}
+
+function defaultStyle(domain: string): Transliteration {
+  const c = countryOfDomain(domain);
+  return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
+}
+
+export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName): Promise<FinderAnswer> {
+  const { env } = ctx;
+  if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
+    throw new ApiError(422, "webmail_domain", `${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
+  }
+  const [rows, company, dom] = await Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]);
+  const base = { company: company?.name ?? null, acceptAll: dom?.acceptAll ?? null };
+
+  let email: string;
+  let score: number;
+  let pattern: Pattern | null = null;
+  let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
+  let sources: SourceOut[] = [];
+  const seen = verbatimMatch(rows, name);
+  if (seen) {
+    email = seen.email;
+    sources = (await sourcesOf(env, [email])).get(email) ?? [];
+    score = sources.some((s) => s.still_on_page) ? 95 : 80;
+    pattern = matchPatterns(seen.localPart, name).patterns[0] ?? null;
+    person = { position: seen.position, department: seen.department, seniority: seen.seniority };
+  } else {
+    const inference = inferPatterns(namedAddresses(rows));
+    const style = inference.style ?? defaultStyle(domain);
+    const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, style) })).find((c) => c.local);
+    if (!choice) {
+      return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
+    }
+    email = `${choice.local}@${domain}`;
+    pattern = choice.s.pattern;
+    score = Math.min(85, Math.round(10 + 80 * choice.s.share));
+  }
+
+  await assertNotClaimed(env, "email", email);
+  const verified = await verifyEmail(env, email);
+  const status = verified.data.status;
+  if (status === "valid") score = Math.min(99, score + 10);
+  else if (status === "invalid") score = Math.min(score, 10);
+  if (!seen && verified.data.sources.length) sources = verified.data.sources;
+
+  return {
+    ...base,
+    email,
+    score,
+    pattern,
+    verbatim: !!seen,
+    ...person,
+    sources,
+    verification: { date: rfc3339(ctx.now()), status },
+    acceptAll: verified.data.smtp_check_run ? verified.data.accept_all : base.acceptAll,
+  };
+}
+
+/** FinderData as the contract shapes it (`phone_number` is a bool, score an int). */
+export function finderData(domain: string, name: PersonName, answer: FinderAnswer) {
+  return {
+    email: answer.email,
+    first_name: name.first,
+    last_name: name.last,
+    full_name: fullNameOf(name),
+    website_url: domain,
+    company: answer.company,
+    position: answer.position,
+    department: answer.department ?? departmentOf(answer.position),
+    seniority: answer.seniority ?? seniorityOf(answer.position),
+    country: null,
+    gender: null,
+    twitter: null,
+    linkedin: null,
+    phone_number: false,
+    accept_all: answer.acceptAll,
+    disposable: isDisposableDomain(domain),
+    webmail: isWebmailDomain(domain),
+    score: answer.score,
+    pattern: answer.pattern,
+    verification: answer.verification,
+    sources: answer.sources,
+  };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { mapReacherOutput, NoSmtpProber, proberFor, ReacherProber, SmtpProberUnavailableError } from "../../src/engine/smtp-prober.js";
+import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
+
+describe("proberFor", () => {
+  it("selects Reacher only when REACHER_URL is set", () => {
+    expect(proberFor({})).toBeInstanceOf(NoSmtpProber);
+    expect(proberFor({ REACHER_URL: "https://reacher.test" })).toBeInstanceOf(ReacherProber);
+  });
+
+  it("NoSmtpProber says it did not run", async () => {
+    expect(await new NoSmtpProber().probe()).toMatchObject({ ran: false, prober: null, deliverable: null, catchAll: null });
+  });
+});
+
+describe("ReacherProber against the fixture backend", () => {
+  const prober = new ReacherProber("https://reacher.test", REACHER_SECRET);
+
+  it("maps a safe, deliverable mailbox", async () => {
+    expect(await prober.probe("valid@probe-verify.test")).toEqual({
+      ran: true,
+      prober: "reacher",
+      reachability: "safe",
+      canConnect: true,
+      deliverable: true,
+      catchAll: false,
+      disabled: false,
+      fullInbox: false,
+      blocked: false,
+      greylisted: false,
+      error: null,
+    });
+  });
+
+  it("maps catch-all, disabled and full inbox", async () => {
+    expect(await prober.probe("x@catchall-verify.test")).toMatchObject({ reachability: "risky", catchAll: true });
+    expect(await prober.probe("disabled@probe-verify.test")).toMatchObject({ reachability: "invalid", disabled: true, deliverable: false });
+    expect(await prober.probe("full@probe-verify.test")).toMatchObject({ fullInbox: true, deliverable: true });
+  });
+
+  it("maps an SMTP error to unknown with the blocked / greylisted flags", async () => {
+    const blocked = await prober.probe("blocked@probe-verify.test");
+    expect(blocked).toMatchObject({ reachability: "unknown", canConnect: false, blocked: true, greylisted: false, deliverable: null });
+    expect(blocked.error).toMatch(/Spamhaus/);
+    expect(await prober.probe("greylist@probe-verify.test")).toMatchObject({ greylisted: true, blocked: false });
+  });
+
+  it("sends the secret header; without it the backend refuses and that is a 503", async () => {
+    const err = await new ReacherProber("https://reacher.test").probe("valid@probe-verify.test").catch((e) => e);
+    expect(err).toBeInstanceOf(SmtpProberUnavailableError);
+    expect(err.status).toBe(503);
+  });
+
+  it("a backend error or an unreachable backend is a 503", async () => {
+    await expect(prober.probe("crash@probe-verify.test")).rejects.toThrow(/HTTP 500/);
+    await expect(new ReacherProber("https://reacher-down.test", REACHER_SECRET).probe("a@probe-verify.test")).rejects.toBeInstanceOf(SmtpProberUnavailableError);
+  });
+
+  it("unknown is_reachable values fall back to unknown", () => {
+    expect(mapReacherOutput({ is_reachable: "maybe", smtp: {} }).reachability).toBe("unknown");
+  });
+});

@@ -4,6 +4,7 @@ import { registerKeyRoutes } from "./v1_keys.js";
 import { registerLogRoutes } from "./v1_logs.js";
 import { registerMeRoute } from "./v1_me.js";
 import { registerUsageRoute } from "./v1_usage.js";
+import { registerRevealRoute } from "./v1_reveal.js";
 import { registerRateLimitsRoute } from "./v1_rate_limits.js";
 import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
@@ -36,6 +37,7 @@ export function createV1App(): ApiApp {
   registerUsageRoute(v1);
   registerLogRoutes(v1);
   registerKeyRoutes(v1);
+  registerRevealRoute(v1);
   mountCapabilities(v1, CAPABILITIES);
 
   v1.onError((err, c) => toErrorResponse(err, c));

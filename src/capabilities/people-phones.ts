@@ -7,6 +7,9 @@ import { phoneFinder, phoneLegacy } from "./phone-finder.js";
 import { phoneValidator } from "./phone-validator.js";
 import { professionalNetwork } from "./professional-network.js";
 import { technology } from "./technology.js";
+import { similar } from "./similar.js";
+import { location } from "./location.js";
+import { domainSuggestions } from "./domain-suggestions.js";
 
 /** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
 export const PEOPLE_PHONE_CAPABILITIES = [
@@ -19,4 +22,7 @@ export const PEOPLE_PHONE_CAPABILITIES = [
   combinedFind,
   professionalNetwork,
   technology,
+  similar,
+  location,
+  domainSuggestions,
 ] as unknown as Capability[];

@@ -8,6 +8,7 @@ import { crawlFirstPass } from "./crawl/crawler.js";
 import { isPrivateIPv4 } from "./crawl/guard.js";
 import { enqueueDeepCrawl } from "./crawl/queue.js";
 import { resolveA } from "./dns.js";
+import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
 import { markCrawlFailed, storeCrawl } from "./index-store.js";
 
 /** An index older than this is re-crawled on the next request that needs it. */
@@ -50,6 +51,8 @@ interface Ctx {
 export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexState> {
   const { env } = ctx;
   const now = ctx.now();
+  // Webmail and throwaway providers publish no one's address: nothing to crawl.
+  if (isWebmailDomain(domain) || isDisposableDomain(domain)) return { domain, live: false, status: "skipped", crawledAt: null };
   const row = await db(env.DB).select().from(domains).where(eq(domains.domain, domain)).get();
   const age = row?.crawledAt != null ? now - row.crawledAt : Infinity;
   if (row && (row.crawlStatus === "done" || row.crawlStatus === "crawling") && age < STALE_AFTER_MS) {

@@ -4,10 +4,9 @@ import { db } from "../db/client.js";
 import { companies, domains, emails, emailSources, people, phones } from "../db/schema-index.js";
 import type { Env } from "../env.js";
 import type { CrawledPage } from "./crawl/crawler.js";
-import { isRoleLocalPart } from "./domain-lists.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "./extract/company.js";
 import { fullNameOf, type PersonName } from "./names.js";
-import { departmentOf, departmentOfRoleAddress, seniorityOf } from "./positions.js";
+import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "./positions.js";
 
 /** D1 binds at most 100 parameters per statement; rows are written in chunks that stay under it. */
 const MAX_PARAMS = 100;
@@ -68,7 +67,7 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
 
   const emailRows = found.map((a) => {
     const local = a.email.slice(0, a.email.indexOf("@"));
-    const generic = isRoleLocalPart(local);
+    const generic = isGenericLocalPart(local);
     return {
       email: a.email,
       domain,

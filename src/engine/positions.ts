@@ -1,3 +1,5 @@
+import { isRoleLocalPart } from "./domain-lists.js";
+
 /**
  * Department and seniority read from a job title or a role address's local part. Keyword rules in
  * priority order: the first rule whose pattern matches wins, so specific titles precede broad ones.
@@ -71,4 +73,9 @@ const ROLE_DEPARTMENTS: Record<string, Department> = {
 export function departmentOfRoleAddress(localPart: string): Department | null {
   const key = localPart.toLowerCase().split(/[+]/)[0]!.replace(/[._-]/g, "");
   return ROLE_DEPARTMENTS[key] ?? null;
+}
+
+/** A mailbox of a function rather than a person: the maintained role list, plus the localised role words above (karriere@, presse@). */
+export function isGenericLocalPart(localPart: string): boolean {
+  return isRoleLocalPart(localPart) || departmentOfRoleAddress(localPart) !== null;
 }

@@ -1,7 +1,6 @@
-import { isRoleLocalPart } from "../domain-lists.js";
 import { looksLikePersonName, type PersonName, splitFullName } from "../names.js";
 import { matchPatterns } from "../patterns.js";
-import { departmentOf, seniorityOf } from "../positions.js";
+import { departmentOf, isGenericLocalPart, seniorityOf } from "../positions.js";
 
 export interface FoundAddress {
   email: string;
@@ -55,7 +54,7 @@ export function personNear(
   sameLineBefore?: string,
 ): { name: PersonName | null; position: string | null } {
   const local = email.slice(0, email.indexOf("@"));
-  if (isRoleLocalPart(local)) return { name: null, position: null };
+  if (isGenericLocalPart(local)) return { name: null, position: null };
 
   let name: PersonName | null = null;
   let position: string | null = null;

@@ -85,6 +85,11 @@ describe("GET /v1/email-verifier", () => {
     expect((await json(res)).errors).toMatchObject({ type: "claimed_email", code: 451 });
   });
 
+  it("is documented in the OpenAPI document under both paths", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/email-verifier", "/email-verifier/{email}", "/domain-status"]));
+  });
+
   it("requires credentials", async () => {
     expect((await call("/v1/email-verifier?email=jane%40acme-verify.test")).status).toBeGreaterThanOrEqual(400);
   });

@@ -63,7 +63,8 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget) {
     const robotsUrl = `${base}/robots.txt`;
     const fetched = await fetchPage(robotsUrl, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 });
     if (fetched.kind === "unreachable") {
-      last = fetched;
+      // A timeout on either host is the more telling failure (504 rather than 502).
+      if (!last || fetched.timedOut) last = fetched;
       continue;
     }
     const origin = new URL(fetched.url).origin;

@@ -1,0 +1,154 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "../../src/db/client.js";
+import { domains, emails, emailSources, people } from "../../src/db/schema-index.js";
+import { crawlFirstPass, FIRST_PASS } from "../../src/engine/crawl/crawler.js";
+import { parseUserUrl, refusalReason } from "../../src/engine/crawl/guard.js";
+import { rankCandidates, sitemapLocations } from "../../src/engine/crawl/plan.js";
+import { DEEP_CRAWL_QUEUE } from "../../src/engine/crawl/queue.js";
+import { emptyCompanyFacts } from "../../src/engine/extract/company.js";
+import { storeCrawl } from "../../src/engine/index-store.js";
+import worker from "../../src/index.js";
+
+const store = () => db(env.DB);
+
+describe("crawl planning and guards", () => {
+  it("ranks keyword pages, drops non-keyword pages and assets", () => {
+    const ranked = rankCandidates(
+      ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum"],
+      new Set(),
+    );
+    expect(ranked).toEqual(["https://a.test/contact", "https://a.test/team", "https://a.test/about", "https://a.test/impressum"]);
+  });
+
+  it("reads sitemap locations, including CDATA and sitemap indexes", () => {
+    expect(sitemapLocations("<urlset><url><loc>https://a.test/x?a=1&amp;b=2</loc></url><url><loc><![CDATA[https://a.test/y]]></loc></url></urlset>")).toEqual({
+      urls: ["https://a.test/x?a=1&b=2", "https://a.test/y"],
+      isIndex: false,
+    });
+    expect(sitemapLocations("<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap></sitemapindex>").isIndex).toBe(true);
+  });
+
+  it("refuses private, loopback and non-http(s) targets in production only", () => {
+    const prod = { ENVIRONMENT: "production" };
+    const dev = { ENVIRONMENT: "development" };
+    for (const bad of ["http://127.0.0.1/", "http://10.0.0.5/admin", "http://[::1]/", "http://localhost:8787/", "http://intranet.corp/", "http://printer.local/", "http://acme.com:8080/"]) {
+      expect(refusalReason(new URL(bad), prod), bad).not.toBeNull();
+    }
+    expect(refusalReason(new URL("https://www.acme.com/about"), prod)).toBeNull();
+    expect(refusalReason(new URL("ftp://acme.com/"), dev)).not.toBeNull();
+    expect(refusalReason(new URL("http://127.0.0.1/"), dev)).toBeNull();
+    expect(() => parseUserUrl("http://169.254.169.254/latest/meta-data", prod)).toThrow(/cannot be fetched/);
+    expect(parseUserUrl("blog.acme.com/post", prod).href).toBe("https://blog.acme.com/post");
+  });
+});
+
+describe("first pass", () => {
+  it("honours robots.txt, reads the home page and the best linked pages within the page budget", async () => {
+    const out = await crawlFirstPass(env, "acme-widgets.test");
+    expect(out.origin).toBe("https://acme-widgets.test");
+    // Home, then the linked keyword pages; the fifth slot went to a guessed path that answered 404.
+    expect(out.pages.map((p) => p.url)).toEqual([
+      "https://acme-widgets.test/",
+      "https://acme-widgets.test/contact",
+      "https://acme-widgets.test/team",
+      "https://acme-widgets.test/about",
+    ]);
+    expect(out.disallowed).toEqual(["https://acme-widgets.test/private/staff-list"]);
+    expect(out.done.length).toBeLessThanOrEqual(FIRST_PASS.maxPages + out.disallowed.length);
+    expect(out.pending).toContain("https://acme-widgets.test/.well-known/security.txt");
+    expect(out.sitemaps).toEqual(["https://acme-widgets.test/sitemap.xml"]);
+  });
+
+  it("honours rules written for this crawler's user agent", async () => {
+    const out = await crawlFirstPass(env, "cloudy-tools.test");
+    expect(out.disallowed).toContain("https://cloudy-tools.test/team");
+    expect(out.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).not.toContain("hidden.member@cloudy-tools.test");
+  });
+
+  it("gives up on a site that answers too slowly, as a timeout", async () => {
+    const out = await crawlFirstPass(env, "slow-site.test", { ...FIRST_PASS, pageTimeoutMs: 200, totalMs: 1_000 });
+    expect(out.origin).toBeNull();
+    expect(out.failure).toEqual({ reason: "timed out", timedOut: true });
+  });
+
+  it("reports a site without any answer as unreachable", async () => {
+    const out = await crawlFirstPass(env, "down-site.test");
+    expect(out.origin).toBeNull();
+    expect(out.failure?.timedOut).toBe(false);
+  });
+});
+
+describe("deep-crawl queue consumer", () => {
+  it("crawls the sitemap and remaining pages, stores what they show and marks the domain done", async () => {
+    const first = await crawlFirstPass(env, "acme-widgets.test");
+    await storeCrawl(env, { domain: "acme-widgets.test", pages: first.pages, status: "crawling", error: null, now: Date.now() });
+    const batch = createMessageBatch(DEEP_CRAWL_QUEUE, [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: { domain: "acme-widgets.test", done: first.done, pending: first.pending } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["m1"]);
+    expect(result.retryMessages).toEqual([]);
+
+    const rows = await store().select().from(emails).where(eq(emails.domain, "acme-widgets.test")).all();
+    const found = rows.map((r) => r.email);
+    // From the sitemap (press release, leadership) and security.txt; never the robots-refused page.
+    expect(found).toEqual(expect.arrayContaining(["carla.diaz@acme-widgets.test", "press@acme-widgets.test", "mary.major@acme-widgets.test", "security@acme-widgets.test"]));
+    expect(found).not.toContain("secret.person@acme-widgets.test");
+    const carla = await store().select().from(people).where(eq(people.email, "carla.diaz@acme-widgets.test")).get();
+    expect(carla).toMatchObject({ fullName: "Carla Diaz", position: "Head of Communications", department: "communication", seniority: "senior", sourceUri: "https://acme-widgets.test/press/2024-launch" });
+    const dom = await store().select().from(domains).where(eq(domains.domain, "acme-widgets.test")).get();
+    expect(dom?.crawlStatus).toBe("done");
+    expect(dom?.pagesCrawled).toBeGreaterThan(first.pages.length);
+  });
+
+  it("retries a message whose site cannot be reached and drops a malformed one", async () => {
+    const batch = createMessageBatch(DEEP_CRAWL_QUEUE, [
+      { id: "down", timestamp: new Date(), attempts: 1, body: { domain: "down-site.test", done: [], pending: [] } },
+      { id: "junk", timestamp: new Date(), attempts: 1, body: { nope: true } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["junk"]);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["down"]);
+  });
+
+  it("leaves messages of an unknown queue for retry", async () => {
+    const batch = createMessageBatch("no-such-queue", [{ id: "x", timestamp: new Date(), attempts: 1, body: {} }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(true);
+  });
+});
+
+describe("index writes", () => {
+  it("marks an address that left a re-crawled page as no longer on it, and adds the newcomer", async () => {
+    await fetch("https://changing-corp.test/__version?v=1");
+    const t1 = Date.now() - 60_000;
+    const first = await crawlFirstPass(env, "changing-corp.test");
+    await storeCrawl(env, { domain: "changing-corp.test", pages: first.pages, status: "done", error: null, now: t1 });
+    await fetch("https://changing-corp.test/__version?v=2");
+    const second = await crawlFirstPass(env, "changing-corp.test");
+    await storeCrawl(env, { domain: "changing-corp.test", pages: second.pages, status: "done", error: null, now: t1 + 30_000 });
+    const src = await store().select().from(emailSources).where(eq(emailSources.uri, "https://changing-corp.test/")).all();
+    const still = Object.fromEntries(src.map((s) => [s.email, s.stillOnPage]));
+    expect(still).toEqual({ "old.timer@changing-corp.test": false, "stay.put@changing-corp.test": true, "new.hire@changing-corp.test": true });
+    const stay = src.find((s) => s.email === "stay.put@changing-corp.test")!;
+    expect([stay.extractedOn, stay.lastSeenOn]).toEqual([t1, t1 + 30_000]);
+  });
+
+  it("writes hundreds of addresses in one pass without hitting D1's 100-parameter limit", async () => {
+    const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, name: null, position: null, via: "text" as const }));
+    const extraction = { addresses, phones: [], company: emptyCompanyFacts(), links: [], allLinks: [], meta: new Map(), title: null, jsonLd: [], lines: [] };
+    const pages = [0, 1, 2].map((i) => ({ url: `https://bulk-corp.test/p${i}`, extraction }));
+    const result = await storeCrawl(env, { domain: "bulk-corp.test", pages, status: "done", error: null, now: Date.now() });
+    expect(result.addresses).toBe(250);
+    const sources = await store().select().from(emailSources).where(and(eq(emailSources.websiteUrl, "bulk-corp.test"), eq(emailSources.stillOnPage, true))).all();
+    expect(sources).toHaveLength(750);
+  });
+});

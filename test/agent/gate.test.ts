@@ -88,6 +88,19 @@ describe("never double-spend", () => {
     expect(await settlementOf(challengeIdOf(authorization))).not.toBeNull();
   });
 
+  it("a replay that cannot wait for an in-flight use gets 503 + Retry-After, never a request to pay", async () => {
+    const h = harness({ gate: { busyWaitMs: 30 } });
+    const { authorization } = await pay(h);
+    const slow = h.fetch(`${BASE}/email-count?domain=acme.test&delay_ms=400`, { headers: { authorization } });
+    await new Promise((r) => setTimeout(r, 100));
+    const replay = await h.fetch(`${BASE}${OK}`, { headers: { authorization } });
+    expect(replay.status).toBe(503);
+    expect(replay.headers.get("retry-after")).toBe("1");
+    expect(replay.headers.get("www-authenticate")).toBeNull();
+    expect((await slow).status).toBe(200);
+    expect(upstreamCalls.count).toBe(1);
+  });
+
   it("a credential bought for one endpoint does not pay for another at the same price", async () => {
     const h = harness();
     const { authorization } = await pay(h);

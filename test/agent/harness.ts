@@ -25,12 +25,14 @@ export const echoCapability = defineCapability({
   params: z.object({
     domain: z.string().min(1),
     fail: z.enum(["422", "429", "451", "503"]).optional(),
+    delay_ms: z.string().regex(/^\d+$/).optional(),
   }),
   rateGroup: null,
   cost: null,
   usageCategory: "email_count",
   async handler(params) {
     upstreamCalls.count++;
+    if (params.delay_ms) await new Promise((r) => setTimeout(r, Number(params.delay_ms)));
     if (params.fail === "422") throw new ApiError(422, "unprocessable_entity", "Upstream cannot answer for this domain.");
     if (params.fail === "429") throw new ApiError(429, "rate_limit", "Too many requests (rpm).", { "Retry-After": "7" });
     if (params.fail === "451") throw new ApiError(451, "claimed_email", "Removed at its owner's request.");

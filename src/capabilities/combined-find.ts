@@ -19,9 +19,8 @@ export const combinedFind = defineCapability({
   async handler(params, ctx) {
     const email = emailParam(params.email);
     await assertNotClaimed(ctx.env, "email", email);
-    const stored = await personByEmail(ctx.env, email);
+    const [stored, company] = await Promise.all([personByEmail(ctx.env, email), companyForPerson(ctx.env, email.slice(email.lastIndexOf("@") + 1))]);
     const person = stored ? await withoutClaimedProfile(ctx.env, stored) : null;
-    const company = await companyForPerson(ctx.env, email.slice(email.lastIndexOf("@") + 1));
     return {
       body: {
         data: {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed, claimedAmong } from "../engine/claims.js";
-import { companyOrFetch } from "../engine/company-facts.js";
-import { emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/people-index.js";
+import { companyOrFetch, hasFacts } from "../engine/company-facts.js";
+import { companyByDomain, emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/people-index.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
@@ -44,11 +44,19 @@ export const enrich = defineCapability({
   response: z.object({ data: nullableRecord }),
   async handler(params, ctx) {
     const email = emailParam(params.email);
-    await assertNotClaimed(ctx.env, "email", email);
-    const stored = await personByEmail(ctx.env, email);
+    const emailDomain = email.slice(email.lastIndexOf("@") + 1);
+    // Claim check, person and indexed company read side by side (one round trip); the site is
+    // only fetched for a person we know whose company is not indexed.
+    const [, stored, indexed] = await Promise.all([
+      assertNotClaimed(ctx.env, "email", email),
+      personByEmail(ctx.env, email),
+      companyByDomain(ctx.env, emailDomain),
+    ]);
     if (!stored) return { body: { data: null }, found: false };
-    const person = await withoutClaimedProfile(ctx.env, stored);
-    const company = await companyForPerson(ctx.env, person.domain);
+    const [person, company] = await Promise.all([
+      withoutClaimedProfile(ctx.env, stored),
+      stored.domain === emailDomain && hasFacts(indexed) ? indexed : companyForPerson(ctx.env, stored.domain),
+    ]);
     const data: Record<string, unknown> = await finderData(ctx.env, person, company);
     if (!params.enrich_mobile) return { body: { data }, found: true };
     const phone = await phoneDataFor(ctx.env, { email, domain: person.domain, url: person.professionalNetworkUrl });

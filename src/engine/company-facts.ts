@@ -13,11 +13,15 @@ import { companyByDomain, type CompanyRecord } from "./people-index.js";
 const PAGES = ["/", "/about", "/contact"];
 const LIMITS = { timeoutMs: 8_000, maxBytes: 1_500_000 };
 
+/** False for no row, and for a row holding only technologies (from a technology lookup). */
+export function hasFacts(c: CompanyRecord | null): c is CompanyRecord {
+  return !!c && !!(c.name || c.description || c.logo || c.source === "import");
+}
+
 /** The stored company, or facts fetched from its site now. Throws 502 when the site cannot be reached at all. */
 export async function companyOrFetch(env: Env, domain: string): Promise<CompanyRecord | null> {
   const stored = await companyByDomain(env, domain);
-  // A row holding only technologies (from a technology lookup) has no company facts yet.
-  if (stored && (stored.name || stored.description || stored.logo || stored.source === "import")) return stored;
+  if (hasFacts(stored)) return stored;
   const fetched = await fetchCompanyFacts(env, domain);
   if (!fetched) return null;
   await storeFacts(env, domain, fetched.facts, fetched.phones);

@@ -108,12 +108,19 @@ function merge(p: PeopleRow | undefined, e: typeof emails.$inferSelect | undefin
 
 export async function personByEmail(env: Env, email: string): Promise<PersonRecord | null> {
   const store = db(env.DB);
-  const [p, e] = await Promise.all([
+  // One round trip of three reads: the phone check finds the person's profile by subquery.
+  const [p, e, phone] = await Promise.all([
     store.select(peopleColumns).from(people).where(eq(people.email, email)).get(),
     store.select().from(emails).where(eq(emails.email, email)).get(),
+    env.DB.prepare(
+      `SELECT 1 AS x FROM phones WHERE email = ?1 OR professional_network_url =
+         (SELECT professional_network_url FROM people WHERE email = ?1 AND professional_network_url IS NOT NULL) LIMIT 1`,
+    )
+      .bind(email)
+      .first(),
   ]);
   if (!p && !e) return null;
-  return merge(p as PeopleRow | undefined, e, await hasPhoneFor(env, email, p?.professionalNetworkUrl ?? null));
+  return merge(p as PeopleRow | undefined, e, phone !== null);
 }
 
 /** Everyone stored under a profile URL (normalised by the caller), addressed people first. */
@@ -204,8 +211,8 @@ export { splitList as jsonList };
 
 /** FinderData (contract §5.1) for a stored person; also carries the neutral field names. */
 export async function finderData(env: Env, person: PersonRecord, company: CompanyRecord | null) {
-  const sources = person.email ? await sourcesOf(env, person.email) : [];
   const domain = person.domain;
+  const [sources, acceptAll] = await Promise.all([person.email ? sourcesOf(env, person.email) : [], acceptAllOf(env, domain)]);
   return {
     email: person.email,
     first_name: person.firstName,
@@ -225,7 +232,7 @@ export async function finderData(env: Env, person: PersonRecord, company: Compan
     professional_network: person.professionalNetworkUrl,
     // A bool on the wire (strict clients declare it so); the number itself is phone_data's job.
     phone_number: person.hasPhone,
-    accept_all: await acceptAllOf(env, domain),
+    accept_all: acceptAll,
     disposable: isDisposableDomain(domain),
     webmail: isWebmailDomain(domain),
     score: person.email ? evidenceScore(person.source, sources) : 0,

@@ -13,6 +13,8 @@ const setHeaders = (res: Response, headers: Record<string, string>) => {
 /** A non-capability route that belongs to a row of the plan table (e.g. /v1/me). */
 export function tableLimit(group: RateGroup): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
+    // No credential was checked (unknown path or wrong method): nothing to count.
+    if (!c.get("auth")) return next();
     const { account } = c.get("auth");
     const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now() });
     if (!admission.admitted) return setHeaders(admission.refusal, admission.headers);
@@ -29,6 +31,7 @@ export function fixedLimit(opts: { name: string; limit: number; windowMs: number
   const per = opts.windowMs >= 3_600_000 ? "hour" : opts.windowMs >= 60_000 ? "minute" : "second";
   return async (c, next) => {
     if (opts.methods && !opts.methods.includes(c.req.method)) return next();
+    if (opts.scope === "account" && !c.get("auth")) return next();
     const limiter =
       opts.scope === "account"
         ? limiterFor(c.env, c.get("auth").account.id)

@@ -21,7 +21,20 @@ const EXPANDED: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue", ß: "ss
 // The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
 const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]];
 
+// Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
+const spellings = new Map<string, string>();
+
 function ascii(part: string, style: Transliteration): string {
+  const key = `${style}:${part}`;
+  const known = spellings.get(key);
+  if (known !== undefined) return known;
+  if (spellings.size > 10_000) spellings.clear();
+  const value = spell(part, style);
+  spellings.set(key, value);
+  return value;
+}
+
+function spell(part: string, style: Transliteration): string {
   let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
   if (style === "expanded") s = s.replace(/[äöüßøåæ]/g, (c) => EXPANDED[c] ?? c);
   return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();

@@ -109,6 +109,27 @@ describe("GET /v1/email-count", () => {
   });
 });
 
+describe("bad input on format and count", () => {
+  it("answers a missing or malformed domain with 400 and an unknown one with 422", async () => {
+    for (const path of ["/v1/email-format", "/v1/email-count"]) {
+      expect((await get(path)).status, path).toBe(400);
+      expect((await get(`${path}?domain=%20`)).status, path).toBe(400);
+      expect((await get(`${path}?domain=127.0.0.1`)).status, path).toBe(400);
+      expect((await get(`${path}?domain=nowhere-corp.test`)).status, path).toBe(422);
+    }
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents the finder family once each, and keeps the /email-sources/ alias out of the document", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    for (const path of ["/domain-search", "/email-finder", "/email-format", "/email-count", "/email-sources", "/email-sources/{email}", "/author-finder"]) {
+      expect(doc.paths, path).toHaveProperty([path, "get"]);
+    }
+    expect(doc.paths).not.toHaveProperty(["/email-sources/"]);
+  });
+});
+
 describe("GET /v1/email-sources", () => {
   it("answers {email, data: Source[]} on ?email=, /{email} and the JS client's /?email=", async () => {
     for (const path of [

@@ -233,7 +233,8 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     if (!/[@＠﹫]|\bat\b|\[at\]|\(at\)|\{at\}/i.test(line)) return;
     for (const hit of scanAddresses(line)) {
       const email = acceptAddress(hit.email, targetDomain);
-      if (email) add({ email, ...personNear(email, lines, index, "", line.slice(0, hit.index)), via: "text" });
+      // Link text repeats the address of a mailto link: no need to look for its person twice.
+      if (email && !found.get(email)?.name) add({ email, ...personNear(email, lines, index, "", line.slice(0, hit.index)), via: "text" });
     }
   });
   return [...found.values()];

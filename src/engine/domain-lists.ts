@@ -1,5 +1,4 @@
 import { disposableEmailBlocklist } from "disposable-email-domains-js";
-import * as MailChecker from "mailchecker";
 import roleAddresses from "role-based-email-addresses";
 import freeEmailDomains from "./data/free-email-domains.json";
 
@@ -19,7 +18,9 @@ let lists: Lists | undefined;
 
 function load(): Lists {
   if (lists) return lists;
-  const disposable = new Set<string>(MailChecker.blacklist());
+  // mailchecker's larger list (56k) was dropped: its single 1 MB module breaks the test runner's
+  // 1 MiB module transport in workerd; disposable-email-domains-js is CC0 and maintained.
+  const disposable = new Set<string>();
   for (const d of disposableEmailBlocklist()) disposable.add(d.toLowerCase());
   // The free-provider list also carries throwaway services; an address is one or the other, and
   // disposable is the stronger (riskier) verdict.

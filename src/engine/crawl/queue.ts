@@ -17,8 +17,13 @@ export interface DeepCrawlMessage {
 export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   const trimmed: DeepCrawlMessage = { domain: message.domain, done: message.done.slice(0, 200), pending: message.pending.slice(0, 200) };
   if (env.CRAWL_QUEUE) {
-    await env.CRAWL_QUEUE.send(trimmed, { contentType: "json" });
-    return;
+    try {
+      await env.CRAWL_QUEUE.send(trimmed, { contentType: "json" });
+      return;
+    } catch (err) {
+      // The caller already has its first-pass answer; a queue hiccup must not turn it into an error.
+      console.error("deep crawl not queued; running it after the response", message.domain, err);
+    }
   }
   waitUntil(runDeepCrawl(env, trimmed, Date.now()).catch((err) => console.error("deep crawl failed", message.domain, err)));
 }

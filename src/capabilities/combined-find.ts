@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed } from "../engine/claims.js";
+import { companyOrFetch } from "../engine/company-facts.js";
 import { emailParam, flatOrganization, personByEmail, personFindData } from "../engine/people-index.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
 import { nullableRecord } from "./enrichment-params.js";
@@ -19,8 +20,12 @@ export const combinedFind = defineCapability({
   async handler(params, ctx) {
     const email = emailParam(params.email);
     await assertNotClaimed(ctx.env, "email", email);
-    const [stored, company] = await Promise.all([personByEmail(ctx.env, email), companyForPerson(ctx.env, email.slice(email.lastIndexOf("@") + 1))]);
+    const domain = email.slice(email.lastIndexOf("@") + 1);
+    const stored = await personByEmail(ctx.env, email);
     const person = stored ? await withoutClaimedProfile(ctx.env, stored) : null;
+    // With a known person the company is extra (an unreachable site leaves it null); without one
+    // the company is the whole answer, so the crawler's 502/504/422 stand.
+    const company = person ? await companyForPerson(ctx, domain) : await companyOrFetch(ctx, domain);
     return {
       body: {
         data: {

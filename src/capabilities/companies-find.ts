@@ -17,8 +17,8 @@ export const companiesFind = defineCapability({
   usageCategory: "search",
   response: z.object({ data: z.object({ organization: nullableRecord }) }),
   async handler(params, ctx) {
-    // Unknown domains are read from their own site now (502 when it cannot be reached).
-    const company = await companyOrFetch(ctx.env, domainParam(params.domain));
+    // Unknown domains are crawled now (502/504 when the site cannot be read, 422 when the domain does not exist).
+    const company = await companyOrFetch(ctx, domainParam(params.domain));
     return { body: { data: { organization: company ? flatOrganization(company) : null } }, found: company !== null };
   },
 });

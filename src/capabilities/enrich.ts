@@ -5,6 +5,7 @@ import { companyByDomain, emailParam, finderData, personByEmail, type CompanyRec
 import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import type { CrawlContext } from "../engine/company-facts.js";
 import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
 import { defineCapability } from "./registry.js";
 
@@ -13,11 +14,11 @@ import { defineCapability } from "./registry.js";
  * definitive part of the answer, so an unreachable site leaves the company unknown instead of
  * failing the request.
  */
-export async function companyForPerson(env: Env, domain: string): Promise<CompanyRecord | null> {
+export async function companyForPerson(ctx: CrawlContext, domain: string): Promise<CompanyRecord | null> {
   try {
-    return await companyOrFetch(env, domain);
+    return await companyOrFetch(ctx, domain);
   } catch (err) {
-    if (err instanceof ApiError && err.status >= 500) return null;
+    if (err instanceof ApiError) return null;
     throw err;
   }
 }
@@ -55,7 +56,7 @@ export const enrich = defineCapability({
     if (!stored) return { body: { data: null }, found: false };
     const [person, company] = await Promise.all([
       withoutClaimedProfile(ctx.env, stored),
-      stored.domain === emailDomain && hasFacts(indexed) ? indexed : companyForPerson(ctx.env, stored.domain),
+      stored.domain === emailDomain && hasFacts(indexed) ? indexed : companyForPerson(ctx, stored.domain),
     ]);
     const data: Record<string, unknown> = await finderData(ctx.env, person, company);
     if (!params.enrich_mobile) return { body: { data }, found: true };

@@ -36,7 +36,7 @@ export const peopleFind = defineCapability({
     const stored = email ? await personByEmail(ctx.env, email) : null;
     if (!stored) return { body: { data: null }, found: false };
     const person = await withoutClaimedProfile(ctx.env, stored);
-    const company = await companyForPerson(ctx.env, person.domain);
+    const company = await companyForPerson(ctx, person.domain);
     return { body: { data: await personFindData(ctx.env, person, company) }, found: true };
   },
 });

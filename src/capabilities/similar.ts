@@ -25,7 +25,7 @@ export const similar = defineCapability({
   }),
   async handler(params, ctx) {
     const domain = domainParam(params.domain);
-    const all = (await similarCompanies(ctx.env, domain)) ?? [];
+    const all = (await similarCompanies(ctx.env, domain, { crawl: ctx })) ?? [];
     const { page, limit } = params;
     const slice = all.slice((page - 1) * limit, page * limit);
     return {

@@ -2,8 +2,8 @@ import { and, isNotNull, ne, or, sql } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { companies } from "../db/schema-index.js";
 import type { Env } from "../env.js";
-import { companyOrFetch } from "./company-facts.js";
-import { type CompanyRecord, jsonList } from "./people-index.js";
+import { companyOrFetch, type CrawlContext, hasFacts } from "./company-facts.js";
+import { companyByDomain, type CompanyRecord, jsonList } from "./people-index.js";
 
 /**
  * Domains similar to a domain, from signals both companies carry in the index. Each signal adds
@@ -47,9 +47,13 @@ function profiles(c: CompanyRecord): Set<string> {
   return out;
 }
 
-/** null: the target domain is not known and its site states nothing, so nothing can be compared. */
-export async function similarCompanies(env: Env, domain: string): Promise<SimilarCompany[] | null> {
-  const target = await companyOrFetch(env, domain);
+/**
+ * null: the target domain is not known (and, with `crawl`, its site states nothing), so nothing
+ * can be compared. Without `crawl` only the index is read.
+ */
+export async function similarCompanies(env: Env, domain: string, opts: { crawl?: CrawlContext } = {}): Promise<SimilarCompany[] | null> {
+  const indexed = await companyByDomain(env, domain);
+  const target = hasFacts(indexed) || !opts.crawl ? indexed : await companyOrFetch(opts.crawl, domain);
   if (!target) return null;
   const rows = await db(env.DB)
     .select()

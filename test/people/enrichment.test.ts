@@ -152,13 +152,16 @@ describe("GET /v1/companies/find", () => {
     expect(phones.results.map((r) => r.e164)).toContain("+14155550132");
   });
 
-  it("answers organization=null for a site that states nothing, 502 for one that cannot be reached", async () => {
+  it("answers organization=null for a site that states nothing, 502 when it cannot be reached, 422 for no such domain", async () => {
     const plain = await get("/v1/companies/find?domain=plainsite.test");
     expect(plain.status).toBe(200);
     expect((await json(plain)).data.organization).toBeNull();
-    const gone = await get("/v1/companies/find?domain=unreachable-people.test");
-    expect(gone.status).toBe(502);
-    expect((await json(gone)).errors.type).toBe("site_unreachable");
+    const offline = await get("/v1/companies/find?domain=offline-people.test");
+    expect(offline.status).toBe(502);
+    expect((await json(offline)).errors.type).toBe("site_unreachable");
+    const missing = await get("/v1/companies/find?domain=nowhere-people.test");
+    expect(missing.status).toBe(422);
+    expect((await json(missing)).errors.type).toBe("domain_not_found");
     expect((await get("/v1/companies/find?domain=not_a_domain")).status).toBe(400);
   });
 });

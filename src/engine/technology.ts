@@ -1,7 +1,9 @@
 import { getDomain } from "tldts";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { CRAWLER_USER_AGENT } from "./crawl/fetch-page.js";
+import robotsParser from "robots-parser";
+import { ROBOTS_AGENT } from "./crawl/crawler.js";
+import { CRAWLER_USER_AGENT, fetchPage } from "./crawl/fetch-page.js";
 import { refusalReason } from "./crawl/guard.js";
 import { detectMailProvider, resolveMx, resolveTxt } from "./dns.js";
 
@@ -193,8 +195,18 @@ export function technologyItem(f: Fingerprint) {
 
 const MAX_HTML = 1_500_000;
 
-/** The home page with its headers; null when the site cannot be reached (network error or 5xx). */
+/**
+ * The home page with its headers; null when the site cannot be reached (network error or 5xx).
+ * robots.txt is honoured like the crawler does: a home page it disallows is not read (the
+ * headers of the robots.txt answer still count), and an unreachable robots.txt means unreachable.
+ */
 async function fetchHome(env: Env, domain: string): Promise<{ headers: Headers; html: string } | null> {
+  const robotsUrl = `https://${domain}/robots.txt`;
+  const robots = await fetchPage(robotsUrl, env, { timeoutMs: 6_000, maxBytes: 512 * 1024 });
+  if (robots.kind === "unreachable") return null;
+  if (robots.kind === "ok" && robotsParser(robotsUrl, robots.body).isAllowed(`https://${domain}/`, ROBOTS_AGENT) === false) {
+    return { headers: new Headers(), html: "" };
+  }
   let url = `https://${domain}/`;
   const deadline = AbortSignal.timeout(8_000);
   for (let hop = 0; hop < 5; hop++) {

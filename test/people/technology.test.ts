@@ -41,6 +41,12 @@ describe("GET /v1/technology", () => {
     expect(data.map((t: any) => t.slug).sort()).toEqual(["facebook-pixel", "microsoft-365"]);
   });
 
+  it("does not read a home page robots.txt disallows: only DNS evidence counts then", async () => {
+    const { data } = await json(await get("/v1/technology?domain=private-people.test"));
+    // The page carries WordPress, Stripe and HubSpot fingerprints; none may show up.
+    expect(data.map((t: any) => t.slug)).toEqual(["google-workspace"]);
+  });
+
   it("answers 502 when the site cannot be reached, 503 when DNS fails, empty for a domain that does not exist", async () => {
     // DNS answers but the site does not: 502, never a DNS-only answer that looks complete.
     const unreachable = await get("/v1/technology?domain=offline-people.test");

@@ -64,6 +64,16 @@ describe("POST /operator/import", () => {
     expect(rows.results).toEqual([{ name: "Hooli XYZ", city: "Palo Alto" }]);
   });
 
+  it("keys a person without an address on the profile URL, once", async () => {
+    const row = { kind: "person", domain: "profiles-imports.test", first_name: "Ada", last_name: "Byron", linkedin: "https://www.linkedin.com/in/ada-imports-test/" };
+    await post(JSON.stringify([row]), "application/json");
+    await post(JSON.stringify([{ ...row, position: "Analyst" }]), "application/json");
+    const rows = await env.DB.prepare("SELECT email, full_name, position, source FROM people WHERE professional_network_url = ?")
+      .bind("https://www.linkedin.com/in/ada-imports-test")
+      .all();
+    expect(rows.results).toEqual([{ email: null, full_name: "Ada Byron", position: "Analyst", source: "import" }]);
+  });
+
   it("takes a JSON array and numbers bad rows; NDJSON lines that are not objects are reported", async () => {
     const res = await post(JSON.stringify([{ kind: "robot", domain: "x.test" }, "text"]), "application/json");
     const report = await json(res);

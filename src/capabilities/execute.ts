@@ -24,11 +24,14 @@ export interface Execution {
  */
 export async function executeCapability(cap: Capability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
   const now = inv.now ?? Date.now;
+  // On the agent surface the payment is the charge: the shared agents account spends no credits,
+  // but its calls still count against the shared rate limits.
+  const paidPerRequest = inv.surface === "agent";
   const admission = await admitRequest(inv.env, {
     accountId: inv.accountId,
     plan: inv.plan,
-    capability: cap,
-    extraCost: cap.extraCostFor?.(params as never) ?? {},
+    capability: paidPerRequest ? { ...cap, cost: null } : cap,
+    extraCost: paidPerRequest ? {} : (cap.extraCostFor?.(params as never) ?? {}),
     now: now(),
   });
   if (!admission.admitted) return { response: withHeaders(admission.refusal, admission.headers) };
@@ -43,7 +46,7 @@ export async function executeCapability(cap: Capability, params: Record<string, 
   }
   // Credits were taken at admission, so the next request already sees the lower balance; settling
   // (refund when nothing was found, extra charges) can finish off the response path.
-  inv.waitUntil(admission.settle({ found: result.found, extraCost: result.extraCost }));
+  inv.waitUntil(admission.settle({ found: result.found, extraCost: paidPerRequest ? undefined : result.extraCost }));
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers },

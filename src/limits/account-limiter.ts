@@ -143,14 +143,15 @@ export class AccountLimiter extends DurableObject {
     for (const balance of BALANCES) {
       const amount = req.cost[balance] ?? 0;
       if (amount <= 0) continue;
-      const reservation = this.spend(req.plan, balance, amount, credits, req.now);
+      // Reservations age in real time (the sweep is about a Worker that died), whatever clock the caller uses.
+      const reservation = this.spend(req.plan, balance, amount, credits, Date.now());
       const id = crypto.randomUUID();
       this.reservations.set(id, reservation);
       this.ctx.storage.put(`r:${id}`, reservation);
       reservationIds.push(id);
     }
     this.saveCredits(credits);
-    if (reservationIds.length) this.ensureSweepAlarm(req.now);
+    if (reservationIds.length) this.ensureSweepAlarm(Date.now());
     return { admitted: true, reservationIds, snapshot: state && limits ? this.snapshot(state, limits, req.now) : null };
   }
 

@@ -70,7 +70,7 @@ describe("suggestCorrection", () => {
   it.each([
     ["jane", "gmial.com", "jane@gmail.com"],
     ["jane", "hotmial.com", "jane@hotmail.com"],
-    ["jane", "yaho.com", "jane@yahoo.com"],
+    ["jane", "yahooo.com", "jane@yahoo.com"],
     ["jane", "outlok.com", "jane@outlook.com"],
   ])("%s@%s -> %s", (local, domain, expected) => {
     expect(suggestCorrection(local, domain)).toBe(expected);

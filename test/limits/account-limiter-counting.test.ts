@@ -125,12 +125,18 @@ describe("AccountLimiter credits", () => {
   it("refunds reservations that were never settled when the sweep alarm runs", async () => {
     const l = freshLimiter();
     const now = Date.now();
-    await l.admit({ plan: "free", group: null, cost: { search: 2 }, now: now - RESERVATION_TTL_MS - 5_000 });
-    await runInDurableObject(l, async (_instance: AccountLimiter, state) => {
+    await l.admit({ plan: "free", group: null, cost: { search: 2 }, now });
+    await l.admit({ plan: "free", group: null, cost: { search: 1 }, now });
+    await runInDurableObject(l, async (instance: AccountLimiter, state) => {
       expect(await state.storage.getAlarm()).not.toBeNull();
+      // Age the first reservation past the TTL, as if its Worker had died long ago.
+      const reservations = (instance as unknown as { reservations: Map<string, { at: number; fromPlan: number }> }).reservations;
+      const [first] = [...reservations.values()].filter((r) => r.fromPlan === 2);
+      first!.at = now - RESERVATION_TTL_MS - 5_000;
     });
     expect(await runDurableObjectAlarm(l)).toBe(true);
-    expect((await l.balances("free", now)).search.used).toBe(0);
+    // The stale reservation is refunded; the fresh one stays spent.
+    expect((await l.balances("free", now)).search.used).toBe(1);
   });
 });
 

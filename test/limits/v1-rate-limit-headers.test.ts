@@ -138,4 +138,14 @@ describe("capability calls through the limiter", () => {
     expect(res429.status).toBe(429);
     expect(res429.headers.get("Retry-After")).toBeNull();
   });
+
+  it("spends no credits on the agent surface (the payment is the charge) but still counts the rate limit", async () => {
+    const a = await createAccount({ plan: "free" });
+    await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 25 }, now: Date.now() });
+    const res = (
+      await executeCapability(probe, {}, { env, waitUntil: () => {}, accountId: a.accountId, plan: "free", surface: "agent" })
+    ).response;
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-daily-request-left")).toBe("4");
+  });
 });

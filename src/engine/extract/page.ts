@@ -25,8 +25,11 @@ export interface PageExtraction {
   lines: string[];
 }
 
-const BLOCKS =
-  "p, div, li, ul, ol, td, th, tr, table, h1, h2, h3, h4, h5, h6, section, article, header, footer, nav, address, dt, dd, dl, blockquote, figure, figcaption, form, main, aside, label, option, button";
+// Block elements break lines. An end-tag callback per element is the costliest part of a
+// rewriter pass, so containers (div, section, ...) break only where they open; the text-holding
+// elements also break where they close.
+const TEXT_BLOCKS = "p, li, td, th, h1, h2, h3, h4, h5, h6, address, dt, dd, blockquote, figcaption, label, option, button";
+const CONTAINERS = "div, ul, ol, tr, table, section, article, header, footer, nav, dl, figure, form, main, aside";
 const SKIPPED = "script, style, template, svg, noscript";
 
 interface Mark {
@@ -73,12 +76,13 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         el.onEndTag(() => void skipDepth--);
       },
     })
-    .on(BLOCKS, {
+    .on(TEXT_BLOCKS, {
       element(el) {
         breakLine();
         el.onEndTag(breakLine);
       },
     })
+    .on(CONTAINERS, { element: () => breakLine() })
     .on("br, hr, img", { element: () => breakLine() })
     .on("a[href]", {
       element(el) {

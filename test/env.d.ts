@@ -9,3 +9,8 @@ declare namespace Cloudflare {
   }
 }
 type AppEnv = import("../src/env.js").Env;
+
+declare module "*.md?raw" {
+  const text: string;
+  export default text;
+}

@@ -3,8 +3,9 @@ import { ensureIndexed } from "../engine/discovery.js";
 import { finderData, findEmail } from "../engine/finder.js";
 import { type PersonName, splitFullName } from "../engine/names.js";
 import { ApiError } from "../http/errors.js";
-import { queryBool } from "../http/validation.js";
+import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
 import { domainOrCompany, FinderDataSchema, resolveTarget } from "./finder-shapes.js";
+import { enrichMobileParam, extraPhoneCost } from "./enrichment-params.js";
 import { defineCapability } from "./registry.js";
 
 const namePart = (what: string) => z.string().trim().min(1).max(100).optional().openapi({ description: what });
@@ -37,11 +38,12 @@ export const emailFinder = defineCapability({
     full_name: namePart("Full name, when first_name and last_name are not given"),
     first_name: namePart("First name"),
     last_name: namePart("Last name"),
-    enrich_mobile: queryBool(),
+    enrich_mobile: enrichMobileParam,
     webhook_url: z.string().optional(),
   }),
   rateGroup: "search",
   cost: { balance: "search", amount: 1 },
+  extraCostFor: extraPhoneCost,
   usageCategory: "search",
   response: z.object({ data: FinderDataSchema }),
   async handler(params, ctx) {
@@ -49,6 +51,10 @@ export const emailFinder = defineCapability({
     const domain = await resolveTarget(ctx.env, params);
     await ensureIndexed(ctx, domain);
     const answer = await findEmail(ctx, domain, name);
-    return { body: { data: finderData(domain, name, answer) }, found: answer.email !== null };
+    const data: Record<string, unknown> = finderData(domain, name, answer);
+    if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };
+    const phone = await phoneDataFor(ctx.env, { email: answer.email, domain });
+    data.phone_data = phone;
+    return { body: { data }, found: true, extraCost: phoneExtraCost(phone) };
   },
 });

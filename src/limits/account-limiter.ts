@@ -156,10 +156,12 @@ export class AccountLimiter extends DurableObject {
   }
 
   /**
-   * Ends a call: found keeps the reserved credits spent (plus any extra the answer used), not found
-   * refunds them. Settling twice, or after the sweep, does nothing.
+   * Ends a call. Not found: every reservation is refunded. Found: the reservations stay spent and
+   * `adjust` corrects them to what the answer really used (positive: charge more, negative: give
+   * back, e.g. an enrich_mobile reservation when no phone was found). Settling twice, or after the
+   * sweep, refunds nothing twice.
    */
-  settle(reservationIds: string[], found: boolean, extra: Partial<Record<CreditBalance, number>>, plan: string, now: number): void {
+  settle(reservationIds: string[], found: boolean, adjust: Partial<Record<CreditBalance, number>>, plan: string, now: number): void {
     const credits = this.creditState(now);
     for (const id of reservationIds) {
       const r = this.reservations.get(id);
@@ -170,8 +172,9 @@ export class AccountLimiter extends DurableObject {
     }
     if (found) {
       for (const balance of BALANCES) {
-        const amount = extra[balance] ?? 0;
+        const amount = adjust[balance] ?? 0;
         if (amount > 0) this.spend(plan, balance, Math.min(amount, this.available(plan, balance, credits)), credits, now);
+        if (amount < 0) credits.used[balance] = Math.max(0, credits.used[balance] + amount);
       }
     }
     this.saveCredits(credits);

@@ -16,7 +16,10 @@ export type Admission =
   | {
       admitted: true;
       headers: Record<string, string>;
-      /** Keeps the reservation when something was found, refunds it otherwise. */
+      /**
+       * Keeps the reservation when something was found (trued up to the answer's real extra cost),
+       * refunds it otherwise.
+       */
       settle(outcome: { found: boolean; extraCost?: Partial<Record<CreditBalance, number>> }): Promise<void>;
     }
   | { admitted: false; headers: Record<string, string>; refusal: Response };
@@ -45,8 +48,14 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
       admitted: true,
       headers,
       settle: async ({ found, extraCost }) => {
-        if (ids.length === 0 && !(found && extraCost && Object.keys(extraCost).length)) return;
-        await limiter.settle(ids, found, extraCost ?? {}, req.plan, Date.now());
+        // Options reserved up front (req.extraCost) are trued up to what the answer really used.
+        const adjust: Partial<Record<CreditBalance, number>> = {};
+        for (const b of new Set([...Object.keys(req.extraCost), ...Object.keys(extraCost ?? {})]) as Set<CreditBalance>) {
+          const delta = (extraCost?.[b] ?? 0) - (req.extraCost[b] ?? 0);
+          if (delta !== 0) adjust[b] = delta;
+        }
+        if (ids.length === 0 && !(found && Object.keys(adjust).length)) return;
+        await limiter.settle(ids, found, adjust, req.plan, Date.now());
       },
     };
   }

@@ -132,12 +132,14 @@ export class AccountLimiter extends DurableObject {
       }
     }
 
+    // Every change of this admission goes to storage in one write.
+    const writes: Record<string, unknown> = {};
     if (state && req.group && limits) {
       state.second = { count: state.second.count + 1, last: req.now };
       state.minute = { count: state.minute.count + 1, last: req.now };
       state.daily += 1;
       this.groups.set(req.group, state);
-      this.ctx.storage.put(`g:${req.group}`, state);
+      writes[`g:${req.group}`] = state;
     }
     const reservationIds: string[] = [];
     for (const balance of BALANCES) {
@@ -147,11 +149,14 @@ export class AccountLimiter extends DurableObject {
       const reservation = this.spend(req.plan, balance, amount, credits, Date.now());
       const id = crypto.randomUUID();
       this.reservations.set(id, reservation);
-      this.ctx.storage.put(`r:${id}`, reservation);
+      writes[`r:${id}`] = reservation;
       reservationIds.push(id);
     }
-    this.saveCredits(credits);
-    if (reservationIds.length) this.ensureSweepAlarm(Date.now());
+    if (reservationIds.length) {
+      writes.credits = credits;
+      this.ensureSweepAlarm(Date.now());
+    }
+    if (Object.keys(writes).length) this.ctx.storage.put(writes);
     return { admitted: true, reservationIds, snapshot: state && limits ? this.snapshot(state, limits, req.now) : null };
   }
 
@@ -226,6 +231,7 @@ export class AccountLimiter extends DurableObject {
   }
 
   override async alarm() {
+    this.alarmScheduled = false;
     const now = Date.now();
     const credits = this.creditState(now);
     for (const [id, r] of this.reservations) {
@@ -302,7 +308,11 @@ export class AccountLimiter extends DurableObject {
     if (r.fromPack > 0 && c.pack) c.pack.remaining += r.fromPack;
   }
 
+  private alarmScheduled = false;
+
   private ensureSweepAlarm(now: number) {
+    if (this.alarmScheduled) return;
+    this.alarmScheduled = true;
     void this.ctx.storage.getAlarm().then((at) => {
       if (at === null) void this.ctx.storage.setAlarm(now + RESERVATION_TTL_MS + SECOND);
     });

@@ -1,5 +1,6 @@
 import type { Env } from "../env.js";
 import { ApiError, errorResponse, toErrorResponse } from "../http/errors.js";
+import { withHeaders } from "../http/headers.js";
 import { admitRequest } from "../limits/gate.js";
 import type { Capability, CapabilityResult } from "./registry.js";
 
@@ -52,9 +53,4 @@ export async function executeCapability(cap: Capability, params: Record<string, 
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers },
   });
   return { response: withHeaders(response, admission.headers), result };
-}
-
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
-  return response;
 }

@@ -2,13 +2,10 @@ import type { MiddlewareHandler } from "hono";
 import type { RateGroup } from "../capabilities/registry.js";
 import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
+import { withHeaders } from "../http/headers.js";
 import { admitRequest, groupOnly, limiterFor } from "./gate.js";
 import { fixedLimitHeaders } from "./headers.js";
 
-const setHeaders = (res: Response, headers: Record<string, string>) => {
-  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
-  return res;
-};
 
 /** A non-capability route that belongs to a row of the plan table (e.g. /v1/me). */
 export function tableLimit(group: RateGroup): MiddlewareHandler<AppBindings> {
@@ -17,9 +14,9 @@ export function tableLimit(group: RateGroup): MiddlewareHandler<AppBindings> {
     if (!c.get("auth")) return next();
     const { account } = c.get("auth");
     const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now() });
-    if (!admission.admitted) return setHeaders(admission.refusal, admission.headers);
+    if (!admission.admitted) return withHeaders(admission.refusal, admission.headers);
     await next();
-    setHeaders(c.res, admission.headers);
+    withHeaders(c.res, admission.headers);
   };
 }
 
@@ -43,6 +40,6 @@ export function fixedLimit(opts: { name: string; limit: number; windowMs: number
       });
     }
     await next();
-    setHeaders(c.res, fixedLimitHeaders(r));
+    withHeaders(c.res, fixedLimitHeaders(r));
   };
 }

@@ -2,3 +2,18 @@ import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+// Every test file shares one workerd runtime (isolate: false in vitest.config.ts), so this file runs
+// before each of them against the same D1. Emptying every table here gives each file the empty
+// database it had when it ran in a runtime of its own. sqlite_sequence is kept on purpose: AUTOINCREMENT
+// ids keep rising across files, so an account id (and the Durable Objects named after it, e.g. the
+// account limiter) is never reused by a later file.
+const { results } = await env.DB.prepare(
+  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
+).all<{ name: string }>();
+if (results.length) {
+  await env.DB.batch([
+    env.DB.prepare("PRAGMA defer_foreign_keys = ON"),
+    ...results.map(({ name }) => env.DB.prepare(`DELETE FROM "${name.replaceAll('"', '""')}"`)),
+  ]);
+}

@@ -6,6 +6,7 @@ import { accounts, apiKeys, type Account, type ApiKey, workspaceMembers, workspa
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
+import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "./crypto.js";
 
 export interface AuthContext {
@@ -26,7 +27,8 @@ const DUMMY_HASH = "0".repeat(64);
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const lastUsedWrites = new Map<number, number>();
 
-export function authenticate(now: () => number = Date.now): MiddlewareHandler<AppBindings> {
+// The clock is read through Date at call time (not captured), so tests can move it past the auth cache TTL.
+export function authenticate(now: () => number = () => Date.now()): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     const key = c.req.header("x-service-key");
     const secret = c.req.header("x-service-secret");
@@ -38,12 +40,10 @@ export function authenticate(now: () => number = Date.now): MiddlewareHandler<Ap
     if (!KEY_SHAPE.test(key)) throw new ApiError(400, "malformed_credentials", "The X-Service-Key header is not a valid API key.");
     if (!SECRET_SHAPE.test(secret)) throw new ApiError(400, "malformed_credentials", "The X-Service-Secret header is not a valid API secret.");
 
-    const found = await findKey(c.env.DB, key);
-    const secretMatches = await timingSafeEqualText(await sha256Hex(secret), found?.key.secretHash ?? DUMMY_HASH);
-    if (!found || !secretMatches || found.key.revokedAt !== null) {
-      throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
-    }
     const t = now();
+    const secretHash = await sha256Hex(secret);
+    const found = cachedKey(key, secretHash, t) ?? (await verifyKey(c.env.DB, key, secretHash, t));
+    if (!found) throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
     if (found.key.expiresAt !== null && found.key.expiresAt <= t) {
       const expiredAt = rfc3339(found.key.expiresAt)!;
       throw new ApiError(400, "api_key_expired", `This API key expired at ${expiredAt}. Create a new key or reset this one.`, {
@@ -69,9 +69,18 @@ function assertAccountUsable(account: Account, now: number) {
   }
 }
 
+/** Reads the key from D1 and checks the secret; a match is remembered in the isolate's auth cache. */
+async function verifyKey(d1: D1Database, publicKey: string, secretHash: string, now: number): Promise<VerifiedKey | null> {
+  const found = await findKey(d1, publicKey);
+  const secretMatches = await timingSafeEqualText(secretHash, found?.key.secretHash ?? DUMMY_HASH);
+  if (!found || !secretMatches || found.key.revokedAt !== null) return null;
+  rememberKey(publicKey, secretHash, found, now);
+  return found;
+}
+
 const owners = alias(accounts, "owners");
 
-async function findKey(d1: D1Database, publicKey: string): Promise<{ key: ApiKey; actor: Account; owner: Account | null } | null> {
+async function findKey(d1: D1Database, publicKey: string): Promise<VerifiedKey | null> {
   const rows = await db(d1)
     .select({ key: apiKeys, actor: accounts, owner: owners })
     .from(apiKeys)

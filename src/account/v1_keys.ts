@@ -6,6 +6,7 @@ import { type ApiApp, type Ctx, defineRoute, input } from "../http/openapi.js";
 import { ApiError } from "../http/errors.js";
 import { DAY_MS, rfc3339 } from "../http/time.js";
 import { planFor } from "../limits/plans.js";
+import { forgetKey } from "./auth-cache.js";
 import { newKeyPair, sha256Hex } from "./crypto.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 
@@ -137,6 +138,7 @@ export function registerKeyRoutes(v1: ApiApp) {
       .set({ secretHash: await sha256Hex(secret), updatedAt: now })
       .where(eq(apiKeys.id, key.id))
       .returning();
+    forgetKey(key.id);
     return c.json({ status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row!), secret } }, 200);
   };
 
@@ -213,6 +215,7 @@ export function registerKeyRoutes(v1: ApiApp) {
     (async (c: Ctx) => {
       const key = await findOwnKey(c, c.req.param("id")!);
       await db(c.env.DB).update(apiKeys).set({ revokedAt: Date.now(), updatedAt: Date.now() }).where(eq(apiKeys.id, key.id)).run();
+      forgetKey(key.id);
       return c.json({ status: true, message: "The key was revoked." }, 200);
     }),
   );

@@ -14,6 +14,8 @@ export default defineConfig(async () => {
           bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production" },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
+          // Request-log batches are consumed within 50 ms instead of 1 s, so tests see rows quickly.
+          queueConsumers: { "request-logs": { maxBatchTimeout: 0.05 } },
         },
       }),
     ],

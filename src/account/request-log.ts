@@ -1,8 +1,8 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { db } from "../db/client.js";
-import { requestLogs } from "../db/schema.js";
 import type { AppBindings } from "../env.js";
+import type { AuthContext } from "./auth.js";
+import { enqueueLogRow, type RequestLogRow } from "./request-log-queue.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */
 export function hasEndpoint(c: Parameters<MiddlewareHandler>[0]): boolean {
@@ -12,6 +12,31 @@ export function hasEndpoint(c: Parameters<MiddlewareHandler>[0]): boolean {
 function routePattern(c: Parameters<MiddlewareHandler>[0]): string {
   const routes = matchedRoutes(c).filter((r) => r.method !== "ALL");
   return routes.at(-1)?.path ?? c.req.path;
+}
+
+/**
+ * The log row of one finished request. The one place that decides a row's contents; how rows
+ * reach D1 is request-log-queue.ts's business.
+ */
+export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started: number, ended: number): RequestLogRow {
+  const url = new URL(c.req.url);
+  return {
+    accountId: auth.account.id,
+    actorAccountId: auth.actor.id,
+    apiKeyId: auth.keyId,
+    httpMethod: c.req.method,
+    endpoint: routePattern(c),
+    uri: url.pathname + url.search,
+    statusCode: c.res.status,
+    durationMs: Math.max(0, ended - started),
+    type: c.get("logType") ?? null,
+    usageCategory: c.get("logCost") ? (c.get("usageCategory") ?? null) : null,
+    cost: c.get("logCost") ?? false,
+    ipAddress: c.req.header("cf-connecting-ip") ?? null,
+    userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
+    country: (c.req.raw as { cf?: { country?: string } }).cf?.country ?? null,
+    createdAt: started,
+  };
 }
 
 /**
@@ -25,30 +50,7 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
     await next();
     const auth = c.get("auth");
     if (!auth) return;
-    const url = new URL(c.req.url);
-    const row = {
-      accountId: auth.account.id,
-      actorAccountId: auth.actor.id,
-      apiKeyId: auth.keyId,
-      httpMethod: c.req.method,
-      endpoint: routePattern(c),
-      uri: url.pathname + url.search,
-      statusCode: c.res.status,
-      durationMs: Math.max(0, now() - started),
-      type: c.get("logType") ?? null,
-      usageCategory: c.get("logCost") ? (c.get("usageCategory") ?? null) : null,
-      cost: c.get("logCost") ?? false,
-      ipAddress: c.req.header("cf-connecting-ip") ?? null,
-      userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
-      country: (c.req.raw as { cf?: { country?: string } }).cf?.country ?? null,
-      createdAt: started,
-    };
-    c.executionCtx.waitUntil(
-      db(c.env.DB)
-        .insert(requestLogs)
-        .values(row)
-        .run()
-        .then(() => undefined, (err) => console.error("request log write failed", err)),
-    );
+    const row = buildLogRow(c, auth, started, now());
+    c.executionCtx.waitUntil(enqueueLogRow(c.env, row).catch((err) => console.error("request log write failed", err)));
   };
 }

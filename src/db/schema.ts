@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // All instants are stored as Unix milliseconds (UTC) and rendered as RFC 3339 at the edge of the API.
 
@@ -90,8 +90,10 @@ export const requestLogs = sqliteTable(
     userAgent: text("user_agent"),
     country: text("country"),
     createdAt: integer("created_at").notNull(),
+    /** Set by the request-logs queue writer; unique, so a redelivered batch inserts nothing twice. */
+    requestId: text("request_id"),
   },
-  (t) => [index("request_logs_account_created_idx").on(t.accountId, t.createdAt)],
+  (t) => [index("request_logs_account_created_idx").on(t.accountId, t.createdAt), uniqueIndex("request_logs_request_id_idx").on(t.requestId)],
 );
 
 export type Account = typeof accounts.$inferSelect;

@@ -1,0 +1,100 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it, vi } from "vitest";
+import { enqueueLogRow, REQUEST_LOG_QUEUE, type RequestLogMessage } from "../../src/account/request-log-queue.js";
+import { db } from "../../src/db/client.js";
+import { requestLogs } from "../../src/db/schema.js";
+import type { Env } from "../../src/env.js";
+import worker from "../../src/index.js";
+import { call, createAccount, json } from "../support/accounts.js";
+
+function rows(accountId: number, n: number): RequestLogMessage[] {
+  return Array.from({ length: n }, (_, i) => ({
+    requestId: crypto.randomUUID(),
+    accountId,
+    actorAccountId: accountId,
+    apiKeyId: null,
+    httpMethod: "GET",
+    endpoint: "/v1/me",
+    uri: `/v1/me?n=${i}`,
+    statusCode: 200,
+    durationMs: 1,
+    createdAt: Date.now() + i,
+  }));
+}
+
+const messages = (bodies: RequestLogMessage[], attempts = 1) =>
+  bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts, body }));
+
+const logged = (accountId: number) => db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, accountId)).all();
+
+describe("request-log rows through the request-logs queue", () => {
+  it("shows a request on /v1/logs within seconds, written by the queue consumer", async () => {
+    const a = await createAccount();
+    expect((await call("/v1/me", { headers: a.headers })).status).toBe(200);
+    let body: any;
+    await vi.waitUntil(
+      async () => {
+        body = await json(await call("/v1/logs", { headers: a.headers }));
+        return body.data.some((l: any) => l.endpoint === "/v1/me");
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    expect(body.data.find((l: any) => l.endpoint === "/v1/me")).toMatchObject({ http_method: "GET", status_code: 200 });
+    // The row carries the id request-log-queue.ts gives every row (the old per-request INSERT had none).
+    const row = (await logged(a.accountId)).find((r) => r.endpoint === "/v1/me");
+    expect(row?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("writes a whole batch at once and inserts nothing twice when the batch is redelivered", async () => {
+    const a = await createAccount();
+    const bodies = rows(a.accountId, 23);
+    for (const attempts of [1, 2]) {
+      const batch = createMessageBatch(REQUEST_LOG_QUEUE, messages(bodies, attempts));
+      const ctx = createExecutionContext();
+      await worker.queue!(batch as MessageBatch, env as Env, ctx);
+      const result = await getQueueResult(batch, ctx);
+      expect(result.ackAll).toBe(true);
+      expect(result.retryBatch.retry).toBe(false);
+    }
+    const written = await logged(a.accountId);
+    expect(written).toHaveLength(23);
+    expect(new Set(written.map((r) => r.requestId)).size).toBe(23);
+  });
+
+  it("retries the whole batch when D1 refuses it, so no row is lost", async () => {
+    const a = await createAccount();
+    const bodies = rows(a.accountId, 7);
+    const brokenDb = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch") return async () => Promise.reject(new Error("D1 is down"));
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const failing = createMessageBatch(REQUEST_LOG_QUEUE, messages(bodies));
+    const ctx = createExecutionContext();
+    await worker.queue!(failing as MessageBatch, { ...(env as Env), DB: brokenDb }, ctx);
+    const failed = await getQueueResult(failing, ctx);
+    expect(failed.ackAll).toBe(false);
+    expect(failed.retryBatch.retry).toBe(true);
+    expect(await logged(a.accountId)).toHaveLength(0);
+
+    // The redelivery (D1 back) writes every row.
+    const again = createMessageBatch(REQUEST_LOG_QUEUE, messages(bodies, 2));
+    const ctx2 = createExecutionContext();
+    await worker.queue!(again as MessageBatch, env as Env, ctx2);
+    expect((await getQueueResult(again, ctx2)).ackAll).toBe(true);
+    expect(await logged(a.accountId)).toHaveLength(7);
+  });
+
+  it("writes the row straight to D1 when the queue refuses it", async () => {
+    const a = await createAccount();
+    const [row] = rows(a.accountId, 1);
+    const refusingQueue = { send: async () => Promise.reject(new Error("queue unavailable")), sendBatch: async () => {} } as unknown as Queue;
+    await enqueueLogRow({ ...(env as Env), REQUEST_LOGS: refusingQueue }, row!);
+    const written = await logged(a.accountId);
+    expect(written.map((r) => r.requestId)).toEqual([row!.requestId]);
+  });
+});

@@ -60,6 +60,16 @@ export interface AdmitRequest {
   now: number;
   /** Limits to apply instead of the plan table's row (e.g. the shared agent surface's configured limits). */
   limits?: Limits;
+  /** Earlier calls' settlements to apply first (gate.ts piggybacks them to save a round trip). */
+  settlements?: Settlement[];
+}
+
+/** The end of one earlier call (see settle()), carried by a later admission or sent in a batch. */
+export interface Settlement {
+  reservationIds: string[];
+  found: boolean;
+  adjust: Partial<Record<CreditBalance, number>>;
+  plan: string;
 }
 
 export type AdmitResult =
@@ -105,6 +115,17 @@ export class AccountLimiter extends DurableObject {
 
   /** Rate limit and credit reservation in one step; nothing is counted or reserved when refused. */
   admit(req: AdmitRequest): AdmitResult {
+    // Settlements this isolate had not sent yet ride along and are applied before deciding, so a
+    // refund is never overtaken by the next admission from the same isolate.
+    const writes: Record<string, unknown> = {};
+    const deletes: string[] = [];
+    this.applySettlements(req.settlements ?? [], req.now, writes, deletes);
+    const result = this.decide(req, writes);
+    this.persist(writes, deletes);
+    return result;
+  }
+
+  private decide(req: AdmitRequest, writes: Record<string, unknown>): AdmitResult {
     const credits = this.creditState(req.now);
     const packCredits = credits.pack?.remaining ?? 0;
     let state: GroupState | undefined;
@@ -132,8 +153,7 @@ export class AccountLimiter extends DurableObject {
       }
     }
 
-    // Every change of this admission goes to storage in one write.
-    const writes: Record<string, unknown> = {};
+    // Every change of this admission goes to storage in one write (admit() persists `writes`).
     if (state && req.group && limits) {
       state.second = { count: state.second.count + 1, last: req.now };
       state.minute = { count: state.minute.count + 1, last: req.now };
@@ -156,7 +176,6 @@ export class AccountLimiter extends DurableObject {
       writes.credits = credits;
       this.ensureSweepAlarm(Date.now());
     }
-    if (Object.keys(writes).length) this.ctx.storage.put(writes);
     return { admitted: true, reservationIds, snapshot: state && limits ? this.snapshot(state, limits, req.now) : null };
   }
 
@@ -167,22 +186,49 @@ export class AccountLimiter extends DurableObject {
    * sweep, refunds nothing twice.
    */
   settle(reservationIds: string[], found: boolean, adjust: Partial<Record<CreditBalance, number>>, plan: string, now: number): void {
+    this.settleMany([{ reservationIds, found, adjust, plan }], now);
+  }
+
+  /** Several settlements in one call and one storage write (gate.ts sends those no admission carried). */
+  settleMany(settlements: Settlement[], now: number): void {
+    const writes: Record<string, unknown> = {};
+    const deletes: string[] = [];
+    this.applySettlements(settlements, now, writes, deletes);
+    this.persist(writes, deletes);
+  }
+
+  /** Applies settlements in memory, collecting their storage changes; credits are written only if they changed. */
+  private applySettlements(settlements: Settlement[], now: number, writes: Record<string, unknown>, deletes: string[]) {
+    if (!settlements.length) return;
     const credits = this.creditState(now);
-    for (const id of reservationIds) {
-      const r = this.reservations.get(id);
-      if (!r) continue;
-      if (!found) this.refund(r, credits);
-      this.reservations.delete(id);
-      this.ctx.storage.delete(`r:${id}`);
-    }
-    if (found) {
-      for (const balance of BALANCES) {
-        const amount = adjust[balance] ?? 0;
-        if (amount > 0) this.spend(plan, balance, Math.min(amount, this.available(plan, balance, credits)), credits, now);
-        if (amount < 0) credits.used[balance] = Math.max(0, credits.used[balance] + amount);
+    let creditsChanged = false;
+    for (const { reservationIds, found, adjust, plan } of settlements) {
+      for (const id of reservationIds) {
+        const r = this.reservations.get(id);
+        if (!r) continue;
+        if (!found) {
+          this.refund(r, credits);
+          creditsChanged = true;
+        }
+        this.reservations.delete(id);
+        deletes.push(`r:${id}`);
+      }
+      if (found) {
+        for (const balance of BALANCES) {
+          const amount = adjust[balance] ?? 0;
+          if (amount > 0) this.spend(plan, balance, Math.min(amount, this.available(plan, balance, credits)), credits, now);
+          if (amount < 0) credits.used[balance] = Math.max(0, credits.used[balance] + amount);
+          if (amount !== 0) creditsChanged = true;
+        }
       }
     }
-    this.saveCredits(credits);
+    if (creditsChanged) writes.credits = credits;
+  }
+
+  private persist(writes: Record<string, unknown>, deletes: string[]) {
+    // Both calls in one event commit together (the output gate holds the answer until they persist).
+    if (Object.keys(writes).length) this.ctx.storage.put(writes);
+    if (deletes.length) this.ctx.storage.delete(deletes);
   }
 
   /** Fixed-window limits (keys, reveal, flags): same for every plan, X-RateLimit-* headers. */

@@ -1,7 +1,7 @@
 import type { Capability, CreditBalance, RateGroup } from "../capabilities/registry.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import type { AdmitResult } from "./account-limiter.js";
+import type { AdmitResult, Settlement } from "./account-limiter.js";
 import { rateLimitHeaders } from "./headers.js";
 
 export interface AdmissionRequest {
@@ -29,6 +29,34 @@ export function limiterFor(env: Env, accountId: number) {
   return env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
 }
 
+/**
+ * Settlements waiting in this isolate, per account. A call's settlement (refund, or keeping the
+ * reservation) is not sent on its own at once: the next admission for the same account from this
+ * isolate carries it (one round trip instead of two under load), and if none comes within
+ * SETTLE_WAIT_MS the call that queued it sends everything waiting itself. Each call awaits its own
+ * timer in its own request context, so the runtime keeps the isolate alive until it is sent; if the
+ * isolate dies anyway, the limiter's sweep refunds the reservations (never a charge for nothing).
+ */
+export const SETTLE_WAIT_MS = 10;
+const waitingSettlements = new Map<number, Settlement[]>();
+
+function takeSettlements(accountId: number): Settlement[] | undefined {
+  const waiting = waitingSettlements.get(accountId);
+  if (waiting) waitingSettlements.delete(accountId);
+  return waiting;
+}
+
+async function settleSoon(env: Env, accountId: number, settlement: Settlement): Promise<void> {
+  const waiting = waitingSettlements.get(accountId) ?? [];
+  waiting.push(settlement);
+  waitingSettlements.set(accountId, waiting);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
+  // Already carried by an admission, or sent by an earlier call's timer.
+  if (!waitingSettlements.get(accountId)?.includes(settlement)) return;
+  const batch = takeSettlements(accountId)!;
+  await limiterFor(env, accountId).settleMany(batch, Date.now());
+}
+
 const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };
 
 /** Rate limit plus credit reservation for one capability call, in one round trip to the limiter. */
@@ -40,7 +68,8 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
     return { admitted: true, headers: {}, settle: async () => {} };
   }
   const limiter = limiterFor(env, req.accountId);
-  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now })) as AdmitResult;
+  const settlements = takeSettlements(req.accountId);
+  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements })) as AdmitResult;
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;
@@ -55,7 +84,7 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
           if (delta !== 0) adjust[b] = delta;
         }
         if (ids.length === 0 && !(found && Object.keys(adjust).length)) return;
-        await limiter.settle(ids, found, adjust, req.plan, Date.now());
+        await settleSoon(env, req.accountId, { reservationIds: ids, found, adjust, plan: req.plan });
       },
     };
   }

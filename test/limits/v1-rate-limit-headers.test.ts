@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { executeCapability } from "../../src/capabilities/execute.js";
 import { defineCapability } from "../../src/capabilities/registry.js";
 import { limiterFor } from "../../src/limits/gate.js";
@@ -118,7 +118,8 @@ describe("capability calls through the limiter", () => {
     const failed = await run(a.accountId, "pro", probe, t + 20);
     expect(failed.response.status).toBe(500);
     expect(failed.response.headers.get("x-minute-request-left")).toBe("147"); // every accepted request counts
-    await new Promise((r) => setTimeout(r, 20));
+    // Settlements reach the limiter off the response path (gate.ts: within SETTLE_WAIT_MS plus a round trip).
+    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro", t)).search.used === 1);
     expect((await limiterFor(env, a.accountId).balances("pro", t)).search.used).toBe(1);
   });
 

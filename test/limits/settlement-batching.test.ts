@@ -1,0 +1,82 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
+import { describe, expect, it, vi } from "vitest";
+import { executeCapability } from "../../src/capabilities/execute.js";
+import { defineCapability } from "../../src/capabilities/registry.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { limiterFor, SETTLE_WAIT_MS } from "../../src/limits/gate.js";
+import { createAccount } from "../support/accounts.js";
+
+// A capability double whose answers the test decides; the gate's settlement path is under test.
+const answers: boolean[] = [];
+const probe = defineCapability({
+  name: "settle-probe",
+  label: "Settle probe",
+  summary: "test double",
+  tag: "Test",
+  paths: ["/settle-probe"],
+  params: z.object({}),
+  rateGroup: null,
+  cost: { balance: "search", amount: 1 },
+  estimatedCostHeader: "X-Estimated-Cost",
+  usageCategory: "search",
+  handler: async () => {
+    const found = answers.shift() ?? true;
+    return { body: { data: found ? { ok: true } : null }, found };
+  },
+});
+
+const run = (accountId: number, waitUntil: (p: Promise<unknown>) => void = () => {}) =>
+  executeCapability(probe, {}, { env, waitUntil, accountId, plan: "free", surface: "v1" });
+
+/** Leaves `left` search credits on a free account (25 a month). */
+async function spendAllBut(accountId: number, left: number) {
+  const r = await limiterFor(env, accountId).admit({ plan: "free", group: null, cost: { search: 25 - left }, now: Date.now() });
+  expect(r.admitted).toBe(true);
+}
+
+describe("settlements batched with admissions", () => {
+  it("applies a refund waiting in the isolate before the next admission decides", async () => {
+    const a = await createAccount({ plan: "free" });
+    await spendAllBut(a.accountId, 1);
+    answers.push(false, true);
+    // Nothing found: the last credit is refunded, but the refund is still waiting in this isolate...
+    expect((await run(a.accountId)).response.status).toBe(200);
+    // ...so the next call carries it and is admitted on that very credit.
+    const next = await run(a.accountId);
+    expect(next.response.status).toBe(200);
+    expect((await run(a.accountId)).response.status).toBe(402);
+  });
+
+  it("sends a waiting settlement on its own when no admission comes to carry it", async () => {
+    const a = await createAccount({ plan: "free" });
+    await spendAllBut(a.accountId, 1);
+    answers.push(false);
+    const pending: Promise<unknown>[] = [];
+    expect((await run(a.accountId, (p) => pending.push(p))).response.status).toBe(200);
+    expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.available).toBe(0);
+    const started = Date.now();
+    await Promise.all(pending);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SETTLE_WAIT_MS - 1);
+    expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.available).toBe(1);
+  });
+
+  it("writes nothing but the reservation's removal when a found answer needs no adjustment", async () => {
+    const a = await createAccount({ plan: "free" });
+    const admitted = await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 1 }, now: Date.now() });
+    if (!admitted.admitted) throw new Error("not admitted");
+    const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
+    await runInDurableObject(stub, async (instance: AccountLimiter, state) => {
+      const put = vi.spyOn(state.storage, "put");
+      const del = vi.spyOn(state.storage, "delete");
+      instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
+      expect(put).not.toHaveBeenCalled();
+      expect(del).toHaveBeenCalledWith([`r:${admitted.reservationIds[0]}`]);
+      // Settling again (already gone) changes nothing at all.
+      instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
+      expect(put).not.toHaveBeenCalled();
+      expect(del).toHaveBeenCalledTimes(1);
+    });
+  });
+});

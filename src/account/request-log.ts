@@ -3,6 +3,7 @@ import { matchedRoutes } from "hono/route";
 import { db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { AppBindings } from "../env.js";
+import { logTypeOf } from "./log-retention.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */
 export function hasEndpoint(c: Parameters<MiddlewareHandler>[0]): boolean {
@@ -35,9 +36,10 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
       uri: url.pathname + url.search,
       statusCode: c.res.status,
       durationMs: Math.max(0, now() - started),
-      type: c.get("logType") ?? null,
+      type: c.get("logType") ?? logTypeOf(routePattern(c)),
       usageCategory: c.get("logCost") ? (c.get("usageCategory") ?? null) : null,
       cost: c.get("logCost") ?? false,
+      source: "api" as const,
       ipAddress: c.req.header("cf-connecting-ip") ?? null,
       userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
       country: (c.req.raw as { cf?: { country?: string } }).cf?.country ?? null,

@@ -1,4 +1,6 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import worker from "../../src/index.js";
 import { desc, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { LOG_RETENTION_ROWS, logTypeOf, pruneRequestLogs, retentionCutoff } from "../../src/account/log-retention.js";
@@ -165,6 +167,19 @@ describe("contract §5.6 GET /v1/logs", () => {
     const left = await db(env.DB).select({ id: requestLogs.id }).from(requestLogs).where(eq(requestLogs.accountId, a.accountId)).all();
     expect(left.map((r) => r.id).sort()).toEqual(newest.map((r) => r.id).sort());
     expect((await db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, other.accountId)).all()).length).toBe(1);
+  });
+});
+
+describe("retention cron (scheduled handler)", () => {
+  it("§5.6: the scheduled run prunes expired log rows off the request path", async () => {
+    const a = await createAccount();
+    const now = Date.now();
+    await db(env.DB).insert(requestLogs).values([logRow(a.accountId, retentionCutoff(now) - DAY_MS, { endpoint: "/v1/cron-old" }), logRow(a.accountId, now)]);
+    const ctx = createExecutionContext();
+    await worker.scheduled!(createScheduledController({ scheduledTime: now, cron: "23 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const left = await db(env.DB).select({ endpoint: requestLogs.endpoint }).from(requestLogs).where(eq(requestLogs.accountId, a.accountId)).all();
+    expect(left.map((r) => r.endpoint)).toEqual(["/v1/me"]);
   });
 });
 

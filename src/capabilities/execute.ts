@@ -34,17 +34,28 @@ export async function executeCapability(cap: Capability, params: Record<string, 
   // but its calls still count against the shared rate limits.
   const paidPerRequest = inv.surface === "agent";
   const creditBilled = !paidPerRequest && cap.cost !== null;
-  // Contract §4: the same request within 30 days of a billed one is answered free.
+  // Contract §4: the same request within 30 days of a billed one is answered free. The lookup runs
+  // beside the admission (one round trip each, in parallel); a repeat gives its reservation back.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
-  const repeat = fingerprint !== null && (await billedRecently(inv.env, inv.accountId, fingerprint, started));
+  const admit = (free: boolean) =>
+    admitRequest(inv.env, {
+      accountId: inv.accountId,
+      plan: inv.plan,
+      capability: free ? { ...cap, cost: null } : cap,
+      extraCost: free ? {} : (cap.extraCostFor?.(params as never) ?? {}),
+      now: started,
+    });
+  let [repeat, admission] = await Promise.all([
+    fingerprint !== null ? billedRecently(inv.env, inv.accountId, fingerprint, started) : false,
+    admit(paidPerRequest),
+  ]);
+  if (repeat && admission.admitted) {
+    inv.waitUntil(admission.settle({ found: false }));
+  } else if (repeat && !admission.admitted && refusedForCredits(admission.refusal)) {
+    // An empty balance does not stop a free repeat; the rate limit still applies.
+    admission = await admit(true);
+  }
   const free = paidPerRequest || repeat;
-  const admission = await admitRequest(inv.env, {
-    accountId: inv.accountId,
-    plan: inv.plan,
-    capability: free ? { ...cap, cost: null } : cap,
-    extraCost: free ? {} : (cap.extraCostFor?.(params as never) ?? {}),
-    now: started,
-  });
   const finish = (execution: Execution): Execution => {
     if (inv.surface !== "v1") logSurfaceCall(inv, cap, params, execution, now() - started);
     return execution;
@@ -55,13 +66,14 @@ export async function executeCapability(cap: Capability, params: Record<string, 
   try {
     result = await cap.handler(params as never, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
   } catch (err) {
-    inv.waitUntil(admission.settle({ found: false }));
+    if (!repeat) inv.waitUntil(admission.settle({ found: false }));
     const response = err instanceof ApiError ? errorResponse(err.status, err.type, err.message, err.headers) : toErrorResponse(err);
     return finish({ response: withHeaders(response, admission.headers), billed: false });
   }
   // Credits were taken at admission, so the next request already sees the lower balance; settling
-  // (refund when nothing was found, extra charges) can finish off the response path.
-  inv.waitUntil(admission.settle({ found: result.found, extraCost: free ? undefined : result.extraCost }));
+  // (refund when nothing was found, extra charges) can finish off the response path. A repeat's
+  // reservation was already given back above.
+  if (!repeat) inv.waitUntil(admission.settle({ found: result.found, extraCost: free ? undefined : result.extraCost }));
   const billed = creditBilled && !repeat && result.found;
   if (billed) {
     const charge = { accountId: inv.accountId, fingerprint: fingerprint!, capability: cap.name, source: inv.surface === "bulk" ? "bulk" : "api", now: started } as const;
@@ -73,6 +85,11 @@ export async function executeCapability(cap: Capability, params: Record<string, 
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
   return finish({ response: withHeaders(response, admission.headers), result, billed });
+}
+
+/** A refusal for an empty balance (402, or 429 without Retry-After), as opposed to a rate limit (429 with Retry-After). */
+function refusedForCredits(refusal: Response): boolean {
+  return refusal.status === 402 || (refusal.status === 429 && !refusal.headers.has("retry-after"));
 }
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */

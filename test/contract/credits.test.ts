@@ -29,7 +29,25 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     expect((await json(again)).data.email.status).toBe(firstBody.data.email.status);
     const logs = await logsOf(a.headers, 2);
     expect(logs.map((l) => l.cost)).toEqual([false, true]);
-    expect(await verificationsUsed(a.accountId)).toBe(1);
+    // The repeat's reservation (taken while its lookup ran) is given back.
+    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+  });
+
+  it("§4: a repeat is answered even when the balance is empty; a new request is refused", async () => {
+    const a = await createAccount({ plan: "basic" });
+    expect((await call("/v1/email-verifier?email=not-an-email", { headers: a.headers })).status).toBe(200);
+    await logsOf(a.headers, 1);
+    const limiter = limiterFor(env, a.accountId);
+    await vi.waitUntil(async () => (await limiter.balances("basic", Date.now())).verification.used === 1);
+    const { verification } = await limiter.balances("basic", Date.now());
+    const spent = await limiter.admit({ plan: "basic", group: null, cost: { verification: verification.available }, now: Date.now() });
+    if (spent.admitted) await limiter.settle(spent.reservationIds, true, {}, "basic", Date.now());
+    const fresh = await call("/v1/email-verifier?email=another-bad-one", { headers: a.headers });
+    expect(fresh.status).toBe(402);
+    await new Promise((r) => setTimeout(r, 1100)); // the plan allows 2 verifier requests per second
+    const repeat = await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    expect(repeat.status).toBe(200);
+    expect((await json(repeat)).data.email.status).toBe("invalid");
   });
 
   it("§4: a different parameter is a different request, billed again", async () => {

@@ -2,6 +2,7 @@ import { createApp } from "./app.js";
 import type { Env } from "./env.js";
 import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
 import { consumeRequestLogs, REQUEST_LOG_QUEUE } from "./account/request-log-queue.js";
+import { runRetention } from "./account/retention-job.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
@@ -24,5 +25,9 @@ export default {
       return;
     }
     await consume(batch, env, ctx);
+  },
+  // Cron (wrangler.toml [triggers]): retention work that must stay off the request path.
+  async scheduled(controller, env, ctx) {
+    ctx.waitUntil(runRetention(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

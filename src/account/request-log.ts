@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppBindings } from "../env.js";
 import type { AuthContext } from "./auth.js";
+import { logTypeOf } from "./log-retention.js";
 import { enqueueLogRow, type RequestLogRow } from "./request-log-queue.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */
@@ -29,9 +30,10 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     uri: url.pathname + url.search,
     statusCode: c.res.status,
     durationMs: Math.max(0, ended - started),
-    type: c.get("logType") ?? null,
+    type: c.get("logType") ?? logTypeOf(routePattern(c)),
     usageCategory: c.get("logCost") ? (c.get("usageCategory") ?? null) : null,
     cost: c.get("logCost") ?? false,
+    source: "api",
     ipAddress: c.req.header("cf-connecting-ip") ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
     country: (c.req.raw as { cf?: { country?: string } }).cf?.country ?? null,

@@ -1,6 +1,7 @@
 import { authenticate } from "./auth.js";
 import { hasEndpoint, logRequests } from "./request-log.js";
 import { registerKeyRoutes } from "./v1_keys.js";
+import { registerCurrentKeyRoutes } from "./v1_keys_current.js";
 import { registerLogRoutes } from "./v1_logs.js";
 import { registerMeRoute } from "./v1_me.js";
 import { registerUsageRoute } from "./v1_usage.js";
@@ -37,6 +38,7 @@ export function createV1App(): ApiApp {
   registerUsageRoute(v1);
   registerLogRoutes(v1);
   registerKeyRoutes(v1);
+  registerCurrentKeyRoutes(v1);
   registerRevealRoute(v1);
   mountCapabilities(v1, CAPABILITIES);
 

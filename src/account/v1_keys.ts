@@ -16,7 +16,7 @@ export const DEFAULT_KEY_LIFETIME_DAYS = 365;
 /** Clients of this API send the literal template `{id}` (percent-encoded) when they mean "no id". */
 export const isLiteralIdTemplate = (id: string) => id === "{id}" || id.toLowerCase() === "%7bid%7d";
 
-const KeySchema = z
+export const KeySchema = z
   .object({
     id: z.number().int(),
     key: z.string(),
@@ -33,11 +33,11 @@ const KeySchema = z
   .openapi("ApiKey");
 
 const KeyListSchema = z.object({ data: z.object({ keys: z.array(KeySchema) }) });
-const KeyWithSecretSchema = z.object({
+export const KeyWithSecretSchema = z.object({
   data: KeySchema.extend({ secret: z.string().openapi({ description: "Shown once; store it now." }) }),
 });
-const MutationSchema = z.object({ status: z.boolean(), message: z.string() });
-const MutationWithKeySchema = MutationSchema.extend({ data: KeyWithSecretSchema.shape.data });
+export const MutationSchema = z.object({ status: z.boolean(), message: z.string() });
+export const MutationWithKeySchema = MutationSchema.extend({ data: KeyWithSecretSchema.shape.data });
 
 const CreateBody = z.object({
   name: z.string().trim().min(1).max(100).optional(),
@@ -46,7 +46,7 @@ const CreateBody = z.object({
 const RenameBody = z.object({ name: z.string().trim().min(1).max(100) });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "1" }) });
 
-function renderKey(k: ApiKey) {
+export function renderKey(k: ApiKey) {
   const created = rfc3339(k.createdAt)!;
   return {
     id: k.id,

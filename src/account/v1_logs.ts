@@ -7,6 +7,7 @@ import { type ApiApp, type Ctx, defineRoute, input } from "../http/openapi.js";
 import { parseInstant, rfc3339 } from "../http/time.js";
 import { queryInt, queryIntOr } from "../http/validation.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
+import { logTypeOf, retainedLogs } from "./log-retention.js";
 
 export const LOGS_DEFAULT_PAGE_SIZE = 20;
 export const LOGS_MAX_PAGE_SIZE = 100;
@@ -23,7 +24,7 @@ const Query = z.object({
 const LogEntry = z
   .object({
     id: z.number().int(),
-    type: z.string().nullable(),
+    type: z.string().openapi({ description: "Endpoint group, e.g. 'Email Finder', 'Keys', 'Account'" }),
     endpoint: z.string(),
     uri: z.string(),
     http_method: z.string(),
@@ -33,16 +34,18 @@ const LogEntry = z
     ip_address: z.string().nullable(),
     user_agent: z.string().nullable(),
     country: z.string().nullable(),
-    source: z.string(),
+    source: z.enum(["API", "Agent", "Bulk"]).openapi({ description: "API: a /v1 call; Agent: the paid agent surface; Bulk: a row of a bulk job" }),
     cost: z.boolean(),
     created_at: z.string(),
   })
   .openapi("LogEntry");
 
+const SOURCE_LABELS = { api: "API", agent: "Agent", bulk: "Bulk" } as const;
+
 function renderLog(l: RequestLog) {
   return {
     id: l.id,
-    type: l.type,
+    type: l.type ?? logTypeOf(l.endpoint),
     endpoint: l.endpoint,
     uri: l.uri,
     http_method: l.httpMethod,
@@ -52,7 +55,7 @@ function renderLog(l: RequestLog) {
     ip_address: l.ipAddress,
     user_agent: l.userAgent,
     country: l.country,
-    source: "API",
+    source: SOURCE_LABELS[l.source],
     cost: l.cost,
     created_at: rfc3339(l.createdAt)!,
   };
@@ -73,7 +76,7 @@ export function registerLogRoutes(v1: ApiApp) {
       path: "/logs",
       tags: ["Account"],
       security,
-      summary: "Requests made with this account, newest first (not rate-limited)",
+      summary: "Requests made with this account, newest first: the last 1,000 of the last 3 months (not rate-limited)",
       request: { query: Query },
       responses: {
         200: {
@@ -92,7 +95,7 @@ export function registerLogRoutes(v1: ApiApp) {
     },
     async (c: Ctx) => {
       const q = input<z.infer<typeof Query>>(c, "query");
-      const where: SQL[] = [eq(requestLogs.accountId, c.get("auth").account.id)];
+      const where: SQL[] = [await retainedLogs(c.env, c.get("auth").account.id, Date.now())];
       if (q.type) {
         const t = q.type.trim();
         const path = t.startsWith("/") ? t : `/v1/${t}`;
@@ -131,7 +134,7 @@ export function registerLogRoutes(v1: ApiApp) {
       const [row] = await db(c.env.DB)
         .select()
         .from(requestLogs)
-        .where(and(eq(requestLogs.id, id), eq(requestLogs.accountId, c.get("auth").account.id)))
+        .where(and(eq(requestLogs.id, id), await retainedLogs(c.env, c.get("auth").account.id, Date.now())))
         .limit(1);
       if (!row) throw new ApiError(404, "unknown_record", `No log entry with id ${id} on this account.`);
       return c.json({ data: renderLog(row) }, 200);

@@ -9,6 +9,7 @@ import { type FinderAnswer, finderData, findEmail } from "../engine/finder.js";
 import { splitFullName } from "../engine/names.js";
 import { ApiError } from "../http/errors.js";
 import { FinderDataSchema } from "./finder-shapes.js";
+import { SocialFieldsSchema, socialFields } from "./social-fields.js";
 import { defineCapability } from "./registry.js";
 
 const ARTICLE_LIMITS = { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 };
@@ -24,8 +25,7 @@ const AuthorInfoSchema = z
     last_name: z.string().nullable(),
     article_domain: z.string(),
     same_as_domain: z.string().nullable(),
-    linkedin: z.string().nullable(),
-    twitter: z.string().nullable(),
+    ...SocialFieldsSchema.shape,
     email: z.string().nullable(),
     image: z.string().nullable(),
     gravatar: z.boolean().openapi({ description: "Always false: Gravatar is not queried" }),
@@ -81,6 +81,8 @@ export const authorFinder = defineCapability({
       answer = await findEmail(ctx, domain, name);
     }
     const base = name ? finderData(domain, name, answer) : { ...finderData(domain, { first: "", last: "" }, NOTHING), first_name: null, last_name: null, full_name: author.name };
+    // Profiles the article links for its author (sameAs, twitter:creator), under both names.
+    const profiles = socialFields({ microblog: author.twitter, professionalNetwork: author.linkedin });
     const info = {
       url: page.url,
       title: author.title,
@@ -91,8 +93,7 @@ export const authorFinder = defineCapability({
       last_name: name?.last ?? null,
       article_domain: domain,
       same_as_domain: name ? domain : null,
-      linkedin: author.linkedin,
-      twitter: author.twitter,
+      ...profiles,
       email: answer.email,
       image: author.image,
       gravatar: false,
@@ -100,7 +101,7 @@ export const authorFinder = defineCapability({
       author_score: author.confidence,
     };
     return {
-      body: { data: { ...base, twitter: author.twitter, linkedin: author.linkedin, info } },
+      body: { data: { ...base, ...profiles, info } },
       found: answer.email !== null,
     };
   },

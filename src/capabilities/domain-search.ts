@@ -1,3 +1,4 @@
+import { inArray } from "drizzle-orm";
 import { z } from "@hono/zod-openapi";
 import { filterClaimed } from "../engine/claims.js";
 import { ensureIndexed } from "../engine/discovery.js";
@@ -6,6 +7,13 @@ import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emai
 import { inferPatterns, matchPatterns } from "../engine/patterns.js";
 import { rfc3339 } from "../http/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
+import { phoneDataFor } from "../engine/phone-data.js";
+import { db } from "../db/client.js";
+import { people } from "../db/schema-index.js";
+import type { Env } from "../env.js";
+import { extraPhoneCost } from "./enrichment-params.js";
+import { PhoneDataSchema } from "./phone-schemas.js";
+import { SocialFieldsSchema, type SocialProfiles, socialFields } from "./social-fields.js";
 import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./finder-shapes.js";
 import { defineCapability } from "./registry.js";
 
@@ -72,20 +80,34 @@ function organization(domain: string, company: CompanyRow | undefined, pattern: 
   };
 }
 
+/** Profiles the people index holds for the listed addresses (one query for the page's candidates). */
+async function profilesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SocialProfiles>> {
+  const out = new Map<string, SocialProfiles>();
+  for (let i = 0; i < addresses.length; i += 90) {
+    const rows = await db(env.DB)
+      .select({ email: people.email, microblog: people.microblog, professionalNetwork: people.professionalNetworkUrl })
+      .from(people)
+      .where(inArray(people.email, addresses.slice(i, i + 90) as string[]))
+      .all();
+    for (const r of rows) if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
+  }
+  return out;
+}
+
 const EmailSchema = z.object({
   email: z.string(),
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
   full_name: z.string().nullable(),
   gender: z.string().nullable(),
-  phone_number: z.boolean(),
+  phone_number: z.boolean().openapi({ description: "With enrich_mobile=true: true when phone_data holds a number of this person" }),
+  phone_data: PhoneDataSchema.nullable().optional().openapi({ description: "Only with enrich_mobile=true: the person's best stored number, or null" }),
   type: z.enum(["personal", "generic"]),
   country: z.string().nullable(),
   position: z.string().nullable(),
   department: z.string().nullable(),
   seniority: z.string().nullable(),
-  twitter: z.string().nullable(),
-  linkedin: z.string().nullable(),
+  ...SocialFieldsSchema.shape,
   score: z.number().int(),
   accept_all: z.boolean(),
   pattern: z.string().nullable(),
@@ -134,12 +156,14 @@ export const domainSearch = defineCapability({
       .optional()
       .openapi({ description: "ISO 3166 alpha-2: only people known to be in this country" }),
     type: z.enum(["personal", "generic"]).optional(),
-    enrich_mobile: queryBool(),
+    enrich_mobile: queryBool().openapi({ description: "true: add emails[].phone_data and set phone_number (one phone credit per number found)" }),
     webhook_url: z.string().optional(),
   }),
   rateGroup: "search",
   cost: { balance: "search", amount: 1 },
   estimatedCostHeader: "X-Estimated-Cost",
+  // At least one phone credit must be available; the answer is trued up to the numbers it found.
+  extraCostFor: extraPhoneCost,
   usageCategory: "search",
   response: ResponseSchema,
   async handler(params, ctx) {
@@ -159,7 +183,7 @@ export const domainSearch = defineCapability({
         (!params.department || r.department === params.department) &&
         (!country || countries.get(r.email) === country),
     );
-    const sources = await sourcesOf(ctx.env, matching.map((r) => r.email));
+    const [sources, profiles] = await Promise.all([sourcesOf(ctx.env, matching.map((r) => r.email)), profilesOf(ctx.env, matching.map((r) => r.email))]);
     const scored = matching
       .map((r) => {
         const src = sources.get(r.email) ?? [];
@@ -170,20 +194,21 @@ export const domainSearch = defineCapability({
     const total = scored.length;
     const pageRows = scored.slice((params.page - 1) * params.limit, params.page * params.limit);
 
-    const emailsOut = pageRows.map(({ row, src, score, pattern }) => ({
+    const phones = params.enrich_mobile ? await Promise.all(pageRows.map(({ row }) => phoneDataFor(ctx.env, { email: row.email }))) : null;
+    const emailsOut = pageRows.map(({ row, src, score, pattern }, i) => ({
       email: row.email,
       first_name: row.firstName,
       last_name: row.lastName,
       full_name: row.firstName && row.lastName ? `${row.firstName} ${row.lastName}` : null,
       gender: null,
-      phone_number: false,
+      phone_number: phones?.[i] != null,
+      ...(phones ? { phone_data: phones[i] ?? null } : {}),
       type: row.type as "personal" | "generic",
       country: countries.get(row.email) ?? null,
       position: row.position,
       department: row.department,
       seniority: row.seniority,
-      twitter: null,
-      linkedin: null,
+      ...socialFields(profiles.get(row.email) ?? { microblog: null, professionalNetwork: null }),
       score,
       accept_all: dom?.acceptAll ?? false,
       pattern,
@@ -212,6 +237,7 @@ export const domainSearch = defineCapability({
         },
       },
       found: total > 0,
+      extraCost: { phone: phones?.filter((p) => p !== null).length ?? 0 },
     };
   },
 });

@@ -55,6 +55,8 @@ export const emailFinder = defineCapability({
     if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };
     const phone = await phoneDataFor(ctx.env, { email: answer.email, domain });
     data.phone_data = phone;
+    // The bool says whether a number is known; phone_data carries it.
+    if (phone) data.phone_number = true;
     return { body: { data }, found: true, extraCost: phoneExtraCost(phone) };
   },
 });

@@ -16,6 +16,7 @@ export const emailFormat = defineCapability({
   rateGroup: "format",
   cost: { balance: "search", amount: 1 },
   exhaustedAs: "rate_limit",
+  quotaHeaders: { limit: "X-Count-Limit", remaining: "X-Count-Remaining" },
   usageCategory: "search",
   response: z
     .object({ data: z.array(z.object({ format: z.string(), percentage: z.number().int() })) })

@@ -1,44 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { verifyEmail } from "../engine/verify.js";
 import { defineCapability } from "./registry.js";
-
-const SourceSchema = z.object({
-  uri: z.string(),
-  website_url: z.string(),
-  extracted_on: z.string().nullable(),
-  last_seen_on: z.string().nullable(),
-  still_on_page: z.boolean(),
-});
-
-const VerifierDataSchema = z
-  .object({
-    email: z.string(),
-    status: z.enum(["valid", "invalid", "accept_all", "webmail", "disposable", "unknown"]),
-    result: z.enum(["deliverable", "undeliverable", "risky"]),
-    score: z.number().int(),
-    regex: z.boolean(),
-    gibberish: z.boolean(),
-    disposable: z.boolean(),
-    webmail: z.boolean(),
-    role: z.boolean(),
-    mx_records: z.boolean(),
-    mx_check: z.boolean(),
-    mx: z.object({ records: z.array(z.string()) }),
-    implicit_mx: z.boolean(),
-    smtp_provider: z.string().nullable(),
-    smtp_server: z.boolean(),
-    smtp_check: z.boolean(),
-    smtp_check_run: z.boolean().openapi({ description: "False when no SMTP prober is configured: the mailbox was not tested" }),
-    accept_all: z.boolean(),
-    block: z.boolean(),
-    greylisted: z.boolean(),
-    whois: z.object({ registrar_name: z.string().nullable(), referral_url: z.string().nullable(), created_date: z.string().nullable() }),
-    did_you_mean: z.string().nullable().openapi({ description: "Likely intended address when the domain looks like a webmail typo" }),
-    reason: z.string().nullable(),
-    note: z.string(),
-    sources: z.array(SourceSchema),
-  })
-  .openapi("EmailVerification");
+import { VerifierResponseSchema } from "./verifier-shapes.js";
 
 export const emailVerifier = defineCapability({
   name: "email-verifier",
@@ -59,7 +22,7 @@ export const emailVerifier = defineCapability({
   cost: { balance: "verification", amount: 1 },
   estimatedCostHeader: "X-Estimated-Verify-Cost",
   usageCategory: "verifier",
-  response: z.object({ data: VerifierDataSchema }),
+  response: VerifierResponseSchema,
   async handler(params, ctx) {
     const { data, definitive } = await verifyEmail(ctx.env, params.email);
     // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on.

@@ -4,6 +4,8 @@ import { normaliseDomainInput } from "../engine/discovery.js";
 import { domainForCompany } from "../engine/index-read.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import { PhoneDataSchema } from "./phone-schemas.js";
+import { SocialFieldsSchema } from "./social-fields.js";
 
 /** Response pieces shared by the finder family (contract §5.1–5.2). */
 
@@ -34,9 +36,9 @@ export const FinderDataSchema = z
     seniority: z.string().nullable(),
     country: z.string().nullable(),
     gender: z.string().nullable(),
-    twitter: z.string().nullable(),
-    linkedin: z.string().nullable(),
-    phone_number: z.boolean(),
+    ...SocialFieldsSchema.shape,
+    phone_number: z.boolean().openapi({ description: "True when a phone number of this person is stored (enrich_mobile returns it in phone_data)" }),
+    phone_data: PhoneDataSchema.nullable().optional().openapi({ description: "Only with enrich_mobile=true: the person's best stored number, or null when none is known" }),
     accept_all: z.boolean().nullable(),
     disposable: z.boolean(),
     webmail: z.boolean(),

@@ -15,14 +15,15 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
       const auth = c.get("auth");
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, result } = await executeCapability(cap, params, {
+      const { response, billed } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
         plan: auth.account.plan,
         surface: "v1",
       });
-      c.set("logCost", cap.cost !== null && result?.found === true);
+      // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
+      c.set("logCost", billed);
       return response;
     };
 

@@ -80,6 +80,11 @@ export interface Capability<S extends z.ZodObject = z.ZodObject> {
   exhaustedAs?: "quota_exceeded" | "rate_limit";
   /** Header naming the estimated cost on a 402 (Domain Search: X-Estimated-Cost). */
   estimatedCostHeader?: string;
+  /**
+   * Headers naming the account's allowance and what is left of this capability's credit balance
+   * (Email Format: X-Count-Limit / X-Count-Remaining, which replaced X-Search-Limit / X-Search-Remaining).
+   */
+  quotaHeaders?: { limit: string; remaining: string };
   usageCategory: UsageCategory;
   /** Response body schema for the OpenAPI document. */
   response?: z.ZodType;

@@ -9,6 +9,7 @@ import { fullNameOf, nameKey, type PersonName, type Transliteration } from "./na
 import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
 import { departmentOf, seniorityOf } from "./positions.js";
 import { verifyEmail } from "./verify.js";
+import { NO_SOCIAL_FIELDS } from "../capabilities/social-fields.js";
 
 /**
  * The email finder: the most likely address of a person at a domain, scored from evidence only.
@@ -93,7 +94,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
 
   await assertNotClaimed(env, "email", email);
   const verified = await verifyEmail(env, email);
-  const status = verified.data.status;
+  const status = verified.data.email.status;
   if (status === "valid") score = Math.min(99, score + 10);
   else if (status === "invalid") score = Math.min(score, 10);
   if (!seen && verified.data.sources.length) sources = verified.data.sources;
@@ -107,7 +108,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
     ...person,
     sources,
     verification: { date: rfc3339(ctx.now()), status },
-    acceptAll: verified.data.smtp_check_run ? verified.data.accept_all : base.acceptAll,
+    acceptAll: verified.data.email.smtp_check_run ? verified.data.email.accept_all : base.acceptAll,
   };
 }
 
@@ -125,8 +126,8 @@ export function finderData(domain: string, name: PersonName, answer: FinderAnswe
     seniority: answer.seniority ?? seniorityOf(answer.position),
     country: null,
     gender: null,
-    twitter: null,
-    linkedin: null,
+    // The finder works from a name and a domain; profiles come from the people index (enrich).
+    ...NO_SOCIAL_FIELDS,
     phone_number: false,
     accept_all: answer.acceptAll,
     disposable: isDisposableDomain(domain),

@@ -7,6 +7,7 @@ import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
 import { normaliseEmail } from "./claims.js";
 import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
+import { socialFields } from "../capabilities/social-fields.js";
 
 /**
  * Reads of the contact index for enrichment: one person (people row and/or emails row merged),
@@ -226,10 +227,7 @@ export async function finderData(env: Env, person: PersonRecord, company: Compan
     type: person.type,
     country: person.country,
     gender: person.gender,
-    twitter: person.microblog,
-    linkedin: person.professionalNetworkUrl,
-    microblog: person.microblog,
-    professional_network: person.professionalNetworkUrl,
+    ...socialFields({ microblog: person.microblog, professionalNetwork: person.professionalNetworkUrl }),
     // A bool on the wire (strict clients declare it so); the number itself is phone_data's job.
     phone_number: person.hasPhone,
     accept_all: acceptAll,
@@ -292,10 +290,7 @@ export async function personFindData(env: Env, person: PersonRecord, company: Co
     website_url: f.website_url,
     phone_number: f.phone_number,
     country: f.country,
-    twitter: f.twitter,
-    linkedin: f.linkedin,
-    microblog: f.microblog,
-    professional_network: f.professional_network,
+    ...socialFields({ microblog: f.microblog, professionalNetwork: f.professional_network }),
     score: f.score,
     type: f.type,
     accept_all: f.accept_all,

@@ -9,6 +9,7 @@ import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "./domain-l
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
 import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
+import type { Verdict, VerifierData, VerifierSource } from "../capabilities/verifier-shapes.js";
 
 /**
  * Email verification from evidence: syntax, DNS (MX, null MX, implicit MX), lists, the index of
@@ -16,62 +17,13 @@ import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
  * evidence nothing is called `deliverable`: the answer says what was and was not checked.
  */
 
-export type VerifierStatus = "valid" | "invalid" | "accept_all" | "webmail" | "disposable" | "unknown";
-export type VerifierResult = "deliverable" | "undeliverable" | "risky";
+export type { VerdictReason, VerifierData, VerifierSource, VerifierStatus } from "../capabilities/verifier-shapes.js";
 
-/** Why an address is invalid (or why the verdict stayed open), machine-readable. */
-export type VerdictReason =
-  | "invalid_syntax"
-  | "no_such_domain"
-  | "null_mx"
-  | "no_mail_server"
-  | "mailbox_not_found"
-  | "mailbox_disabled"
-  | "smtp_not_run"
-  | "smtp_inconclusive"
-  | null;
-
-export interface VerifierSource {
-  uri: string;
-  website_url: string;
-  extracted_on: string | null;
-  last_seen_on: string | null;
-  still_on_page: boolean;
-}
-
-export interface VerifierData {
-  email: string;
-  status: VerifierStatus;
-  result: VerifierResult;
-  score: number;
-  regex: boolean;
-  gibberish: boolean;
-  disposable: boolean;
-  webmail: boolean;
-  /** A role account (info@, sales@): reaches a function, not a person. */
-  role: boolean;
-  mx_records: boolean;
-  mx_check: boolean;
-  mx: { records: string[] };
-  /** True when the domain has no MX and mail goes to its A/AAAA address (RFC 5321 §5.1). */
-  implicit_mx: boolean;
-  smtp_provider: string | null;
-  smtp_server: boolean;
-  smtp_check: boolean;
-  /** Whether an SMTP conversation was attempted at all. */
-  smtp_check_run: boolean;
-  accept_all: boolean;
-  block: boolean;
-  greylisted: boolean;
-  whois: { registrar_name: string | null; referral_url: string | null; created_date: string | null };
-  did_you_mean: string | null;
-  reason: VerdictReason;
-  /** Plain-language account of what was checked and what was not. */
-  note: string;
-  sources: VerifierSource[];
-}
+/** The verdict while it is being worked out, with the sources that feed its score; split at the end. */
+type Draft = Verdict & { sources: VerifierSource[] };
 
 export interface Verification {
+  /** The wire shape (contract §5.3): `email` is the verdict object, `sources` beside it. */
   data: VerifierData;
   /** A verdict someone can act on (anything but `unknown`); what the caller is billed for. */
   definitive: boolean;
@@ -95,12 +47,23 @@ const NOTES = {
 } as const;
 
 export async function verifyEmail(env: Env, input: string, options: VerifyOptions = {}): Promise<Verification> {
+  const { draft, definitive } = await judge(env, input, options);
+  const { sources, ...verdict } = draft;
+  return { data: { email: verdict, sources }, definitive };
+}
+
+interface Judgement {
+  draft: Draft;
+  definitive: boolean;
+}
+
+async function judge(env: Env, input: string, options: VerifyOptions): Promise<Judgement> {
   const email = input.trim();
   const parsed = parseEmail(email);
   if (!parsed.ok) {
     return {
       definitive: true,
-      data: {
+      draft: {
         ...blank(email),
         status: "invalid",
         result: "undeliverable",
@@ -121,9 +84,9 @@ export async function verifyEmail(env: Env, input: string, options: VerifyOption
 
   // DnsUnavailableError (503) propagates: an unresolvable domain gets no verdict.
   const mx = await resolveMx(env, domain);
-  const deadDomain = (reason: "no_such_domain" | "null_mx" | "no_mail_server"): Verification => ({
+  const deadDomain = (reason: "no_such_domain" | "null_mx" | "no_mail_server"): Judgement => ({
     definitive: true,
-    data: { ...blank(email), ...flags, status: "invalid", result: "undeliverable", reason, note: NOTES[reason] },
+    draft: { ...blank(email), ...flags, status: "invalid", result: "undeliverable", reason, note: NOTES[reason] },
   });
   if (mx.nxdomain) return deadDomain("no_such_domain");
   if (mx.nullMx) return deadDomain("null_mx");
@@ -137,7 +100,7 @@ export async function verifyEmail(env: Env, input: string, options: VerifyOption
   }
 
   const sources = await sourcesOf(env, parsed.normalised);
-  const base: VerifierData = {
+  const base: Draft = {
     ...blank(email),
     ...flags,
     mx_records: true,
@@ -149,10 +112,10 @@ export async function verifyEmail(env: Env, input: string, options: VerifyOption
   };
 
   if (disposable) {
-    return { definitive: true, data: { ...base, status: "disposable", result: "risky", score: 50, note: NOTES.disposable } };
+    return { definitive: true, draft: { ...base, status: "disposable", result: "risky", score: 50, note: NOTES.disposable } };
   }
   if (webmail) {
-    return { definitive: true, data: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
+    return { definitive: true, draft: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
   }
 
   const probe = await (options.prober ?? proberFor(env)).probe(parsed.localPart + "@" + domain);
@@ -162,7 +125,7 @@ export async function verifyEmail(env: Env, input: string, options: VerifyOption
 }
 
 /** Turns the SMTP evidence (or its absence) into the verdict. */
-function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolean | null): Verification {
+function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | null): Judgement {
   const penalties = (base.role ? 10 : 0) + (base.gibberish ? 30 : 0);
   // Seen on a public page that still shows it: evidence the mailbox is in use.
   const seen = base.sources.some((s) => s.still_on_page) ? 20 : 0;
@@ -181,7 +144,7 @@ function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolea
       : NOTES.smtp_not_run;
     return {
       definitive: acceptAll,
-      data: {
+      draft: {
         ...base,
         ...smtp,
         status: acceptAll ? "accept_all" : "unknown",
@@ -198,7 +161,7 @@ function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolea
     const disabled = probe.disabled === true;
     return {
       definitive: true,
-      data: {
+      draft: {
         ...base,
         ...smtp,
         status: "invalid",
@@ -213,7 +176,7 @@ function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolea
   if (probe.catchAll === true) {
     return {
       definitive: true,
-      data: {
+      draft: {
         ...base,
         ...smtp,
         status: "accept_all",
@@ -229,7 +192,7 @@ function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolea
     const full = probe.fullInbox === true;
     return {
       definitive: true,
-      data: {
+      draft: {
         ...base,
         ...smtp,
         status: "valid",
@@ -245,7 +208,7 @@ function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolea
 
   return {
     definitive: false,
-    data: {
+    draft: {
       ...base,
       ...smtp,
       status: "unknown",
@@ -257,7 +220,7 @@ function fromProbe(base: VerifierData, probe: ProbeResult, knownCatchAll: boolea
   };
 }
 
-function blank(email: string): VerifierData {
+function blank(email: string): Draft {
   return {
     email,
     status: "unknown",

@@ -60,6 +60,17 @@ describe("GET /openapi.json", () => {
   });
 });
 
+describe("GET /openapi.json response schemas", () => {
+  it("§5.3: the verifier's data.email is the verdict object and data.sources an array, as on /v1", async () => {
+    const doc = await (await workerFetch(`${BASE}/openapi.json`)).json<any>();
+    const data = doc.paths["/email-verifier"].get.responses["200"].content["application/json"].schema.properties.data;
+    expect(data.properties.email.type).toBe("object");
+    expect(data.properties.email.properties.status.enum).toContain("accept_all");
+    expect(data.properties.email.properties.mx_check.type).toBe("boolean");
+    expect(data.properties.sources.type).toBe("array");
+  });
+});
+
 describe("GET /llms.txt", () => {
   it("tells an agent how to pay and lists what each endpoint returns", async () => {
     const res = await workerFetch(`${BASE}/llms.txt`);

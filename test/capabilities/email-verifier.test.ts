@@ -10,26 +10,42 @@ async function verificationsUsed(headers: Record<string, string>): Promise<numbe
 }
 
 describe("GET /v1/email-verifier", () => {
-  it("answers the contract's data.email fields on ?email= and /{email}", async () => {
+  it("§5.3: data.email is an object holding the verdict fields, with data.sources[] beside it, on ?email= and /{email}", async () => {
     const { headers } = await createAccount();
     for (const path of ["/v1/email-verifier?email=jane.doe%40acme-verify.test", "/v1/email-verifier/jane.doe@acme-verify.test"]) {
       const res = await call(path, { headers });
       expect(res.status, path).toBe(200);
       const { data } = await json(res);
-      expect(data.email).toBe("jane.doe@acme-verify.test");
-      for (const key of ["status", "result", "score", "regex", "gibberish", "disposable", "webmail", "mx_records", "mx_check", "mx", "smtp_provider", "smtp_server", "smtp_check", "accept_all", "block", "greylisted", "whois", "sources", "smtp_check_run", "note", "did_you_mean"]) {
-        expect(data, key).toHaveProperty(key);
+      expect(Object.keys(data).sort()).toEqual(["email", "sources"]);
+      expect(typeof data.email).toBe("object");
+      expect(data.email.email).toBe("jane.doe@acme-verify.test");
+      for (const key of ["status", "result", "score", "regex", "gibberish", "disposable", "webmail", "mx_records", "mx_check", "mx", "smtp_provider", "smtp_server", "smtp_check", "accept_all", "block", "greylisted", "whois", "smtp_check_run", "note", "reason", "did_you_mean"]) {
+        expect(data.email, key).toHaveProperty(key);
       }
-      expect(data.result).not.toBe("deliverable");
-      expect(data.smtp_check_run).toBe(false);
+      expect(data.email).not.toHaveProperty("sources");
+      expect(data.email.mx.records.length).toBeGreaterThan(0);
+      expect(data.email.mx_check).toBe(data.email.mx_records);
+      expect(Array.isArray(data.sources)).toBe(true);
+      expect(data.email.result).not.toBe("deliverable");
+      expect(data.email.smtp_check_run).toBe(false);
     }
+  });
+
+  it("§5.3: the OpenAPI response schema declares data.email as the verdict object and data.sources as an array", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    const schema = doc.paths["/email-verifier"].get.responses["200"].content["application/json"].schema;
+    const resolve = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split("/").pop()!] : s);
+    const data = resolve(resolve(schema).properties.data);
+    expect(resolve(data.properties.email).type).toBe("object");
+    expect(resolve(data.properties.email).properties.status.enum).toContain("accept_all");
+    expect(data.properties.sources.type).toBe("array");
   });
 
   it("keeps a literal + in a path email (clients send it unencoded)", async () => {
     const { headers } = await createAccount();
     const { data } = await json(await call("/v1/email-verifier/jane+news@acme-verify.test", { headers }));
-    expect(data.email).toBe("jane+news@acme-verify.test");
-    expect(data.regex).toBe(true);
+    expect(data.email.email).toBe("jane+news@acme-verify.test");
+    expect(data.email.regex).toBe(true);
   });
 
   it("tolerates the JavaScript client's GET body `null`", async () => {
@@ -43,14 +59,14 @@ describe("GET /v1/email-verifier", () => {
     const before = await verificationsUsed(headers);
     const res = await call("/v1/email-verifier?email=not-an-email", { headers });
     expect(res.status).toBe(200);
-    expect((await json(res)).data).toMatchObject({ status: "invalid", result: "undeliverable", regex: false });
+    expect((await json(res)).data.email).toMatchObject({ status: "invalid", result: "undeliverable", regex: false });
     expect(await verificationsUsed(headers)).toBe(before + 1);
   });
 
   it("an open verdict (SMTP not run) is not billed", async () => {
     const { headers } = await createAccount();
     const before = await verificationsUsed(headers);
-    expect((await json(await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers }))).data.status).toBe("unknown");
+    expect((await json(await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers }))).data.email.status).toBe("unknown");
     expect(await verificationsUsed(headers)).toBe(before);
   });
 

@@ -1,0 +1,78 @@
+import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { sha256Hex } from "../account/crypto.js";
+import { db } from "../db/client.js";
+import { billedRequests, usageDays } from "../db/schema-contract.js";
+import type { Env } from "../env.js";
+import { DAY_MS, startOfUtcDay } from "../http/time.js";
+
+/**
+ * Credits rule (contract §4): an identical request (same capability, same normalised parameters,
+ * same account) is billed once per 30 days. The first billed answer opens the window; repeats
+ * inside it answer normally, use no credits and are logged with `cost: false`. A repeat does not
+ * extend the window. Two identical requests racing each other can both be billed (the lookup is
+ * not a lock): the rule is a courtesy to the caller, never a reason to refuse.
+ */
+export const REPEAT_WINDOW_MS = 30 * DAY_MS;
+
+/** Parameters that do not change the answer are left out of the fingerprint. */
+const IGNORED = new Set(["webhook_url"]);
+/** Values compared without case (addresses, domains, names); URLs and the rest keep theirs. */
+const CASELESS = new Set(["email", "domain", "company", "first_name", "last_name", "full_name", "type", "department", "country"]);
+
+/** The normalised parameters as one canonical string: sorted keys, trimmed, empty values dropped. */
+export function normalisedParams(params: Record<string, unknown>): string {
+  const entries: [string, unknown][] = [];
+  for (const key of Object.keys(params).sort()) {
+    if (IGNORED.has(key)) continue;
+    let value = params[key];
+    if (value === undefined || value === null || value === "" || value === false) continue;
+    if (typeof value === "string") value = CASELESS.has(key) ? value.trim().toLowerCase() : value.trim();
+    entries.push([key, value]);
+  }
+  return JSON.stringify(entries);
+}
+
+export async function requestFingerprint(capability: string, params: Record<string, unknown>): Promise<string> {
+  return sha256Hex(`${capability}\n${normalisedParams(params)}`);
+}
+
+/** True when this account was billed for the same request less than 30 days ago. */
+export async function billedRecently(env: Pick<Env, "DB">, accountId: number, fingerprint: string, now: number): Promise<boolean> {
+  const row = await db(env.DB)
+    .select({ billedAt: billedRequests.billedAt })
+    .from(billedRequests)
+    .where(and(eq(billedRequests.accountId, accountId), eq(billedRequests.fingerprint, fingerprint), gt(billedRequests.billedAt, now - REPEAT_WINDOW_MS)))
+    .get();
+  return row !== undefined;
+}
+
+export interface Charge {
+  accountId: number;
+  fingerprint: string;
+  capability: string;
+  source: "api" | "bulk";
+  now: number;
+}
+
+/** Remembers a billed request (opening its 30-day window) and counts it in the day's usage, in one batch. */
+export async function recordCharge(env: Pick<Env, "DB">, charge: Charge): Promise<void> {
+  const store = db(env.DB);
+  await store.batch([
+    store
+      .insert(billedRequests)
+      .values({ accountId: charge.accountId, fingerprint: charge.fingerprint, billedAt: charge.now })
+      .onConflictDoUpdate({ target: [billedRequests.accountId, billedRequests.fingerprint], set: { billedAt: charge.now } }),
+    store
+      .insert(usageDays)
+      .values({ accountId: charge.accountId, day: startOfUtcDay(charge.now), capability: charge.capability, source: charge.source, count: 1 })
+      .onConflictDoUpdate({
+        target: [usageDays.accountId, usageDays.day, usageDays.capability, usageDays.source],
+        set: { count: sql`${usageDays.count} + 1` },
+      }),
+  ]);
+}
+
+/** Drops windows that have closed (called by the scheduled retention job, never on a request). */
+export async function pruneBilledRequests(env: Pick<Env, "DB">, now: number): Promise<void> {
+  await db(env.DB).delete(billedRequests).where(lt(billedRequests.billedAt, now - REPEAT_WINDOW_MS)).run();
+}

@@ -1,0 +1,113 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { db } from "../../src/db/client.js";
+import { billedRequests } from "../../src/db/schema-contract.js";
+import { limiterFor } from "../../src/limits/gate.js";
+import { normalisedParams, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
+import { call, createAccount, json } from "../support/accounts.js";
+
+async function verificationsUsed(accountId: number) {
+  return (await limiterFor(env, accountId).balances("pro", Date.now())).verification.used;
+}
+
+async function logsOf(headers: Record<string, string>, count: number) {
+  let body: any;
+  await vi.waitUntil(async () => (body = await json(await call("/v1/logs?type=Email%20Verifier&limit=100", { headers }))).meta.total >= count);
+  return body.data as { cost: boolean; uri: string }[];
+}
+
+describe("contract §4: an identical request is billed once per 30 days", () => {
+  it("§4: the repeat (same endpoint, normalised parameters, account) answers the same and is logged cost: false", async () => {
+    const a = await createAccount();
+    const first = await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    expect(first.status).toBe(200);
+    const firstBody = await json(first);
+    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+    // Same question: path form instead of query, different case and padding.
+    const again = await call("/v1/email-verifier/not-an-email", { headers: a.headers });
+    expect(again.status).toBe(200);
+    expect((await json(again)).data.email.status).toBe(firstBody.data.email.status);
+    const logs = await logsOf(a.headers, 2);
+    expect(logs.map((l) => l.cost)).toEqual([false, true]);
+    // The repeat's reservation (taken while its lookup ran) is given back.
+    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+  });
+
+  it("§4: a repeat is answered even when the balance is empty; a new request is refused", async () => {
+    const a = await createAccount({ plan: "basic" });
+    expect((await call("/v1/email-verifier?email=not-an-email", { headers: a.headers })).status).toBe(200);
+    await logsOf(a.headers, 1);
+    const limiter = limiterFor(env, a.accountId);
+    await vi.waitUntil(async () => (await limiter.balances("basic", Date.now())).verification.used === 1);
+    const { verification } = await limiter.balances("basic", Date.now());
+    const spent = await limiter.admit({ plan: "basic", group: null, cost: { verification: verification.available }, now: Date.now() });
+    if (spent.admitted) await limiter.settle(spent.reservationIds, true, {}, "basic", Date.now());
+    const fresh = await call("/v1/email-verifier?email=another-bad-one", { headers: a.headers });
+    expect(fresh.status).toBe(402);
+    await new Promise((r) => setTimeout(r, 1100)); // the plan allows 2 verifier requests per second
+    const repeat = await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    expect(repeat.status).toBe(200);
+    expect((await json(repeat)).data.email.status).toBe("invalid");
+  });
+
+  it("§4: a different parameter is a different request, billed again", async () => {
+    const a = await createAccount();
+    await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    await call("/v1/email-verifier?email=still-not-an-email", { headers: a.headers });
+    const logs = await logsOf(a.headers, 2);
+    expect(logs.map((l) => l.cost)).toEqual([true, true]);
+    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 2);
+  });
+
+  it("§4: the same request by another account is billed to that account", async () => {
+    const a = await createAccount();
+    const b = await createAccount();
+    await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    await logsOf(a.headers, 1);
+    await call("/v1/email-verifier?email=not-an-email", { headers: b.headers });
+    expect((await logsOf(b.headers, 1)).map((l) => l.cost)).toEqual([true]);
+  });
+
+  it("§4: after 30 days the same request is billed again", async () => {
+    const a = await createAccount();
+    const fingerprint = await requestFingerprint("email-verifier", { email: "not-an-email" });
+    await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - REPEAT_WINDOW_MS - 60_000 });
+    await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    expect((await logsOf(a.headers, 1)).map((l) => l.cost)).toEqual([true]);
+    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+  });
+
+  it("§4: an answer that found nothing opens no window (it was not billed)", async () => {
+    const a = await createAccount();
+    // No SMTP prober in tests: an open verdict, not billed.
+    await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers: a.headers });
+    await logsOf(a.headers, 1);
+    const rows = await db(env.DB).select().from(billedRequests).all();
+    const fingerprint = await requestFingerprint("email-verifier", { email: "jane@acme-verify.test" });
+    expect(rows.some((r) => r.accountId === a.accountId && r.fingerprint === fingerprint)).toBe(false);
+  });
+
+  it("§4: normalisation sorts keys, trims, ignores case where it carries no meaning and drops webhook_url", () => {
+    expect(normalisedParams({ domain: " Acme.COM ", first_name: "Jane", webhook_url: "https://x.test/a" })).toBe(
+      normalisedParams({ first_name: "jane", domain: "acme.com" }),
+    );
+    expect(normalisedParams({ url: "https://a.test/Post" })).not.toBe(normalisedParams({ url: "https://a.test/post" }));
+    expect(normalisedParams({ email: "a@b.co", enrich_mobile: false })).toBe(normalisedParams({ email: "a@b.co" }));
+    expect(normalisedParams({ email: "a@b.co", enrich_mobile: true })).not.toBe(normalisedParams({ email: "a@b.co" }));
+  });
+});
+
+describe("spec Versioning: Email Format quota headers", () => {
+  it("sends X-Count-Limit and X-Count-Remaining (integers), not the older X-Search-* pair", async () => {
+    const a = await createAccount({ plan: "pro" });
+    const res = await call("/v1/email-format?domain=acme-widgets.test", { headers: a.headers });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-count-limit")).toBe("10000");
+    expect(res.headers.get("x-count-remaining")).toMatch(/^\d+$/);
+    const body = await json(res);
+    const used = body.data.length > 0 ? 1 : 0;
+    expect(Number(res.headers.get("x-count-remaining"))).toBe(10_000 - used);
+    expect(res.headers.get("x-search-limit")).toBeNull();
+    expect(res.headers.get("x-search-remaining")).toBeNull();
+  });
+});

@@ -16,6 +16,10 @@ export default defineConfig(async () => {
           outboundService: outbound,
           // Request-log batches are consumed within 50 ms instead of 1 s, so tests see rows quickly.
           queueConsumers: { "request-logs": { maxBatchTimeout: 0.05 } },
+          // Deep crawls go to a queue nobody consumes: every file shares one runtime, and a deep pass
+          // left running by one file would write into the next file's emptied index. Tests that
+          // cover the deep pass hand a batch to the consumer themselves (createMessageBatch).
+          queueProducers: { CRAWL_QUEUE: { queueName: "crawl-deep-unconsumed-in-tests" } },
         },
       }),
     ],

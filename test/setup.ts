@@ -1,5 +1,6 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { forgetAgentsAccount } from "../src/agent/agents-account.js";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 
@@ -17,3 +18,5 @@ if (results.length) {
     ...results.map(({ name }) => env.DB.prepare(`DELETE FROM "${name.replaceAll('"', '""')}"`)),
   ]);
 }
+// Module state that remembers rows of the emptied tables goes with them.
+forgetAgentsAccount();

@@ -6,6 +6,7 @@ import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import type { ApiApp } from "../http/openapi.js";
 import type { Context } from "hono";
+import { forgetKey } from "./auth-cache.js";
 import { newKeyPair, sha256Hex } from "./crypto.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 import { MutationSchema, MutationWithKeySchema, renderKey } from "./v1_keys.js";
@@ -72,6 +73,7 @@ export function registerCurrentKeyRoutes(v1: ApiApp) {
       .set({ secretHash: await sha256Hex(secret), updatedAt: Date.now() })
       .where(eq(apiKeys.id, key.id))
       .returning();
+    forgetKey(key.id);
     return c.json({ status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row!), secret } }, 200);
   });
 
@@ -79,6 +81,7 @@ export function registerCurrentKeyRoutes(v1: ApiApp) {
     const key = await targetKey(c, (c.req.valid("json") ?? {}).id);
     const now = Date.now();
     await db(c.env.DB).update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id)).run();
+    forgetKey(key.id);
     return c.json({ status: true, message: `The key ${key.publicKey} was revoked.` }, 200);
   });
 }

@@ -16,7 +16,12 @@ export function agentsPlan(env: Env): string {
   return (PLAN_NAMES as readonly string[]).includes(plan) ? plan : "scale";
 }
 
-const known = new WeakMap<D1Database, number>();
+let known = new WeakMap<D1Database, number>();
+
+/** Drops the remembered id; only tests need it, because they empty D1 between files in one runtime. */
+export function forgetAgentsAccount(): void {
+  known = new WeakMap();
+}
 
 /** Id of the agents account, created on first use (idempotent under concurrent first requests). */
 export async function agentsAccountId(env: Env): Promise<number> {

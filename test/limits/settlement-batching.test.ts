@@ -16,7 +16,7 @@ const probe = defineCapability({
   summary: "test double",
   tag: "Test",
   paths: ["/settle-probe"],
-  params: z.object({}),
+  params: z.object({ n: z.number() }),
   rateGroup: null,
   cost: { balance: "search", amount: 1 },
   estimatedCostHeader: "X-Estimated-Cost",
@@ -27,8 +27,10 @@ const probe = defineCapability({
   },
 });
 
+// Each call asks something new: an identical request within 30 days is billed once (repeat billing).
+let calls = 0;
 const run = (accountId: number, waitUntil: (p: Promise<unknown>) => void = () => {}) =>
-  executeCapability(probe, {}, { env, waitUntil, accountId, plan: "free", surface: "v1" });
+  executeCapability(probe, { n: ++calls }, { env, waitUntil, accountId, plan: "free", surface: "v1" });
 
 /** Leaves `left` search credits on a free account (25 a month). */
 async function spendAllBut(accountId: number, left: number) {

@@ -116,6 +116,7 @@ const ResponseSchema = z
   .openapi("DomainSearch");
 
 export const domainSearch = defineCapability({
+  acceptsCallback: true,
   name: "domain-search",
   label: "Domain Search",
   summary: "Email addresses published on a company's website, with their sources, names and positions",
@@ -135,7 +136,6 @@ export const domainSearch = defineCapability({
       .openapi({ description: "ISO 3166 alpha-2: only people known to be in this country" }),
     type: z.enum(["personal", "generic"]).optional(),
     enrich_mobile: queryBool(),
-    webhook_url: z.string().optional(),
   }),
   rateGroup: "search",
   cost: { balance: "search", amount: 1 },

@@ -41,6 +41,7 @@ const VerifierDataSchema = z
   .openapi("EmailVerification");
 
 export const emailVerifier = defineCapability({
+  acceptsCallback: true,
   name: "email-verifier",
   label: "Email Verifier",
   summary: "Verify an email address: syntax, DNS (MX, null MX, implicit MX), disposable, webmail, role, gibberish, typo, catch-all and SMTP when a prober is configured",

@@ -5,3 +5,4 @@ export { assertDeliverableUrl } from "./url-check.js";
 export { enqueueDelivery, consumeDeliveries, consumeDeadDeliveries, DELIVERY_QUEUE, DELIVERY_DEAD_LETTER_QUEUE, DeliveryTooLargeError } from "./queue.js";
 export { signingSecret, signingSecretRecord, rotateSigningSecret, type SigningSecretRecord } from "./secrets.js";
 export { listAttempts, attemptsOf } from "./log.js";
+export { CALLBACK_PARAM, WebhookUrlParam, checkCallbackUrl, scheduleCallback } from "./callback.js";

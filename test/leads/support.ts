@@ -7,5 +7,5 @@ export async function send(method: string, path: string, headers: Record<string,
     headers: { ...headers, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: await json(res) };
+  return { status: res.status, headers: res.headers, body: await json(res) };
 }

@@ -32,6 +32,10 @@ export interface Env {
   MPP_DEV_RECIPIENT?: string;
   /** Plan of the shared agents account (its rate limits apply to all agents together); default "scale". */
   AGENTS_PLAN?: string;
+  /** Producer for webhook deliveries, callbacks and bulk end events (queue "deliveries", consumer in src/delivery/queue.ts). */
+  DELIVERY_QUEUE?: Queue<import("./delivery/types.js").DeliveryMessage>;
+  /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */
+  DELIVERY_RETRY_BASE_SECONDS?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

@@ -3,6 +3,7 @@ import type { Env } from "./env.js";
 import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
 import { consumeRequestLogs, REQUEST_LOG_QUEUE } from "./account/request-log-queue.js";
 import { runRetention } from "./account/retention-job.js";
+import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/index.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
@@ -13,6 +14,8 @@ const app = createApp();
 const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>> = {
   [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
   [REQUEST_LOG_QUEUE]: consumeRequestLogs,
+  [DELIVERY_QUEUE]: consumeDeliveries,
+  [DELIVERY_DEAD_LETTER_QUEUE]: consumeDeadDeliveries,
 };
 
 export default {

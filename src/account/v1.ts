@@ -7,6 +7,7 @@ import { registerMeRoute } from "./v1_me.js";
 import { registerUsageRoute } from "./v1_usage.js";
 import { registerRevealRoute } from "./v1_reveal.js";
 import { registerRateLimitsRoute } from "./v1_rate_limits.js";
+import { registerLeadRoutes } from "../leads/routes/index.js";
 import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
@@ -40,6 +41,7 @@ export function createV1App(): ApiApp {
   registerKeyRoutes(v1);
   registerCurrentKeyRoutes(v1);
   registerRevealRoute(v1);
+  registerLeadRoutes(v1);
   mountCapabilities(v1, CAPABILITIES);
 
   v1.onError((err, c) => toErrorResponse(err, c));

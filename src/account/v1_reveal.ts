@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { parseFilters, searchCompanies } from "../engine/company-search.js";
 import { type ApiApp, defineRoute, input } from "../http/openapi.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
+import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
 
 const FilterValue = z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() });
 
@@ -18,7 +19,7 @@ const RevealBody = z.object({
   page: z.number().int().min(1).max(1000).optional(),
   limit: z.number().int().min(1).max(100).optional(),
   _source: z.array(z.string()).optional().openapi({ description: "Only these company fields" }),
-  webhook_url: z.string().optional(),
+  webhook_url: WebhookUrlParam,
 });
 
 const RevealCompany = z.record(z.string(), z.unknown());
@@ -55,6 +56,7 @@ export function registerRevealRoute(v1: ApiApp) {
     async (c) => {
       c.set("logType", "Reveal Search");
       const body = input<z.infer<typeof RevealBody>>(c, "json");
+      const callbackUrl = await checkCallbackUrl(c.env, body.webhook_url);
       const filters = parseFilters(body.filters);
       const page = body.page ?? 1;
       const limit = body.limit ?? 10;
@@ -63,12 +65,14 @@ export function registerRevealRoute(v1: ApiApp) {
       const projected = body._source?.length
         ? companies.map((co) => Object.fromEntries(Object.entries(co).filter(([k]) => body._source!.includes(k))))
         : companies;
-      return c.json({
+      const answer = {
         success: true,
         data: { companies: projected, total, page, limit, pages },
         meta: { total, page, limit, pages, filters },
         message: total === 0 ? "No company matches these filters." : `Found ${total} ${total === 1 ? "company" : "companies"}.`,
-      });
+      };
+      if (callbackUrl) scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: c.get("auth").account.id, url: callbackUrl, endpoint: c.req.path, body: answer });
+      return c.json(answer);
     },
   );
 }

@@ -45,6 +45,7 @@ const NOTHING: FinderAnswer = {
  * No author, or a name without a family name, is a 200 with `email: null` (not billed).
  */
 export const authorFinder = defineCapability({
+  acceptsCallback: true,
   name: "author-finder",
   label: "Author Finder",
   summary: "The email address of an article's author: author read from the page, then the email finder on the site's domain",
@@ -53,7 +54,6 @@ export const authorFinder = defineCapability({
   agentPath: "/author-finder",
   params: z.object({
     url: z.string().trim().min(1, { message: "must not be empty" }).max(2048).openapi({ description: "Article URL (the scheme may be left out)", example: "blog.acme.com/2024/launch" }),
-    webhook_url: z.string().optional(),
   }),
   rateGroup: "author",
   cost: { balance: "search", amount: 1 },

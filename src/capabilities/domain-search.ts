@@ -138,6 +138,7 @@ const ResponseSchema = z
   .openapi("DomainSearch");
 
 export const domainSearch = defineCapability({
+  acceptsCallback: true,
   name: "domain-search",
   label: "Domain Search",
   summary: "Email addresses published on a company's website, with their sources, names and positions",
@@ -157,7 +158,6 @@ export const domainSearch = defineCapability({
       .openapi({ description: "ISO 3166 alpha-2: only people known to be in this country" }),
     type: z.enum(["personal", "generic"]).optional(),
     enrich_mobile: queryBool().openapi({ description: "true: add emails[].phone_data and set phone_number (one phone credit per number found)" }),
-    webhook_url: z.string().optional(),
   }),
   rateGroup: "search",
   cost: { balance: "search", amount: 1 },

@@ -27,6 +27,7 @@ export function personName(params: { full_name?: string; first_name?: string; la
  * not one.
  */
 export const emailFinder = defineCapability({
+  acceptsCallback: true,
   name: "email-finder",
   label: "Email Finder",
   summary: "The most likely address of a person at a company, scored from evidence (seen on its pages, the domain's format, verification)",
@@ -39,7 +40,6 @@ export const emailFinder = defineCapability({
     first_name: namePart("First name"),
     last_name: namePart("Last name"),
     enrich_mobile: enrichMobileParam,
-    webhook_url: z.string().optional(),
   }),
   rateGroup: "search",
   cost: { balance: "search", amount: 1 },

@@ -4,6 +4,7 @@ import { defineCapability } from "./registry.js";
 import { VerifierResponseSchema } from "./verifier-shapes.js";
 
 export const emailVerifier = defineCapability({
+  acceptsCallback: true,
   name: "email-verifier",
   label: "Email Verifier",
   summary: "Verify an email address: syntax, DNS (MX, null MX, implicit MX), disposable, webmail, role, gibberish, typo, catch-all and SMTP when a prober is configured",

@@ -31,6 +31,7 @@ export async function withoutClaimedProfile<T extends { professionalNetworkUrl: 
 }
 
 export const enrich = defineCapability({
+  acceptsCallback: true,
   name: "enrich",
   label: "Email Enrichment",
   summary: "Person and company data for an email address",

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ErrorResponses, security } from "../account/openapi-shared.js";
 import { type ApiApp, type Ctx, defineRoute } from "../http/openapi.js";
+import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
 import { executeCapability } from "./execute.js";
 import type { Capability } from "./registry.js";
 
@@ -11,11 +12,12 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
   for (const cap of capabilities) {
     const handler = async (c: Ctx) => {
       const valid = c.req as unknown as { valid(t: string): Record<string, unknown> | undefined };
-      const params = { ...(valid.valid("query") ?? {}), ...(valid.valid("param") ?? {}) };
+      const { [CALLBACK_PARAM]: webhookUrl, ...params } = { ...(valid.valid("query") ?? {}), ...(valid.valid("param") ?? {}) };
       const auth = c.get("auth");
+      const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, billed } = await executeCapability(cap, params, {
+      const { response, result, billed } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
@@ -24,6 +26,9 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
       });
       // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
       c.set("logCost", billed);
+      if (callbackUrl && result && response.status === 200) {
+        scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
+      }
       return response;
     };
 
@@ -31,7 +36,8 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
     for (const path of [...cap.paths, ...(cap.aliases ?? [])]) {
       const inPath = pathParamNames(path);
       const shape = cap.params.shape as Record<string, z.ZodType>;
-      const query = z.object(Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k))));
+      const queryShape = Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k)));
+      const query = z.object(cap.acceptsCallback ? { ...queryShape, [CALLBACK_PARAM]: WebhookUrlParam } : queryShape);
       const params = inPath.length
         ? z.object(Object.fromEntries(inPath.map((k) => [k, z.string().min(1).openapi({ param: { name: k, in: "path" } })])))
         : undefined;

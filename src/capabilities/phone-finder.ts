@@ -32,6 +32,7 @@ async function findPhones(env: Env, params: { email?: string; domain?: string; p
 }
 
 export const phoneFinder = defineCapability({
+  acceptsCallback: true,
   name: "phone-finder",
   label: "Phone Finder",
   summary: "Phone numbers of a person (email or profile URL) or a company (domain)",

@@ -6,6 +6,7 @@ import { defineCapability } from "./registry.js";
 import { PhoneFactsSchema } from "./phone-schemas.js";
 
 export const phoneValidator = defineCapability({
+  acceptsCallback: true,
   name: "phone-validator",
   label: "Phone Validator",
   summary: "Validate a phone number: formats, country, line type and time zones",

@@ -8,6 +8,7 @@ import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-
 import { defineCapability } from "./registry.js";
 
 export const professionalNetwork = defineCapability({
+  acceptsCallback: true,
   name: "professional-network",
   label: "Profile Finder",
   summary: "Email address of the person behind a professional-network profile URL",

@@ -64,6 +64,8 @@ export interface Capability<S extends z.ZodObject = z.ZodObject> {
   paths: string[];
   /** Extra /v1 paths served but left out of the OpenAPI document (legacy clients). */
   aliases?: string[];
+  /** /v1 accepts `webhook_url`: the answer is also POSTed there afterwards (src/delivery/callback.ts). */
+  acceptsCallback?: boolean;
   /** Root path on the agent surface when it is sold there. */
   agentPath?: string;
   params: S;

@@ -1,0 +1,95 @@
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { db } from "../../src/db/client.js";
+import { claims } from "../../src/db/schema-index.js";
+import { signingSecret } from "../../src/delivery/index.js";
+import { call, createAccount, json } from "../support/accounts.js";
+import { RECEIVER, receivedBy, uniqueKey, waitForRequests } from "./support.js";
+
+const verifier = (hook: string) => `/v1/email-verifier?email=jane.doe%40acme-verify.test&webhook_url=${encodeURIComponent(hook)}`;
+
+describe("webhook_url callbacks", () => {
+  it("POSTs the answer's data with meta.endpoint and an ISO 8601 timestamp, signed with the account's secret", async () => {
+    const { accountId, headers } = await createAccount();
+    const key = uniqueKey();
+    const res = await call(verifier(`${RECEIVER}/ok/${key}`), { headers });
+    expect(res.status).toBe(200);
+    const answer = await json(res);
+
+    const [got] = await waitForRequests(key, 1);
+    expect(got!.method).toBe("POST");
+    expect(got!.headers["content-type"]).toBe("application/json");
+    const body = JSON.parse(got!.body);
+    expect(body.data).toEqual(answer.data);
+    expect(body.meta.endpoint).toBe("/v1/email-verifier");
+    expect(new Date(body.meta.timestamp).toISOString()).toBe(body.meta.timestamp);
+    const secret = await signingSecret(env, accountId, "webhooks");
+    expect(() => new Webhook(secret).verify(got!.body, got!.headers)).not.toThrow();
+  });
+
+  it("refuses a webhook_url that is not https with 400 params_invalid", async () => {
+    const { headers } = await createAccount();
+    const key = uniqueKey();
+    const res = await call(verifier(`http://receiver.test/ok/${key}`), { headers });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.errors.type).toBe("params_invalid");
+    expect(body.errors.message).toContain("webhook_url");
+  });
+
+  it("refuses a webhook_url whose host resolves to a private address", async () => {
+    const { headers } = await createAccount();
+    const res = await call(verifier("https://intranet-hook.test/hook"), { headers });
+    expect(res.status).toBe(400);
+    expect((await json(res)).errors.type).toBe("params_invalid");
+  });
+
+  it("answers before a slow receiver has even finished", async () => {
+    const { headers } = await createAccount();
+    const key = uniqueKey();
+    const started = Date.now();
+    const res = await call(verifier(`${RECEIVER}/slow/${key}?ms=3000`), { headers });
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(200);
+    expect(elapsed).toBeLessThan(2_500);
+    const got = await waitForRequests(key, 1);
+    // The receiver was still busy for 3 s after the request reached it; the API did not wait.
+    expect(got[0]!.at + 3_000).toBeGreaterThan(started + elapsed);
+  }, 20_000);
+
+  it("sends nothing for an answer that is an error", async () => {
+    const { headers } = await createAccount();
+    const key = uniqueKey();
+    await db(env.DB).insert(claims).values({ kind: "email", value: "removed.person@acme-verify.test" });
+    const res = await call(`/v1/email-verifier?email=removed.person%40acme-verify.test&webhook_url=${encodeURIComponent(`${RECEIVER}/ok/${key}`)}`, { headers });
+    expect(res.status).toBe(451);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await receivedBy(key)).toHaveLength(0);
+  });
+
+  it("is declared on the callback capabilities in /v1/openapi.json", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    for (const path of ["/email-verifier", "/email-finder", "/domain-search", "/author-finder", "/phone-finder", "/phone-validator", "/enrich", "/professional-network"]) {
+      const names = (doc.paths[path].get.parameters as { name: string }[]).map((p) => p.name);
+      expect(names, path).toContain("webhook_url");
+    }
+    expect(doc.paths["/email-count"].get.parameters.map((p: { name: string }) => p.name)).not.toContain("webhook_url");
+  });
+
+  it("also works on POST /v1/reveal/search", async () => {
+    const { headers } = await createAccount();
+    const key = uniqueKey();
+    const res = await call("/v1/reveal/search", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ query: "software", webhook_url: `${RECEIVER}/ok/${key}` }),
+    });
+    expect(res.status).toBe(200);
+    const answer = await json(res);
+    const [got] = await waitForRequests(key, 1);
+    const body = JSON.parse(got!.body);
+    expect(body.data).toEqual(answer.data);
+    expect(body.meta.endpoint).toBe("/v1/reveal/search");
+  });
+});

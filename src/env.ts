@@ -30,6 +30,10 @@ export interface Env {
   MPP_DEV_RECIPIENT?: string;
   /** Plan of the shared agents account (its rate limits apply to all agents together); default "scale". */
   AGENTS_PLAN?: string;
+  /** OAuth 2.0 clients, grants and tokens, owned by @cloudflare/workers-oauth-provider (src/oauth/). */
+  OAUTH_KV: KVNamespace;
+  /** Pins the OAuth issuer (e.g. https://api.example.com); unset = the request's origin (fine for dev, set it in production). */
+  OAUTH_ISSUER?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

@@ -30,6 +30,7 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
       accountId: auth.account.id,
       actorAccountId: auth.actor.id,
       apiKeyId: auth.keyId,
+      oauthClientId: auth.oauthClientId ?? null,
       httpMethod: c.req.method,
       endpoint: routePattern(c),
       uri: url.pathname + url.search,

@@ -89,6 +89,8 @@ export const requestLogs = sqliteTable(
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
     country: text("country"),
+    /** The OAuth client that made the request with a bearer token; null for key + secret. */
+    oauthClientId: text("oauth_client_id"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("request_logs_account_created_idx").on(t.accountId, t.createdAt)],

@@ -76,6 +76,8 @@ describe("sign-in page", () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain("script-src");
+    // no-referrer would make browsers send `Origin: null` on our own form posts, failing the CSRF check.
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
     const html = await res.text();
     expect(html).not.toContain("<script");
     expect(html).toContain('<label for="password">');

@@ -21,7 +21,7 @@ export function consentBody(opts: {
 ${scopeList(opts.scopes)}
 <p class="note">After you answer you go back to <strong>${opts.redirectHost}</strong>.${
     opts.redirectIsLoopback ? html` That is a program on your own computer: allow it only if you just started it.` : ""
-  } The app name is chosen by the app itself. You can revoke access at any time.</p>
+  } The app name is chosen by the app itself.</p>
 <form method="post" action="${opts.action}">
 <input type="hidden" name="csrf" value="${opts.csrf}">
 <input type="hidden" name="handle" value="${opts.handle}">

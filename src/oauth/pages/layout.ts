@@ -41,7 +41,8 @@ export function securityHeaders(csp: string): Record<string, string> {
     "Content-Security-Policy": csp,
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    // Not no-referrer: with it browsers send `Origin: null` on our own form posts, which the CSRF check refuses.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
   };
 }

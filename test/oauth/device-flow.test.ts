@@ -126,6 +126,15 @@ describe("device authorization (RFC 8628)", () => {
     expect(res.headers.get("location")).toBe(`/sign-in?return_to=${encodeURIComponent("/device?user_code=BCDF-GHJK")}`);
   });
 
+  it("signs out from the device page, after which the page asks to sign in again", async () => {
+    const { browser } = await signedIn();
+    const entry = await (await browser.fetch("/device")).text();
+    const out = await browser.post("/sign-out", { csrf: field(entry, "csrf") });
+    expect(out.status).toBe(303);
+    expect(browser.has("__Host-session")).toBe(false);
+    expect((await browser.fetch("/device")).status).toBe(303);
+  });
+
   it("refuses a device decision without the session's CSRF token", async () => {
     const client = await registerClient();
     const { device_code, user_code } = await json(await startDevice(client.client_id));

@@ -104,6 +104,15 @@ describe("sign-in page", () => {
     expect(browser.has("__Host-session")).toBe(false);
   });
 
+  it("matches the email whatever its case", async () => {
+    const a = await createAccount();
+    const browser = new Browser();
+    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
+    const res = await browser.post("/sign-in", { csrf, email: (await emailOf(a.accountId)).toUpperCase(), password: "correct horse battery staple" });
+    expect(res.status).toBe(303);
+    expect(browser.has("__Host-session")).toBe(true);
+  });
+
   it("refuses an unconfirmed account", async () => {
     const a = await createAccount({ confirmed: false });
     const browser = new Browser();

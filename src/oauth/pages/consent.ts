@@ -1,5 +1,13 @@
 import { html } from "hono/html";
-import { SCOPES, type Scope } from "../config.js";
+import { OAUTH_PATHS, SCOPES, type Scope } from "../config.js";
+
+/** "Not you?": ends the session from any signed-in page. */
+export function signOutForm(csrf: string) {
+  return html`<form method="post" action="${OAUTH_PATHS.signOut}" class="note">
+<input type="hidden" name="csrf" value="${csrf}">
+Not you? <button type="submit">Sign out</button>
+</form>`;
+}
 
 export function scopeList(scopes: string[]) {
   return html`<ul class="scopes">${scopes.map((s) => html`<li><code>${s}</code>: ${SCOPES[s as Scope] ?? "Unknown permission"}</li>`)}</ul>`;
@@ -29,7 +37,8 @@ ${scopeList(opts.scopes)}
 <button class="primary" type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </div>
-</form>`;
+</form>
+${signOutForm(opts.csrf)}`;
 }
 
 export function messageBody(title: string, message: string) {

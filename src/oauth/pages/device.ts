@@ -1,6 +1,6 @@
 import { html } from "hono/html";
 import { OAUTH_PATHS } from "../config.js";
-import { scopeList } from "./consent.js";
+import { scopeList, signOutForm } from "./consent.js";
 import { errorBox } from "./layout.js";
 
 export function deviceEntryBody(opts: { csrf: string; userCode: string; email: string; error?: string | null }) {
@@ -12,7 +12,8 @@ ${errorBox(opts.error ?? null)}
 <label for="user_code">Code</label>
 <input id="user_code" name="user_code" class="code" type="text" inputmode="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="12" placeholder="BCDF-GHJK" required value="${opts.userCode}" ${opts.error ? html`aria-describedby="form-error"` : ""}>
 <div class="actions"><button class="primary" type="submit">Continue</button></div>
-</form>`;
+</form>
+${signOutForm(opts.csrf)}`;
 }
 
 export function deviceConfirmBody(opts: { csrf: string; userCode: string; appName: string; scopes: string[]; email: string }) {

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import { assertAccountUsable } from "../../account/auth.js";
 import { hashPassword, verifyPassword } from "../../account/crypto.js";
@@ -44,7 +44,7 @@ export function registerSignInRoutes(app: Hono<AppBindings>) {
     if (!(await csrfOk(c, form.csrf, null))) return again("This form expired. Please try again.", 403);
     if (!email || !password) return again("Enter your email and password.", 400);
 
-    const [account] = await db(c.env.DB).select().from(accounts).where(eq(accounts.email, email)).limit(1);
+    const [account] = await db(c.env.DB).select().from(accounts).where(sql`lower(${accounts.email}) = ${email}`).limit(1);
     dummyHash ??= hashPassword("no account has this password");
     const matches = await verifyPassword(password, account?.passwordHash ?? (await dummyHash));
     if (!account || !account.passwordHash || !matches) return again("The email or password is wrong.", 400);

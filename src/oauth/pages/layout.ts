@@ -20,6 +20,8 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #f59e
 .error{color:#b91c1c;background:#fee2e2;padding:.6rem .8rem;border-radius:.4rem}
 .note{color:GrayText;font-size:.9rem}
 ul.scopes{padding-left:1.2rem}
+form.note{margin-top:1.5rem;border-top:1px solid #8884;padding-top:1rem}
+form.note button{font-size:.9rem;padding:.3rem .8rem;margin-left:.4rem}
 .app{font-weight:700}
 code{font-family:ui-monospace,monospace}
 `;

@@ -6,6 +6,8 @@ import { errorResponse, toErrorResponse } from "./http/errors.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/guards.js";
 import { createOperatorApp } from "./operator/app.js";
 import { createAgentApp } from "./agent/app.js";
+import { registerOAuth } from "./oauth/index.js";
+import { homePage } from "./oauth/pages/home.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -25,6 +27,7 @@ export function createApp(options: AppOptions = {}) {
     }),
   );
 
+  registerOAuth(app);
   const v1 = createV1App();
   let v1Doc: unknown;
   app.get("/v1/openapi.json", (c) => c.json((v1Doc ??= v1OpenApiDocument(v1))));
@@ -32,12 +35,17 @@ export function createApp(options: AppOptions = {}) {
   app.route("/operator", createOperatorApp());
 
   app.get("/", (c) =>
-    c.json({
-      name: "Contact Intelligence",
-      account_api: "/v1 (X-Service-Key + X-Service-Secret)",
-      openapi: { account: "/v1/openapi.json", agent: "/openapi.json" },
-      agent_api: "paid per request with MPP at the root; see /llms.txt",
-    }),
+    // A browser gets a small page linking the API reference; programs keep the JSON index.
+    c.req.header("accept")?.includes("text/html")
+      ? homePage(c)
+      : c.json({
+          name: "Contact Intelligence",
+          account_api: "/v1 (X-Service-Key + X-Service-Secret, or OAuth 2.0 Authorization: Bearer)",
+          openapi: { account: "/v1/openapi.json", agent: "/openapi.json" },
+          docs: "/docs",
+          oauth: "/.well-known/oauth-authorization-server",
+          agent_api: "paid per request with MPP at the root; see /llms.txt",
+        }),
   );
   // The agent surface (paid endpoints, discovery, enrollment) lives at the root.
   app.route("/", createAgentApp());

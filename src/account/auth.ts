@@ -8,6 +8,7 @@ import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "./crypto.js";
+import { assertScopeAllows, bearerToken, resolveBearer } from "../oauth/bearer.js";
 
 export interface AuthContext {
   /** The account whose credits, limits and usage this request uses (the workspace owner for members). */
@@ -15,6 +16,8 @@ export interface AuthContext {
   /** The account that holds the credential. */
   actor: Account;
   keyId: number | null;
+  /** The OAuth app acting for the account (bearer tokens); null for key + secret. */
+  oauthClientId?: string | null;
 }
 
 const KEY_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
@@ -32,8 +35,19 @@ export function authenticate(now: () => number = () => Date.now()): MiddlewareHa
   return async (c, next) => {
     const key = c.req.header("x-service-key");
     const secret = c.req.header("x-service-secret");
+    // OAuth 2.0: a bearer token acts for its account exactly as a key would (same limits, credits).
+    const token = !key && !secret ? bearerToken(c.req.header("authorization")) : null;
+    if (token !== null) {
+      const found = await resolveBearer(c.env, new URL(c.req.url), token);
+      const t = now();
+      assertAccountUsable(found.actor, t);
+      if (found.owner) assertAccountUsable(found.owner, t);
+      assertScopeAllows(found.scope, c.req.method, c.req.path);
+      c.set("auth", { account: found.owner ?? found.actor, actor: found.actor, keyId: null, oauthClientId: found.clientId });
+      return next();
+    }
     if (!key && !secret) {
-      throw new ApiError(400, "missing_credentials", "Send your API key in X-Service-Key and its secret in X-Service-Secret.");
+      throw new ApiError(400, "missing_credentials", "Send your API key in X-Service-Key and its secret in X-Service-Secret, or an OAuth access token as Authorization: Bearer <token>.");
     }
     if (!key) throw new ApiError(400, "missing_credentials", "The X-Service-Key header is missing.");
     if (!secret) throw new ApiError(400, "missing_credentials", "The X-Service-Secret header is missing.");
@@ -59,7 +73,7 @@ export function authenticate(now: () => number = () => Date.now()): MiddlewareHa
   };
 }
 
-function assertAccountUsable(account: Account, now: number) {
+export function assertAccountUsable(account: Account, now: number) {
   if (account.kind !== "user") throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
   if (account.blocked) throw new ApiError(401, "account_blocked", "This account is blocked. Contact support.");
   if (!account.confirmed) throw new ApiError(401, "account_unconfirmed", "This account's email address is not confirmed yet.");

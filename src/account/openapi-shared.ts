@@ -20,4 +20,4 @@ export const ErrorResponses = {
   429: err("Rate limit reached"),
 } as const;
 
-export const security = [{ ServiceKey: [], ServiceSecret: [] }];
+export const security: Record<string, string[]>[] = [{ ServiceKey: [], ServiceSecret: [] }, { OAuth2: [] }];

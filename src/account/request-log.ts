@@ -25,6 +25,7 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     accountId: auth.account.id,
     actorAccountId: auth.actor.id,
     apiKeyId: auth.keyId,
+    oauthClientId: auth.oauthClientId ?? null,
     httpMethod: c.req.method,
     endpoint: routePattern(c),
     uri: url.pathname + url.search,

@@ -13,17 +13,24 @@ import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
 import { mountCapabilities } from "../capabilities/mount-v1.js";
 import { toErrorResponse } from "../http/errors.js";
+import { OAUTH_PATHS, SCOPES, registerClientRegistrationRoute } from "../oauth/index.js";
 
 /** Everything under /v1: authenticated, logged, declared with zod so the OpenAPI document follows. */
 export function createV1App(): ApiApp {
   const v1 = newApiApp();
   v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", { type: "apiKey", in: "header", name: "X-Service-Key" });
   v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceSecret", { type: "apiKey", in: "header", name: "X-Service-Secret" });
+  v1.openAPIRegistry.registerComponent("securitySchemes", "OAuth2", {
+    type: "oauth2",
+    description: "Bearer access tokens from the authorization-code flow with PKCE (S256) or the device flow.",
+    flows: { authorizationCode: { authorizationUrl: OAUTH_PATHS.authorize, tokenUrl: OAUTH_PATHS.token, refreshUrl: OAUTH_PATHS.token, scopes: { ...SCOPES } } },
+  });
 
   v1.use("*", logRequests());
   const auth = authenticate();
   // Unknown paths and wrong methods answer 404/405 before any credential check.
-  v1.use("*", (c, next) => (hasEndpoint(c) ? auth(c, next) : next()));
+  // App registration (RFC 7591) is open: an app registers before anyone can authorize it.
+  v1.use("*", (c, next) => (hasEndpoint(c) && c.req.path !== OAUTH_PATHS.register ? auth(c, next) : next()));
 
   // Limits are middleware, so they must be registered before the routes they guard.
   v1.use("/me", tableLimit("me"));
@@ -34,6 +41,7 @@ export function createV1App(): ApiApp {
   v1.use("/reveal/search", fixedLimit({ name: "reveal", limit: 5, windowMs: 1_000, scope: "account", methods: ["POST"] }));
   v1.use("/flag", fixedLimit({ name: "flag", limit: 10, windowMs: 60_000, scope: "ip" }));
 
+  registerClientRegistrationRoute(v1);
   registerMeRoute(v1);
   registerRateLimitsRoute(v1);
   registerUsageRoute(v1);

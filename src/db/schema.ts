@@ -91,6 +91,8 @@ export const requestLogs = sqliteTable(
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
     country: text("country"),
+    /** The OAuth client that made the request with a bearer token; null for key + secret. */
+    oauthClientId: text("oauth_client_id"),
     createdAt: integer("created_at").notNull(),
     /** Set by the request-logs queue writer; unique, so a redelivered batch inserts nothing twice. */
     requestId: text("request_id"),

@@ -1,0 +1,165 @@
+// `npm run test:browser`: drives Debian's Chromium (headless, puppeteer-core) through the OAuth pages
+// of a throwaway `wrangler dev` on port 8814: sign-in → consent → redirect with a code (then the code
+// is exchanged and the token used on /v1/me), and the device page (then the device's poll gets a token).
+// Screenshots go to SCREENS_DIR (default /work/notes/screens). Not part of `npm test`.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import puppeteer from "puppeteer-core";
+
+const root = path.resolve(import.meta.dirname, "..");
+const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+const port = Number(process.env.BROWSER_CHECK_PORT ?? 8814);
+const base = `http://localhost:${port}`;
+const screens = process.env.SCREENS_DIR ?? "/work/notes/screens";
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const REDIRECT = "http://127.0.0.1:8899/callback";
+const EMAIL = "browser-check@example.com";
+const PASSWORD = "browser-check-password";
+
+const state = mkdtempSync(path.join(tmpdir(), "browser-check-"));
+const wrangler = (args) => {
+  const res = spawnSync(process.execPath, [wranglerBin, ...args, "--persist-to", state], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+  });
+  if (res.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${res.stderr}${res.stdout}`);
+};
+const step = (msg) => console.log(`• ${msg}`);
+function assert(cond, msg) {
+  if (!cond) throw new Error(`check failed: ${msg}`);
+}
+
+async function waitForServer() {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${base}/.well-known/oauth-authorization-server`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("wrangler dev did not come up");
+}
+
+async function form(pathname, body) {
+  const res = await fetch(`${base}${pathname}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+async function challengePair() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+let server;
+let browser;
+try {
+  mkdirSync(screens, { recursive: true });
+  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  const salt = randomBytes(16);
+  const hash = `pbkdf2-sha256$100000$${salt.toString("base64")}$${pbkdf2Sync(PASSWORD, salt, 100_000, 32, "sha256").toString("base64")}`;
+  wrangler(["d1", "execute", "DB", "--local", "--command", `INSERT INTO accounts (email, first_name, confirmed, plan, kind, password_hash) VALUES ('${EMAIL}', 'Browser', 1, 'pro', 'user', '${hash}')`]);
+
+  server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  server.stderr.on("data", () => {});
+  server.stdout.on("data", () => {});
+  await waitForServer();
+  step(`wrangler dev is up on ${base}`);
+
+  const reg = await fetch(`${base}/v1/oauth/register`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ client_name: "Acme CRM", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+  });
+  const client = await reg.json();
+  assert(reg.status === 201, `registration answered ${reg.status}`);
+  step(`registered client ${client.client_id}`);
+
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 800, height: 640 });
+  const cspViolations = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  // The app's callback does not exist: answer it from here and keep the URL.
+  await page.setRequestInterception(true);
+  page.on("request", (req) => {
+    if (req.url().startsWith(REDIRECT)) return req.respond({ status: 200, contentType: "text/html", body: "<h1>Acme CRM callback</h1>" });
+    req.continue();
+  });
+
+  // 1. Authorization code with PKCE through sign-in and consent.
+  const { verifier, challenge } = await challengePair();
+  const q = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "api", state: "xyz", code_challenge: challenge, code_challenge_method: "S256" });
+  await page.goto(`${base}/oauth/authorize?${q}`);
+  assert(new URL(page.url()).pathname === "/sign-in", `expected the sign-in page, got ${page.url()}`);
+  await page.type("#email", EMAIL);
+  await page.type("#password", PASSWORD);
+  await page.screenshot({ path: path.join(screens, "01-sign-in.png") });
+  step("sign-in page filled (01-sign-in.png)");
+  await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+  if (new URL(page.url()).pathname !== "/oauth/authorize") console.error(await page.$eval("main", (m) => m.textContent), await page.cookies());
+  assert(new URL(page.url()).pathname === "/oauth/authorize", `expected the consent page, got ${page.url()}`);
+  assert((await page.content()).includes("Acme CRM"), "consent page names the app");
+  await page.screenshot({ path: path.join(screens, "02-consent.png") });
+  step("consent page (02-consent.png)");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=approve]")]);
+  const callback = new URL(page.url());
+  assert(callback.origin + callback.pathname === REDIRECT, `expected the app's callback, got ${page.url()}`);
+  assert(callback.searchParams.get("state") === "xyz", "state returned");
+  const code = callback.searchParams.get("code");
+  assert(code, "redirect carries a code");
+  await page.screenshot({ path: path.join(screens, "03-callback.png") });
+  step(`redirected to the app with a code (03-callback.png)`);
+  const tokens = await form("/oauth/token", { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier });
+  assert(tokens.status === 200, `code exchange answered ${tokens.status} ${JSON.stringify(tokens.body)}`);
+  const me = await fetch(`${base}/v1/me`, { headers: { Authorization: `Bearer ${tokens.body.access_token}` } });
+  assert(me.status === 200, `/v1/me with the bearer token answered ${me.status}`);
+  step("code exchanged; bearer token works on /v1/me");
+
+  // 2. Device flow: the device asks, the (signed-in) person types the code.
+  const device = await form("/oauth/device_authorization", { client_id: client.client_id, scope: "account:read" });
+  assert(device.status === 200, `device authorization answered ${device.status}`);
+  await page.goto(device.body.verification_uri);
+  await page.type("#user_code", device.body.user_code.toLowerCase());
+  await page.screenshot({ path: path.join(screens, "04-device-code.png") });
+  step(`device page with code ${device.body.user_code} typed (04-device-code.png)`);
+  await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+  assert((await page.content()).includes("Acme CRM"), "device confirmation names the app");
+  await page.screenshot({ path: path.join(screens, "05-device-confirm.png") });
+  step("device confirmation (05-device-confirm.png)");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=approve]")]);
+  assert((await page.content()).includes("Device connected"), "device approved");
+  await page.screenshot({ path: path.join(screens, "06-device-done.png") });
+  step("device approved (06-device-done.png)");
+  const polled = await form("/oauth/token", { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.body.device_code, client_id: client.client_id });
+  assert(polled.status === 200 && polled.body.scope === "account:read", `device poll answered ${polled.status} ${JSON.stringify(polled.body)}`);
+  step("device poll got a token with scope account:read");
+
+  // 3. The landing page links the reference.
+  await page.goto(`${base}/`);
+  await page.screenshot({ path: path.join(screens, "07-home.png") });
+  assert((await page.$("a[href='/docs']")) !== null, "home links /docs");
+  step("home page links /docs (07-home.png)");
+
+  assert(cspViolations.length === 0, `CSP violations: ${cspViolations.join(" | ")}`);
+  console.log("browser check passed");
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
+} finally {
+  await browser?.close();
+  server?.kill("SIGTERM");
+  rmSync(state, { recursive: true, force: true });
+}

@@ -1,0 +1,83 @@
+import { OAuthAuthorizationServer } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env.js";
+
+/** Paths of the OAuth endpoints. The spec leaves them open; the metadata document advertises them. */
+export const OAUTH_PATHS = {
+  metadata: "/.well-known/oauth-authorization-server",
+  authorize: "/oauth/authorize",
+  token: "/oauth/token",
+  revoke: "/oauth/revoke",
+  register: "/v1/oauth/register",
+  deviceAuthorization: "/oauth/device_authorization",
+  devicePage: "/device",
+  signIn: "/sign-in",
+  signOut: "/sign-out",
+} as const;
+
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+
+/**
+ * What an app may be allowed to do. `api` is everything a key can do (spends credits);
+ * `account:read` is read-only account data (profile, usage, logs, rate limits) and spends nothing.
+ */
+export const SCOPES = {
+  api: "Run searches, verifications and enrichments that spend your credits, and manage your API keys, leads and bulk jobs",
+  "account:read": "Read your profile, usage, request logs and rate limits",
+} as const;
+export type Scope = keyof typeof SCOPES;
+export const SUPPORTED_SCOPES = Object.keys(SCOPES) as Scope[];
+/** Granted when an app asks for no scope at all. */
+export const DEFAULT_SCOPES: Scope[] = ["api"];
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
+
+/** Props sealed into every grant and access token (encrypted by the library). */
+export interface GrantProps {
+  accountId: number;
+}
+
+const servers = new Map<string, OAuthAuthorizationServer<Env>>();
+
+/** The issuer: OAUTH_ISSUER when set (production), else the request's own origin. */
+export function issuerFor(env: Pick<Env, "OAUTH_ISSUER">, url: URL): string {
+  return (env.OAUTH_ISSUER ?? url.origin).replace(/\/+$/, "");
+}
+
+/** The protected resource the tokens are for: the account API. */
+export function resourceFor(issuer: string): string {
+  return `${issuer}/v1`;
+}
+
+/**
+ * One library authorization server per issuer (the issuer is fixed at construction; locally and in
+ * tests it follows the request's origin). It serves metadata, token, revocation and registration and
+ * validates access tokens; the pages and the device flow are ours.
+ */
+export function authorizationServer(env: Env, url: URL): OAuthAuthorizationServer<Env> {
+  const issuer = issuerFor(env, url);
+  let server = servers.get(issuer);
+  if (!server) {
+    const resource = resourceFor(issuer);
+    server = new OAuthAuthorizationServer<Env>({
+      issuer,
+      resources: [resource],
+      defaultResource: resource,
+      authorizeEndpoint: OAUTH_PATHS.authorize,
+      tokenEndpoint: OAUTH_PATHS.token,
+      clientRegistrationEndpoint: OAUTH_PATHS.register,
+      scopesSupported: SUPPORTED_SCOPES,
+      accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
+    });
+    // A handful of origins at most (the pinned issuer in production); the cap only guards odd Host headers.
+    if (servers.size > 16) servers.clear();
+    servers.set(issuer, server);
+  }
+  return server;
+}
+
+/** Hono types its execution context narrower than workers-types; the object is the Worker's own. */
+export function workerCtx(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }): ExecutionContext {
+  return c.executionCtx as ExecutionContext;
+}

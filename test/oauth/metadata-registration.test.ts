@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { call, createAccount, json } from "../support/accounts.js";
+import { Browser, emailOf, field, registerClient } from "./support.js";
+
+const register = (body: unknown) =>
+  call("/v1/oauth/register", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+describe("authorization server metadata (RFC 8414)", () => {
+  it("lists every endpoint, S256 only, the device grant and the scopes", async () => {
+    const res = await call("/.well-known/oauth-authorization-server");
+    expect(res.status).toBe(200);
+    const meta = await json(res);
+    expect(meta).toMatchObject({
+      issuer: "https://api.test",
+      authorization_endpoint: "https://api.test/oauth/authorize",
+      token_endpoint: "https://api.test/oauth/token",
+      revocation_endpoint: "https://api.test/oauth/revoke",
+      registration_endpoint: "https://api.test/v1/oauth/register",
+      device_authorization_endpoint: "https://api.test/oauth/device_authorization",
+      code_challenge_methods_supported: ["S256"],
+      scopes_supported: ["api", "account:read"],
+    });
+    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]);
+  });
+});
+
+describe("dynamic client registration (RFC 7591)", () => {
+  it("registers a public app with a loopback redirect and says so in the answer", async () => {
+    const res = await register({ redirect_uris: ["http://127.0.0.1:8765/callback"], client_name: "CLI", token_endpoint_auth_method: "none", grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] });
+    expect(res.status).toBe(201);
+    const body = await json(res);
+    expect(body.client_id).toBeTruthy();
+    expect(body.client_secret).toBeUndefined();
+    expect(body.grant_types).toContain("urn:ietf:params:oauth:grant-type:device_code");
+  });
+
+  it("gives a confidential app a secret", async () => {
+    const client = await registerClient({ token_endpoint_auth_method: "client_secret_post" });
+    expect(client.client_secret).toBeTruthy();
+  });
+
+  it.each([
+    ["plain http to a remote host", "http://app.test/callback"],
+    ["a custom scheme", "com.example.app:/callback"],
+    ["a fragment", "https://app.test/callback#x"],
+    ["no URL at all", "callback"],
+  ])("refuses %s as a redirect URI with invalid_redirect_uri", async (_, uri) => {
+    const res = await register({ redirect_uris: [uri] });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.error).toBe("invalid_redirect_uri");
+    expect(body.errors.type).toBe("params_invalid");
+    expect(body.error_description).toContain("redirect_uris");
+  });
+
+  it("refuses an unknown scope and an unknown grant type with invalid_client_metadata", async () => {
+    for (const extra of [{ scope: "api admin" }, { grant_types: ["password"] }]) {
+      const res = await register({ redirect_uris: ["https://app.test/cb"], ...extra });
+      expect(res.status).toBe(400);
+      expect((await json(res)).error).toBe("invalid_client_metadata");
+    }
+  });
+
+  it("appears in the account API's OpenAPI document with the OAuth2 security scheme", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    expect(doc.paths["/oauth/register"].post).toBeTruthy();
+    expect(doc.components.securitySchemes.OAuth2.type).toBe("oauth2");
+  });
+});
+
+describe("sign-in page", () => {
+  it("is a strict, script-free page with a CSRF field", async () => {
+    const res = await new Browser().fetch("/sign-in");
+    expect(res.status).toBe(200);
+    const csp = res.headers.get("content-security-policy")!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("script-src");
+    // no-referrer would make browsers send `Origin: null` on our own form posts, failing the CSRF check.
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+    const html = await res.text();
+    expect(html).not.toContain("<script");
+    expect(html).toContain('<label for="password">');
+    expect(field(html, "csrf")).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+
+  it("refuses a wrong password without starting a session", async () => {
+    const a = await createAccount();
+    const browser = new Browser();
+    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
+    const res = await browser.post("/sign-in", { csrf, return_to: "/device", email: await emailOf(a.accountId), password: "wrong password" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("The email or password is wrong.");
+    expect(browser.has("__Host-session")).toBe(false);
+  });
+
+  it("refuses a post without the CSRF cookie's token, and one from another origin", async () => {
+    const a = await createAccount();
+    const email = await emailOf(a.accountId);
+    const browser = new Browser();
+    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
+    expect((await browser.post("/sign-in", { csrf: "x".repeat(32), email, password: "correct horse battery staple" })).status).toBe(403);
+    expect((await browser.post("/sign-in", { csrf, email, password: "correct horse battery staple" }, { Origin: "https://evil.test" })).status).toBe(403);
+    expect(browser.has("__Host-session")).toBe(false);
+  });
+
+  it("matches the email whatever its case", async () => {
+    const a = await createAccount();
+    const browser = new Browser();
+    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
+    const res = await browser.post("/sign-in", { csrf, email: (await emailOf(a.accountId)).toUpperCase(), password: "correct horse battery staple" });
+    expect(res.status).toBe(303);
+    expect(browser.has("__Host-session")).toBe(true);
+  });
+
+  it("refuses an unconfirmed account", async () => {
+    const a = await createAccount({ confirmed: false });
+    const browser = new Browser();
+    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
+    const res = await browser.post("/sign-in", { csrf, email: await emailOf(a.accountId), password: "correct horse battery staple" });
+    expect(res.status).toBe(403);
+    expect(browser.has("__Host-session")).toBe(false);
+  });
+
+  it("never sends the browser back to another site after sign-in", async () => {
+    const a = await createAccount();
+    const browser = new Browser();
+    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
+    const res = await browser.post("/sign-in", { csrf, return_to: "//evil.test/x", email: await emailOf(a.accountId), password: "correct horse battery staple" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/device");
+  });
+});
+
+describe("pages for people", () => {
+  it("links the API reference from / for a browser and keeps JSON for programs", async () => {
+    const page = await call("/", { headers: { Accept: "text/html" } });
+    expect(await page.text()).toContain('href="/docs"');
+    expect((await json(await call("/"))).docs).toBe("/docs");
+  });
+
+  it("serves /docs with both OpenAPI documents and a nonce-bound script policy", async () => {
+    const res = await call("/docs");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("/v1/openapi.json");
+    expect(html).toContain("/openapi.json");
+    const csp = res.headers.get("content-security-policy")!;
+    const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+    for (const tag of html.match(/<script[^>]*>/g) ?? []) expect(tag).toContain(`nonce="${nonce}"`);
+  });
+});

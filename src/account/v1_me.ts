@@ -5,7 +5,7 @@ import { type ApiApp, type Ctx, defineRoute } from "../http/openapi.js";
 import { rfc3339 } from "../http/time.js";
 import { planFor } from "../limits/plans.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
-import { creditSummary } from "./credits.js";
+import { creditSummary, type CreditSummary } from "./credits.js";
 
 const MeSchema = z.object({ data: z.record(z.string(), z.unknown()) }).openapi("Me");
 
@@ -20,13 +20,13 @@ export function registerMeRoute(v1: ApiApp) {
       summary: "The account, its plan, caps and credit balances",
       responses: { 200: { description: "Account", content: { "application/json": { schema: MeSchema } } }, ...ErrorResponses },
     },
-    async (c: Ctx) => c.json({ data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor) }, 200),
+    async (c: Ctx) => c.json({ data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor, c.get("admittedBalances")) }, 200),
   );
 }
 
-async function renderMe(env: Env, account: Account, actor: Account) {
+async function renderMe(env: Env, account: Account, actor: Account, known?: CreditSummary) {
   const plan = planFor(account.plan);
-  const credits = await creditSummary(env, account);
+  const credits = await creditSummary(env, account, Date.now(), known);
   const isMember = account.id !== actor.id;
   return {
     user_id: actor.id,

@@ -6,7 +6,7 @@ import { executeCapability } from "../../src/capabilities/execute.js";
 import { defineCapability } from "../../src/capabilities/registry.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { limiterFor, SETTLE_WAIT_MS } from "../../src/limits/gate.js";
-import { createAccount } from "../support/accounts.js";
+import { call, createAccount, json } from "../support/accounts.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.
 const answers: boolean[] = [];
@@ -47,6 +47,16 @@ describe("settlements batched with admissions", () => {
     const next = await run(a.accountId);
     expect(next.response.status).toBe(200);
     expect((await run(a.accountId)).response.status).toBe(402);
+  });
+
+  it("answers /v1/me with the balances its own admission saw, waiting refunds included", async () => {
+    const a = await createAccount({ plan: "free" });
+    await spendAllBut(a.accountId, 1);
+    answers.push(false);
+    expect((await run(a.accountId)).response.status).toBe(200);
+    // The refund is still waiting in this isolate; /v1/me's admission carries it and reports after it.
+    const me = await json(await call("/v1/me", { headers: a.headers }));
+    expect(me.data.pricing.available_searches).toBe(1);
   });
 
   it("sends a waiting settlement on its own when no admission comes to carry it", async () => {

@@ -47,6 +47,8 @@ export type AppBindings = { Bindings: Env; Variables: AppVariables };
 export interface AppVariables {
   auth: import("./account/auth.js").AuthContext;
   requestStartedAt: number;
+  /** Credit balances the limiter answered with the admission (tableLimit withBalances), read by /v1/me. */
+  admittedBalances: Record<"search" | "verification" | "phone", import("./limits/account-limiter.js").BalanceView>;
   /** Filled by routes that belong to an endpoint group, read by the request logger. */
   logType?: string;
   logCost?: boolean;

@@ -33,7 +33,8 @@ export function createV1App(): ApiApp {
   v1.use("*", (c, next) => (hasEndpoint(c) && c.req.path !== OAUTH_PATHS.register ? auth(c, next) : next()));
 
   // Limits are middleware, so they must be registered before the routes they guard.
-  v1.use("/me", tableLimit("me"));
+  // /v1/me shows the credit balances: the admission brings them back in its one round trip.
+  v1.use("/me", tableLimit("me", { withBalances: true }));
   v1.use("/keys", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
   v1.use("/keys/*", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
   v1.use("/keys", fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] }));

@@ -7,7 +7,7 @@ import type { ApiApp } from "../http/openapi.js";
 import { rfc3339 } from "../http/time.js";
 import { planFor } from "../limits/plans.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
-import { creditSummary } from "./credits.js";
+import { creditSummary, type CreditSummary } from "./credits.js";
 
 /** GET /v1/me (contract §5.6), typed the way the strictest clients unmarshal it. */
 
@@ -97,7 +97,7 @@ const route = createRoute({
 });
 
 export function registerMeRoute(v1: ApiApp) {
-  v1.openapi(route, async (c) => c.json({ data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor, Date.now()) }, 200));
+  v1.openapi(route, async (c) => c.json({ data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor, Date.now(), c.get("admittedBalances")) }, 200));
 }
 
 /** The workspace the login belongs to: as a member, else as its owner. */
@@ -114,9 +114,9 @@ async function teamIdOf(env: Env, account: Account, actor: Account): Promise<num
 /** `2026-11-23 09:37:08.000000`: the legacy `time.date` layout (UTC). */
 const legacyDate = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace(/\.(\d{3})Z$/, ".$1000");
 
-async function renderMe(env: Env, account: Account, actor: Account, now: number): Promise<MeData> {
+async function renderMe(env: Env, account: Account, actor: Account, now: number, known?: CreditSummary): Promise<MeData> {
   const plan = planFor(account.plan);
-  const [credits, teamId] = await Promise.all([creditSummary(env, account), teamIdOf(env, account, actor)]);
+  const [credits, teamId] = await Promise.all([creditSummary(env, account, now, known), teamIdOf(env, account, actor)]);
   const isMember = account.id !== actor.id;
   const paid = plan.name !== "free" && (account.subscriptionExpiresAt === null || account.subscriptionExpiresAt > now);
   const limit = { search: credits.search.available, verifier: credits.verification.available, domain: credits.search.available, finder: credits.search.available };

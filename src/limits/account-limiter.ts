@@ -62,6 +62,8 @@ export interface AdmitRequest {
   limits?: Limits;
   /** Earlier calls' settlements to apply first (gate.ts piggybacks them to save a round trip). */
   settlements?: Settlement[];
+  /** Also answer the credit balances after this admission (GET /v1/me shows them: no second round trip). */
+  withBalances?: boolean;
 }
 
 /** The end of one earlier call (see settle()), carried by a later admission or sent in a batch. */
@@ -73,7 +75,7 @@ export interface Settlement {
 }
 
 export type AdmitResult =
-  | { admitted: true; reservationIds: string[]; snapshot: LimitSnapshot | null }
+  | { admitted: true; reservationIds: string[]; snapshot: LimitSnapshot | null; balances?: Record<CreditBalance, BalanceView> }
   | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
   | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number };
 
@@ -176,7 +178,9 @@ export class AccountLimiter extends DurableObject {
       writes.credits = credits;
       this.ensureSweepAlarm(Date.now());
     }
-    return { admitted: true, reservationIds, snapshot: state && limits ? this.snapshot(state, limits, req.now) : null };
+    const snapshot = state && limits ? this.snapshot(state, limits, req.now) : null;
+    if (req.withBalances) return { admitted: true, reservationIds, snapshot, balances: this.balances(req.plan, req.now) };
+    return { admitted: true, reservationIds, snapshot };
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Capability, CreditBalance, RateGroup } from "../capabilities/registry.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import type { AdmitResult, Settlement } from "./account-limiter.js";
+import type { AdmitResult, BalanceView, Settlement } from "./account-limiter.js";
 import { rateLimitHeaders } from "./headers.js";
 
 export interface AdmissionRequest {
@@ -10,12 +10,16 @@ export interface AdmissionRequest {
   capability: Pick<Capability, "rateGroup" | "cost" | "exhaustedAs" | "estimatedCostHeader">;
   extraCost: Partial<Record<CreditBalance, number>>;
   now: number;
+  /** Ask the limiter for the credit balances after admission in the same round trip. */
+  withBalances?: boolean;
 }
 
 export type Admission =
   | {
       admitted: true;
       headers: Record<string, string>;
+      /** Balances after this admission, when asked for with `withBalances`. */
+      balances?: Record<CreditBalance, BalanceView>;
       /**
        * Keeps the reservation when something was found (trued up to the answer's real extra cost),
        * refunds it otherwise.
@@ -69,13 +73,14 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   }
   const limiter = limiterFor(env, req.accountId);
   const settlements = takeSettlements(req.accountId);
-  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements })) as AdmitResult;
+  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, withBalances: req.withBalances })) as AdmitResult;
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;
     return {
       admitted: true,
       headers,
+      balances: result.balances,
       settle: async ({ found, extraCost }) => {
         // Options reserved up front (req.extraCost) are trued up to what the answer really used.
         const adjust: Partial<Record<CreditBalance, number>> = {};

@@ -8,13 +8,14 @@ import { fixedLimitHeaders } from "./headers.js";
 
 
 /** A non-capability route that belongs to a row of the plan table (e.g. /v1/me). */
-export function tableLimit(group: RateGroup): MiddlewareHandler<AppBindings> {
+export function tableLimit(group: RateGroup, opts: { withBalances?: boolean } = {}): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     // No credential was checked (unknown path or wrong method): nothing to count.
     if (!c.get("auth")) return next();
     const { account } = c.get("auth");
-    const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now() });
+    const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now(), withBalances: opts.withBalances });
     if (!admission.admitted) return withHeaders(admission.refusal, admission.headers);
+    if (admission.balances) c.set("admittedBalances", admission.balances);
     await next();
     withHeaders(c.res, admission.headers);
   };

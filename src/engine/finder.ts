@@ -59,6 +59,30 @@ function defaultStyle(domain: string): Transliteration {
   return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
 }
 
+export interface Proposal {
+  email: string;
+  pattern: Pattern | null;
+  /** The index row when the address was seen verbatim on the domain's pages. */
+  seen: EmailRow | null;
+  /** Smoothed share of the format the address was built from (1 for a verbatim address). */
+  share: number;
+}
+
+/**
+ * The address the index's evidence gives a person, before any verification: the address seen for
+ * them verbatim, else their name rendered in the domain's most supported format, spelled the way
+ * the domain spells names. Null when the domain has no named address to learn a format from.
+ */
+export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string): Proposal | null {
+  const seen = verbatimMatch(rows, name);
+  if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
+  const inference = inferPatterns(namedAddresses(rows));
+  const style = inference.style ?? defaultStyle(domain);
+  const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, style) })).find((c) => c.local);
+  if (!choice) return null;
+  return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
+}
+
 export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName): Promise<FinderAnswer> {
   const { env } = ctx;
   if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
@@ -72,23 +96,19 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let pattern: Pattern | null = null;
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
-  const seen = verbatimMatch(rows, name);
+  const proposal = proposeAddress(rows, name, domain);
+  if (!proposal) {
+    return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
+  }
+  const seen = proposal.seen;
+  email = proposal.email;
+  pattern = proposal.pattern;
   if (seen) {
-    email = seen.email;
     sources = (await sourcesOf(env, [email])).get(email) ?? [];
     score = sources.some((s) => s.still_on_page) ? 95 : 80;
-    pattern = matchPatterns(seen.localPart, name).patterns[0] ?? null;
     person = { position: seen.position, department: seen.department, seniority: seen.seniority };
   } else {
-    const inference = inferPatterns(namedAddresses(rows));
-    const style = inference.style ?? defaultStyle(domain);
-    const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, style) })).find((c) => c.local);
-    if (!choice) {
-      return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
-    }
-    email = `${choice.local}@${domain}`;
-    pattern = choice.s.pattern;
-    score = Math.min(85, Math.round(10 + 80 * choice.s.share));
+    score = Math.min(85, Math.round(10 + 80 * proposal.share));
   }
 
   await assertNotClaimed(env, "email", email);

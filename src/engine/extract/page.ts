@@ -5,6 +5,7 @@ import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, scanAddr
 import { type FoundAddress, personNear } from "./people.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
 import { splitFullName } from "../names.js";
+import type { LinkRef } from "../crawl/plan.js";
 
 export type { FoundAddress } from "./people.js";
 
@@ -16,6 +17,8 @@ export interface PageExtraction {
   company: CompanyFacts;
   /** Absolute http(s) links to pages of the same registrable domain, without fragments. */
   links: string[];
+  /** Same-domain links with their text and rel, for ranking what to crawl next. */
+  linkRefs: LinkRef[];
   /** Every absolute link on the page (profile links, author pages). */
   allLinks: string[];
   meta: Map<string, string>;
@@ -30,7 +33,8 @@ export interface PageExtraction {
 // elements also break where they close.
 const TEXT_BLOCKS = "p, li, td, th, h1, h2, h3, h4, h5, h6, address, dt, dd, blockquote, figcaption, label, option, button";
 const CONTAINERS = "div, ul, ol, tr, table, section, article, header, footer, nav, dl, figure, form, main, aside";
-const SKIPPED = "script, style, template, svg, noscript";
+// <noscript> is read: sites that write addresses with a script often spell them out there.
+const SKIPPED = "script, style, template, svg";
 
 interface Mark {
   raw: string;
@@ -54,6 +58,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const marks: Mark[] = [];
   let anchor: { marks: Mark[]; text: string } | null = null;
   const links = new Set<string>();
+  const linkRefs: LinkRef[] = [];
   const allLinks = new Set<string>();
   const phones = new Set<string>();
   const meta = new Map<string, string>();
@@ -89,8 +94,11 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         const href = decodeEntities(el.getAttribute("href") ?? "").trim();
         anchor = { marks: [], text: "" };
         const own = anchor;
+        let ref: LinkRef | null = null;
         el.onEndTag(() => {
-          for (const m of own.marks) m.anchorText = own.text.replace(/\s+/g, " ").trim();
+          const text = own.text.replace(/\s+/g, " ").trim();
+          for (const m of own.marks) m.anchorText = text;
+          if (ref) ref.text = (text || ref.text || "").slice(0, 200);
           if (anchor === own) anchor = null;
         });
         if (/^mailto:/i.test(href)) {
@@ -112,13 +120,35 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
           if (url.protocol !== "http:" && url.protocol !== "https:") return;
           url.hash = "";
           allLinks.add(url.href);
-          if (getDomain(url.hostname) === targetDomain) links.add(url.href);
+          if (getDomain(url.hostname) === targetDomain) {
+            links.add(url.href);
+            ref = { url: url.href, text: el.getAttribute("title") ?? "", rel: el.getAttribute("rel") ?? "" };
+            linkRefs.push(ref);
+          }
         } catch {
           /* not a URL */
         }
       },
       text(t) {
         if (anchor) anchor.text += decodeEntities(t.text);
+      },
+    })
+    .on("link[rel][href]", {
+      element(el) {
+        const rel = (el.getAttribute("rel") ?? "").toLowerCase();
+        if (!/\bnext\b/.test(rel)) return;
+        try {
+          const url = new URL(decodeEntities(el.getAttribute("href") ?? ""), pageUrl);
+          if (getDomain(url.hostname) === targetDomain) linkRefs.push({ url: url.href, text: "", rel });
+        } catch {
+          /* not a URL */
+        }
+      },
+    })
+    .on("img[alt]", {
+      element(el) {
+        // An image link ("<a><img alt="Jane Doe"></a>") is named by its alt text.
+        if (anchor) anchor.text += ` ${decodeEntities(el.getAttribute("alt") ?? "")} `;
       },
     })
     .on("[data-cfemail]", {
@@ -177,6 +207,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     phones: [...phones],
     company,
     links: [...links],
+    linkRefs,
     allLinks: allLinkList,
     meta,
     title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
@@ -201,6 +232,7 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
     phones: phonesInLines(lines, countryOfDomain(targetDomain)),
     company: emptyCompanyFacts(),
     links: [],
+    linkRefs: [],
     allLinks: [],
     meta: new Map(),
     title: null,

@@ -77,8 +77,8 @@ export function proposeAddress(rows: readonly EmailRow[], name: PersonName, doma
   const seen = verbatimMatch(rows, name);
   if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
   const inference = inferPatterns(namedAddresses(rows));
-  const style = inference.style ?? defaultStyle(domain);
-  const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, style) })).find((c) => c.local);
+  const spelling = { style: inference.style ?? defaultStyle(domain), lastForm: inference.lastForm };
+  const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
   if (!choice) return null;
   return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
 }

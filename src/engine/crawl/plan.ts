@@ -30,7 +30,7 @@ export const HOME_SCORE = 1000;
 const PROFILE_SCORE = 76;
 const VCARD_SCORE = 78;
 /** Guessed paths rank below the pages a site actually links to: they often answer 404. */
-const GUESS_PENALTY = 25;
+const GUESS_PENALTY = 45;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
 // of the link text and as parts of the path's words ("ons-team", "ueber-uns", "equipe").

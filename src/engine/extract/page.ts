@@ -1,11 +1,12 @@
 import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
-import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, scanAddresses } from "./addresses.js";
-import { type FoundAddress, personNear } from "./people.js";
+import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./addresses.js";
+import { type FoundAddress, personNear, personOfPage } from "./people.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
 import { splitFullName } from "../names.js";
 import type { LinkRef } from "../crawl/plan.js";
+import { isVCard, vCardAddresses } from "./vcard.js";
 
 export type { FoundAddress } from "./people.js";
 
@@ -45,6 +46,7 @@ interface Mark {
 
 /** Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`. */
 export async function extractPage(body: string, pageUrl: string, targetDomain: string, contentType = "text/html"): Promise<PageExtraction> {
+  if (isVCard(body, contentType)) return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
   if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
 
   const lines: string[] = [];
@@ -65,6 +67,8 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const jsonLdBlocks: string[] = [];
   let jsonLdBuffer = "";
   let title = "";
+  let h1 = "";
+  let h1Done = false;
   const telLinks: string[] = [];
   let lang = "";
 
@@ -165,6 +169,14 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         if (key && content && !meta.has(key)) meta.set(key, content);
       },
     })
+    .on("h1", {
+      element(el) {
+        if (!h1Done) el.onEndTag(() => void (h1Done = true));
+      },
+      text(t) {
+        if (!h1Done) h1 += t.text;
+      },
+    })
     .on("title", {
       text(t) {
         title += t.text;
@@ -192,7 +204,9 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   breakLine();
 
   const jsonLd = jsonLdNodes(jsonLdBlocks);
-  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain);
+  const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
+  for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
+  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean));
   const allLinkList = [...allLinks];
   const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
   // Numbers written without +country are read in the country the page is about.
@@ -242,7 +256,7 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
 }
 
 /** One entry per accepted address, with the best name and position the page gives for it. */
-function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string): FoundAddress[] {
+function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = []): FoundAddress[] {
   const found = new Map<string, FoundAddress>();
   const add = (candidate: FoundAddress) => {
     const existing = found.get(candidate.email);
@@ -261,16 +275,18 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     const name = given && family ? { first: given, last: family } : full ? splitFullName(full) : null;
     add({ email, name, position: text(node.jobTitle), via: "jsonld" });
   }
+  // A profile page names its person once, in its heading or title, often far from the address.
+  const onPage = (email: string, near: ReturnType<typeof personNear>) => (near.name ? near : { ...near, ...personOfPage(email, pageNames) });
   for (const m of marks) {
     const email = acceptAddress(m.raw, targetDomain);
-    if (email) add({ email, ...personNear(email, lines, m.line, m.anchorText), via: m.via });
+    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText)), via: m.via });
   }
   lines.forEach((line, index) => {
-    if (!/[@＠﹫]|\bat\b|\[at\]|\(at\)|\{at\}/i.test(line)) return;
+    if (!mayHoldAddress(line)) return;
     for (const hit of scanAddresses(line)) {
       const email = acceptAddress(hit.email, targetDomain);
       // Link text repeats the address of a mailto link: no need to look for its person twice.
-      if (email && !found.get(email)?.name) add({ email, ...personNear(email, lines, index, "", line.slice(0, hit.index)), via: "text" });
+      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index))), via: "text" });
     }
   });
   return [...found.values()];

@@ -211,7 +211,7 @@ export const GUESSED_PATHS = [
 export function guessedCandidates(origin: string): Candidate[] {
   return GUESSED_PATHS.map((p) => `${origin}${p}`).flatMap((url) => {
     const s = scoreUrl(url);
-    return s === null ? [] : [{ url, score: s - GUESS_PENALTY }];
+    return s === null ? [] : [{ url, score: Math.max(5, s - GUESS_PENALTY) }];
   });
 }
 

@@ -81,7 +81,8 @@ const FOLDED = WORDS.map(([cat, words]) => [cat, words.map((w) => fold(w))] as c
 function categoryOfText(text: string): Category | null {
   const t = ` ${fold(text)} `;
   if (t.length > 60) return null; // a paragraph, not a navigation label
-  for (const [cat, words] of FOLDED) if (words.some((w) => t.includes(` ${w} `))) return cat;
+  // Japanese and Chinese labels are not split into words ("スタッフ紹介"): their keywords match inside them.
+  for (const [cat, words] of FOLDED) if (words.some((w) => t.includes(` ${w} `) || (!/[a-z]/.test(w) && t.includes(w)))) return cat;
   return null;
 }
 
@@ -318,8 +319,8 @@ export function sitemapLocations(xml: string): { urls: string[]; isIndex: boolea
 export function rankChildSitemaps(urls: readonly string[]): string[] {
   const weight = (url: string) => {
     const name = url.toLowerCase().split("/").pop() ?? "";
-    if (/(post|blog|news|product|produkt|categor|tag|image|video|author|archive|event|shop|item)/.test(name)) return 2;
-    if (/(page|seite|pagina|main|static|site|default|team|people|about|contact)/.test(name)) return 0;
+    if (/(post|blog|news|product|produkt|categor|tag|image|video|author|archive|event|shop)/.test(name.replace(/sitemap/g, ""))) return 2;
+    if (/(page|seite|pagina|main|static|default|team|people|about|contact)/.test(name)) return 0;
     return 1;
   };
   return urls.map((url, i) => ({ url, w: weight(url), i })).sort((a, b) => a.w - b.w || a.i - b.i).map((x) => x.url);

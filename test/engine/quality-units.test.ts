@@ -35,6 +35,20 @@ describe("page choice by what links say and where they point", () => {
     }
   });
 
+  it("knows team and contact words of more languages (pl, pt, sv, da, tr), with letters NFKD keeps whole (ł, ø, ı)", () => {
+    expect(score("https://acme.test/o-nas/zespol/", "Zespół")).toBeGreaterThanOrEqual(90);
+    expect(score("https://acme.test/x2", "Nossa equipe")).toBeGreaterThanOrEqual(99);
+    expect(score("https://acme.test/x3", "Medarbejdere")).toBeGreaterThanOrEqual(99);
+    expect(score("https://acme.test/iletisim", "İletişim")).toBe(90);
+    expect(score("https://acme.test/om-oss/", "Om oss")).toBe(70);
+  });
+
+  it("gives home-page navigation in unknown words a last place instead of none", () => {
+    expect(score("https://acme.test/tiimi/", "Tiimi")).toBe(8);
+    expect(score("https://acme.test/tiimi/", "Tiimi", "", { url: "https://acme.test/x/", score: 70, listsPeople: false })).toBeNull();
+    expect(score("https://acme.test/uutiset/2024/a/b", "Lue lisää tästä artikkelista nyt")).toBeNull();
+  });
+
   it("reads the link text when the path says nothing, and the path when the text says nothing", () => {
     expect(score("https://acme.test/p/123", "Unser Team")).toBeGreaterThanOrEqual(99);
     expect(score("https://acme.test/kontakt/", "Schreiben Sie uns")).toBe(90);

@@ -29,6 +29,8 @@ export const CATEGORY_SCORE: Record<Category, number> = {
 export const HOME_SCORE = 1000;
 const PROFILE_SCORE = 76;
 const VCARD_SCORE = 78;
+/** A home-page navigation link whose words say nothing known: read last, when budget is left. */
+const UNKNOWN_NAV_SCORE = 8;
 /** Guessed paths rank below the pages a site actually links to: they often answer 404. */
 const GUESS_PENALTY = 45;
 
@@ -42,22 +44,24 @@ const WORDS: [Category, string[]][] = [
     "rechtsanwaelte", "avocats", "abogados", "avvocati", "advocaten", "leadership", "management", "founders", "board", "vorstand",
     "geschaftsleitung", "geschaeftsleitung", "geschaftsfuhrung", "geschaeftsfuehrung", "direction", "directie", "who we are",
     "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
+    "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
+    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
   ]],
   ["contact", [
     "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
     "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
-    "問合せ", "連絡先", "联系", "연락",
+    "問合せ", "連絡先", "联系", "연락", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
   ]],
   ["imprint", [
     "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
-    "note legali", "note-legali", "colofon", "会社概要", "会社情報", "企業情報", "特定商取引",
+    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "会社概要", "会社情報", "企業情報", "特定商取引",
   ]],
   ["about", [
     "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
     "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
     "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
-    "私たちについて",
+    "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
   ]],
   ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
   ["security", ["security.txt"]],
@@ -72,6 +76,11 @@ export function fold(text: string): string {
     .replace(/\p{M}/gu, "")
     .toLowerCase()
     .replace(/ß/g, "ss")
+    // Letters NFKD does not take apart: Polish ł, Nordic ø, Vietnamese đ, Turkish dotless ı.
+    .replace(/ł/g, "l")
+    .replace(/ø/g, "o")
+    .replace(/đ/g, "d")
+    .replace(/ı/g, "i")
     .replace(/[^\p{L}\p{N}'.]+/gu, " ")
     .trim();
 }
@@ -188,7 +197,13 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   const byText = categoryOfText(text);
   const byPath = categoryOfPath(path);
   const best = Math.max(byText ? CATEGORY_SCORE[byText] : 0, byPath ? CATEGORY_SCORE[byPath] : 0);
-  if (!best) return (path === "/" || path === "") && !u.search ? HOME_SCORE : null;
+  if (!best) {
+    if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
+    // Navigation of the home page in words no list knows: worth a look once the known pages are read.
+    const shortLabel = text.length > 1 && text.length <= 30 && text.split(" ").length <= 3;
+    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && !ARCHIVE.test(path) && !u.search) return UNKNOWN_NAV_SCORE;
+    return null;
+  }
   return adjust(best, path);
 }
 

@@ -6,7 +6,7 @@ import {
 } from "../../src/engine/crawl/plan.js";
 import { acceptAddress, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/extract/addresses.js";
 import { extractPage } from "../../src/engine/extract/page.js";
-import { fittingName } from "../../src/engine/extract/people.js";
+import { fittingName, nameFromSite } from "../../src/engine/extract/people.js";
 import { vCardAddresses } from "../../src/engine/extract/vcard.js";
 import { proposeAddress } from "../../src/engine/finder.js";
 import type { EmailRow } from "../../src/engine/index-read.js";
@@ -200,6 +200,14 @@ describe("names as the domain writes them", () => {
 });
 
 describe("formats from every personal address", () => {
+  it("names an address found without a name from a name the site shows elsewhere, only when exactly one fits", () => {
+    const names = ["Jane Doe", "Ana Lima", "Chief Technology Officer"];
+    expect(nameFromSite("jdoe@acme.test", names)).toEqual({ first: "Jane", last: "Doe" });
+    expect(nameFromSite("jdoe@acme.test", [...names, "John Doe"])).toBeNull();
+    expect(nameFromSite("sales@acme.test", ["Sales Team"])).toBeNull();
+  });
+
+
   const row = (email: string, first: string | null, last: string | null): EmailRow =>
     ({ email, domain: email.split("@")[1]!, localPart: email.split("@")[0]!, type: "personal", firstName: first, lastName: last }) as EmailRow;
 

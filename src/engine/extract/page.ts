@@ -2,7 +2,7 @@ import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
 import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./addresses.js";
-import { type FoundAddress, personNear, personOfPage } from "./people.js";
+import { type FoundAddress, personNear, personOfPage, readLine } from "./people.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
 import { splitFullName } from "../names.js";
 import type { LinkRef } from "../crawl/plan.js";
@@ -27,6 +27,8 @@ export interface PageExtraction {
   jsonLd: JsonNode[];
   /** Page text as lines (block elements break lines). */
   lines: string[];
+  /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
+  personNames?: string[];
 }
 
 // Block elements break lines. An end-tag callback per element is the costliest part of a
@@ -227,7 +229,20 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
     jsonLd,
     lines,
+    personNames: personNamesIn(lines),
   };
+}
+
+/** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
+function personNamesIn(lines: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const line of lines) {
+    if (line.length > 120) continue;
+    const name = readLine(line).name;
+    if (name) out.add(name);
+    if (out.size >= 300) break;
+  }
+  return [...out];
 }
 
 /** Languages spoken mainly in one country; `de-AT` style tags name the region outright. */

@@ -1,4 +1,4 @@
-import { looksLikePersonName, nameSplits, type PersonName } from "../names.js";
+import { looksLikePersonName, nameKey, nameSplits, type PersonName } from "../names.js";
 import { GLOBAL_PRIOR, matchPatterns } from "../patterns.js";
 import { departmentOf, isGenericLocalPart, seniorityOf } from "../positions.js";
 
@@ -24,7 +24,7 @@ const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
 
 /** A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer"). */
-function readLine(line: string): { name: string | null; position: string | null } {
+export function readLine(line: string): { name: string | null; position: string | null } {
   const segments = line.split(SEPARATORS).map((s) => s.trim()).filter(Boolean);
   let name: string | null = null;
   let position: string | null = null;
@@ -115,3 +115,27 @@ export function personOfPage(email: string, pageNames: readonly string[]): { nam
   }
   return { name: null, position: null };
 }
+
+/**
+ * The person an address found without one belongs to, from the names the site shows elsewhere (a
+ * team page listing "Jane Doe" without her address, a contact page showing only jdoe@): only when
+ * exactly one of those names turns into the address.
+ */
+export function nameFromSite(email: string, names: Iterable<string>): PersonName | null {
+  const local = email.slice(0, email.indexOf("@"));
+  if (isGenericLocalPart(local)) return null;
+  let found: PersonName | null = null;
+  const bare = local.replace(/[^a-z0-9]/g, "");
+  for (const text of names) {
+    // Cheap gate before trying every reading and format: some part of the name must be in the address.
+    const parts = text.split(/[\s-]+/).map((t) => nameKey(t)).filter((t) => t.length >= 2);
+    if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
+    const name = fittingName(email, text);
+    if (!name) continue;
+    if (found && nameKeyOf(found) !== nameKeyOf(name)) return null;
+    found = name;
+  }
+  return found;
+}
+
+const nameKeyOf = (n: PersonName) => `${n.first}|${n.last}`.toLowerCase();

@@ -5,7 +5,7 @@ import { assertNotClaimed } from "./claims.js";
 import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
 import { countryOfDomain } from "./extract/company.js";
 import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "./index-read.js";
-import { fullNameOf, nameKey, type PersonName, type Transliteration } from "./names.js";
+import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliteration } from "./names.js";
 import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
 import { departmentOf, seniorityOf } from "./positions.js";
 import { verifyEmail } from "./verify.js";
@@ -42,7 +42,7 @@ interface FinderCtx {
 }
 
 function sameName(row: EmailRow, name: PersonName): boolean {
-  return !!row.firstName && !!row.lastName && nameKey(row.firstName) === nameKey(name.first) && nameKey(row.lastName) === nameKey(name.last);
+  return !!row.firstName && !!row.lastName && sameGivenName(row.firstName, name.first) && nameKey(row.lastName) === nameKey(name.last);
 }
 
 /** An address already in the index that is this person's: named as them, or unnamed but in one of their formats. */

@@ -65,6 +65,44 @@ export function partVariants(part: string, style: Transliteration = "plain"): st
   return partSpellings(part, style).map((s) => s.text);
 }
 
+/**
+ * Given names and their usual short forms: sites often publish "bob.smith@" for a Robert Smith. Used
+ * only to recognise an address as someone's (and a finder query as a listed person), never to
+ * invent one: the finder still writes the name it was given.
+ */
+const NICKNAME_GROUPS = [
+  "robert bob rob bobby robbie", "william bill will billy liam", "richard rick rich dick ricky", "james jim jimmy jamie",
+  "john jack johnny", "michael mike mick mickey", "thomas tom tommy", "christopher chris", "daniel dan danny", "matthew matt",
+  "joseph joe joey", "anthony tony", "andrew andy drew", "benjamin ben benji", "samuel sam sammy", "alexander alex sasha",
+  "alexandra alex sandra", "elizabeth liz beth betty eliza lisa", "katherine kate katie kathy", "catherine cathy kate",
+  "margaret maggie meg peggy", "jennifer jen jenny", "rebecca becky", "patricia pat trish", "susan sue suzy", "deborah deb debbie",
+  "nicholas nick nico", "jonathan jon", "timothy tim", "stephen steve", "steven steve", "edward ed ted eddie", "charles charlie chuck",
+  "francis frank", "frederick fred freddie", "albert al bert", "johannes hans jo", "josef sepp", "wolfgang wolf",
+  "giuseppe beppe peppe", "francisco paco", "jose pepe", "manuel manolo", "dominik dom", "maximilian max", "florian flo",
+  "christian chris", "christine chris tina", "kristina tina", "valentina vale", "alejandro alex", "guillermo memo",
+];
+const NICKNAMES = new Map<string, Set<string>>();
+for (const group of NICKNAME_GROUPS) {
+  const names = group.split(" ");
+  for (const n of names) {
+    const set = NICKNAMES.get(n) ?? new Set<string>();
+    for (const m of names) if (m !== n) set.add(m);
+    NICKNAMES.set(n, set);
+  }
+}
+
+/** Other given names the same person goes by (Robert → bob, rob, ...), folded to ASCII. */
+export function nicknamesOf(first: string): string[] {
+  return [...(NICKNAMES.get(nameKey(first)) ?? [])];
+}
+
+/** Whether two given names are the same or one is a usual short form of the other. */
+export function sameGivenName(a: string, b: string): boolean {
+  const ka = nameKey(a);
+  const kb = nameKey(b);
+  return ka === kb || (NICKNAMES.get(ka)?.has(kb) ?? false);
+}
+
 /** True when the two transliteration styles spell this name differently (only then can evidence pick one). */
 export function transliterationMatters(name: PersonName): boolean {
   const parts = [name.first, name.last, name.middle ?? ""];

@@ -1,4 +1,6 @@
-import { type PartForm, partSpellings, type PersonName, partVariants, type Transliteration, transliterationMatters } from "./names.js";
+import {
+  nicknamesOf, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration, transliterationMatters,
+} from "./names.js";
 
 /** Address formats worth supporting (engine notes); `{f}` is an initial, `{m}` the middle initial. */
 export const PATTERNS = [
@@ -60,8 +62,9 @@ function render(pattern: Pattern, t: Tokens): string | null {
     .replace("{m}", t.m);
 }
 
-function tokenSets(name: PersonName, style: Transliteration): Tokens[] {
+function tokenSets(name: PersonName, style: Transliteration, withNicknames = false): Tokens[] {
   const firsts = partVariants(name.first, style);
+  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.includes(n)) firsts.push(n);
   const lasts = partSpellings(name.last, style);
   const m = name.middle ? (partVariants(name.middle, style)[0]?.[0] ?? "") : "";
   const several = lasts.length > 1;
@@ -101,7 +104,7 @@ export function matchPatterns(localPart: string, name: PersonName): PatternMatch
   const forms = new Set<PartForm>();
   const byStyle = (style: Transliteration) => {
     const hits = new Set<Pattern>();
-    for (const t of tokenSets(name, style)) {
+    for (const t of tokenSets(name, style, true)) {
       for (const p of PATTERNS) {
         if (render(p, t) !== local) continue;
         hits.add(p);

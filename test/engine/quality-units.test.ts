@@ -199,6 +199,16 @@ describe("names as the domain writes them", () => {
   });
 });
 
+describe("nicknames", () => {
+  it("recognises bob.smith@ as Robert Smith's address, and finds it for a query with either name", () => {
+    expect(fittingName("bob.smith@acme.test", "Robert Smith")).toEqual({ first: "Robert", last: "Smith" });
+    const rows = [{ email: "bob.smith@acme.test", domain: "acme.test", localPart: "bob.smith", type: "personal", firstName: "Bob", lastName: "Smith" }] as EmailRow[];
+    expect(proposeAddress(rows, { first: "Robert", last: "Smith" }, "acme.test")?.email).toBe("bob.smith@acme.test");
+    // The finder writes the name it was given: no invented nickname for someone it has not seen.
+    expect(applyPattern("{first}.{last}", { first: "Robert", last: "Jones" })).toBe("robert.jones");
+  });
+});
+
 describe("formats from every personal address", () => {
   it("names an address found without a name from a name the site shows elsewhere, only when exactly one fits", () => {
     const names = ["Jane Doe", "Ana Lima", "Chief Technology Officer"];

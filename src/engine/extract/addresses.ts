@@ -57,8 +57,9 @@ export function deobfuscate(text: string): string {
     .replace(DOT_BRACKETED, ".")
     .replace(UPPER_AT, "$1@$2")
     .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local}@${domain.replace(/\s+(?:dot|punkt|punto|point)\s+/gi, ".")}`)
-    // "jane @ acme.com": spaces around a real @.
-    .replace(/([a-z0-9._%+-])\s+@\s*([a-z0-9])|([a-z0-9._%+-])@\s+([a-z0-9])/gi, (_w, a, b, c, d) => (a ? `${a}@${b}` : `${c}@${d}`));
+    // "jane.doe @ acme.com": spaces around a real @, trusted only when the left side reads like an
+    // address (a dot, dash, underscore or digit in it): "Tickets @ shop.acme.com" is a sign, not a mailbox.
+    .replace(/(?<![a-z0-9._%+-])([a-z0-9]+[._-][a-z0-9._-]*[a-z0-9]|[a-z]+\d+)\s+@\s+([a-z0-9])/gi, "$1@$2");
 }
 
 /** Whether a line may hold an address in any of the spellings `deobfuscate` knows (a cheap pre-filter). */

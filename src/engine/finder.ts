@@ -5,7 +5,7 @@ import { assertNotClaimed } from "./claims.js";
 import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
 import { countryOfDomain } from "./extract/company.js";
 import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "./index-read.js";
-import { fullNameOf, nameKey, type PersonName, type Transliteration } from "./names.js";
+import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliteration } from "./names.js";
 import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
 import { departmentOf, seniorityOf } from "./positions.js";
 import { verifyEmail } from "./verify.js";
@@ -43,7 +43,7 @@ interface FinderCtx {
 }
 
 function sameName(row: EmailRow, name: PersonName): boolean {
-  return !!row.firstName && !!row.lastName && nameKey(row.firstName) === nameKey(name.first) && nameKey(row.lastName) === nameKey(name.last);
+  return !!row.firstName && !!row.lastName && sameGivenName(row.firstName, name.first) && nameKey(row.lastName) === nameKey(name.last);
 }
 
 /** An address already in the index that is this person's: named as them, or unnamed but in one of their formats. */
@@ -60,6 +60,30 @@ function defaultStyle(domain: string): Transliteration {
   return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
 }
 
+export interface Proposal {
+  email: string;
+  pattern: Pattern | null;
+  /** The index row when the address was seen verbatim on the domain's pages. */
+  seen: EmailRow | null;
+  /** Smoothed share of the format the address was built from (1 for a verbatim address). */
+  share: number;
+}
+
+/**
+ * The address the index's evidence gives a person, before any verification: the address seen for
+ * them verbatim, else their name rendered in the domain's most supported format, spelled the way
+ * the domain spells names. Null when the domain has no named address to learn a format from.
+ */
+export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string): Proposal | null {
+  const seen = verbatimMatch(rows, name);
+  if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
+  const inference = inferPatterns(namedAddresses(rows));
+  const spelling = { style: inference.style ?? defaultStyle(domain), lastForm: inference.lastForm };
+  const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
+  if (!choice) return null;
+  return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
+}
+
 export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName): Promise<FinderAnswer> {
   const { env } = ctx;
   if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
@@ -73,23 +97,19 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let pattern: Pattern | null = null;
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
-  const seen = verbatimMatch(rows, name);
+  const proposal = proposeAddress(rows, name, domain);
+  if (!proposal) {
+    return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
+  }
+  const seen = proposal.seen;
+  email = proposal.email;
+  pattern = proposal.pattern;
   if (seen) {
-    email = seen.email;
     sources = (await sourcesOf(env, [email])).get(email) ?? [];
     score = sources.some((s) => s.still_on_page) ? 95 : 80;
-    pattern = matchPatterns(seen.localPart, name).patterns[0] ?? null;
     person = { position: seen.position, department: seen.department, seniority: seen.seniority };
   } else {
-    const inference = inferPatterns(namedAddresses(rows));
-    const style = inference.style ?? defaultStyle(domain);
-    const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, style) })).find((c) => c.local);
-    if (!choice) {
-      return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
-    }
-    email = `${choice.local}@${domain}`;
-    pattern = choice.s.pattern;
-    score = Math.min(85, Math.round(10 + 80 * choice.s.share));
+    score = Math.min(85, Math.round(10 + 80 * proposal.share));
   }
 
   await assertNotClaimed(env, "email", email);

@@ -5,6 +5,7 @@ import { companies, domains, emails, emailSources, people, phones } from "../db/
 import type { Env } from "../env.js";
 import type { CrawledPage } from "./crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "./extract/company.js";
+import { nameFromSite } from "./extract/people.js";
 import { fullNameOf, type PersonName } from "./names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "./positions.js";
 
@@ -37,6 +38,9 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
       }
     }
   }
+  // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of them.
+  const names = new Set(pages.flatMap((p) => p.extraction.personNames ?? []));
+  for (const facts of all.values()) if (!facts.name) facts.name = nameFromSite(facts.email, names);
   return all;
 }
 

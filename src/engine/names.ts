@@ -40,20 +40,67 @@ function spell(part: string, style: Transliteration): string {
   return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();
 }
 
+/** Which form of a several-word or hyphenated part a spelling is: all pieces joined, hyphenated, only the first or last piece. */
+export type PartForm = "joined" | "hyphen" | "first" | "last";
+
 /**
  * Spellings of one name part, most likely first: hyphenated and multi-word parts are tried joined
- * ("mullerludenscheidt"), with the hyphen kept, and as their first and last pieces.
+ * ("mullerludenscheidt"), with the hyphen kept, and as their first and last pieces ("García López"
+ * → "garcialopez", "garcia", "lopez": Spanish domains often use the first surname only).
  */
-export function partVariants(part: string, style: Transliteration = "plain"): string[] {
+export function partSpellings(part: string, style: Transliteration = "plain"): { text: string; form: PartForm }[] {
   const text = ascii(part, style);
   const pieces = text.split(/[\s-]+/).map((p) => p.replace(/[^a-z0-9]/g, "")).filter(Boolean);
   if (pieces.length === 0) return [];
-  const out = [pieces.join("")];
+  const out: { text: string; form: PartForm }[] = [{ text: pieces.join(""), form: "joined" }];
   if (pieces.length > 1) {
-    if (/-/.test(text)) out.push(pieces.join("-"));
-    out.push(pieces[0]!, pieces[pieces.length - 1]!);
+    if (/-/.test(text)) out.push({ text: pieces.join("-"), form: "hyphen" });
+    out.push({ text: pieces[0]!, form: "first" }, { text: pieces[pieces.length - 1]!, form: "last" });
   }
-  return [...new Set(out)];
+  const seen = new Set<string>();
+  return out.filter((o) => !seen.has(o.text) && seen.add(o.text));
+}
+
+export function partVariants(part: string, style: Transliteration = "plain"): string[] {
+  return partSpellings(part, style).map((s) => s.text);
+}
+
+/**
+ * Given names and their usual short forms: sites often publish "bob.smith@" for a Robert Smith. Used
+ * only to recognise an address as someone's (and a finder query as a listed person), never to
+ * invent one: the finder still writes the name it was given.
+ */
+const NICKNAME_GROUPS = [
+  "robert bob rob bobby robbie", "william bill will billy liam", "richard rick rich dick ricky", "james jim jimmy jamie",
+  "john jack johnny", "michael mike mick mickey", "thomas tom tommy", "christopher chris", "daniel dan danny", "matthew matt",
+  "joseph joe joey", "anthony tony", "andrew andy drew", "benjamin ben benji", "samuel sam sammy", "alexander alex sasha",
+  "alexandra alex sandra", "elizabeth liz beth betty eliza lisa", "katherine kate katie kathy", "catherine cathy kate",
+  "margaret maggie meg peggy", "jennifer jen jenny", "rebecca becky", "patricia pat trish", "susan sue suzy", "deborah deb debbie",
+  "nicholas nick nico", "jonathan jon", "timothy tim", "stephen steve", "steven steve", "edward ed ted eddie", "charles charlie chuck",
+  "francis frank", "frederick fred freddie", "albert al bert", "johannes hans jo", "josef sepp", "wolfgang wolf",
+  "giuseppe beppe peppe", "francisco paco", "jose pepe", "manuel manolo", "dominik dom", "maximilian max", "florian flo",
+  "christian chris", "christine chris tina", "kristina tina", "valentina vale", "alejandro alex", "guillermo memo",
+];
+const NICKNAMES = new Map<string, Set<string>>();
+for (const group of NICKNAME_GROUPS) {
+  const names = group.split(" ");
+  for (const n of names) {
+    const set = NICKNAMES.get(n) ?? new Set<string>();
+    for (const m of names) if (m !== n) set.add(m);
+    NICKNAMES.set(n, set);
+  }
+}
+
+/** Other given names the same person goes by (Robert → bob, rob, ...), folded to ASCII. */
+export function nicknamesOf(first: string): string[] {
+  return [...(NICKNAMES.get(nameKey(first)) ?? [])];
+}
+
+/** Whether two given names are the same or one is a usual short form of the other. */
+export function sameGivenName(a: string, b: string): boolean {
+  const ka = nameKey(a);
+  const kb = nameKey(b);
+  return ka === kb || (NICKNAMES.get(ka)?.has(kb) ?? false);
 }
 
 /** True when the two transliteration styles spell this name differently (only then can evidence pick one). */
@@ -65,7 +112,12 @@ export function transliterationMatters(name: PersonName): boolean {
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m"]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
-const PARTICLES = new Set(["van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "ter", "ten", "dos", "das", "do", "zu", "af", "al", "el", "bin", "ibn"]);
+const PARTICLES = new Set([
+  "van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "ter", "ten", "dos", "das", "do", "zu", "af", "al", "el",
+  "bin", "ibn",
+  // Irish and Welsh: Ó Súilleabháin, Mac Giolla, Nic Dhonnchadha, Ní Bhriain, ap Gwilym, ferch Rhys.
+  "ó", "ua", "mac", "nic", "ní", "ap", "ab", "ferch", "verch",
+]);
 
 const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
 
@@ -74,16 +126,7 @@ const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
  * (Dr., Prof.) and suffixes (Jr., PhD) are dropped. Null when fewer than two name tokens remain.
  */
 export function splitFullName(fullName: string): PersonName | null {
-  let text = fullName.normalize("NFC").replace(/\s+/g, " ").trim();
-  if (!text) return null;
-  const comma = text.split(",");
-  if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
-    text = `${comma[1]!.trim()} ${comma[0]!.trim()}`;
-  }
-  let tokens = text.split(" ").filter(Boolean);
-  while (tokens.length > 2 && HONORIFICS.has(bare(tokens[0]!))) tokens = tokens.slice(1);
-  while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
-  tokens = tokens.map((t) => t.replace(/,$/, "")).filter(Boolean);
+  const tokens = nameTokens(fullName);
   if (tokens.length < 2) return null;
   // The family name starts at the first particle after the given name, or is the last token.
   let lastStart = tokens.length - 1;
@@ -93,10 +136,48 @@ export function splitFullName(fullName: string): PersonName | null {
       break;
     }
   }
-  const first = tokens[0]!;
-  const last = tokens.slice(lastStart).join(" ");
-  const middle = tokens.slice(1, lastStart).join(" ");
-  return middle ? { first, last, middle } : { first, last };
+  return build(tokens.slice(0, 1), tokens.slice(1, lastStart), tokens.slice(lastStart));
+}
+
+function build(first: string[], middle: string[], last: string[]): PersonName {
+  const m = middle.join(" ");
+  return m ? { first: first.join(" "), last: last.join(" "), middle: m } : { first: first.join(" "), last: last.join(" ") };
+}
+
+/** Name tokens without titles and suffixes; "Doe, Jane" is turned round. */
+function nameTokens(fullName: string): string[] {
+  let text = fullName.normalize("NFC").replace(/\s+/g, " ").trim();
+  if (!text) return [];
+  const comma = text.split(",");
+  if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
+    text = `${comma[1]!.trim()} ${comma[0]!.trim()}`;
+  }
+  let tokens = text.split(" ").filter(Boolean);
+  while (tokens.length > 2 && HONORIFICS.has(bare(tokens[0]!))) tokens = tokens.slice(1);
+  while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
+  return tokens.map((t) => t.replace(/,$/, "")).filter(Boolean);
+}
+
+/**
+ * Readings of a full name, the usual one first: with three or more words, every place the family
+ * name could start ("María José | García López", "Javier | Ruiz Moreno"), compound given names
+ * ("Juan Carlos | Pérez"), and — flagged `reversed` — family name first ("Nguyễn Thị Mai",
+ * "Tanaka Taro"). Evidence (an address) decides which reading is meant.
+ */
+export function nameSplits(fullName: string): (PersonName & { reversed?: boolean })[] {
+  const usual = splitFullName(fullName);
+  if (!usual) return [];
+  const tokens = nameTokens(fullName);
+  const n = tokens.length;
+  const out: (PersonName & { reversed?: boolean })[] = [usual];
+  for (let k = 1; k < n; k++) out.push(build(tokens.slice(0, 1), tokens.slice(1, k), tokens.slice(k)));
+  for (let k = 2; k < n; k++) out.push(build(tokens.slice(0, k), [], tokens.slice(k)));
+  out.push({ ...build(tokens.slice(n - 1), tokens.slice(1, n - 1), tokens.slice(0, 1)), reversed: true });
+  const seen = new Set<string>();
+  return out.filter((p) => {
+    const key = `${p.first}|${p.middle ?? ""}|${p.last}|${p.reversed ? 1 : 0}`;
+    return !seen.has(key) && seen.add(key);
+  });
 }
 
 export function fullNameOf(name: PersonName): string {
@@ -108,7 +189,7 @@ export function nameKey(text: string): string {
   return ascii(text, "plain").replace(/[^a-z0-9]/g, "");
 }
 
-const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu)|\p{Lu}\.)$/u;
+const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|ferch|y|e)|\p{Lu}\.)$/u;
 const NOT_NAME_WORDS = new Set(
   [
     "contact", "contacts", "team", "our", "the", "about", "us", "sales", "support", "office", "press", "email", "e-mail",

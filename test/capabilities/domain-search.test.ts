@@ -16,14 +16,18 @@ describe("GET /v1/domain-search", () => {
     expect(res.status).toBe(200);
     const body = await json(res);
     const emails = body.data.emails.map((e: { email: string }) => e.email).sort();
-    // First pass: home, contact, team, about (the /private/ page is refused by robots.txt).
+    // First pass: home, team, the sitemap's leadership page and press release, contact, about (the
+    // /private/ page is refused by robots.txt).
     expect(emails).toEqual([
       "anna-lena.muller@acme-widgets.test",
+      "carla.diaz@acme-widgets.test",
       "info@acme-widgets.test",
       "jane.cooper@acme-widgets.test",
       "jobs@careers.acme-widgets.test",
       "john.smith@acme-widgets.test",
+      "mary.major@acme-widgets.test",
       "plee@acme-widgets.test",
+      "press@acme-widgets.test",
       "robert.brown@acme-widgets.test",
       "sales@acme-widgets.test",
       "support@acme-widgets.test",
@@ -51,7 +55,7 @@ describe("GET /v1/domain-search", () => {
     const sales = body.data.emails.find((e: { email: string }) => e.email === "sales@acme-widgets.test");
     expect(sales).toMatchObject({ type: "generic", first_name: null, department: "sales" });
     expect(body.meta).toEqual({
-      total: 10,
+      total: 13,
       pageSize: 50,
       current: 1,
       total_pages: 1,
@@ -91,11 +95,12 @@ describe("GET /v1/domain-search", () => {
   it("pages, and filters by type and department", async () => {
     const page2 = await json(await search("domain=acme-widgets.test&limit=3&page=2"));
     expect(page2.data.emails).toHaveLength(3);
-    expect(page2.meta).toMatchObject({ total: 10, pageSize: 3, current: 2, total_pages: 4 });
+    expect(page2.meta).toMatchObject({ total: 13, pageSize: 3, current: 2, total_pages: 5 });
     const generic = await json(await search("domain=acme-widgets.test&type=generic&limit=50"));
     expect(generic.data.emails.map((e: { email: string }) => e.email).sort()).toEqual([
       "info@acme-widgets.test",
       "jobs@careers.acme-widgets.test",
+      "press@acme-widgets.test",
       "sales@acme-widgets.test",
       "support@acme-widgets.test",
     ]);
@@ -108,7 +113,7 @@ describe("GET /v1/domain-search", () => {
     await db(env.DB).insert(claims).values({ kind: "email", value: "john.smith@acme-widgets.test", reason: "test" });
     const body = await json(await search("domain=acme-widgets.test&limit=50"));
     expect(body.data.emails.map((e: { email: string }) => e.email)).not.toContain("john.smith@acme-widgets.test");
-    expect(body.meta.total).toBe(9);
+    expect(body.meta.total).toBe(12);
   });
 
   it("finds the domain by company name, and answers 422 for an unknown company", async () => {

@@ -15,12 +15,12 @@ import worker from "../../src/index.js";
 const store = () => db(env.DB);
 
 describe("crawl planning and guards", () => {
-  it("ranks keyword pages, drops non-keyword pages and assets", () => {
+  it("ranks keyword pages (people pages first), drops non-keyword pages and assets", () => {
     const ranked = rankCandidates(
       ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum"],
       new Set(),
     );
-    expect(ranked).toEqual(["https://a.test/contact", "https://a.test/team", "https://a.test/about", "https://a.test/impressum"]);
+    expect(ranked).toEqual(["https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about"]);
   });
 
   it("reads sitemap locations, including CDATA and sitemap indexes", () => {
@@ -49,16 +49,19 @@ describe("first pass", () => {
   it("honours robots.txt, reads the home page and the best linked pages within the page budget", async () => {
     const out = await crawlFirstPass(env, "acme-widgets.test");
     expect(out.origin).toBe("https://acme-widgets.test");
-    // Home, then the linked keyword pages; the fifth slot went to a guessed path that answered 404.
+    // Home, then people pages (the linked team page, the sitemap's leadership page), contact, about and the
+    // sitemap's press release; guessed paths that answered 404 leave no page.
     expect(out.pages.map((p) => p.url)).toEqual([
       "https://acme-widgets.test/",
-      "https://acme-widgets.test/contact",
       "https://acme-widgets.test/team",
+      "https://acme-widgets.test/leadership",
+      "https://acme-widgets.test/contact",
       "https://acme-widgets.test/about",
+      "https://acme-widgets.test/press/2024-launch",
     ]);
     expect(out.disallowed).toEqual(["https://acme-widgets.test/private/staff-list"]);
     expect(out.done.length).toBeLessThanOrEqual(FIRST_PASS.maxPages + out.disallowed.length);
-    expect(out.pending).toContain("https://acme-widgets.test/.well-known/security.txt");
+    expect([...out.done, ...out.pending]).toContain("https://acme-widgets.test/.well-known/security.txt");
     expect(out.sitemaps).toEqual(["https://acme-widgets.test/sitemap.xml"]);
   });
 
@@ -144,7 +147,7 @@ describe("index writes", () => {
 
   it("writes hundreds of addresses in one pass without hitting D1's 100-parameter limit", async () => {
     const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, name: null, position: null, via: "text" as const }));
-    const extraction = { addresses, phones: [], company: emptyCompanyFacts(), links: [], allLinks: [], meta: new Map(), title: null, jsonLd: [], lines: [] };
+    const extraction = { addresses, phones: [], company: emptyCompanyFacts(), links: [], linkRefs: [], allLinks: [], meta: new Map(), title: null, jsonLd: [], lines: [] };
     const pages = [0, 1, 2].map((i) => ({ url: `https://bulk-corp.test/p${i}`, extraction }));
     const result = await storeCrawl(env, { domain: "bulk-corp.test", pages, status: "done", error: null, now: Date.now() });
     expect(result.addresses).toBe(250);

@@ -34,9 +34,10 @@ describe("address text helpers", () => {
     expect(decodeCfEmail("5a")).toBeNull();
   });
 
-  it("strips mailto query strings and splits several recipients", () => {
+  it("strips mailto query strings and splits several recipients, reading to=, cc= and bcc= as recipients too", () => {
     expect(mailtoAddresses("mailto:a@x.com?subject=Hi%20there")).toEqual(["a@x.com"]);
-    expect(mailtoAddresses("mailto:a@x.com,b%40x.com?cc=c@x.com")).toEqual(["a@x.com", "b@x.com"]);
+    expect(mailtoAddresses("mailto:a@x.com,b%40x.com?cc=c@x.com")).toEqual(["a@x.com", "b@x.com", "c@x.com"]);
+    expect(mailtoAddresses("mailto:?to=d@x.com&amp;cc=e@x.com;f@x.com&bcc=g%40x.com&body=h@x.com")).toEqual(["d@x.com", "e@x.com", "f@x.com", "g@x.com"]);
   });
 
   it("keeps only real addresses of the target's registrable domain", () => {

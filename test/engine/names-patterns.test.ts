@@ -52,7 +52,7 @@ describe("patterns", () => {
   });
 
   it("tells which transliteration a domain uses", () => {
-    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded" });
+    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded", lastForm: null });
     expect(matchPatterns("jurgen.weiss", { first: "Jürgen", last: "Weiß" }).style).toBe("plain");
   });
 

@@ -2,7 +2,10 @@ import robotsParser from "robots-parser";
 import type { Env } from "../../env.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "./fetch-page.js";
-import { canonical, GUESSED_PATHS, rankCandidates, sitemapLocations } from "./plan.js";
+import {
+  type Candidate, canonical, guessedCandidates, HOME_SCORE, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, rankFrontier,
+  scoreUrl, sitemapLocations,
+} from "./plan.js";
 
 /** The token robots.txt rules are matched against. */
 export const ROBOTS_AGENT = "ContactIntelligenceBot";
@@ -16,8 +19,11 @@ export interface CrawlBudget {
   concurrency: number;
 }
 
-/** On the request path: the home page and the few best pages, quickly. */
-export const FIRST_PASS: CrawlBudget = { maxPages: 5, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 4 };
+/**
+ * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
+ * their next pages and profiles), quickly: about three rounds of parallel fetches.
+ */
+export const FIRST_PASS: CrawlBudget = { maxPages: 12, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 6 };
 /** Off the request path (queue consumer): the rest of the ranked pages and the sitemap. */
 export const DEEP_PASS: CrawlBudget = { maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4 };
 
@@ -77,18 +83,18 @@ interface PassInput {
   domain: string;
   origin: string;
   robots: Robots;
-  queue: string[];
+  queue: Candidate[];
   done: Set<string>;
   budget: CrawlBudget;
   startedAt: number;
-  /** Follow links found on crawled pages (the deep pass does; the first pass only ranks the home page's links). */
-  followLinks: boolean;
 }
 
 async function runPass(env: Env, input: PassInput) {
   const { domain, origin, robots, budget, done } = input;
-  const host = new URL(origin).host;
-  let queue = input.queue.filter((u) => new URL(u).host === host);
+  let queue = rankFrontier(input.queue.flatMap((c) => {
+    const url = onOrigin(c.url, origin);
+    return url ? [{ url, score: c.score }] : [];
+  }), done);
   const pages: CrawledPage[] = [];
   const disallowed: string[] = [];
   let failure: CrawlOutcome["failure"] = null;
@@ -99,37 +105,43 @@ async function runPass(env: Env, input: PassInput) {
       failure = { reason: "crawl time budget used up", timedOut: true };
       break;
     }
-    const batch: string[] = [];
+    const batch: Candidate[] = [];
     while (queue.length > 0 && batch.length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
-      const url = queue.shift()!;
-      if (done.has(url)) continue;
-      done.add(url);
-      if (!robots.isAllowed(url)) {
-        disallowed.push(url);
+      const next = queue.shift()!;
+      if (done.has(next.url)) continue;
+      done.add(next.url);
+      if (!robots.isAllowed(next.url)) {
+        disallowed.push(next.url);
         continue;
       }
-      batch.push(url);
+      batch.push(next);
     }
     fetchedCount += batch.length;
     const results = await Promise.all(
-      batch.map((url) => fetchPage(url, env, { timeoutMs: Math.min(budget.pageTimeoutMs, left), maxBytes: budget.maxBytesPerPage })),
+      batch.map((c) => fetchPage(c.url, env, { timeoutMs: Math.min(budget.pageTimeoutMs, left), maxBytes: budget.maxBytesPerPage })),
     );
-    const found: string[] = [];
-    for (const r of results) {
+    const found: Candidate[] = [];
+    for (const [i, r] of results.entries()) {
       if (r.kind !== "ok") continue;
+      // A moved page (301) is read once, under the address it answers on.
+      const url = onOrigin(r.url, origin) ?? canonical(r.url) ?? r.url;
+      if (url !== batch[i]!.url && pages.some((p) => p.url === url)) continue;
+      done.add(url);
       const extraction = await extractPage(r.body, r.url, domain, r.contentType);
-      pages.push({ url: canonical(r.url) ?? r.url, extraction });
-      if (input.followLinks) found.push(...extraction.links);
+      pages.push({ url, extraction });
+      const named = extraction.addresses.filter((a) => a.name).length;
+      const from = { url, score: batch[i]!.score, listsPeople: listsPeople(url, named, extraction.linkRefs) };
+      found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
-    if (found.length) queue = rankCandidates([...queue, ...found.filter((u) => new URL(u).host === host)], done);
+    if (found.length) queue = rankFrontier([...queue, ...found], done);
   }
-  return { pages, pending: queue.filter((u) => !done.has(u)), disallowed, failure };
+  return { pages, pending: queue.filter((c) => !done.has(c.url)).map((c) => c.url), disallowed, failure };
 }
 
 /**
- * The first, bounded pass that may run on the request path: robots.txt, the home page, then the
- * best-ranked pages it links to (plus the usual contact/team/about/imprint paths). What is left is
- * returned as `pending` for the deep pass.
+ * The first, bounded pass that may run on the request path: robots.txt, the home page and the
+ * sitemap (in parallel), then the best-ranked pages they lead to, following the links of the pages
+ * it reads (a team page's next page and profiles). What is left is returned as `pending`.
  */
 export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudget = FIRST_PASS): Promise<CrawlOutcome> {
   const startedAt = Date.now();
@@ -139,13 +151,15 @@ export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudg
   }
   const { origin, robots } = site;
   const done = new Set<string>();
-  const home = await runPass(env, { domain, origin, robots, queue: [`${origin}/`], done, budget: { ...budget, maxPages: 1 }, startedAt, followLinks: false });
-  const homeLinks = home.pages[0]?.extraction.links ?? [];
-  // Pages the site links to come before guessed paths, which often answer 404.
-  const linked = rankCandidates(homeLinks, done);
-  const candidates = [...linked, ...rankCandidates(GUESSED_PATHS.map((p) => `${origin}${p}`), new Set([...done, ...linked]))];
+  const [home, fromSitemap] = await Promise.all([
+    runPass(env, { domain, origin, robots, queue: [{ url: `${origin}/`, score: HOME_SCORE }], done, budget: { ...budget, maxPages: 1 }, startedAt }),
+    sitemapUrls(env, origin, robots.sitemaps, budget, 2),
+  ]);
+  const homePage = home.pages[0];
+  const linked = homePage ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin) : [];
+  const candidates = [...linked, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
   const rest = await runPass(env, {
-    domain, origin, robots, queue: candidates, done, budget: { ...budget, maxPages: budget.maxPages - 1 }, startedAt, followLinks: false,
+    domain, origin, robots, queue: candidates, done, budget: { ...budget, maxPages: budget.maxPages - 1 }, startedAt,
   });
   const pages = [...home.pages, ...rest.pages];
   // The home page may be refused or missing; the site still answered (robots.txt), so it is not "unreachable".
@@ -160,23 +174,31 @@ export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudg
   };
 }
 
-/** Sitemap URLs (one level of sitemap index followed, at most three child sitemaps). */
-async function sitemapUrls(env: Env, origin: string, declared: string[], budget: CrawlBudget): Promise<string[]> {
+function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
+  return urls.flatMap((url) => {
+    const s = scoreUrl(url);
+    return s === null && !floor ? [] : [{ url, score: Math.max(s ?? 0, floor) }];
+  });
+}
+
+/** Sitemap URLs: the declared sitemaps (or /sitemap.xml), following indexes two levels deep, page sitemaps first. */
+async function sitemapUrls(env: Env, origin: string, declared: string[], budget: CrawlBudget, maxChildren = 3): Promise<string[]> {
   const roots = declared.length ? declared.slice(0, 3) : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
   const read = async (url: string) => {
     const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 2 * 1024 * 1024 });
     return r.kind === "ok" ? sitemapLocations(r.body) : { urls: [], isIndex: false };
   };
-  for (const root of roots) {
-    const doc = await read(root);
+  const walk = async (url: string, depth: number): Promise<void> => {
+    const doc = await read(url);
     if (!doc.isIndex) urls.push(...doc.urls);
-    else for (const child of doc.urls.slice(0, 3)) urls.push(...(await read(child)).urls);
-  }
+    else if (depth < 2) await Promise.all(rankChildSitemaps(doc.urls).slice(0, maxChildren).map((child) => walk(child, depth + 1)));
+  };
+  await Promise.all(roots.map((root) => walk(root, 0)));
   return urls;
 }
 
-/** The deep pass (queue consumer): pending pages, sitemap pages and the keyword links they lead to. */
+/** The deep pass (queue consumer): pending pages, sitemap pages and the links they lead to. */
 export async function crawlDeepPass(
   env: Env,
   domain: string,
@@ -191,7 +213,8 @@ export async function crawlDeepPass(
   const { origin, robots } = site;
   const done = new Set(previous.done);
   const fromSitemap = await sitemapUrls(env, origin, robots.sitemaps, budget);
-  const queue = rankCandidates([...previous.pending, ...fromSitemap, ...GUESSED_PATHS.map((p) => `${origin}${p}`)], done);
-  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt, followLinks: true });
+  // Pending URLs were ranked with their link text and page; they keep a place even when their address alone says little.
+  const queue = [...urlCandidates(previous.pending, 50), ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
+  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt });
   return { origin, pages: pass.pages, done: [...done], pending: pass.pending, sitemaps: robots.sitemaps, failure: pass.failure, disallowed: pass.disallowed };
 }

@@ -26,24 +26,45 @@ export function decodeEntities(text: string): string {
   });
 }
 
-const AT_BRACKETED = /\s*(?:\[\s*at\s*\]|\(\s*at\s*\)|\{\s*at\s*\}|<\s*at\s*>|\[\s*@\s*\]|\(\s*@\s*\))\s*/gi;
-const DOT_BRACKETED = /\s*(?:\[\s*dot\s*\]|\(\s*dot\s*\)|\{\s*dot\s*\}|<\s*dot\s*>|\[\s*\.\s*\]|\(\s*\.\s*\))\s*/gi;
+// "at" and "dot" as sites spell them to fool harvesters, in brackets of any kind: at, ät, @, a
+// (German "(a)"), arroba (es/pt), chez (fr); dot, punkt (de), punto (es/it), point (fr), ".".
+const AT_WORD = "(?:at|ät|@|a|arroba|chez)";
+const DOT_WORD = "(?:dot|punkt|punto|point|\\.)";
+const bracketed = (word: string, dashed: string) =>
+  new RegExp(`\\s*(?:\\[\\s*${word}\\s*\\]|\\(\\s*${word}\\s*\\)|\\{\\s*${word}\\s*\\}|<\\s*${word}\\s*>|-${dashed}-|_${dashed}_)\\s*`, "gi");
+// "-at-" and "_dot_" are trusted only for the whole words: "-a-" is common inside real local parts.
+const AT_BRACKETED = bracketed(AT_WORD, "(?:at|arroba)");
+const DOT_BRACKETED = bracketed(DOT_WORD, "(?:dot|punkt|punto)");
 const LOCAL = "[a-z0-9][a-z0-9._%+-]*";
 const LABEL = "[a-z0-9](?:[a-z0-9-]*[a-z0-9])?";
 /**
  * The bare " at " form is only trusted when the domain is written with " dot " as well
  * ("jane at acme dot com"): a plain " at " before a real domain is ordinary prose ("find us at acme.com").
  */
-const SPELLED_OUT = new RegExp(`\\b(${LOCAL})\\s+at\\s+(${LABEL}(?:\\s+dot\\s+${LABEL})+)\\b`, "gi");
+const SPELLED_OUT = new RegExp(`\\b(${LOCAL})\\s+(?:at|arroba)\\s+(${LABEL}(?:\\s+(?:dot|punkt|punto|point)\\s+${LABEL})+)\\b`, "gi");
+/** An upper-case " AT " is deliberate ("jane AT acme.com"), unlike the prose " at ". */
+const UPPER_AT = new RegExp(`\\b(${LOCAL})\\s+AT\\s+((?:${LABEL}\\.)+[a-z]{2,24})\\b`, "g");
+/** Japanese sites replace @ with a star and ask the reader to swap it back ("info★acme.co.jp（★を@に）"). */
+const STAR_AT = /([a-z0-9._%+-])\s?[★☆]\s?([a-z0-9])/gi;
 
 /** Rewrites the common human-readable obfuscations into plain addresses. */
 export function deobfuscate(text: string): string {
   return text
     .replace(/[＠﹫]/g, "@")
     .replace(/．/g, ".")
+    .replace(STAR_AT, "$1@$2")
     .replace(AT_BRACKETED, "@")
     .replace(DOT_BRACKETED, ".")
-    .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local}@${domain.replace(/\s+dot\s+/gi, ".")}`);
+    .replace(UPPER_AT, "$1@$2")
+    .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local}@${domain.replace(/\s+(?:dot|punkt|punto|point)\s+/gi, ".")}`)
+    // "jane.doe @ acme.com": spaces around a real @, trusted only when the left side reads like an
+    // address (a dot, dash, underscore or digit in it): "Tickets @ shop.acme.com" is a sign, not a mailbox.
+    .replace(/(?<![a-z0-9._%+-])([a-z0-9]+[._-][a-z0-9._-]*[a-z0-9]|[a-z]+\d+)\s+@\s+([a-z0-9])/gi, "$1@$2");
+}
+
+/** Whether a line may hold an address in any of the spellings `deobfuscate` knows (a cheap pre-filter). */
+export function mayHoldAddress(line: string): boolean {
+  return /[@＠﹫★☆]|\bat\b|\bAT\b|ät|arroba|chez|\(\s*a\s*\)|\[\s*a\s*\]|\{\s*a\s*\}/i.test(line);
 }
 
 const ADDRESS = new RegExp(`${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "gi");
@@ -68,16 +89,29 @@ export function decodeCfEmail(hex: string): string | null {
   }
 }
 
-/** Addresses in a `mailto:` href: several may be comma-separated; `?subject=` and the like are dropped. */
+/**
+ * Addresses in a `mailto:` href: several recipients may be comma- or semicolon-separated, and the
+ * query may name more (`to=`, `cc=`, `bcc=`); `subject=` and `body=` are not addresses.
+ */
 export function mailtoAddresses(href: string): string[] {
-  const body = decodeEntities(href).replace(/^\s*mailto:/i, "").split("?")[0] ?? "";
-  let decoded = body;
-  try {
-    decoded = decodeURIComponent(body);
-  } catch {
-    /* keep the raw text; the address filter decides */
+  const raw = decodeEntities(href).replace(/^\s*mailto:/i, "");
+  const q = raw.indexOf("?");
+  const parts = [q < 0 ? raw : raw.slice(0, q)];
+  if (q >= 0) {
+    for (const pair of raw.slice(q + 1).split("&")) {
+      const eq = pair.indexOf("=");
+      if (eq > 0 && /^(to|cc|bcc)$/i.test(pair.slice(0, eq).trim())) parts.push(pair.slice(eq + 1));
+    }
   }
-  return decoded.split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+  return parts.flatMap((part) => {
+    let decoded = part;
+    try {
+      decoded = decodeURIComponent(part.replace(/\+/g, "%2B"));
+    } catch {
+      /* keep the raw text; the address filter decides */
+    }
+    return decoded.split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+  });
 }
 
 const ASSET_SUFFIX = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|json|xml|woff2?|ttf|eot|mp4|webm|mp3|pdf|zip)$/i;
@@ -89,7 +123,10 @@ const PLACEHOLDER_LOCALS = new Set([
   "you", "your", "yourname", "your.name", "youremail", "your.email", "your-email", "your_email", "name", "email", "e-mail",
   "user", "username", "someone", "somebody", "firstname", "lastname", "firstname.lastname", "first.last", "first_last",
   "vorname.nachname", "max.mustermann", "mustermann", "john.doe", "jane.doe", "johndoe", "janedoe", "test",
-  "xxx", "abc", "foo", "bar", "example",
+  "xxx", "abc", "foo", "bar", "example", "first.lastname", "firstname_lastname", "firstname-lastname", "flastname", "f.lastname",
+  "name.surname", "vorname", "nachname", "vorname_nachname", "v.nachname", "erika.mustermann", "ihr.name", "ihrname", "prenom.nom",
+  "prenom", "nom", "p.nom", "votre.nom", "nombre.apellido", "nombre", "apellido", "tu.nombre", "nome.cognome", "nome", "cognome",
+  "tuo.nome", "voornaam.achternaam", "voornaam", "achternaam", "v.achternaam", "jouw.naam", "imie.nazwisko", "info@example",
 ]);
 /** Error trackers embed DSNs such as `https://<32 hex>@o123.ingest.sentry.io/1`. */
 const TRACKER_DOMAIN = /(^|\.)(sentry\.io|sentry-cdn\.com|ingest\.sentry\.io|bugsnag\.com|rollbar\.com|wixpress\.com)$/i;

@@ -1,10 +1,12 @@
 import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
-import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, scanAddresses } from "./addresses.js";
-import { type FoundAddress, personNear } from "./people.js";
+import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./addresses.js";
+import { type FoundAddress, personNear, personOfPage, readLine } from "./people.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
 import { splitFullName } from "../names.js";
+import type { LinkRef } from "../crawl/plan.js";
+import { isVCard, vCardAddresses } from "./vcard.js";
 
 export type { FoundAddress } from "./people.js";
 
@@ -16,6 +18,8 @@ export interface PageExtraction {
   company: CompanyFacts;
   /** Absolute http(s) links to pages of the same registrable domain, without fragments. */
   links: string[];
+  /** Same-domain links with their text and rel, for ranking what to crawl next. */
+  linkRefs: LinkRef[];
   /** Every absolute link on the page (profile links, author pages). */
   allLinks: string[];
   meta: Map<string, string>;
@@ -23,6 +27,8 @@ export interface PageExtraction {
   jsonLd: JsonNode[];
   /** Page text as lines (block elements break lines). */
   lines: string[];
+  /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
+  personNames?: string[];
 }
 
 // Block elements break lines. An end-tag callback per element is the costliest part of a
@@ -30,7 +36,8 @@ export interface PageExtraction {
 // elements also break where they close.
 const TEXT_BLOCKS = "p, li, td, th, h1, h2, h3, h4, h5, h6, address, dt, dd, blockquote, figcaption, label, option, button";
 const CONTAINERS = "div, ul, ol, tr, table, section, article, header, footer, nav, dl, figure, form, main, aside";
-const SKIPPED = "script, style, template, svg, noscript";
+// <noscript> is read: sites that write addresses with a script often spell them out there.
+const SKIPPED = "script, style, template, svg";
 
 interface Mark {
   raw: string;
@@ -41,6 +48,7 @@ interface Mark {
 
 /** Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`. */
 export async function extractPage(body: string, pageUrl: string, targetDomain: string, contentType = "text/html"): Promise<PageExtraction> {
+  if (isVCard(body, contentType)) return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
   if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
 
   const lines: string[] = [];
@@ -54,12 +62,15 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const marks: Mark[] = [];
   let anchor: { marks: Mark[]; text: string } | null = null;
   const links = new Set<string>();
+  const linkRefs: LinkRef[] = [];
   const allLinks = new Set<string>();
   const phones = new Set<string>();
   const meta = new Map<string, string>();
   const jsonLdBlocks: string[] = [];
   let jsonLdBuffer = "";
   let title = "";
+  let h1 = "";
+  let h1Done = false;
   const telLinks: string[] = [];
   let lang = "";
 
@@ -89,8 +100,11 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         const href = decodeEntities(el.getAttribute("href") ?? "").trim();
         anchor = { marks: [], text: "" };
         const own = anchor;
+        let ref: LinkRef | null = null;
         el.onEndTag(() => {
-          for (const m of own.marks) m.anchorText = own.text.replace(/\s+/g, " ").trim();
+          const text = own.text.replace(/\s+/g, " ").trim();
+          for (const m of own.marks) m.anchorText = text;
+          if (ref) ref.text = (text || ref.text || "").slice(0, 200);
           if (anchor === own) anchor = null;
         });
         if (/^mailto:/i.test(href)) {
@@ -112,13 +126,35 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
           if (url.protocol !== "http:" && url.protocol !== "https:") return;
           url.hash = "";
           allLinks.add(url.href);
-          if (getDomain(url.hostname) === targetDomain) links.add(url.href);
+          if (getDomain(url.hostname) === targetDomain) {
+            links.add(url.href);
+            ref = { url: url.href, text: el.getAttribute("title") ?? "", rel: el.getAttribute("rel") ?? "" };
+            linkRefs.push(ref);
+          }
         } catch {
           /* not a URL */
         }
       },
       text(t) {
         if (anchor) anchor.text += decodeEntities(t.text);
+      },
+    })
+    .on("link[rel][href]", {
+      element(el) {
+        const rel = (el.getAttribute("rel") ?? "").toLowerCase();
+        if (!/\bnext\b/.test(rel)) return;
+        try {
+          const url = new URL(decodeEntities(el.getAttribute("href") ?? ""), pageUrl);
+          if (getDomain(url.hostname) === targetDomain) linkRefs.push({ url: url.href, text: "", rel });
+        } catch {
+          /* not a URL */
+        }
+      },
+    })
+    .on("img[alt]", {
+      element(el) {
+        // An image link ("<a><img alt="Jane Doe"></a>") is named by its alt text.
+        if (anchor) anchor.text += ` ${decodeEntities(el.getAttribute("alt") ?? "")} `;
       },
     })
     .on("[data-cfemail]", {
@@ -133,6 +169,14 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? el.getAttribute("itemprop") ?? "").toLowerCase();
         const content = decodeEntities(el.getAttribute("content") ?? "").trim();
         if (key && content && !meta.has(key)) meta.set(key, content);
+      },
+    })
+    .on("h1", {
+      element(el) {
+        if (!h1Done) el.onEndTag(() => void (h1Done = true));
+      },
+      text(t) {
+        if (!h1Done) h1 += t.text;
       },
     })
     .on("title", {
@@ -162,7 +206,9 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   breakLine();
 
   const jsonLd = jsonLdNodes(jsonLdBlocks);
-  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain);
+  const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
+  for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
+  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean));
   const allLinkList = [...allLinks];
   const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
   // Numbers written without +country are read in the country the page is about.
@@ -177,12 +223,26 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     phones: [...phones],
     company,
     links: [...links],
+    linkRefs,
     allLinks: allLinkList,
     meta,
     title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
     jsonLd,
     lines,
+    personNames: personNamesIn(lines),
   };
+}
+
+/** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
+function personNamesIn(lines: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const line of lines) {
+    if (line.length > 120) continue;
+    const name = readLine(line).name;
+    if (name) out.add(name);
+    if (out.size >= 300) break;
+  }
+  return [...out];
 }
 
 /** Languages spoken mainly in one country; `de-AT` style tags name the region outright. */
@@ -201,6 +261,7 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
     phones: phonesInLines(lines, countryOfDomain(targetDomain)),
     company: emptyCompanyFacts(),
     links: [],
+    linkRefs: [],
     allLinks: [],
     meta: new Map(),
     title: null,
@@ -210,7 +271,7 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
 }
 
 /** One entry per accepted address, with the best name and position the page gives for it. */
-function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string): FoundAddress[] {
+function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = []): FoundAddress[] {
   const found = new Map<string, FoundAddress>();
   const add = (candidate: FoundAddress) => {
     const existing = found.get(candidate.email);
@@ -229,16 +290,18 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     const name = given && family ? { first: given, last: family } : full ? splitFullName(full) : null;
     add({ email, name, position: text(node.jobTitle), via: "jsonld" });
   }
+  // A profile page names its person once, in its heading or title, often far from the address.
+  const onPage = (email: string, near: ReturnType<typeof personNear>) => (near.name ? near : { ...near, ...personOfPage(email, pageNames) });
   for (const m of marks) {
     const email = acceptAddress(m.raw, targetDomain);
-    if (email) add({ email, ...personNear(email, lines, m.line, m.anchorText), via: m.via });
+    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText)), via: m.via });
   }
   lines.forEach((line, index) => {
-    if (!/[@＠﹫]|\bat\b|\[at\]|\(at\)|\{at\}/i.test(line)) return;
+    if (!mayHoldAddress(line)) return;
     for (const hit of scanAddresses(line)) {
       const email = acceptAddress(hit.email, targetDomain);
       // Link text repeats the address of a mailto link: no need to look for its person twice.
-      if (email && !found.get(email)?.name) add({ email, ...personNear(email, lines, index, "", line.slice(0, hit.index)), via: "text" });
+      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index))), via: "text" });
     }
   });
   return [...found.values()];

@@ -1,12 +1,12 @@
-import { looksLikePersonName, type PersonName, splitFullName } from "../names.js";
-import { matchPatterns } from "../patterns.js";
+import { looksLikePersonName, nameKey, nameSplits, type PersonName } from "../names.js";
+import { GLOBAL_PRIOR, matchPatterns } from "../patterns.js";
 import { departmentOf, isGenericLocalPart, seniorityOf } from "../positions.js";
 
 export interface FoundAddress {
   email: string;
   name: PersonName | null;
   position: string | null;
-  via: "mailto" | "text" | "cfemail" | "jsonld";
+  via: "mailto" | "text" | "cfemail" | "jsonld" | "vcard";
 }
 
 const TITLE_WORDS =
@@ -20,8 +20,11 @@ export function looksLikePosition(text: string): boolean {
 
 const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 
+/** Runs of capitalised Latin words inside text in another script ("田中 太郎 Taro Tanaka" → "Taro Tanaka"). */
+const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
+
 /** A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer"). */
-function readLine(line: string): { name: string | null; position: string | null } {
+export function readLine(line: string): { name: string | null; position: string | null } {
   const segments = line.split(SEPARATORS).map((s) => s.trim()).filter(Boolean);
   let name: string | null = null;
   let position: string | null = null;
@@ -30,13 +33,31 @@ function readLine(line: string): { name: string | null; position: string | null 
     const isPosition = looksLikePosition(s);
     if (!name && !isPosition && looksLikePersonName(s)) name = s;
     else if (!position && isPosition) position = s;
+    else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
+      name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
+    }
   }
   return { name, position };
 }
 
-/** A name is kept only when the address is plausibly that person's: some format turns the name into it. */
-function fits(email: string, name: PersonName): boolean {
-  return matchPatterns(email.slice(0, email.indexOf("@")), name).patterns.length > 0;
+/**
+ * The reading of a full name under which the address is this person's, or null. Names split
+ * several ways ("María José García López", "Nguyễn Thị Mai" family name first); the reading whose
+ * matching format is most common wins, so "mai.nguyen" reads as {first}.{last} of Mai Nguyễn.
+ */
+export function fittingName(email: string, fullName: string): PersonName | null {
+  const local = email.slice(0, email.indexOf("@"));
+  let best: { name: PersonName; prior: number } | null = null;
+  for (const name of nameSplits(fullName)) {
+    const { patterns } = matchPatterns(local, name);
+    if (!patterns.length) continue;
+    // Family-name-first is the exception in page text: it needs a much more common format to win.
+    const prior = Math.max(...patterns.map((p) => GLOBAL_PRIOR[p])) * (name.reversed ? 0.1 : 1);
+    if (!best || prior > best.prior) best = { name, prior };
+  }
+  if (!best) return null;
+  const { reversed: _reversed, ...name } = best.name as PersonName & { reversed?: boolean };
+  return name;
 }
 
 const LOOK_BACK = 4;
@@ -61,8 +82,8 @@ export function personNear(
   const consider = (line: string) => {
     const read = readLine(line);
     if (!name && read.name) {
-      const candidate = splitFullName(read.name);
-      if (candidate && fits(email, candidate)) {
+      const candidate = fittingName(email, read.name);
+      if (candidate) {
         name = candidate;
         position ??= read.position;
         return;
@@ -82,3 +103,39 @@ export function personNear(
   // A position without the person it belongs to is not attached to anyone.
   return name ? { name, position } : { name: null, position: null };
 }
+
+/** The person a profile page is about (its heading, title or JSON-LD Person), when the address is theirs. */
+export function personOfPage(email: string, pageNames: readonly string[]): { name: PersonName | null; position: string | null } {
+  const local = email.slice(0, email.indexOf("@"));
+  if (isGenericLocalPart(local)) return { name: null, position: null };
+  for (const text of pageNames) {
+    const read = readLine(text);
+    const name = read.name ? fittingName(email, read.name) : null;
+    if (name) return { name, position: null };
+  }
+  return { name: null, position: null };
+}
+
+/**
+ * The person an address found without one belongs to, from the names the site shows elsewhere (a
+ * team page listing "Jane Doe" without her address, a contact page showing only jdoe@): only when
+ * exactly one of those names turns into the address.
+ */
+export function nameFromSite(email: string, names: Iterable<string>): PersonName | null {
+  const local = email.slice(0, email.indexOf("@"));
+  if (isGenericLocalPart(local)) return null;
+  let found: PersonName | null = null;
+  const bare = local.replace(/[^a-z0-9]/g, "");
+  for (const text of names) {
+    // Cheap gate before trying every reading and format: some part of the name must be in the address.
+    const parts = text.split(/[\s-]+/).map((t) => nameKey(t)).filter((t) => t.length >= 2);
+    if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
+    const name = fittingName(email, text);
+    if (!name) continue;
+    if (found && nameKeyOf(found) !== nameKeyOf(name)) return null;
+    found = name;
+  }
+  return found;
+}
+
+const nameKeyOf = (n: PersonName) => `${n.first}|${n.last}`.toLowerCase();

@@ -69,6 +69,9 @@ export const authorFinder = defineCapability({
         ? new ApiError(504, "site_timeout", `The article at ${url.href} did not load in time; nothing was charged.`)
         : new ApiError(502, "site_unreachable", `The article at ${url.href} could not be fetched (${page.reason}); nothing was charged.`);
     }
+    if (page.kind === "unusable" && page.refused) {
+      throw new ApiError(422, "url_not_allowed", `The URL ${url.href} cannot be fetched: ${page.reason}.`);
+    }
     if (page.kind === "unusable") {
       throw new ApiError(422, "article_unavailable", `The article at ${url.href} cannot be read: ${page.reason}.`);
     }

@@ -37,7 +37,7 @@ export interface CrawlOutcome {
   /** Robots.txt Sitemap: lines. */
   sitemaps: string[];
   /** Why the site could not be read at all (when origin is null) or what went wrong on the way. */
-  failure: { reason: string; timedOut: boolean } | null;
+  failure: { reason: string; timedOut: boolean; refused?: boolean } | null;
   /** Pages refused by robots.txt. */
   disallowed: string[];
 }
@@ -59,6 +59,7 @@ function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
  */
 async function openSite(env: Env, domain: string, budget: CrawlBudget) {
   let last: Extract<PageFetch, { kind: "unreachable" }> | null = null;
+  let refused: string | null = null;
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
     const fetched = await fetchPage(robotsUrl, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 });
@@ -67,10 +68,18 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget) {
       if (!last || fetched.timedOut) last = fetched;
       continue;
     }
+    // The egress guard refused the host (a private address, say): that host is not the site.
+    if (fetched.kind === "unusable" && fetched.refused) {
+      refused ??= fetched.reason;
+      continue;
+    }
     const origin = new URL(fetched.url).origin;
     return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null };
   }
-  return { origin: null, robots: null, failure: { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false } };
+  const failure = refused && !last?.timedOut
+    ? { reason: refused, timedOut: false, refused: true }
+    : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
+  return { origin: null, robots: null, failure };
 }
 
 interface PassInput {
@@ -160,9 +169,22 @@ export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudg
   };
 }
 
-/** Sitemap URLs (one level of sitemap index followed, at most three child sitemaps). */
-async function sitemapUrls(env: Env, origin: string, declared: string[], budget: CrawlBudget): Promise<string[]> {
-  const roots = declared.length ? declared.slice(0, 3) : [`${origin}/sitemap.xml`];
+/**
+ * Sitemap URLs (one level of sitemap index followed, at most three child sitemaps). Only sitemaps
+ * on the crawled site are read: robots.txt and sitemap indexes may name any host, and following
+ * them would make the crawler fetch third-party URLs on an attacker's say.
+ */
+async function sitemapUrls(env: Env, domain: string, origin: string, declared: string[], budget: CrawlBudget): Promise<string[]> {
+  const onSite = (u: string) => {
+    try {
+      const host = new URL(u).hostname;
+      return host === domain || host.endsWith(`.${domain}`);
+    } catch {
+      return false;
+    }
+  };
+  const own = declared.filter(onSite);
+  const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
   const read = async (url: string) => {
     const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 2 * 1024 * 1024 });
@@ -171,7 +193,7 @@ async function sitemapUrls(env: Env, origin: string, declared: string[], budget:
   for (const root of roots) {
     const doc = await read(root);
     if (!doc.isIndex) urls.push(...doc.urls);
-    else for (const child of doc.urls.slice(0, 3)) urls.push(...(await read(child)).urls);
+    else for (const child of doc.urls.filter(onSite).slice(0, 3)) urls.push(...(await read(child)).urls);
   }
   return urls;
 }
@@ -190,7 +212,7 @@ export async function crawlDeepPass(
   }
   const { origin, robots } = site;
   const done = new Set(previous.done);
-  const fromSitemap = await sitemapUrls(env, origin, robots.sitemaps, budget);
+  const fromSitemap = await sitemapUrls(env, domain, origin, robots.sitemaps, budget);
   const queue = rankCandidates([...previous.pending, ...fromSitemap, ...GUESSED_PATHS.map((p) => `${origin}${p}`)], done);
   const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt, followLinks: true });
   return { origin, pages: pass.pages, done: [...done], pending: pass.pending, sitemaps: robots.sitemaps, failure: pass.failure, disallowed: pass.disallowed };

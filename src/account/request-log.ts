@@ -3,6 +3,7 @@ import { matchedRoutes } from "hono/route";
 import { db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { AppBindings } from "../env.js";
+import { loggedUri } from "./log-uri.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */
 export function hasEndpoint(c: Parameters<MiddlewareHandler>[0]): boolean {
@@ -32,7 +33,7 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
       apiKeyId: auth.keyId,
       httpMethod: c.req.method,
       endpoint: routePattern(c),
-      uri: url.pathname + url.search,
+      uri: loggedUri(url),
       statusCode: c.res.status,
       durationMs: Math.max(0, now() - started),
       type: c.get("logType") ?? null,

@@ -223,7 +223,7 @@ export function registerKeyRoutes(v1: ApiApp) {
       }
     }
     const parsed = CreateBody.safeParse(raw);
-    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error));
+    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
     return createKey(c, parsed.data);
   });
 }

@@ -40,7 +40,7 @@ export async function enroll(c: Ctx): Promise<Response> {
     throw new ApiError(400, "params_invalid", "The body must be a JSON object.");
   }
   const parsed = EnrollmentRequest.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error));
+  if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
   const id = `agt_${crypto.randomUUID().replaceAll("-", "")}`;
   const [row] = await db(c.env.DB)
     .insert(agentEnrollments)

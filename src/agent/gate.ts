@@ -180,7 +180,7 @@ async function claimOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs
 async function runAsAgents(cap: Capability, req: PaidRequest): Promise<Response> {
   const parsed = cap.params.safeParse(req.query);
   // Spec: missing or invalid data is an upstream 422, unbilled.
-  if (!parsed.success) return jsonResponse(422, errorBody(422, "params_invalid", describeIssue(parsed.error)));
+  if (!parsed.success) return jsonResponse(422, errorBody(422, "params_invalid", describeIssue(parsed.error, req.query, "query")));
   const accountId = await agentsAccountId(req.env);
   const { response } = await executeCapability(cap, parsed.data as Record<string, unknown>, {
     env: req.env,

@@ -32,7 +32,8 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
       const shape = cap.params.shape as Record<string, z.ZodType>;
       const query = z.object(Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k))));
       const params = inPath.length
-        ? z.object(Object.fromEntries(inPath.map((k) => [k, z.string().min(1).openapi({ param: { name: k, in: "path" } })])))
+        ? // A value in the path gets the same rules (length, format) as the same parameter in the query.
+          z.object(Object.fromEntries(inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })])))
         : undefined;
       defineRoute(
         v1,

@@ -30,6 +30,8 @@ export interface Env {
   MPP_DEV_RECIPIENT?: string;
   /** Plan of the shared agents account (its rate limits apply to all agents together); default "scale". */
   AGENTS_PLAN?: string;
+  /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
+  AGENT_PAYER_RPM?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

@@ -6,6 +6,8 @@ declare namespace Cloudflare {
   }
   interface Env extends AppEnv {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** Inputs for test/fuzz/routes.test.ts (npm run fuzz sets it; empty = the bounded default). */
+    FUZZ_RUNS: string;
   }
 }
 type AppEnv = import("../src/env.js").Env;

@@ -74,6 +74,7 @@ export function toErrorResponse(err: unknown, c?: Context): Response {
   if (err instanceof EgressError) {
     // The engine's domain error for an outbound request, answered like the crawler's own failures.
     if (err.kind === "refused") return errorResponse(422, "url_not_allowed", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
+    if (err.kind === "no_such_host") return errorResponse(422, "domain_not_found", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
     if (err.kind === "timeout") return errorResponse(504, "site_timeout", `${err.url} did not answer in time; nothing was charged.`);
     return errorResponse(502, "site_unreachable", `${err.url} could not be reached (${err.reason}); nothing was charged.`);
   }

@@ -128,6 +128,12 @@ describe("callers go through the guard", () => {
     }
   });
 
+  it("author-finder answers 422, not 502, for an article on a host that does not exist (found by the fuzz test)", async () => {
+    const res = await get("/v1/author-finder?url=5.9224880349566044e-257");
+    expect(res.status).toBe(422);
+    expect((await json(res)).errors.type).toBe("domain_not_found");
+  });
+
   it("technology refuses a domain on a private address instead of reading it", async () => {
     const res = await get("/v1/technology?domain=tech-private.test");
     expect(res.status).toBe(422);

@@ -15,7 +15,7 @@ export type PageFetch =
   /** The server answered, but not with a page we can use (4xx, non-text, an off-site redirect, a refused host). */
   | { kind: "unusable"; url: string; status: number; reason: string; refused?: boolean }
   /** Nothing usable came back: network failure, 5xx, or the time ran out. */
-  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean };
+  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean; noSuchHost?: boolean };
 
 /**
  * GETs one page through the egress guard (every hop's URL and addresses checked, redirects kept on
@@ -34,6 +34,12 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
     if (err.kind === "refused") return { kind: "unusable", url: err.url, status: 0, reason: err.reason, refused: true };
-    return { kind: "unreachable", url: err.url, reason: err.kind === "timeout" ? "timed out" : err.reason, timedOut: err.kind === "timeout" };
+    return {
+      kind: "unreachable",
+      url: err.url,
+      reason: err.kind === "timeout" ? "timed out" : err.reason,
+      timedOut: err.kind === "timeout",
+      ...(err.kind === "no_such_host" ? { noSuchHost: true } : {}),
+    };
   }
 }

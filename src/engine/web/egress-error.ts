@@ -3,7 +3,9 @@
 export type EgressFailure =
   /** Policy: the URL, a redirect or a DNS answer is not allowed. Not retryable. */
   | "refused"
-  /** Network failure, no address, or DNS could not answer. */
+  /** The host name does not exist or has no A/AAAA address: the caller named something that is not there. */
+  | "no_such_host"
+  /** Network failure, or DNS could not answer. */
   | "unreachable"
   /** The time budget ran out. */
   | "timeout";

@@ -89,7 +89,8 @@ const isIpLiteral = (host: string) => host.includes(":") || /^\d+\.\d+\.\d+\.\d+
 
 /**
  * Resolves A and AAAA and refuses when any answer is not public. Throws EgressError: "refused"
- * for a non-public answer, "unreachable" when the name has no address or DNS cannot answer.
+ * for a non-public answer, "no_such_host" when the name has no address, "unreachable" when DNS
+ * cannot answer.
  */
 export async function assertPublicHost(env: Pick<Env, "DOH_URL" | "ENVIRONMENT">, host: string, url = host): Promise<void> {
   const name = host.replace(/^\[|\]$/g, "");
@@ -106,7 +107,7 @@ export async function assertPublicHost(env: Pick<Env, "DOH_URL" | "ENVIRONMENT">
     if (err instanceof DnsUnavailableError) throw new EgressError("unreachable", url, `DNS for ${name} could not be resolved (${err.reason})`);
     throw err;
   }
-  if (answers.length === 0) throw new EgressError("unreachable", url, `${name} has no address`);
+  if (answers.length === 0) throw new EgressError("no_such_host", url, `${name} has no address`);
   for (const address of answers) {
     if (!isAllowedAddress(address, isProduction(env))) {
       throw new EgressError("refused", url, `${name} points to a ${classifyAddress(address).why ?? "non-public"} address`);

@@ -113,8 +113,8 @@ describe("fuzz: every route, random and hostile input", () => {
     // The inputs the outside probe found 5xx with: always sent, before the random ones.
     const known = [
       { route: route("POST", "/v1/keys/{id}"), pathValues: ["{id}", "{id}", "{id}", "{id}"], body: "{not json" },
-      { route: route("POST", "/v1/reveal/search"), pathValues: ["", "", "", ""], body: JSON.stringify({ filters: { industry: { include: many(60), exclude: many(60) } } }) },
-      { route: route("POST", "/v1/reveal/search"), pathValues: ["", "", "", ""], body: JSON.stringify({ filters: { company: { include: many(150) } } }) },
+      { route: route("POST", "/v1/reveal/search"), pathValues: ["", "", "", ""], body: JSON.stringify({ filters: { industry: { include: many(50), exclude: many(50) }, location_city: { include: many(10) } } }) },
+      { route: route("POST", "/v1/reveal/search"), pathValues: ["", "", "", ""], body: JSON.stringify({ filters: { company: { include: many(50) }, founded: { include: many(50).map((_, i) => String(1900 + i)) } } }) },
     ].map((k) => [{ ...k, params: [], useKnownNames: false, contentType: "application/json", authorization: undefined }] as [FuzzRequest]);
     let sent = 0;
     await fc.assert(

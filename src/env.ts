@@ -40,6 +40,8 @@ export interface Env {
   OAUTH_KV: KVNamespace;
   /** Pins the OAuth issuer (e.g. https://api.example.com); unset = the request's origin (fine for dev, set it in production). */
   OAUTH_ISSUER?: string;
+  /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
+  AGENT_PAYER_RPM?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

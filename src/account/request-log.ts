@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppBindings } from "../env.js";
 import type { AuthContext } from "./auth.js";
+import { loggedUri } from "./log-uri.js";
 import { logTypeOf } from "./log-retention.js";
 import { enqueueLogRow, type RequestLogRow } from "./request-log-queue.js";
 
@@ -28,7 +29,7 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     oauthClientId: auth.oauthClientId ?? null,
     httpMethod: c.req.method,
     endpoint: routePattern(c),
-    uri: url.pathname + url.search,
+    uri: loggedUri(url),
     statusCode: c.res.status,
     durationMs: Math.max(0, ended - started),
     type: c.get("logType") ?? logTypeOf(routePattern(c)),

@@ -35,9 +35,8 @@ export function createV1App(): ApiApp {
   // Limits are middleware, so they must be registered before the routes they guard.
   // /v1/me shows the credit balances: the admission brings them back in its one round trip.
   v1.use("/me", tableLimit("me", { withBalances: true }));
-  v1.use("/keys", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
+  // "/keys/*" also matches "/keys" itself: one registration each, so a request is counted once.
   v1.use("/keys/*", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
-  v1.use("/keys", fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] }));
   v1.use("/keys/*", fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] }));
   v1.use("/reveal/search", fixedLimit({ name: "reveal", limit: 5, windowMs: 1_000, scope: "account", methods: ["POST"] }));
   v1.use("/flag", fixedLimit({ name: "flag", limit: 10, windowMs: 60_000, scope: "ip" }));

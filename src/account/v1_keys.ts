@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, gt, isNull, or } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { apiKeys, type ApiKey } from "../db/schema.js";
 import { type ApiApp, type Ctx, defineRoute, input } from "../http/openapi.js";
@@ -9,6 +9,7 @@ import { planFor } from "../limits/plans.js";
 import { forgetKey } from "./auth-cache.js";
 import { newKeyPair, sha256Hex } from "./crypto.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
+import { describeIssue } from "../http/validation.js";
 
 export const MAX_KEY_LIFETIME_DAYS = 730;
 export const DEFAULT_KEY_LIFETIME_DAYS = 365;
@@ -79,35 +80,25 @@ export function registerKeyRoutes(v1: ApiApp) {
   const createKey = async (c: Ctx, body: z.infer<typeof CreateBody>) => {
     const auth = c.get("auth");
     const now = Date.now();
-    const store = db(c.env.DB);
-    const active = await store
-      .select({ id: apiKeys.id })
-      .from(apiKeys)
-      .where(
-        and(
-          eq(apiKeys.accountId, auth.actor.id),
-          isNull(apiKeys.revokedAt),
-          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-        ),
-      );
     const cap = planFor(auth.account.plan).caps.keys;
-    if (active.length >= cap) {
-      throw new ApiError(422, "keys_limit_reached", `Your plan allows ${cap} active API keys; delete one before creating another.`);
-    }
     const { publicKey, secret } = newKeyPair();
     const days = body.expires_in_days ?? DEFAULT_KEY_LIFETIME_DAYS;
-    const [row] = await store
-      .insert(apiKeys)
-      .values({
-        accountId: auth.actor.id,
-        name: body.name ?? `API key ${active.length + 1}`,
-        publicKey,
-        secretHash: await sha256Hex(secret),
-        expiresAt: now + days * DAY_MS,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
+    // Count and insert in ONE statement: D1 runs statements one at a time, so concurrent creates
+    // cannot all see "below the cap" and all insert (a count, then an insert, let 30 parallel
+    // creates on a 2-key plan end with 31 keys).
+    const active = sql`(SELECT COUNT(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = ${auth.actor.id} AND ${apiKeys.revokedAt} IS NULL
+      AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now}))`;
+    const name = body.name ?? null;
+    const inserted = await db(c.env.DB).all<Record<string, unknown>>(sql`
+      INSERT INTO ${apiKeys} (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
+      SELECT ${auth.actor.id}, COALESCE(${name}, 'API key ' || (${active} + 1)), ${publicKey}, ${await sha256Hex(secret)}, ${now + days * DAY_MS}, ${now}, ${now}
+      WHERE ${active} < ${cap}
+      RETURNING id`);
+    const id = inserted[0]?.id;
+    if (typeof id !== "number") {
+      throw new ApiError(422, "keys_limit_reached", `Your plan allows ${cap} active API keys; delete one before creating another.`);
+    }
+    const row = await db(c.env.DB).select().from(apiKeys).where(eq(apiKeys.id, id)).get();
     return c.json({ data: { ...renderKey(row!), secret } }, 200);
   };
 
@@ -225,9 +216,17 @@ export function registerKeyRoutes(v1: ApiApp) {
     if (!isLiteralIdTemplate(c.req.param("id"))) {
       throw new ApiError(405, "method_not_allowed", "POST is not allowed on an existing key; use PUT to reset or PATCH to rename.");
     }
-    const text = await c.req.text();
-    const parsed = CreateBody.safeParse(text.trim() && text.trim() !== "null" ? JSON.parse(text) : {});
-    if (!parsed.success) throw new ApiError(400, "params_invalid", parsed.error.issues[0]?.message ?? "Invalid body.");
+    const text = (await c.req.text()).trim();
+    let raw: unknown = {};
+    if (text && text !== "null") {
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw new ApiError(400, "params_invalid", "The request body is not valid JSON; send an object such as {\"name\": \"CI\"} or no body.");
+      }
+    }
+    const parsed = CreateBody.safeParse(raw);
+    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
     return createKey(c, parsed.data);
   });
 }

@@ -59,6 +59,7 @@ export function createAgentApp(options: AgentAppOptions = {}) {
           query: firstValues(c.req.queries()),
           host: new URL(c.req.url).hostname,
           authorization: c.req.header("authorization"),
+          clientIp: c.req.header("cf-connecting-ip"),
           waitUntil: (p) => c.executionCtx.waitUntil(p),
         },
         gate,

@@ -32,15 +32,55 @@ const EnrollmentRequest = z
 
 type Ctx = Context<AppBindings>;
 
+/** Enrollment is free and unauthenticated: bounded per client address and in size. */
+export const ENROLLMENTS_PER_HOUR_PER_IP = 10;
+export const MAX_ENROLLMENT_BODY_BYTES = 16 * 1024;
+
+/** The body as text, refusing more than `max` bytes without reading past them. */
+async function cappedBody(c: Ctx, max: number): Promise<string> {
+  const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is over ${max} bytes; an enrollment is a few hundred.`);
+  if (Number(c.req.header("content-length") ?? 0) > max) throw tooLarge();
+  const reader = c.req.raw.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 export async function enroll(c: Ctx): Promise<Response> {
+  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
+  const limiter = c.env.ACCOUNT_LIMITER.get(c.env.ACCOUNT_LIMITER.idFromName(`ip:${ip}`));
+  const window = await limiter.fixedWindow("agent-enrollments", ENROLLMENTS_PER_HOUR_PER_IP, 3_600_000, Date.now());
+  if (!window.allowed) {
+    throw new ApiError(429, "rate_limit", `Rate limit reached: ${ENROLLMENTS_PER_HOUR_PER_IP} enrollments per hour per address. Retry after ${window.resetSeconds} seconds.`, {
+      "Retry-After": String(window.resetSeconds),
+    });
+  }
+  const text = await cappedBody(c, MAX_ENROLLMENT_BODY_BYTES);
   let raw: unknown;
   try {
-    raw = await c.req.json();
+    raw = JSON.parse(text);
   } catch {
     throw new ApiError(400, "params_invalid", "The body must be a JSON object.");
   }
   const parsed = EnrollmentRequest.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error));
+  if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
   const id = `agt_${crypto.randomUUID().replaceAll("-", "")}`;
   const [row] = await db(c.env.DB)
     .insert(agentEnrollments)

@@ -5,8 +5,9 @@ import type { Env } from "../env.js";
 import { errorBody } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
 import { agentsAccountId, agentsPlan } from "./agents-account.js";
-import type { ClaimOutcome } from "./ledger.js";
+import { type ClaimOutcome, MAX_UNBILLED_RUNS } from "./ledger.js";
 import type { Ledger } from "./ledger-client.js";
+import { admitPayer } from "./payer-limit.js";
 import { priceFor } from "./prices.js";
 import { classifyProviderError, type CurrencyOffer, type Offer, PaymentGateUnavailable, type PaymentProvider, PaymentProviderFault } from "./provider.js";
 import { gateUnavailable, paymentRequired, paymentRequiredError, providerFault } from "./responses.js";
@@ -39,6 +40,8 @@ export interface PaidRequest {
   /** Host name the agent called (the default challenge realm). */
   host: string;
   authorization: string | undefined;
+  /** cf-connecting-ip, for the per-payer limit when the payment names no payer. */
+  clientIp?: string;
   waitUntil(p: Promise<unknown>): void;
 }
 
@@ -97,6 +100,9 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     return kind instanceof PaymentGateUnavailable ? unavailable(kind) : providerFault(kind.message);
   }
 
+  const limited = await admitPayer(req.env, payer, req.clientIp);
+  if (limited) return limited;
+
   const claimId = credential.challenge.id;
   const expiresAt = Date.parse(credential.challenge.expires ?? "") || Date.now() + 10 * 60_000;
   let claim: ClaimOutcome;
@@ -109,11 +115,20 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   if (claim.status === "spent") {
     return challengeAgain(new Errors.InvalidChallengeError({ id: claimId, reason: "this credential already paid for an answer" }));
   }
+  if (claim.status === "exhausted") {
+    return challengeAgain(
+      new Errors.InvalidChallengeError({
+        id: claimId,
+        reason: `this credential already ran ${claim.runs} unbilled requests (at most ${MAX_UNBILLED_RUNS} per credential); pay a new challenge`,
+      }),
+    );
+  }
   if (claim.status === "busy") {
     return gateUnavailable("This credential is being used by another request right now; it was not charged. Retry shortly.", 1);
   }
 
   let settled = false;
+  let ranUnbilled = false;
   try {
     let upstream: Response;
     try {
@@ -122,7 +137,10 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
       console.error("agent call failed before the capability answered", err);
       return gateUnavailable("The service could not run this request; your credential was not charged. Retry shortly.", 5);
     }
-    if (upstream.status !== 200) return unbilled(upstream);
+    if (upstream.status !== 200) {
+      ranUnbilled = true;
+      return unbilled(upstream);
+    }
 
     let receipt;
     try {
@@ -153,7 +171,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   } finally {
     if (!settled) {
       try {
-        await ledger.release(claimId, claim.token);
+        await ledger.release(claimId, claim.token, ranUnbilled);
       } catch (err) {
         console.error("claim release failed; the credential stays blocked until it expires", claimId, err);
       }
@@ -180,7 +198,7 @@ async function claimOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs
 async function runAsAgents(cap: Capability, req: PaidRequest): Promise<Response> {
   const parsed = cap.params.safeParse(req.query);
   // Spec: missing or invalid data is an upstream 422, unbilled.
-  if (!parsed.success) return jsonResponse(422, errorBody(422, "params_invalid", describeIssue(parsed.error)));
+  if (!parsed.success) return jsonResponse(422, errorBody(422, "params_invalid", describeIssue(parsed.error, req.query, "query")));
   const accountId = await agentsAccountId(req.env);
   const { response } = await executeCapability(cap, parsed.data as Record<string, unknown>, {
     env: req.env,

@@ -7,15 +7,16 @@ import { type ClaimOutcome, ledgerFor, type PaymentLedger, type SettlementEntry 
  */
 export interface Ledger {
   claim(id: string, expiresAt: number): Promise<ClaimOutcome>;
-  release(id: string, token: string): Promise<void>;
+  /** `ranUnbilled`: the capability ran and its answer was not billed (counts against MAX_UNBILLED_RUNS). */
+  release(id: string, token: string, ranUnbilled?: boolean): Promise<void>;
   settle(token: string, entry: SettlementEntry): Promise<{ settled: boolean; settledAt: number }>;
 }
 
 export function durableLedger(ns: DurableObjectNamespace<PaymentLedger>): Ledger {
   return {
     claim: (id, expiresAt) => ledgerFor(ns, id).claim(id, expiresAt),
-    release: async (id, token) => {
-      await ledgerFor(ns, id).release(id, token);
+    release: async (id, token, ranUnbilled) => {
+      await ledgerFor(ns, id).release(id, token, ranUnbilled);
     },
     settle: (token, entry) => ledgerFor(ns, entry.claimId).settle(token, entry),
   };

@@ -14,7 +14,16 @@ export type ClaimOutcome =
   /** Another request holds the credential right now (validate -> upstream -> settle in flight). */
   | { status: "busy" }
   /** The credential already paid for an answer. */
-  | { status: "spent" };
+  | { status: "spent" }
+  /** The credential ran MAX_UNBILLED_RUNS capability calls that ended unbilled; it buys nothing more. */
+  | { status: "exhausted"; runs: number };
+
+/**
+ * How many times one payment credential may run a capability that ends unbilled (422, 429, 5xx)
+ * and still be spendable. The spec keeps such answers free and the credential usable, but without
+ * a bound one credential could crawl third-party sites for free until its challenge expires.
+ */
+export const MAX_UNBILLED_RUNS = 3;
 
 export interface SettlementEntry {
   claimId: string;
@@ -47,6 +56,9 @@ export class PaymentLedger extends DurableObject {
       currency_symbol TEXT NOT NULL, method TEXT NOT NULL, payer TEXT, reference TEXT NOT NULL,
       settled_at INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    // Added after the first deployments: objects created before it get the column here.
+    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(claims)").toArray().map((c) => c.name);
+    if (!columns.includes("unbilled_runs")) this.sql.exec("ALTER TABLE claims ADD COLUMN unbilled_runs INTEGER NOT NULL DEFAULT 0");
   }
 
   /**
@@ -55,9 +67,12 @@ export class PaymentLedger extends DurableObject {
    * releasing it therefore blocks the credential until it expires: never a second settlement.
    */
   claim(id: string, expiresAt: number, now = Date.now()): ClaimOutcome {
-    const row = this.sql.exec<{ state: string; expires_at: number }>("SELECT state, expires_at FROM claims WHERE id = ?", id).toArray()[0];
+    const row = this.sql
+      .exec<{ state: string; expires_at: number; unbilled_runs: number }>("SELECT state, expires_at, unbilled_runs FROM claims WHERE id = ?", id)
+      .toArray()[0];
     if (row?.state === "spent") return { status: "spent" };
     if (row?.state === "held" && row.expires_at > now) return { status: "busy" };
+    if (row && row.unbilled_runs >= MAX_UNBILLED_RUNS) return { status: "exhausted", runs: row.unbilled_runs };
     const token = crypto.randomUUID();
     this.sql.exec(
       "INSERT INTO claims (id, state, token, expires_at) VALUES (?, 'held', ?, ?) ON CONFLICT(id) DO UPDATE SET state = 'held', token = excluded.token, expires_at = excluded.expires_at",
@@ -69,9 +84,20 @@ export class PaymentLedger extends DurableObject {
     return { status: "claimed", token };
   }
 
-  /** Gives the credential back (no charge happened); only the holder of the claim can. */
-  release(id: string, token: string): boolean {
-    return this.sql.exec("DELETE FROM claims WHERE id = ? AND state = 'held' AND token = ?", id, token).rowsWritten > 0;
+  /**
+   * Gives the credential back (no charge happened); only the holder of the claim can. `ranUnbilled`
+   * counts a capability call that ran and ended unbilled against MAX_UNBILLED_RUNS; releases for
+   * the service's own faults (ledger, payment provider) do not count.
+   */
+  release(id: string, token: string, ranUnbilled = false): boolean {
+    return (
+      this.sql.exec(
+        "UPDATE claims SET state = 'released', token = NULL, unbilled_runs = unbilled_runs + ? WHERE id = ? AND state = 'held' AND token = ?",
+        ranUnbilled ? 1 : 0,
+        id,
+        token,
+      ).rowsWritten > 0
+    );
   }
 
   /** Marks the claim spent and writes the ledger row, together. False if the claim was not ours. */

@@ -64,10 +64,16 @@ export const authorFinder = defineCapability({
     const domain = getDomain(url.hostname);
     if (!domain) throw new ApiError(400, "params_invalid", `The parameter 'url' is invalid: ${url.hostname} is not under a public domain.`);
     const page = await fetchPage(url.href, ctx.env, ARTICLE_LIMITS);
+    if (page.kind === "unreachable" && page.noSuchHost) {
+      throw new ApiError(422, "domain_not_found", `The article at ${url.href} cannot be fetched: ${page.reason}.`);
+    }
     if (page.kind === "unreachable") {
       throw page.timedOut
         ? new ApiError(504, "site_timeout", `The article at ${url.href} did not load in time; nothing was charged.`)
         : new ApiError(502, "site_unreachable", `The article at ${url.href} could not be fetched (${page.reason}); nothing was charged.`);
+    }
+    if (page.kind === "unusable" && page.refused) {
+      throw new ApiError(422, "url_not_allowed", `The URL ${url.href} cannot be fetched: ${page.reason}.`);
     }
     if (page.kind === "unusable") {
       throw new ApiError(422, "article_unavailable", `The article at ${url.href} cannot be read: ${page.reason}.`);

@@ -39,7 +39,8 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
       const queryShape = Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k)));
       const query = z.object(cap.acceptsCallback ? { ...queryShape, [CALLBACK_PARAM]: WebhookUrlParam } : queryShape);
       const params = inPath.length
-        ? z.object(Object.fromEntries(inPath.map((k) => [k, z.string().min(1).openapi({ param: { name: k, in: "path" } })])))
+        ? // A value in the path gets the same rules (length, format) as the same parameter in the query.
+          z.object(Object.fromEntries(inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })])))
         : undefined;
       defineRoute(
         v1,

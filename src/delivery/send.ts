@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import { EgressError, guardedFetch } from "../engine/web/egress.js";
 import type { DeliveryMessage } from "./types.js";
 import { assertDeliverableUrl } from "./url-check.js";
 
@@ -47,24 +48,29 @@ export async function deliverOnce(env: Env, message: DeliveryMessage, secret: st
     ...signedHeaders(message, secret, new Date()),
   };
   try {
-    const res = await fetch(message.url, {
+    // Through the one egress guard: every address of the host is checked again at this attempt
+    // (DNS answers can change after the API call), no redirect is followed (a 3xx is a failure),
+    // and the receiver's answer is not read beyond its status.
+    const res = await guardedFetch(env, message.url, {
       method: message.method,
       headers,
       body: message.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      maxRedirects: 0,
+      timeoutMs,
+      maxBytes: 0,
+      accept: /^$/,
+      loopbackOutsideProduction: true,
     });
-    // Only the status matters; the body is discarded unread so the connection is released.
-    await res.body?.cancel();
     const ok = res.status >= 200 && res.status < 300;
     return { ok, responseCode: res.status, durationMs: elapsed(), error: ok ? null : `the receiver answered HTTP ${res.status}` };
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    return {
-      ok: false,
-      responseCode: null,
-      durationMs: elapsed(),
-      error: timedOut ? `no answer within ${timeoutMs} ms` : `the receiver could not be reached (${err instanceof Error ? err.message : String(err)})`,
-    };
+    if (!(err instanceof EgressError)) throw err;
+    const error =
+      err.kind === "timeout"
+        ? `no answer within ${timeoutMs} ms`
+        : err.kind === "refused"
+          ? `refused before sending: ${err.reason}`
+          : `the receiver could not be reached (${err.reason})`;
+    return { ok: false, responseCode: null, durationMs: elapsed(), error };
   }
 }

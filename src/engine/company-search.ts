@@ -20,7 +20,13 @@ export interface FilterValue {
 }
 export type Filters = Partial<Record<FilterName, FilterValue>>;
 
-const MAX_VALUES = 50;
+/**
+ * Values per request, all filters together. D1 binds at most 100 parameters per statement: lists
+ * are bound as one JSON array each (json_each), but name patterns and year ranges take one or two
+ * parameters per value, so 40 values plus 10 query terms stay under the bound in every case.
+ */
+export const MAX_FILTER_VALUES = 40;
+const D1_MAX_PARAMS = 100;
 
 function bad(message: string): never {
   throw new ApiError(400, "params_invalid", message);
@@ -34,7 +40,7 @@ function filterValue(name: string, raw: unknown): FilterValue {
     const v = o[key] ?? [];
     if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) bad(`The filter '${name}.${key}' must be a list of strings.`);
     const cleaned = (v as string[]).map((x) => x.trim()).filter(Boolean);
-    if (cleaned.length > MAX_VALUES) bad(`The filter '${name}.${key}' has more than ${MAX_VALUES} values.`);
+    if (cleaned.length > MAX_FILTER_VALUES) bad(`The filter '${name}.${key}' has ${cleaned.length} values; at most ${MAX_FILTER_VALUES} filter values are accepted per request.`);
     return cleaned;
   };
   return { include: list("include"), exclude: list("exclude") };
@@ -57,6 +63,8 @@ export function parseFilters(raw: unknown): Filters {
       for (const [n, v] of Object.entries(nested)) put(n, v);
     } else put(name, value);
   }
+  const total = Object.values(out).reduce((n, f) => n + f.include.length + f.exclude.length, 0);
+  if (total > MAX_FILTER_VALUES) bad(`The filters carry ${total} values; at most ${MAX_FILTER_VALUES} filter values are accepted per request.`);
   return out;
 }
 
@@ -67,15 +75,17 @@ interface Where {
 }
 
 const placeholders = (w: Where, values: Param[]) => values.map((v) => (w.params.push(v), `?${w.params.length}`)).join(", ");
+/** A whole list as ONE bound parameter (a JSON array read by json_each), so no list can exhaust D1's parameter bound. */
+const inList = (w: Where, values: string[]) => `SELECT value FROM json_each(${placeholders(w, [JSON.stringify(values)])})`;
 
 function textIn(w: Where, column: string, f: FilterValue, normalise: (s: string) => string = (s) => s.toLowerCase()) {
-  if (f.include.length) w.sql.push(`lower(${column}) IN (${placeholders(w, f.include.map(normalise).map((s) => s.toLowerCase()))})`);
-  if (f.exclude.length) w.sql.push(`(${column} IS NULL OR lower(${column}) NOT IN (${placeholders(w, f.exclude.map(normalise).map((s) => s.toLowerCase()))}))`);
+  if (f.include.length) w.sql.push(`lower(${column}) IN (${inList(w, f.include.map(normalise).map((s) => s.toLowerCase()))})`);
+  if (f.exclude.length) w.sql.push(`(${column} IS NULL OR lower(${column}) NOT IN (${inList(w, f.exclude.map(normalise).map((s) => s.toLowerCase()))}))`);
 }
 
 function jsonListIn(w: Where, column: string, f: FilterValue) {
   const exists = (values: string[]) =>
-    `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} ELSE '[]' END) j WHERE lower(j.value) IN (${placeholders(w, values.map((v) => v.toLowerCase()))}))`;
+    `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} ELSE '[]' END) j WHERE lower(j.value) IN (${inList(w, values.map((v) => v.toLowerCase()))}))`;
   if (f.include.length) w.sql.push(exists(f.include));
   if (f.exclude.length) w.sql.push(`NOT ${exists(f.exclude)}`);
 }
@@ -143,11 +153,11 @@ export async function searchCompanies(env: Env, opts: SearchOptions) {
     };
     if (f.similar.include.length) {
       const domains = await lists(f.similar.include);
-      w.sql.push(domains.length ? `domain IN (${placeholders(w, domains)})` : "0");
+      w.sql.push(domains.length ? `domain IN (${inList(w, domains)})` : "0");
     }
     if (f.similar.exclude.length) {
       const domains = await lists(f.similar.exclude);
-      if (domains.length) w.sql.push(`domain NOT IN (${placeholders(w, domains)})`);
+      if (domains.length) w.sql.push(`domain NOT IN (${inList(w, domains)})`);
     }
   }
   // Free text: a company must mention at least one term; more mentions rank higher.
@@ -155,6 +165,8 @@ export async function searchCompanies(env: Env, opts: SearchOptions) {
   const haystack = "lower(coalesce(name,'') || ' ' || coalesce(description,'') || ' ' || coalesce(industry,'') || ' ' || coalesce(keywords,'') || ' ' || coalesce(city,'') || ' ' || domain)";
   const termHits = terms.map((t) => `(${haystack} LIKE ${placeholders(w, [`%${escapeLike(t)}%`])} ESCAPE '\\')`);
   if (termHits.length) w.sql.push(`(${termHits.join(" OR ")})`);
+  // Cannot happen within MAX_FILTER_VALUES; a 400 rather than D1's "too many SQL variables" 500 if it ever does.
+  if (w.params.length > D1_MAX_PARAMS) bad(`These filters need too many values at once; send at most ${MAX_FILTER_VALUES} filter values.`);
   const where = w.sql.length ? `WHERE ${w.sql.join(" AND ")}` : "";
   const rank = termHits.length ? `(${termHits.join(" + ")}) DESC,` : "";
 

@@ -5,11 +5,11 @@ import { domains } from "../db/schema-index.js";
 import { type Env, isProduction } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { crawlFirstPass } from "./crawl/crawler.js";
-import { isPrivateIPv4 } from "./crawl/guard.js";
 import { enqueueDeepCrawl } from "./crawl/queue.js";
 import { resolveA } from "./dns.js";
 import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
 import { markCrawlFailed, storeCrawl } from "./index-store.js";
+import { isAllowedAddress } from "./web/addresses.js";
 
 /** An index older than this is re-crawled on the next request that needs it. */
 export const STALE_AFTER_MS = 30 * 86_400_000;
@@ -66,6 +66,9 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
   const outcome = await crawlFirstPass(env, domain);
   if (!outcome.origin) {
     const reason = outcome.failure?.reason ?? "unreachable";
+    if (outcome.failure?.refused) {
+      throw new ApiError(422, "url_not_allowed", `The website of ${domain} is not crawled: ${reason}.`);
+    }
     await markCrawlFailed(env, domain, reason, now);
     throw unreachable(domain, reason, outcome.failure?.timedOut ?? false);
   }
@@ -90,7 +93,8 @@ async function assertDomainResolves(env: Env, domain: string): Promise<void> {
     if (apex.nxdomain) throw new ApiError(422, "domain_not_found", `The domain ${domain} does not exist (DNS answers NXDOMAIN).`);
     throw new ApiError(502, "site_unreachable", `The domain ${domain} has no web server address (no A record), so its pages cannot be read.`);
   }
-  if (isProduction(env) && records.some(isPrivateIPv4)) {
+  // The crawler checks every host and hop again (A and AAAA); this is the early, clear answer.
+  if (records.some((r) => !isAllowedAddress(r, isProduction(env)))) {
     throw new ApiError(422, "url_not_allowed", `The domain ${domain} points to a private network address and is not crawled.`);
   }
 }

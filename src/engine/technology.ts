@@ -3,8 +3,8 @@ import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import robotsParser from "robots-parser";
 import { ROBOTS_AGENT } from "./crawl/crawler.js";
-import { CRAWLER_USER_AGENT, fetchPage } from "./crawl/fetch-page.js";
-import { refusalReason } from "./crawl/guard.js";
+import { fetchPage } from "./crawl/fetch-page.js";
+import { EgressError, guardedFetch } from "./web/egress.js";
 import { detectMailProvider, resolveMx, resolveTxt } from "./dns.js";
 
 /**
@@ -199,39 +199,27 @@ const MAX_HTML = 1_500_000;
  * The home page with its headers; null when the site cannot be reached (network error or 5xx).
  * robots.txt is honoured like the crawler does: a home page it disallows is not read (the
  * headers of the robots.txt answer still count), and an unreachable robots.txt means unreachable.
+ * Both go through the egress guard: every hop's addresses checked, at most MAX_HTML bytes read.
+ * A host the guard refuses (private address) throws EgressError, which the HTTP layer answers 422.
  */
 async function fetchHome(env: Env, domain: string): Promise<{ headers: Headers; html: string } | null> {
   const robotsUrl = `https://${domain}/robots.txt`;
   const robots = await fetchPage(robotsUrl, env, { timeoutMs: 6_000, maxBytes: 512 * 1024 });
+  if (robots.kind === "unusable" && robots.refused) throw new EgressError("refused", robots.url, robots.reason);
   if (robots.kind === "unreachable") return null;
   if (robots.kind === "ok" && robotsParser(robotsUrl, robots.body).isAllowed(`https://${domain}/`, ROBOTS_AGENT) === false) {
     return { headers: new Headers(), html: "" };
   }
-  let url = `https://${domain}/`;
-  const deadline = AbortSignal.timeout(8_000);
-  for (let hop = 0; hop < 5; hop++) {
-    if (refusalReason(new URL(url), env)) return null;
-    let res: Response;
-    try {
-      res = await fetch(url, { redirect: "manual", signal: deadline, headers: { "user-agent": CRAWLER_USER_AGENT, accept: "text/html" } });
-    } catch {
-      return null;
-    }
-    if (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
-      await res.body?.cancel();
-      const next = new URL(res.headers.get("location")!, url);
-      if (getDomain(next.hostname) !== getDomain(domain)) return { headers: res.headers, html: "" };
-      url = next.href;
-      continue;
-    }
-    if (res.status >= 500) {
-      await res.body?.cancel();
-      return null;
-    }
-    const text = await res.text();
-    return { headers: res.headers, html: text.slice(0, MAX_HTML) };
+  try {
+    const res = await guardedFetch(env, `https://${domain}/`, { timeoutMs: 8_000, maxBytes: MAX_HTML, accept: /^(text\/html|application\/xhtml\+xml)|^$/i, site: getDomain(domain) ?? domain });
+    if (res.status >= 500) return null;
+    // A redirect off the site ends here: its headers still say something about the stack.
+    return { headers: res.headers, html: res.text() };
+  } catch (err) {
+    if (err instanceof EgressError && err.kind !== "refused") return null;
+    if (err instanceof EgressError && /^leaves /.test(err.reason)) return { headers: new Headers(), html: "" };
+    throw err;
   }
-  return null;
 }
 
 /**

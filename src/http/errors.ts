@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { EgressError } from "../engine/web/egress-error.js";
 
 /**
  * The one error shape every surface answers with: {"errors": {type, message, code}}.
@@ -69,6 +70,13 @@ export function toErrorResponse(err: unknown, c?: Context): Response {
         ? "The request ran past the 180-second limit."
         : err.message || "The request could not be processed.";
     return errorResponse(status, defaultTypeFor(status), message);
+  }
+  if (err instanceof EgressError) {
+    // The engine's domain error for an outbound request, answered like the crawler's own failures.
+    if (err.kind === "refused") return errorResponse(422, "url_not_allowed", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
+    if (err.kind === "no_such_host") return errorResponse(422, "domain_not_found", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
+    if (err.kind === "timeout") return errorResponse(504, "site_timeout", `${err.url} did not answer in time; nothing was charged.`);
+    return errorResponse(502, "site_unreachable", `${err.url} could not be reached (${err.reason}); nothing was charged.`);
   }
   console.error("unhandled error", c?.req.method, c?.req.path, err);
   return errorResponse(500, "server_error", "Something went wrong on our side. The error was logged.");

@@ -207,13 +207,14 @@ export class AccountLimiter extends DurableObject {
     const credits = this.creditState(now);
     let creditsChanged = false;
     for (const { reservationIds, found, adjust, plan } of settlements) {
+      const kept: Reservation[] = [];
       for (const id of reservationIds) {
         const r = this.reservations.get(id);
         if (!r) continue;
         if (!found) {
           this.refund(r, credits);
           creditsChanged = true;
-        }
+        } else kept.push(r);
         this.reservations.delete(id);
         deletes.push(`r:${id}`);
       }
@@ -221,7 +222,14 @@ export class AccountLimiter extends DurableObject {
         for (const balance of BALANCES) {
           const amount = adjust[balance] ?? 0;
           if (amount > 0) this.spend(plan, balance, Math.min(amount, this.available(plan, balance, credits)), credits, now);
-          if (amount < 0) credits.used[balance] = Math.max(0, credits.used[balance] + amount);
+          if (amount < 0) {
+            // Give back to where the credits came from: the pack was spent last, so it is refilled first.
+            const back = -amount;
+            const fromPack = kept.filter((r) => r.balance === balance).reduce((n, r) => n + r.fromPack, 0);
+            const toPack = credits.pack ? Math.min(back, fromPack) : 0;
+            if (toPack > 0) credits.pack!.remaining += toPack;
+            credits.used[balance] = Math.max(0, credits.used[balance] - (back - toPack));
+          }
           if (amount !== 0) creditsChanged = true;
         }
       }

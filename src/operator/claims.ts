@@ -49,7 +49,7 @@ export function registerClaimRoutes(app: Hono<AppBindings>) {
       throw new ApiError(400, "params_invalid", 'Send a JSON body like {"kind": "email", "value": "jane@example.com", "reason": "owner request"}.');
     }
     const parsed = Body.safeParse(raw);
-    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error));
+    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
     const kind = kindOf(parsed.data.kind);
     const claim = await addClaim(c.env, kind, normalisedOrThrow(kind, parsed.data.value), parsed.data.reason || null);
     return c.json({ data: present(claim) }, 201);

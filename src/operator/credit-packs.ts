@@ -25,7 +25,7 @@ export function registerCreditPackRoute(app: Hono<AppBindings>) {
       throw new ApiError(400, "params_invalid", "Send a JSON body like {\"credits\": 5000}.");
     }
     const parsed = Body.safeParse(raw);
-    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error));
+    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
     const [account] = await db(c.env.DB).select().from(accounts).where(eq(accounts.id, id)).limit(1);
     if (!account) throw new ApiError(404, "unknown_record", `No account with id ${id}.`);
     const pack = await limiterFor(c.env, account.id).grantPack(parsed.data.credits, Date.now());

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { assertDeliverableUrl } from "../../src/delivery/index.js";
-import { isPrivateIPv6 } from "../../src/delivery/url-check.js";
+import { isAllowedAddress } from "../../src/engine/web/addresses.js";
 import { ApiError } from "../../src/http/errors.js";
 
 const production = { ...env, ENVIRONMENT: "production" };
@@ -54,11 +54,10 @@ describe("assertDeliverableUrl", () => {
     expect(err.message).toContain(words);
   });
 
-  it("judges IPv6 addresses by range", () => {
-    expect(isPrivateIPv6("2606:4700::1111")).toBe(false);
-    expect(isPrivateIPv6("::ffff:8.8.8.8")).toBe(false);
+  it("judges IPv6 addresses by range, with the one egress guard's table", () => {
+    expect(isAllowedAddress("2606:4700::1111", true)).toBe(true);
     for (const ip of ["::", "::1", "fc00::1", "fd12:3456::1", "fe80::abcd", "ff02::1", "2001:db8::1", "::ffff:10.0.0.1", "64:ff9b::192.168.0.1", "2002:c0a8:0101::1", "nonsense"]) {
-      expect(isPrivateIPv6(ip), ip).toBe(true);
+      expect(isAllowedAddress(ip, true), ip).toBe(false);
     }
   });
 });

@@ -31,7 +31,7 @@ describe("crawl planning and guards", () => {
     expect(sitemapLocations("<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap></sitemapindex>").isIndex).toBe(true);
   });
 
-  it("refuses private, loopback and non-http(s) targets in production only", () => {
+  it("refuses private, loopback and non-http(s) targets, and in development still refuses private IP literals", () => {
     const prod = { ENVIRONMENT: "production" };
     const dev = { ENVIRONMENT: "development" };
     for (const bad of ["http://127.0.0.1/", "http://10.0.0.5/admin", "http://[::1]/", "http://localhost:8787/", "http://intranet.corp/", "http://printer.local/", "http://acme.com:8080/"]) {
@@ -39,7 +39,10 @@ describe("crawl planning and guards", () => {
     }
     expect(refusalReason(new URL("https://www.acme.com/about"), prod)).toBeNull();
     expect(refusalReason(new URL("ftp://acme.com/"), dev)).not.toBeNull();
-    expect(refusalReason(new URL("http://127.0.0.1/"), dev)).toBeNull();
+    for (const bad of ["http://127.0.0.1/", "http://127.1/", "http://0x7f.1/", "http://2130706433/", "http://[::1]/", "http://10.0.0.5/", "http://localhost:8787/"]) {
+      expect(refusalReason(new URL(bad), dev), bad).not.toBeNull();
+    }
+    expect(refusalReason(new URL("https://acme-widgets.test/"), dev)).toBeNull();
     expect(() => parseUserUrl("http://169.254.169.254/latest/meta-data", prod)).toThrow(/cannot be fetched/);
     expect(parseUserUrl("blog.acme.com/post", prod).href).toBe("https://blog.acme.com/post");
   });

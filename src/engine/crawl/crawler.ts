@@ -43,7 +43,7 @@ export interface CrawlOutcome {
   /** Robots.txt Sitemap: lines. */
   sitemaps: string[];
   /** Why the site could not be read at all (when origin is null) or what went wrong on the way. */
-  failure: { reason: string; timedOut: boolean } | null;
+  failure: { reason: string; timedOut: boolean; refused?: boolean } | null;
   /** Pages refused by robots.txt. */
   disallowed: string[];
 }
@@ -65,6 +65,7 @@ function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
  */
 async function openSite(env: Env, domain: string, budget: CrawlBudget) {
   let last: Extract<PageFetch, { kind: "unreachable" }> | null = null;
+  let refused: string | null = null;
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
     const fetched = await fetchPage(robotsUrl, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 });
@@ -73,10 +74,18 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget) {
       if (!last || fetched.timedOut) last = fetched;
       continue;
     }
+    // The egress guard refused the host (a private address, say): that host is not the site.
+    if (fetched.kind === "unusable" && fetched.refused) {
+      refused ??= fetched.reason;
+      continue;
+    }
     const origin = new URL(fetched.url).origin;
     return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null };
   }
-  return { origin: null, robots: null, failure: { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false } };
+  const failure = refused && !last?.timedOut
+    ? { reason: refused, timedOut: false, refused: true }
+    : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
+  return { origin: null, robots: null, failure };
 }
 
 interface PassInput {
@@ -153,7 +162,7 @@ export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudg
   const done = new Set<string>();
   const [home, fromSitemap] = await Promise.all([
     runPass(env, { domain, origin, robots, queue: [{ url: `${origin}/`, score: HOME_SCORE }], done, budget: { ...budget, maxPages: 1 }, startedAt }),
-    sitemapUrls(env, origin, robots.sitemaps, budget, 2),
+    sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
   ]);
   const homePage = home.pages[0];
   const linked = homePage ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin) : [];
@@ -181,9 +190,22 @@ function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
   });
 }
 
-/** Sitemap URLs: the declared sitemaps (or /sitemap.xml), following indexes two levels deep, page sitemaps first. */
-async function sitemapUrls(env: Env, origin: string, declared: string[], budget: CrawlBudget, maxChildren = 3): Promise<string[]> {
-  const roots = declared.length ? declared.slice(0, 3) : [`${origin}/sitemap.xml`];
+/**
+ * Sitemap URLs: the declared sitemaps (or /sitemap.xml), following indexes two levels deep, page
+ * sitemaps first. Only sitemaps on the crawled site are read: robots.txt and sitemap indexes may
+ * name any host, and following them would make the crawler fetch third-party URLs on an attacker's say.
+ */
+async function sitemapUrls(env: Env, domain: string, origin: string, declared: string[], budget: CrawlBudget, maxChildren = 3): Promise<string[]> {
+  const onSite = (u: string) => {
+    try {
+      const host = new URL(u).hostname;
+      return host === domain || host.endsWith(`.${domain}`);
+    } catch {
+      return false;
+    }
+  };
+  const own = declared.filter(onSite);
+  const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
   const read = async (url: string) => {
     const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 2 * 1024 * 1024 });
@@ -192,7 +214,7 @@ async function sitemapUrls(env: Env, origin: string, declared: string[], budget:
   const walk = async (url: string, depth: number): Promise<void> => {
     const doc = await read(url);
     if (!doc.isIndex) urls.push(...doc.urls);
-    else if (depth < 2) await Promise.all(rankChildSitemaps(doc.urls).slice(0, maxChildren).map((child) => walk(child, depth + 1)));
+    else if (depth < 2) await Promise.all(rankChildSitemaps(doc.urls.filter(onSite)).slice(0, maxChildren).map((child) => walk(child, depth + 1)));
   };
   await Promise.all(roots.map((root) => walk(root, 0)));
   return urls;
@@ -212,7 +234,7 @@ export async function crawlDeepPass(
   }
   const { origin, robots } = site;
   const done = new Set(previous.done);
-  const fromSitemap = await sitemapUrls(env, origin, robots.sitemaps, budget);
+  const fromSitemap = await sitemapUrls(env, domain, origin, robots.sitemaps, budget);
   // Pending URLs were ranked with their link text and page; they keep a place even when their address alone says little.
   const queue = [...urlCandidates(previous.pending, 50), ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
   const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt });

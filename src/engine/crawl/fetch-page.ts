@@ -1,8 +1,8 @@
 import { getDomain } from "tldts";
 import type { Env } from "../../env.js";
-import { refusalReason } from "./guard.js";
+import { EgressError, guardedFetch, TEXT_TYPES } from "../web/egress.js";
 
-export const CRAWLER_USER_AGENT = "ContactIntelligenceBot/1.0 (+https://contact-intelligence.example/bot)";
+export { CRAWLER_USER_AGENT } from "../web/egress.js";
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -12,89 +12,34 @@ export interface FetchLimits {
 
 export type PageFetch =
   | { kind: "ok"; url: string; status: number; contentType: string; body: string; truncated: boolean }
-  /** The server answered, but not with a page we can use (4xx, non-text, an off-site redirect). */
-  | { kind: "unusable"; url: string; status: number; reason: string }
+  /** The server answered, but not with a page we can use (4xx, non-text, an off-site redirect, a refused host). */
+  | { kind: "unusable"; url: string; status: number; reason: string; refused?: boolean }
   /** Nothing usable came back: network failure, 5xx, or the time ran out. */
-  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean };
-
-const TEXT_TYPES = /^(text\/|application\/(xhtml\+xml|xml|rss\+xml|atom\+xml|ld\+json|json))/i;
+  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean; noSuchHost?: boolean };
 
 /**
- * GETs one page within limits: redirects are followed by hand (each hop is checked by the URL guard
- * and must stay on the same registrable domain), the body is cut at `maxBytes`, and the whole
- * exchange gives up after `timeoutMs`.
+ * GETs one page through the egress guard (every hop's URL and addresses checked, redirects kept on
+ * the page's registrable domain, body cut at `maxBytes`, the whole exchange bounded by `timeoutMs`)
+ * and sorts the outcome into what the crawler can use.
  */
-export async function fetchPage(start: string, env: Pick<Env, "ENVIRONMENT">, limits: FetchLimits): Promise<PageFetch> {
-  const site = getDomain(start);
-  const deadline = AbortSignal.timeout(limits.timeoutMs);
-  let url = start;
+export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch> {
+  const site = getDomain(start) ?? undefined;
   try {
-    for (let hop = 0; hop <= (limits.maxRedirects ?? 4); hop++) {
-      const parsed = new URL(url);
-      const refused = refusalReason(parsed, env);
-      if (refused) return { kind: "unusable", url, status: 0, reason: refused };
-      const res = await fetch(url, {
-        redirect: "manual",
-        signal: deadline,
-        headers: { "user-agent": CRAWLER_USER_AGENT, accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5" },
-      });
-      if (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
-        await res.body?.cancel();
-        const next = new URL(res.headers.get("location")!, url);
-        if (getDomain(next.hostname) !== site) return { kind: "unusable", url, status: res.status, reason: `redirects off-site to ${next.hostname}` };
-        url = next.href;
-        continue;
-      }
-      if (res.status >= 500) {
-        await res.body?.cancel();
-        return { kind: "unreachable", url, reason: `HTTP ${res.status}`, timedOut: false };
-      }
-      const contentType = res.headers.get("content-type") ?? "text/html";
-      if (res.status >= 400 || !TEXT_TYPES.test(contentType)) {
-        await res.body?.cancel();
-        return { kind: "unusable", url, status: res.status, reason: res.status >= 400 ? `HTTP ${res.status}` : `content type ${contentType}` };
-      }
-      const { text, truncated } = await readCapped(res, limits.maxBytes, contentType);
-      return { kind: "ok", url, status: res.status, contentType, body: text, truncated };
-    }
-    return { kind: "unusable", url, status: 0, reason: "too many redirects" };
+    const res = await guardedFetch(env, start, { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, maxRedirects: limits.maxRedirects ?? 4, site });
+    if (res.status >= 500) return { kind: "unreachable", url: res.url, reason: `HTTP ${res.status}`, timedOut: false };
+    if (res.status >= 300) return { kind: "unusable", url: res.url, status: res.status, reason: `HTTP ${res.status}` };
+    const contentType = res.contentType || "text/html";
+    if (!res.body || !TEXT_TYPES.test(contentType)) return { kind: "unusable", url: res.url, status: res.status, reason: `content type ${contentType}` };
+    return { kind: "ok", url: res.url, status: res.status, contentType, body: res.text(), truncated: res.truncated };
   } catch (err) {
-    const timedOut = deadline.aborted;
-    return { kind: "unreachable", url, reason: timedOut ? "timed out" : err instanceof Error ? err.message : String(err), timedOut };
+    if (!(err instanceof EgressError)) throw err;
+    if (err.kind === "refused") return { kind: "unusable", url: err.url, status: 0, reason: err.reason, refused: true };
+    return {
+      kind: "unreachable",
+      url: err.url,
+      reason: err.kind === "timeout" ? "timed out" : err.reason,
+      timedOut: err.kind === "timeout",
+      ...(err.kind === "no_such_host" ? { noSuchHost: true } : {}),
+    };
   }
-}
-
-async function readCapped(res: Response, maxBytes: number, contentType: string): Promise<{ text: string; truncated: boolean }> {
-  const reader = res.body?.getReader();
-  if (!reader) return { text: "", truncated: false };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > maxBytes) {
-      chunks.push(value.subarray(0, maxBytes - size));
-      size = maxBytes;
-      truncated = true;
-      await reader.cancel();
-      break;
-    }
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? "utf-8";
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(charset);
-  } catch {
-    decoder = new TextDecoder("utf-8");
-  }
-  return { text: decoder.decode(bytes), truncated };
 }

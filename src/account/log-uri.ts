@@ -1,0 +1,53 @@
+/**
+ * The URI a request-log row keeps. Logs must not become a second copy of the data callers look up,
+ * so the path and the parameter names stay (support needs them) while values are bounded and the
+ * personal ones masked: an address keeps its first letter and its domain (`j***@acme.com`), a phone
+ * number its last two digits (`***42`), a name or profile handle its first letter (`J***`). Any
+ * other value is cut at MAX_VALUE characters.
+ */
+
+const MAX_VALUE = 64;
+const MAX_URI = 1024;
+const EMAIL = /^[^@\s]+@([^@\s]+)$/;
+const EMAIL_ANYWHERE = /[^@\s/&=?]+@[^@\s/&=?]+/g;
+/** Seven or more digits with the usual separators: a phone number. */
+const PHONE = /^\+?[\d\s().-]{7,}$/;
+const PERSONAL_PARAMS = new Set(["first_name", "last_name", "full_name", "name", "linkedin", "linkedin_handle", "linkedin_url", "twitter", "twitter_handle", "handle", "profile"]);
+const PHONE_PARAMS = new Set(["phone", "phone_number", "number", "mobile"]);
+
+const maskEmail = (value: string) => value.replace(EMAIL, (_, domain: string) => `${value[0]}***@${domain}`);
+const maskPhone = (value: string) => `***${value.replace(/\D/g, "").slice(-2)}`;
+const maskName = (value: string) => (value ? `${[...value][0]}***` : "");
+const cut = (value: string) => ([...value].length > MAX_VALUE ? `${[...value].slice(0, MAX_VALUE).join("")}…` : value);
+
+/** One value, masked by what it looks like (and, for query parameters, by the parameter's name). */
+export function maskValue(value: string, param?: string): string {
+  const v = value.trim();
+  const name = param?.toLowerCase();
+  if (EMAIL.test(v)) return cut(maskEmail(v));
+  if ((name && PHONE_PARAMS.has(name)) || PHONE.test(v)) return v ? maskPhone(v) : "";
+  if (name && PERSONAL_PARAMS.has(name)) return maskName(v);
+  return cut(v.replace(EMAIL_ANYWHERE, (m) => maskEmail(m)));
+}
+
+/** Path and query of `url` as a log row stores them. */
+export function loggedUri(url: URL): string {
+  const path = url.pathname
+    .split("/")
+    .map((segment) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        decoded = segment;
+      }
+      const masked = maskValue(decoded);
+      return masked === decoded ? cut(segment) : encodeURIComponent(masked).replace(/%40/g, "@").replace(/%2A/gi, "*");
+    })
+    .join("/");
+  const query = new URLSearchParams();
+  for (const [name, value] of url.searchParams) query.append(cut(name), maskValue(value, name));
+  const search = query.toString().replace(/%40/g, "@").replace(/%2A/gi, "*");
+  const uri = search ? `${path}?${search}` : path;
+  return uri.length > MAX_URI ? `${uri.slice(0, MAX_URI)}…` : uri;
+}

@@ -7,6 +7,7 @@ import { inferPatterns, matchPatterns } from "../engine/patterns.js";
 import { rfc3339 } from "../http/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
 import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./finder-shapes.js";
+import { BULK_FIELDS, BULK_OPTIONS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 /**
@@ -142,6 +143,25 @@ export const domainSearch = defineCapability({
   estimatedCostHeader: "X-Estimated-Cost",
   usageCategory: "search",
   response: ResponseSchema,
+  bulk: {
+    type: "search",
+    label: "Domain Search",
+    description: "Addresses published on each company's website",
+    fields: [BULK_FIELDS.domain, BULK_FIELDS.company],
+    primaryParam: "domain",
+    requires: [["domain"], ["company"]],
+    options: [BULK_OPTIONS.max_emails_per_domain, BULK_OPTIONS.email_type, BULK_OPTIONS.email_type_mode, BULK_OPTIONS.departments, BULK_OPTIONS.departments_mode, BULK_OPTIONS.include_sources],
+    paramsFor: (cells, options) => {
+      const params: Record<string, string> = pick(cells, ["domain", "company"]);
+      if (typeof options.max_emails_per_domain === "number") params.limit = String(options.max_emails_per_domain);
+      if (options.email_type === "personal" || options.email_type === "generic") params.type = options.email_type;
+      const departments = options.departments;
+      if (Array.isArray(departments) && departments.length > 0) params.department = departments[0]!;
+      return params;
+    },
+    resultColumns: ["organization.name", "organization.pattern", "emails"],
+    isValid: (data) => ((data as { emails?: unknown[] } | null)?.emails?.length ?? 0) > 0,
+  },
   async handler(params, ctx) {
     const domain = await resolveTarget(ctx.env, params);
     const state = await ensureIndexed(ctx, domain);

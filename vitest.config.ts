@@ -11,7 +11,7 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // Test-only bindings: the migrations applied by test/setup.ts and a known operator secret.
-          bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production" },
+          bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production", DELIVERY_RETRY_BASE_SECONDS: "0" },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
         },

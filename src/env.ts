@@ -36,6 +36,10 @@ export interface Env {
   BULK_JOB: DurableObjectNamespace<import("./bulk/job-object.js").BulkJob>;
   /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
   BULK_QUEUE: Queue<import("./bulk/consumer.js").BulkRowsMessage>;
+  /** Producer for webhook deliveries, callbacks and bulk end events (queue "deliveries", consumer in src/delivery/queue.ts). */
+  DELIVERY_QUEUE?: Queue<import("./delivery/types.js").DeliveryMessage>;
+  /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */
+  DELIVERY_RETRY_BASE_SECONDS?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

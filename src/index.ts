@@ -1,6 +1,7 @@
 import { createApp } from "./app.js";
 import type { Env } from "./env.js";
 import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
+import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/index.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
@@ -10,6 +11,8 @@ const app = createApp();
 /** Queue consumers by queue name; add yours beside these. */
 const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>> = {
   [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
+  [DELIVERY_QUEUE]: consumeDeliveries,
+  [DELIVERY_DEAD_LETTER_QUEUE]: consumeDeadDeliveries,
 };
 
 export default {

@@ -1,0 +1,70 @@
+import { Webhook } from "standardwebhooks";
+import type { Env } from "../env.js";
+import { ApiError } from "../http/errors.js";
+import type { DeliveryMessage } from "./types.js";
+import { assertDeliverableUrl } from "./url-check.js";
+
+/** Receivers are asked to answer within a few seconds; an attempt that takes longer counts as failed. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const USER_AGENT = "ContactIntelligence-Webhooks/1";
+
+export interface AttemptResult {
+  ok: boolean;
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/** Standard Webhooks headers for one attempt: the id stays the same across retries, the timestamp is now. */
+export function signedHeaders(message: DeliveryMessage, secret: string, now: Date): Record<string, string> {
+  const signature = new Webhook(secret).sign(message.id, now, message.body);
+  return {
+    "webhook-id": message.id,
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": signature,
+  };
+}
+
+/**
+ * THE outbound request of the delivery system; nothing else in src/delivery calls fetch. The URL
+ * is checked again first (DNS answers can change between the API call and the attempt), redirects
+ * are not followed (a 3xx counts as a failure), and the attempt is cut off after `timeoutMs`.
+ */
+export async function deliverOnce(env: Env, message: DeliveryMessage, secret: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
+  const started = Date.now();
+  const elapsed = () => Date.now() - started;
+  try {
+    await assertDeliverableUrl(env, message.url, "url");
+  } catch (err) {
+    const reason = err instanceof ApiError ? err.message : String(err);
+    return { ok: false, responseCode: null, durationMs: elapsed(), error: `refused before sending: ${reason}` };
+  }
+  const headers = {
+    // Configured headers first, so they cannot replace the signature or the content type.
+    ...message.headers,
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    ...signedHeaders(message, secret, new Date()),
+  };
+  try {
+    const res = await fetch(message.url, {
+      method: message.method,
+      headers,
+      body: message.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    // Only the status matters; the body is discarded unread so the connection is released.
+    await res.body?.cancel();
+    const ok = res.status >= 200 && res.status < 300;
+    return { ok, responseCode: res.status, durationMs: elapsed(), error: ok ? null : `the receiver answered HTTP ${res.status}` };
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    return {
+      ok: false,
+      responseCode: null,
+      durationMs: elapsed(),
+      error: timedOut ? `no answer within ${timeoutMs} ms` : `the receiver could not be reached (${err instanceof Error ? err.message : String(err)})`,
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import { expect, vi } from "vitest";
+
+export const RECEIVER = "https://receiver.test";
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+/** What the fixture receiver got for a key. */
+export async function receivedBy(key: string): Promise<Received[]> {
+  const res = await fetch(`${RECEIVER}/__log/${key}`);
+  return ((await res.json()) as { requests: Received[] }).requests;
+}
+
+/** Waits until the receiver has at least `count` requests for `key`. */
+export async function waitForRequests(key: string, count: number, timeout = 15_000): Promise<Received[]> {
+  let got: Received[] = [];
+  await vi.waitFor(
+    async () => {
+      got = await receivedBy(key);
+      expect(got.length).toBeGreaterThanOrEqual(count);
+    },
+    { timeout, interval: 100 },
+  );
+  return got;
+}
+
+export const uniqueKey = () => crypto.randomUUID().replaceAll("-", "");

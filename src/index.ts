@@ -1,10 +1,12 @@
 import { createApp } from "./app.js";
+import { BULK_ROWS_QUEUE, consumeBulkRows } from "./bulk/consumer.js";
 import type { Env } from "./env.js";
 import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
 import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/index.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
+export { BulkJob } from "./bulk/job-object.js";
 
 const app = createApp();
 
@@ -12,6 +14,7 @@ const app = createApp();
 const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>> = {
   [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
   [DELIVERY_QUEUE]: consumeDeliveries,
+  [BULK_ROWS_QUEUE]: consumeBulkRows,
   [DELIVERY_DEAD_LETTER_QUEUE]: consumeDeadDeliveries,
 };
 

@@ -6,6 +6,7 @@ import { registerMeRoute } from "./v1_me.js";
 import { registerUsageRoute } from "./v1_usage.js";
 import { registerRevealRoute } from "./v1_reveal.js";
 import { registerRateLimitsRoute } from "./v1_rate_limits.js";
+import { registerBulkRoutes } from "../bulk/routes/index.js";
 import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
@@ -38,6 +39,7 @@ export function createV1App(): ApiApp {
   registerLogRoutes(v1);
   registerKeyRoutes(v1);
   registerRevealRoute(v1);
+  registerBulkRoutes(v1);
   mountCapabilities(v1, CAPABILITIES);
 
   v1.onError((err, c) => toErrorResponse(err, c));

@@ -31,7 +31,8 @@ export async function executeCapability(cap: Capability, params: Record<string, 
   const admission = await admitRequest(inv.env, {
     accountId: inv.accountId,
     plan: inv.plan,
-    capability: paidPerRequest ? { ...cap, cost: null } : cap,
+    // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
+    capability: paidPerRequest ? { ...cap, cost: null } : inv.surface === "bulk" ? { ...cap, rateGroup: null } : cap,
     extraCost: paidPerRequest ? {} : (cap.extraCostFor?.(params as never) ?? {}),
     now: now(),
   });

@@ -14,6 +14,8 @@ export default defineConfig(async () => {
           bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production", DELIVERY_RETRY_BASE_SECONDS: "0" },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
+          // Bulk rows flow through the real local queue in tests; a short batch timeout keeps them quick.
+          queueConsumers: { "bulk-rows": { maxBatchTimeout: 0.05 } },
         },
       }),
     ],

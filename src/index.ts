@@ -1,5 +1,5 @@
 import { createApp } from "./app.js";
-import { BULK_ROWS_QUEUE, consumeBulkRows } from "./bulk/consumer.js";
+import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE, consumeBulkRows, consumeDeadBulkRows } from "./bulk/consumer.js";
 import type { Env } from "./env.js";
 import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
 import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/index.js";
@@ -15,6 +15,7 @@ const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, c
   [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
   [DELIVERY_QUEUE]: consumeDeliveries,
   [BULK_ROWS_QUEUE]: consumeBulkRows,
+  [BULK_ROWS_DEAD_LETTER_QUEUE]: consumeDeadBulkRows,
   [DELIVERY_DEAD_LETTER_QUEUE]: consumeDeadDeliveries,
 };
 

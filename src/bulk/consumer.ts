@@ -13,6 +13,7 @@ import { bulkType, type BulkType } from "./types.js";
 import { jobStub } from "./jobs.js";
 
 export const BULK_ROWS_QUEUE = "bulk-rows";
+export const BULK_ROWS_DEAD_LETTER_QUEUE = "bulk-rows-dlq";
 
 /** One chunk of one run of a job. */
 export interface BulkRowsMessage {
@@ -153,4 +154,13 @@ export async function runRow(
       credits,
     },
   };
+}
+
+/** Dead letters: the chunk's job fails with a message instead of staying `running` for ever. */
+export async function consumeDeadBulkRows(batch: MessageBatch<unknown>, env: Env) {
+  for (const message of batch.messages) {
+    const msg = message.body as BulkRowsMessage;
+    await jobStub(env, msg.jobId).failChunk(msg.run, msg.chunk, Date.now());
+    message.ack();
+  }
 }

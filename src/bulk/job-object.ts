@@ -286,6 +286,18 @@ export class BulkJob extends DurableObject<Env> {
     await this.ended(now);
   }
 
+  /** A chunk's message was dead-lettered (it kept failing): the job fails and can be retried. */
+  async failChunk(run: number, chunk: number, now: number): Promise<void> {
+    const job = this.job;
+    if (!job || job.status !== "running" || job.run !== run) return;
+    job.status = "failed";
+    job.completedAt = now;
+    job.errorMessage = `Rows ${chunk * job.chunkRows + 1} to ${(chunk + 1) * job.chunkRows} kept failing on our side and were set aside. Retry the job to run the unfinished rows again.`;
+    this.save();
+    this.event("failed", "system", null, job.errorMessage, { chunk, reason: "dead_letter" }, now);
+    await this.ended(now);
+  }
+
   /** Writes the chunk's result part (rows in order) and completes the job after its last chunk. */
   async finishChunk(run: number, chunk: number, now: number): Promise<{ completed: boolean }> {
     const job = this.job;

@@ -103,6 +103,22 @@ describe("bulk rows are processed exactly once", () => {
   });
 });
 
+describe("dead letters", () => {
+  it("fails the job of a chunk that kept failing, and the job can be retried", async () => {
+    const account = await createAccount();
+    const id = await runningJob(account);
+    const batch = createMessageBatch("bulk-rows-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: { jobId: id, chunk: 0, run: 1 } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env as unknown as Env, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["d1"]);
+    const { job } = await getJob(account, "finder", id);
+    expect(job.status).toBe("failed");
+    expect(job.error_message).toMatch(/^Rows 1 to 50 kept failing.*Retry the job/);
+    expect((await act(account, "POST", `/v1/bulk/finder/${id}/retry`)).status).toBe(200);
+    expect((await waitForEnd(account, "finder", id)).status).toBe("completed");
+  });
+});
+
 describe("credits running out mid-job", () => {
   it("stops the job as failed with a clear error_message, then a retry after a top-up finishes only the rows not done", async () => {
     // The free plan has 25 search credits a month; 30 rows need 30.

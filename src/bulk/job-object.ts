@@ -5,7 +5,7 @@ import { rfc3339 } from "../http/time.js";
 import { notifyJobEnd } from "./end-event.js";
 import { syncIndex } from "./index-db.js";
 import { csvLine, inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
-import { JOB_VALIDITY_MS } from "./types.js";
+import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./types.js";
 
 export type JobStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
 
@@ -87,7 +87,7 @@ export interface HistoryEvent {
 
 const MILESTONES = [25, 50, 75];
 /** Errors cross the RPC boundary as plain Errors: the status and type travel in the message (see jobs.ts). */
-export const jobError = (status: 404 | 409, type: string, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
+export const jobError = (status: 404 | 409 | 429, type: string, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
 export const JOB_ERROR = "bulk-job-error:";
 const invalidState = (message: string) => jobError(409, "invalid_state", message);
 
@@ -230,6 +230,11 @@ export class BulkJob extends DurableObject<Env> {
     const hasResults = this.processedCount() > 0;
     if (job.status === "pending" || job.status === "running" || !hasResults) {
       throw invalidState(`This job is ${job.status}${hasResults ? "" : " with no processed rows"}; results can be downloaded once it has ended.`);
+    }
+    const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
+    const today = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM history WHERE event = 'downloaded' AND at >= ?`, dayStart).one().n;
+    if (today >= DOWNLOADS_PER_JOB_PER_DAY) {
+      throw jobError(429, "rate_limit", `This job was downloaded ${today} times today, the daily limit. The counter resets at 00:00 UTC.`);
     }
     job.downloads += 1;
     this.save();

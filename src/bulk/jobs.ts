@@ -1,6 +1,7 @@
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { JOB_ERROR } from "./job-object.js";
+import { secondsToUtcMidnight } from "../limits/account-limiter.js";
 
 /** The object of a job, named by its index id. */
 export function jobStub(env: Env, jobId: number) {
@@ -16,6 +17,7 @@ export async function onJob<T>(call: Promise<T>): Promise<T> {
     const at = message.indexOf(JOB_ERROR);
     if (at < 0) throw err;
     const [status, type, ...rest] = message.slice(at + JOB_ERROR.length).split(":");
-    throw new ApiError(Number(status) as 404 | 409, type!, rest.join(":"));
+    const code = Number(status) as 404 | 409 | 429;
+    throw new ApiError(code, type!, rest.join(":"), code === 429 ? { "Retry-After": String(secondsToUtcMidnight(Date.now())) } : {});
   }
 }

@@ -154,6 +154,19 @@ describe("bulk job states", () => {
     expect(await receivedBy(key)).toHaveLength(1);
   });
 
+  it("answers 429 with Retry-After once a job was downloaded 50 times today", async () => {
+    const account = await createAccount();
+    const id = await verifierJob(account, { launch: true });
+    await waitForEnd(account, "verifier", id);
+    expect((await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers })).status).toBe(200);
+    await runInDurableObject(jobStub(env, id), async (_instance: BulkJob, state) => {
+      for (let i = 0; i < 49; i++) state.storage.sql.exec(`INSERT INTO history (event, actor, at) VALUES ('downloaded', 'user', ?)`, Date.now());
+    });
+    const res = await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers });
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await expectError(res, 429, "rate_limit")).toMatch(/downloaded 50 times today/);
+  });
+
   it("refuses a webhook_url on a private address", async () => {
     const account = await createAccount();
     const res = await createJob(account, "verifier", { name: "Private hook", list: "a@acme-widgets.test", webhook_url: "https://127.0.0.1/hook" });

@@ -1,5 +1,9 @@
 import type { ApiApp } from "../../http/openapi.js";
-import { registerActions } from "./actions.js";
+import { registerArchiveJob } from "./archive-job.js";
+import { registerCancelJob } from "./cancel-job.js";
+import { registerLaunchJob } from "./launch-job.js";
+import { registerRestoreJob } from "./restore-job.js";
+import { registerRetryJob } from "./retry-job.js";
 import { registerCreateJob } from "./create-job.js";
 import { registerDeleteJob } from "./delete-job.js";
 import { registerDownload } from "./download.js";
@@ -22,7 +26,11 @@ export function registerBulkRoutes(app: ApiApp) {
   registerCreateJob(app);
   registerGetJob(app);
   registerProgress(app);
-  registerActions(app);
+  registerLaunchJob(app);
+  registerCancelJob(app);
+  registerRetryJob(app);
+  registerRestoreJob(app);
+  registerArchiveJob(app);
   registerRename(app);
   registerEstimate(app);
   registerHistory(app);

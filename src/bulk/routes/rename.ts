@@ -1,8 +1,9 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
 import { jobStub, onJob } from "../jobs.js";
-import { RenameBody } from "./actions.js";
 import { action, ActionSchema, assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
+
+const RenameBody = z.object({ name: z.string().trim().min(3, { message: "must be 3 to 200 characters" }).max(200, { message: "must be 3 to 200 characters" }) });
 
 const route = createRoute({
   method: "put",

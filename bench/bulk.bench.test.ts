@@ -70,3 +70,8 @@ it("bulk jobs end to end: rows per second against the executor called row by row
   const verifier = await runJob("verifier", verifierRows(10_000), "verifier-10000");
   console.log(`BENCH ratio finder bulk/direct: ${(finder / baseFinder).toFixed(2)}x (1,000 rows: ${(small / baseFinder).toFixed(2)}x); verifier bulk/direct: ${(verifier / baseVerifier).toFixed(2)}x`);
 }, 1_800_000);
+
+it("consumer memory: a 1,000-row job against a 10,000-row job (verifier, the faster type)", async () => {
+  await runJob("verifier", verifierRows(1_000), "memory-verifier-1000");
+  await runJob("verifier", verifierRows(10_000), "memory-verifier-10000");
+}, 1_800_000);

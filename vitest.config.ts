@@ -15,7 +15,7 @@ export default defineConfig(async () => {
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
           // Request-log batches are consumed within 50 ms instead of 1 s, so tests see rows quickly.
-          queueConsumers: { "request-logs": { maxBatchTimeout: 0.05 } },
+          queueConsumers: { "request-logs": { maxBatchTimeout: 0.05 }, "bulk-rows": { maxBatchTimeout: 0.05 } },
           // Deep crawls go to a queue nobody consumes: every file shares one runtime, and a deep pass
           // left running by one file would write into the next file's emptied index. Tests that
           // cover the deep pass hand a batch to the consumer themselves (createMessageBatch).

@@ -8,6 +8,8 @@ import { createOperatorApp } from "./operator/app.js";
 import { createAgentApp } from "./agent/app.js";
 import { registerOAuth } from "./oauth/index.js";
 import { homePage } from "./oauth/pages/home.js";
+import { isBulkUpload } from "./bulk/upload-path.js";
+import { MAX_UPLOAD_BYTES } from "./bulk/types.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -16,7 +18,10 @@ export interface AppOptions {
 export function createApp(options: AppOptions = {}) {
   const app = new Hono<AppBindings>();
   app.use("*", withDeadline(options.requestDeadlineMs ?? REQUEST_DEADLINE_MS));
-  app.use("*", limitBody());
+  // Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2 and have their own, larger cap.
+  const apiBodyLimit = limitBody();
+  const bulkUploadLimit = limitBody(MAX_UPLOAD_BYTES + 1024 * 1024);
+  app.use("*", (c, next) => (isBulkUpload(c.req.raw) ? bulkUploadLimit(c, next) : apiBodyLimit(c, next)));
   app.use(
     methodNotAllowed({
       app,

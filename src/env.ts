@@ -32,6 +32,12 @@ export interface Env {
   MPP_DEV_RECIPIENT?: string;
   /** Plan of the shared agents account (its rate limits apply to all agents together); default "scale". */
   AGENTS_PLAN?: string;
+  /** Bulk jobs (src/bulk): uploaded CSVs, normalised input chunks and result parts. */
+  BULK_FILES: R2Bucket;
+  /** One BulkJob per job: state machine, history, idempotent row results. */
+  BULK_JOB: DurableObjectNamespace<import("./bulk/job-object.js").BulkJob>;
+  /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
+  BULK_QUEUE: Queue<import("./bulk/consumer.js").BulkRowsMessage>;
   /** Producer for webhook deliveries, callbacks and bulk end events (queue "deliveries", consumer in src/delivery/queue.ts). */
   DELIVERY_QUEUE?: Queue<import("./delivery/types.js").DeliveryMessage>;
   /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */

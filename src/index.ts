@@ -1,4 +1,5 @@
 import { createApp } from "./app.js";
+import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE, consumeBulkRows, consumeDeadBulkRows } from "./bulk/consumer.js";
 import type { Env } from "./env.js";
 import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
 import { consumeRequestLogs, REQUEST_LOG_QUEUE } from "./account/request-log-queue.js";
@@ -7,6 +8,7 @@ import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, D
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
+export { BulkJob } from "./bulk/job-object.js";
 
 const app = createApp();
 
@@ -15,6 +17,8 @@ const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, c
   [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
   [REQUEST_LOG_QUEUE]: consumeRequestLogs,
   [DELIVERY_QUEUE]: consumeDeliveries,
+  [BULK_ROWS_QUEUE]: consumeBulkRows,
+  [BULK_ROWS_DEAD_LETTER_QUEUE]: consumeDeadBulkRows,
   [DELIVERY_DEAD_LETTER_QUEUE]: consumeDeadDeliveries,
 };
 

@@ -8,6 +8,7 @@ import { registerUsageRoute } from "./v1_usage.js";
 import { registerRevealRoute } from "./v1_reveal.js";
 import { registerRateLimitsRoute } from "./v1_rate_limits.js";
 import { registerLeadRoutes } from "../leads/routes/index.js";
+import { registerBulkRoutes } from "../bulk/routes/index.js";
 import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
@@ -50,6 +51,7 @@ export function createV1App(): ApiApp {
   registerCurrentKeyRoutes(v1);
   registerRevealRoute(v1);
   registerLeadRoutes(v1);
+  registerBulkRoutes(v1);
   mountCapabilities(v1, CAPABILITIES);
 
   v1.onError((err, c) => toErrorResponse(err, c));

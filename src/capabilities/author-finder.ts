@@ -10,6 +10,7 @@ import { splitFullName } from "../engine/names.js";
 import { ApiError } from "../http/errors.js";
 import { FinderDataSchema } from "./finder-shapes.js";
 import { SocialFieldsSchema, socialFields } from "./social-fields.js";
+import { BULK_FIELDS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 const ARTICLE_LIMITS = { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 };
@@ -59,6 +60,18 @@ export const authorFinder = defineCapability({
   cost: { balance: "search", amount: 1 },
   usageCategory: "search",
   response: z.object({ data: FinderDataSchema.extend({ info: AuthorInfoSchema }) }),
+  bulk: {
+    type: "author",
+    label: "Author Finder",
+    description: "Author and email address of each article",
+    fields: [BULK_FIELDS.url],
+    primaryParam: "url",
+    requires: [["url"]],
+    options: [],
+    paramsFor: (cells) => pick(cells, ["url"]),
+    resultColumns: ["email", "score", "first_name", "last_name", "company", "website_url", "info.title"],
+    isValid: (data) => typeof (data as { email?: unknown } | null)?.email === "string",
+  },
   async handler(params, ctx) {
     const url = parseUserUrl(params.url, ctx.env);
     const domain = getDomain(url.hostname);

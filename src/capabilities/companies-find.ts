@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { companyOrFetch } from "../engine/company-facts.js";
 import { domainParam, flatOrganization } from "../engine/people-index.js";
 import { nullableRecord } from "./enrichment-params.js";
+import { BULK_FIELDS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 export const companiesFind = defineCapability({
@@ -16,6 +17,17 @@ export const companiesFind = defineCapability({
   cost: { balance: "search", amount: 1 },
   usageCategory: "search",
   response: z.object({ data: z.object({ organization: nullableRecord }) }),
+  bulk: {
+    type: "company",
+    label: "Company Enrichment",
+    description: "Company facts for each domain",
+    fields: [BULK_FIELDS.domain],
+    primaryParam: "domain",
+    requires: [["domain"]],
+    options: [],
+    paramsFor: (cells) => pick(cells, ["domain"]),
+    resultColumns: ["organization.name", "organization.industries", "organization.country", "organization.city", "organization.company_size", "organization.founded", "organization.linkedin_url"],
+  },
   async handler(params, ctx) {
     // Unknown domains are crawled now (502/504 when the site cannot be read, 422 when the domain does not exist).
     const company = await companyOrFetch(ctx, domainParam(params.domain));

@@ -15,6 +15,7 @@ import { extraPhoneCost } from "./enrichment-params.js";
 import { PhoneDataSchema } from "./phone-schemas.js";
 import { SocialFieldsSchema, type SocialProfiles, socialFields } from "./social-fields.js";
 import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./finder-shapes.js";
+import { BULK_FIELDS, BULK_OPTIONS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 /**
@@ -166,6 +167,25 @@ export const domainSearch = defineCapability({
   extraCostFor: extraPhoneCost,
   usageCategory: "search",
   response: ResponseSchema,
+  bulk: {
+    type: "search",
+    label: "Domain Search",
+    description: "Addresses published on each company's website",
+    fields: [BULK_FIELDS.domain, BULK_FIELDS.company],
+    primaryParam: "domain",
+    requires: [["domain"], ["company"]],
+    options: [BULK_OPTIONS.max_emails_per_domain, BULK_OPTIONS.email_type, BULK_OPTIONS.email_type_mode, BULK_OPTIONS.departments, BULK_OPTIONS.departments_mode, BULK_OPTIONS.include_sources],
+    paramsFor: (cells, options) => {
+      const params: Record<string, string> = pick(cells, ["domain", "company"]);
+      if (typeof options.max_emails_per_domain === "number") params.limit = String(options.max_emails_per_domain);
+      if (options.email_type === "personal" || options.email_type === "generic") params.type = options.email_type;
+      const departments = options.departments;
+      if (Array.isArray(departments) && departments.length > 0) params.department = departments[0]!;
+      return params;
+    },
+    resultColumns: ["organization.name", "organization.pattern", "emails"],
+    isValid: (data) => ((data as { emails?: unknown[] } | null)?.emails?.length ?? 0) > 0,
+  },
   async handler(params, ctx) {
     const domain = await resolveTarget(ctx.env, params);
     const state = await ensureIndexed(ctx, domain);

@@ -6,6 +6,7 @@ import { ApiError } from "../http/errors.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
 import { domainOrCompany, FinderDataSchema, resolveTarget } from "./finder-shapes.js";
 import { enrichMobileParam, extraPhoneCost } from "./enrichment-params.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 const namePart = (what: string) => z.string().trim().min(1).max(100).optional().openapi({ description: what });
@@ -46,6 +47,21 @@ export const emailFinder = defineCapability({
   extraCostFor: extraPhoneCost,
   usageCategory: "search",
   response: z.object({ data: FinderDataSchema }),
+  bulk: {
+    type: "finder",
+    label: "Email Finder",
+    description: "The most likely address of each person (name + domain or company)",
+    fields: [BULK_FIELDS.domain, BULK_FIELDS.company, BULK_FIELDS.first_name, BULK_FIELDS.last_name, BULK_FIELDS.full_name, BULK_FIELDS.email],
+    primaryParam: "full_name",
+    requires: [["domain", "first_name", "last_name"], ["domain", "full_name"], ["company", "first_name", "last_name"], ["company", "full_name"]],
+    options: [BULK_OPTIONS.skip_rows_with_email, BULK_OPTIONS.find_phones, BULK_OPTIONS.include_sources],
+    paramsFor: (cells, options) => ({
+      ...pick(cells, ["domain", "company", "first_name", "last_name", "full_name"]),
+      ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}),
+    }),
+    resultColumns: ["email", "score", "first_name", "last_name", "position", "department", "company", "pattern", "verification.status", "accept_all", "linkedin", "twitter"],
+    isValid: (data) => typeof (data as { email?: unknown } | null)?.email === "string",
+  },
   async handler(params, ctx) {
     const name = personName(params);
     const domain = await resolveTarget(ctx.env, params);

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { verifyEmail } from "../engine/verify.js";
+import { BULK_FIELDS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 import { VerifierResponseSchema } from "./verifier-shapes.js";
 
@@ -24,6 +25,18 @@ export const emailVerifier = defineCapability({
   estimatedCostHeader: "X-Estimated-Verify-Cost",
   usageCategory: "verifier",
   response: VerifierResponseSchema,
+  bulk: {
+    type: "verifier",
+    label: "Email Verifier",
+    description: "Deliverability of each address",
+    fields: [BULK_FIELDS.email],
+    primaryParam: "email",
+    requires: [["email"]],
+    options: [],
+    paramsFor: (cells) => pick(cells, ["email"]),
+    resultColumns: ["status", "result", "score", "accept_all", "disposable", "webmail", "role", "mx_records", "smtp_check", "did_you_mean"],
+    isValid: (data) => (data as { status?: unknown } | null)?.status === "valid",
+  },
   async handler(params, ctx) {
     const { data, definitive } = await verifyEmail(ctx.env, params.email);
     // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on.

@@ -7,6 +7,7 @@ import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import type { CrawlContext } from "../engine/company-facts.js";
 import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 /**
@@ -44,6 +45,17 @@ export const enrich = defineCapability({
   extraCostFor: extraPhoneCost,
   usageCategory: "search",
   response: z.object({ data: nullableRecord }),
+  bulk: {
+    type: "enrich",
+    label: "Email Enrichment",
+    description: "Person and company data for each address",
+    fields: [BULK_FIELDS.email],
+    primaryParam: "email",
+    requires: [["email"]],
+    options: [BULK_OPTIONS.find_phones],
+    paramsFor: (cells, options) => ({ ...pick(cells, ["email"]), ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}) }),
+    resultColumns: ["first_name", "last_name", "position", "department", "seniority", "company", "website_url", "country", "linkedin", "twitter"],
+  },
   async handler(params, ctx) {
     const email = emailParam(params.email);
     const emailDomain = email.slice(email.lastIndexOf("@") + 1);

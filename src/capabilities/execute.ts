@@ -37,11 +37,13 @@ export async function executeCapability(cap: Capability, params: Record<string, 
   // Contract §4: the same request within 30 days of a billed one is answered free. The lookup runs
   // beside the admission (one round trip each, in parallel); a repeat gives its reservation back.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
+  const paced = inv.surface === "bulk" ? { ...cap, rateGroup: null } : cap;
   const admit = (free: boolean) =>
     admitRequest(inv.env, {
       accountId: inv.accountId,
       plan: inv.plan,
-      capability: free ? { ...cap, cost: null } : cap,
+      // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
+      capability: free ? { ...paced, cost: null } : paced,
       extraCost: free ? {} : (cap.extraCostFor?.(params as never) ?? {}),
       now: started,
     });

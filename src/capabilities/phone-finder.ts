@@ -6,6 +6,7 @@ import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
 import { PhoneDataSchema } from "./phone-schemas.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 /** Reads exactly one lookup key, checks its claims, and returns the servable numbers as PhoneData. */
@@ -50,6 +51,21 @@ export const phoneFinder = defineCapability({
   cost: { balance: "phone", amount: 1 },
   usageCategory: "phones",
   response: z.object({ data: z.union([PhoneDataSchema, z.array(PhoneDataSchema)]).nullable() }),
+  bulk: {
+    type: "phone-finder",
+    label: "Phone Finder",
+    description: "Phone numbers for each email, domain or profile URL",
+    fields: [BULK_FIELDS.email, BULK_FIELDS.domain, { ...BULK_FIELDS.linkedin, param: "professional_network" }],
+    primaryParam: "email",
+    requires: [["email"], ["domain"], ["professional_network"]],
+    options: [BULK_OPTIONS.find_all_phones],
+    // The capability takes exactly one key: the most specific one the row has.
+    paramsFor: (cells, options) => {
+      const key = cells.email ? { email: cells.email } : cells.professional_network ? { professional_network: cells.professional_network } : pick(cells, ["domain"]);
+      return { ...key, ...(flag(options, "find_all_phones") ? { full: "true" } : {}) };
+    },
+    resultColumns: ["e164_format", "intl_format", "line_type", "country_code", "carrier"],
+  },
   async handler(params, ctx) {
     const found = await findPhones(ctx.env, params);
     if (params.full) return { body: { data: found }, found: found.length > 0 };

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { assertNotClaimed } from "../engine/claims.js";
 import { phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones.js";
 import { ApiError } from "../http/errors.js";
+import { BULK_FIELDS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 import { PhoneFactsSchema } from "./phone-schemas.js";
 
@@ -22,6 +23,18 @@ export const phoneValidator = defineCapability({
   cost: { balance: "phone", amount: 1 },
   usageCategory: "phones",
   response: z.object({ data: PhoneFactsSchema }),
+  bulk: {
+    type: "phone-validator",
+    label: "Phone Validator",
+    description: "Validity, format and line type of each phone number",
+    fields: [BULK_FIELDS.phone, BULK_FIELDS.country],
+    primaryParam: "phone",
+    requires: [["phone"]],
+    options: [],
+    paramsFor: (cells) => pick(cells, ["phone", "country_code"]),
+    resultColumns: ["valid", "e164_format", "intl_format", "line_type", "country_code", "carrier"],
+    isValid: (data) => (data as { valid?: unknown } | null)?.valid === true,
+  },
   async handler(params, ctx) {
     let facts;
     try {

@@ -5,6 +5,7 @@ import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
 import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 export const professionalNetwork = defineCapability({
@@ -26,6 +27,17 @@ export const professionalNetwork = defineCapability({
   extraCostFor: extraPhoneCost,
   usageCategory: "search",
   response: z.object({ data: z.union([nullableRecord, z.array(z.record(z.string(), z.unknown()))]) }),
+  bulk: {
+    type: "linkedin",
+    label: "Profile Finder",
+    description: "Email address of the person behind each profile URL",
+    fields: [BULK_FIELDS.linkedin],
+    primaryParam: "url",
+    requires: [["url"]],
+    options: [BULK_OPTIONS.find_phones],
+    paramsFor: (cells, options) => ({ ...pick(cells, ["url"]), ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}) }),
+    resultColumns: ["email", "score", "first_name", "last_name", "position", "company", "website_url"],
+  },
   async handler(params, ctx) {
     const url = normaliseProfileUrl(params.url);
     if (!url) throw new ApiError(400, "params_invalid", "The parameter 'url' is invalid: it is not a profile URL (https://www.linkedin.com/in/<handle>).");

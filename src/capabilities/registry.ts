@@ -90,7 +90,55 @@ export interface Capability<S extends z.ZodObject = z.ZodObject> {
   usageCategory: UsageCategory;
   /** Response body schema for the OpenAPI document. */
   response?: z.ZodType;
+  /** Present when the capability can run as a bulk job (src/bulk derives its types from this). */
+  bulk?: BulkDeclaration;
   handler(params: z.infer<S>, ctx: CapabilityContext): Promise<CapabilityResult>;
+}
+
+/** One input column of a bulk job: which capability parameter it fills and how it is found. */
+export interface BulkField {
+  /** Capability parameter the column fills. */
+  param: string;
+  /** Zero-based create option naming the column: "domain_field_index". */
+  field: string;
+  label: string;
+  /** Header cells (compared lower-cased, with spaces, dashes and underscores ignored) that name this column. */
+  headerSynonyms: string[];
+  /** Former one-based option naming the same column ("column_domain"). */
+  legacyColumn?: string;
+}
+
+/** A create option of a bulk job, and what it does to each row's capability call. */
+export interface BulkOption {
+  name: string;
+  kind: "boolean" | "integer" | "string" | "string[]";
+  /** Former option name translated to this one ("verify" -> "verify_emails"). */
+  legacyName?: string;
+  description: string;
+}
+
+export type BulkOptionValues = Record<string, boolean | number | string | string[] | undefined>;
+
+export interface BulkDeclaration {
+  /** Path segment under /v1/bulk: "finder". */
+  type: string;
+  label: string;
+  description: string;
+  fields: BulkField[];
+  /** Parameter a one-column input (`list`, or a file without a recognised header) fills. */
+  primaryParam: string;
+  /** Sets of parameters of which a row needs one complete set to be processed. */
+  requires: string[][];
+  options: BulkOption[];
+  /**
+   * The row's capability parameters as query-string values (validated by the capability's own
+   * schema, like a /v1 call), from its cells by parameter name and the job's options.
+   */
+  paramsFor(cells: Record<string, string>, options: BulkOptionValues): Record<string, string>;
+  /** Result columns appended to each output row (dot paths into the answer's `data`). */
+  resultColumns: string[];
+  /** Row goes to the `valid` download (default: something was found). */
+  isValid?(data: unknown): boolean;
 }
 
 export function defineCapability<S extends z.ZodObject>(capability: Capability<S>): Capability<S> {

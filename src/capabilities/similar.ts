@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { domainParam } from "../engine/people-index.js";
 import { similarCompanies } from "../engine/similar.js";
 import { queryIntOr } from "../http/validation.js";
+import { BULK_FIELDS, pick } from "./bulk-fields.js";
 import { defineCapability } from "./registry.js";
 
 export const similar = defineCapability({
@@ -23,6 +24,18 @@ export const similar = defineCapability({
     data: z.array(z.object({ website_url: z.string(), name: z.string().nullable(), industries: z.string().nullable(), score: z.number().int() })),
     meta: z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int(), pageSize: z.number().int(), current: z.number().int(), total_pages: z.number().int() }),
   }),
+  bulk: {
+    type: "similar",
+    label: "Similar Domains",
+    description: "Domains similar to each domain",
+    fields: [BULK_FIELDS.domain],
+    primaryParam: "domain",
+    requires: [["domain"]],
+    options: [],
+    paramsFor: (cells) => pick(cells, ["domain"]),
+    resultColumns: ["website_url"],
+    isValid: (data) => Array.isArray(data) && data.length > 0,
+  },
   async handler(params, ctx) {
     const domain = domainParam(params.domain);
     const all = (await similarCompanies(ctx.env, domain, { crawl: ctx })) ?? [];

@@ -1,0 +1,166 @@
+import { eq } from "drizzle-orm";
+import { executeCapability } from "../capabilities/execute.js";
+import type { BulkOptionValues } from "../capabilities/registry.js";
+import { db } from "../db/client.js";
+import { accounts } from "../db/schema.js";
+import type { Env } from "../env.js";
+import type { ErrorBody } from "../http/errors.js";
+import { describeIssue } from "../http/validation.js";
+import type { RowRecord } from "./job-object.js";
+import { emailsIn, resultCells } from "./results.js";
+import { inputChunkKey, type InputRow } from "./storage.js";
+import { bulkType, type BulkType } from "./types.js";
+import { jobStub } from "./jobs.js";
+
+export const BULK_ROWS_QUEUE = "bulk-rows";
+export const BULK_ROWS_DEAD_LETTER_QUEUE = "bulk-rows-dlq";
+
+/** One chunk of one run of a job. */
+export interface BulkRowsMessage {
+  jobId: number;
+  chunk: number;
+  run: number;
+}
+
+/** Rows of one chunk run side by side. */
+const ROW_CONCURRENCY = 10;
+
+type RowRun = { kind: "done"; record: RowRecord } | { kind: "credits"; message: string };
+
+/**
+ * Runs each row through the same executor as /v1 (surface "bulk": credits are reserved and
+ * settled the same way), records it with the job's object, then has the object write the
+ * chunk's result part. A message is acked only when its chunk is finished or no longer wanted;
+ * anything else is retried, and rows already recorded are not run again.
+ */
+export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) {
+  const plans = new Map<number, Promise<string>>();
+  const planOf = (accountId: number) => {
+    let p = plans.get(accountId);
+    if (!p) {
+      p = db(env.DB)
+        .select({ plan: accounts.plan })
+        .from(accounts)
+        .where(eq(accounts.id, accountId))
+        .then((r) => r[0]?.plan ?? "free");
+      plans.set(accountId, p);
+    }
+    return p;
+  };
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      try {
+        await processChunk(env, ctx, message.body as BulkRowsMessage, planOf);
+        message.ack();
+      } catch (err) {
+        console.error("bulk chunk failed; retrying", message.body, err);
+        message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
+      }
+    }),
+  );
+}
+
+export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRowsMessage, planOf: (accountId: number) => Promise<string>) {
+  const job = jobStub(env, msg.jobId);
+  const plan = await job.beginChunk(msg.run, msg.chunk);
+  if (!plan.go) return;
+  const type = bulkType(plan.type!)!;
+  const object = await env.BULK_FILES.get(inputChunkKey(plan.prefix!, msg.chunk));
+  if (!object) throw new Error(`input chunk ${msg.chunk} of job ${msg.jobId} is missing`);
+  const rows = (await object.json()) as InputRow[];
+  const accountPlan = await planOf(plan.accountId!);
+  const done = new Set(plan.done);
+  const first = msg.chunk * plan.chunkRows!;
+  const pending = rows.map((row, i) => ({ row, idx: first + i })).filter((r) => !done.has(r.idx));
+
+  let stop: string | null = null;
+  let cancelled = false;
+  const worker = async () => {
+    while (pending.length && !stop && !cancelled) {
+      const { row, idx } = pending.shift()!;
+      const outcome = await runRow(env, ctx, type, plan.fields!, plan.options!, row, idx, plan.accountId!, accountPlan);
+      if (outcome.kind === "credits") {
+        stop = outcome.message;
+        return;
+      }
+      const recorded = await job.recordRow(msg.run, msg.chunk, outcome.record);
+      if (!recorded.go) cancelled = true;
+    }
+  };
+  await Promise.all(Array.from({ length: ROW_CONCURRENCY }, worker));
+  if (cancelled) return;
+  if (stop) {
+    await job.stopForCredits(msg.run, stop, Date.now());
+    return;
+  }
+  await job.finishChunk(msg.run, msg.chunk, Date.now());
+}
+
+/** One row: its parameters checked by the capability's own schema, then the executor. */
+export async function runRow(
+  env: Env,
+  ctx: ExecutionContext,
+  type: BulkType,
+  fields: Record<string, number>,
+  options: BulkOptionValues,
+  row: InputRow,
+  idx: number,
+  accountId: number,
+  plan: string,
+): Promise<RowRun> {
+  const blank = (outcome: RowRecord["outcome"], error?: string): RowRun => ({ kind: "done", record: { idx, outcome, valid: false, cells: [], error, emails: 0, credits: {} } });
+  if (row.x === "invalid") {
+    const needed = type.decl.requires.map((set) => set.join(" + ")).join(" or ");
+    return blank("invalid", `missing ${needed}`);
+  }
+  if (row.x === "skipped") return blank("skipped", "the row already has an email address");
+
+  const cells: Record<string, string> = {};
+  for (const [param, at] of Object.entries(fields)) cells[param] = (row.c[at] ?? "").trim();
+  const parsed = type.capability.params.safeParse(type.decl.paramsFor(cells, options));
+  if (!parsed.success) return blank("client_error", describeIssue(parsed.error));
+
+  const { response, result } = await executeCapability(type.capability, parsed.data as Record<string, unknown>, {
+    env,
+    waitUntil: (p) => ctx.waitUntil(p),
+    accountId,
+    plan,
+    surface: "bulk",
+  });
+  if (response.status === 402 || (response.status === 429 && !response.headers.has("Retry-After"))) {
+    const body = (await response.json()) as ErrorBody;
+    return { kind: "credits", message: body.errors.message };
+  }
+  if (response.status !== 200 || !result) {
+    const body = (await response.json().catch(() => null)) as ErrorBody | null;
+    return blank(response.status >= 500 ? "server_error" : "client_error", body?.errors?.message ?? `status ${response.status}`);
+  }
+  const data = (result.body as { data?: unknown }).data ?? null;
+  const cost = type.capability.cost;
+  const credits: RowRecord["credits"] = {};
+  if (result.found && cost) credits[cost.balance] = cost.amount;
+  for (const [balance, amount] of Object.entries(result.extraCost ?? {})) {
+    const b = balance as keyof RowRecord["credits"];
+    credits[b] = (credits[b] ?? 0) + (amount ?? 0);
+  }
+  return {
+    kind: "done",
+    record: {
+      idx,
+      outcome: result.found ? "found" : "not_found",
+      valid: result.found && (type.decl.isValid ? type.decl.isValid(data) : true),
+      cells: resultCells(type, options, data),
+      emails: result.found ? emailsIn(data) : 0,
+      credits,
+    },
+  };
+}
+
+/** Dead letters: the chunk's job fails with a message instead of staying `running` for ever. */
+export async function consumeDeadBulkRows(batch: MessageBatch<unknown>, env: Env) {
+  for (const message of batch.messages) {
+    const msg = message.body as BulkRowsMessage;
+    await jobStub(env, msg.jobId).failChunk(msg.run, msg.chunk, Date.now());
+    message.ack();
+  }
+}

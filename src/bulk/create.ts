@@ -1,0 +1,230 @@
+import Busboy from "busboy";
+import { Readable } from "node:stream";
+import { and, count, eq, gte } from "drizzle-orm";
+import { db } from "../db/client.js";
+import { bulkJobs } from "../db/schema-bulk.js";
+import { assertDeliverableUrl } from "../delivery/index.js";
+import type { Env } from "../env.js";
+import { ApiError } from "../http/errors.js";
+import { DAY_MS } from "../http/time.js";
+import { secondsToUtcMidnight } from "../limits/account-limiter.js";
+import { csvRecords } from "./csv-source.js";
+import { dataRecords, ingestRows, listRecords, type IngestResult } from "./ingest.js";
+import type { JobConfig, JobView } from "./job-object.js";
+import { jobStub } from "./jobs.js";
+import { parseCreateOptions, rowOptions, type CreateOptions } from "./options.js";
+import { resultHeader } from "./results.js";
+import { deletePrefix, uploadKey } from "./storage.js";
+import { CHUNK_ROWS, CREATES_PER_TYPE_PER_DAY, JOB_VALIDITY_MS, MAX_UPLOAD_BYTES, type BulkType } from "./types.js";
+import { syncIndex } from "./index-db.js";
+
+/** R2 multipart parts must be at least 5 MiB (except the last). */
+const PART_BYTES = 5 * 1024 * 1024;
+
+interface Upload {
+  fields: Record<string, unknown>;
+  file: { name: string | null; bytes: number } | null;
+}
+
+/**
+ * Streams a multipart body: text fields are collected, the `file` part goes to R2 in 5 MiB parts
+ * as it arrives (never the whole file in memory). busboy is used because it hands file parts over
+ * as streams; parsers that buffer each part would hold the whole upload.
+ */
+async function receiveMultipart(env: Env, request: Request, prefix: string): Promise<Upload> {
+  const fields: Record<string, unknown> = {};
+  let file: Upload["file"] = null;
+  let failure: unknown;
+  const uploads: Promise<void>[] = [];
+  const bb = Busboy({ headers: { "content-type": request.headers.get("content-type") ?? "" }, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 100, fieldSize: 4 * 1024 * 1024 } });
+  const done = new Promise<void>((resolve, reject) => {
+    bb.on("field", (name, value) => {
+      // Repeated fields are lists (departments[]=a&departments[]=b).
+      const key = name.replace(/\[\]$/, "");
+      const prev = fields[key];
+      fields[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    });
+    bb.on("file", (name, stream, info) => {
+      if (name !== "file") {
+        stream.resume();
+        failure ??= new ApiError(400, "params_invalid", `The file part must be named 'file' (got '${name}').`);
+        return;
+      }
+      if (file) {
+        stream.resume();
+        failure ??= new ApiError(400, "params_invalid", "Send one file per job.");
+        return;
+      }
+      const type = info.mimeType.toLowerCase();
+      if (!["text/csv", "application/csv", "text/plain", "application/vnd.ms-excel", "application/octet-stream"].includes(type)) {
+        stream.resume();
+        failure ??= new ApiError(400, "params_invalid", `The parameter 'file' is invalid: expected a CSV file (text/csv), got ${info.mimeType}.`);
+        return;
+      }
+      file = { name: info.filename ?? null, bytes: 0 };
+      const current = file;
+      uploads.push(
+        streamToR2(env.BULK_FILES, uploadKey(prefix), stream, (n) => (current.bytes = n)).catch((err) => {
+          failure ??= err;
+        }),
+      );
+      stream.on("limit", () => {
+        failure ??= new ApiError(413, "payload_too_large", `The file is larger than the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB bulk upload limit.`);
+      });
+    });
+    bb.on("close", resolve);
+    bb.on("error", (err) => reject(new ApiError(400, "params_invalid", `The multipart body could not be read: ${(err as Error).message}.`)));
+  });
+  if (!request.body) throw new ApiError(400, "params_invalid", "The request has no body.");
+  Readable.fromWeb(request.body as never).pipe(bb);
+  await done;
+  await Promise.all(uploads);
+  if (failure) throw failure;
+  return { fields, file };
+}
+
+/** Node stream -> R2 object, 5 MiB at a time through a multipart upload (one put when it is small). */
+async function streamToR2(bucket: R2Bucket, key: string, stream: AsyncIterable<Buffer>, onBytes: (n: number) => void) {
+  let buffered: Uint8Array[] = [];
+  let size = 0;
+  let total = 0;
+  let upload: R2MultipartUpload | null = null;
+  const parts: R2UploadedPart[] = [];
+  const join = () => {
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const b of buffered) {
+      out.set(b, at);
+      at += b.byteLength;
+    }
+    buffered = [];
+    size = 0;
+    return out;
+  };
+  try {
+    for await (const chunk of stream) {
+      const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength).slice();
+      buffered.push(bytes);
+      size += bytes.byteLength;
+      total += bytes.byteLength;
+      onBytes(total);
+      if (size >= PART_BYTES) {
+        upload ??= await bucket.createMultipartUpload(key, { httpMetadata: { contentType: "text/csv" } });
+        parts.push(await upload.uploadPart(parts.length + 1, join()));
+      }
+    }
+    if (upload) {
+      if (size > 0) parts.push(await upload.uploadPart(parts.length + 1, join()));
+      await upload.complete(parts);
+    } else {
+      await bucket.put(key, join(), { httpMetadata: { contentType: "text/csv" } });
+    }
+  } catch (err) {
+    if (upload) await upload.abort().catch(() => {});
+    throw err;
+  }
+}
+
+/** 429 once an account has created CREATES_PER_TYPE_PER_DAY jobs of a type today (UTC). */
+export async function assertCreatesLeft(env: Env, accountId: number, type: string, now: number) {
+  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  const [row] = await db(env.DB)
+    .select({ n: count() })
+    .from(bulkJobs)
+    .where(and(eq(bulkJobs.accountId, accountId), eq(bulkJobs.type, type), gte(bulkJobs.createdAt, dayStart)));
+  if ((row?.n ?? 0) >= CREATES_PER_TYPE_PER_DAY) {
+    throw new ApiError(429, "rate_limit", `Daily bulk limit reached: ${CREATES_PER_TYPE_PER_DAY} ${type} jobs per day. The counter resets at 00:00 UTC.`, {
+      "Retry-After": String(secondsToUtcMidnight(now)),
+    });
+  }
+}
+
+export interface Created {
+  job: JobView;
+  options: CreateOptions;
+}
+
+/**
+ * Creates a job from a JSON or multipart body. Everything is checked before the job exists; a
+ * refused create removes what it stored in R2 and leaves no index row.
+ */
+export async function createJob(env: Env, request: Request, type: BulkType, accountId: number, actorId: number, now = Date.now()): Promise<Created> {
+  await assertCreatesLeft(env, accountId, type.type, now);
+  const prefix = crypto.randomUUID();
+  let jobId: number | null = null;
+  try {
+    const contentType = request.headers.get("content-type")?.toLowerCase() ?? "";
+    let upload: Upload;
+    if (contentType.startsWith("multipart/form-data")) {
+      upload = await receiveMultipart(env, request, prefix);
+    } else if (contentType.startsWith("application/json") || contentType === "") {
+      const body = await request.json().catch(() => {
+        throw new ApiError(400, "params_invalid", "The body is not valid JSON.");
+      });
+      if (!body || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "params_invalid", "The body must be a JSON object.");
+      upload = { fields: body as Record<string, unknown>, file: null };
+    } else {
+      throw new ApiError(400, "params_invalid", "Send the job as JSON or as multipart/form-data with a 'file' part.");
+    }
+    const options = parseCreateOptions(upload.fields, type);
+    const given = [upload.file !== null, options.data !== undefined, options.list !== undefined].filter(Boolean).length;
+    if (given !== 1) throw new ApiError(400, "params_invalid", given === 0 ? "The parameter 'file' is required (or send 'data' or 'list')." : "Send exactly one of 'file', 'data' or 'list'.");
+    if (options.webhook_url) await assertDeliverableUrl(env, options.webhook_url, "webhook_url");
+
+    let ingest: IngestResult;
+    let source: JobConfig["input"]["source"];
+    // Null: detected from the file's first line.
+    const delimiter: string | null = options.delimiter ?? null;
+    if (upload.file) {
+      source = "file";
+      if (upload.file.bytes === 0) throw new ApiError(400, "params_invalid", "The file is empty.");
+      const object = await env.BULK_FILES.get(uploadKey(prefix));
+      if (!object) throw new Error("the upload vanished from R2");
+      ingest = await ingestRows(env.BULK_FILES, prefix, type, csvRecords(object.body, { delimiter: options.delimiter, field: "file" }), options, "file");
+    } else if (options.data !== undefined) {
+      source = "data";
+      ingest = await ingestRows(env.BULK_FILES, prefix, type, dataRecords(options.data, options.delimiter ?? ","), options, "data");
+    } else {
+      source = "list";
+      ingest = await ingestRows(env.BULK_FILES, prefix, type, listRecords(options.list!), { ...options, has_header: options.has_header ?? false }, "list");
+    }
+
+    const values = rowOptions(options);
+    const config: JobConfig = {
+      v: 1,
+      input: { source, has_header: source === "list" ? (options.has_header ?? false) : (options.has_header ?? true), delimiter, original_file_name: upload.file?.name ?? null, rows: ingest.counts.input, fields: ingest.fieldIndexes },
+      options: values,
+      notify: options.notify ?? Boolean(options.webhook_url),
+      ...(options.webhook_url ? { webhook: { url: options.webhook_url } } : {}),
+    };
+    const [row] = await db(env.DB)
+      .insert(bulkJobs)
+      .values({ accountId, type: type.type, name: options.name, status: "pending", rowsInput: ingest.counts.input, snapshot: {}, createdAt: now, updatedAt: now, expiredAt: now + JOB_VALIDITY_MS })
+      .returning({ id: bulkJobs.id });
+    jobId = row!.id;
+    const job = await jobStub(env, jobId).init(
+      {
+        id: jobId,
+        accountId,
+        type: type.type,
+        name: options.name,
+        createdAt: now,
+        prefix,
+        config,
+        fields: ingest.fields,
+        header: ingest.header,
+        resultHeader: resultHeader(type, values),
+        chunks: ingest.chunks,
+        chunkRows: CHUNK_ROWS,
+        counts: ingest.counts,
+      },
+      actorId,
+    );
+    await syncIndex(env, job);
+    return { job, options };
+  } catch (err) {
+    await deletePrefix(env.BULK_FILES, prefix).catch(() => {});
+    if (jobId !== null) await db(env.DB).delete(bulkJobs).where(eq(bulkJobs.id, jobId)).catch(() => {});
+    throw err;
+  }
+}

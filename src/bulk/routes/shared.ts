@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { ErrorResponses, ErrorSchema, security } from "../../account/openapi-shared.js";
+import { db } from "../../db/client.js";
+import { bulkJobs } from "../../db/schema-bulk.js";
+import type { Ctx } from "../../http/openapi.js";
+import { ApiError } from "../../http/errors.js";
+import { BULK_TYPE_NAMES, bulkType, type BulkType } from "../types.js";
+
+export { security };
+export const TAG = "Bulk";
+
+export const TypeParam = z.object({
+  type: z.enum(BULK_TYPE_NAMES, { message: `expected one of ${BULK_TYPE_NAMES.join(", ")}` }).openapi({ param: { name: "type", in: "path" }, example: "finder" }),
+});
+export const JobParams = TypeParam.extend({
+  id: z.coerce.number({ message: "expected a job id" }).int({ message: "expected a job id" }).min(1, { message: "expected a job id" }).openapi({ param: { name: "id", in: "path" }, example: 1 }),
+});
+
+export const JobSchema = z.record(z.string(), z.unknown()).openapi("BulkJob", {
+  description: "bulk_id, user_id, bulk_type, name, status (pending, running, completed, failed, cancelled), archived, progress, processed, billed, error_message, retry_count, created_at, started_at, completed_at, cancelled_at, expired_at, expired, config, metrics, preview (once billed)",
+});
+export const ActionSchema = z.object({ data: z.object({ status: z.string(), message: z.string(), code: z.number().int() }) }).openapi("BulkSuccessResponse");
+
+const err = (description: string) => ({ description, content: { "application/json": { schema: ErrorSchema } } });
+export const JobErrors = {
+  ...ErrorResponses,
+  404: err("No such job for this account (unknown_record)"),
+  409: err("The job's status does not allow this action, or the job expired (invalid_state)"),
+} as const;
+
+export function auth(c: Ctx) {
+  const a = c.get("auth");
+  return { accountId: a.account.id, plan: a.account.plan, actorId: a.actor.id };
+}
+
+export function typeOf(name: string): BulkType {
+  return bulkType(name)!;
+}
+
+/** 404 unless the job exists, belongs to the account and is of the path's type. */
+export async function assertOwnJob(c: Ctx, type: string, id: number) {
+  const [row] = await db(c.env.DB)
+    .select({ id: bulkJobs.id })
+    .from(bulkJobs)
+    .where(and(eq(bulkJobs.id, id), eq(bulkJobs.accountId, c.get("auth").account.id), eq(bulkJobs.type, type)))
+    .limit(1);
+  if (!row) throw new ApiError(404, "unknown_record", `No ${type} bulk job with id ${id}.`);
+}
+
+export const action = (status: string, message: string) => ({ data: { status, message, code: 200 } });

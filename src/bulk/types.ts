@@ -1,0 +1,30 @@
+import { CAPABILITIES } from "../capabilities/index.js";
+import type { BulkDeclaration, Capability } from "../capabilities/registry.js";
+
+/** A bulk type: a capability that declares `bulk`, run once per row. */
+export interface BulkType {
+  type: string;
+  capability: Capability;
+  decl: BulkDeclaration;
+}
+
+/** Uploads above the 4 MB limit of the rest of the API are accepted on create, up to this size. */
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+export const MAX_ROWS = 100_000;
+/** Rows per normalised input chunk, per queue message and per result part. */
+export const CHUNK_ROWS = 50;
+export const MAX_RUNNING_PER_TYPE = 2;
+export const CREATES_PER_TYPE_PER_DAY = 15;
+export const DOWNLOADS_PER_JOB_PER_DAY = 50;
+export const JOB_VALIDITY_MS = 180 * 86_400_000;
+export const DOWNLOAD_FILES = ["full", "valid", "not_found"] as const;
+export type DownloadFile = (typeof DOWNLOAD_FILES)[number];
+
+/** Every capability that declares a bulk type, in registry order (derived, not a second table). */
+export const BULK_TYPES: BulkType[] = CAPABILITIES.filter((c) => c.bulk).map((c) => ({ type: c.bulk!.type, capability: c, decl: c.bulk! }));
+
+export const BULK_TYPE_NAMES = BULK_TYPES.map((t) => t.type) as [string, ...string[]];
+
+export function bulkType(type: string): BulkType | undefined {
+  return BULK_TYPES.find((t) => t.type === type);
+}

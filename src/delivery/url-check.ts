@@ -25,7 +25,7 @@ export async function assertDeliverableUrl(env: Env, url: string, field: string)
   }
   if (parsed.username || parsed.password) refuse(field, "URLs with credentials are not accepted; send secrets as webhook headers instead");
   const loopback = isLoopbackHost(parsed);
-  if (loopback && !isProduction(env) && (parsed.protocol === "http:" || parsed.protocol === "https:")) return parsed;
+  if (loopback && !isProduction(env) && parsed.protocol === "http:") return parsed;
   if (parsed.protocol !== "https:") refuse(field, "the URL must use https");
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
   if (loopback || (!host.includes(".") && !host.includes(":"))) refuse(field, "the host is not a public name; private, loopback and link-local hosts are refused");

@@ -3,7 +3,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { createV1App, v1OpenApiDocument } from "./account/v1.js";
 import type { AppBindings } from "./env.js";
 import { errorResponse, toErrorResponse } from "./http/errors.js";
-import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/guards.js";
+import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/request-limits.js";
 import { createOperatorApp } from "./operator/app.js";
 import { createAgentApp } from "./agent/app.js";
 import { registerOAuth } from "./oauth/index.js";

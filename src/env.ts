@@ -9,8 +9,8 @@ export interface Env {
   OPERATOR_SECRET?: string;
   /** DNS-over-HTTPS JSON endpoint; default https://cloudflare-dns.com/dns-query. */
   DOH_URL?: string;
-  /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/crawl/queue.ts). */
-  CRAWL_QUEUE?: Queue<import("./engine/crawl/queue.js").DeepCrawlMessage>;
+  /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
+  CRAWL_QUEUE?: Queue<import("./engine/web/crawl/deep-crawl-queue.js").DeepCrawlMessage>;
   /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/account/request-log-queue.ts). */
   REQUEST_LOGS?: Queue<import("./account/request-log-queue.js").RequestLogMessage>;
   /** Base URL of a self-hosted Reacher backend for the verifier's SMTP step; unset = SMTP check not run. */

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { Capability } from "../capabilities/registry.js";
-import { FORWARDED_HEADERS } from "./gate.js";
+import type { Capability } from "../capabilities/core/registry.js";
+import { FORWARDED_HEADERS } from "./payment-gate.js";
 import { priceFor, toBaseUnits } from "./prices.js";
 import type { PaymentProvider } from "./provider.js";
 

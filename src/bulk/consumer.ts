@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { executeCapability } from "../capabilities/execute.js";
-import type { BulkOptionValues } from "../capabilities/registry.js";
+import { executeCapability } from "../capabilities/core/execute.js";
+import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import type { Env } from "../env.js";

@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import type { BulkOptionValues } from "../capabilities/registry.js";
+import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
 import { rfc3339 } from "../http/time.js";
 import { notifyJobEnd } from "./end-event.js";
-import { syncIndex } from "./index-db.js";
+import { syncIndex } from "./jobs-table.js";
 import { csvLine, inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
 import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./types.js";
 

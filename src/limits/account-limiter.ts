@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { CreditBalance, RateGroup } from "../capabilities/registry.js";
+import type { CreditBalance, RateGroup } from "../capabilities/core/registry.js";
 import { DAY_MS } from "../http/time.js";
 import { planFor } from "./plans.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addClaim, assertNotClaimed, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/claims.js";
+import { addClaim, assertNotClaimed, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/index/claims.js";
 import { ApiError } from "../../src/http/errors.js";
 
 describe("claim normalisers", () => {

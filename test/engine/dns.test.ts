@@ -10,7 +10,7 @@ import {
   resolveA,
   resolveMx,
   resolveTxt,
-} from "../../src/engine/dns.js";
+} from "../../src/engine/dns/resolver.js";
 
 type Answer = { Status: number; Answer?: { name: string; type: number; TTL: number; data: string }[]; Authority?: unknown[] };
 

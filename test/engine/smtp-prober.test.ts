@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapReacherOutput, NoSmtpProber, proberFor, ReacherProber, SmtpProberUnavailableError } from "../../src/engine/smtp-prober.js";
+import { mapReacherOutput, NoSmtpProber, proberFor, ReacherProber, SmtpProberUnavailableError } from "../../src/engine/verify/smtp-prober.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 
 describe("proberFor", () => {

@@ -2,9 +2,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims, domains, emailSources } from "../../src/db/schema-index.js";
-import { DnsUnavailableError } from "../../src/engine/dns.js";
-import { ReacherProber, type SmtpProber, SmtpProberUnavailableError } from "../../src/engine/smtp-prober.js";
-import { verifyEmail } from "../../src/engine/verify.js";
+import { DnsUnavailableError } from "../../src/engine/dns/resolver.js";
+import { ReacherProber, type SmtpProber, SmtpProberUnavailableError } from "../../src/engine/verify/smtp-prober.js";
+import { verifyEmail } from "../../src/engine/verify/verifier.js";
 import { ApiError } from "../../src/http/errors.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 

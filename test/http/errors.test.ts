@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { Hono } from "hono";
 import { errorResponse, toErrorResponse } from "../../src/http/errors.js";
-import { limitBody, withDeadline } from "../../src/http/guards.js";
+import { limitBody, withDeadline } from "../../src/http/request-limits.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 describe("one error body everywhere", () => {

@@ -4,15 +4,13 @@
 // The model is committed; rerun only to retrain:
 //   npm install --prefix /tmp/corpus --ignore-scripts @faker-js/faker@10.6.0
 //   node scripts/build-letter-model.mjs /tmp/corpus/node_modules/@faker-js/faker
-import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const fakerDir = process.argv[2];
 if (!fakerDir) throw new Error("usage: node scripts/build-letter-model.mjs <path to @faker-js/faker>");
 const { allLocales } = await import(path.resolve(fakerDir, "dist/index.js"));
-const require = createRequire(import.meta.url);
-const roles = require("role-based-email-addresses");
+const roles = JSON.parse(readFileSync(new URL("../src/engine/data/role-addresses.json", import.meta.url), "utf8"));
 
 const strings = (value) =>
   typeof value === "string" ? [value] : Array.isArray(value) ? value.flatMap(strings) : value && typeof value === "object" ? Object.values(value).flatMap(strings) : [];

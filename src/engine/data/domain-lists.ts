@@ -1,6 +1,6 @@
 import { disposableEmailBlocklist } from "disposable-email-domains-js";
-import roleAddresses from "role-based-email-addresses";
 import freeEmailDomains from "./free-email-domains.json";
+import roleAddresses from "./role-addresses.json";
 
 /**
  * Domain and local-part lists from maintained packages (see data/free-email-domains.md for the
@@ -29,7 +29,7 @@ function load(): Lists {
     const domain = d.toLowerCase();
     if (!isListed(disposable, domain)) webmail.add(domain);
   }
-  const role = new Set<string>((roleAddresses as string[]).map((r) => r.toLowerCase()));
+  const role = new Set<string>(roleAddresses.map((r) => r.toLowerCase()));
   lists = { disposable, webmail, role };
   return lists;
 }

@@ -1,6 +1,7 @@
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { parseFilters, searchCompanies } from "../engine/company/search.js";
-import { type ApiApp, defineRoute, input } from "../http/openapi.js";
+import type { ApiApp } from "../http/openapi.js";
+import { fixedLimit } from "../limits/middleware.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
 
@@ -25,54 +26,53 @@ const RevealBody = z.object({
 const RevealCompany = z.record(z.string(), z.unknown());
 const RevealMeta = z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int(), pages: z.number().int(), filters: z.record(z.string(), FilterValue) });
 
-/** POST /v1/reveal/search: company search over the index (contract §5.5); authenticated like all of /v1, 5/s fixed limit. */
-export function registerRevealRoute(v1: ApiApp) {
-  defineRoute(
-    v1,
-    {
-      method: "post",
-      path: "/reveal/search",
-      tags: ["Companies"],
-      security,
-      summary: "Search companies with include/exclude filters",
-      request: { body: { required: true, content: { "application/json": { schema: RevealBody } } } },
-      responses: {
-        200: {
-          description: "Matching companies",
-          content: {
-            "application/json": {
-              schema: z.object({
-                success: z.boolean(),
-                data: z.object({ companies: z.array(RevealCompany), total: z.number().int(), page: z.number().int(), limit: z.number().int(), pages: z.number().int() }),
-                meta: RevealMeta,
-                message: z.string(),
-              }),
-            },
-          },
+const route = createRoute({
+  method: "post",
+  path: "/reveal/search",
+  tags: ["Companies"],
+  security,
+  middleware: fixedLimit({ name: "reveal", limit: 5, windowMs: 1_000, scope: "account", methods: ["POST"] }),
+  summary: "Search companies with include/exclude filters",
+  request: { body: { required: true, content: { "application/json": { schema: RevealBody } } } },
+  responses: {
+    200: {
+      description: "Matching companies",
+      content: {
+        "application/json": {
+          schema: z.object({
+            success: z.boolean(),
+            data: z.object({ companies: z.array(RevealCompany), total: z.number().int(), page: z.number().int(), limit: z.number().int(), pages: z.number().int() }),
+            meta: RevealMeta,
+            message: z.string(),
+          }),
         },
-        ...ErrorResponses,
       },
     },
-    async (c) => {
-      c.set("logType", "Reveal Search");
-      const body = input<z.infer<typeof RevealBody>>(c, "json");
-      const callbackUrl = await checkCallbackUrl(c.env, body.webhook_url);
-      const filters = parseFilters(body.filters);
-      const page = body.page ?? 1;
-      const limit = body.limit ?? 10;
-      const { total, companies } = await searchCompanies(c.env, { query: body.query, filters, page, limit });
-      const pages = Math.ceil(total / limit);
-      const projected = body._source?.length
-        ? companies.map((co) => Object.fromEntries(Object.entries(co).filter(([k]) => body._source!.includes(k))))
-        : companies;
-      const answer = {
-        success: true,
-        data: { companies: projected, total, page, limit, pages },
-        meta: { total, page, limit, pages, filters },
-        message: total === 0 ? "No company matches these filters." : `Found ${total} ${total === 1 ? "company" : "companies"}.`,
-      };
-      if (callbackUrl) scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: c.get("auth").account.id, url: callbackUrl, endpoint: c.req.path, body: answer });
-      return c.json(answer);
-    },
-  );
+    ...ErrorResponses,
+  },
+});
+
+/** POST /v1/reveal/search: company search over the index (contract §5.5); authenticated like all of /v1, 5/s fixed limit. */
+export function registerRevealRoute(v1: ApiApp) {
+  v1.openapi(route, async (c) => {
+    c.set("logType", "Reveal Search");
+    const body = c.req.valid("json");
+    const callbackUrl = await checkCallbackUrl(c.env, body.webhook_url);
+    const filters = parseFilters(body.filters);
+    const page = body.page ?? 1;
+    const limit = body.limit ?? 10;
+    const { total, companies } = await searchCompanies(c.env, { query: body.query, filters, page, limit });
+    const pages = Math.ceil(total / limit);
+    const projected = body._source?.length
+      ? companies.map((co) => Object.fromEntries(Object.entries(co).filter(([k]) => body._source!.includes(k))))
+      : companies;
+    const answer = {
+      success: true,
+      data: { companies: projected, total, page, limit, pages },
+      meta: { total, page, limit, pages, filters },
+      message: total === 0 ? "No company matches these filters." : `Found ${total} ${total === 1 ? "company" : "companies"}.`,
+    };
+    if (callbackUrl) scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: c.get("auth").account.id, url: callbackUrl, endpoint: c.req.path, body: answer });
+    return c.json(answer, 200);
+  });
 }

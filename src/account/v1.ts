@@ -1,8 +1,7 @@
 import { authenticate } from "./auth.js";
 import { hasEndpoint, logRequests } from "./request-log.js";
-import { registerKeyRoutes } from "./v1-keys.js";
-import { registerCurrentKeyRoutes } from "./v1-keys-current.js";
-import { registerLogRoutes } from "./v1-logs.js";
+import { registerKeyRoutes } from "./routes/keys/index.js";
+import { registerLogRoutes } from "./routes/logs/index.js";
 import { registerMeRoute } from "./v1-me.js";
 import { registerUsageRoute } from "./v1-usage.js";
 import { registerRevealRoute } from "./v1-reveal.js";
@@ -36,10 +35,7 @@ export function createV1App(): ApiApp {
   // Limits are middleware, so they must be registered before the routes they guard.
   // /v1/me shows the credit balances: the admission brings them back in its one round trip.
   v1.use("/me", tableLimit("me", { withBalances: true }));
-  // "/keys/*" also matches "/keys" itself: one registration each, so a request is counted once.
-  v1.use("/keys/*", fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] }));
-  v1.use("/keys/*", fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] }));
-  v1.use("/reveal/search", fixedLimit({ name: "reveal", limit: 5, windowMs: 1_000, scope: "account", methods: ["POST"] }));
+  // Fixed limits (keys, reveal) are attached to their routes through `middleware`.
   v1.use("/flag", fixedLimit({ name: "flag", limit: 10, windowMs: 60_000, scope: "ip" }));
 
   registerClientRegistrationRoute(v1);
@@ -48,7 +44,6 @@ export function createV1App(): ApiApp {
   registerUsageRoute(v1);
   registerLogRoutes(v1);
   registerKeyRoutes(v1);
-  registerCurrentKeyRoutes(v1);
   registerRevealRoute(v1);
   registerLeadRoutes(v1);
   registerBulkRoutes(v1);

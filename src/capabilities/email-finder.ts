@@ -67,12 +67,10 @@ export const emailFinder = defineCapability({
     const domain = await resolveTarget(ctx.env, params);
     await ensureIndexed(ctx, domain);
     const answer = await findEmail(ctx, domain, name);
-    const data: Record<string, unknown> = finderData(domain, name, answer);
+    const data = finderData(domain, name, answer);
     if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };
     const phone = await phoneDataFor(ctx.env, { email: answer.email, domain });
-    data.phone_data = phone;
     // The bool says whether a number is known; phone_data carries it.
-    if (phone) data.phone_number = true;
-    return { body: { data }, found: true, extraCost: phoneExtraCost(phone) };
+    return { body: { data: { ...data, phone_data: phone, phone_number: phone ? true : data.phone_number } }, found: true, extraCost: phoneExtraCost(phone) };
   },
 });

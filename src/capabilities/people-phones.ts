@@ -1,4 +1,4 @@
-import type { Capability } from "./core/registry.js";
+import type { AnyCapability } from "./core/registry.js";
 import { combinedFind } from "./combined-find.js";
 import { companiesFind } from "./companies-find.js";
 import { enrich } from "./enrich.js";
@@ -12,7 +12,7 @@ import { location } from "./shapes/location.js";
 import { domainSuggestions } from "./domain-suggestions.js";
 
 /** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
-export const PEOPLE_PHONE_CAPABILITIES = [
+export const PEOPLE_PHONE_CAPABILITIES: AnyCapability[] = [
   phoneValidator,
   phoneFinder,
   phoneLegacy,
@@ -25,4 +25,4 @@ export const PEOPLE_PHONE_CAPABILITIES = [
   similar,
   location,
   domainSuggestions,
-] as unknown as Capability[];
+];

@@ -4,7 +4,7 @@ import { withHeaders } from "../../http/headers.js";
 import { admitRequest, limiterFor } from "../../limits/admission.js";
 import { billedRecently, recordCharge, requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
-import type { Capability, CapabilityResult } from "./registry.js";
+import type { AnyCapability, CapabilityResult } from "./registry.js";
 
 export interface Invocation {
   env: Env;
@@ -27,7 +27,7 @@ export interface Execution {
  * one round trip), run the handler, then settle (charge if something was found, refund otherwise).
  * The answer carries the rate-limit headers the admission produced, errors included.
  */
-export async function executeCapability(cap: Capability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
+export async function executeCapability(cap: AnyCapability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
   const now = inv.now ?? Date.now;
   const started = now();
   // On the agent surface the payment is the charge: the shared agents account spends no credits,
@@ -44,7 +44,7 @@ export async function executeCapability(cap: Capability, params: Record<string, 
       plan: inv.plan,
       // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
       capability: free ? { ...paced, cost: null } : paced,
-      extraCost: free ? {} : (cap.extraCostFor?.(params as never) ?? {}),
+      extraCost: free ? {} : (cap.extraCostFor?.(params) ?? {}),
       now: started,
     });
   let [repeat, admission] = await Promise.all([
@@ -66,7 +66,7 @@ export async function executeCapability(cap: Capability, params: Record<string, 
 
   let result: CapabilityResult;
   try {
-    result = await cap.handler(params as never, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
+    result = await cap.handler(params, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
   } catch (err) {
     if (!repeat) inv.waitUntil(admission.settle({ found: false }));
     const response = err instanceof ApiError ? errorResponse(err.status, err.type, err.message, err.headers) : toErrorResponse(err);
@@ -95,7 +95,7 @@ function refusedForCredits(refusal: Response): boolean {
 }
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */
-async function quotaHeaders(inv: Invocation, balance: NonNullable<Capability["cost"]>["balance"], names: NonNullable<Capability["quotaHeaders"]>) {
+async function quotaHeaders(inv: Invocation, balance: NonNullable<AnyCapability["cost"]>["balance"], names: NonNullable<AnyCapability["quotaHeaders"]>) {
   const view = (await limiterFor(inv.env, inv.accountId).balances(inv.plan, Date.now()))[balance];
   return { [names.limit]: String(view.allowance), [names.remaining]: String(Math.max(0, view.available)) };
 }

@@ -1,18 +1,18 @@
-import { z } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { ErrorResponses, security } from "../../account/openapi-shared.js";
-import { type ApiApp, type Ctx, defineRoute } from "../../http/openapi.js";
+import type { ApiApp, Ctx } from "../../http/openapi.js";
 import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
 import { executeCapability } from "./execute.js";
-import type { Capability } from "./registry.js";
+import type { AnyCapability } from "./registry.js";
 
 const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
 /** Serves every capability under /v1 at each of its paths, from its one declaration. */
-export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
+export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
   for (const cap of capabilities) {
-    const handler = async (c: Ctx) => {
-      const valid = c.req as unknown as { valid(t: string): Record<string, unknown> | undefined };
-      const { [CALLBACK_PARAM]: webhookUrl, ...params } = { ...(valid.valid("query") ?? {}), ...(valid.valid("param") ?? {}) };
+    /** One call, whatever path it came by: `input` is the validated query and path parameters. */
+    const serve = async (c: Ctx, input: Record<string, unknown>) => {
+      const { [CALLBACK_PARAM]: webhookUrl, ...params } = input;
       const auth = c.get("auth");
       const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
@@ -32,34 +32,35 @@ export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
       return response;
     };
 
+    // Declared as the general RouteConfig type: the answer is the executor's ready Response (the
+    // same for every surface, errors included), not a value for `c.json`.
+    const responses: RouteConfig["responses"] = {
+      200: { description: cap.label, content: { "application/json": { schema: cap.response ?? z.record(z.string(), z.unknown()) } } },
+      402: { description: "Not enough credits (quota_exceeded); do not retry", content: ErrorResponses[400].content },
+      ...ErrorResponses,
+    };
     const documented = new Set(cap.paths);
     for (const path of [...cap.paths, ...(cap.aliases ?? [])]) {
       const inPath = pathParamNames(path);
-      const shape = cap.params.shape as Record<string, z.ZodType>;
+      const shape: Record<string, z.ZodType> = cap.params.shape;
       const queryShape = Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k)));
       const query = z.object(cap.acceptsCallback ? { ...queryShape, [CALLBACK_PARAM]: WebhookUrlParam } : queryShape);
-      const params = inPath.length
-        ? // A value in the path gets the same rules (length, format) as the same parameter in the query.
-          z.object(Object.fromEntries(inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })])))
-        : undefined;
-      defineRoute(
-        v1,
-        {
-          method: "get",
-          path,
-          tags: [cap.tag],
-          security,
-          summary: cap.summary,
-          hide: !documented.has(path),
-          request: { query, ...(params ? { params } : {}) },
-          responses: {
-            200: { description: cap.label, content: { "application/json": { schema: cap.response ?? z.record(z.string(), z.unknown()) } } },
-            402: { description: "Not enough credits (quota_exceeded); do not retry", content: ErrorResponses[400].content },
-            ...ErrorResponses,
-          },
-        },
-        handler,
-      );
+      // A value in the path gets the same rules (length, format) as the same parameter in the query.
+      const params = z.object(Object.fromEntries(inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })])));
+      const doc = {
+        method: "get" as const,
+        path,
+        tags: [cap.tag],
+        security,
+        summary: cap.summary,
+        hide: !documented.has(path),
+        responses,
+      };
+      if (inPath.length) {
+        v1.openapi(createRoute({ ...doc, request: { query, params } }), (c) => serve(c, { ...c.req.valid("query"), ...c.req.valid("param") }));
+      } else {
+        v1.openapi(createRoute({ ...doc, request: { query } }), (c) => serve(c, c.req.valid("query")));
+      }
     }
   }
 }

@@ -35,8 +35,9 @@ export interface CapabilityContext {
   accountId: number;
 }
 
-export interface CapabilityResult {
-  body: unknown;
+export interface CapabilityResult<Body = unknown> {
+  /** The answer, as the capability's `response` schema documents it. */
+  body: Body;
   headers?: Record<string, string>;
   /**
    * False when the lookup found nothing: the reserved credits are refunded. Rate-limit counting is
@@ -52,7 +53,11 @@ export interface CreditCost {
   amount: number;
 }
 
-export interface Capability<S extends z.ZodObject = z.ZodObject> {
+/**
+ * `P` is the parameters schema, `R` the response schema: the handler receives what `P` parses to
+ * and must return what `R` documents.
+ */
+export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
   /** Stable id, also the agent-surface path without the slash: "email-finder". */
   name: string;
   /** Human label used in logs: "Email Finder". */
@@ -68,13 +73,13 @@ export interface Capability<S extends z.ZodObject = z.ZodObject> {
   acceptsCallback?: boolean;
   /** Root path on the agent surface when it is sold there. */
   agentPath?: string;
-  params: S;
+  params: P;
   /** Null: never rate-limited (e.g. domain-status). */
   rateGroup: RateGroup | null;
   /** Null: free. */
   cost: CreditCost | null;
   /** Extra credits a request will need for its options, reserved up front (e.g. enrich_mobile). */
-  extraCostFor?: (params: z.infer<S>) => Partial<Record<CreditBalance, number>>;
+  extraCostFor?(params: z.infer<P>): Partial<Record<CreditBalance, number>>;
   /**
    * How the 402 for an empty balance is presented: most answer 402 quota_exceeded, a few answer
    * 429 without Retry-After (spec: email count, format, location, sources).
@@ -88,12 +93,23 @@ export interface Capability<S extends z.ZodObject = z.ZodObject> {
    */
   quotaHeaders?: { limit: string; remaining: string };
   usageCategory: UsageCategory;
-  /** Response body schema for the OpenAPI document. */
-  response?: z.ZodType;
+  /**
+   * Response body schema: the OpenAPI documents show it and the handler's `body` must match it.
+   * Every capability the service sells declares one; without it the answer is documented as an object.
+   */
+  response?: R;
   /** Present when the capability can run as a bulk job (src/bulk derives its types from this). */
   bulk?: BulkDeclaration;
-  handler(params: z.infer<S>, ctx: CapabilityContext): Promise<CapabilityResult>;
+  handler(params: z.infer<P>, ctx: CapabilityContext): Promise<CapabilityResult<z.infer<R>>>;
 }
+
+/**
+ * Any capability, its parameter and answer types erased: what the lists, the executor and the
+ * surfaces hold. A specific `Capability<P, R>` is one without a cast: its fields are covariant and
+ * `handler`/`extraCostFor` are methods, which TypeScript compares by their parameters bivariantly;
+ * the executor only ever passes a capability the parameters its own schema produced.
+ */
+export type AnyCapability = Capability<z.ZodObject, z.ZodType>;
 
 /** One input column of a bulk job: which capability parameter it fills and how it is found. */
 export interface BulkField {
@@ -141,6 +157,6 @@ export interface BulkDeclaration {
   isValid?(data: unknown): boolean;
 }
 
-export function defineCapability<S extends z.ZodObject>(capability: Capability<S>): Capability<S> {
+export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(capability: Capability<P, R>): Capability<P, R> {
   return capability;
 }

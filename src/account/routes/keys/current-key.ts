@@ -1,15 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
-import { db } from "../db/client.js";
-import { type ApiKey, apiKeys } from "../db/schema.js";
-import type { AppBindings } from "../env.js";
-import { ApiError } from "../http/errors.js";
-import type { ApiApp } from "../http/openapi.js";
-import type { Context } from "hono";
-import { forgetKey } from "./auth-cache.js";
-import { newKeyPair, sha256Hex } from "./crypto.js";
-import { ErrorResponses, security } from "./openapi-shared.js";
-import { MutationSchema, MutationWithKeySchema, renderKey } from "./v1-keys.js";
+import { db } from "../../../db/client.js";
+import { type ApiKey, apiKeys } from "../../../db/schema.js";
+import { ApiError } from "../../../http/errors.js";
+import type { Ctx } from "../../../http/openapi.js";
+import { ErrorResponses } from "../../openapi-shared.js";
+import { keysDoc, keysWrite, MutationSchema, MutationWithKeySchema } from "./shared.js";
 
 /**
  * `PUT /keys` and `DELETE /keys`, the id-less forms the spec lists beside `/keys/{id}`: they act on
@@ -17,7 +13,7 @@ import { MutationSchema, MutationWithKeySchema, renderKey } from "./v1-keys.js";
  * authenticated this very request. PUT gives it a new secret (returned once), DELETE revokes it.
  */
 
-const Body = z
+const KeyTarget = z
   .object({
     id: z
       .union([z.number().int().min(1), z.string().trim().min(1).max(128)])
@@ -26,29 +22,30 @@ const Body = z
   })
   .openapi("KeyTarget");
 
-const body = { required: false, content: { "application/json": { schema: Body } } } as const;
+export const keyTargetBody = { required: false, content: { "application/json": { schema: KeyTarget } } } as const;
 
-const resetRoute = createRoute({
+export const resetCurrentRoute = createRoute({
   method: "put",
   path: "/keys",
-  tags: ["Keys"],
-  security,
+  ...keysDoc,
+  middleware: keysWrite,
   summary: "Give a key a new secret (returned once); without an id, the key sending this request",
-  request: { body },
+  request: { body: keyTargetBody },
   responses: { 200: { description: "New secret", content: { "application/json": { schema: MutationWithKeySchema } } }, ...ErrorResponses },
 });
 
-const revokeRoute = createRoute({
+export const revokeCurrentRoute = createRoute({
   method: "delete",
   path: "/keys",
-  tags: ["Keys"],
-  security,
+  ...keysDoc,
+  middleware: keysWrite,
   summary: "Revoke a key; without an id, the key sending this request (it stops working at once)",
-  request: { body },
+  request: { body: keyTargetBody },
   responses: { 200: { description: "Revoked", content: { "application/json": { schema: MutationSchema } } }, ...ErrorResponses },
 });
 
-async function targetKey(c: Context<AppBindings>, id: number | string | undefined): Promise<ApiKey> {
+/** The key named in the body, or the one that authenticated this request. */
+export async function targetKey(c: Ctx, id: number | string | undefined): Promise<ApiKey> {
   const auth = c.get("auth");
   const target = id ?? auth.keyId;
   if (target === null) {
@@ -62,26 +59,4 @@ async function targetKey(c: Context<AppBindings>, id: number | string | undefine
     .limit(1);
   if (!row) throw new ApiError(404, "unknown_record", `No API key with id ${target} on this account.`);
   return row;
-}
-
-export function registerCurrentKeyRoutes(v1: ApiApp) {
-  v1.openapi(resetRoute, async (c) => {
-    const key = await targetKey(c, (c.req.valid("json") ?? {}).id);
-    const { secret } = newKeyPair();
-    const [row] = await db(c.env.DB)
-      .update(apiKeys)
-      .set({ secretHash: await sha256Hex(secret), updatedAt: Date.now() })
-      .where(eq(apiKeys.id, key.id))
-      .returning();
-    forgetKey(key.id);
-    return c.json({ status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row!), secret } }, 200);
-  });
-
-  v1.openapi(revokeRoute, async (c) => {
-    const key = await targetKey(c, (c.req.valid("json") ?? {}).id);
-    const now = Date.now();
-    await db(c.env.DB).update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id)).run();
-    forgetKey(key.id);
-    return c.json({ status: true, message: `The key ${key.publicKey} was revoked.` }, 200);
-  });
 }

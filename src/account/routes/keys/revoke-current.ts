@@ -1,0 +1,16 @@
+import { eq } from "drizzle-orm";
+import { db } from "../../../db/client.js";
+import { apiKeys } from "../../../db/schema.js";
+import type { ApiApp } from "../../../http/openapi.js";
+import { forgetKey } from "../../auth-cache.js";
+import { revokeCurrentRoute, targetKey } from "./current-key.js";
+
+export function registerRevokeCurrentKey(v1: ApiApp) {
+  v1.openapi(revokeCurrentRoute, async (c) => {
+    const key = await targetKey(c, (c.req.valid("json") ?? {}).id);
+    const now = Date.now();
+    await db(c.env.DB).update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id)).run();
+    forgetKey(key.id);
+    return c.json({ status: true, message: `The key ${key.publicKey} was revoked.` }, 200);
+  });
+}

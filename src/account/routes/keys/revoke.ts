@@ -1,0 +1,27 @@
+import { createRoute } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { db } from "../../../db/client.js";
+import { apiKeys } from "../../../db/schema.js";
+import type { ApiApp } from "../../../http/openapi.js";
+import { forgetKey } from "../../auth-cache.js";
+import { ErrorResponses } from "../../openapi-shared.js";
+import { findOwnKey, IdParam, keysDoc, keysWrite, MutationSchema } from "./shared.js";
+
+const route = createRoute({
+  method: "delete",
+  path: "/keys/{id}",
+  ...keysDoc,
+  middleware: keysWrite,
+  summary: "Revoke an API key",
+  request: { params: IdParam },
+  responses: { 200: { description: "Revoked", content: { "application/json": { schema: MutationSchema } } }, ...ErrorResponses },
+});
+
+export function registerRevokeKey(v1: ApiApp) {
+  v1.openapi(route, async (c) => {
+    const key = await findOwnKey(c, c.req.valid("param").id);
+    await db(c.env.DB).update(apiKeys).set({ revokedAt: Date.now(), updatedAt: Date.now() }).where(eq(apiKeys.id, key.id)).run();
+    forgetKey(key.id);
+    return c.json({ status: true, message: "The key was revoked." }, 200);
+  });
+}

@@ -3,7 +3,8 @@ import { CAPABILITIES } from "../capabilities/index.js";
 import type { Capability } from "../capabilities/core/registry.js";
 import type { AppBindings, Env } from "../env.js";
 import { agentOpenApiDocument, llmsTxt, soldCapabilities } from "./discovery.js";
-import { enroll, readEnrollment } from "./enrollment.js";
+import { registerEnrollmentRoutes } from "./enrollment.js";
+import { newApiApp } from "../http/openapi.js";
 import { type GateDeps, servePaid } from "./payment-gate.js";
 import { durableLedger } from "./ledger-client.js";
 import { paymentProviderFor } from "./payment-config.js";
@@ -47,8 +48,9 @@ export function createAgentApp(options: AgentAppOptions = {}) {
   app.get("/llms.txt", async (c) =>
     c.text(llmsTxt(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
   );
-  app.post("/agent-enrollments", enroll);
-  app.get("/agent-enrollments/:id", readEnrollment);
+  const enrollments = newApiApp();
+  registerEnrollmentRoutes(enrollments);
+  app.route("/", enrollments);
 
   for (const cap of soldCapabilities(capabilities())) {
     app.get(cap.agentPath!, (c) =>

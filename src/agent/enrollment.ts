@@ -1,12 +1,14 @@
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { Context } from "hono";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { db } from "../db/client.js";
 import { type AgentEnrollment, agentEnrollments } from "../db/schema-agent.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import { jsonBodyOr400 } from "../http/json-body.js";
+import type { ApiApp } from "../http/openapi.js";
 import { rfc3339 } from "../http/time.js";
-import { describeIssue } from "../http/validation.js";
 
 /**
  * Free, optional agent identity. It unlocks nothing: the paid routes never look at it. The id is
@@ -30,40 +32,24 @@ const EnrollmentRequest = z
   })
   .refine((v) => v.public_key || v.did, { message: "a public_key or a did is required", path: ["public_key"] });
 
-type Ctx = Context<AppBindings>;
+const EnrollmentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  contact: z.string(),
+  public_key: z.string().nullable(),
+  did: z.string().nullable(),
+  created_at: z.string().nullable(),
+  grants: z.array(z.string()).openapi({ description: "Always empty: enrollment is an introduction, not an entitlement" }),
+});
+
+const ErrorSchema = z.object({ errors: z.object({ type: z.string(), message: z.string(), code: z.number().int() }) });
+const json = <S extends z.ZodType>(description: string, schema: S) => ({ description, content: { "application/json": { schema } } });
 
 /** Enrollment is free and unauthenticated: bounded per client address and in size. */
 export const ENROLLMENTS_PER_HOUR_PER_IP = 10;
 export const MAX_ENROLLMENT_BODY_BYTES = 16 * 1024;
 
-/** The body as text, refusing more than `max` bytes without reading past them. */
-async function cappedBody(c: Ctx, max: number): Promise<string> {
-  const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is over ${max} bytes; an enrollment is a few hundred.`);
-  if (Number(c.req.header("content-length") ?? 0) > max) throw tooLarge();
-  const reader = c.req.raw.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
-export async function enroll(c: Ctx): Promise<Response> {
+const perAddressLimit: MiddlewareHandler<AppBindings> = async (c, next) => {
   const ip = c.req.header("cf-connecting-ip") ?? "unknown";
   const limiter = c.env.ACCOUNT_LIMITER.get(c.env.ACCOUNT_LIMITER.idFromName(`ip:${ip}`));
   const window = await limiter.fixedWindow("agent-enrollments", ENROLLMENTS_PER_HOUR_PER_IP, 3_600_000, Date.now());
@@ -72,33 +58,53 @@ export async function enroll(c: Ctx): Promise<Response> {
       "Retry-After": String(window.resetSeconds),
     });
   }
-  const text = await cappedBody(c, MAX_ENROLLMENT_BODY_BYTES);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "params_invalid", "The body must be a JSON object.");
-  }
-  const parsed = EnrollmentRequest.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
-  const id = `agt_${crypto.randomUUID().replaceAll("-", "")}`;
-  const [row] = await db(c.env.DB)
-    .insert(agentEnrollments)
-    .values({ id, name: parsed.data.name, contact: parsed.data.contact, publicKey: parsed.data.public_key ?? null, did: parsed.data.did ?? null, createdAt: Date.now() })
-    .returning();
-  return c.json(present(row!), 201, { location: `/agent-enrollments/${id}` });
+  await next();
+};
+
+/** Refuses more than the cap from Content-Length up front, or while the body streams. */
+const cappedBody = bodyLimit({
+  maxSize: MAX_ENROLLMENT_BODY_BYTES,
+  onError: () => {
+    throw new ApiError(413, "payload_too_large", `The request body is over ${MAX_ENROLLMENT_BODY_BYTES} bytes; an enrollment is a few hundred.`);
+  },
+});
+
+const enrollRoute = createRoute({
+  method: "post",
+  path: "/agent-enrollments",
+  // In this order: count the attempt, refuse an oversized body, then parse and validate it.
+  middleware: [perAddressLimit, cappedBody, jsonBodyOr400("The body must be a JSON object.")],
+  request: { body: { required: true, content: { "application/json": { schema: EnrollmentRequest } } } },
+  responses: { 201: json("Enrolled", EnrollmentSchema), 400: json("Invalid enrollment", ErrorSchema) },
+});
+
+const readRoute = createRoute({
+  method: "get",
+  path: "/agent-enrollments/{id}",
+  request: { params: z.object({ id: z.string() }) },
+  responses: { 200: json("The enrollment", EnrollmentSchema), 404: json("No such enrollment", ErrorSchema) },
+});
+
+export function registerEnrollmentRoutes(app: ApiApp) {
+  app.openapi(enrollRoute, async (c) => {
+    const body = c.req.valid("json");
+    const id = `agt_${crypto.randomUUID().replaceAll("-", "")}`;
+    const [row] = await db(c.env.DB)
+      .insert(agentEnrollments)
+      .values({ id, name: body.name, contact: body.contact, publicKey: body.public_key ?? null, did: body.did ?? null, createdAt: Date.now() })
+      .returning();
+    return c.json(present(row!), 201, { location: `/agent-enrollments/${id}` });
+  });
+
+  app.openapi(readRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const [row] = /^agt_[0-9a-f]{32}$/.test(id) ? await db(c.env.DB).select().from(agentEnrollments).where(eq(agentEnrollments.id, id)).limit(1) : [];
+    if (!row) throw new ApiError(404, "unknown_record", "No agent enrollment has this id.");
+    return c.json(present(row), 200);
+  });
 }
 
-export async function readEnrollment(c: Ctx): Promise<Response> {
-  const id = c.req.param("id") ?? "";
-  const [row] = /^agt_[0-9a-f]{32}$/.test(id)
-    ? await db(c.env.DB).select().from(agentEnrollments).where(eq(agentEnrollments.id, id)).limit(1)
-    : [];
-  if (!row) throw new ApiError(404, "unknown_record", "No agent enrollment has this id.");
-  return c.json(present(row));
-}
-
-function present(row: AgentEnrollment) {
+function present(row: AgentEnrollment): z.infer<typeof EnrollmentSchema> {
   return {
     id: row.id,
     name: row.name,
@@ -107,6 +113,6 @@ function present(row: AgentEnrollment) {
     did: row.did,
     created_at: rfc3339(row.createdAt),
     // Enrollment is an introduction, not an entitlement.
-    grants: [] as string[],
+    grants: [],
   };
 }

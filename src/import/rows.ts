@@ -1,4 +1,5 @@
 import { parsePhoneNumberWithError, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
+import { parse as parseCsvRecords } from "csv-parse/sync";
 import { parse as parseHost } from "tldts";
 import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
 import { isRoleLocalPart } from "../engine/data/domain-lists.js";
@@ -297,44 +298,39 @@ function checkedPhone(value: string, country: string | null): string {
 }
 
 /**
- * CSV as written by spreadsheets (RFC 4180: quoted fields, doubled quotes, CRLF); the first line
- * names the columns. Returns one object per data line with its 1-based line number.
+ * CSV as written by spreadsheets (RFC 4180: quoted fields, doubled quotes; CRLF, LF or CR line
+ * ends), parsed by csv-parse; the first non-blank line names the columns. Returns one object per
+ * data line with the 1-based line it starts on; a line csv-parse cannot read (a quote left open,
+ * text after a closing quote) comes back with an error instead of a row.
  */
-export function parseCsv(textIn: string): { line: number; row: Raw }[] {
-  const records: { line: number; fields: string[] }[] = [];
-  let field = "";
-  let fields: string[] = [];
-  let quoted = false;
-  let line = 1;
-  let recordLine = 1;
-  const s = textIn.replace(/^\uFEFF/, "");
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (quoted) {
-      if (ch === '"' && s[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else {
-        if (ch === "\n") line++;
-        field += ch;
-      }
-    } else if (ch === '"' && field === "") quoted = true;
-    else if (ch === ",") fields.push(field), (field = "");
-    else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && s[i + 1] === "\n") i++;
-      fields.push(field);
-      records.push({ line: recordLine, fields });
-      fields = [];
-      field = "";
-      line++;
-      recordLine = line;
-    } else field += ch;
-  }
-  if (field !== "" || fields.length) fields.push(field), records.push({ line: recordLine, fields });
-  const nonEmpty = records.filter((r) => r.fields.some((f) => f.trim() !== ""));
-  const [header, ...data] = nonEmpty;
+export function parseCsv(textIn: string): { line: number; row: Raw | null; error?: string }[] {
+  const records: { line: number; fields: string[] | null; error?: string }[] = [];
+  parseCsvRecords(textIn, {
+    bom: true,
+    record_delimiter: ["\r\n", "\n", "\r"],
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_records_with_error: true,
+    on_skip: (err) => {
+      if (err) records.push({ line: Number(err.lines), fields: null, error: `the line is not valid CSV (${err.message.replace(/\.$/, "")}).` });
+      return undefined;
+    },
+    on_record: (record: string[], info) => {
+      // csv-parse counts the line a record ends on; a quoted field may span several.
+      const breaks = record.reduce((n, f) => n + (f.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
+      records.push({ line: info.lines - breaks, fields: record });
+      return null;
+    },
+  });
+  records.sort((a, b) => a.line - b.line);
+  const nonEmpty = records.filter((r) => r.fields === null || r.fields.some((f) => f.trim() !== ""));
+  const headerAt = nonEmpty.findIndex((r) => r.fields !== null);
+  const header = nonEmpty[headerAt]?.fields;
   if (!header) return [];
-  const names = header.fields.map((h) => h.trim().toLowerCase());
-  return data.map((r) => ({ line: r.line, row: Object.fromEntries(names.map((n, i) => [n, r.fields[i] ?? ""])) }));
+  const names = header.map((h) => h.trim().toLowerCase());
+  return nonEmpty.slice(headerAt + 1).map((r) =>
+    r.fields === null ? { line: r.line, row: null, error: r.error } : { line: r.line, row: Object.fromEntries(names.map((n, i) => [n, r.fields![i] ?? ""])) },
+  );
 }
 
 /** NDJSON: one JSON object per line; a line that is not an object is reported, not skipped silently. */
@@ -362,7 +358,7 @@ export interface ImportReport {
 
 /** Parses and checks a whole file; `format` is decided by the caller (extension or content type). */
 export function checkFile(content: string, format: "csv" | "ndjson"): { rows: ImportRow[]; report: ImportReport } {
-  const parsed = format === "csv" ? parseCsv(content).map((r) => ({ ...r, error: undefined as string | undefined })) : parseNdjson(content);
+  const parsed = format === "csv" ? parseCsv(content) : parseNdjson(content);
   const rows: ImportRow[] = [];
   const report: ImportReport = { accepted: 0, rejected: 0, by_kind: { person: 0, company: 0, phone: 0 }, errors: [] };
   for (const p of parsed) {

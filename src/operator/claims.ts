@@ -1,10 +1,9 @@
-import type { Hono } from "hono";
-import { z } from "zod";
+import { createRoute, z } from "@hono/zod-openapi";
 import { addClaim, type ClaimKind, type ClaimRecord, isClaimKind, listClaims, normaliseClaimValue, removeClaim } from "../engine/index/claims.js";
-import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import { jsonBodyOr400 } from "../http/json-body.js";
+import type { ApiApp } from "../http/openapi.js";
 import { rfc3339 } from "../http/time.js";
-import { describeIssue } from "../http/validation.js";
 
 /**
  * Removal requests, recorded by the operator: POST/GET/DELETE /operator/claims. Once recorded, the
@@ -40,33 +39,52 @@ function normalisedOrThrow(kind: ClaimKind, value: string): string {
 
 const present = (c: ClaimRecord) => ({ kind: c.kind, value: c.value, reason: c.reason, created_at: rfc3339(c.createdAt) });
 
-export function registerClaimRoutes(app: Hono<AppBindings>) {
-  app.post("/claims", async (c) => {
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      throw new ApiError(400, "params_invalid", 'Send a JSON body like {"kind": "email", "value": "jane@example.com", "reason": "owner request"}.');
-    }
-    const parsed = Body.safeParse(raw);
-    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
-    const kind = kindOf(parsed.data.kind);
-    const claim = await addClaim(c.env, kind, normalisedOrThrow(kind, parsed.data.value), parsed.data.reason || null);
+// `kind` and `value` stay plain text here: their messages name the accepted kinds (400) and what
+// a value of that kind looks like (422), which a schema's generic message would not.
+const ClaimQuery = z.object({ kind: z.string().optional(), value: z.string().optional() });
+
+const addRoute = createRoute({
+  method: "post",
+  path: "/claims",
+  middleware: jsonBodyOr400('Send a JSON body like {"kind": "email", "value": "jane@example.com", "reason": "owner request"}.'),
+  request: { body: { required: true, content: { "application/json": { schema: Body } } } },
+  responses: { 201: { description: "Recorded" } },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/claims",
+  request: { query: ClaimQuery.pick({ kind: true }) },
+  responses: { 200: { description: "Removal requests" } },
+});
+
+const removeRoute = createRoute({
+  method: "delete",
+  path: "/claims",
+  request: { query: ClaimQuery },
+  responses: { 200: { description: "Withdrawn" } },
+});
+
+export function registerClaimRoutes(app: ApiApp) {
+  app.openapi(addRoute, async (c) => {
+    const body = c.req.valid("json");
+    const kind = kindOf(body.kind);
+    const claim = await addClaim(c.env, kind, normalisedOrThrow(kind, body.value), body.reason || null);
     return c.json({ data: present(claim) }, 201);
   });
 
-  app.get("/claims", async (c) => {
-    const kindParam = c.req.query("kind");
-    const claims = await listClaims(c.env, kindParam ? kindOf(kindParam) : undefined);
-    return c.json({ data: claims.map(present), meta: { total: claims.length } });
+  app.openapi(listRoute, async (c) => {
+    const { kind } = c.req.valid("query");
+    const claims = await listClaims(c.env, kind ? kindOf(kind) : undefined);
+    return c.json({ data: claims.map(present), meta: { total: claims.length } }, 200);
   });
 
-  app.delete("/claims", async (c) => {
-    const kind = kindOf(c.req.query("kind"));
-    const value = c.req.query("value");
-    if (!value) throw new ApiError(400, "params_invalid", "The parameter 'value' is required.");
-    const normalised = normalisedOrThrow(kind, value);
+  app.openapi(removeRoute, async (c) => {
+    const q = c.req.valid("query");
+    const kind = kindOf(q.kind);
+    if (!q.value) throw new ApiError(400, "params_invalid", "The parameter 'value' is required.");
+    const normalised = normalisedOrThrow(kind, q.value);
     if (!(await removeClaim(c.env, kind, normalised))) throw new ApiError(404, "unknown_record", `No ${kind} claim for ${normalised}.`);
-    return c.json({ data: { kind, value: normalised, removed: true } });
+    return c.json({ data: { kind, value: normalised, removed: true } }, 200);
   });
 }

@@ -1,34 +1,43 @@
-import type { Hono } from "hono";
+import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { z } from "zod";
+import type { MiddlewareHandler } from "hono";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { describeIssue } from "../http/validation.js";
+import { jsonBodyOr400 } from "../http/json-body.js";
+import type { ApiApp } from "../http/openapi.js";
 import { limiterFor } from "../limits/admission.js";
 
 const Body = z.object({ credits: z.number().int().min(1).max(10_000_000) });
+
+const accountId = (text: string | undefined) => Number(text);
+
+/** The account id is checked before the body is read. */
+const positiveAccountId: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const id = accountId(c.req.param("id"));
+  if (!Number.isInteger(id) || id < 1) throw new ApiError(400, "params_invalid", "The account id must be a positive integer.");
+  await next();
+};
+
+const route = createRoute({
+  method: "post",
+  path: "/accounts/{id}/credit-packs",
+  middleware: [positiveAccountId, jsonBodyOr400("Send a JSON body like {\"credits\": 5000}.")],
+  request: { params: z.object({ id: z.string() }), body: { required: true, content: { "application/json": { schema: Body } } } },
+  responses: { 200: { description: "The pack granted" } },
+});
 
 /**
  * POST /operator/accounts/{id}/credit-packs {credits}: sells a credit pack to an account. While the
  * pack has credits its limits are the higher of plan and pack; 50,000 credits or more lifts them.
  */
-export function registerCreditPackRoute(app: Hono<AppBindings>) {
-  app.post("/accounts/:id/credit-packs", async (c) => {
-    const id = Number(c.req.param("id"));
-    if (!Number.isInteger(id) || id < 1) throw new ApiError(400, "params_invalid", "The account id must be a positive integer.");
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      throw new ApiError(400, "params_invalid", "Send a JSON body like {\"credits\": 5000}.");
-    }
-    const parsed = Body.safeParse(raw);
-    if (!parsed.success) throw new ApiError(400, "params_invalid", describeIssue(parsed.error, raw));
+export function registerCreditPackRoute(app: ApiApp) {
+  app.openapi(route, async (c) => {
+    const id = accountId(c.req.valid("param").id);
     const [account] = await db(c.env.DB).select().from(accounts).where(eq(accounts.id, id)).limit(1);
     if (!account) throw new ApiError(404, "unknown_record", `No account with id ${id}.`);
-    const pack = await limiterFor(c.env, account.id).grantPack(parsed.data.credits, Date.now());
+    const pack = await limiterFor(c.env, account.id).grantPack(c.req.valid("json").credits, Date.now());
     return c.json({ data: { account_id: account.id, pack } }, 200);
   });
 }

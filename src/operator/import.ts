@@ -1,6 +1,6 @@
-import type { Hono } from "hono";
-import type { AppBindings } from "../env.js";
+import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse } from "../http/errors.js";
+import type { ApiApp } from "../http/openapi.js";
 import { checkFile, checkRow, type ImportReport, type ImportRow } from "../import/rows.js";
 import { statementsFor } from "../import/statements.js";
 
@@ -11,14 +11,26 @@ const MAX_LISTED_ERRORS = 100;
 // D1 runs a batch as one transaction; keep each well under its statement limits.
 const BATCH = 50;
 
+/** A JSON import: an array of rows, or an object holding them under `rows`. Each row is checked on its own. */
+const JsonImport = z.union([z.array(z.unknown()), z.object({ rows: z.array(z.unknown()) }).transform((body) => body.rows)]);
+
+// The body is read by hand: its format follows the content type (or ?format=), and a row that
+// fails its checks is reported in the answer rather than failing the request.
+const route = createRoute({
+  method: "post",
+  path: "/import",
+  request: { query: z.object({ format: z.string().optional().openapi({ description: "csv, ndjson or json; default: from the content type" }) }) },
+  responses: { 200: { description: "What was accepted and rejected, with reasons" } },
+});
+
 /**
  * POST /operator/import: people, companies and phones the operator owns, as CSV (text/csv),
  * NDJSON (application/x-ndjson) or JSON (an array of objects, or {rows: [...]}).
  */
-export function registerImportRoute(app: Hono<AppBindings>) {
-  app.post("/import", async (c) => {
+export function registerImportRoute(app: ApiApp) {
+  app.openapi(route, async (c) => {
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    const format = c.req.query("format")?.toLowerCase() ?? formatOf(type);
+    const format = c.req.valid("query").format?.toLowerCase() ?? formatOf(type);
     if (!format || !["csv", "ndjson", "json"].includes(format)) {
       return errorResponse(415, "unsupported_media_type", "Send text/csv, application/x-ndjson or application/json (or pass ?format=csv|ndjson|json).");
     }
@@ -31,9 +43,9 @@ export function registerImportRoute(app: Hono<AppBindings>) {
       } catch {
         return errorResponse(400, "params_invalid", "The body is not valid JSON.");
       }
-      const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
-      if (!Array.isArray(list)) return errorResponse(400, "params_invalid", "Send an array of rows or {\"rows\": [...]}.");
-      checked = checkObjects(list);
+      const list = JsonImport.safeParse(parsed);
+      if (!list.success) return errorResponse(400, "params_invalid", "Send an array of rows or {\"rows\": [...]}.");
+      checked = checkObjects(list.data);
     } else {
       checked = checkFile(body, format as "csv" | "ndjson");
     }
@@ -46,7 +58,7 @@ export function registerImportRoute(app: Hono<AppBindings>) {
       await c.env.DB.batch(statements.slice(i, i + BATCH).map((s) => c.env.DB.prepare(s.sql).bind(...s.params)));
     }
     const { errors, ...counts } = checked.report;
-    return c.json({ ...counts, source: "import", errors: errors.slice(0, MAX_LISTED_ERRORS), errors_truncated: errors.length > MAX_LISTED_ERRORS });
+    return c.json({ ...counts, source: "import", errors: errors.slice(0, MAX_LISTED_ERRORS), errors_truncated: errors.length > MAX_LISTED_ERRORS }, 200);
   });
 }
 

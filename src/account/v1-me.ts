@@ -5,6 +5,7 @@ import { type Account, workspaceMembers, workspaces } from "../db/schema.js";
 import type { Env } from "../env.js";
 import type { ApiApp } from "../http/openapi.js";
 import { rfc3339 } from "../http/time.js";
+import { tableLimit } from "../limits/middleware.js";
 import { planFor } from "../limits/plans.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 import { creditSummary, type CreditSummary } from "./credits.js";
@@ -90,6 +91,8 @@ export type MeData = z.infer<typeof MeDataSchema>;
 const route = createRoute({
   method: "get",
   path: "/me",
+  // /v1/me shows the credit balances: the admission brings them back in its one round trip.
+  middleware: tableLimit("me", { withBalances: true }),
   tags: ["Account"],
   security,
   summary: "The account, its plan, caps and credit balances",

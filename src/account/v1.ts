@@ -8,7 +8,6 @@ import { registerRevealRoute } from "./v1-reveal.js";
 import { registerRateLimitsRoute } from "./v1-rate-limits.js";
 import { registerLeadRoutes } from "../leads/routes/index.js";
 import { registerBulkRoutes } from "../bulk/routes/index.js";
-import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
 import { mountCapabilities } from "../capabilities/core/mount-v1.js";
@@ -32,11 +31,8 @@ export function createV1App(): ApiApp {
   // App registration (RFC 7591) is open: an app registers before anyone can authorize it.
   v1.use("*", (c, next) => (hasEndpoint(c) && c.req.path !== OAUTH_PATHS.register ? auth(c, next) : next()));
 
-  // Limits are middleware, so they must be registered before the routes they guard.
-  // /v1/me shows the credit balances: the admission brings them back in its one round trip.
-  v1.use("/me", tableLimit("me", { withBalances: true }));
-  // Fixed limits (keys, reveal) are attached to their routes through `middleware`.
-  v1.use("/flag", fixedLimit({ name: "flag", limit: 10, windowMs: 60_000, scope: "ip" }));
+  // Route limits (the /me table row; the fixed limits of keys, reveal and flag) are attached to
+  // their routes through `middleware`; capability limits are taken by the executor.
 
   registerClientRegistrationRoute(v1);
   registerMeRoute(v1);

@@ -1,6 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { flags } from "../db/schema-leads.js";
 import { rfc3339 } from "../http/time.js";
+import { fixedLimit } from "../limits/middleware.js";
+
+/** Reading and reporting flags share one fixed limit: 10 requests per minute per client address. */
+export const flagLimit = fixedLimit({ name: "flag", limit: 10, windowMs: 60_000, scope: "ip" });
 
 /** Reports of incorrect results; the reasons a report may give depend on what is flagged. */
 export const REASONS_BY_TYPE = {

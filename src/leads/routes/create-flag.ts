@@ -3,12 +3,13 @@ import { ErrorResponses, security } from "../../account/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { flags } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { CreateFlagBody, FlagSchema, renderFlag } from "../flags.js";
+import { CreateFlagBody, FlagSchema, flagLimit, renderFlag } from "../flags.js";
 import { jsonBody, jsonContent, MutationSchema, ownerOf } from "../shared.js";
 
 const route = createRoute({
   method: "post",
   path: "/flag",
+  middleware: flagLimit,
   tags: ["Flags"],
   security,
   summary: "Report an incorrect result (10 requests per minute per IP)",

@@ -5,11 +5,12 @@ import { db } from "../../db/client.js";
 import { flags } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { ClassicMetaSchema, classicMeta, jsonContent, ownerOf, pageQuery } from "../shared.js";
-import { FlagSchema, renderFlag } from "../flags.js";
+import { FlagSchema, flagLimit, renderFlag } from "../flags.js";
 
 const route = createRoute({
   method: "get",
   path: "/flag",
+  middleware: flagLimit,
   tags: ["Flags"],
   security,
   summary: "The account's reports of incorrect results, newest first (10 requests per minute per IP)",

@@ -1,6 +1,7 @@
 import { parsePhoneNumberWithError, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import { parse as parseCsvRecords } from "csv-parse/sync";
 import { parse as parseHost } from "tldts";
+import { z } from "zod";
 import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
 import { isRoleLocalPart } from "../engine/data/domain-lists.js";
 
@@ -9,6 +10,10 @@ import { isRoleLocalPart } from "../engine/data/domain-lists.js";
  * `npm run import` (bundled for Node by scripts/import.mjs) and POST /operator/import, so a row
  * means the same thing on both paths. A row is rejected with a reason rather than "fixed" by
  * guessing; fields that are present but unusable reject the row, absent fields stay null.
+ *
+ * Each kind of row is a zod schema: its fields are checked one by one (in the order below, the
+ * first problem is the reason given), then the rules that span fields (a person's email belongs to
+ * its domain, a phone is read in the row's country) run on the checked fields.
  */
 
 export const DEPARTMENTS = [
@@ -19,233 +24,279 @@ export const SENIORITIES = ["junior", "senior", "executive"] as const;
 export const COMPANY_SIZES = ["1-10", "11-50", "51-250", "251-1K", "1K-5K", "5K-10K", "10K-50K", "50K-100K", "100K+"] as const;
 export const COMPANY_TYPES = ["education", "government", "nonprofit", "private", "public", "personal"] as const;
 
-export interface PersonRow {
-  kind: "person";
-  domain: string;
-  email: string | null;
-  emailType: "personal" | "generic" | null;
-  firstName: string | null;
-  lastName: string | null;
-  fullName: string | null;
-  position: string | null;
-  department: string | null;
-  seniority: string | null;
-  country: string | null;
-  gender: string | null;
-  professionalNetworkUrl: string | null;
-  microblog: string | null;
-  phone: string | null;
-  sourceUri: string | null;
-}
-
-export interface CompanyRow {
-  kind: "company";
-  domain: string;
-  name: string | null;
-  description: string | null;
-  logo: string | null;
-  industry: string | null;
-  founded: string | null;
-  employeeCount: number | null;
-  companySize: string | null;
-  revenue: string | null;
-  companyType: string | null;
-  country: string | null;
-  state: string | null;
-  city: string | null;
-  streetAddress: string | null;
-  postalCode: string | null;
-  phone: string | null;
-  linkedinUrl: string | null;
-  twitterUrl: string | null;
-  facebookUrl: string | null;
-  instagramUrl: string | null;
-  githubUrl: string | null;
-  youtubeUrl: string | null;
-  keywords: string[] | null;
-  sameAs: string[] | null;
-  technologies: string[] | null;
-}
-
-export interface PhoneRow {
-  kind: "phone";
-  domain: string;
-  email: string | null;
-  professionalNetworkUrl: string | null;
-  phone: string;
-  sourceUri: string | null;
-}
-
-export type ImportRow = PersonRow | CompanyRow | PhoneRow;
-export type Checked = { ok: true; row: ImportRow } | { ok: false; reason: string };
-
-class RowError extends Error {}
-
 type Raw = Record<string, unknown>;
 
 const MAX_TEXT = 2000;
 
+/** A check's refusal; it becomes the row's reason. */
+class RowError extends Error {}
+
+/** A check as a zod transform: a RowError becomes the schema's issue, with its message as is. */
+const checked =
+  <I, O>(check: (input: I) => O) =>
+  (input: I, ctx: z.RefinementCtx): O => {
+    try {
+      return check(input);
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+      return z.NEVER;
+    }
+  };
+
+/** A cell as text: numbers are read as text, blank is absent (null). */
+const text = (key: string) =>
+  z.unknown().optional().transform(
+    checked((v): string | null => {
+      if (v === undefined || v === null) return null;
+      if (typeof v !== "string" && typeof v !== "number") throw new RowError(`${key} must be text.`);
+      const s = String(v).trim();
+      if (s.length > MAX_TEXT) throw new RowError(`${key} is longer than ${MAX_TEXT} characters.`);
+      return s === "" ? null : s;
+    }),
+  );
+
+/** Text with its runs of white space made single spaces. */
+const name = (key: string) => text(key).transform((v) => v?.replace(/\s+/g, " ") ?? null);
+
+const oneOf = <T extends string>(key: string, allowed: readonly T[]) =>
+  text(key).transform(
+    checked((v): T | null => {
+      const lower = v?.toLowerCase();
+      if (!lower) return null;
+      const hit = allowed.find((a) => a.toLowerCase() === lower);
+      if (!hit) throw new RowError(`${key} must be one of ${allowed.join(", ")}.`);
+      return hit;
+    }),
+  );
+
+/** A list: a JSON array of text, or CSV text with items separated by ; or |. Duplicates dropped. */
+const list = (key: string) =>
+  z.unknown().optional().transform(
+    checked((v): string[] | null => {
+      if (v === undefined || v === null || v === "") return null;
+      const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[;|]/) : null;
+      if (!items || items.some((i) => typeof i !== "string")) throw new RowError(`${key} must be a list of text (separate CSV items with ; or |).`);
+      const cleaned = (items as string[]).map((i) => i.trim()).filter(Boolean);
+      return cleaned.length ? [...new Set(cleaned)] : null;
+    }),
+  );
+
+const url = (key: string) => text(key).transform(checked((v) => (v ? checkedUrl(v, key) : null)));
+const email = text("email").transform(checked((v) => (v ? checkedEmail(v) : null)));
+const domain = (key: string) => text(key).transform(checked((v) => (v ? checkedDomain(v) : null)));
+const country = text("country").transform(checked(checkedCountry));
+
+/** The profile URL is `professional_network`, or its alias `linkedin`. */
+const profileOf = (r: { professional_network: string | null; linkedin: string | null }) => r.professional_network ?? r.linkedin;
+
+const KindSchema = z
+  .object({
+    kind: text("kind"),
+    email: text("email"),
+    first_name: text("first_name"),
+    last_name: text("last_name"),
+    full_name: text("full_name"),
+    linkedin: text("linkedin"),
+    professional_network: text("professional_network"),
+  })
+  .transform(
+    checked((r): "person" | "company" | "phone" => {
+      const declared = r.kind?.toLowerCase();
+      if (declared) {
+        if (declared === "person" || declared === "company" || declared === "phone") return declared;
+        throw new RowError(`kind must be person, company or phone (got '${declared}').`);
+      }
+      // Without an explicit kind, a row naming a person (or an address) is a person; a row that only
+      // describes a domain is a company.
+      const personish = r.email || r.first_name || r.last_name || r.full_name || r.linkedin || r.professional_network;
+      return personish ? "person" : "company";
+    }),
+  );
+
+export const PersonRowSchema = z
+  .object({
+    email,
+    professional_network: text("professional_network"),
+    linkedin: text("linkedin"),
+    domain: domain("domain"),
+    first_name: name("first_name"),
+    last_name: name("last_name"),
+    full_name: name("full_name"),
+    country,
+    type: text("type"),
+    position: name("position"),
+    department: oneOf("department", DEPARTMENTS),
+    seniority: oneOf("seniority", SENIORITIES),
+    gender: oneOf("gender", ["male", "female"] as const),
+    microblog: url("microblog"),
+    twitter: url("twitter"),
+    phone: text("phone"),
+    source_uri: url("source_uri"),
+  })
+  .transform(
+    checked((r) => {
+      const profileText = profileOf(r);
+      const professionalNetworkUrl = profileText ? checkedProfile(profileText) : null;
+      const rowDomain = r.domain ?? (r.email ? checkedDomain(r.email.split("@")[1]!) : null);
+      if (!rowDomain) throw new RowError("a person needs an email or a domain.");
+      if (r.email && !sameRegistrable(r.email.split("@")[1]!, rowDomain)) throw new RowError(`email ${r.email} does not belong to domain ${rowDomain}.`);
+      if (!r.email && !professionalNetworkUrl) throw new RowError("a person needs an email or a profile URL to be found again.");
+      if (r.type && r.type !== "personal" && r.type !== "generic") throw new RowError("type must be personal or generic.");
+      const fullName = r.full_name ?? (r.first_name && r.last_name ? `${r.first_name} ${r.last_name}` : null);
+      const emailType: "personal" | "generic" | null = r.email
+        ? ((r.type as "personal" | "generic" | null) ?? (r.first_name || r.last_name || fullName || !isRoleLocalPart(r.email.split("@")[0]!) ? "personal" : "generic"))
+        : null;
+      return {
+        kind: "person" as const,
+        domain: rowDomain,
+        email: r.email,
+        emailType,
+        firstName: r.first_name,
+        lastName: r.last_name,
+        fullName,
+        position: r.position,
+        department: r.department,
+        seniority: r.seniority,
+        country: r.country,
+        gender: r.gender,
+        professionalNetworkUrl,
+        microblog: r.microblog ?? r.twitter,
+        phone: r.phone ? checkedPhone(r.phone, r.country) : null,
+        sourceUri: r.source_uri,
+      };
+    }),
+  );
+
+export const CompanyRowSchema = z
+  .object({
+    domain: text("domain"),
+    website_url: text("website_url"),
+    website: text("website"),
+    country,
+    employee_count: text("employee_count").transform(
+      checked((employees) => {
+        if (!employees) return null;
+        const count = Number(employees.replace(/[, ]/g, ""));
+        if (!Number.isInteger(count) || count < 0) throw new RowError("employee_count must be a whole number.");
+        return count;
+      }),
+    ),
+    founded: text("founded").transform(
+      checked((founded) => {
+        if (founded && !/^\d{4}(-\d{2}(-\d{2})?)?$/.test(founded)) throw new RowError("founded must be a year (YYYY) or a date (YYYY-MM-DD).");
+        return founded;
+      }),
+    ),
+    name: name("name"),
+    company: name("company"),
+    organization: name("organization"),
+    description: name("description"),
+    logo: url("logo"),
+    industry: name("industry"),
+    industries: name("industries"),
+    company_size: oneOf("company_size", COMPANY_SIZES),
+    size: oneOf("size", COMPANY_SIZES),
+    revenue: name("revenue"),
+    company_type: oneOf("company_type", COMPANY_TYPES),
+    state: name("state"),
+    city: name("city"),
+    street_address: name("street_address"),
+    postal_code: name("postal_code"),
+    phone: text("phone"),
+    linkedin_url: url("linkedin_url"),
+    twitter_url: url("twitter_url"),
+    facebook_url: url("facebook_url"),
+    instagram_url: url("instagram_url"),
+    github_url: url("github_url"),
+    youtube_url: url("youtube_url"),
+    keywords: list("keywords"),
+    same_as: list("same_as").transform(checked((urls) => urls?.map((u) => checkedUrl(u, "same_as")) ?? null)),
+    technologies: list("technologies").transform((names) => names?.map((t) => t.toLowerCase()) ?? null),
+  })
+  .transform(
+    checked((r) => {
+      const domainText = r.domain ?? r.website_url ?? r.website;
+      if (!domainText) throw new RowError("a company needs a domain.");
+      return {
+        kind: "company" as const,
+        domain: checkedDomain(domainText),
+        name: r.name ?? r.company ?? r.organization,
+        description: r.description,
+        logo: r.logo,
+        industry: r.industry ?? r.industries,
+        founded: r.founded,
+        employeeCount: r.employee_count,
+        companySize: r.company_size ?? r.size,
+        revenue: r.revenue,
+        companyType: r.company_type,
+        country: r.country,
+        state: r.state,
+        city: r.city,
+        streetAddress: r.street_address,
+        postalCode: r.postal_code,
+        phone: r.phone ? checkedPhone(r.phone, r.country) : null,
+        linkedinUrl: r.linkedin_url,
+        twitterUrl: r.twitter_url,
+        facebookUrl: r.facebook_url,
+        instagramUrl: r.instagram_url,
+        githubUrl: r.github_url,
+        youtubeUrl: r.youtube_url,
+        keywords: r.keywords,
+        sameAs: r.same_as,
+        technologies: r.technologies,
+      };
+    }),
+  );
+
+export const PhoneRowSchema = z
+  .object({
+    email,
+    professional_network: text("professional_network"),
+    linkedin: text("linkedin"),
+    domain: domain("domain"),
+    phone: text("phone"),
+    country,
+    source_uri: url("source_uri"),
+  })
+  .transform(
+    checked((r) => {
+      const rowDomain = r.domain ?? (r.email ? checkedDomain(r.email.split("@")[1]!) : null);
+      if (!rowDomain) throw new RowError("a phone needs a domain or an email.");
+      if (!r.phone) throw new RowError("a phone row needs phone.");
+      const profileText = profileOf(r);
+      return {
+        kind: "phone" as const,
+        domain: rowDomain,
+        email: r.email,
+        professionalNetworkUrl: profileText ? checkedProfile(profileText) : null,
+        phone: checkedPhone(r.phone, r.country),
+        sourceUri: r.source_uri,
+      };
+    }),
+  );
+
+export type PersonRow = z.output<typeof PersonRowSchema>;
+export type CompanyRow = z.output<typeof CompanyRowSchema>;
+export type PhoneRow = z.output<typeof PhoneRowSchema>;
+export type ImportRow = PersonRow | CompanyRow | PhoneRow;
+export type Checked = { ok: true; row: ImportRow } | { ok: false; reason: string };
+
+const ROW_SCHEMAS = { person: PersonRowSchema, company: CompanyRowSchema, phone: PhoneRowSchema } as const;
+
 /** Checks one raw row (keys are case-insensitive; `linkedin` and `twitter` are accepted as aliases). */
 export function checkRow(input: Raw): Checked {
-  try {
-    const raw = lowerKeys(input);
-    const kind = rowKind(raw);
-    if (kind === "company") return { ok: true, row: companyRow(raw) };
-    if (kind === "phone") return { ok: true, row: phoneRow(raw) };
-    return { ok: true, row: personRow(raw) };
-  } catch (err) {
-    if (err instanceof RowError) return { ok: false, reason: err.message };
-    throw err;
-  }
+  const raw = lowerKeys(input);
+  const kind = KindSchema.safeParse(raw);
+  if (!kind.success) return { ok: false, reason: kind.error.issues[0]!.message };
+  const row = ROW_SCHEMAS[kind.data].safeParse(raw);
+  return row.success ? { ok: true, row: row.data } : { ok: false, reason: row.error.issues[0]!.message };
 }
 
 function lowerKeys(raw: Raw): Raw {
   const out: Raw = {};
   for (const [k, v] of Object.entries(raw)) out[k.trim().toLowerCase()] = v;
   return out;
-}
-
-function rowKind(raw: Raw): ImportRow["kind"] {
-  const declared = text(raw, "kind")?.toLowerCase();
-  if (declared) {
-    if (declared === "person" || declared === "company" || declared === "phone") return declared;
-    throw new RowError(`kind must be person, company or phone (got '${declared}').`);
-  }
-  // Without an explicit kind, a row naming a person (or an address) is a person; a row that only
-  // describes a domain is a company.
-  const personish = ["email", "first_name", "last_name", "full_name", "linkedin", "professional_network"].some((k) => text(raw, k));
-  return personish ? "person" : "company";
-}
-
-function personRow(raw: Raw): PersonRow {
-  const emailText = text(raw, "email");
-  const email = emailText ? checkedEmail(emailText) : null;
-  const profileText = text(raw, "professional_network") ?? text(raw, "linkedin");
-  const professionalNetworkUrl = profileText ? checkedProfile(profileText) : null;
-  const domain = text(raw, "domain") ? checkedDomain(text(raw, "domain")!) : email ? checkedDomain(email.split("@")[1]!) : null;
-  if (!domain) throw new RowError("a person needs an email or a domain.");
-  if (email && !sameRegistrable(email.split("@")[1]!, domain)) throw new RowError(`email ${email} does not belong to domain ${domain}.`);
-  if (!email && !professionalNetworkUrl) throw new RowError("a person needs an email or a profile URL to be found again.");
-  const firstName = name(raw, "first_name");
-  const lastName = name(raw, "last_name");
-  const fullName = name(raw, "full_name") ?? (firstName && lastName ? `${firstName} ${lastName}` : null);
-  const country = checkedCountry(text(raw, "country"));
-  const typeText = text(raw, "type");
-  if (typeText && typeText !== "personal" && typeText !== "generic") throw new RowError("type must be personal or generic.");
-  return {
-    kind: "person",
-    domain,
-    email,
-    emailType: email ? ((typeText as "personal" | "generic" | undefined) ?? (firstName || lastName || fullName || !isRoleLocalPart(email.split("@")[0]!) ? "personal" : "generic")) : null,
-    firstName,
-    lastName,
-    fullName,
-    position: name(raw, "position"),
-    department: oneOf(raw, "department", DEPARTMENTS),
-    seniority: oneOf(raw, "seniority", SENIORITIES),
-    country,
-    gender: oneOf(raw, "gender", ["male", "female"] as const),
-    professionalNetworkUrl,
-    microblog: url(raw, "microblog") ?? url(raw, "twitter"),
-    phone: text(raw, "phone") ? checkedPhone(text(raw, "phone")!, country) : null,
-    sourceUri: url(raw, "source_uri"),
-  };
-}
-
-function companyRow(raw: Raw): CompanyRow {
-  const domainText = text(raw, "domain") ?? text(raw, "website_url") ?? text(raw, "website");
-  if (!domainText) throw new RowError("a company needs a domain.");
-  const domain = checkedDomain(domainText);
-  const country = checkedCountry(text(raw, "country"));
-  const employees = text(raw, "employee_count");
-  let employeeCount: number | null = null;
-  if (employees) {
-    employeeCount = Number(employees.replace(/[, ]/g, ""));
-    if (!Number.isInteger(employeeCount) || employeeCount < 0) throw new RowError("employee_count must be a whole number.");
-  }
-  const founded = text(raw, "founded");
-  if (founded && !/^\d{4}(-\d{2}(-\d{2})?)?$/.test(founded)) throw new RowError("founded must be a year (YYYY) or a date (YYYY-MM-DD).");
-  return {
-    kind: "company",
-    domain,
-    name: name(raw, "name") ?? name(raw, "company") ?? name(raw, "organization"),
-    description: name(raw, "description"),
-    logo: url(raw, "logo"),
-    industry: name(raw, "industry") ?? name(raw, "industries"),
-    founded,
-    employeeCount,
-    companySize: oneOf(raw, "company_size", COMPANY_SIZES) ?? oneOf(raw, "size", COMPANY_SIZES),
-    revenue: name(raw, "revenue"),
-    companyType: oneOf(raw, "company_type", COMPANY_TYPES),
-    country,
-    state: name(raw, "state"),
-    city: name(raw, "city"),
-    streetAddress: name(raw, "street_address"),
-    postalCode: name(raw, "postal_code"),
-    phone: text(raw, "phone") ? checkedPhone(text(raw, "phone")!, country) : null,
-    linkedinUrl: url(raw, "linkedin_url"),
-    twitterUrl: url(raw, "twitter_url"),
-    facebookUrl: url(raw, "facebook_url"),
-    instagramUrl: url(raw, "instagram_url"),
-    githubUrl: url(raw, "github_url"),
-    youtubeUrl: url(raw, "youtube_url"),
-    keywords: list(raw, "keywords"),
-    sameAs: list(raw, "same_as")?.map((u) => checkedUrl(u, "same_as")) ?? null,
-    technologies: list(raw, "technologies")?.map((t) => t.toLowerCase()) ?? null,
-  };
-}
-
-function phoneRow(raw: Raw): PhoneRow {
-  const emailText = text(raw, "email");
-  const email = emailText ? checkedEmail(emailText) : null;
-  const profileText = text(raw, "professional_network") ?? text(raw, "linkedin");
-  const domain = text(raw, "domain") ? checkedDomain(text(raw, "domain")!) : email ? checkedDomain(email.split("@")[1]!) : null;
-  if (!domain) throw new RowError("a phone needs a domain or an email.");
-  const phoneText = text(raw, "phone");
-  if (!phoneText) throw new RowError("a phone row needs phone.");
-  return {
-    kind: "phone",
-    domain,
-    email,
-    professionalNetworkUrl: profileText ? checkedProfile(profileText) : null,
-    phone: checkedPhone(phoneText, checkedCountry(text(raw, "country"))),
-    sourceUri: url(raw, "source_uri"),
-  };
-}
-
-function text(raw: Raw, key: string): string | null {
-  const v = raw[key];
-  if (v === undefined || v === null) return null;
-  if (typeof v !== "string" && typeof v !== "number") throw new RowError(`${key} must be text.`);
-  const s = String(v).trim();
-  if (s.length > MAX_TEXT) throw new RowError(`${key} is longer than ${MAX_TEXT} characters.`);
-  return s === "" ? null : s;
-}
-
-function name(raw: Raw, key: string): string | null {
-  return text(raw, key)?.replace(/\s+/g, " ") ?? null;
-}
-
-function oneOf<T extends string>(raw: Raw, key: string, allowed: readonly T[]): T | null {
-  const v = text(raw, key)?.toLowerCase();
-  if (!v) return null;
-  const hit = allowed.find((a) => a.toLowerCase() === v);
-  if (!hit) throw new RowError(`${key} must be one of ${allowed.join(", ")}.`);
-  return hit;
-}
-
-function list(raw: Raw, key: string): string[] | null {
-  const v = raw[key];
-  if (v === undefined || v === null || v === "") return null;
-  const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[;|]/) : null;
-  if (!items || items.some((i) => typeof i !== "string")) throw new RowError(`${key} must be a list of text (separate CSV items with ; or |).`);
-  const cleaned = (items as string[]).map((i) => i.trim()).filter(Boolean);
-  return cleaned.length ? [...new Set(cleaned)] : null;
-}
-
-function url(raw: Raw, key: string): string | null {
-  const v = text(raw, key);
-  return v ? checkedUrl(v, key) : null;
 }
 
 function checkedUrl(value: string, key: string): string {

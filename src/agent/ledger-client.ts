@@ -45,7 +45,7 @@ export function durableMppxStore(ns: DurableObjectNamespace<PaymentLedger>): Sto
     async update(key, fn) {
       for (let attempt = 0; attempt < 20; attempt++) {
         const raw = await stub(key).kvGet(key);
-        const change = fn(decode(raw) as never);
+        const change = fn(decode(raw));
         if (change.op === "noop") return change.result;
         const next = change.op === "set" ? encode(change.value) : null;
         if (await stub(key).kvCompareAndSet(key, raw, next)) return change.result;

@@ -43,11 +43,12 @@ export interface SettlementRecord extends SettlementEntry {
   settledAt: number;
 }
 
-export class PaymentLedger extends DurableObject {
+// The ledger reads no binding: its environment is left untyped (`unknown`) on purpose.
+export class PaymentLedger extends DurableObject<unknown> {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+    super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS claims (
       id TEXT PRIMARY KEY, state TEXT NOT NULL, token TEXT, expires_at INTEGER NOT NULL)`);

@@ -93,7 +93,7 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
         }),
       ],
     });
-    return mppxProvider({ mppx: mppx as never, method: "evm", label: DEV_METHOD_LABEL, currencies });
+    return mppxProvider({ mppx, method: "evm", label: DEV_METHOD_LABEL, currencies });
   }
 
   const rpcUrl = env.TEMPO_RPC_URL?.trim();
@@ -123,11 +123,11 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
         // Replay markers of broadcast transactions live in the ledger objects, not in isolate memory.
         store: durableMppxStore(env.PAYMENT_LEDGER),
         getClient: () => createClient({ chain, transport: http(rpcUrl) }),
-      } as never),
+      }),
     ],
   });
   return mppxProvider({
-    mppx: mppx as never,
+    mppx,
     method: "tempo",
     currencies: [
       { symbol: "USDC", address: usdc, decimals: STABLECOIN_DECIMALS },

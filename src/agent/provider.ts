@@ -96,13 +96,14 @@ export function classifyProviderError(err: unknown): Errors.PaymentError | Payme
 }
 
 /** Builds the provider on an mppx server instance whose methods all share one wire name. */
-export function mppxProvider(opts: {
-  mppx: Mppx.Mppx;
+export function mppxProvider<M extends Mppx.Methods>(opts: {
+  mppx: Mppx.Mppx<M>;
   method: string;
   label?: string;
   currencies: readonly CurrencyOffer[];
 }): PaymentProvider {
   const { mppx, method } = opts;
+  // why: mppx types `challenge` per configured method tuple; a provider for any method indexes it by wire name (mppx typing).
   const challengeFn = (mppx.challenge as unknown as Record<string, { charge(o: Record<string, unknown>): Promise<Challenge.Challenge> }>)[method]!.charge;
   const route = (offer: Offer, currency: CurrencyOffer) => ({
     request: { amount: offer.amount, currency: currency.address, decimals: currency.decimals, description: offer.description },

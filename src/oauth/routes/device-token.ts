@@ -1,10 +1,9 @@
 import type { Context } from "hono";
 import type { AppBindings } from "../../env.js";
-import { OAUTH_PATHS } from "../config.js";
+import { forwardToTokenEndpoint, OAUTH_PATHS } from "../config.js";
 import { admitPoll, claimDeviceCode, findByDeviceCode } from "../device-store.js";
 import { oauthError } from "../oauth-errors.js";
 import { recordIssuedToken } from "../token-records.js";
-import { forwardToTokenEndpoint } from "./token.js";
 
 /** client_id from the form, or from HTTP Basic client authentication. */
 export function clientIdOf(c: Context<AppBindings>, form: FormData): string | null {

@@ -1,6 +1,7 @@
 import { db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
+import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 
 /**
  * How request-log rows reach D1: not one INSERT per request, but one queue message per request,
@@ -14,9 +15,7 @@ import type { Env } from "../env.js";
  */
 export const REQUEST_LOG_QUEUE = "request-logs";
 
-export type RequestLogRow = typeof requestLogs.$inferInsert;
-/** One queue message: a row with the id that makes its insert idempotent. */
-export type RequestLogMessage = RequestLogRow & { requestId: string };
+export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 
 /** D1 allows 100 bound parameters per statement; a row binds one per column. */
 const ROWS_PER_STATEMENT = 5;

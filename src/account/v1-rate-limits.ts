@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { RATE_GROUPS } from "../capabilities/core/registry.js";
+import { RATE_GROUPS } from "../limits/groups.js";
 import type { ApiApp } from "../http/openapi.js";
 import { limiterFor } from "../limits/admission.js";
 import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";

@@ -5,7 +5,7 @@ import type { Env } from "../env.js";
 import { errorBody } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
 import { agentsAccountId, agentsPlan } from "./agents-account.js";
-import { type ClaimOutcome, MAX_UNBILLED_RUNS } from "./ledger.js";
+import { type HoldOutcome, MAX_UNBILLED_RUNS } from "./ledger.js";
 import type { Ledger } from "./ledger-client.js";
 import { admitPayer } from "./payer-limit.js";
 import { priceFor } from "./prices.js";
@@ -46,8 +46,8 @@ export interface PaidRequest {
 }
 
 /**
- * One paid call: challenge, or validate -> claim -> run the capability as the agents account ->
- * settle only for a 200. Every exit that does not settle gives the claim back, so the same
+ * One paid call: challenge, or validate -> hold -> run the capability as the agents account ->
+ * settle only for a 200. Every exit that does not settle gives the hold back, so the same
  * credential can pay for a later request.
  */
 export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDeps): Promise<Response> {
@@ -103,27 +103,27 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   const limited = await admitPayer(req.env, payer, req.clientIp);
   if (limited) return limited;
 
-  const claimId = credential.challenge.id;
+  const holdId = credential.challenge.id;
   const expiresAt = Date.parse(credential.challenge.expires ?? "") || Date.now() + 10 * 60_000;
-  let claim: ClaimOutcome;
+  let hold: HoldOutcome;
   try {
-    claim = await claimOrWait(ledger, claimId, expiresAt, deps.busyWaitMs ?? 5_000);
+    hold = await holdOrWait(ledger, holdId, expiresAt, deps.busyWaitMs ?? 5_000);
   } catch (err) {
     console.error("payment ledger unavailable", err);
     return gateUnavailable("The payment ledger is unavailable; your credential was not used. Retry shortly.", 5);
   }
-  if (claim.status === "spent") {
-    return challengeAgain(new Errors.InvalidChallengeError({ id: claimId, reason: "this credential already paid for an answer" }));
+  if (hold.status === "spent") {
+    return challengeAgain(new Errors.InvalidChallengeError({ id: holdId, reason: "this credential already paid for an answer" }));
   }
-  if (claim.status === "exhausted") {
+  if (hold.status === "exhausted") {
     return challengeAgain(
       new Errors.InvalidChallengeError({
-        id: claimId,
-        reason: `this credential already ran ${claim.runs} unbilled requests (at most ${MAX_UNBILLED_RUNS} per credential); pay a new challenge`,
+        id: holdId,
+        reason: `this credential already ran ${hold.runs} unbilled requests (at most ${MAX_UNBILLED_RUNS} per credential); pay a new challenge`,
       }),
     );
   }
-  if (claim.status === "busy") {
+  if (hold.status === "busy") {
     return gateUnavailable("This credential is being used by another request right now; it was not charged. Retry shortly.", 1);
   }
 
@@ -152,8 +152,8 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     }
     settled = true;
     try {
-      const recorded = await ledger.settle(claim.token, {
-        claimId,
+      const recorded = await ledger.settle(hold.token, {
+        holdId,
         endpoint,
         amount: String((credential.challenge.request as { amount?: unknown }).amount ?? ""),
         currency: currency.address,
@@ -162,18 +162,18 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
         payer,
         reference: receipt.reference,
       });
-      if (!recorded.settled) console.error("settled a credential whose claim was no longer held", claimId);
+      if (!recorded.settled) console.error("settled a credential whose hold was no longer ours", holdId);
     } catch (err) {
-      // The money moved; the claim stays held until the credential expires, so it cannot pay twice.
-      console.error("settlement not recorded in the ledger", claimId, err);
+      // The money moved; the hold stays until the credential expires, so it cannot pay twice.
+      console.error("settlement not recorded in the ledger", holdId, err);
     }
     return paid(upstream, receipt);
   } finally {
     if (!settled) {
       try {
-        await ledger.release(claimId, claim.token, ranUnbilled);
+        await ledger.release(holdId, hold.token, ranUnbilled);
       } catch (err) {
-        console.error("claim release failed; the credential stays blocked until it expires", claimId, err);
+        console.error("hold release failed; the credential stays blocked until it expires", holdId, err);
       }
     }
   }
@@ -186,10 +186,10 @@ function offeredCurrency(provider: PaymentProvider, credential: Credential.Crede
   return provider.currencies.find((c) => c.address.toLowerCase() === wanted);
 }
 
-async function claimOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs: number): Promise<ClaimOutcome> {
+async function holdOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs: number): Promise<HoldOutcome> {
   const deadline = Date.now() + waitMs;
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const outcome = await ledger.claim(id, expiresAt);
+    const outcome = await ledger.hold(id, expiresAt);
     if (outcome.status !== "busy" || Date.now() + delay > deadline) return outcome;
     await new Promise((r) => setTimeout(r, delay));
   }

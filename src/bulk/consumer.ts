@@ -11,16 +11,13 @@ import { emailsIn, resultCells } from "./results.js";
 import { inputChunkKey, type InputRow } from "./storage.js";
 import { bulkType, type BulkType } from "./types.js";
 import { jobStub } from "./jobs.js";
+import type { BulkRowsMessage } from "./messages.js";
 
 export const BULK_ROWS_QUEUE = "bulk-rows";
 export const BULK_ROWS_DEAD_LETTER_QUEUE = "bulk-rows-dlq";
 
 /** One chunk of one run of a job. */
-export interface BulkRowsMessage {
-  jobId: number;
-  chunk: number;
-  run: number;
-}
+export type { BulkRowsMessage } from "./messages.js";
 
 /** Rows of one chunk run side by side. */
 const ROW_CONCURRENCY = 10;

@@ -1,4 +1,5 @@
-import type { Capability, CreditBalance, RateGroup } from "../capabilities/core/registry.js";
+import type { Capability } from "../capabilities/core/registry.js";
+import type { CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import type { AdmitResult, BalanceView, Settlement } from "./account-limiter.js";

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { RateGroup } from "../capabilities/core/registry.js";
+import type { RateGroup } from "./groups.js";
 import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { withHeaders } from "../http/headers.js";

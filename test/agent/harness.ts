@@ -96,7 +96,7 @@ export function faultyProvider(faults: { validate?: () => unknown; settle?: () =
 
 export function failingLedger(): GateDeps["ledger"] {
   const broken: Ledger = {
-    claim: async () => {
+    hold: async () => {
       throw new Error("Durable Object storage unavailable");
     },
     release: async () => {},

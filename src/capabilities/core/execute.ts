@@ -4,23 +4,10 @@ import { withHeaders } from "../../http/headers.js";
 import { admitRequest, limiterFor } from "../../limits/admission.js";
 import { billedRecently, recordCharge, requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
+import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
 
-export interface Invocation {
-  env: Env;
-  waitUntil(promise: Promise<unknown>): void;
-  accountId: number;
-  plan: string;
-  surface: "v1" | "agent" | "bulk";
-  now?: () => number;
-}
-
-export interface Execution {
-  response: Response;
-  result?: CapabilityResult;
-  /** Credits were spent on this call (false for free, not-found, agent-paid and 30-day repeat calls). */
-  billed: boolean;
-}
+export type { Execution, Invocation } from "./invocation.js";
 
 /**
  * Runs one capability call the same way for every surface: admit (rate limit + credit reservation,

@@ -1,29 +1,12 @@
 import type { z } from "@hono/zod-openapi";
 import type { Env } from "../../env.js";
+import type { CreditBalance, RateGroup } from "../../limits/groups.js";
 
 /**
  * A capability is declared once: its parameters, price, rate-limit group and handler. The /v1 routes,
  * the OpenAPI documents, the agent surface and bulk jobs are all built from these declarations.
  */
 
-/** Rows of the spec's plan rate-limit table (one set of counters per account and row). */
-export const RATE_GROUPS = [
-  "search", // Domain search, email finder, similar domains, technology
-  "verifier",
-  "author",
-  "enrich", // /enrich
-  "person_company", // person, company, combined enrichment
-  "phone", // profile finder, phone finder, phone validator
-  "location",
-  "count",
-  "format",
-  "sources",
-  "suggestions",
-  "me",
-] as const;
-export type RateGroup = (typeof RATE_GROUPS)[number];
-
-export type CreditBalance = "search" | "verification" | "phone";
 export type UsageCategory = "search" | "verifier" | "phones" | "sources" | "similar" | "technologies" | "email_count" | "export";
 
 export interface CapabilityContext {

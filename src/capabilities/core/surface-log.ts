@@ -1,6 +1,6 @@
 import { enqueueLogRow } from "../../account/request-log-queue.js";
 import type { Capability } from "./registry.js";
-import type { Execution, Invocation } from "./execute.js";
+import type { Execution, Invocation } from "./invocation.js";
 
 /**
  * Log rows for capability calls that do not pass the /v1 request logger: agent-surface calls (on

@@ -1,17 +1,12 @@
 import type { Env } from "../../../env.js";
 import { storeCrawl } from "../../index/store.js";
 import { crawlDeepPass } from "./crawler.js";
+import type { DeepCrawlMessage } from "./deep-crawl-message.js";
 
 /** Queue carrying deep crawls off the request path (wrangler.toml: queue "crawl-deep" + its dead-letter queue). */
 export const DEEP_CRAWL_QUEUE = "crawl-deep";
 
-export interface DeepCrawlMessage {
-  domain: string;
-  /** URLs the first pass already tried. */
-  done: string[];
-  /** Ranked URLs the first pass had no budget for. */
-  pending: string[];
-}
+export type { DeepCrawlMessage } from "./deep-crawl-message.js";
 
 /** Sends the deep pass to the queue; without a queue binding (a bare local run) it runs after the response instead. */
 export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, waitUntil: (p: Promise<unknown>) => void): Promise<void> {

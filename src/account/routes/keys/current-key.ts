@@ -1,11 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, isNull } from "drizzle-orm";
-import { db } from "../../../db/client.js";
-import { type ApiKey, apiKeys } from "../../../db/schema.js";
+import type { ApiKey } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
 import type { Ctx } from "../../../http/openapi.js";
 import { ErrorResponses } from "../../openapi-shared.js";
-import { keysDoc, keysWrite, MutationSchema, MutationWithKeySchema } from "./shared.js";
+import { findOwnKey, keysDoc, keysWrite, MutationSchema, MutationWithKeySchema } from "./shared.js";
 
 /**
  * `PUT /keys` and `DELETE /keys`, the id-less forms the spec lists beside `/keys/{id}`: they act on
@@ -22,7 +20,7 @@ const KeyTarget = z
   })
   .openapi("KeyTarget");
 
-export const keyTargetBody = { required: false, content: { "application/json": { schema: KeyTarget } } } as const;
+const keyTargetBody = { required: false, content: { "application/json": { schema: KeyTarget } } } as const;
 
 export const resetCurrentRoute = createRoute({
   method: "put",
@@ -46,17 +44,9 @@ export const revokeCurrentRoute = createRoute({
 
 /** The key named in the body, or the one that authenticated this request. */
 export async function targetKey(c: Ctx, id: number | string | undefined): Promise<ApiKey> {
-  const auth = c.get("auth");
-  const target = id ?? auth.keyId;
+  const target = id ?? c.get("auth").keyId;
   if (target === null) {
     throw new ApiError(400, "params_invalid", "The parameter 'id' is required: this request was not made with an API key.");
   }
-  const byNumber = typeof target === "number" || /^\d{1,15}$/.test(target);
-  const [row] = await db(c.env.DB)
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, auth.actor.id), isNull(apiKeys.revokedAt), byNumber ? eq(apiKeys.id, Number(target)) : eq(apiKeys.publicKey, String(target))))
-    .limit(1);
-  if (!row) throw new ApiError(404, "unknown_record", `No API key with id ${target} on this account.`);
-  return row;
+  return findOwnKey(c, String(target));
 }

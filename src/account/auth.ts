@@ -9,6 +9,7 @@ import { rfc3339 } from "../http/time.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "./crypto.js";
 import { assertScopeAllows, bearerToken, resolveBearer } from "../oauth/bearer.js";
+import { logError } from "../request-context.js";
 
 export interface AuthContext {
   /** The account whose credits, limits and usage this request uses (the workspace owner for members). */
@@ -120,6 +121,6 @@ function touchLastUsed(c: Parameters<MiddlewareHandler<AppBindings>>[0], key: Ap
       .set({ lastUsedAt: now })
       .where(eq(apiKeys.id, key.id))
       .run()
-      .then(() => undefined, (err) => console.error("last_used_at update failed", err)),
+      .then(() => undefined, (err) => logError("last_used_at update failed", err)),
   );
 }

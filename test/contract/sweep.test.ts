@@ -84,6 +84,7 @@ describe("the contract sweep over the capability registry", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(body.errors.type).toBe("params_invalid");
       expect(body.errors.message).toContain(`'${sample.bad.param}'`);
+      expect(body.errors.request_id).toBe(res.headers.get("X-Request-Id"));
     });
 
     it("answers a fixture-backed 200 that parses with its own response schema", async () => {

@@ -11,12 +11,12 @@ import { currentRequestId, logError } from "../request-context.js";
  * time) a type outside this map or a status the map does not give it. Published as an enum in both
  * OpenAPI documents (`ERROR_CODES`).
  *
- * Two types legitimately have two statuses:
- * - `params_invalid` is 400 on /v1, and 422 on the agent surface (the spec's "upstream rejected the
- *   request", unbilled) and for an operator claim whose value does not parse as its kind (the
- *   request is well-formed, the value is not an address/number/profile).
- * - `rate_limit` is 429 everywhere; listed once. (An exhausted credit balance on the endpoints
- *   the spec keeps on the older answer is also 429 rate_limit, without Retry-After.)
+ * One type legitimately has two statuses: `params_invalid` is 400 on /v1, and 422 on the agent
+ * surface (the spec's "upstream rejected the request", unbilled: the gate turns the capability's
+ * 400 into a 422 and keeps the type) and for an operator claim whose value does not parse as its
+ * kind (the request is well-formed, the value is not an address, number or profile).
+ * (`rate_limit` also answers an exhausted credit balance on the endpoints the spec keeps on the
+ * older answer: still 429, without Retry-After.)
  */
 export const ERROR_STATUS = {
   // 400: the request itself is wrong.

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { requestId } from "hono/request-id";
+import { requestId, type RequestIdVariables } from "hono/request-id";
 import { runWithRequestId } from "../request-context.js";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
@@ -9,16 +9,16 @@ export const REQUEST_ID_HEADER = "X-Request-Id";
  * incoming id (at most 255 of [A-Za-z0-9_=-], hono's rule) is kept so a caller can follow its own id
  * through our logs; otherwise a UUID is made.
  */
-export function withRequestId(): MiddlewareHandler {
+export function withRequestId(): MiddlewareHandler<{ Variables: RequestIdVariables }> {
   const assign = requestId({ headerName: REQUEST_ID_HEADER });
   return async (c, next) => {
     await assign(c, () => {
-      const id = c.get("requestId") as string;
+      const id = c.get("requestId");
       return runWithRequestId(id, c.req.header(REQUEST_ID_HEADER) === id, next);
     });
     // A handler that returns a Response of its own (the error responses, the agent surface's
     // forwarded answers) replaces the headers hono prepared, so the id is set on the final one.
-    const id = c.get("requestId") as string;
+    const id = c.get("requestId");
     if (c.res.headers.get(REQUEST_ID_HEADER) === id) return;
     try {
       c.res.headers.set(REQUEST_ID_HEADER, id);

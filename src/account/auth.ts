@@ -10,6 +10,7 @@ import type { AuthContext } from "./auth-context.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "./crypto.js";
 import { assertScopeAllows, bearerToken, resolveBearer } from "../oauth/bearer.js";
+import { logError } from "../request-context.js";
 
 export type { AuthContext } from "./auth-context.js";
 
@@ -113,6 +114,6 @@ function touchLastUsed(c: Parameters<MiddlewareHandler<AppBindings>>[0], key: Ap
       .set({ lastUsedAt: now })
       .where(eq(apiKeys.id, key.id))
       .run()
-      .then(() => undefined, (err) => console.error("last_used_at update failed", err)),
+      .then(() => undefined, (err) => logError("last_used_at update failed", err)),
   );
 }

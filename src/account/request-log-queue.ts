@@ -2,6 +2,7 @@ import { db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
 import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
+import { logError } from "../request-context.js";
 
 /**
  * How request-log rows reach D1: not one INSERT per request, but one queue message per request,
@@ -29,7 +30,7 @@ export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void>
       return;
     } catch (err) {
       // The queue refused it: write it the slow way rather than lose it.
-      console.error("request-logs queue send failed; writing the row directly", err);
+      logError("request-logs queue send failed; writing the row directly", err);
     }
   }
   await insertLogRows(env, [message]);
@@ -53,7 +54,7 @@ export async function consumeRequestLogs(batch: MessageBatch<unknown>, env: Env)
     await insertLogRows(env, batch.messages.map((m) => m.body as RequestLogMessage));
     batch.ackAll();
   } catch (err) {
-    console.error(`request-logs batch of ${batch.messages.length} failed; retrying`, err);
+    logError(`request-logs batch of ${batch.messages.length} failed; retrying`, err);
     batch.retryAll({ delaySeconds: 1 });
   }
 }

@@ -11,6 +11,7 @@ import { admitPayer } from "./payer-limit.js";
 import { priceFor } from "./prices.js";
 import { classifyProviderError, type CurrencyOffer, type Offer, PaymentGateUnavailable, type PaymentProvider, PaymentProviderFault } from "./provider.js";
 import { gateUnavailable, paymentRequired, paymentRequiredError, providerFault } from "./responses.js";
+import { logError } from "../request-context.js";
 
 /** Upstream headers an agent gets to see (the shared agents account's real counters). */
 export const FORWARDED_HEADERS = [
@@ -109,7 +110,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   try {
     hold = await holdOrWait(ledger, holdId, expiresAt, deps.busyWaitMs ?? 5_000);
   } catch (err) {
-    console.error("payment ledger unavailable", err);
+    logError("payment ledger unavailable", err);
     return gateUnavailable("The payment ledger is unavailable; your credential was not used. Retry shortly.", 5);
   }
   if (hold.status === "spent") {
@@ -134,7 +135,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     try {
       upstream = await runAsAgents(cap, req);
     } catch (err) {
-      console.error("agent call failed before the capability answered", err);
+      logError("agent call failed before the capability answered", err);
       return gateUnavailable("The service could not run this request; your credential was not charged. Retry shortly.", 5);
     }
     if (upstream.status !== 200) {
@@ -162,10 +163,10 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
         payer,
         reference: receipt.reference,
       });
-      if (!recorded.settled) console.error("settled a credential whose hold was no longer ours", holdId);
+      if (!recorded.settled) logError("settled a credential whose hold was no longer ours", holdId);
     } catch (err) {
       // The money moved; the hold stays until the credential expires, so it cannot pay twice.
-      console.error("settlement not recorded in the ledger", holdId, err);
+      logError("settlement not recorded in the ledger", holdId, err);
     }
     return paid(upstream, receipt);
   } finally {
@@ -173,7 +174,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
       try {
         await ledger.release(holdId, hold.token, ranUnbilled);
       } catch (err) {
-        console.error("hold release failed; the credential stays blocked until it expires", holdId, err);
+        logError("hold release failed; the credential stays blocked until it expires", holdId, err);
       }
     }
   }
@@ -220,7 +221,7 @@ async function unbilled(upstream: Response): Promise<Response> {
     body = rewriteCode(body, 422);
   } else if (status === 402) {
     // The shared agents account ran out of credits: our problem, not a payment request.
-    console.error("agents account credits exhausted");
+    logError("agents account credits exhausted");
     return gateUnavailable("The service cannot fulfil paid requests right now; your credential was not charged.", 60);
   }
   const headers = forwarded(upstream.headers);
@@ -263,10 +264,10 @@ function jsonResponse(status: number, body: unknown): Response {
 
 function unavailable(err: unknown): Response {
   if (err instanceof PaymentGateUnavailable) {
-    console.error("payment gate unavailable:", err.message);
+    logError("payment gate unavailable:", err.message);
     return gateUnavailable("The payment gate is unavailable; nothing was charged. Retry later.", err.retryAfterSeconds);
   }
   if (err instanceof PaymentProviderFault) return providerFault(err.message);
-  console.error("payment gate error", err);
+  logError("payment gate error", err);
   return gateUnavailable("The payment gate is unavailable; nothing was charged. Retry later.", 30);
 }

@@ -12,6 +12,7 @@ import { inputChunkKey, type InputRow } from "./storage.js";
 import { bulkType, type BulkType } from "./types.js";
 import { jobStub } from "./jobs.js";
 import type { BulkRowsMessage } from "./messages.js";
+import { logError } from "../request-context.js";
 
 export const BULK_ROWS_QUEUE = "bulk-rows";
 export const BULK_ROWS_DEAD_LETTER_QUEUE = "bulk-rows-dlq";
@@ -50,7 +51,7 @@ export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ct
         await processChunk(env, ctx, message.body as BulkRowsMessage, planOf);
         message.ack();
       } catch (err) {
-        console.error("bulk chunk failed; retrying", message.body, err);
+        logError("bulk chunk failed; retrying", message.body, err);
         message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
       }
     }),

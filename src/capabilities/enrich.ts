@@ -4,7 +4,7 @@ import { companyOrFetch, hasFacts } from "../engine/company/facts.js";
 import { companyByDomain, emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/index/people.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
+import { apiErrorOf } from "../http/errors.js";
 import type { CrawlContext } from "../engine/company/facts.js";
 import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
 import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
@@ -19,7 +19,7 @@ export async function companyForPerson(ctx: CrawlContext, domain: string): Promi
   try {
     return await companyOrFetch(ctx, domain);
   } catch (err) {
-    if (err instanceof ApiError) return null;
+    if (apiErrorOf(err)) return null;
     throw err;
   }
 }

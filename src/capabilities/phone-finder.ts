@@ -81,6 +81,7 @@ export const phoneLegacy = defineCapability({
   tag: "Phones",
   paths: ["/phone/{email}"],
   params: z.object({ email: z.string().min(1) }),
+  response: z.object({ data: PhoneDataSchema.extend({ timezones: z.string().openapi({ description: "Comma-separated IANA time zones" }) }).nullable() }),
   rateGroup: "phone",
   cost: { balance: "phone", amount: 1 },
   usageCategory: "phones",

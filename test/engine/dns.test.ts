@@ -1,3 +1,4 @@
+import { apiErrorOf } from "../../src/http/errors.js";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -109,8 +110,8 @@ describe("DohResolver failures are not answers", () => {
     const { resolver, calls } = scripted(reply as never);
     const err = await resolver.lookup("x.test", "MX").catch((e) => e);
     expect(err).toBeInstanceOf(DnsUnavailableError);
-    expect(err.status).toBe(503);
-    expect(err.type).toBe("dns_unavailable");
+    expect(apiErrorOf(err)!.status).toBe(503);
+    expect(apiErrorOf(err)!.type).toBe("dns_unavailable");
     expect(err.message).toMatch(message);
     await resolver.lookup("x.test", "MX").catch(() => {});
     expect(calls).toHaveLength(2);

@@ -1,11 +1,12 @@
 import type { Env } from "../../env.js";
-import { ApiError, errorResponse, toErrorResponse } from "../../http/errors.js";
+import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest, limiterFor } from "../../limits/admission.js";
 import { billedRecently, recordCharge, requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
 import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
+import { logError } from "../../request-context.js";
 
 export type { Execution, Invocation } from "./invocation.js";
 
@@ -56,7 +57,7 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     result = await cap.handler(params, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
   } catch (err) {
     if (!repeat) inv.waitUntil(admission.settle({ found: false }));
-    const response = err instanceof ApiError ? errorResponse(err.status, err.type, err.message, err.headers) : toErrorResponse(err);
+    const response = toErrorResponse(err);
     return finish({ response: withHeaders(response, admission.headers), billed: false });
   }
   // Credits were taken at admission, so the next request already sees the lower balance; settling
@@ -66,7 +67,7 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   const billed = creditBilled && !repeat && result.found;
   if (billed) {
     const charge = { accountId: inv.accountId, fingerprint: fingerprint!, capability: cap.name, source: inv.surface === "bulk" ? "bulk" : "api", now: started } as const;
-    inv.waitUntil(recordCharge(inv.env, charge).catch((err) => console.error("charge record failed", err)));
+    inv.waitUntil(recordCharge(inv.env, charge).catch((err) => logError("charge record failed", err)));
   }
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {

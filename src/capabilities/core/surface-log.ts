@@ -1,6 +1,7 @@
 import { enqueueLogRow } from "../../account/request-log-queue.js";
 import type { Capability } from "./registry.js";
 import type { Execution, Invocation } from "./invocation.js";
+import { currentLogRowId, logError } from "../../request-context.js";
 
 /**
  * Log rows for capability calls that do not pass the /v1 request logger: agent-surface calls (on
@@ -29,6 +30,7 @@ export function logSurfaceCall(inv: Invocation, cap: Capability, params: Record<
     userAgent: null,
     country: null,
     createdAt: Date.now(),
+    requestId: currentLogRowId(),
   } as const;
-  inv.waitUntil(enqueueLogRow(inv.env, row).catch((err) => console.error("request log write failed", err)));
+  inv.waitUntil(enqueueLogRow(inv.env, row).catch((err) => logError("request log write failed", err)));
 }

@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { InvalidInput } from "../errors.js";
 import { countryCode } from "../web/extract/company.js";
 import { jsonList } from "../index/people.js";
 import { similarCompanies } from "./similar.js";
@@ -29,7 +29,7 @@ export const MAX_FILTER_VALUES = 40;
 const D1_MAX_PARAMS = 100;
 
 function bad(message: string): never {
-  throw new ApiError(400, "params_invalid", message);
+  throw new InvalidInput(null, message);
 }
 
 function filterValue(name: string, raw: unknown): FilterValue {

@@ -1,6 +1,6 @@
 import { getDomain } from "tldts";
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { SiteFailed } from "../errors.js";
 import robotsParser from "robots-parser";
 import { ROBOTS_AGENT } from "../web/crawl/crawler.js";
 import { fetchPage } from "../web/fetch-page.js";
@@ -229,7 +229,7 @@ async function fetchHome(env: Env, domain: string): Promise<{ headers: Headers; 
 export async function detectTechnologies(env: Env, domain: string) {
   const [mx, txt, home] = await Promise.all([resolveMx(env, domain), resolveTxt(env, domain), fetchHome(env, domain)]);
   if (mx.nxdomain && txt.nxdomain) return null;
-  if (!home) throw new ApiError(502, "site_unreachable", `The site of ${domain} could not be reached, so nothing was charged. Try again later.`);
+  if (!home) throw new SiteFailed("unreachable", `The site of ${domain} could not be reached, so nothing was charged. Try again later.`);
   const matched = matchFingerprints({
     headers: home.headers,
     html: home.html,

@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { Unavailable } from "../errors.js";
 
 /**
  * DNS over HTTPS (JSON API, `application/dns-json`). Workers cannot open UDP sockets, so every
@@ -31,16 +31,15 @@ export interface DnsLookup {
   ttl: number;
 }
 
-export class DnsUnavailableError extends ApiError {
+export class DnsUnavailableError extends Unavailable {
   constructor(
     readonly domain: string,
     readonly reason: string,
   ) {
     super(
-      503,
-      "dns_unavailable",
+      "dns",
       `The DNS lookup for ${domain} could not be completed (${reason}), so no verdict was given and nothing was charged. Try again in a minute.`,
-      { "Retry-After": "30" },
+      30,
     );
     this.name = "DnsUnavailableError";
   }

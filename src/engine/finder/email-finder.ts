@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { WebmailDomain } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
 import { assertNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
@@ -87,7 +87,7 @@ export function proposeAddress(rows: readonly EmailRow[], name: PersonName, doma
 export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName): Promise<FinderAnswer> {
   const { env } = ctx;
   if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
-    throw new ApiError(422, "webmail_domain", `${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
+    throw new WebmailDomain(`${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
   }
   const [rows, company, dom] = await Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]);
   const base = { company: company?.name ?? null, acceptAll: dom?.acceptAll ?? null };

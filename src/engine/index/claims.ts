@@ -3,7 +3,7 @@ import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/
 import { db } from "../../db/client.js";
 import { claims } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { Claimed } from "../errors.js";
 
 /**
  * Removal requests. A claim is stored in normalised form so that every spelling of the same
@@ -11,13 +11,6 @@ import { ApiError } from "../../http/errors.js";
  */
 export type ClaimKind = "email" | "phone" | "linkedin";
 export const CLAIM_KINDS: readonly ClaimKind[] = ["email", "phone", "linkedin"];
-
-/** The error type keeps the original social-network name (spec, 451 table). */
-const ERROR_TYPE: Record<ClaimKind, string> = {
-  email: "claimed_email",
-  phone: "claimed_phone",
-  linkedin: "claimed_linkedin",
-};
 
 const WHAT: Record<ClaimKind, string> = {
   email: "This email address",
@@ -105,7 +98,7 @@ export async function assertNotClaimed(env: Pick<Env, "DB">, kind: ClaimKind, va
     .where(and(eq(claims.kind, kind), eq(claims.value, normalised)))
     .get();
   if (row) {
-    throw new ApiError(451, ERROR_TYPE[kind], `${WHAT[kind]} was removed at its owner's request and cannot be served.`);
+    throw new Claimed(kind, `${WHAT[kind]} was removed at its owner's request and cannot be served.`);
   }
 }
 

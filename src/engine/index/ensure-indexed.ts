@@ -3,7 +3,7 @@ import { parse } from "tldts";
 import { db } from "../../db/client.js";
 import { domains } from "../../db/schema-index.js";
 import { type Env, isProduction } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { InvalidInput, NotAllowed, NotFound, SiteFailed } from "../errors.js";
 import { crawlFirstPass } from "../web/crawl/crawler.js";
 import { enqueueDeepCrawl } from "../web/crawl/deep-crawl-queue.js";
 import { resolveA } from "../dns/resolver.js";
@@ -24,7 +24,7 @@ export function normaliseDomainInput(input: string, param = "domain"): string {
   const raw = input.trim().toLowerCase();
   const info = parse(raw.includes("/") || raw.includes(":") ? raw : `https://${raw}`);
   if (!info.domain || info.isIp || !info.hostname?.includes(".")) {
-    throw new ApiError(400, "params_invalid", `The parameter '${param}' is invalid: "${input.slice(0, 100)}" is not a domain name.`);
+    throw new InvalidInput(param, `The parameter '${param}' is invalid: "${input.slice(0, 100)}" is not a domain name.`);
   }
   return info.domain;
 }
@@ -67,7 +67,7 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
   if (!outcome.origin) {
     const reason = outcome.failure?.reason ?? "unreachable";
     if (outcome.failure?.refused) {
-      throw new ApiError(422, "url_not_allowed", `The website of ${domain} is not crawled: ${reason}.`);
+      throw new NotAllowed(`The website of ${domain} is not crawled: ${reason}.`);
     }
     await markCrawlFailed(env, domain, reason, now);
     throw unreachable(domain, reason, outcome.failure?.timedOut ?? false);
@@ -77,12 +77,10 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
   return { domain, live: true, status: "crawling", crawledAt: now };
 }
 
-function unreachable(domain: string, reason: string, timedOut: boolean): ApiError {
+function unreachable(domain: string, reason: string, timedOut: boolean): SiteFailed {
   return timedOut
-    ? new ApiError(504, "site_timeout", `The website of ${domain} did not answer in time (${reason}); nothing was charged. Try again later.`)
-    : new ApiError(502, "site_unreachable", `The website of ${domain} could not be reached (${reason}); nothing was charged. Try again later.`, {
-        "Retry-After": "600",
-      });
+    ? new SiteFailed("timeout", `The website of ${domain} did not answer in time (${reason}); nothing was charged. Try again later.`)
+    : new SiteFailed("unreachable", `The website of ${domain} could not be reached (${reason}); nothing was charged. Try again later.`, 600);
 }
 
 /** The domain (or its www host) must have an address; DNS failures surface as 503 dns_unavailable. */
@@ -90,11 +88,11 @@ async function assertDomainResolves(env: Env, domain: string): Promise<void> {
   const apex = await resolveA(env, domain);
   const records = apex.records.length ? apex.records : (await resolveA(env, `www.${domain}`)).records;
   if (records.length === 0) {
-    if (apex.nxdomain) throw new ApiError(422, "domain_not_found", `The domain ${domain} does not exist (DNS answers NXDOMAIN).`);
-    throw new ApiError(502, "site_unreachable", `The domain ${domain} has no web server address (no A record), so its pages cannot be read.`);
+    if (apex.nxdomain) throw new NotFound("domain", `The domain ${domain} does not exist (DNS answers NXDOMAIN).`);
+    throw new SiteFailed("unreachable", `The domain ${domain} has no web server address (no A record), so its pages cannot be read.`);
   }
   // The crawler checks every host and hop again (A and AAAA); this is the early, clear answer.
   if (records.some((r) => !isAllowedAddress(r, isProduction(env)))) {
-    throw new ApiError(422, "url_not_allowed", `The domain ${domain} points to a private network address and is not crawled.`);
+    throw new NotAllowed(`The domain ${domain} points to a private network address and is not crawled.`);
   }
 }

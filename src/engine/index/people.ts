@@ -3,7 +3,7 @@ import { parse as parseHost } from "tldts";
 import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { InvalidInput } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
 import { normaliseEmail } from "./claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
@@ -43,7 +43,7 @@ export function domainParam(value: string, name = "domain"): string {
   const host = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").split(/[/?#]/)[0]!.replace(/:\d+$/, "").replace(/\.$/, "").replace(/^www\./, "");
   const info = parseHost(host);
   if (!host || !info.domain || info.isIp || !/^[a-z0-9.-]+$/.test(host)) {
-    throw new ApiError(400, "params_invalid", `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not a domain name.`);
+    throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not a domain name.`);
   }
   return host;
 }
@@ -52,7 +52,7 @@ export function domainParam(value: string, name = "domain"): string {
 export function emailParam(value: string, name = "email"): string {
   const email = normaliseEmail(value);
   if (!email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-    throw new ApiError(400, "params_invalid", `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not an email address.`);
+    throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not an email address.`);
   }
   return email;
 }

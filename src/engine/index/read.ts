@@ -2,7 +2,7 @@ import { and, eq, inArray, like, or, sql } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { NotFound } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
 import type { NamedAddress } from "../finder/patterns.js";
 
@@ -94,7 +94,7 @@ export function companyKey(name: string): string {
  */
 export async function domainForCompany(env: Pick<Env, "DB">, name: string): Promise<string> {
   const key = companyKey(name);
-  if (!key) throw new ApiError(422, "unknown_company", `The company name "${name}" has no letters or digits to search for.`);
+  if (!key) throw new NotFound("company", `The company name "${name}" has no letters or digits to search for.`);
   const firstWord = key.split(" ")[0]!;
   const rows = await db(env.DB)
     .select({ domain: companies.domain, name: companies.name })
@@ -105,9 +105,8 @@ export async function domainForCompany(env: Pick<Env, "DB">, name: string): Prom
   const exact = rows.find((r) => r.name && r.name.trim().toLowerCase() === name.trim().toLowerCase());
   const same = exact ?? rows.find((r) => r.name && companyKey(r.name) === key);
   if (!same) {
-    throw new ApiError(
-      422,
-      "unknown_company",
+    throw new NotFound(
+      "company",
       `No company named "${name}" is in the index yet. Pass its website as 'domain' instead (the first search by domain adds the company).`,
     );
   }

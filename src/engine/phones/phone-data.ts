@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { Claimed } from "../errors.js";
 import { claimedAmong, normaliseProfileUrl } from "../index/claims.js";
 import { phoneFacts, type PhoneFacts } from "./numbers.js";
 
@@ -58,7 +58,7 @@ export async function servableNumbers(env: Env, key: PhoneKey): Promise<string[]
   if (numbers.length === 0) return [];
   const claimed = await claimedAmong(env, "phone", numbers);
   const open = numbers.filter((n) => !claimed.has(n));
-  if (open.length === 0) throw new ApiError(451, "claimed_phone", "This phone number was removed at its owner's request and cannot be served.");
+  if (open.length === 0) throw new Claimed("phone", "This phone number was removed at its owner's request and cannot be served.");
   return open;
 }
 

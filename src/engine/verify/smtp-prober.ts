@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { Unavailable } from "../errors.js";
 
 /**
  * The SMTP step of verification. A Worker cannot open port 25, so the mailbox check is delegated to
@@ -57,13 +57,12 @@ export class NoSmtpProber implements SmtpProber {
 }
 
 /** The prober itself could not be asked (down, misconfigured, answered garbage): a 503, unbilled. */
-export class SmtpProberUnavailableError extends ApiError {
+export class SmtpProberUnavailableError extends Unavailable {
   constructor(reason: string) {
     super(
-      503,
-      "smtp_prober_unavailable",
+      "smtp_prober",
       `The mailbox check could not be run (${reason}), so no verdict was given and nothing was charged. Try again in a minute.`,
-      { "Retry-After": "30" },
+      30,
     );
     this.name = "SmtpProberUnavailableError";
   }

@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ApiError } from "../../http/errors.js";
+import { InvalidInput, NotAllowed } from "../errors.js";
 import { urlRefusal } from "./egress.js";
 
 /**
@@ -12,7 +12,7 @@ export function refusalReason(url: URL, env: Pick<Env, "ENVIRONMENT">): string |
 
 export function assertFetchable(url: URL, env: Pick<Env, "ENVIRONMENT">): void {
   const reason = refusalReason(url, env);
-  if (reason) throw new ApiError(422, "url_not_allowed", `The URL ${url.href} cannot be fetched: ${reason}.`);
+  if (reason) throw new NotAllowed(`The URL ${url.href} cannot be fetched: ${reason}.`);
 }
 
 /**
@@ -25,10 +25,10 @@ export function parseUserUrl(input: string, env: Pick<Env, "ENVIRONMENT">): URL 
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(raw) && !/^[^:/]+:\d+/.test(raw) ? raw : `https://${raw}`);
   } catch {
-    throw new ApiError(400, "params_invalid", `The parameter 'url' is invalid: "${raw.slice(0, 100)}" is not a URL.`);
+    throw new InvalidInput("url", `The parameter 'url' is invalid: "${raw.slice(0, 100)}" is not a URL.`);
   }
   if (!url.hostname.includes(".") && !url.hostname.includes(":")) {
-    throw new ApiError(400, "params_invalid", `The parameter 'url' is invalid: "${raw.slice(0, 100)}" has no domain.`);
+    throw new InvalidInput("url", `The parameter 'url' is invalid: "${raw.slice(0, 100)}" has no domain.`);
   }
   assertFetchable(url, env);
   return url;

@@ -2,6 +2,7 @@ import type { Env } from "../../../env.js";
 import { storeCrawl } from "../../index/store.js";
 import { crawlDeepPass } from "./crawler.js";
 import type { DeepCrawlMessage } from "./deep-crawl-message.js";
+import { logError } from "../../../request-context.js";
 
 /** Queue carrying deep crawls off the request path (wrangler.toml: queue "crawl-deep" + its dead-letter queue). */
 export const DEEP_CRAWL_QUEUE = "crawl-deep";
@@ -17,10 +18,10 @@ export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, wait
       return;
     } catch (err) {
       // The caller already has its first-pass answer; a queue hiccup must not turn it into an error.
-      console.error("deep crawl not queued; running it after the response", message.domain, err);
+      logError("deep crawl not queued; running it after the response", message.domain, err);
     }
   }
-  waitUntil(runDeepCrawl(env, trimmed, Date.now()).catch((err) => console.error("deep crawl failed", message.domain, err)));
+  waitUntil(runDeepCrawl(env, trimmed, Date.now()).catch((err) => logError("deep crawl failed", message.domain, err)));
 }
 
 export async function runDeepCrawl(env: Env, message: DeepCrawlMessage, now: number): Promise<"stored" | "unreachable"> {
@@ -42,7 +43,7 @@ function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
 export async function consumeDeepCrawls(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   for (const message of batch.messages) {
     if (!isDeepCrawlMessage(message.body)) {
-      console.error("dropping malformed deep-crawl message", message.id);
+      logError("dropping malformed deep-crawl message", message.id);
       message.ack();
       continue;
     }
@@ -51,7 +52,7 @@ export async function consumeDeepCrawls(batch: MessageBatch<unknown>, env: Env):
       if (result === "stored") message.ack();
       else message.retry({ delaySeconds: 60 * 2 ** Math.min(message.attempts, 4) });
     } catch (err) {
-      console.error("deep crawl failed", message.body.domain, err);
+      logError("deep crawl failed", message.body.domain, err);
       message.retry({ delaySeconds: 60 });
     }
   }

@@ -23,6 +23,8 @@ export const RATE_GROUPS = [
 ] as const;
 export type RateGroup = (typeof RATE_GROUPS)[number];
 
+import type { Memo } from "../engine/memo.js";
+
 export type CreditBalance = "search" | "verification" | "phone";
 export type UsageCategory = "search" | "verifier" | "phones" | "sources" | "similar" | "technologies" | "email_count" | "export";
 
@@ -33,6 +35,8 @@ export interface CapabilityContext {
   /** Which surface asked; capabilities answer the same everywhere, this is for logging and limits. */
   surface: "v1" | "agent" | "bulk";
   accountId: number;
+  /** Bulk batches share domain-level lookups between their rows (see engine/memo.ts); absent elsewhere. */
+  memo?: Memo;
 }
 
 export interface CapabilityResult {

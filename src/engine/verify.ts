@@ -8,6 +8,7 @@ import { detectMailProvider, hasAddress, resolveMx } from "./dns.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "./domain-lists.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
+import { type Memo, noMemo } from "./memo.js";
 import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
 import type { Verdict, VerifierData, VerifierSource } from "../capabilities/verifier-shapes.js";
 
@@ -31,6 +32,8 @@ export interface Verification {
 
 export interface VerifyOptions {
   prober?: SmtpProber;
+  /** Shares claim checks and the stored catch-all verdict between the rows of a bulk batch. */
+  memo?: Memo;
 }
 
 const NO_WHOIS = { registrar_name: null, referral_url: null, created_date: null };
@@ -73,7 +76,8 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
     };
   }
 
-  await assertNotClaimed(env, "email", parsed.normalised);
+  const memo = options.memo ?? noMemo;
+  await memo(`claim:email:${parsed.normalised}`, () => assertNotClaimed(env, "email", parsed.normalised));
 
   const { localPart, domain } = parsed;
   const disposable = isDisposableDomain(domain);
@@ -120,7 +124,7 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
 
   const probe = await (options.prober ?? proberFor(env)).probe(parsed.localPart + "@" + domain);
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
-  const knownCatchAll = probe.ran ? null : await storedCatchAll(env, domain);
+  const knownCatchAll = probe.ran ? null : await memo(`catch-all:${domain}`, () => storedCatchAll(env, domain));
   return fromProbe(base, probe, knownCatchAll);
 }
 

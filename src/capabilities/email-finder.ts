@@ -66,8 +66,8 @@ export const emailFinder = defineCapability({
   async handler(params, ctx) {
     const name = personName(params);
     const memo = ctx.memo ?? noMemo;
-    const domain = params.domain ? await resolveTarget(ctx.env, params) : await memo(`company:${params.company}`, () => resolveTarget(ctx.env, params));
-    await memo(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
+    const domain = params.domain ? await resolveTarget(ctx.env, params) : await memo.once(`company:${params.company}`, () => resolveTarget(ctx.env, params));
+    await memo.once(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
     const answer = await findEmail(ctx, domain, name);
     const data: Record<string, unknown> = finderData(domain, name, answer);
     if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };

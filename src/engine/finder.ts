@@ -1,7 +1,7 @@
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
-import { assertNotClaimed } from "./claims.js";
+import { assertEmailNotClaimed } from "./shared-lookups.js";
 import { isDisposableDomain, isWebmailDomain } from "./domain-lists.js";
 import { countryOfDomain } from "./extract/company.js";
 import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "./index-read.js";
@@ -93,7 +93,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
     throw new ApiError(422, "webmail_domain", `${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
   }
   const memo = ctx.memo ?? noMemo;
-  const [rows, company, dom] = await memo(`facts:${domain}`, () => Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]));
+  const [rows, company, dom] = await memo.once(`facts:${domain}`, () => Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]));
   const base = { company: company?.name ?? null, acceptAll: dom?.acceptAll ?? null };
 
   let email: string;
@@ -116,7 +116,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
     score = Math.min(85, Math.round(10 + 80 * proposal.share));
   }
 
-  await memo(`claim:email:${email}`, () => assertNotClaimed(env, "email", email));
+  await assertEmailNotClaimed(env, memo, email);
   const verified = await verifyEmail(env, email, { memo });
   const status = verified.data.email.status;
   if (status === "valid") score = Math.min(99, score + 10);

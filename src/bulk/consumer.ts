@@ -90,11 +90,14 @@ export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRow
     concurrency: ROW_CONCURRENCY,
   });
   if (batch) {
-    const records = prepared.map((p) => (p.kind === "call" ? callRecord(type, plan.options!, p.idx, batch.outcomes[calls.indexOf(p)]!) : p.record));
+    const outcomeOf = new Map(calls.map((c, i) => [c.idx, batch.outcomes[i]!]));
+    const records = prepared.map((p) => (p.kind === "call" ? callRecord(type, plan.options!, p.idx, outcomeOf.get(p.idx)!) : p.record));
     const recorded = await job.recordRows(msg.run, msg.chunk, records);
-    // Charges and refunds only once the results are kept (a consumer dying before this is refunded
-    // by the limiter's sweep, and the redelivered chunk runs and bills its rows once).
-    await batch.commit();
+    // Charges and refunds only once the results are kept, and only for rows this delivery kept (a
+    // consumer dying before this is refunded by the limiter's sweep, and the redelivered chunk runs
+    // and bills its rows once).
+    const fresh = new Set(recorded.recorded);
+    await batch.commit((i) => fresh.has(calls[i]!.idx));
     if (!recorded.go) return;
     await job.finishChunk(msg.run, msg.chunk, Date.now());
     return;

@@ -39,10 +39,12 @@ export interface BatchRun {
   outcomes: BatchCallOutcome[];
   /**
    * Settles the batch's reservation and records its charges and log rows. Call it once the
-   * results are safely kept: if the caller dies before, the limiter's sweep refunds the whole
-   * reservation and a redelivery runs (and bills) the calls once.
+   * results are safely kept, saying which were (`kept(i)` for call i): a call whose result was not
+   * kept (the job stopped, or another delivery of the same rows kept its own) is not charged. If
+   * the caller dies before, the limiter's sweep refunds the whole reservation and a redelivery runs
+   * (and bills) the calls once.
    */
-  commit(): Promise<void>;
+  commit(kept: (call: number) => boolean): Promise<void>;
 }
 
 type Amounts = Partial<Record<CreditBalance, number>>;
@@ -99,28 +101,34 @@ export async function executeBatch(cap: Capability, calls: readonly Record<strin
 
   // A request is billed once: its first found answer pays (base price plus what its options used).
   const charged: Amounts = {};
-  const billedFingerprints: string[] = [];
+  const billedFingerprints = new Set<string>();
   if (cost) {
     outcomes.forEach((o, i) => {
       const fp = fingerprints[i]!;
-      if (!o?.ok || !o.result.found || repeats.has(fp) || billedFingerprints.includes(fp)) return;
+      if (!o?.ok || !o.result.found || repeats.has(fp) || billedFingerprints.has(fp)) return;
       o.billed = true;
       o.credits = { [cost.balance]: cost.amount };
       add(o.credits, o.result.extraCost);
       add(charged, o.credits);
-      billedFingerprints.push(fp);
+      billedFingerprints.add(fp);
     });
   }
   const done = outcomes as BatchCallOutcome[];
   return {
     outcomes: done,
-    async commit() {
+    async commit(kept) {
+      done.forEach((o, i) => {
+        if (!o.ok || !o.billed || kept(i)) return;
+        o.billed = false;
+        for (const [b, n] of Object.entries(o.credits) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) - n;
+        billedFingerprints.delete(fingerprints[i]!);
+      });
       // Found: the reservation is kept and trued up to what was charged (the rest given back).
       await admission.settle({ found: true, extraCost: charged });
       const logs = done.map((o, i) => surfaceLogRow({ accountId: inv.accountId, surface: "bulk" }, cap, calls[i]!, { status: o.ok ? 200 : o.status, billed: o.ok && o.billed, durationMs: durations[i]! }));
       inv.waitUntil(logSurfaceCalls(inv.env, logs).catch((err) => console.error("request log write failed", err)));
-      if (billedFingerprints.length) {
-        const charges = { accountId: inv.accountId, fingerprints: billedFingerprints, capability: cap.name, source: "bulk" as const, now: started };
+      if (billedFingerprints.size) {
+        const charges = { accountId: inv.accountId, fingerprints: [...billedFingerprints], capability: cap.name, source: "bulk" as const, now: started };
         inv.waitUntil(recordCharges(inv.env, charges).catch((err) => console.error("charge record failed", err)));
       }
     },

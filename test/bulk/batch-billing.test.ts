@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createExecutionContext } from "cloudflare:test";
+import { executeBatch } from "../../src/capabilities/execute-batch.js";
+import { emailFinder } from "../../src/capabilities/email-finder.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/gate.js";
@@ -57,6 +60,37 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(job).toMatchObject({ status: "failed", processed: 25 });
     expect(job.metrics.credits.search).toBe(25);
     expect(await searchUsed(account)).toMatchObject({ used: 25, available: 0 });
+  });
+});
+
+describe("executeBatch", () => {
+  const run = async (account: TestAccount, people: string[][]) => {
+    const ctx = createExecutionContext();
+    const calls = people.map(([domain, first_name, last_name]) => ({ domain, first_name, last_name }));
+    return executeBatch(emailFinder, calls, { env: env as unknown as Env, waitUntil: (p) => ctx.waitUntil(p), accountId: account.accountId, plan: "free", memo: batchMemo(), concurrency: 10 });
+  };
+
+  it("charges only the results the caller says it kept", async () => {
+    const account = await createAccount({ plan: "free" });
+    const batch = await run(account, FOUND.slice(0, 3));
+    expect(batch!.outcomes.map((o) => o.ok && o.billed)).toEqual([true, true, true]);
+    // Row 1 was kept by another delivery of the same chunk (which billed it): this one does not.
+    await batch!.commit((i) => i !== 1);
+    expect(await searchUsed(account)).toMatchObject({ used: 2, available: 23 });
+  });
+
+  it("gives the whole reservation back when nothing was kept (the job stopped meanwhile)", async () => {
+    const account = await createAccount({ plan: "free" });
+    const batch = await run(account, FOUND.slice(0, 4));
+    await batch!.commit(() => false);
+    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
+  });
+
+  it("runs nothing and answers null when the balance cannot cover the batch", async () => {
+    const account = await createAccount({ plan: "free" });
+    const people = [...FOUND, ...FOUND, ...FOUND].map(([d, f], i) => [d!, f!, `Baker${i}`]);
+    expect(await run(account, people)).toBeNull();
+    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
   });
 });
 

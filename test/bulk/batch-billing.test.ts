@@ -38,7 +38,7 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(await searchUsed(account)).toMatchObject({ used: 10, available: 15 });
     expect(csv.slice(1).map((r) => r.at(-2))).toEqual([...FOUND.map(() => "found"), ...NOT_FOUND.map(() => "not_found"), "found"]);
     expect(csv.at(-1)![3]).toBe("anna.baker@acme-widgets.test");
-  });
+  }, 30_000);
 
   it("answers a request billed in the last 30 days free, as /v1 does", async () => {
     const account = await createAccount({ plan: "free" });
@@ -49,7 +49,7 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(again.job.metrics.results.found).toBe(3);
     expect(again.job.metrics.credits.search).toBe(0);
     expect((await searchUsed(account)).used).toBe(3);
-  });
+  }, 30_000);
 
   it("runs a chunk the balance cannot cover at once row by row, stopping where the credits end", async () => {
     // 25 credits, 30 rows that are all found: the chunk's reservation of 30 is refused, so rows run
@@ -60,7 +60,7 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(job).toMatchObject({ status: "failed", processed: 25 });
     expect(job.metrics.credits.search).toBe(25);
     expect(await searchUsed(account)).toMatchObject({ used: 25, available: 0 });
-  });
+  }, 30_000);
 });
 
 describe("executeBatch", () => {

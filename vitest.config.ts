@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
 import { outbound } from "./test/fixtures/outbound.js";
 
 export default defineConfig(async () => {
@@ -14,8 +15,21 @@ export default defineConfig(async () => {
           bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production", DELIVERY_RETRY_BASE_SECONDS: "0", FUZZ_RUNS: process.env.FUZZ_RUNS ?? "", FUZZ_SEED: process.env.FUZZ_SEED ?? "" },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
-          // Request-log batches are consumed within 50 ms instead of 1 s, so tests see rows quickly.
-          queueConsumers: { "request-logs": { maxBatchTimeout: 0.05 }, "bulk-rows": { maxBatchTimeout: 0.05 } },
+          // Queued work is consumed within 50 ms instead of 1-5 s, so tests see log rows, bulk results
+          // and deliveries without waiting out production batch windows. Miniflare replaces a
+          // consumer's whole configuration, so the rest (batch size, retries, dead-letter queue) is
+          // carried over from wrangler.toml.
+          queueConsumers: Object.fromEntries(
+            (unstable_readConfig({ config: "./wrangler.toml" }).queues.consumers ?? []).map((q: { queue: string; max_batch_size?: number; max_retries?: number; dead_letter_queue?: string }) => [
+              q.queue,
+              {
+                maxBatchSize: q.max_batch_size,
+                maxBatchTimeout: 0.05,
+                maxRetries: q.max_retries,
+                deadLetterQueue: q.dead_letter_queue,
+              },
+            ]),
+          ),
           // Deep crawls go to a queue nobody consumes: every file shares one runtime, and a deep pass
           // left running by one file would write into the next file's emptied index. Tests that
           // cover the deep pass hand a batch to the consumer themselves (createMessageBatch).

@@ -7,7 +7,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
-import { executeCapability } from "../src/capabilities/execute.js";
+import { executeCapability } from "../src/capabilities/core/execute.js";
 import { bulkType } from "../src/bulk/types.js";
 import type { Env } from "../src/env.js";
 import { call, createAccount } from "../test/support/accounts.js";

@@ -10,8 +10,8 @@ import { emailFinder } from "../src/capabilities/email-finder.js";
 import { db } from "../src/db/client.js";
 import { domains, emails, emailSources } from "../src/db/schema-index.js";
 import { eq } from "drizzle-orm";
-import { crawlFirstPass } from "../src/engine/crawl/crawler.js";
-import { extractPage } from "../src/engine/extract/page.js";
+import { crawlFirstPass } from "../src/engine/web/crawl/crawler.js";
+import { extractPage } from "../src/engine/web/extract/page.js";
 
 const tick = () => env.DB.prepare("select 1").first();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

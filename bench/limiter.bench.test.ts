@@ -6,9 +6,9 @@ import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { expect, it } from "vitest";
-import { executeCapability } from "../src/capabilities/execute.js";
-import { defineCapability } from "../src/capabilities/registry.js";
-import { limiterFor } from "../src/limits/gate.js";
+import { executeCapability } from "../src/capabilities/core/execute.js";
+import { defineCapability } from "../src/capabilities/core/registry.js";
+import { limiterFor } from "../src/limits/admission.js";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

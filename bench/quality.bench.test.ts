@@ -9,12 +9,12 @@ import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { db } from "../src/db/client.js";
 import { domains, emails, emailSources, people } from "../src/db/schema-index.js";
-import { crawlFirstPass } from "../src/engine/crawl/crawler.js";
-import { runDeepCrawl } from "../src/engine/crawl/queue.js";
-import { proposeAddress } from "../src/engine/finder.js";
-import { emailsOfDomain, namedAddresses } from "../src/engine/index-read.js";
-import { storeCrawl } from "../src/engine/index-store.js";
-import { inferPatterns } from "../src/engine/patterns.js";
+import { crawlFirstPass } from "../src/engine/web/crawl/crawler.js";
+import { runDeepCrawl } from "../src/engine/web/crawl/deep-crawl-queue.js";
+import { proposeAddress } from "../src/engine/finder/email-finder.js";
+import { emailsOfDomain, namedAddresses } from "../src/engine/index/read.js";
+import { storeCrawl } from "../src/engine/index/store.js";
+import { inferPatterns } from "../src/engine/finder/patterns.js";
 import truth from "../test/fixtures/quality/truth.json";
 
 const GOALS = { settled: 0.95, first: 0.85, precision: 0.98, format: 0.95, finder: 0.9 };

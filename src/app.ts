@@ -3,7 +3,8 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { createV1App, v1OpenApiDocument } from "./account/v1.js";
 import type { AppBindings } from "./env.js";
 import { errorResponse, toErrorResponse } from "./http/errors.js";
-import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/guards.js";
+import { withRequestId } from "./http/request-id.js";
+import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/request-limits.js";
 import { createOperatorApp } from "./operator/app.js";
 import { createAgentApp } from "./agent/app.js";
 import { registerOAuth } from "./oauth/index.js";
@@ -17,6 +18,8 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions = {}) {
   const app = new Hono<AppBindings>();
+  // First, so every response (errors from the middlewares below included) carries X-Request-Id.
+  app.use("*", withRequestId());
   app.use("*", withDeadline(options.requestDeadlineMs ?? REQUEST_DEADLINE_MS));
   // Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2 and have their own, larger cap.
   const apiBodyLimit = limitBody();

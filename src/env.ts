@@ -1,26 +1,41 @@
-/** Bindings and variables the Worker is given (wrangler.toml, .dev.vars, secrets). */
-export interface Env {
-  DB: D1Database;
-  /** Per-account rate-limit counters and credit balances (src/limits/account-limiter.ts). */
-  ACCOUNT_LIMITER: DurableObjectNamespace<import("./limits/account-limiter.js").AccountLimiter>;
+import type { AuthContext } from "./account/auth-context.js";
+import type { RequestLogMessage } from "./account/request-log-row.js";
+import type { BulkRowsMessage } from "./bulk/messages.js";
+import type { DeliveryMessage } from "./delivery/types.js";
+import type { DeepCrawlMessage } from "./engine/web/crawl/deep-crawl-message.js";
+import type { BalanceView, CreditBalance } from "./limits/groups.js";
+
+/**
+ * Bindings and variables the Worker is given. The bindings declared in wrangler.toml are typed by
+ * `npm run types` (wrangler types → worker-configuration.d.ts, `WranglerBindings`; `npm run
+ * typecheck` fails when that file is stale). Added here: the message type of each queue, which
+ * bindings the code treats as optional, and the variables and secrets wrangler.toml does not set.
+ * Every import above is a leaf module, so this file sits in no import cycle.
+ */
+type RefinedBindings = "CRAWL_QUEUE" | "REQUEST_LOGS" | "DELIVERY_QUEUE" | "BULK_QUEUE" | "ENVIRONMENT";
+
+export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   /** "production" turns on production-only guards (private-address fetch ban, no dev payment method). */
   ENVIRONMENT?: string;
+  /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
+  CRAWL_QUEUE?: Queue<DeepCrawlMessage>;
+  /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/account/request-log-queue.ts). */
+  REQUEST_LOGS?: Queue<RequestLogMessage>;
+  /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
+  BULK_QUEUE: Queue<BulkRowsMessage>;
+  /** Producer for webhook deliveries, callbacks and bulk end events (queue "deliveries", consumer in src/delivery/queue.ts). */
+  DELIVERY_QUEUE?: Queue<DeliveryMessage>;
   /** Shared secret for operator-only routes (claims, imports); unset means those routes answer 503. */
   OPERATOR_SECRET?: string;
   /** DNS-over-HTTPS JSON endpoint; default https://cloudflare-dns.com/dns-query. */
   DOH_URL?: string;
-  /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/crawl/queue.ts). */
-  CRAWL_QUEUE?: Queue<import("./engine/crawl/queue.js").DeepCrawlMessage>;
-  /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/account/request-log-queue.ts). */
-  REQUEST_LOGS?: Queue<import("./account/request-log-queue.js").RequestLogMessage>;
   /** Base URL of a self-hosted Reacher backend for the verifier's SMTP step; unset = SMTP check not run. */
   REACHER_URL?: string;
   /** Sent as `x-reacher-secret` when the Reacher backend requires it. */
   REACHER_SECRET?: string;
-  /** Agent surface (src/agent/payment-config.ts documents each): payment claims and ledger. */
-  PAYMENT_LEDGER?: DurableObjectNamespace<import("./agent/ledger.js").PaymentLedger>;
   /** HMAC secret binding MPP challenges (>= 32 bytes); unset means the paid endpoints answer 503. */
   MPP_SECRET_KEY?: string;
+  /** Agent surface payment settings (src/agent/payment-config.ts documents each). */
   MPP_REALM?: string;
   /** "tempo" | "evm-dev" (default: tempo in production, evm-dev elsewhere). */
   MPP_METHOD?: string;
@@ -32,18 +47,8 @@ export interface Env {
   MPP_DEV_RECIPIENT?: string;
   /** Plan of the shared agents account (its rate limits apply to all agents together); default "scale". */
   AGENTS_PLAN?: string;
-  /** Bulk jobs (src/bulk): uploaded CSVs, normalised input chunks and result parts. */
-  BULK_FILES: R2Bucket;
-  /** One BulkJob per job: state machine, history, idempotent row results. */
-  BULK_JOB: DurableObjectNamespace<import("./bulk/job-object.js").BulkJob>;
-  /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
-  BULK_QUEUE: Queue<import("./bulk/consumer.js").BulkRowsMessage>;
-  /** Producer for webhook deliveries, callbacks and bulk end events (queue "deliveries", consumer in src/delivery/queue.ts). */
-  DELIVERY_QUEUE?: Queue<import("./delivery/types.js").DeliveryMessage>;
   /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */
   DELIVERY_RETRY_BASE_SECONDS?: string;
-  /** OAuth 2.0 clients, grants and tokens, owned by @cloudflare/workers-oauth-provider (src/oauth/). */
-  OAUTH_KV: KVNamespace;
   /** Pins the OAuth issuer (e.g. https://api.example.com); unset = the request's origin (fine for dev, set it in production). */
   OAUTH_ISSUER?: string;
   /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
@@ -53,10 +58,10 @@ export interface Env {
 export type AppBindings = { Bindings: Env; Variables: AppVariables };
 
 export interface AppVariables {
-  auth: import("./account/auth.js").AuthContext;
+  auth: AuthContext;
   requestStartedAt: number;
   /** Credit balances the limiter answered with the admission (tableLimit withBalances), read by /v1/me. */
-  admittedBalances: Record<"search" | "verification" | "phone", import("./limits/account-limiter.js").BalanceView>;
+  admittedBalances: Record<CreditBalance, BalanceView>;
   /** Filled by routes that belong to an endpoint group, read by the request logger. */
   logType?: string;
   logCost?: boolean;

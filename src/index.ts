@@ -1,10 +1,11 @@
 import { createApp } from "./app.js";
 import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE, consumeBulkRows, consumeDeadBulkRows } from "./bulk/consumer.js";
 import type { Env } from "./env.js";
-import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/crawl/queue.js";
+import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-queue.js";
 import { consumeRequestLogs, REQUEST_LOG_QUEUE } from "./account/request-log-queue.js";
 import { runRetention } from "./account/retention-job.js";
 import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/index.js";
+import { logError } from "./request-context.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
@@ -27,7 +28,7 @@ export default {
   async queue(batch, env, ctx) {
     const consume = QUEUE_CONSUMERS[batch.queue];
     if (!consume) {
-      console.error(`no consumer for queue ${batch.queue}; messages left for retry`);
+      logError(`no consumer for queue ${batch.queue}; messages left for retry`);
       batch.retryAll();
       return;
     }

@@ -6,19 +6,13 @@ import { accounts, apiKeys, type Account, type ApiKey, workspaceMembers, workspa
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
+import type { AuthContext } from "./auth-context.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "./crypto.js";
 import { assertScopeAllows, bearerToken, resolveBearer } from "../oauth/bearer.js";
+import { logError } from "../request-context.js";
 
-export interface AuthContext {
-  /** The account whose credits, limits and usage this request uses (the workspace owner for members). */
-  account: Account;
-  /** The account that holds the credential. */
-  actor: Account;
-  keyId: number | null;
-  /** The OAuth app acting for the account (bearer tokens); null for key + secret. */
-  oauthClientId?: string | null;
-}
+export type { AuthContext } from "./auth-context.js";
 
 const KEY_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{16,256}$/;
@@ -120,6 +114,6 @@ function touchLastUsed(c: Parameters<MiddlewareHandler<AppBindings>>[0], key: Ap
       .set({ lastUsedAt: now })
       .where(eq(apiKeys.id, key.id))
       .run()
-      .then(() => undefined, (err) => console.error("last_used_at update failed", err)),
+      .then(() => undefined, (err) => logError("last_used_at update failed", err)),
   );
 }

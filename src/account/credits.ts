@@ -1,7 +1,7 @@
 import type { Account } from "../db/schema.js";
 import type { Env } from "../env.js";
 import type { BalanceView } from "../limits/account-limiter.js";
-import { limiterFor } from "../limits/gate.js";
+import { limiterFor } from "../limits/admission.js";
 
 export type CreditSummary = Record<"search" | "verification" | "phone", BalanceView>;
 

@@ -1,6 +1,8 @@
 import { db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
+import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
+import { logError } from "../request-context.js";
 
 /**
  * How request-log rows reach D1: not one INSERT per request, but one queue message per request,
@@ -14,9 +16,7 @@ import type { Env } from "../env.js";
  */
 export const REQUEST_LOG_QUEUE = "request-logs";
 
-export type RequestLogRow = typeof requestLogs.$inferInsert;
-/** One queue message: a row with the id that makes its insert idempotent. */
-export type RequestLogMessage = RequestLogRow & { requestId: string };
+export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 
 /** D1 allows 100 bound parameters per statement; a row binds one per column. */
 const ROWS_PER_STATEMENT = 5;
@@ -30,7 +30,7 @@ export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void>
       return;
     } catch (err) {
       // The queue refused it: write it the slow way rather than lose it.
-      console.error("request-logs queue send failed; writing the row directly", err);
+      logError("request-logs queue send failed; writing the row directly", err);
     }
   }
   await insertLogRows(env, [message]);
@@ -54,7 +54,7 @@ export async function consumeRequestLogs(batch: MessageBatch<unknown>, env: Env)
     await insertLogRows(env, batch.messages.map((m) => m.body as RequestLogMessage));
     batch.ackAll();
   } catch (err) {
-    console.error(`request-logs batch of ${batch.messages.length} failed; retrying`, err);
+    logError(`request-logs batch of ${batch.messages.length} failed; retrying`, err);
     batch.retryAll({ delaySeconds: 1 });
   }
 }

@@ -5,6 +5,7 @@ import type { AuthContext } from "./auth.js";
 import { loggedUri } from "./log-uri.js";
 import { logTypeOf } from "./log-retention.js";
 import { enqueueLogRow, type RequestLogRow } from "./request-log-queue.js";
+import { currentLogRowId, logError } from "../request-context.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */
 export function hasEndpoint(c: Parameters<MiddlewareHandler>[0]): boolean {
@@ -40,6 +41,7 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
     country: (c.req.raw as { cf?: { country?: string } }).cf?.country ?? null,
     createdAt: started,
+    requestId: currentLogRowId(),
   };
 }
 
@@ -55,6 +57,6 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
     const auth = c.get("auth");
     if (!auth) return;
     const row = buildLogRow(c, auth, started, now());
-    c.executionCtx.waitUntil(enqueueLogRow(c.env, row).catch((err) => console.error("request log write failed", err)));
+    c.executionCtx.waitUntil(enqueueLogRow(c.env, row).catch((err) => logError("request log write failed", err)));
   };
 }

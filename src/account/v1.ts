@@ -1,18 +1,18 @@
 import { authenticate } from "./auth.js";
 import { hasEndpoint, logRequests } from "./request-log.js";
-import { registerKeyRoutes } from "./v1_keys.js";
-import { registerCurrentKeyRoutes } from "./v1_keys_current.js";
-import { registerLogRoutes } from "./v1_logs.js";
-import { registerMeRoute } from "./v1_me.js";
-import { registerUsageRoute } from "./v1_usage.js";
-import { registerRevealRoute } from "./v1_reveal.js";
-import { registerRateLimitsRoute } from "./v1_rate_limits.js";
+import { registerKeyRoutes } from "./v1-keys.js";
+import { registerCurrentKeyRoutes } from "./v1-keys-current.js";
+import { registerLogRoutes } from "./v1-logs.js";
+import { registerMeRoute } from "./v1-me.js";
+import { registerUsageRoute } from "./v1-usage.js";
+import { registerRevealRoute } from "./v1-reveal.js";
+import { registerRateLimitsRoute } from "./v1-rate-limits.js";
 import { registerLeadRoutes } from "../leads/routes/index.js";
 import { registerBulkRoutes } from "../bulk/routes/index.js";
 import { fixedLimit, tableLimit } from "../limits/middleware.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { CAPABILITIES } from "../capabilities/index.js";
-import { mountCapabilities } from "../capabilities/mount-v1.js";
+import { mountCapabilities } from "../capabilities/core/mount-v1.js";
 import { toErrorResponse } from "../http/errors.js";
 import { OAUTH_PATHS, SCOPES, registerClientRegistrationRoute } from "../oauth/index.js";
 

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { CAPABILITIES } from "../capabilities/index.js";
-import type { Capability } from "../capabilities/registry.js";
+import type { Capability } from "../capabilities/core/registry.js";
 import type { AppBindings, Env } from "../env.js";
 import { agentOpenApiDocument, llmsTxt, soldCapabilities } from "./discovery.js";
 import { enroll, readEnrollment } from "./enrollment.js";
-import { type GateDeps, servePaid } from "./gate.js";
+import { type GateDeps, servePaid } from "./payment-gate.js";
 import { durableLedger } from "./ledger-client.js";
 import { paymentProviderFor } from "./payment-config.js";
 import { PaymentGateUnavailable, type PaymentProvider } from "./provider.js";

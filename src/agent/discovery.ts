@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { Capability } from "../capabilities/registry.js";
-import { FORWARDED_HEADERS } from "./gate.js";
+import { ERROR_CODES } from "../http/errors.js";
+import type { Capability } from "../capabilities/core/registry.js";
+import { FORWARDED_HEADERS } from "./payment-gate.js";
 import { priceFor, toBaseUnits } from "./prices.js";
 import type { PaymentProvider } from "./provider.js";
 
@@ -123,7 +124,14 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
         PaymentRequired: {
           type: "object",
           description: "RFC 9457 problem details",
-          properties: { type: { type: "string" }, title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" }, hint: { type: "string" } },
+          properties: {
+            type: { type: "string" },
+            title: { type: "string" },
+            status: { type: "integer" },
+            detail: { type: "string" },
+            hint: { type: "string" },
+            request_id: { type: "string", description: "The response's X-Request-Id" },
+          },
           required: ["type", "title", "status", "detail"],
         },
         Error: {
@@ -131,7 +139,12 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
           properties: {
             errors: {
               type: "object",
-              properties: { type: { type: "string" }, message: { type: "string" }, code: { type: "integer" } },
+              properties: {
+                type: { type: "string", enum: ERROR_CODES, description: "One of a closed set; each type has a fixed status" },
+                message: { type: "string" },
+                code: { type: "integer" },
+                request_id: { type: "string", description: "The response's X-Request-Id; quote it when reporting a problem" },
+              },
               required: ["type", "message", "code"],
             },
           },

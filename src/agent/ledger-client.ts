@@ -1,12 +1,12 @@
 import type { Store } from "mppx/server/core";
-import { type ClaimOutcome, ledgerFor, type PaymentLedger, type SettlementEntry } from "./ledger.js";
+import { type HoldOutcome, ledgerFor, type PaymentLedger, type SettlementEntry } from "./ledger.js";
 
 /**
  * What the payment gate needs from the ledger. Production uses the PaymentLedger Durable Object;
  * tests can hand the gate a failing ledger to reach the "ledger unavailable" path.
  */
 export interface Ledger {
-  claim(id: string, expiresAt: number): Promise<ClaimOutcome>;
+  hold(id: string, expiresAt: number): Promise<HoldOutcome>;
   /** `ranUnbilled`: the capability ran and its answer was not billed (counts against MAX_UNBILLED_RUNS). */
   release(id: string, token: string, ranUnbilled?: boolean): Promise<void>;
   settle(token: string, entry: SettlementEntry): Promise<{ settled: boolean; settledAt: number }>;
@@ -14,11 +14,11 @@ export interface Ledger {
 
 export function durableLedger(ns: DurableObjectNamespace<PaymentLedger>): Ledger {
   return {
-    claim: (id, expiresAt) => ledgerFor(ns, id).claim(id, expiresAt),
+    hold: (id, expiresAt) => ledgerFor(ns, id).hold(id, expiresAt),
     release: async (id, token, ranUnbilled) => {
       await ledgerFor(ns, id).release(id, token, ranUnbilled);
     },
-    settle: (token, entry) => ledgerFor(ns, entry.claimId).settle(token, entry),
+    settle: (token, entry) => ledgerFor(ns, entry.holdId).settle(token, entry),
   };
 }
 

@@ -1,16 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 
 /**
- * PaymentLedger: single-use claims on payment credentials, the settlement ledger, and the atomic
+ * PaymentLedger: single-use holds on payment credentials, the settlement ledger, and the atomic
  * key/value store mppx's Tempo method uses for its own replay markers.
  *
  * Every RPC method below runs synchronous SQL with no await in between, so each one is atomic with
- * respect to every other request reaching the same object: two requests can never both claim the
- * same credential. Claims are sharded over a few objects by credential id (see `ledgerFor`).
+ * respect to every other request reaching the same object: two requests can never both hold the
+ * same credential. Holds are sharded over a few objects by credential id (see `ledgerFor`).
  */
 
-export type ClaimOutcome =
-  | { status: "claimed"; token: string }
+export type HoldOutcome =
+  | { status: "held"; token: string }
   /** Another request holds the credential right now (validate -> upstream -> settle in flight). */
   | { status: "busy" }
   /** The credential already paid for an answer. */
@@ -26,7 +26,7 @@ export type ClaimOutcome =
 export const MAX_UNBILLED_RUNS = 3;
 
 export interface SettlementEntry {
-  claimId: string;
+  holdId: string;
   endpoint: string;
   /** Base units of the currency, digit string. */
   amount: string;
@@ -49,50 +49,58 @@ export class PaymentLedger extends DurableObject {
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS claims (
+    // Objects created before the rename keep their rows: "claims" was this table's former name
+    // (renamed so that "claim" means only a removal request), and settlements.claim_id its key.
+    const tables = this.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((t) => t.name);
+    if (tables.includes("claims") && !tables.includes("holds")) this.sql.exec("ALTER TABLE claims RENAME TO holds");
+    if (tables.includes("settlements")) {
+      const keys = this.sql.exec<{ name: string }>("PRAGMA table_info(settlements)").toArray().map((c) => c.name);
+      if (keys.includes("claim_id")) this.sql.exec("ALTER TABLE settlements RENAME COLUMN claim_id TO hold_id");
+    }
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
       id TEXT PRIMARY KEY, state TEXT NOT NULL, token TEXT, expires_at INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS settlements (
-      claim_id TEXT PRIMARY KEY, endpoint TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
+      hold_id TEXT PRIMARY KEY, endpoint TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
       currency_symbol TEXT NOT NULL, method TEXT NOT NULL, payer TEXT, reference TEXT NOT NULL,
       settled_at INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
     // Added after the first deployments: objects created before it get the column here.
-    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(claims)").toArray().map((c) => c.name);
-    if (!columns.includes("unbilled_runs")) this.sql.exec("ALTER TABLE claims ADD COLUMN unbilled_runs INTEGER NOT NULL DEFAULT 0");
+    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(holds)").toArray().map((c) => c.name);
+    if (!columns.includes("unbilled_runs")) this.sql.exec("ALTER TABLE holds ADD COLUMN unbilled_runs INTEGER NOT NULL DEFAULT 0");
   }
 
   /**
-   * Claims a credential until `expiresAt` (the credential's own expiry, so a claim never lapses
-   * while the credential could still be presented). A held claim whose holder vanished without
+   * Holds a credential until `expiresAt` (the credential's own expiry, so a hold never lapses
+   * while the credential could still be presented). A hold whose holder vanished without
    * releasing it therefore blocks the credential until it expires: never a second settlement.
    */
-  claim(id: string, expiresAt: number, now = Date.now()): ClaimOutcome {
+  hold(id: string, expiresAt: number, now = Date.now()): HoldOutcome {
     const row = this.sql
-      .exec<{ state: string; expires_at: number; unbilled_runs: number }>("SELECT state, expires_at, unbilled_runs FROM claims WHERE id = ?", id)
+      .exec<{ state: string; expires_at: number; unbilled_runs: number }>("SELECT state, expires_at, unbilled_runs FROM holds WHERE id = ?", id)
       .toArray()[0];
     if (row?.state === "spent") return { status: "spent" };
     if (row?.state === "held" && row.expires_at > now) return { status: "busy" };
     if (row && row.unbilled_runs >= MAX_UNBILLED_RUNS) return { status: "exhausted", runs: row.unbilled_runs };
     const token = crypto.randomUUID();
     this.sql.exec(
-      "INSERT INTO claims (id, state, token, expires_at) VALUES (?, 'held', ?, ?) ON CONFLICT(id) DO UPDATE SET state = 'held', token = excluded.token, expires_at = excluded.expires_at",
+      "INSERT INTO holds (id, state, token, expires_at) VALUES (?, 'held', ?, ?) ON CONFLICT(id) DO UPDATE SET state = 'held', token = excluded.token, expires_at = excluded.expires_at",
       id,
       token,
       expiresAt,
     );
     this.scheduleSweep(expiresAt);
-    return { status: "claimed", token };
+    return { status: "held", token };
   }
 
   /**
-   * Gives the credential back (no charge happened); only the holder of the claim can. `ranUnbilled`
+   * Gives the credential back (no charge happened); only the holder of the hold can. `ranUnbilled`
    * counts a capability call that ran and ended unbilled against MAX_UNBILLED_RUNS; releases for
    * the service's own faults (ledger, payment provider) do not count.
    */
   release(id: string, token: string, ranUnbilled = false): boolean {
     return (
       this.sql.exec(
-        "UPDATE claims SET state = 'released', token = NULL, unbilled_runs = unbilled_runs + ? WHERE id = ? AND state = 'held' AND token = ?",
+        "UPDATE holds SET state = 'released', token = NULL, unbilled_runs = unbilled_runs + ? WHERE id = ? AND state = 'held' AND token = ?",
         ranUnbilled ? 1 : 0,
         id,
         token,
@@ -100,15 +108,15 @@ export class PaymentLedger extends DurableObject {
     );
   }
 
-  /** Marks the claim spent and writes the ledger row, together. False if the claim was not ours. */
+  /** Marks the hold spent and writes the ledger row, together. False if the hold was not ours. */
   settle(token: string, entry: SettlementEntry, now = Date.now()): { settled: boolean; settledAt: number } {
-    const held = this.sql.exec("SELECT 1 FROM claims WHERE id = ? AND state = 'held' AND token = ?", entry.claimId, token).toArray();
+    const held = this.sql.exec("SELECT 1 FROM holds WHERE id = ? AND state = 'held' AND token = ?", entry.holdId, token).toArray();
     if (!held.length) return { settled: false, settledAt: now };
-    this.sql.exec("UPDATE claims SET state = 'spent', token = NULL WHERE id = ?", entry.claimId);
+    this.sql.exec("UPDATE holds SET state = 'spent', token = NULL WHERE id = ?", entry.holdId);
     this.sql.exec(
-      `INSERT INTO settlements (claim_id, endpoint, amount, currency, currency_symbol, method, payer, reference, settled_at)
+      `INSERT INTO settlements (hold_id, endpoint, amount, currency, currency_symbol, method, payer, reference, settled_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      entry.claimId,
+      entry.holdId,
       entry.endpoint,
       entry.amount,
       entry.currency,
@@ -121,8 +129,8 @@ export class PaymentLedger extends DurableObject {
     return { settled: true, settledAt: now };
   }
 
-  settlement(claimId: string): SettlementRecord | null {
-    const row = this.sql.exec<Record<string, string | number | null>>("SELECT * FROM settlements WHERE claim_id = ?", claimId).toArray()[0];
+  settlement(holdId: string): SettlementRecord | null {
+    const row = this.sql.exec<Record<string, string | number | null>>("SELECT * FROM settlements WHERE hold_id = ?", holdId).toArray()[0];
     return row ? toRecord(row) : null;
   }
 
@@ -155,10 +163,10 @@ export class PaymentLedger extends DurableObject {
   }
 
   override async alarm(): Promise<void> {
-    // Claims are only needed while their credential could still be presented; settlements stay.
+    // Holds are only needed while their credential could still be presented; settlements stay.
     const now = Date.now();
-    this.sql.exec("DELETE FROM claims WHERE expires_at <= ?", now);
-    const next = this.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM claims").toArray()[0]?.at;
+    this.sql.exec("DELETE FROM holds WHERE expires_at <= ?", now);
+    const next = this.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM holds").toArray()[0]?.at;
     if (next) await this.ctx.storage.setAlarm(next + 1000);
   }
 
@@ -171,7 +179,7 @@ export class PaymentLedger extends DurableObject {
 
 function toRecord(row: Record<string, string | number | null>): SettlementRecord {
   return {
-    claimId: String(row.claim_id),
+    holdId: String(row.hold_id),
     endpoint: String(row.endpoint),
     amount: String(row.amount),
     currency: String(row.currency),
@@ -183,7 +191,7 @@ function toRecord(row: Record<string, string | number | null>): SettlementRecord
   };
 }
 
-/** Number of ledger objects claims are spread over (each object takes ~1,000 requests/s). */
+/** Number of ledger objects holds are spread over (each object takes ~1,000 requests/s). */
 export const LEDGER_SHARDS = 8;
 
 /** The ledger object that owns a credential id (stable: the same id always maps to the same shard). */

@@ -4,7 +4,7 @@ import { errorResponse } from "../http/errors.js";
 /**
  * Per-payer rate limit in front of the shared agents account. Every agent runs as that one account,
  * so without it a single payer could use up everyone's rate limits. Counted per payer address
- * (per client IP when the payment method names no payer), before the credential is claimed: the
+ * (per client IP when the payment method names no payer), before the credential is held: the
  * 429 is unbilled and the credential stays spendable.
  */
 export const DEFAULT_PAYER_RPM = 60;

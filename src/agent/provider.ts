@@ -1,6 +1,7 @@
 import type { Challenge, Credential, Receipt } from "mppx";
 import { Errors } from "mppx";
 import type { Mppx } from "mppx/server/core";
+import { logError } from "../request-context.js";
 
 /**
  * The payment provider behind the gate: issues challenges, validates credentials (no money moves)
@@ -91,7 +92,7 @@ export function classifyProviderError(err: unknown): Errors.PaymentError | Payme
   if (name === "ZodError" || name === "$ZodError" || /Signature|Address|Hex|Abi|Bytes|Decode|Serialize/.test(name)) {
     return new Errors.VerificationFailedError({ reason: "the credential payload could not be verified" });
   }
-  console.error("payment provider error", err);
+  logError("payment provider error", err);
   return new PaymentProviderFault("The credential could not be validated because of a payment provider fault.");
 }
 

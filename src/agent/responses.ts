@@ -1,5 +1,6 @@
 import { Challenge, Errors } from "mppx";
 import { errorResponse } from "../http/errors.js";
+import { currentRequestId } from "../request-context.js";
 import type { Offer, PaymentProvider } from "./provider.js";
 
 /**
@@ -12,7 +13,9 @@ export async function paymentRequired(provider: PaymentProvider, offer: Offer, w
   for (const challenge of challenges) headers.append("www-authenticate", Challenge.serialize(challenge));
   // 402 whatever status the mppx error class carries (a few are 400/500 in mppx): for the agent
   // surface every refused credential means "pay with one of these".
-  return new Response(JSON.stringify({ ...why.toProblemDetails(), status: 402 }), { status: 402, headers });
+  // request_id: an RFC 9457 extension member, the response's X-Request-Id (as in every error body).
+  const requestId = currentRequestId();
+  return new Response(JSON.stringify({ ...why.toProblemDetails(), status: 402, ...(requestId ? { request_id: requestId } : {}) }), { status: 402, headers });
 }
 
 export function providerFault(message: string): Response {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { executeCapability } from "../capabilities/execute.js";
-import { type BatchCallOutcome, executeBatch } from "../capabilities/execute-batch.js";
-import type { BulkOptionValues, CapabilityResult } from "../capabilities/registry.js";
+import { executeCapability } from "../capabilities/core/execute.js";
+import { type BatchCallOutcome, executeBatch } from "../capabilities/core/execute-batch.js";
+import type { BulkOptionValues, CapabilityResult } from "../capabilities/core/registry.js";
 import { batchMemo, type Memo } from "../engine/memo.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
@@ -13,16 +13,14 @@ import { emailsIn, resultCells } from "./results.js";
 import { inputChunkKey, type InputRow } from "./storage.js";
 import { bulkType, type BulkType } from "./types.js";
 import { jobStub } from "./jobs.js";
+import type { BulkRowsMessage } from "./messages.js";
+import { logError } from "../request-context.js";
 
 export const BULK_ROWS_QUEUE = "bulk-rows";
 export const BULK_ROWS_DEAD_LETTER_QUEUE = "bulk-rows-dlq";
 
 /** One chunk of one run of a job. */
-export interface BulkRowsMessage {
-  jobId: number;
-  chunk: number;
-  run: number;
-}
+export type { BulkRowsMessage } from "./messages.js";
 
 /** Rows of one chunk run side by side. */
 const ROW_CONCURRENCY = 10;
@@ -57,7 +55,7 @@ export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ct
         await processChunk(env, ctx, message.body as BulkRowsMessage, planOf, memo);
         message.ack();
       } catch (err) {
-        console.error("bulk chunk failed; retrying", message.body, err);
+        logError("bulk chunk failed; retrying", message.body, err);
         message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
       }
     }),

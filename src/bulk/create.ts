@@ -16,7 +16,7 @@ import { parseCreateOptions, rowOptions, type CreateOptions } from "./options.js
 import { resultHeader } from "./results.js";
 import { deletePrefix, uploadKey } from "./storage.js";
 import { CHUNK_ROWS, CREATES_PER_TYPE_PER_DAY, JOB_VALIDITY_MS, MAX_UPLOAD_BYTES, type BulkType } from "./types.js";
-import { syncIndex } from "./index-db.js";
+import { syncIndex } from "./jobs-table.js";
 
 /** R2 multipart parts must be at least 5 MiB (except the last). */
 const PART_BYTES = 5 * 1024 * 1024;

@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { BulkOptionValues } from "../capabilities/registry.js";
+import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
 import { rfc3339 } from "../http/time.js";
+import type { ErrorCode, StatusOf } from "../http/errors.js";
 import { notifyJobEnd } from "./end-event.js";
-import { syncIndex } from "./index-db.js";
+import { syncIndex } from "./jobs-table.js";
 import { csvLine, inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
 import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./types.js";
 
@@ -87,7 +88,7 @@ export interface HistoryEvent {
 
 const MILESTONES = [25, 50, 75];
 /** Errors cross the RPC boundary as plain Errors: the status and type travel in the message (see jobs.ts). */
-export const jobError = (status: 404 | 409 | 429, type: string, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
+export const jobError = <T extends ErrorCode>(status: NoInfer<StatusOf<T>> & (404 | 409 | 429), type: T, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
 export const JOB_ERROR = "bulk-job-error:";
 const invalidState = (message: string) => jobError(409, "invalid_state", message);
 

@@ -1,5 +1,5 @@
 import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
+import { ApiError, type ErrorStatus, isErrorCode, statusAllowed } from "../http/errors.js";
 import { JOB_ERROR } from "./job-object.js";
 import { secondsToUtcMidnight } from "../limits/account-limiter.js";
 
@@ -17,7 +17,9 @@ export async function onJob<T>(call: Promise<T>): Promise<T> {
     const at = message.indexOf(JOB_ERROR);
     if (at < 0) throw err;
     const [status, type, ...rest] = message.slice(at + JOB_ERROR.length).split(":");
-    const code = Number(status) as 404 | 409 | 429;
-    throw new ApiError(code, type!, rest.join(":"), code === 429 ? { "Retry-After": String(secondsToUtcMidnight(Date.now())) } : {});
+    const code = Number(status);
+    // The type and status crossed the RPC boundary as text: only a pair the vocabulary allows passes.
+    if (!type || !isErrorCode(type) || !statusAllowed(type, code)) throw err;
+    throw new ApiError(code as ErrorStatus, type, rest.join(":"), code === 429 ? { "Retry-After": String(secondsToUtcMidnight(Date.now())) } : {});
   }
 }

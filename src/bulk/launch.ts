@@ -3,7 +3,7 @@ import { db } from "../db/client.js";
 import { bulkJobs } from "../db/schema-bulk.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { limiterFor } from "../limits/gate.js";
+import { limiterFor } from "../limits/admission.js";
 import type { JobView } from "./job-object.js";
 import { jobStub, onJob } from "./jobs.js";
 import { MAX_RUNNING_PER_TYPE, type BulkType } from "./types.js";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { BulkOptionValues } from "../capabilities/registry.js";
+import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import { ApiError } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
 import type { BulkType } from "./types.js";

@@ -1,4 +1,4 @@
-import type { BulkOptionValues } from "../capabilities/registry.js";
+import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { BulkType } from "./types.js";
 
 /** Columns appended after the input's own columns in every result file. */

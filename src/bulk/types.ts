@@ -1,5 +1,5 @@
 import { CAPABILITIES } from "../capabilities/index.js";
-import type { BulkDeclaration, Capability } from "../capabilities/registry.js";
+import type { BulkDeclaration, Capability } from "../capabilities/core/registry.js";
 
 /** A bulk type: a capability that declares `bulk`, run once per row. */
 export interface BulkType {

@@ -1,17 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { getDomain } from "tldts";
-import { fetchPage } from "../engine/crawl/fetch-page.js";
-import { parseUserUrl } from "../engine/crawl/guard.js";
-import { ensureIndexed } from "../engine/discovery.js";
-import { extractAuthor } from "../engine/extract/author.js";
-import { extractPage } from "../engine/extract/page.js";
-import { type FinderAnswer, finderData, findEmail } from "../engine/finder.js";
-import { splitFullName } from "../engine/names.js";
+import { fetchPage } from "../engine/web/fetch-page.js";
+import { parseUserUrl } from "../engine/web/user-url.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import { extractAuthor } from "../engine/web/extract/author.js";
+import { extractPage } from "../engine/web/extract/page.js";
+import { type FinderAnswer, finderData, findEmail } from "../engine/finder/email-finder.js";
+import { splitFullName } from "../engine/people/names.js";
 import { ApiError } from "../http/errors.js";
-import { FinderDataSchema } from "./finder-shapes.js";
-import { SocialFieldsSchema, socialFields } from "./social-fields.js";
-import { BULK_FIELDS, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { FinderDataSchema } from "./shapes/finder.js";
+import { SocialFieldsSchema, socialFields } from "./shapes/social-fields.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 const ARTICLE_LIMITS = { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 };
 

@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed } from "../engine/claims.js";
-import { companyOrFetch } from "../engine/company-facts.js";
-import { emailParam, flatOrganization, personByEmail, personFindData } from "../engine/people-index.js";
+import { assertNotClaimed } from "../engine/index/claims.js";
+import { companyOrFetch } from "../engine/company/facts.js";
+import { emailParam, flatOrganization, personByEmail, personFindData } from "../engine/index/people.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
-import { nullableRecord } from "./enrichment-params.js";
-import { defineCapability } from "./registry.js";
+import { nullableRecord } from "./shapes/enrichment-params.js";
+import { defineCapability } from "./core/registry.js";
 
 export const combinedFind = defineCapability({
   name: "combined/find",

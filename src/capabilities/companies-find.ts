@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { companyOrFetch } from "../engine/company-facts.js";
-import { domainParam, flatOrganization } from "../engine/people-index.js";
-import { nullableRecord } from "./enrichment-params.js";
-import { BULK_FIELDS, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { companyOrFetch } from "../engine/company/facts.js";
+import { domainParam, flatOrganization } from "../engine/index/people.js";
+import { nullableRecord } from "./shapes/enrichment-params.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 export const companiesFind = defineCapability({
   name: "companies/find",

@@ -1,22 +1,22 @@
 import { inArray } from "drizzle-orm";
 import { z } from "@hono/zod-openapi";
-import { filterClaimed } from "../engine/claims.js";
-import { ensureIndexed } from "../engine/discovery.js";
-import { isDisposableDomain, isWebmailDomain } from "../engine/domain-lists.js";
-import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../engine/index-read.js";
-import { inferPatterns, matchPatterns } from "../engine/patterns.js";
+import { filterClaimed } from "../engine/index/claims.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
+import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../engine/index/read.js";
+import { inferPatterns, matchPatterns } from "../engine/finder/patterns.js";
 import { rfc3339 } from "../http/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
-import { phoneDataFor } from "../engine/phone-data.js";
+import { phoneDataFor } from "../engine/phones/phone-data.js";
 import { db } from "../db/client.js";
 import { people } from "../db/schema-index.js";
 import type { Env } from "../env.js";
-import { extraPhoneCost } from "./enrichment-params.js";
-import { PhoneDataSchema } from "./phone-schemas.js";
-import { SocialFieldsSchema, type SocialProfiles, socialFields } from "./social-fields.js";
-import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./finder-shapes.js";
-import { BULK_FIELDS, BULK_OPTIONS, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { extraPhoneCost } from "./shapes/enrichment-params.js";
+import { PhoneDataSchema } from "./shapes/phone.js";
+import { SocialFieldsSchema, type SocialProfiles, socialFields } from "./shapes/social-fields.js";
+import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./shapes/finder.js";
+import { BULK_FIELDS, BULK_OPTIONS, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 /**
  * Score of a listed address, from what the index knows about it: 40 for being published at all,

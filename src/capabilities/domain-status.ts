@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { isDisposableDomain, isWebmailDomain } from "../engine/domain-lists.js";
-import { toAsciiDomain } from "../engine/email-syntax.js";
+import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
+import { toAsciiDomain } from "../engine/verify/email-syntax.js";
 import { ApiError } from "../http/errors.js";
-import { defineCapability } from "./registry.js";
+import { defineCapability } from "./core/registry.js";
 
 export const domainStatus = defineCapability({
   name: "domain-status",

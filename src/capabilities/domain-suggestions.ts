@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors.js";
 import { queryIntOr } from "../http/validation.js";
-import { defineCapability } from "./registry.js";
+import { defineCapability } from "./core/registry.js";
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { filterClaimed } from "../engine/claims.js";
-import { ensureIndexed } from "../engine/discovery.js";
-import { emailsOfDomain } from "../engine/index-read.js";
-import { DEPARTMENTS, SENIORITIES } from "../engine/positions.js";
-import { domainOrCompany, resolveTarget } from "./finder-shapes.js";
-import { defineCapability } from "./registry.js";
+import { filterClaimed } from "../engine/index/claims.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import { emailsOfDomain } from "../engine/index/read.js";
+import { DEPARTMENTS, SENIORITIES } from "../engine/people/positions.js";
+import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
+import { defineCapability } from "./core/registry.js";
 
 const zeroes = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 

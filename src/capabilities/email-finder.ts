@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { ensureIndexed } from "../engine/discovery.js";
-import { finderData, findEmail } from "../engine/finder.js";
-import { type PersonName, splitFullName } from "../engine/names.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import { finderData, findEmail } from "../engine/finder/email-finder.js";
+import { type PersonName, splitFullName } from "../engine/people/names.js";
 import { ApiError } from "../http/errors.js";
-import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
-import { domainOrCompany, FinderDataSchema, resolveTarget } from "./finder-shapes.js";
-import { enrichMobileParam, extraPhoneCost } from "./enrichment-params.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
+import { domainOrCompany, FinderDataSchema, resolveTarget } from "./shapes/finder.js";
+import { enrichMobileParam, extraPhoneCost } from "./shapes/enrichment-params.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 import { noMemo } from "../engine/memo.js";
 
 const namePart = (what: string) => z.string().trim().min(1).max(100).optional().openapi({ description: what });

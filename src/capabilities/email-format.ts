@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { ensureIndexed } from "../engine/discovery.js";
-import { emailsOfDomain, namedAddresses } from "../engine/index-read.js";
-import { inferPatterns, percentages } from "../engine/patterns.js";
-import { domainOrCompany, resolveTarget } from "./finder-shapes.js";
-import { defineCapability } from "./registry.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import { emailsOfDomain, namedAddresses } from "../engine/index/read.js";
+import { inferPatterns, percentages } from "../engine/finder/patterns.js";
+import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
+import { defineCapability } from "./core/registry.js";
 
 export const emailFormat = defineCapability({
   name: "email-format",

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed, normaliseEmail } from "../engine/claims.js";
-import { ensureIndexed } from "../engine/discovery.js";
-import { isWebmailDomain } from "../engine/domain-lists.js";
-import { sourcesOf } from "../engine/index-read.js";
+import { assertNotClaimed, normaliseEmail } from "../engine/index/claims.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import { isWebmailDomain } from "../engine/data/domain-lists.js";
+import { sourcesOf } from "../engine/index/read.js";
 import { ApiError } from "../http/errors.js";
-import { SourceSchema } from "./finder-shapes.js";
-import { defineCapability } from "./registry.js";
+import { SourceSchema } from "./shapes/finder.js";
+import { defineCapability } from "./core/registry.js";
 import { getDomain } from "tldts";
 
 export const emailSources = defineCapability({

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { verifyEmail } from "../engine/verify.js";
-import { BULK_FIELDS, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
-import { VerifierResponseSchema } from "./verifier-shapes.js";
+import { verifyEmail } from "../engine/verify/verifier.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
+import { VerifierResponseSchema } from "./shapes/verifier.js";
 
 export const emailVerifier = defineCapability({
   acceptsCallback: true,

@@ -1,14 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed, claimedAmong } from "../engine/claims.js";
-import { companyOrFetch, hasFacts } from "../engine/company-facts.js";
-import { companyByDomain, emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/people-index.js";
-import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
+import { assertNotClaimed, claimedAmong } from "../engine/index/claims.js";
+import { companyOrFetch, hasFacts } from "../engine/company/facts.js";
+import { companyByDomain, emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/index/people.js";
+import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
-import type { CrawlContext } from "../engine/company-facts.js";
-import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { apiErrorOf } from "../http/errors.js";
+import type { CrawlContext } from "../engine/company/facts.js";
+import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 /**
  * The company behind a person's domain: the index, else the domain's own site. The person is the
@@ -19,7 +19,7 @@ export async function companyForPerson(ctx: CrawlContext, domain: string): Promi
   try {
     return await companyOrFetch(ctx, domain);
   } catch (err) {
-    if (err instanceof ApiError) return null;
+    if (apiErrorOf(err)) return null;
     throw err;
   }
 }

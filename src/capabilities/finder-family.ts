@@ -4,7 +4,7 @@ import { emailCount } from "./email-count.js";
 import { emailFinder } from "./email-finder.js";
 import { emailFormat } from "./email-format.js";
 import { emailSources } from "./email-sources.js";
-import type { Capability } from "./registry.js";
+import type { Capability } from "./core/registry.js";
 
 /** The crawl-backed capabilities (issue 4): one entry in CAPABILITIES spreads them all. */
 export const FINDER_CAPABILITIES: Capability[] = [domainSearch, emailFinder, emailFormat, emailCount, emailSources, authorFinder];

@@ -1,4 +1,4 @@
-import type { Capability } from "./registry.js";
+import type { Capability } from "./core/registry.js";
 import { PEOPLE_PHONE_CAPABILITIES } from "./people-phones.js";
 import { domainStatus } from "./domain-status.js";
 import { emailVerifier } from "./email-verifier.js";

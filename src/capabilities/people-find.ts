@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed, filterClaimed } from "../engine/claims.js";
-import { domainParam, emailParam, leadCandidatesOfDomain, personByEmail, personFindData } from "../engine/people-index.js";
+import { assertNotClaimed, filterClaimed } from "../engine/index/claims.js";
+import { domainParam, emailParam, leadCandidatesOfDomain, personByEmail, personFindData } from "../engine/index/people.js";
 import { ApiError } from "../http/errors.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
-import { nullableRecord } from "./enrichment-params.js";
-import { defineCapability } from "./registry.js";
+import { nullableRecord } from "./shapes/enrichment-params.js";
+import { defineCapability } from "./core/registry.js";
 
 export const peopleFind = defineCapability({
   name: "people/find",

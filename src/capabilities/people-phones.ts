@@ -1,4 +1,4 @@
-import type { Capability } from "./registry.js";
+import type { Capability } from "./core/registry.js";
 import { combinedFind } from "./combined-find.js";
 import { companiesFind } from "./companies-find.js";
 import { enrich } from "./enrich.js";
@@ -8,7 +8,7 @@ import { phoneValidator } from "./phone-validator.js";
 import { professionalNetwork } from "./professional-network.js";
 import { technology } from "./technology.js";
 import { similar } from "./similar.js";
-import { location } from "./location.js";
+import { location } from "./shapes/location.js";
 import { domainSuggestions } from "./domain-suggestions.js";
 
 /** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */

@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed, normaliseProfileUrl } from "../engine/claims.js";
-import { domainParam, emailParam } from "../engine/people-index.js";
-import { type PhoneData, type PhoneKey, phoneDataOf, servableNumbers } from "../engine/phone-data.js";
+import { assertNotClaimed, normaliseProfileUrl } from "../engine/index/claims.js";
+import { domainParam, emailParam } from "../engine/index/people.js";
+import { type PhoneData, type PhoneKey, phoneDataOf, servableNumbers } from "../engine/phones/phone-data.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
-import { PhoneDataSchema } from "./phone-schemas.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { PhoneDataSchema } from "./shapes/phone.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 /** Reads exactly one lookup key, checks its claims, and returns the servable numbers as PhoneData. */
 async function findPhones(env: Env, params: { email?: string; domain?: string; professional_network?: string; linkedin?: string }): Promise<PhoneData[]> {
@@ -81,6 +81,7 @@ export const phoneLegacy = defineCapability({
   tag: "Phones",
   paths: ["/phone/{email}"],
   params: z.object({ email: z.string().min(1) }),
+  response: z.object({ data: PhoneDataSchema.extend({ timezones: z.string().openapi({ description: "Comma-separated IANA time zones" }) }).nullable() }),
   rateGroup: "phone",
   cost: { balance: "phone", amount: 1 },
   usageCategory: "phones",

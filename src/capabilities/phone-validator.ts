@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed } from "../engine/claims.js";
-import { phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones.js";
+import { assertNotClaimed } from "../engine/index/claims.js";
+import { phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones/numbers.js";
 import { ApiError } from "../http/errors.js";
-import { BULK_FIELDS, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
-import { PhoneFactsSchema } from "./phone-schemas.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
+import { PhoneFactsSchema } from "./shapes/phone.js";
 
 export const phoneValidator = defineCapability({
   acceptsCallback: true,

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed, claimedAmong, normaliseProfileUrl } from "../engine/claims.js";
-import { companyByDomain, finderData, peopleByProfile } from "../engine/people-index.js";
-import { phoneDataFor, phoneExtraCost } from "../engine/phone-data.js";
+import { assertNotClaimed, claimedAmong, normaliseProfileUrl } from "../engine/index/claims.js";
+import { companyByDomain, finderData, peopleByProfile } from "../engine/index/people.js";
+import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
-import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./enrichment-params.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 export const professionalNetwork = defineCapability({
   acceptsCallback: true,

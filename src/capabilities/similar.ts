@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { domainParam } from "../engine/people-index.js";
-import { similarCompanies } from "../engine/similar.js";
+import { domainParam } from "../engine/index/people.js";
+import { similarCompanies } from "../engine/company/similar.js";
 import { queryIntOr } from "../http/validation.js";
-import { BULK_FIELDS, pick } from "./bulk-fields.js";
-import { defineCapability } from "./registry.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
+import { defineCapability } from "./core/registry.js";
 
 export const similar = defineCapability({
   name: "similar",

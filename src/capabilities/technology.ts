@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { domainParam } from "../engine/people-index.js";
-import { detectTechnologies } from "../engine/technology.js";
-import { defineCapability } from "./registry.js";
+import { domainParam } from "../engine/index/people.js";
+import { detectTechnologies } from "../engine/company/technology.js";
+import { defineCapability } from "./core/registry.js";
 
 const Category = z.object({ id: z.number().int(), slug: z.string(), name: z.string() });
 const Technology = z.object({ slug: z.string(), name: z.string(), icon: z.string().nullable(), website: z.string(), categories: z.array(Category) });

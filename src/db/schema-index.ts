@@ -48,7 +48,7 @@ export const companies = sqliteTable(
     keywords: text("keywords"),
     /** JSON array of sameAs URLs from JSON-LD. */
     sameAs: text("same_as"),
-    /** JSON array of technology slugs (src/engine/technology.ts fingerprints, or imported). */
+    /** JSON array of technology slugs (src/engine/company/technology.ts fingerprints, or imported). */
     technologies: text("technologies"),
     source: text("source").notNull().default("crawl"),
     updatedAt: integer("updated_at").notNull().default(sql`(unixepoch() * 1000)`),

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Env } from "../env.js";
 import { enqueueDelivery } from "./queue.js";
 import { assertDeliverableUrl } from "./url-check.js";
+import { logError } from "../request-context.js";
 
 /**
  * Per-request callbacks (`webhook_url`): the API answers at once; the same `data` is POSTed to the
@@ -47,6 +48,6 @@ export function scheduleCallback(
       url: callback.url.href,
       payload: { data, meta: { endpoint: callback.endpoint, timestamp } },
       secretScope: "webhooks",
-    }).catch((err) => console.error("callback not queued", callback.endpoint, err)),
+    }).catch((err) => logError("callback not queued", callback.endpoint, err)),
   );
 }

@@ -7,6 +7,7 @@ import { recordAttempt } from "./log.js";
 import { signingSecret } from "./secrets.js";
 import { deliverOnce } from "./send.js";
 import { type DeliveryMessage, DeliveryMessageSchema, type DeliveryRequest } from "./types.js";
+import { logError } from "../request-context.js";
 
 /** wrangler.toml: producer DELIVERY_QUEUE, consumer with max_retries = 3 and dead-letter queue `deliveries-dlq`. */
 export const DELIVERY_QUEUE = "deliveries";
@@ -84,7 +85,7 @@ async function webhookStillEnabled(env: Env, message: DeliveryMessage): Promise<
 async function handleOne(env: Env, message: Message<unknown>): Promise<void> {
   const parsed = DeliveryMessageSchema.safeParse(message.body);
   if (!parsed.success) {
-    console.error("dropping malformed delivery message", message.id);
+    logError("dropping malformed delivery message", message.id);
     message.ack();
     return;
   }
@@ -112,7 +113,7 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env):
   await Promise.all(
     batch.messages.map((message) =>
       handleOne(env, message).catch((err) => {
-        console.error("delivery attempt crashed", message.id, err);
+        logError("delivery attempt crashed", message.id, err);
         message.retry({ delaySeconds: retryDelaySeconds(env, message.attempts) });
       }),
     ),
@@ -127,7 +128,7 @@ export async function consumeDeadDeliveries(batch: MessageBatch<unknown>, env: E
       const tried = await db(env.DB).$count(deliveryAttempts, eq(deliveryAttempts.deliveryId, parsed.data.id));
       await recordAttempt(env, parsed.data, tried, "dead_lettered", { responseCode: null, durationMs: 0, error: "gave up after the last retry" });
     } else {
-      console.error("malformed message in the delivery dead-letter queue", message.id);
+      logError("malformed message in the delivery dead-letter queue", message.id);
     }
     message.ack();
   }

@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import { EngineError } from "../engine/errors.js";
 import { EgressError, guardedFetch } from "../engine/web/egress.js";
 import type { DeliveryMessage } from "./types.js";
 import { assertDeliverableUrl } from "./url-check.js";
@@ -37,7 +38,7 @@ export async function deliverOnce(env: Env, message: DeliveryMessage, secret: st
   try {
     await assertDeliverableUrl(env, message.url, "url");
   } catch (err) {
-    const reason = err instanceof ApiError ? err.message : String(err);
+    const reason = err instanceof ApiError || err instanceof EngineError ? err.message : String(err);
     return { ok: false, responseCode: null, durationMs: elapsed(), error: `refused before sending: ${reason}` };
   }
   const headers = {

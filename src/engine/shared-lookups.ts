@@ -1,5 +1,5 @@
 import type { Env } from "../env.js";
-import { assertNotClaimed, claimedAmong, normaliseClaimValue } from "./claims.js";
+import { assertNotClaimed, claimedAmong, normaliseClaimValue } from "./index/claims.js";
 import type { Memo } from "./memo.js";
 
 /**

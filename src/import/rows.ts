@@ -1,7 +1,7 @@
 import { parsePhoneNumberWithError, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import { parse as parseHost } from "tldts";
-import { normaliseEmail, normaliseProfileUrl } from "../engine/claims.js";
-import { isRoleLocalPart } from "../engine/domain-lists.js";
+import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
+import { isRoleLocalPart } from "../engine/data/domain-lists.js";
 
 /**
  * Validation of operator-owned rows (CSV or NDJSON) before they enter the contact index. Shared by

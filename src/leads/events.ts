@@ -4,6 +4,7 @@ import { type LeadRow, webhooks } from "../db/schema-leads.js";
 import { enqueueDelivery } from "../delivery/index.js";
 import type { Env } from "../env.js";
 import { saveLeadPayload } from "./lead.js";
+import { logError } from "../request-context.js";
 
 /**
  * save_lead: a saved or updated lead goes to every enabled save_lead webhook of the account, with
@@ -33,5 +34,5 @@ export async function emitSaveLead(env: Env, lead: LeadRow): Promise<string[]> {
 }
 
 export function emitSaveLeadLater(env: Env, waitUntil: (p: Promise<unknown>) => void, lead: LeadRow): void {
-  waitUntil(emitSaveLead(env, lead).catch((err) => console.error("save_lead not queued", lead.id, err)));
+  waitUntil(emitSaveLead(env, lead).catch((err) => logError("save_lead not queued", lead.id, err)));
 }

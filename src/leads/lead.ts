@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { db } from "../db/client.js";
+import { socialFields, SocialFieldsSchema } from "../capabilities/shapes/social-fields.js";
 import { type LeadListRow, type LeadRow, leads } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
@@ -25,10 +26,7 @@ export const LeadSchema = z
     company: z.string().nullable(),
     position: z.string().nullable(),
     phone_number: z.string().nullable(),
-    microblog: z.string().nullable().openapi({ description: "Microblog profile (older name: twitter)" }),
-    professional_network: z.string().nullable().openapi({ description: "Professional-network profile URL (older name: linkedin)" }),
-    twitter: z.string().nullable().openapi({ description: "Older name of `microblog`, same value" }),
-    linkedin: z.string().nullable().openapi({ description: "Older name of `professional_network`, same value" }),
+    ...SocialFieldsSchema.shape,
     notes: z.string().nullable(),
     score: z.number().int().nullable(),
     lead_source: z.enum(LEAD_SOURCES).nullable(),
@@ -59,10 +57,7 @@ export function renderLead(row: LeadRow, list: { row: LeadListRow; size: number 
     company: row.company,
     position: row.position,
     phone_number: row.phoneNumber,
-    microblog: row.microblog,
-    professional_network: row.professionalNetwork,
-    twitter: row.microblog,
-    linkedin: row.professionalNetwork,
+    ...socialFields(row),
     notes: row.notes,
     score: row.score,
     lead_source: (row.leadSource as Lead["lead_source"]) ?? null,
@@ -88,10 +83,7 @@ export function saveLeadPayload(row: LeadRow) {
       last_name: row.lastName,
       phone: row.phoneNumber,
       position: row.position,
-      microblog: row.microblog,
-      professional_network: row.professionalNetwork,
-      twitter: row.microblog,
-      linkedin: row.professionalNetwork,
+      ...socialFields(row),
       notes: row.notes,
       score: row.score,
       list_id: row.listId,

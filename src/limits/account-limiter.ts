@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { CreditBalance, RateGroup } from "../capabilities/registry.js";
+import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
 import { DAY_MS } from "../http/time.js";
 import { planFor } from "./plans.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
@@ -79,11 +79,7 @@ export type AdmitResult =
   | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
   | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number };
 
-export interface BalanceView {
-  available: number;
-  used: number;
-  allowance: number;
-}
+export type { BalanceView } from "./groups.js";
 
 const SECOND = 1_000;
 const MINUTE = 60_000;

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import type { RateGroup } from "../capabilities/registry.js";
+import type { RateGroup } from "./groups.js";
 import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { withHeaders } from "../http/headers.js";
-import { admitRequest, groupOnly, limiterFor } from "./gate.js";
+import { admitRequest, groupOnly, limiterFor } from "./admission.js";
 import { fixedLimitHeaders } from "./headers.js";
 
 

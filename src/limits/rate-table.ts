@@ -1,4 +1,4 @@
-import type { RateGroup } from "../capabilities/registry.js";
+import type { RateGroup } from "./groups.js";
 import type { PlanName } from "./plans.js";
 
 /** Requests per second / minute / day; 0 means no limit. */

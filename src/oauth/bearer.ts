@@ -3,7 +3,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { db } from "../db/client.js";
 import { accounts, type Account, workspaceMembers, workspaces } from "../db/schema.js";
 import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
+import { ApiError, type CodeWithStatus } from "../http/errors.js";
 import { authorizationServer, type GrantProps, resourceFor, issuerFor, type Scope } from "./config.js";
 import { TOKEN_SHAPE, whyRefused } from "./token-records.js";
 
@@ -20,7 +20,7 @@ function challenge(error: string, description: string, extra = ""): Record<strin
   return { "WWW-Authenticate": `Bearer ${REALM}, error="${error}", error_description="${description}"${extra}` };
 }
 
-function refuse(type: string, message: string): never {
+function refuse(type: Extract<CodeWithStatus<401>, `access_token_${string}`>, message: string): never {
   throw new ApiError(401, type, message, challenge("invalid_token", message));
 }
 

@@ -81,3 +81,8 @@ export function authorizationServer(env: Env, url: URL): OAuthAuthorizationServe
 export function workerCtx(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }): ExecutionContext {
   return c.executionCtx as ExecutionContext;
 }
+
+/** Hands a token request to the OAuth library's token endpoint (the password-less grants and the device grant both end there). */
+export function forwardToTokenEndpoint(c: { req: { url: string }; env: Env; executionCtx: { waitUntil(p: Promise<unknown>): void } }, request: Request): Promise<Response> {
+  return authorizationServer(c.env, new URL(c.req.url)).fetch(request, c.env, workerCtx(c));
+}

@@ -100,7 +100,7 @@ export async function denyDeviceCode(d1: D1Database, id: number, accountId: numb
 }
 
 /** Takes a finished request (approved or denied) off the table; only one poll can win it. */
-export async function claimDeviceCode(d1: D1Database, id: number): Promise<OAuthDeviceCode | null> {
+export async function takeDeviceCode(d1: D1Database, id: number): Promise<OAuthDeviceCode | null> {
   const [row] = await store(d1).delete(oauthDeviceCodes).where(eq(oauthDeviceCodes.id, id)).returning();
   return row ?? null;
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppBindings } from "../env.js";
 import { toErrorResponse } from "../http/errors.js";
-import { operatorOnly } from "./guard.js";
+import { operatorOnly } from "./operator-only.js";
 import { registerImportRoute } from "./import.js";
 import { registerCreditPackRoute } from "./credit-packs.js";
 import { registerClaimRoutes } from "./claims.js";

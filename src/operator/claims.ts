@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { addClaim, type ClaimKind, type ClaimRecord, isClaimKind, listClaims, normaliseClaimValue, removeClaim } from "../engine/claims.js";
+import { addClaim, type ClaimKind, type ClaimRecord, isClaimKind, listClaims, normaliseClaimValue, removeClaim } from "../engine/index/claims.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";

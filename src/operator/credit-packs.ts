@@ -6,7 +6,7 @@ import { accounts } from "../db/schema.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
-import { limiterFor } from "../limits/gate.js";
+import { limiterFor } from "../limits/admission.js";
 
 const Body = z.object({ credits: z.number().int().min(1).max(10_000_000) });
 

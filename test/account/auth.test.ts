@@ -28,8 +28,10 @@ describe("account API authentication", () => {
 
   it("answers 401 for an unknown key and for a wrong secret, with the same message", async () => {
     const a = await createAccount();
-    const unknown = await call("/v1/me", { headers: { "X-Service-Key": "ck_doesnotexist00", "X-Service-Secret": a.secret } });
-    const wrong = await call("/v1/me", { headers: { "X-Service-Key": a.key, "X-Service-Secret": `${a.secret}x` } });
+    // The same X-Request-Id on both, so the bodies (which echo it as errors.request_id) can be equal.
+    const traced = { "X-Request-Id": "same-trace" };
+    const unknown = await call("/v1/me", { headers: { ...traced, "X-Service-Key": "ck_doesnotexist00", "X-Service-Secret": a.secret } });
+    const wrong = await call("/v1/me", { headers: { ...traced, "X-Service-Key": a.key, "X-Service-Secret": `${a.secret}x` } });
     expect(unknown.status).toBe(401);
     expect(wrong.status).toBe(401);
     const [u, w] = [await json(unknown), await json(wrong)];

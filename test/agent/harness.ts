@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createAgentApp, productionGate } from "../../src/agent/app.js";
-import type { GateDeps } from "../../src/agent/gate.js";
+import type { GateDeps } from "../../src/agent/payment-gate.js";
 import type { Ledger } from "../../src/agent/ledger-client.js";
 import type { PaymentProvider } from "../../src/agent/provider.js";
-import { defineCapability, type Capability } from "../../src/capabilities/registry.js";
+import { defineCapability, type Capability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
 import { ApiError } from "../../src/http/errors.js";
 
@@ -96,7 +96,7 @@ export function faultyProvider(faults: { validate?: () => unknown; settle?: () =
 
 export function failingLedger(): GateDeps["ledger"] {
   const broken: Ledger = {
-    claim: async () => {
+    hold: async () => {
       throw new Error("Durable Object storage unavailable");
     },
     release: async () => {},

@@ -43,6 +43,6 @@ export function challengeIdOf(authorization: string): string {
   return json.challenge.id;
 }
 
-export async function settlementOf(claimId: string) {
-  return ledgerFor(env.PAYMENT_LEDGER!, claimId).settlement(claimId);
+export async function settlementOf(holdId: string) {
+  return ledgerFor(env.PAYMENT_LEDGER!, holdId).settlement(holdId);
 }

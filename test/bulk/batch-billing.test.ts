@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createExecutionContext } from "cloudflare:test";
-import { executeBatch } from "../../src/capabilities/execute-batch.js";
+import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { emailFinder } from "../../src/capabilities/email-finder.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, type TestAccount } from "../support/accounts.js";
 import { createdId, createJob, parseCsv, waitForEnd } from "./support.js";
 

@@ -8,7 +8,7 @@ import { jobStub } from "../../src/bulk/jobs.js";
 import { inputChunkKey, type InputRow } from "../../src/bulk/storage.js";
 import { bulkType } from "../../src/bulk/types.js";
 import type { Env } from "../../src/env.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 import { act, createdId, createJob, getJob, parseCsv, waitForEnd } from "./support.js";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims } from "../../src/db/schema-index.js";
-import { cleanAuthor, extractAuthor } from "../../src/engine/extract/author.js";
+import { cleanAuthor, extractAuthor } from "../../src/engine/web/extract/author.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 async function get(path: string) {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client.js";
 import { phones } from "../../src/db/schema-index.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 describe("GET /v1/email-finder?enrich_mobile=true", () => {

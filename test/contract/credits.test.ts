@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client.js";
 import { billedRequests } from "../../src/db/schema-contract.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { normalisedParams, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
 

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { socialFields } from "../../src/capabilities/social-fields.js";
+import { socialFields } from "../../src/capabilities/shapes/social-fields.js";
 import { db } from "../../src/db/client.js";
 import { people, phones } from "../../src/db/schema-index.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { importRows } from "../people/support.js";
 import { call, createAccount, json } from "../support/accounts.js";
 

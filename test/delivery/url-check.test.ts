@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { assertDeliverableUrl } from "../../src/delivery/index.js";
-import { isAllowedAddress } from "../../src/engine/web/addresses.js";
+import { isAllowedAddress } from "../../src/engine/web/ip-ranges.js";
 import { ApiError } from "../../src/http/errors.js";
 
 const production = { ...env, ENVIRONMENT: "production" };

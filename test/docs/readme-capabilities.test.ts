@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import readme from "../../README.md?raw";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
-import type { Capability } from "../../src/capabilities/registry.js";
+import type { Capability } from "../../src/capabilities/core/registry.js";
 
 // The README's capability table is the documented price list; it must say what the registry says.
 const ROW_LABEL: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addClaim, assertNotClaimed, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/claims.js";
-import { ApiError } from "../../src/http/errors.js";
+import { addClaim, assertNotClaimed, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/index/claims.js";
+import { ApiError, apiErrorOf } from "../../src/http/errors.js";
 
 describe("claim normalisers", () => {
   it("emails: lowercase, trimmed, IDN domains in punycode", () => {
@@ -47,7 +47,7 @@ describe("assertNotClaimed and filterClaimed", () => {
       ["linkedin", "linkedin.com/in/Owner/", "claimed_linkedin"],
     ];
     for (const [kind, value, type] of cases) {
-      const err = await assertNotClaimed(env, kind, value).catch((e) => e);
+      const err = apiErrorOf(await assertNotClaimed(env, kind, value).catch((e) => e))!;
       expect(err, value).toBeInstanceOf(ApiError);
       expect(err.status).toBe(451);
       expect(err.type).toBe(type);

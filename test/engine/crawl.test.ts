@@ -4,12 +4,12 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { domains, emails, emailSources, people } from "../../src/db/schema-index.js";
-import { crawlFirstPass, FIRST_PASS } from "../../src/engine/crawl/crawler.js";
-import { parseUserUrl, refusalReason } from "../../src/engine/crawl/guard.js";
-import { rankCandidates, sitemapLocations } from "../../src/engine/crawl/plan.js";
-import { DEEP_CRAWL_QUEUE } from "../../src/engine/crawl/queue.js";
-import { emptyCompanyFacts } from "../../src/engine/extract/company.js";
-import { storeCrawl } from "../../src/engine/index-store.js";
+import { crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
+import { parseUserUrl, refusalReason } from "../../src/engine/web/user-url.js";
+import { rankCandidates, sitemapLocations } from "../../src/engine/web/crawl/plan.js";
+import { DEEP_CRAWL_QUEUE } from "../../src/engine/web/crawl/deep-crawl-queue.js";
+import { emptyCompanyFacts } from "../../src/engine/web/extract/company.js";
+import { storeCrawl } from "../../src/engine/index/store.js";
 import worker from "../../src/index.js";
 
 const store = () => db(env.DB);

@@ -1,3 +1,4 @@
+import { apiErrorOf } from "../../src/http/errors.js";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +11,7 @@ import {
   resolveA,
   resolveMx,
   resolveTxt,
-} from "../../src/engine/dns.js";
+} from "../../src/engine/dns/resolver.js";
 
 type Answer = { Status: number; Answer?: { name: string; type: number; TTL: number; data: string }[]; Authority?: unknown[] };
 
@@ -109,8 +110,8 @@ describe("DohResolver failures are not answers", () => {
     const { resolver, calls } = scripted(reply as never);
     const err = await resolver.lookup("x.test", "MX").catch((e) => e);
     expect(err).toBeInstanceOf(DnsUnavailableError);
-    expect(err.status).toBe(503);
-    expect(err.type).toBe("dns_unavailable");
+    expect(apiErrorOf(err)!.status).toBe(503);
+    expect(apiErrorOf(err)!.type).toBe("dns_unavailable");
     expect(err.message).toMatch(message);
     await resolver.lookup("x.test", "MX").catch(() => {});
     expect(calls).toHaveLength(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDisposableDomain, isRoleLocalPart, isWebmailDomain, listSizes } from "../../src/engine/domain-lists.js";
+import { isDisposableDomain, isRoleLocalPart, isWebmailDomain, listSizes } from "../../src/engine/data/domain-lists.js";
 
 describe("domain lists (maintained packages, loaded in workerd)", () => {
   it("loads every list with its expected order of magnitude", () => {

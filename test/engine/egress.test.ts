@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { crawlDeepPass, crawlFirstPass, FIRST_PASS } from "../../src/engine/crawl/crawler.js";
-import { classifyAddress, isAllowedAddress } from "../../src/engine/web/addresses.js";
+import { crawlDeepPass, crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
+import { classifyAddress, isAllowedAddress } from "../../src/engine/web/ip-ranges.js";
 import { assertPublicHost, EgressError, guardedFetch } from "../../src/engine/web/egress.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 

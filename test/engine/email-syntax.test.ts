@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseEmail, suggestCorrection, toAsciiDomain } from "../../src/engine/email-syntax.js";
-import { gibberishVerdict, isGibberish } from "../../src/engine/gibberish.js";
+import { parseEmail, suggestCorrection, toAsciiDomain } from "../../src/engine/verify/email-syntax.js";
+import { gibberishVerdict, isGibberish } from "../../src/engine/verify/gibberish.js";
 
 describe("parseEmail", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { acceptAddress, decodeCfEmail, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/extract/addresses.js";
-import { extractPage } from "../../src/engine/extract/page.js";
+import { acceptAddress, decodeCfEmail, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/web/extract/email-addresses.js";
+import { extractPage } from "../../src/engine/web/extract/page.js";
 
 async function page(url: string, target: string) {
   const res = await fetch(url);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { looksLikePersonName, partVariants, splitFullName } from "../../src/engine/names.js";
-import { applyPattern, inferPatterns, matchPatterns, percentages } from "../../src/engine/patterns.js";
-import { departmentOf, seniorityOf } from "../../src/engine/positions.js";
+import { looksLikePersonName, partVariants, splitFullName } from "../../src/engine/people/names.js";
+import { applyPattern, inferPatterns, matchPatterns, percentages } from "../../src/engine/finder/patterns.js";
+import { departmentOf, seniorityOf } from "../../src/engine/people/positions.js";
 
 describe("names", () => {
   it("transliterates accents, ß, Ł and ø, with the digraph spelling as a separate style", () => {

@@ -2,7 +2,7 @@
 // one test per site structure, crawling the way the service does (first pass, then the deep pass).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { crawlDeepPass, crawlFirstPass, type CrawlOutcome } from "../../src/engine/crawl/crawler.js";
+import { crawlDeepPass, crawlFirstPass, type CrawlOutcome } from "../../src/engine/web/crawl/crawler.js";
 
 const addressesOf = (...outcomes: CrawlOutcome[]) => new Set(outcomes.flatMap((o) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))));
 const urlsOf = (o: CrawlOutcome) => o.pages.map((p) => p.url);

@@ -3,15 +3,15 @@
 import { describe, expect, it } from "vitest";
 import {
   canonical, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, scoreLink, scoreUrl,
-} from "../../src/engine/crawl/plan.js";
-import { acceptAddress, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/extract/addresses.js";
-import { extractPage } from "../../src/engine/extract/page.js";
-import { fittingName, nameFromSite } from "../../src/engine/extract/people.js";
-import { vCardAddresses } from "../../src/engine/extract/vcard.js";
-import { proposeAddress } from "../../src/engine/finder.js";
-import type { EmailRow } from "../../src/engine/index-read.js";
-import { looksLikePersonName, nameSplits, splitFullName } from "../../src/engine/names.js";
-import { applyPattern, inferPatterns } from "../../src/engine/patterns.js";
+} from "../../src/engine/web/crawl/plan.js";
+import { acceptAddress, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/web/extract/email-addresses.js";
+import { extractPage } from "../../src/engine/web/extract/page.js";
+import { fittingName, nameFromSite } from "../../src/engine/web/extract/people.js";
+import { vCardAddresses } from "../../src/engine/web/extract/vcard.js";
+import { proposeAddress } from "../../src/engine/finder/email-finder.js";
+import type { EmailRow } from "../../src/engine/index/read.js";
+import { looksLikePersonName, nameSplits, splitFullName } from "../../src/engine/people/names.js";
+import { applyPattern, inferPatterns } from "../../src/engine/finder/patterns.js";
 
 const home = { url: "https://acme.test/", score: 1000, listsPeople: false };
 const score = (url: string, text = "", rel = "", from = home) => scoreLink({ url, text, rel }, from);

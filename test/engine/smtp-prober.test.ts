@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mapReacherOutput, NoSmtpProber, proberFor, ReacherProber, SmtpProberUnavailableError } from "../../src/engine/smtp-prober.js";
+import { apiErrorOf } from "../../src/http/errors.js";
+import { mapReacherOutput, NoSmtpProber, proberFor, ReacherProber, SmtpProberUnavailableError } from "../../src/engine/verify/smtp-prober.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 
 describe("proberFor", () => {
@@ -48,7 +49,7 @@ describe("ReacherProber against the fixture backend", () => {
   it("sends the secret header; without it the backend refuses and that is a 503", async () => {
     const err = await new ReacherProber("https://reacher.test").probe("valid@probe-verify.test").catch((e) => e);
     expect(err).toBeInstanceOf(SmtpProberUnavailableError);
-    expect(err.status).toBe(503);
+    expect(apiErrorOf(err)!.status).toBe(503);
   });
 
   it("a backend error or an unreachable backend is a 503", async () => {

@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims, domains, emailSources } from "../../src/db/schema-index.js";
-import { DnsUnavailableError } from "../../src/engine/dns.js";
-import { ReacherProber, type SmtpProber, SmtpProberUnavailableError } from "../../src/engine/smtp-prober.js";
-import { verifyEmail } from "../../src/engine/verify.js";
-import { ApiError } from "../../src/http/errors.js";
+import { DnsUnavailableError } from "../../src/engine/dns/resolver.js";
+import { ReacherProber, type SmtpProber, SmtpProberUnavailableError } from "../../src/engine/verify/smtp-prober.js";
+import { verifyEmail } from "../../src/engine/verify/verifier.js";
+import { ApiError, apiErrorOf } from "../../src/http/errors.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 
 const reacher = () => new ReacherProber("https://reacher.test", REACHER_SECRET);
@@ -101,7 +101,7 @@ describe("verifier without an SMTP prober", () => {
     for (const domain of ["servfail-verify.test", "timeout-verify.test"]) {
       const err = await verifyEmail(env, `jane@${domain}`).catch((e) => e);
       expect(err, domain).toBeInstanceOf(DnsUnavailableError);
-      expect(err.status).toBe(503);
+      expect(apiErrorOf(err)!.status).toBe(503);
     }
   });
 
@@ -143,7 +143,7 @@ describe("verifier without an SMTP prober", () => {
 
   it("answers 451 claimed_email for an address removed at its owner's request", async () => {
     await db(env.DB).insert(claims).values({ kind: "email", value: "removed@acme-verify.test" });
-    const err = await verifyEmail(env, "Removed@ACME-verify.test").catch((e) => e);
+    const err = apiErrorOf(await verifyEmail(env, "Removed@ACME-verify.test").catch((e) => e))!;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(451);
     expect(err.type).toBe("claimed_email");

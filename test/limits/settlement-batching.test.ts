@@ -2,10 +2,10 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
-import { executeCapability } from "../../src/capabilities/execute.js";
-import { defineCapability } from "../../src/capabilities/registry.js";
+import { executeCapability } from "../../src/capabilities/core/execute.js";
+import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
-import { executeCapability } from "../../src/capabilities/execute.js";
-import { defineCapability } from "../../src/capabilities/registry.js";
-import { limiterFor } from "../../src/limits/gate.js";
+import { executeCapability } from "../../src/capabilities/core/execute.js";
+import { defineCapability } from "../../src/capabilities/core/registry.js";
+import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
 
 const INT = /^\d+$/;

@@ -15,7 +15,7 @@ export async function importRows(rows: Record<string, unknown>[]) {
 }
 
 export async function claim(kind: "email" | "phone" | "linkedin", value: string) {
-  const { addClaim, normaliseClaimValue } = await import("../../src/engine/claims.js");
+  const { addClaim, normaliseClaimValue } = await import("../../src/engine/index/claims.js");
   const { env } = await import("cloudflare:workers");
   await addClaim(env, kind, normaliseClaimValue(kind, value)!, "test");
 }

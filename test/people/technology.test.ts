@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { matchFingerprints, spfIncludes } from "../../src/engine/technology.js";
+import { matchFingerprints, spfIncludes } from "../../src/engine/company/technology.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 
 let account: TestAccount;

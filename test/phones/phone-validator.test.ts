@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { addClaim } from "../../src/engine/claims.js";
+import { addClaim } from "../../src/engine/index/claims.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 
 let account: TestAccount;

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
-import { limiterFor } from "../../limits/gate.js";
+import { limiterFor } from "../../limits/admission.js";
 import { jobStub, onJob } from "../jobs.js";
 import { assertOwnJob, auth, JobErrors, JobParams, security, TAG, typeOf } from "./shared.js";
 

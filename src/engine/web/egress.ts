@@ -1,7 +1,7 @@
 import { getDomain, parse } from "tldts";
 import { type Env, isProduction } from "../../env.js";
-import { DnsUnavailableError, resolverFor } from "../dns.js";
-import { classifyAddress, isAllowedAddress } from "./addresses.js";
+import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
+import { classifyAddress, isAllowedAddress } from "./ip-ranges.js";
 import { EgressError } from "./egress-error.js";
 
 /**

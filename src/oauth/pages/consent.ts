@@ -9,6 +9,18 @@ Not you? <button type="submit">Sign out</button>
 </form>`;
 }
 
+/** Allow / Deny, posted with the CSRF token and the one field that names what is decided. */
+export function decisionForm(action: string, csrf: string, field: string, value: string) {
+  return html`<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="${field}" value="${value}">
+<div class="actions">
+<button class="primary" type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>`;
+}
+
 export function scopeList(scopes: string[]) {
   return html`<ul class="scopes">${scopes.map((s) => html`<li><code>${s}</code>: ${SCOPES[s as Scope] ?? "Unknown permission"}</li>`)}</ul>`;
 }
@@ -30,14 +42,7 @@ ${scopeList(opts.scopes)}
 <p class="note">After you answer you go back to <strong>${opts.redirectHost}</strong>.${
     opts.redirectIsLoopback ? html` That is a program on your own computer: allow it only if you just started it.` : ""
   } The app name is chosen by the app itself.</p>
-<form method="post" action="${opts.action}">
-<input type="hidden" name="csrf" value="${opts.csrf}">
-<input type="hidden" name="handle" value="${opts.handle}">
-<div class="actions">
-<button class="primary" type="submit" name="decision" value="approve">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</div>
-</form>
+${decisionForm(opts.action, opts.csrf, "handle", opts.handle)}
 ${signOutForm(opts.csrf)}`;
 }
 

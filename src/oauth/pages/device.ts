@@ -1,6 +1,6 @@
 import { html } from "hono/html";
 import { OAUTH_PATHS } from "../config.js";
-import { scopeList, signOutForm } from "./consent.js";
+import { decisionForm, scopeList, signOutForm } from "./consent.js";
 import { errorBox } from "./layout.js";
 
 export function deviceEntryBody(opts: { csrf: string; userCode: string; email: string; error?: string | null }) {
@@ -22,12 +22,5 @@ export function deviceConfirmBody(opts: { csrf: string; userCode: string; appNam
 <p><span class="app">${opts.appName}</span> is asking to:</p>
 ${scopeList(opts.scopes)}
 <p class="note">Only allow this if you started the sign-in on your device yourself. The app name is chosen by the app itself.</p>
-<form method="post" action="${OAUTH_PATHS.devicePage}/decision">
-<input type="hidden" name="csrf" value="${opts.csrf}">
-<input type="hidden" name="user_code" value="${opts.userCode}">
-<div class="actions">
-<button class="primary" type="submit" name="decision" value="approve">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</div>
-</form>`;
+${decisionForm(`${OAUTH_PATHS.devicePage}/decision`, opts.csrf, "user_code", opts.userCode)}`;
 }

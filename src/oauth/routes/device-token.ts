@@ -1,10 +1,9 @@
 import type { Context } from "hono";
 import type { AppBindings } from "../../env.js";
-import { OAUTH_PATHS } from "../config.js";
-import { admitPoll, claimDeviceCode, findByDeviceCode } from "../device-store.js";
+import { forwardToTokenEndpoint, OAUTH_PATHS } from "../config.js";
+import { admitPoll, findByDeviceCode, takeDeviceCode } from "../device-store.js";
 import { oauthError } from "../oauth-errors.js";
 import { recordIssuedToken } from "../token-records.js";
-import { forwardToTokenEndpoint } from "./token.js";
 
 /** client_id from the form, or from HTTP Basic client authentication. */
 export function clientIdOf(c: Context<AppBindings>, form: FormData): string | null {
@@ -42,15 +41,15 @@ export async function pollDeviceToken(c: Context<AppBindings>, form: FormData): 
     return oauthError("authorization_pending", "The person has not answered yet.");
   }
 
-  const claimed = await claimDeviceCode(c.env.DB, row.id);
-  if (!claimed) return oauthError("invalid_grant", "The device_code was already used.");
-  if (claimed.status === "denied") return oauthError("access_denied", "The person denied the request.");
+  const taken = await takeDeviceCode(c.env.DB, row.id);
+  if (!taken) return oauthError("invalid_grant", "The device_code was already used.");
+  if (taken.status === "denied") return oauthError("access_denied", "The person denied the request.");
 
   const body = new URLSearchParams({
     grant_type: "authorization_code",
-    code: claimed.authorizationCode!,
-    code_verifier: claimed.codeVerifier!,
-    redirect_uri: claimed.redirectUri!,
+    code: taken.authorizationCode!,
+    code_verifier: taken.codeVerifier!,
+    redirect_uri: taken.redirectUri!,
     client_id: clientId,
   });
   const secret = form.get("client_secret");

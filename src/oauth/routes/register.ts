@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorSchema } from "../../account/openapi-shared.js";
+import { errorBody } from "../../http/errors.js";
 import { authorizationServer, DEVICE_CODE_GRANT, OAUTH_PATHS, SUPPORTED_SCOPES, workerCtx } from "../config.js";
 
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
@@ -68,7 +70,7 @@ const RegistrationErrorSchema = z
   .object({
     error: z.enum(["invalid_redirect_uri", "invalid_client_metadata"]),
     error_description: z.string(),
-    errors: z.object({ type: z.string(), message: z.string(), code: z.number() }),
+    errors: ErrorSchema.shape.errors,
   })
   .openapi("OAuthRegistrationError");
 
@@ -88,7 +90,7 @@ const route = createRoute({
 });
 
 function registrationError(error: "invalid_redirect_uri" | "invalid_client_metadata", description: string) {
-  return { error, error_description: description, errors: { type: "params_invalid", message: description, code: 400 } };
+  return { error, error_description: description, ...errorBody(400, "params_invalid", description) };
 }
 
 /** POST /v1/oauth/register: validated here, stored by the library (which owns clients in KV). */

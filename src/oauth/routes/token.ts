@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import { sha256Hex } from "../../account/crypto.js";
 import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEVICE_CODE_GRANT, OAUTH_PATHS, workerCtx } from "../config.js";
+import { authorizationServer, DEVICE_CODE_GRANT, forwardToTokenEndpoint, OAUTH_PATHS, workerCtx } from "../config.js";
 import { oauthError } from "../oauth-errors.js";
 import { recordIssuedToken, recordRevokedToken } from "../token-records.js";
 import { pollDeviceToken } from "./device-token.js";
@@ -31,11 +31,6 @@ async function isReplayedRefreshToken(c: C, refreshToken: string): Promise<boole
   if (!grant) return false;
   const id = await sha256Hex(refreshToken);
   return grant.previousRefreshTokenId === id && grant.refreshTokenId !== id;
-}
-
-export function forwardToTokenEndpoint(c: C, request: Request): Promise<Response> {
-  const url = new URL(c.req.url);
-  return authorizationServer(c.env, url).fetch(request, c.env, workerCtx(c));
 }
 
 export function registerTokenRoutes(app: Hono<AppBindings>) {

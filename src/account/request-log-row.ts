@@ -1,0 +1,8 @@
+import type { requestLogs } from "../db/schema.js";
+
+// Kept apart from request-log-queue.ts (a leaf: no imports of the Worker's modules) so that
+// src/env.ts can type the REQUEST_LOGS queue without an import cycle.
+
+export type RequestLogRow = typeof requestLogs.$inferInsert;
+/** One queue message: a row with the id that makes its insert idempotent. */
+export type RequestLogMessage = RequestLogRow & { requestId: string };

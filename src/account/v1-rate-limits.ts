@@ -1,0 +1,42 @@
+import { z } from "@hono/zod-openapi";
+import { RATE_GROUPS } from "../limits/groups.js";
+import { type ApiApp, type Ctx, defineRoute } from "../http/openapi.js";
+import { limiterFor } from "../limits/admission.js";
+import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
+import { ErrorResponses, security } from "./openapi-shared.js";
+
+export function registerRateLimitsRoute(v1: ApiApp) {
+  defineRoute(
+    v1,
+    {
+      method: "get",
+      path: "/rate-limits",
+      tags: ["Account"],
+      security,
+      summary: "The account's limits and current usage per endpoint group (not rate-limited)",
+      responses: { 200: { description: "Limits", content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } } }, ...ErrorResponses },
+    },
+    async (c: Ctx) => {
+      const { account } = c.get("auth");
+      const now = Date.now();
+      const status = await limiterFor(c.env, account.id).status(account.plan, [...RATE_GROUPS], now);
+      const data: Record<string, unknown> = {};
+      for (const [key, group] of Object.entries(RATE_LIMIT_KEYS)) {
+        if (!group) {
+          data[key] = { enforced: false, second: null, minute: null, daily: null };
+          continue;
+        }
+        const g = status.groups[group]!;
+        const window = (limit: number, used: number, reset: number | null) => ({ limit, used, remaining: limit ? Math.max(0, limit - used) : null, reset_seconds: reset });
+        data[key] = {
+          enforced: true,
+          group,
+          second: window(g.limits.second, g.used.second, 1),
+          minute: window(g.limits.minute, g.used.minute, g.snapshot.minuteResetSeconds),
+          daily: window(g.limits.daily, g.used.daily, g.snapshot.dailyResetSeconds),
+        };
+      }
+      return c.json({ data, credits: status.balances, credit_pack: status.pack }, 200);
+    },
+  );
+}

@@ -1,0 +1,65 @@
+import { z } from "@hono/zod-openapi";
+import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { type ApiApp, type Ctx, defineRoute } from "../../http/openapi.js";
+import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
+import { executeCapability } from "./execute.js";
+import type { Capability } from "./registry.js";
+
+const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+/** Serves every capability under /v1 at each of its paths, from its one declaration. */
+export function mountCapabilities(v1: ApiApp, capabilities: Capability[]) {
+  for (const cap of capabilities) {
+    const handler = async (c: Ctx) => {
+      const valid = c.req as unknown as { valid(t: string): Record<string, unknown> | undefined };
+      const { [CALLBACK_PARAM]: webhookUrl, ...params } = { ...(valid.valid("query") ?? {}), ...(valid.valid("param") ?? {}) };
+      const auth = c.get("auth");
+      const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
+      c.set("logType", cap.label);
+      c.set("usageCategory", cap.usageCategory);
+      const { response, result, billed } = await executeCapability(cap, params, {
+        env: c.env,
+        waitUntil: (p) => c.executionCtx.waitUntil(p),
+        accountId: auth.account.id,
+        plan: auth.account.plan,
+        surface: "v1",
+      });
+      // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
+      c.set("logCost", billed);
+      if (callbackUrl && result && response.status === 200) {
+        scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
+      }
+      return response;
+    };
+
+    const documented = new Set(cap.paths);
+    for (const path of [...cap.paths, ...(cap.aliases ?? [])]) {
+      const inPath = pathParamNames(path);
+      const shape = cap.params.shape as Record<string, z.ZodType>;
+      const queryShape = Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k)));
+      const query = z.object(cap.acceptsCallback ? { ...queryShape, [CALLBACK_PARAM]: WebhookUrlParam } : queryShape);
+      const params = inPath.length
+        ? // A value in the path gets the same rules (length, format) as the same parameter in the query.
+          z.object(Object.fromEntries(inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })])))
+        : undefined;
+      defineRoute(
+        v1,
+        {
+          method: "get",
+          path,
+          tags: [cap.tag],
+          security,
+          summary: cap.summary,
+          hide: !documented.has(path),
+          request: { query, ...(params ? { params } : {}) },
+          responses: {
+            200: { description: cap.label, content: { "application/json": { schema: cap.response ?? z.record(z.string(), z.unknown()) } } },
+            402: { description: "Not enough credits (quota_exceeded); do not retry", content: ErrorResponses[400].content },
+            ...ErrorResponses,
+          },
+        },
+        handler,
+      );
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import type { z } from "@hono/zod-openapi";
+import type { Env } from "../../env.js";
+import type { CreditBalance, RateGroup } from "../../limits/groups.js";
+
+/**
+ * A capability is declared once: its parameters, price, rate-limit group and handler. The /v1 routes,
+ * the OpenAPI documents, the agent surface and bulk jobs are all built from these declarations.
+ */
+
+import type { Memo } from "../../engine/memo.js";
+
+export type UsageCategory = "search" | "verifier" | "phones" | "sources" | "similar" | "technologies" | "email_count" | "export";
+
+export interface CapabilityContext {
+  env: Env;
+  now: () => number;
+  waitUntil(promise: Promise<unknown>): void;
+  /** Which surface asked; capabilities answer the same everywhere, this is for logging and limits. */
+  surface: "v1" | "agent" | "bulk";
+  accountId: number;
+  /** Bulk batches share domain-level lookups between their rows (see engine/memo.ts); absent elsewhere. */
+  memo?: Memo;
+}
+
+export interface CapabilityResult {
+  body: unknown;
+  headers?: Record<string, string>;
+  /**
+   * False when the lookup found nothing: the reserved credits are refunded. Rate-limit counting is
+   * unaffected (every accepted request counts).
+   */
+  found: boolean;
+  /** Credits beyond the base cost that this answer used (e.g. enrich_mobile adds phone credits). */
+  extraCost?: Partial<Record<CreditBalance, number>>;
+}
+
+export interface CreditCost {
+  balance: CreditBalance;
+  amount: number;
+}
+
+export interface Capability<S extends z.ZodObject = z.ZodObject> {
+  /** Stable id, also the agent-surface path without the slash: "email-finder". */
+  name: string;
+  /** Human label used in logs: "Email Finder". */
+  label: string;
+  summary: string;
+  /** OpenAPI tag. */
+  tag: string;
+  /** /v1 paths in OpenAPI syntax; the first is canonical. Path parameters share names with `params`. */
+  paths: string[];
+  /** Extra /v1 paths served but left out of the OpenAPI document (legacy clients). */
+  aliases?: string[];
+  /** /v1 accepts `webhook_url`: the answer is also POSTed there afterwards (src/delivery/callback.ts). */
+  acceptsCallback?: boolean;
+  /** Root path on the agent surface when it is sold there. */
+  agentPath?: string;
+  params: S;
+  /** Null: never rate-limited (e.g. domain-status). */
+  rateGroup: RateGroup | null;
+  /** Null: free. */
+  cost: CreditCost | null;
+  /** Extra credits a request will need for its options, reserved up front (e.g. enrich_mobile). */
+  extraCostFor?: (params: z.infer<S>) => Partial<Record<CreditBalance, number>>;
+  /**
+   * How the 402 for an empty balance is presented: most answer 402 quota_exceeded, a few answer
+   * 429 without Retry-After (spec: email count, format, location, sources).
+   */
+  exhaustedAs?: "quota_exceeded" | "rate_limit";
+  /** Header naming the estimated cost on a 402 (Domain Search: X-Estimated-Cost). */
+  estimatedCostHeader?: string;
+  /**
+   * Headers naming the account's allowance and what is left of this capability's credit balance
+   * (Email Format: X-Count-Limit / X-Count-Remaining, which replaced X-Search-Limit / X-Search-Remaining).
+   */
+  quotaHeaders?: { limit: string; remaining: string };
+  usageCategory: UsageCategory;
+  /** Response body schema for the OpenAPI document. */
+  response?: z.ZodType;
+  /** Present when the capability can run as a bulk job (src/bulk derives its types from this). */
+  bulk?: BulkDeclaration;
+  handler(params: z.infer<S>, ctx: CapabilityContext): Promise<CapabilityResult>;
+}
+
+/** One input column of a bulk job: which capability parameter it fills and how it is found. */
+export interface BulkField {
+  /** Capability parameter the column fills. */
+  param: string;
+  /** Zero-based create option naming the column: "domain_field_index". */
+  field: string;
+  label: string;
+  /** Header cells (compared lower-cased, with spaces, dashes and underscores ignored) that name this column. */
+  headerSynonyms: string[];
+  /** Former one-based option naming the same column ("column_domain"). */
+  legacyColumn?: string;
+}
+
+/** A create option of a bulk job, and what it does to each row's capability call. */
+export interface BulkOption {
+  name: string;
+  kind: "boolean" | "integer" | "string" | "string[]";
+  /** Former option name translated to this one ("verify" -> "verify_emails"). */
+  legacyName?: string;
+  description: string;
+}
+
+export type BulkOptionValues = Record<string, boolean | number | string | string[] | undefined>;
+
+export interface BulkDeclaration {
+  /** Path segment under /v1/bulk: "finder". */
+  type: string;
+  label: string;
+  description: string;
+  fields: BulkField[];
+  /** Parameter a one-column input (`list`, or a file without a recognised header) fills. */
+  primaryParam: string;
+  /** Sets of parameters of which a row needs one complete set to be processed. */
+  requires: string[][];
+  options: BulkOption[];
+  /**
+   * The row's capability parameters as query-string values (validated by the capability's own
+   * schema, like a /v1 call), from its cells by parameter name and the job's options.
+   */
+  paramsFor(cells: Record<string, string>, options: BulkOptionValues): Record<string, string>;
+  /** Result columns appended to each output row (dot paths into the answer's `data`). */
+  resultColumns: string[];
+  /** Row goes to the `valid` download (default: something was found). */
+  isValid?(data: unknown): boolean;
+}
+
+export function defineCapability<S extends z.ZodObject>(capability: Capability<S>): Capability<S> {
+  return capability;
+}

@@ -1,0 +1,74 @@
+import { disposableEmailBlocklist } from "disposable-email-domains-js";
+import roleAddresses from "role-based-email-addresses";
+import freeEmailDomains from "./free-email-domains.json";
+
+/**
+ * Domain and local-part lists from maintained packages (see data/free-email-domains.md for the
+ * vendored one). Sets are built lazily, once per isolate: building them costs a few milliseconds
+ * and most requests (auth, keys, logs) never need them.
+ */
+
+interface Lists {
+  disposable: Set<string>;
+  webmail: Set<string>;
+  role: Set<string>;
+}
+
+let lists: Lists | undefined;
+
+function load(): Lists {
+  if (lists) return lists;
+  // mailchecker's larger list (56k) was dropped: its single 1 MB module breaks the test runner's
+  // 1 MiB module transport in workerd; disposable-email-domains-js is CC0 and maintained.
+  const disposable = new Set<string>();
+  for (const d of disposableEmailBlocklist()) disposable.add(d.toLowerCase());
+  // The free-provider list also carries throwaway services; an address is one or the other, and
+  // disposable is the stronger (riskier) verdict.
+  const webmail = new Set<string>();
+  for (const d of freeEmailDomains as string[]) {
+    const domain = d.toLowerCase();
+    if (!isListed(disposable, domain)) webmail.add(domain);
+  }
+  const role = new Set<string>((roleAddresses as string[]).map((r) => r.toLowerCase()));
+  lists = { disposable, webmail, role };
+  return lists;
+}
+
+/** True when `domain` or one of its parent domains is in `set` (throwaway services hand out subdomains). */
+function isListed(set: Set<string>, domain: string): boolean {
+  let d = domain;
+  for (;;) {
+    if (set.has(d)) return true;
+    const dot = d.indexOf(".");
+    if (dot < 0) return false;
+    d = d.slice(dot + 1);
+    if (!d.includes(".")) return false; // never match a bare TLD
+  }
+}
+
+function clean(domain: string): string {
+  return domain.trim().toLowerCase().replace(/\.$/, "");
+}
+
+export function isDisposableDomain(domain: string): boolean {
+  return isListed(load().disposable, clean(domain));
+}
+
+/** Free webmail providers (gmail.com, outlook.com, web.de, ...), exact domain only, disposable ones excluded. */
+export function isWebmailDomain(domain: string): boolean {
+  return load().webmail.has(clean(domain));
+}
+
+/**
+ * Role accounts (info@, sales@, support@): addresses of a function rather than a person. The
+ * sub-address (+tag) is ignored, so `sales+eu@` is a role account too.
+ */
+export function isRoleLocalPart(localPart: string): boolean {
+  const base = localPart.toLowerCase().split("+")[0]!;
+  return load().role.has(base);
+}
+
+export function listSizes(): { disposable: number; webmail: number; role: number } {
+  const l = load();
+  return { disposable: l.disposable.size, webmail: l.webmail.size, role: l.role.size };
+}

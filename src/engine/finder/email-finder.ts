@@ -1,0 +1,164 @@
+import type { Env } from "../../env.js";
+import { WebmailDomain } from "../errors.js";
+import { rfc3339 } from "../../http/time.js";
+import { assertEmailNotClaimed } from "../shared-lookups.js";
+import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
+import { countryOfDomain } from "../web/extract/company.js";
+import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../index/read.js";
+import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
+import { departmentOf, seniorityOf } from "../people/positions.js";
+import { verifyEmail } from "../verify/verifier.js";
+import { type Memo, noMemo } from "../memo.js";
+import { NO_SOCIAL_FIELDS } from "../../capabilities/shapes/social-fields.js";
+
+/**
+ * The email finder: the most likely address of a person at a domain, scored from evidence only.
+ *
+ * Score (integer 0–100):
+ *  - seen verbatim on the domain's pages: 95 while a page still shows it, 80 when it has gone;
+ *  - otherwise proposed from the domain's inferred format: 10 + 80 × the format's smoothed share,
+ *    capped at 85 (one matching address gives ~50, ten consistent ones ~80);
+ *  - the verifier then adjusts it: `valid` +10 (max 99), `invalid` caps it at 10; `unknown`,
+ *    `accept_all` (no SMTP proof) leave it as it is.
+ * With neither a verbatim address nor any named address to learn a format from, nothing is proposed.
+ */
+
+export interface FinderAnswer {
+  email: string | null;
+  score: number | null;
+  pattern: Pattern | null;
+  verbatim: boolean;
+  position: string | null;
+  department: string | null;
+  seniority: string | null;
+  sources: SourceOut[];
+  verification: { date: string | null; status: string | null };
+  acceptAll: boolean | null;
+  company: string | null;
+}
+
+interface FinderCtx {
+  env: Env;
+  now: () => number;
+  /** Shares the domain's index rows and claim checks between the rows of a bulk batch. */
+  memo?: Memo;
+}
+
+function sameName(row: EmailRow, name: PersonName): boolean {
+  return !!row.firstName && !!row.lastName && sameGivenName(row.firstName, name.first) && nameKey(row.lastName) === nameKey(name.last);
+}
+
+/** An address already in the index that is this person's: named as them, or unnamed but in one of their formats. */
+function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | null {
+  const named = rows.find((r) => sameName(r, name));
+  if (named) return named;
+  return (
+    rows.find((r) => r.type === "personal" && !r.firstName && !r.lastName && matchPatterns(r.localPart, name).patterns.length > 0) ?? null
+  );
+}
+
+function defaultStyle(domain: string): Transliteration {
+  const c = countryOfDomain(domain);
+  return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
+}
+
+export interface Proposal {
+  email: string;
+  pattern: Pattern | null;
+  /** The index row when the address was seen verbatim on the domain's pages. */
+  seen: EmailRow | null;
+  /** Smoothed share of the format the address was built from (1 for a verbatim address). */
+  share: number;
+}
+
+/**
+ * The address the index's evidence gives a person, before any verification: the address seen for
+ * them verbatim, else their name rendered in the domain's most supported format, spelled the way
+ * the domain spells names. Null when the domain has no named address to learn a format from.
+ */
+export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string): Proposal | null {
+  const seen = verbatimMatch(rows, name);
+  if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
+  const inference = inferPatterns(namedAddresses(rows));
+  const spelling = { style: inference.style ?? defaultStyle(domain), lastForm: inference.lastForm };
+  const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
+  if (!choice) return null;
+  return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
+}
+
+export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName): Promise<FinderAnswer> {
+  const { env } = ctx;
+  if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
+    throw new WebmailDomain(`${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
+  }
+  const memo = ctx.memo ?? noMemo;
+  const [rows, company, dom] = await memo.once(`facts:${domain}`, () => Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]));
+  const base = { company: company?.name ?? null, acceptAll: dom?.acceptAll ?? null };
+
+  let email: string;
+  let score: number;
+  let pattern: Pattern | null = null;
+  let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
+  let sources: SourceOut[] = [];
+  const proposal = proposeAddress(rows, name, domain);
+  if (!proposal) {
+    return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
+  }
+  const seen = proposal.seen;
+  email = proposal.email;
+  pattern = proposal.pattern;
+  if (seen) {
+    sources = (await sourcesOf(env, [email])).get(email) ?? [];
+    score = sources.some((s) => s.still_on_page) ? 95 : 80;
+    person = { position: seen.position, department: seen.department, seniority: seen.seniority };
+  } else {
+    score = Math.min(85, Math.round(10 + 80 * proposal.share));
+  }
+
+  await assertEmailNotClaimed(env, memo, email);
+  const verified = await verifyEmail(env, email, { memo });
+  const status = verified.data.email.status;
+  if (status === "valid") score = Math.min(99, score + 10);
+  else if (status === "invalid") score = Math.min(score, 10);
+  if (!seen && verified.data.sources.length) sources = verified.data.sources;
+
+  return {
+    ...base,
+    email,
+    score,
+    pattern,
+    verbatim: !!seen,
+    ...person,
+    sources,
+    verification: { date: rfc3339(ctx.now()), status },
+    acceptAll: verified.data.email.smtp_check_run ? verified.data.email.accept_all : base.acceptAll,
+  };
+}
+
+/** FinderData as the contract shapes it (`phone_number` is a bool, score an int). */
+export function finderData(domain: string, name: PersonName, answer: FinderAnswer) {
+  return {
+    email: answer.email,
+    first_name: name.first,
+    last_name: name.last,
+    full_name: fullNameOf(name),
+    website_url: domain,
+    company: answer.company,
+    position: answer.position,
+    department: answer.department ?? departmentOf(answer.position),
+    seniority: answer.seniority ?? seniorityOf(answer.position),
+    country: null,
+    gender: null,
+    // The finder works from a name and a domain; profiles come from the people index (enrich).
+    ...NO_SOCIAL_FIELDS,
+    phone_number: false,
+    accept_all: answer.acceptAll,
+    disposable: isDisposableDomain(domain),
+    webmail: isWebmailDomain(domain),
+    score: answer.score,
+    pattern: answer.pattern,
+    verification: answer.verification,
+    sources: answer.sources,
+  };
+}

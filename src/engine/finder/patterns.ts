@@ -1,0 +1,205 @@
+import {
+  nicknamesOf, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration, transliterationMatters,
+} from "../people/names.js";
+
+/** Address formats worth supporting (engine notes); `{f}` is an initial, `{m}` the middle initial. */
+export const PATTERNS = [
+  "{first}",
+  "{last}",
+  "{first}{last}",
+  "{first}.{last}",
+  "{first}_{last}",
+  "{first}-{last}",
+  "{f}{last}",
+  "{f}.{last}",
+  "{f}_{last}",
+  "{first}{l}",
+  "{first}.{l}",
+  "{last}{first}",
+  "{last}.{first}",
+  "{last}_{first}",
+  "{last}{f}",
+  "{last}.{f}",
+  "{l}{first}",
+  "{f}{l}",
+  "{f}{m}{last}",
+] as const;
+export type Pattern = (typeof PATTERNS)[number];
+
+/**
+ * A weak prior over formats, used only to temper shares inferred from few addresses and to break
+ * ties. It is an assumption (formats commonly seen on company sites), not something measured here;
+ * with PRIOR_WEIGHT = 2 it counts as much as two observed addresses.
+ */
+const PRIOR_RAW: Record<Pattern, number> = {
+  "{first}.{last}": 30, "{first}": 20, "{f}{last}": 15, "{first}{last}": 8, "{f}.{last}": 5, "{first}_{last}": 3,
+  "{last}": 3, "{first}{l}": 3, "{f}{l}": 2, "{first}-{last}": 2, "{last}.{first}": 1.5, "{last}{first}": 1,
+  "{first}.{l}": 1, "{f}_{last}": 1, "{last}{f}": 1, "{last}_{first}": 0.5, "{last}.{f}": 0.5, "{l}{first}": 0.5,
+  "{f}{m}{last}": 0.5,
+};
+const PRIOR_TOTAL = Object.values(PRIOR_RAW).reduce((a, b) => a + b, 0);
+export const GLOBAL_PRIOR: Record<Pattern, number> = Object.fromEntries(
+  PATTERNS.map((p) => [p, PRIOR_RAW[p] / PRIOR_TOTAL]),
+) as Record<Pattern, number>;
+export const PRIOR_WEIGHT = 2;
+
+interface Tokens {
+  first: string;
+  last: string;
+  m: string;
+  /** Which form of a several-word family name `last` is (null for a one-word name). */
+  lastForm: PartForm | null;
+}
+
+function render(pattern: Pattern, t: Tokens): string | null {
+  if (!t.first || !t.last) return null;
+  if (pattern.includes("{m}") && !t.m) return null;
+  return pattern
+    .replace("{first}", t.first)
+    .replace("{last}", t.last)
+    .replace("{f}", t.first[0]!)
+    .replace("{l}", t.last[0]!)
+    .replace("{m}", t.m);
+}
+
+function tokenSets(name: PersonName, style: Transliteration, withNicknames = false): Tokens[] {
+  const firsts = partVariants(name.first, style);
+  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.includes(n)) firsts.push(n);
+  const lasts = partSpellings(name.last, style);
+  const m = name.middle ? (partVariants(name.middle, style)[0]?.[0] ?? "") : "";
+  const several = lasts.length > 1;
+  const out: Tokens[] = [];
+  for (const first of firsts) for (const last of lasts) out.push({ first, last: last.text, m, lastForm: several ? last.form : null });
+  return out;
+}
+
+/** How a domain spells names, as learnt from its own addresses. */
+export interface Spelling {
+  /** Umlauts and the like as bare letters or as digraphs (ü → u or ue). */
+  style: Transliteration;
+  /** Which form of a several-word family name the domain uses (García López → garcia), when its addresses show it. */
+  lastForm?: PartForm | null;
+}
+
+/** The address local part a pattern gives for a name, in the domain's spelling (or the preferred one). */
+export function applyPattern(pattern: Pattern, name: PersonName, spelling: Transliteration | Spelling = "plain"): string | null {
+  const { style, lastForm } = typeof spelling === "string" ? { style: spelling, lastForm: null } : spelling;
+  const sets = tokenSets(name, style);
+  const firstFirst = sets.filter((t) => t.first === sets[0]?.first);
+  const best = (lastForm && firstFirst.find((t) => t.lastForm === lastForm)) || sets[0];
+  return best ? render(pattern, best) : null;
+}
+
+export interface PatternMatch {
+  patterns: Pattern[];
+  /** Which transliteration produced the match, when the two styles differ for this name and only one matched. */
+  style: Transliteration | null;
+  /** Which form of a several-word family name matched, when only one did. */
+  lastForm: PartForm | null;
+}
+
+/** Every pattern that turns this name into this local part (any spelling of the name). */
+export function matchPatterns(localPart: string, name: PersonName): PatternMatch {
+  const local = localPart.toLowerCase();
+  const forms = new Set<PartForm>();
+  const byStyle = (style: Transliteration) => {
+    const hits = new Set<Pattern>();
+    for (const t of tokenSets(name, style, true)) {
+      for (const p of PATTERNS) {
+        if (render(p, t) !== local) continue;
+        hits.add(p);
+        if (t.lastForm && (p.includes("{last}"))) forms.add(t.lastForm);
+      }
+    }
+    return hits;
+  };
+  const plain = byStyle("plain");
+  const lastForm = () => (forms.size === 1 ? [...forms][0]! : null);
+  if (!transliterationMatters(name)) return { patterns: [...plain], style: null, lastForm: lastForm() };
+  const expanded = byStyle("expanded");
+  const patterns = [...new Set([...plain, ...expanded])];
+  const style = plain.size && !expanded.size ? "plain" : expanded.size && !plain.size ? "expanded" : null;
+  return { patterns, style, lastForm: lastForm() };
+}
+
+export interface NamedAddress {
+  localPart: string;
+  name: PersonName;
+}
+
+export interface PatternShare {
+  pattern: Pattern;
+  /** Observed votes (each address splits one vote among the patterns it matches). */
+  votes: number;
+  /** Posterior share in [0, 1], smoothed with the global prior. */
+  share: number;
+}
+
+export interface PatternInference {
+  /** Patterns with at least some observed vote, by share, highest first. */
+  shares: PatternShare[];
+  /** Addresses that matched at least one pattern. */
+  observations: number;
+  /** Spelling the domain uses for names whose transliteration is ambiguous, when its addresses show it. */
+  style: Transliteration | null;
+  /** Form of several-word family names the domain uses, when its addresses show it. */
+  lastForm: PartForm | null;
+  /**
+   * How sure the top format is, in [0, 1]: its share of the observed votes, discounted when there
+   * are few observations (one address gives at most 0.5, four about 0.8).
+   */
+  confidence: number;
+}
+
+/**
+ * Infers a domain's address formats from its known (name, address) pairs: each address splits one
+ * vote among the patterns it matches, and the shares are smoothed with GLOBAL_PRIOR so that one
+ * address does not make a format look certain. The domain's spelling habits (transliteration,
+ * which part of a double family name) are voted on the same way.
+ */
+export function inferPatterns(samples: readonly NamedAddress[]): PatternInference {
+  const votes = new Map<Pattern, number>();
+  const styleVotes = { plain: 0, expanded: 0 };
+  const formVotes = new Map<PartForm, number>();
+  let observations = 0;
+  for (const s of samples) {
+    const { patterns, style, lastForm } = matchPatterns(s.localPart, s.name);
+    if (patterns.length === 0) continue;
+    observations++;
+    for (const p of patterns) votes.set(p, (votes.get(p) ?? 0) + 1 / patterns.length);
+    if (style) styleVotes[style]++;
+    if (lastForm) formVotes.set(lastForm, (formVotes.get(lastForm) ?? 0) + 1);
+  }
+  const denominator = observations + PRIOR_WEIGHT;
+  const shares = [...votes.entries()]
+    .map(([pattern, v]) => ({ pattern, votes: v, share: (v + PRIOR_WEIGHT * GLOBAL_PRIOR[pattern]) / denominator }))
+    .sort((a, b) => b.share - a.share || b.votes - a.votes);
+  const style = styleVotes.plain === styleVotes.expanded ? null : styleVotes.plain > styleVotes.expanded ? "plain" : "expanded";
+  const forms = [...formVotes.entries()].sort((a, b) => b[1] - a[1]);
+  const lastForm = forms.length && (forms.length === 1 || forms[0]![1] > forms[1]![1]) ? forms[0]![0] : null;
+  const top = shares[0];
+  const confidence = top && observations ? (top.votes / observations) * (observations / (observations + 1)) : 0;
+  return { shares, observations, style, lastForm, confidence: Math.round(confidence * 100) / 100 };
+}
+
+/**
+ * Integer percentages summing to 100 over the observed formats (largest-remainder rounding), as the
+ * email-format answer shows them; formats that round to 0 are left out.
+ */
+export function percentages(shares: readonly PatternShare[]): { format: Pattern; percentage: number }[] {
+  const total = shares.reduce((a, s) => a + s.share, 0);
+  if (total <= 0) return [];
+  const exact = shares.map((s) => ({ format: s.pattern, raw: (s.share / total) * 100 }));
+  const floored = exact.map((e) => ({ ...e, percentage: Math.floor(e.raw) }));
+  let left = 100 - floored.reduce((a, e) => a + e.percentage, 0);
+  const byRemainder = [...floored].sort((a, b) => b.raw - b.percentage - (a.raw - a.percentage));
+  for (const e of byRemainder) {
+    if (left <= 0) break;
+    e.percentage++;
+    left--;
+  }
+  return floored
+    .filter((e) => e.percentage > 0)
+    .sort((a, b) => b.percentage - a.percentage)
+    .map(({ format, percentage }) => ({ format, percentage }));
+}

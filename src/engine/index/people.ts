@@ -1,0 +1,302 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { parse as parseHost } from "tldts";
+import { db } from "../../db/client.js";
+import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
+import type { Env } from "../../env.js";
+import { InvalidInput } from "../errors.js";
+import { rfc3339 } from "../../http/time.js";
+import { normaliseEmail } from "./claims.js";
+import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
+import { socialFields } from "../../capabilities/shapes/social-fields.js";
+
+/**
+ * Reads of the contact index for enrichment: one person (people row and/or emails row merged),
+ * one company, and the wire shapes built from them. Nothing is filled in that the index does not
+ * hold: a missing fact is null.
+ */
+
+export type CompanyRecord = typeof companies.$inferSelect;
+
+export interface PersonRecord {
+  email: string | null;
+  domain: string;
+  firstName: string | null;
+  lastName: string | null;
+  fullName: string | null;
+  position: string | null;
+  department: string | null;
+  seniority: string | null;
+  country: string | null;
+  gender: string | null;
+  professionalNetworkUrl: string | null;
+  microblog: string | null;
+  /** personal | generic; null when only a people row (no address) is known. */
+  type: string | null;
+  /** Where the address came from: crawl | import. */
+  source: string;
+  hasPhone: boolean;
+}
+
+/** A `domain` query value as a bare host: scheme, www., path and port dropped; 400 when it is not a domain. */
+export function domainParam(value: string, name = "domain"): string {
+  const raw = value.trim().toLowerCase();
+  const host = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").split(/[/?#]/)[0]!.replace(/:\d+$/, "").replace(/\.$/, "").replace(/^www\./, "");
+  const info = parseHost(host);
+  if (!host || !info.domain || info.isIp || !/^[a-z0-9.-]+$/.test(host)) {
+    throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not a domain name.`);
+  }
+  return host;
+}
+
+/** An `email` query value, normalised; 400 when it is not an address. */
+export function emailParam(value: string, name = "email"): string {
+  const email = normaliseEmail(value);
+  if (!email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
+    throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not an email address.`);
+  }
+  return email;
+}
+
+const peopleColumns = {
+  email: people.email,
+  domain: people.domain,
+  firstName: people.firstName,
+  lastName: people.lastName,
+  fullName: people.fullName,
+  position: people.position,
+  department: people.department,
+  seniority: people.seniority,
+  country: people.country,
+  gender: people.gender,
+  professionalNetworkUrl: people.professionalNetworkUrl,
+  microblog: people.microblog,
+  phone: people.phone,
+  source: people.source,
+};
+
+type PeopleRow = Pick<typeof people.$inferSelect, keyof typeof peopleColumns>;
+
+async function hasPhoneFor(env: Env, email: string | null, profile: string | null): Promise<boolean> {
+  const row = await env.DB.prepare(
+    "SELECT 1 AS x FROM phones WHERE (email IS NOT NULL AND email = ?1) OR (professional_network_url IS NOT NULL AND professional_network_url = ?2) LIMIT 1",
+  )
+    .bind(email, profile)
+    .first();
+  return row !== null;
+}
+
+function merge(p: PeopleRow | undefined, e: typeof emails.$inferSelect | undefined, hasPhone: boolean): PersonRecord | null {
+  if (!p && !e) return null;
+  const fullName = p?.fullName ?? (e?.firstName && e?.lastName ? `${e.firstName} ${e.lastName}` : null);
+  return {
+    email: p?.email ?? e?.email ?? null,
+    domain: p?.domain ?? e!.domain,
+    firstName: p?.firstName ?? e?.firstName ?? null,
+    lastName: p?.lastName ?? e?.lastName ?? null,
+    fullName,
+    position: p?.position ?? e?.position ?? null,
+    department: p?.department ?? e?.department ?? null,
+    seniority: p?.seniority ?? e?.seniority ?? null,
+    country: p?.country ?? null,
+    gender: p?.gender ?? null,
+    professionalNetworkUrl: p?.professionalNetworkUrl ?? null,
+    microblog: p?.microblog ?? null,
+    type: e?.type ?? (p?.email ? "personal" : null),
+    source: e?.source ?? p?.source ?? "crawl",
+    hasPhone: hasPhone || !!p?.phone,
+  };
+}
+
+export async function personByEmail(env: Env, email: string): Promise<PersonRecord | null> {
+  const store = db(env.DB);
+  // One round trip of three reads: the phone check finds the person's profile by subquery.
+  const [p, e, phone] = await Promise.all([
+    store.select(peopleColumns).from(people).where(eq(people.email, email)).get(),
+    store.select().from(emails).where(eq(emails.email, email)).get(),
+    env.DB.prepare(
+      `SELECT 1 AS x FROM phones WHERE email = ?1 OR professional_network_url =
+         (SELECT professional_network_url FROM people WHERE email = ?1 AND professional_network_url IS NOT NULL) LIMIT 1`,
+    )
+      .bind(email)
+      .first(),
+  ]);
+  if (!p && !e) return null;
+  return merge(p as PeopleRow | undefined, e, phone !== null);
+}
+
+/** Everyone stored under a profile URL (normalised by the caller), addressed people first. */
+export async function peopleByProfile(env: Env, profileUrl: string): Promise<PersonRecord[]> {
+  const store = db(env.DB);
+  const rows = await store
+    .select(peopleColumns)
+    .from(people)
+    .where(eq(people.professionalNetworkUrl, profileUrl))
+    .orderBy(sql`${people.email} IS NULL`, desc(people.updatedAt))
+    .all();
+  const out: PersonRecord[] = [];
+  for (const p of rows) {
+    const e = p.email ? await store.select().from(emails).where(eq(emails.email, p.email)).get() : undefined;
+    out.push(merge(p as PeopleRow, e, await hasPhoneFor(env, p.email, profileUrl))!);
+  }
+  return out;
+}
+
+const SENIORITY_RANK = sql`CASE ${people.seniority} WHEN 'executive' THEN 0 WHEN 'senior' THEN 1 WHEN 'junior' THEN 2 ELSE 3 END`;
+
+/**
+ * Addresses of the people `people/find` can answer for a bare domain, best first: the most senior
+ * person with an address, then the one whose record says the most (position known), then the
+ * longest-known; crawled personal addresses with a name follow. Deterministic, so the same
+ * question gets the same answer.
+ */
+export async function leadCandidatesOfDomain(env: Env, domain: string, limit = 20): Promise<string[]> {
+  const fromPeople = await db(env.DB)
+    .select({ email: people.email })
+    .from(people)
+    .where(and(eq(people.domain, domain), sql`${people.email} IS NOT NULL`))
+    .orderBy(SENIORITY_RANK, sql`${people.position} IS NULL`, people.id)
+    .limit(limit)
+    .all();
+  const fromEmails = await db(env.DB)
+    .select({ email: emails.email })
+    .from(emails)
+    .where(and(eq(emails.domain, domain), eq(emails.type, "personal"), sql`${emails.firstName} IS NOT NULL`))
+    .orderBy(emails.firstSeenAt)
+    .limit(limit)
+    .all();
+  return [...new Set([...fromPeople, ...fromEmails].map((r) => r.email!))].slice(0, limit);
+}
+
+export async function companyByDomain(env: Env, domain: string): Promise<CompanyRecord | null> {
+  return (await db(env.DB).select().from(companies).where(eq(companies.domain, domain)).get()) ?? null;
+}
+
+export async function sourcesOf(env: Env, email: string) {
+  const rows = await db(env.DB).select().from(emailSources).where(eq(emailSources.email, email)).orderBy(desc(emailSources.lastSeenOn)).limit(20).all();
+  return rows.map((s) => ({
+    uri: s.uri,
+    website_url: s.websiteUrl,
+    extracted_on: rfc3339(s.extractedOn),
+    last_seen_on: rfc3339(s.lastSeenOn),
+    still_on_page: s.stillOnPage,
+  }));
+}
+
+async function acceptAllOf(env: Env, domain: string): Promise<boolean | null> {
+  const row = await db(env.DB).select({ acceptAll: domains.acceptAll }).from(domains).where(eq(domains.domain, domain)).get();
+  return row?.acceptAll ?? null;
+}
+
+/**
+ * Confidence that a stored address is real and current, from evidence only: an address the
+ * operator imported is taken at their word (80); a crawled one starts at 50 and gains 15 per page
+ * that still shows it (up to three pages), so an address seen on several live pages scores 95
+ * and one that vanished from every page stays at 50.
+ */
+export function evidenceScore(source: string, sources: { still_on_page: boolean }[]): number {
+  const live = sources.filter((s) => s.still_on_page).length;
+  if (source === "import") return Math.min(100, 80 + 5 * Math.min(live, 4));
+  return 50 + 15 * Math.min(live, 3);
+}
+
+const splitList = (v: string | null): string[] => {
+  if (!v) return [];
+  try {
+    const parsed = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed.filter((x) => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+};
+export { splitList as jsonList };
+
+/** FinderData (contract §5.1) for a stored person; also carries the neutral field names. */
+export async function finderData(env: Env, person: PersonRecord, company: CompanyRecord | null) {
+  const domain = person.domain;
+  const [sources, acceptAll] = await Promise.all([person.email ? sourcesOf(env, person.email) : [], acceptAllOf(env, domain)]);
+  return {
+    email: person.email,
+    first_name: person.firstName,
+    last_name: person.lastName,
+    full_name: person.fullName,
+    website_url: domain,
+    company: company?.name ?? null,
+    position: person.position,
+    department: person.department,
+    seniority: person.seniority,
+    type: person.type,
+    country: person.country,
+    gender: person.gender,
+    ...socialFields({ microblog: person.microblog, professionalNetwork: person.professionalNetworkUrl }),
+    // A bool on the wire (strict clients declare it so); the number itself is phone_data's job.
+    phone_number: person.hasPhone,
+    accept_all: acceptAll,
+    disposable: isDisposableDomain(domain),
+    webmail: isWebmailDomain(domain),
+    score: person.email ? evidenceScore(person.source, sources) : 0,
+    // No verification is run here; the verifier endpoint gives one.
+    verification: { date: null, status: null },
+    sources,
+  };
+}
+
+/** The flat organization of `companies/find` (contract §5.5). */
+export function flatOrganization(c: CompanyRecord) {
+  return {
+    name: c.name,
+    domain: c.domain,
+    website_url: c.domain,
+    description: c.description,
+    logo: c.logo,
+    industries: c.industry,
+    country: c.country,
+    city: c.city,
+    state: c.state,
+    street_address: c.streetAddress,
+    postal_code: c.postalCode,
+    founded: c.founded,
+    company_size: c.companySize,
+    company_type: c.companyType,
+    revenue: c.revenue,
+    employee_count: c.employeeCount,
+    phone_number: c.phone ?? "",
+    linkedin_url: c.linkedinUrl,
+    twitter_url: c.twitterUrl,
+    facebook_url: c.facebookUrl,
+    instagram_url: c.instagramUrl,
+    github_url: c.githubUrl,
+    youtube_url: c.youtubeUrl,
+    keywords: splitList(c.keywords),
+    same_as: splitList(c.sameAs),
+    technologies: splitList(c.technologies),
+    source: c.source,
+    last_updated: rfc3339(c.updatedAt),
+  };
+}
+
+/** `people/find` data: FinderData's person fields plus type and seniority (contract §5.5). */
+export async function personFindData(env: Env, person: PersonRecord, company: CompanyRecord | null) {
+  const f = await finderData(env, person, company);
+  return {
+    email: f.email,
+    first_name: f.first_name,
+    last_name: f.last_name,
+    full_name: f.full_name,
+    gender: f.gender,
+    position: f.position,
+    department: f.department,
+    seniority: f.seniority,
+    company: f.company,
+    website_url: f.website_url,
+    phone_number: f.phone_number,
+    country: f.country,
+    ...socialFields({ microblog: f.microblog, professionalNetwork: f.professional_network }),
+    score: f.score,
+    type: f.type,
+    accept_all: f.accept_all,
+    disposable: f.disposable,
+    webmail: f.webmail,
+    verification: f.verification,
+    sources: f.sources,
+  };
+}

@@ -1,0 +1,114 @@
+import { and, eq, inArray, like, or, sql } from "drizzle-orm";
+import { db } from "../../db/client.js";
+import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
+import type { Env } from "../../env.js";
+import { NotFound } from "../errors.js";
+import { rfc3339 } from "../../http/time.js";
+import type { NamedAddress } from "../finder/patterns.js";
+
+export type EmailRow = typeof emails.$inferSelect;
+export type CompanyRow = typeof companies.$inferSelect;
+
+/** Contract `Source` object. */
+export interface SourceOut {
+  uri: string;
+  website_url: string;
+  extracted_on: string | null;
+  last_seen_on: string | null;
+  still_on_page: boolean;
+}
+
+const IN_CHUNK = 90;
+
+export async function emailsOfDomain(env: Pick<Env, "DB">, domain: string): Promise<EmailRow[]> {
+  return db(env.DB).select().from(emails).where(eq(emails.domain, domain)).orderBy(emails.email).all();
+}
+
+export async function emailRow(env: Pick<Env, "DB">, email: string): Promise<EmailRow | undefined> {
+  return db(env.DB).select().from(emails).where(eq(emails.email, email)).get();
+}
+
+/** Sources of each address, most recently seen first. */
+export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SourceOut[]>> {
+  const out = new Map<string, SourceOut[]>();
+  for (let i = 0; i < addresses.length; i += IN_CHUNK) {
+    const chunk = addresses.slice(i, i + IN_CHUNK);
+    const rows = await db(env.DB).select().from(emailSources).where(inArray(emailSources.email, chunk)).orderBy(sql`${emailSources.lastSeenOn} desc`).all();
+    for (const r of rows) {
+      const list = out.get(r.email) ?? [];
+      list.push({
+        uri: r.uri,
+        website_url: r.websiteUrl,
+        extracted_on: rfc3339(r.extractedOn),
+        last_seen_on: rfc3339(r.lastSeenOn),
+        still_on_page: r.stillOnPage,
+      });
+      out.set(r.email, list);
+    }
+  }
+  return out;
+}
+
+/** Countries of named people by address (domain search's `country` filter). */
+export async function countriesOf(env: Pick<Env, "DB">, domain: string): Promise<Map<string, string>> {
+  const rows = await db(env.DB)
+    .select({ email: people.email, country: people.country })
+    .from(people)
+    .where(and(eq(people.domain, domain), sql`${people.country} is not null`))
+    .all();
+  return new Map(rows.filter((r) => r.email && r.country).map((r) => [r.email!, r.country!]));
+}
+
+/** The domain's addresses that carry a person's name: the evidence for its address formats. */
+export function namedAddresses(rows: readonly EmailRow[]): NamedAddress[] {
+  return rows
+    .filter((r) => r.type === "personal" && r.firstName && r.lastName)
+    .map((r) => ({ localPart: r.localPart, name: { first: r.firstName!, last: r.lastName! } }));
+}
+
+export async function companyOf(env: Pick<Env, "DB">, domain: string): Promise<CompanyRow | undefined> {
+  return db(env.DB).select().from(companies).where(eq(companies.domain, domain)).get();
+}
+
+export async function domainRow(env: Pick<Env, "DB">, domain: string) {
+  return db(env.DB).select().from(domains).where(eq(domains.domain, domain)).get();
+}
+
+const LEGAL_FORMS = /\b(inc|incorporated|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sa|sas|sarl|bv|nv|plc|kg|ohg|ug|oy|ab|as|spa|srl|pty)\b\.?/g;
+
+/** "Acme Widgets, Inc." and "acme widgets" compare equal. */
+export function companyKey(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/&/g, " and ")
+    .replace(LEGAL_FORMS, " ")
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+}
+
+/**
+ * The domain of a company named `name`, from the companies the index knows (exact name first,
+ * then the same name without legal form). 422 when none matches; the caller should pass a domain.
+ */
+export async function domainForCompany(env: Pick<Env, "DB">, name: string): Promise<string> {
+  const key = companyKey(name);
+  if (!key) throw new NotFound("company", `The company name "${name}" has no letters or digits to search for.`);
+  const firstWord = key.split(" ")[0]!;
+  const rows = await db(env.DB)
+    .select({ domain: companies.domain, name: companies.name })
+    .from(companies)
+    .where(or(eq(sql`lower(${companies.name})`, name.trim().toLowerCase()), like(sql`lower(${companies.name})`, `%${firstWord.replace(/[%_]/g, "")}%`)))
+    .limit(50)
+    .all();
+  const exact = rows.find((r) => r.name && r.name.trim().toLowerCase() === name.trim().toLowerCase());
+  const same = exact ?? rows.find((r) => r.name && companyKey(r.name) === key);
+  if (!same) {
+    throw new NotFound(
+      "company",
+      `No company named "${name}" is in the index yet. Pass its website as 'domain' instead (the first search by domain adds the company).`,
+    );
+  }
+  return same.domain;
+}

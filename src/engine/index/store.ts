@@ -1,0 +1,267 @@
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { db } from "../../db/client.js";
+import { companies, domains, emails, emailSources, people, phones } from "../../db/schema-index.js";
+import type { Env } from "../../env.js";
+import type { CrawledPage } from "../web/crawl/crawler.js";
+import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
+import { nameFromSite } from "../web/extract/people.js";
+import { fullNameOf, type PersonName } from "../people/names.js";
+import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
+
+/** D1 binds at most 100 parameters per statement; rows are written in chunks that stay under it. */
+const MAX_PARAMS = 100;
+function chunks<T>(rows: T[], columns: number): T[][] {
+  const size = Math.max(1, Math.floor(MAX_PARAMS / columns));
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+interface AddressFacts {
+  email: string;
+  name: PersonName | null;
+  position: string | null;
+  uris: Set<string>;
+}
+
+function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFacts> {
+  const all = new Map<string, AddressFacts>();
+  for (const page of pages) {
+    for (const a of page.extraction.addresses) {
+      const known = all.get(a.email);
+      if (!known) all.set(a.email, { email: a.email, name: a.name, position: a.position, uris: new Set([page.url]) });
+      else {
+        known.uris.add(page.url);
+        if (!known.name && a.name) known.name = a.name;
+        if (!known.position && a.position) known.position = a.position;
+      }
+    }
+  }
+  // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of them.
+  const names = new Set(pages.flatMap((p) => p.extraction.personNames ?? []));
+  for (const facts of all.values()) if (!facts.name) facts.name = nameFromSite(facts.email, names);
+  return all;
+}
+
+/** Company facts of the crawled pages: the home page first, then the others in crawl order. */
+export function companyFactsOf(pages: readonly CrawledPage[]): CompanyFacts {
+  return pages.reduce((facts, p) => mergeCompanyFacts(facts, p.extraction.company), emptyCompanyFacts());
+}
+
+export interface CrawlRecord {
+  domain: string;
+  pages: CrawledPage[];
+  /** "crawling" while a deep pass is queued, "done" once nothing is left, "failed" when the site could not be read. */
+  status: "crawling" | "done" | "failed";
+  error: string | null;
+  now: number;
+}
+
+/**
+ * Writes one crawl pass into the contact index in a single D1 batch: addresses with their sources
+ * (an address no longer on a re-crawled page gets still_on_page = false), named people, company
+ * facts, phone numbers, and the domain's crawl status.
+ */
+export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Promise<{ addresses: number }> {
+  const store = db(env.DB);
+  const { domain, now } = record;
+  const statements: BatchItem<"sqlite">[] = [];
+  const found = [...gatherAddresses(record.pages).values()];
+
+  const emailRows = found.map((a) => {
+    const local = a.email.slice(0, a.email.indexOf("@"));
+    const generic = isGenericLocalPart(local);
+    return {
+      email: a.email,
+      domain,
+      localPart: local,
+      type: generic ? "generic" : "personal",
+      firstName: a.name?.first ?? null,
+      lastName: a.name?.last ?? null,
+      position: a.position,
+      department: departmentOf(a.position) ?? (generic ? departmentOfRoleAddress(local) : null),
+      seniority: seniorityOf(a.position),
+      source: "crawl",
+      firstSeenAt: now,
+      lastSeenAt: now,
+    };
+  });
+  for (const rows of chunks(emailRows, 12)) {
+    statements.push(
+      store
+        .insert(emails)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: emails.email,
+          set: {
+            lastSeenAt: sql`excluded.last_seen_at`,
+            firstName: sql`coalesce(excluded.first_name, ${emails.firstName})`,
+            lastName: sql`coalesce(excluded.last_name, ${emails.lastName})`,
+            position: sql`coalesce(excluded.position, ${emails.position})`,
+            department: sql`coalesce(excluded.department, ${emails.department})`,
+            seniority: sql`coalesce(excluded.seniority, ${emails.seniority})`,
+          },
+        }),
+    );
+  }
+
+  const sourceRows = found.flatMap((a) =>
+    [...a.uris].map((uri) => ({ email: a.email, uri, websiteUrl: domain, extractedOn: now, lastSeenOn: now, stillOnPage: true })),
+  );
+  for (const rows of chunks(sourceRows, 6)) {
+    statements.push(
+      store
+        .insert(emailSources)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: [emailSources.email, emailSources.uri],
+          set: { lastSeenOn: sql`excluded.last_seen_on`, stillOnPage: true },
+        }),
+    );
+  }
+  // Every page read in this pass that no longer shows an address it used to.
+  const crawledUris = record.pages.map((p) => p.url);
+  for (const uris of chunks(crawledUris, 3)) {
+    statements.push(
+      store
+        .update(emailSources)
+        .set({ stillOnPage: false })
+        .where(and(inArray(emailSources.uri, uris), lt(emailSources.lastSeenOn, now), eq(emailSources.stillOnPage, true))),
+    );
+  }
+
+  const peopleRows = found
+    .filter((a) => a.name)
+    .map((a) => ({
+      domain,
+      email: a.email,
+      firstName: a.name!.first,
+      lastName: a.name!.last,
+      fullName: fullNameOf(a.name!),
+      position: a.position,
+      department: departmentOf(a.position),
+      seniority: seniorityOf(a.position),
+      source: "crawl",
+      sourceUri: [...a.uris][0] ?? null,
+      updatedAt: now,
+    }));
+  for (const rows of chunks(peopleRows, 11)) {
+    statements.push(
+      store
+        .insert(people)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: people.email,
+          set: {
+            firstName: sql`excluded.first_name`,
+            lastName: sql`excluded.last_name`,
+            fullName: sql`excluded.full_name`,
+            position: sql`coalesce(excluded.position, ${people.position})`,
+            department: sql`coalesce(excluded.department, ${people.department})`,
+            seniority: sql`coalesce(excluded.seniority, ${people.seniority})`,
+            sourceUri: sql`excluded.source_uri`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        }),
+    );
+  }
+
+  const facts = companyFactsOf(record.pages);
+  const hasFacts = Object.entries(facts).some(([, v]) => (Array.isArray(v) ? v.length > 0 : v !== null));
+  if (hasFacts) statements.push(companyUpsert(store, domain, facts, now));
+
+  statements.push(...(await phoneStatements(store, domain, record.pages, facts, now)));
+
+  statements.push(
+    store
+      .insert(domains)
+      .values({ domain, crawlStatus: record.status, crawledAt: now, pagesCrawled: record.pages.length, lastError: record.error, updatedAt: now })
+      .onConflictDoUpdate({
+        target: domains.domain,
+        set: {
+          crawlStatus: record.status,
+          crawledAt: now,
+          // The deep pass adds to the pages the first pass read.
+          pagesCrawled: record.status === "crawling" ? record.pages.length : sql`${domains.pagesCrawled} + ${record.pages.length}`,
+          lastError: record.error,
+          updatedAt: now,
+        },
+      }),
+  );
+  await store.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return { addresses: found.length };
+}
+
+function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyFacts, now: number) {
+  const row = {
+    domain,
+    name: f.name,
+    description: f.description?.slice(0, 1000) ?? null,
+    logo: f.logo,
+    founded: f.founded,
+    employeeCount: f.employeeCount,
+    country: f.country,
+    state: f.state,
+    city: f.city,
+    streetAddress: f.streetAddress,
+    postalCode: f.postalCode,
+    phone: f.phone,
+    linkedinUrl: f.linkedinUrl,
+    twitterUrl: f.twitterUrl,
+    facebookUrl: f.facebookUrl,
+    instagramUrl: f.instagramUrl,
+    githubUrl: f.githubUrl,
+    youtubeUrl: f.youtubeUrl,
+    keywords: f.keywords.length ? JSON.stringify(f.keywords) : null,
+    sameAs: f.sameAs.length ? JSON.stringify(f.sameAs) : null,
+    source: "crawl",
+    updatedAt: now,
+  };
+  // A fact a later page does not repeat is kept; one it states anew replaces the old value.
+  const keep = (col: string) => sql.raw(`coalesce(excluded.${col}, companies.${col})`);
+  return store
+    .insert(companies)
+    .values(row)
+    .onConflictDoUpdate({
+      target: companies.domain,
+      set: {
+        name: keep("name"), description: keep("description"), logo: keep("logo"), founded: keep("founded"),
+        employeeCount: keep("employee_count"), country: keep("country"), state: keep("state"), city: keep("city"),
+        streetAddress: keep("street_address"), postalCode: keep("postal_code"), phone: keep("phone"),
+        linkedinUrl: keep("linkedin_url"), twitterUrl: keep("twitter_url"), facebookUrl: keep("facebook_url"),
+        instagramUrl: keep("instagram_url"), githubUrl: keep("github_url"), youtubeUrl: keep("youtube_url"),
+        keywords: keep("keywords"), sameAs: keep("same_as"), updatedAt: now,
+      },
+    });
+}
+
+/**
+ * Company numbers (email = null). The unique index cannot dedupe them (NULLs are distinct in
+ * SQLite), so the existing numbers are read first and only touched.
+ */
+async function phoneStatements(store: ReturnType<typeof db>, domain: string, pages: readonly CrawledPage[], facts: CompanyFacts, now: number) {
+  const numbers = new Map<string, string>();
+  for (const p of pages) for (const n of p.extraction.phones) if (!numbers.has(n)) numbers.set(n, p.url);
+  if (facts.phone && !numbers.has(facts.phone)) numbers.set(facts.phone, pages[0]?.url ?? "");
+  if (numbers.size === 0) return [];
+  const existing = await store
+    .select({ id: phones.id, e164: phones.e164 })
+    .from(phones)
+    .where(and(eq(phones.domain, domain), sql`${phones.email} is null`))
+    .all();
+  const known = new Map(existing.map((r) => [r.e164, r.id]));
+  const statements: BatchItem<"sqlite">[] = [];
+  const fresh = [...numbers].filter(([n]) => !known.has(n)).map(([e164, uri]) => ({ domain, e164, sourceUri: uri, source: "crawl", firstSeenAt: now, lastSeenAt: now }));
+  for (const rows of chunks(fresh, 6)) statements.push(store.insert(phones).values(rows));
+  const seenIds = [...numbers.keys()].map((n) => known.get(n)).filter((id): id is number => id !== undefined);
+  for (const ids of chunks(seenIds, 2)) statements.push(store.update(phones).set({ lastSeenAt: now }).where(inArray(phones.id, ids)));
+  return statements;
+}
+
+export async function markCrawlFailed(env: Pick<Env, "DB">, domain: string, error: string, now: number) {
+  await db(env.DB)
+    .insert(domains)
+    .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
+    .onConflictDoUpdate({ target: domains.domain, set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now } });
+}

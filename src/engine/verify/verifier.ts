@@ -1,0 +1,286 @@
+import { eq, inArray } from "drizzle-orm";
+import { db } from "../../db/client.js";
+import { domains, emailSources } from "../../db/schema-index.js";
+import type { Env } from "../../env.js";
+import { rfc3339 } from "../../http/time.js";
+import { assertEmailNotClaimed } from "../shared-lookups.js";
+import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
+import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
+import { parseEmail, suggestCorrection } from "./email-syntax.js";
+import { gibberishVerdict } from "./gibberish.js";
+import { type Memo, noMemo } from "../memo.js";
+import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
+import type { Verdict, VerifierData, VerifierSource } from "../../capabilities/shapes/verifier.js";
+
+/**
+ * Email verification from evidence: syntax, DNS (MX, null MX, implicit MX), lists, the index of
+ * addresses seen on the web and, when a prober is configured, the SMTP conversation. Without SMTP
+ * evidence nothing is called `deliverable`: the answer says what was and was not checked.
+ */
+
+export type { VerdictReason, VerifierData, VerifierSource, VerifierStatus } from "../../capabilities/shapes/verifier.js";
+
+/** The verdict while it is being worked out, with the sources that feed its score; split at the end. */
+type Draft = Verdict & { sources: VerifierSource[] };
+
+export interface Verification {
+  /** The wire shape (contract §5.3): `email` is the verdict object, `sources` beside it. */
+  data: VerifierData;
+  /** A verdict someone can act on (anything but `unknown`); what the caller is billed for. */
+  definitive: boolean;
+}
+
+export interface VerifyOptions {
+  prober?: SmtpProber;
+  /** Shares claim checks and the stored catch-all verdict between the rows of a bulk batch. */
+  memo?: Memo;
+}
+
+const NO_WHOIS = { registrar_name: null, referral_url: null, created_date: null };
+
+const NOTES = {
+  invalid_syntax: "The address is not syntactically valid, so no network check was made.",
+  no_such_domain: "The domain does not exist (DNS answered NXDOMAIN).",
+  null_mx: "The domain publishes a null MX record (RFC 7505): it accepts no email at all.",
+  no_mail_server: "The domain has neither an MX record nor an address record, so no server can receive its email.",
+  smtp_not_run:
+    "The SMTP check was not run (no SMTP prober is configured), so the mailbox itself was not tested; the verdict rests on syntax, DNS and lists and is not claimed deliverable.",
+  webmail: "Webmail providers are not SMTP-checked (they do not reveal which mailboxes exist); the domain and syntax are valid.",
+  disposable: "The domain belongs to a disposable (throwaway) email service; the mailbox was not SMTP-checked.",
+} as const;
+
+export async function verifyEmail(env: Env, input: string, options: VerifyOptions = {}): Promise<Verification> {
+  const { draft, definitive } = await judge(env, input, options);
+  const { sources, ...verdict } = draft;
+  return { data: { email: verdict, sources }, definitive };
+}
+
+interface Judgement {
+  draft: Draft;
+  definitive: boolean;
+}
+
+async function judge(env: Env, input: string, options: VerifyOptions): Promise<Judgement> {
+  const email = input.trim();
+  const parsed = parseEmail(email);
+  if (!parsed.ok) {
+    return {
+      definitive: true,
+      draft: {
+        ...blank(email),
+        status: "invalid",
+        result: "undeliverable",
+        reason: "invalid_syntax",
+        note: `${NOTES.invalid_syntax} ${parsed.message}`,
+      },
+    };
+  }
+
+  const memo = options.memo ?? noMemo;
+  await assertEmailNotClaimed(env, memo, parsed.normalised);
+
+  const { localPart, domain } = parsed;
+  const disposable = isDisposableDomain(domain);
+  const webmail = !disposable && isWebmailDomain(domain);
+  const role = isRoleLocalPart(localPart);
+  const gibberish = gibberishVerdict(localPart).gibberish;
+  const flags = { regex: true, disposable, webmail, role, gibberish, did_you_mean: suggestCorrection(localPart, domain) };
+
+  // DnsUnavailableError (503) propagates: an unresolvable domain gets no verdict.
+  const mx = await resolveMx(env, domain);
+  const deadDomain = (reason: "no_such_domain" | "null_mx" | "no_mail_server"): Judgement => ({
+    definitive: true,
+    draft: { ...blank(email), ...flags, status: "invalid", result: "undeliverable", reason, note: NOTES[reason] },
+  });
+  if (mx.nxdomain) return deadDomain("no_such_domain");
+  if (mx.nullMx) return deadDomain("null_mx");
+
+  let mxHosts = mx.records.map((r) => r.exchange);
+  let implicitMx = false;
+  if (mxHosts.length === 0) {
+    if (!(await hasAddress(env, domain))) return deadDomain("no_mail_server");
+    implicitMx = true;
+    mxHosts = [domain];
+  }
+
+  const sources = (await memo.together("sources", parsed.normalised, (keys) => sourcesOfMany(env, keys))) ?? [];
+  const base: Draft = {
+    ...blank(email),
+    ...flags,
+    mx_records: true,
+    mx_check: true,
+    mx: { records: mxHosts },
+    implicit_mx: implicitMx,
+    smtp_provider: detectMailProvider(mxHosts),
+    sources,
+  };
+
+  if (disposable) {
+    return { definitive: true, draft: { ...base, status: "disposable", result: "risky", score: 50, note: NOTES.disposable } };
+  }
+  if (webmail) {
+    return { definitive: true, draft: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
+  }
+
+  const probe = await (options.prober ?? proberFor(env)).probe(parsed.localPart + "@" + domain);
+  if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
+  const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
+  return fromProbe(base, probe, knownCatchAll);
+}
+
+/** Turns the SMTP evidence (or its absence) into the verdict. */
+function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | null): Judgement {
+  const penalties = (base.role ? 10 : 0) + (base.gibberish ? 30 : 0);
+  // Seen on a public page that still shows it: evidence the mailbox is in use.
+  const seen = base.sources.some((s) => s.still_on_page) ? 20 : 0;
+  const score = (n: number) => Math.max(0, Math.min(100, Math.round(n)));
+  const smtp = {
+    smtp_check_run: probe.ran,
+    smtp_server: probe.canConnect === true,
+    block: probe.blocked,
+    greylisted: probe.greylisted,
+  };
+
+  if (!probe.ran) {
+    const acceptAll = knownCatchAll === true;
+    const note = acceptAll
+      ? `${NOTES.smtp_not_run} An earlier SMTP check found that this domain accepts every address (catch-all).`
+      : NOTES.smtp_not_run;
+    return {
+      definitive: acceptAll,
+      draft: {
+        ...base,
+        ...smtp,
+        status: acceptAll ? "accept_all" : "unknown",
+        result: "risky",
+        accept_all: acceptAll,
+        score: score((base.implicit_mx ? 30 : 40) + seen - penalties),
+        reason: "smtp_not_run",
+        note,
+      },
+    };
+  }
+
+  if (probe.disabled === true || probe.deliverable === false || probe.reachability === "invalid") {
+    const disabled = probe.disabled === true;
+    return {
+      definitive: true,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "invalid",
+        result: "undeliverable",
+        score: 0,
+        reason: disabled ? "mailbox_disabled" : "mailbox_not_found",
+        note: disabled ? "The mail server reports this mailbox as disabled." : "The mail server rejected this mailbox (it does not exist).",
+      },
+    };
+  }
+
+  if (probe.catchAll === true) {
+    return {
+      definitive: true,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "accept_all",
+        result: "risky",
+        accept_all: true,
+        score: score(60 + seen - penalties),
+        note: "The mail server accepts every address at this domain (catch-all), so it cannot confirm this mailbox exists.",
+      },
+    };
+  }
+
+  if (probe.deliverable === true) {
+    const full = probe.fullInbox === true;
+    return {
+      definitive: true,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "valid",
+        result: full ? "risky" : "deliverable",
+        smtp_check: true,
+        score: score((full ? 70 : 100) - penalties),
+        note: full
+          ? "The mail server confirmed the mailbox exists, but it is full and currently refuses new mail."
+          : "The mail server confirmed that this mailbox exists and accepts mail.",
+      },
+    };
+  }
+
+  return {
+    definitive: false,
+    draft: {
+      ...base,
+      ...smtp,
+      status: "unknown",
+      result: "risky",
+      score: score(30 + seen - penalties),
+      reason: "smtp_inconclusive",
+      note: `The SMTP check ran but the mail server gave no clear answer${probe.error ? ` (${probe.error})` : ""}.`,
+    },
+  };
+}
+
+function blank(email: string): Draft {
+  return {
+    email,
+    status: "unknown",
+    result: "risky",
+    score: 0,
+    regex: false,
+    gibberish: false,
+    disposable: false,
+    webmail: false,
+    role: false,
+    mx_records: false,
+    mx_check: false,
+    mx: { records: [] },
+    implicit_mx: false,
+    smtp_provider: null,
+    smtp_server: false,
+    smtp_check: false,
+    smtp_check_run: false,
+    accept_all: false,
+    block: false,
+    greylisted: false,
+    whois: { ...NO_WHOIS },
+    did_you_mean: null,
+    reason: null,
+    note: "",
+    sources: [],
+  };
+}
+
+// D1 binds at most 100 parameters per statement.
+const SOURCES_CHUNK = 90;
+
+/** Up to 20 sources of each address, for several addresses in one query per 90 (a bulk batch's rows). */
+async function sourcesOfMany(env: Pick<Env, "DB">, normalisedEmails: string[]): Promise<Map<string, VerifierSource[]>> {
+  const out = new Map<string, VerifierSource[]>(normalisedEmails.map((e) => [e, []]));
+  const unique = [...new Set(normalisedEmails)];
+  for (let i = 0; i < unique.length; i += SOURCES_CHUNK) {
+    const slice = unique.slice(i, i + SOURCES_CHUNK);
+    const query = db(env.DB).select().from(emailSources);
+    // One address (every /v1 call): the database stops at 20 rows.
+    const rows = slice.length === 1 ? await query.where(eq(emailSources.email, slice[0]!)).limit(20).all() : await query.where(inArray(emailSources.email, slice)).all();
+    for (const r of rows) {
+      const list = out.get(r.email)!;
+      if (list.length >= 20) continue;
+      list.push({ uri: r.uri, website_url: r.websiteUrl, extracted_on: rfc3339(r.extractedOn), last_seen_on: rfc3339(r.lastSeenOn), still_on_page: r.stillOnPage });
+    }
+  }
+  return out;
+}
+
+async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boolean | null> {
+  const row = await db(env.DB).select({ acceptAll: domains.acceptAll }).from(domains).where(eq(domains.domain, domain)).get();
+  return row?.acceptAll ?? null;
+}
+
+/** Keeps the prober's catch-all verdict on the domain row, when the domain is already indexed. */
+async function rememberCatchAll(env: Pick<Env, "DB">, domain: string, acceptAll: boolean): Promise<void> {
+  await db(env.DB).update(domains).set({ acceptAll, updatedAt: Date.now() }).where(eq(domains.domain, domain)).run();
+}

@@ -1,0 +1,59 @@
+import type { Env } from "../../../env.js";
+import { storeCrawl } from "../../index/store.js";
+import { crawlDeepPass } from "./crawler.js";
+import type { DeepCrawlMessage } from "./deep-crawl-message.js";
+import { logError } from "../../../request-context.js";
+
+/** Queue carrying deep crawls off the request path (wrangler.toml: queue "crawl-deep" + its dead-letter queue). */
+export const DEEP_CRAWL_QUEUE = "crawl-deep";
+
+export type { DeepCrawlMessage } from "./deep-crawl-message.js";
+
+/** Sends the deep pass to the queue; without a queue binding (a bare local run) it runs after the response instead. */
+export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
+  const trimmed: DeepCrawlMessage = { domain: message.domain, done: message.done.slice(0, 200), pending: message.pending.slice(0, 200) };
+  if (env.CRAWL_QUEUE) {
+    try {
+      await env.CRAWL_QUEUE.send(trimmed, { contentType: "json" });
+      return;
+    } catch (err) {
+      // The caller already has its first-pass answer; a queue hiccup must not turn it into an error.
+      logError("deep crawl not queued; running it after the response", message.domain, err);
+    }
+  }
+  waitUntil(runDeepCrawl(env, trimmed, Date.now()).catch((err) => logError("deep crawl failed", message.domain, err)));
+}
+
+export async function runDeepCrawl(env: Env, message: DeepCrawlMessage, now: number): Promise<"stored" | "unreachable"> {
+  const outcome = await crawlDeepPass(env, message.domain, message);
+  if (!outcome.origin) return "unreachable";
+  await storeCrawl(env, { domain: message.domain, pages: outcome.pages, status: "done", error: outcome.failure?.reason ?? null, now });
+  return "stored";
+}
+
+function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
+  const b = body as DeepCrawlMessage;
+  return !!b && typeof b.domain === "string" && Array.isArray(b.done) && Array.isArray(b.pending);
+}
+
+/**
+ * Consumer: one deep pass per message. A site that cannot be reached is retried later (the queue's
+ * max_retries then moves the message to the dead-letter queue); a malformed message is dropped.
+ */
+export async function consumeDeepCrawls(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    if (!isDeepCrawlMessage(message.body)) {
+      logError("dropping malformed deep-crawl message", message.id);
+      message.ack();
+      continue;
+    }
+    try {
+      const result = await runDeepCrawl(env, message.body, Date.now());
+      if (result === "stored") message.ack();
+      else message.retry({ delaySeconds: 60 * 2 ** Math.min(message.attempts, 4) });
+    } catch (err) {
+      logError("deep crawl failed", message.body.domain, err);
+      message.retry({ delaySeconds: 60 });
+    }
+  }
+}

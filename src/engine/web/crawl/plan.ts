@@ -1,0 +1,342 @@
+import { looksLikePersonName } from "../../people/names.js";
+
+/**
+ * Which pages of a site are worth reading for contacts, and in which order. A candidate's score
+ * (higher is better; 0 = not worth a fetch) comes from what the link says and where it points, in
+ * several languages, and from the page it was found on: a team listing's "next" link and its
+ * per-person profile pages inherit the listing's standing, and vCards linked from them rank with
+ * the profiles. Words are compared without accents or case ("Über uns" = "uber uns").
+ */
+
+/** A link as a page shows it: the target, its text and its `rel`. */
+export interface LinkRef {
+  url: string;
+  text?: string;
+  rel?: string;
+}
+
+/** A URL worth fetching and how much. */
+export interface Candidate {
+  url: string;
+  score: number;
+}
+
+type Category = "people" | "contact" | "imprint" | "about" | "press" | "security" | "careers" | "privacy";
+
+export const CATEGORY_SCORE: Record<Category, number> = {
+  people: 100, contact: 90, imprint: 80, about: 70, press: 50, security: 45, careers: 35, privacy: 30,
+};
+export const HOME_SCORE = 1000;
+const PROFILE_SCORE = 76;
+const VCARD_SCORE = 78;
+/** A home-page navigation link whose words say nothing known: read last, when budget is left. */
+const UNKNOWN_NAV_SCORE = 8;
+/** Guessed paths rank below the pages a site actually links to: they often answer 404. */
+const GUESS_PENALTY = 45;
+
+// Keywords per category, already folded (lowercase, no accents). They are matched as whole words
+// of the link text and as parts of the path's words ("ons-team", "ueber-uns", "equipe").
+const WORDS: [Category, string[]][] = [
+  ["people", [
+    "team", "teams", "unser team", "our team", "people", "our people", "staff", "mitarbeiter", "mitarbeitende", "ansprechpartner",
+    "equipe", "l'equipe", "notre equipe", "equipo", "nuestro equipo", "equip", "persone", "personale", "collaboratori", "il team",
+    "medewerkers", "ons team", "personeel", "lawyers", "attorneys", "solicitors", "anwalte", "anwaelte", "rechtsanwalte",
+    "rechtsanwaelte", "avocats", "abogados", "avvocati", "advocaten", "leadership", "management", "founders", "board", "vorstand",
+    "geschaftsleitung", "geschaeftsleitung", "geschaftsfuhrung", "geschaeftsfuehrung", "direction", "directie", "who we are",
+    "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
+    "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
+    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
+    "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
+  ]],
+  ["contact", [
+    "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
+    "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
+    "問合せ", "連絡先", "联系", "연락", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
+  ]],
+  ["imprint", [
+    "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
+    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "会社概要", "会社情報", "企業情報", "特定商取引",
+  ]],
+  ["about", [
+    "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
+    "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
+    "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
+    "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
+  ]],
+  ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
+  ["security", ["security.txt"]],
+  ["careers", ["careers", "career", "jobs", "karriere", "empleo", "trabaja con nosotros", "lavora con noi", "vacatures", "werken bij", "recrutement", "emploi", "採用"]],
+  ["privacy", ["privacy", "datenschutz", "privacidad", "confidentialite", "privacyverklaring", "riservatezza", "個人情報"]],
+];
+
+/** Lowercase, accents dropped, punctuation to spaces: "Über uns" → "uber uns", "/ons-team/" → "ons team". */
+export function fold(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/ß/g, "ss")
+    // Letters NFKD does not take apart: Polish ł, Nordic ø, Vietnamese đ, Turkish dotless ı.
+    .replace(/ł/g, "l")
+    .replace(/ø/g, "o")
+    .replace(/đ/g, "d")
+    .replace(/ı/g, "i")
+    .replace(/[^\p{L}\p{N}'.]+/gu, " ")
+    .trim();
+}
+
+const FOLDED = WORDS.map(([cat, words]) => [cat, words.map((w) => fold(w))] as const);
+
+function categoryOfText(text: string): Category | null {
+  const t = ` ${fold(text)} `;
+  if (t.length > 60) return null; // a paragraph, not a navigation label
+  // Japanese and Chinese labels are not split into words ("スタッフ紹介"): their keywords match inside them.
+  for (const [cat, words] of FOLDED) if (words.some((w) => t.includes(` ${w} `) || (!/[a-z]/.test(w) && t.includes(w)))) return cat;
+  return null;
+}
+
+function categoryOfPath(path: string): Category | null {
+  const words = fold(decodePath(path).replace(/\.(html?|php|aspx?)$/, "").replace(/\//g, " "));
+  if (!words) return null;
+  const joined = ` ${words} `;
+  for (const [cat, list] of FOLDED) {
+    // Whole words first ("/team/"), then word parts ("/ourteam", "/teamseite") for Latin keywords of 5+ letters and "team".
+    if (list.some((w) => joined.includes(` ${w} `) || ((w.length >= 5 || w === "team") && /^[a-z]+$/.test(w) && joined.includes(w)))) return cat;
+  }
+  return null;
+}
+
+function decodePath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
+/** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
+const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
+const DATED = /\/(19|20)\d\d\//;
+const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
+const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
+
+/** Score of a URL by itself (sitemap entries, guessed paths, pending URLs): null when not worth a fetch. */
+export function scoreUrl(url: string): number | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  const path = u.pathname.toLowerCase();
+  if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
+  if (path.endsWith(".vcf")) return VCARD_SCORE - 18;
+  if (ASSET.test(path)) return null;
+  const cat = categoryOfPath(path);
+  if (!cat) return null;
+  return adjust(CATEGORY_SCORE[cat], path);
+}
+
+/** Deeper pages and archive pages rank below a shallow page of the same kind. */
+function adjust(score: number, path: string): number {
+  const depth = path.split("/").filter(Boolean).length;
+  let s = score - Math.min(9, Math.max(0, depth - 1));
+  if (ARCHIVE.test(path) || DATED.test(path)) s *= 0.3;
+  return s;
+}
+
+/** The page a link was found on, as far as ranking its links goes. */
+export interface LinkSource {
+  url: string;
+  /** The score the page itself was fetched with. */
+  score: number;
+  /** True when the page lists people (a team page, or one showing several named addresses). */
+  listsPeople: boolean;
+}
+
+function isPeopleDir(path: string): boolean {
+  const first = path.split("/").filter(Boolean).slice(0, -1);
+  return first.some((seg) => categoryOfPath(`/${seg}`) === "people");
+}
+
+const SLUG = /^[\p{L}'’]+(?:[-_.][\p{L}'’]+){1,4}(?:\.html?)?$/u;
+
+/** Score of a link found on a page: its words, where it points, and the page it is on. */
+export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
+  let u: URL;
+  try {
+    u = new URL(link.url);
+  } catch {
+    return null;
+  }
+  const path = u.pathname.toLowerCase();
+  if (path.endsWith(".vcf")) return from?.listsPeople ? VCARD_SCORE : VCARD_SCORE - 18;
+  if (ASSET.test(path)) return null;
+  const text = (link.text ?? "").replace(/\s+/g, " ").trim();
+  const rel = (link.rel ?? "").toLowerCase();
+
+  if (from?.listsPeople) {
+    const parent = new URL(from.url);
+    const paged = PAGE_NUMBER.test(path + u.search);
+    const pagerText = PAGER_TEXT.test(fold(text)) || /^[«‹<←]?\s*\d{1,3}\s*[»›>→]?$/.test(text);
+    const sameSection = path.split("/")[1] === parent.pathname.toLowerCase().split("/")[1];
+    // The rest of a paginated listing ranks with the listing itself.
+    if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) return from.score - 1;
+    const segments = path.split("/").filter(Boolean);
+    const last = segments[segments.length - 1] ?? "";
+    const underParent = path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
+    const named = looksLikePersonName(text) || looksLikePersonName(text.split(/\s{2,}|\n|,|–|—|\|/)[0] ?? "");
+    if ((underParent || isPeopleDir(path)) && (SLUG.test(last) || named)) return PROFILE_SCORE;
+    if (named && !categoryOfPath(path) && !ARCHIVE.test(path)) return PROFILE_SCORE - 10;
+  } else if (isPeopleDir(path)) {
+    const last = path.split("/").filter(Boolean).pop() ?? "";
+    if (SLUG.test(last) && !PAGE_NUMBER.test(path)) return PROFILE_SCORE - 6;
+  }
+
+  const byText = categoryOfText(text);
+  const byPath = categoryOfPath(path);
+  const best = Math.max(byText ? CATEGORY_SCORE[byText] : 0, byPath ? CATEGORY_SCORE[byPath] : 0);
+  if (!best) {
+    if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
+    // Navigation of the home page in words no list knows: worth a look once the known pages are read.
+    const shortLabel = text.length > 1 && text.length <= 30 && text.split(" ").length <= 3;
+    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && !ARCHIVE.test(path) && !u.search) return UNKNOWN_NAV_SCORE;
+    return null;
+  }
+  return adjust(best, path);
+}
+
+/** Paths tried even when no link points to them (sites often leave them out of the navigation). */
+export const GUESSED_PATHS = [
+  "/contact",
+  "/team",
+  "/about",
+  "/impressum",
+  "/imprint",
+  "/people",
+  "/leadership",
+  "/staff",
+  "/press",
+  "/careers",
+  "/privacy",
+  "/.well-known/security.txt",
+];
+
+/** Guessed paths of a site as candidates, ranked below linked pages. */
+export function guessedCandidates(origin: string): Candidate[] {
+  return GUESSED_PATHS.map((p) => `${origin}${p}`).flatMap((url) => {
+    const s = scoreUrl(url);
+    return s === null ? [] : [{ url, score: Math.max(5, s - GUESS_PENALTY) }];
+  });
+}
+
+/**
+ * The URL rewritten onto the origin the site answers on (http → https, apex ↔ www), so one page
+ * is not fetched under two spellings; null for other hosts.
+ */
+export function onOrigin(raw: string, origin: string): string | null {
+  try {
+    const u = new URL(raw);
+    const o = new URL(origin);
+    const twin = (h: string) => (h.startsWith("www.") ? h.slice(4) : `www.${h}`);
+    if (u.hostname !== o.hostname && u.hostname !== twin(o.hostname)) return null;
+    if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+    u.protocol = o.protocol;
+    u.host = o.host;
+    return canonical(u.href);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Merges candidates into a ranked frontier: one entry per canonical URL with its best score,
+ * without the ones already done, highest score first (ties keep their order).
+ */
+export function rankFrontier(candidates: Iterable<Candidate>, done: ReadonlySet<string>): Candidate[] {
+  const best = new Map<string, Candidate>();
+  for (const c of candidates) {
+    const url = canonical(c.url);
+    if (!url || done.has(url) || c.score <= 0) continue;
+    const known = best.get(url);
+    if (!known || known.score < c.score) best.set(url, { url, score: c.score });
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score);
+}
+
+/** Candidate URLs, ranked and de-duplicated, without the ones already done (URL-only scoring). */
+export function rankCandidates(urls: Iterable<string>, done: ReadonlySet<string>): string[] {
+  const scored: Candidate[] = [];
+  for (const url of urls) {
+    const s = scoreUrl(url);
+    if (s !== null && s > 0) scored.push({ url, score: s });
+  }
+  return rankFrontier(scored, done).map((c) => c.url);
+}
+
+/** Links of a crawled page as candidates on `origin`, scored in the context of that page. */
+export function linkCandidates(links: readonly LinkRef[], from: LinkSource, origin: string): Candidate[] {
+  const out: Candidate[] = [];
+  for (const link of links) {
+    const url = onOrigin(link.url, origin);
+    if (!url) continue;
+    const score = scoreLink({ ...link, url }, from);
+    if (score !== null && score > 0) out.push({ url, score });
+  }
+  return out;
+}
+
+/** Whether a page is a listing of people: its address says so, or it shows several people's addresses or profile links. */
+export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[]): boolean {
+  let path: string;
+  try {
+    path = new URL(url).pathname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (categoryOfPath(path) === "people" && !isProfilePath(path)) return true;
+  if (namedAddresses >= 2) return true;
+  return links.filter((l) => looksLikePersonName((l.text ?? "").trim())).length >= 3;
+}
+
+function isProfilePath(path: string): boolean {
+  const last = path.split("/").filter(Boolean).pop() ?? "";
+  return isPeopleDir(path) && SLUG.test(last) && categoryOfPath(`/${last}`) !== "people";
+}
+
+/** One spelling per page: no fragment, no trailing slash (except the root), no tracking query. */
+export function canonical(raw: string): string | null {
+  try {
+    const u = new URL(raw);
+    u.hash = "";
+    for (const k of [...u.searchParams.keys()]) if (/^(utm_|fbclid|gclid|ref$)/.test(k)) u.searchParams.delete(k);
+    if (u.pathname.length > 1) u.pathname = u.pathname.replace(/\/+$/, "");
+    return u.href;
+  } catch {
+    return null;
+  }
+}
+
+/** `<loc>` URLs of a sitemap (or sitemap index) document. */
+export function sitemapLocations(xml: string): { urls: string[]; isIndex: boolean } {
+  const isIndex = /<sitemapindex[\s>]/i.test(xml);
+  const urls = [...xml.matchAll(/<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]+)\s*(?:\]\]>)?\s*<\/loc>/gi)].map((m) =>
+    m[1]!.replace(/&amp;/g, "&"),
+  );
+  return { urls, isIndex };
+}
+
+/**
+ * Child sitemaps of an index in the order worth reading: page sitemaps (where team and contact
+ * pages live) before posts, products, categories, tags, images and authors.
+ */
+export function rankChildSitemaps(urls: readonly string[]): string[] {
+  const weight = (url: string) => {
+    const name = url.toLowerCase().split("/").pop() ?? "";
+    if (/(post|blog|news|product|produkt|categor|tag|image|video|author|archive|event|shop)/.test(name.replace(/sitemap/g, ""))) return 2;
+    if (/(page|seite|pagina|main|static|default|team|people|about|contact)/.test(name)) return 0;
+    return 1;
+  };
+  return urls.map((url, i) => ({ url, w: weight(url), i })).sort((a, b) => a.w - b.w || a.i - b.i).map((x) => x.url);
+}

@@ -1,0 +1,308 @@
+import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
+import { getDomain } from "tldts";
+import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
+import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./email-addresses.js";
+import { type FoundAddress, personNear, personOfPage, readLine } from "./people.js";
+import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
+import { splitFullName } from "../../people/names.js";
+import type { LinkRef } from "../crawl/plan.js";
+import { isVCard, vCardAddresses } from "./vcard.js";
+
+export type { FoundAddress } from "./people.js";
+
+/** Everything one crawled page tells us, from one HTMLRewriter pass. */
+export interface PageExtraction {
+  addresses: FoundAddress[];
+  /** E.164 numbers from tel: links and announced numbers in the text. */
+  phones: string[];
+  company: CompanyFacts;
+  /** Absolute http(s) links to pages of the same registrable domain, without fragments. */
+  links: string[];
+  /** Same-domain links with their text and rel, for ranking what to crawl next. */
+  linkRefs: LinkRef[];
+  /** Every absolute link on the page (profile links, author pages). */
+  allLinks: string[];
+  meta: Map<string, string>;
+  title: string | null;
+  jsonLd: JsonNode[];
+  /** Page text as lines (block elements break lines). */
+  lines: string[];
+  /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
+  personNames?: string[];
+}
+
+// Block elements break lines. An end-tag callback per element is the costliest part of a
+// rewriter pass, so containers (div, section, ...) break only where they open; the text-holding
+// elements also break where they close.
+const TEXT_BLOCKS = "p, li, td, th, h1, h2, h3, h4, h5, h6, address, dt, dd, blockquote, figcaption, label, option, button";
+const CONTAINERS = "div, ul, ol, tr, table, section, article, header, footer, nav, dl, figure, form, main, aside";
+// <noscript> is read: sites that write addresses with a script often spell them out there.
+const SKIPPED = "script, style, template, svg";
+
+interface Mark {
+  raw: string;
+  line: number;
+  anchorText: string;
+  via: FoundAddress["via"];
+}
+
+/** Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`. */
+export async function extractPage(body: string, pageUrl: string, targetDomain: string, contentType = "text/html"): Promise<PageExtraction> {
+  if (isVCard(body, contentType)) return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
+  if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
+
+  const lines: string[] = [];
+  let current = "";
+  const breakLine = () => {
+    const line = decodeEntities(current).replace(/\s+/g, " ").trim();
+    if (line) lines.push(line);
+    current = "";
+  };
+  let skipDepth = 0;
+  const marks: Mark[] = [];
+  let anchor: { marks: Mark[]; text: string } | null = null;
+  const links = new Set<string>();
+  const linkRefs: LinkRef[] = [];
+  const allLinks = new Set<string>();
+  const phones = new Set<string>();
+  const meta = new Map<string, string>();
+  const jsonLdBlocks: string[] = [];
+  let jsonLdBuffer = "";
+  let title = "";
+  let h1 = "";
+  let h1Done = false;
+  const telLinks: string[] = [];
+  let lang = "";
+
+  const mark = (raw: string, via: Mark["via"], inAnchor: boolean) => {
+    const m: Mark = { raw, line: lines.length, anchorText: "", via };
+    marks.push(m);
+    if (inAnchor && anchor) anchor.marks.push(m);
+  };
+
+  const rewriter = new HTMLRewriter()
+    .on(SKIPPED, {
+      element(el) {
+        skipDepth++;
+        el.onEndTag(() => void skipDepth--);
+      },
+    })
+    .on(TEXT_BLOCKS, {
+      element(el) {
+        breakLine();
+        el.onEndTag(breakLine);
+      },
+    })
+    .on(CONTAINERS, { element: () => breakLine() })
+    .on("br, hr, img", { element: () => breakLine() })
+    .on("a[href]", {
+      element(el) {
+        const href = decodeEntities(el.getAttribute("href") ?? "").trim();
+        anchor = { marks: [], text: "" };
+        const own = anchor;
+        let ref: LinkRef | null = null;
+        el.onEndTag(() => {
+          const text = own.text.replace(/\s+/g, " ").trim();
+          for (const m of own.marks) m.anchorText = text;
+          if (ref) ref.text = (text || ref.text || "").slice(0, 200);
+          if (anchor === own) anchor = null;
+        });
+        if (/^mailto:/i.test(href)) {
+          for (const raw of mailtoAddresses(href)) mark(raw, "mailto", true);
+          return;
+        }
+        if (/^tel:/i.test(href)) {
+          telLinks.push(href);
+          return;
+        }
+        const cf = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)/i.exec(href);
+        if (cf) {
+          const decoded = decodeCfEmail(cf[1]!);
+          if (decoded) mark(decoded, "cfemail", true);
+          return;
+        }
+        try {
+          const url = new URL(href, pageUrl);
+          if (url.protocol !== "http:" && url.protocol !== "https:") return;
+          url.hash = "";
+          allLinks.add(url.href);
+          if (getDomain(url.hostname) === targetDomain) {
+            links.add(url.href);
+            ref = { url: url.href, text: el.getAttribute("title") ?? "", rel: el.getAttribute("rel") ?? "" };
+            linkRefs.push(ref);
+          }
+        } catch {
+          /* not a URL */
+        }
+      },
+      text(t) {
+        if (anchor) anchor.text += decodeEntities(t.text);
+      },
+    })
+    .on("link[rel][href]", {
+      element(el) {
+        const rel = (el.getAttribute("rel") ?? "").toLowerCase();
+        if (!/\bnext\b/.test(rel)) return;
+        try {
+          const url = new URL(decodeEntities(el.getAttribute("href") ?? ""), pageUrl);
+          if (getDomain(url.hostname) === targetDomain) linkRefs.push({ url: url.href, text: "", rel });
+        } catch {
+          /* not a URL */
+        }
+      },
+    })
+    .on("img[alt]", {
+      element(el) {
+        // An image link ("<a><img alt="Jane Doe"></a>") is named by its alt text.
+        if (anchor) anchor.text += ` ${decodeEntities(el.getAttribute("alt") ?? "")} `;
+      },
+    })
+    .on("[data-cfemail]", {
+      element(el) {
+        const decoded = decodeCfEmail(el.getAttribute("data-cfemail") ?? "");
+        if (decoded) mark(decoded, "cfemail", anchor !== null);
+      },
+    })
+    .on("html[lang]", { element: (el) => void (lang = el.getAttribute("lang") ?? "") })
+    .on("meta[content]", {
+      element(el) {
+        const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? el.getAttribute("itemprop") ?? "").toLowerCase();
+        const content = decodeEntities(el.getAttribute("content") ?? "").trim();
+        if (key && content && !meta.has(key)) meta.set(key, content);
+      },
+    })
+    .on("h1", {
+      element(el) {
+        if (!h1Done) el.onEndTag(() => void (h1Done = true));
+      },
+      text(t) {
+        if (!h1Done) h1 += t.text;
+      },
+    })
+    .on("title", {
+      text(t) {
+        title += t.text;
+      },
+    })
+    .on('script[type="application/ld+json"]', {
+      element(el) {
+        jsonLdBuffer = "";
+        el.onEndTag(() => {
+          jsonLdBlocks.push(jsonLdBuffer);
+          jsonLdBuffer = "";
+        });
+      },
+      text(t) {
+        jsonLdBuffer += t.text;
+      },
+    })
+    .onDocument({
+      text(t) {
+        if (skipDepth === 0) current += t.text;
+      },
+    });
+
+  await rewriter.transform(new Response(body, { headers: { "content-type": "text/html" } })).arrayBuffer();
+  breakLine();
+
+  const jsonLd = jsonLdNodes(jsonLdBlocks);
+  const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
+  for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
+  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean));
+  const allLinkList = [...allLinks];
+  const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
+  // Numbers written without +country are read in the country the page is about.
+  const country = (company.country as CountryCode | null) ?? countryOfDomain(targetDomain) ?? countryOfLanguage(lang);
+  for (const href of telLinks) {
+    const e164 = toE164(href, country);
+    if (e164) phones.add(e164);
+  }
+  for (const p of phonesInLines(lines, country)) phones.add(p);
+  return {
+    addresses,
+    phones: [...phones],
+    company,
+    links: [...links],
+    linkRefs,
+    allLinks: allLinkList,
+    meta,
+    title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
+    jsonLd,
+    lines,
+    personNames: personNamesIn(lines),
+  };
+}
+
+/** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
+function personNamesIn(lines: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const line of lines) {
+    if (line.length > 120) continue;
+    const name = readLine(line).name;
+    if (name) out.add(name);
+    if (out.size >= 300) break;
+  }
+  return [...out];
+}
+
+/** Languages spoken mainly in one country; `de-AT` style tags name the region outright. */
+const LANGUAGE_COUNTRY: Record<string, CountryCode> = { de: "DE", fr: "FR", it: "IT", nl: "NL", pl: "PL", da: "DK", sv: "SE", fi: "FI", nb: "NO", cs: "CZ", ja: "JP" };
+
+function countryOfLanguage(lang: string): CountryCode | undefined {
+  const [language, region] = lang.toLowerCase().split(/[-_]/);
+  if (region && /^[a-z]{2}$/.test(region) && isSupportedCountry(region.toUpperCase())) return region.toUpperCase() as CountryCode;
+  return language ? LANGUAGE_COUNTRY[language] : undefined;
+}
+
+function fromPlainText(body: string, targetDomain: string): PageExtraction {
+  const lines = body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).slice(0, 5000);
+  return {
+    addresses: collectAddresses(lines, [], [], targetDomain),
+    phones: phonesInLines(lines, countryOfDomain(targetDomain)),
+    company: emptyCompanyFacts(),
+    links: [],
+    linkRefs: [],
+    allLinks: [],
+    meta: new Map(),
+    title: null,
+    jsonLd: [],
+    lines,
+  };
+}
+
+/** One entry per accepted address, with the best name and position the page gives for it. */
+function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = []): FoundAddress[] {
+  const found = new Map<string, FoundAddress>();
+  const add = (candidate: FoundAddress) => {
+    const existing = found.get(candidate.email);
+    if (!existing) found.set(candidate.email, candidate);
+    else if (!existing.name && candidate.name) found.set(candidate.email, { ...candidate, via: existing.via });
+  };
+
+  // JSON-LD Person nodes state name and title outright.
+  for (const node of jsonLd) {
+    if (!typesOf(node).includes("Person")) continue;
+    const email = acceptAddress(String(text(node.email) ?? "").replace(/^mailto:/i, ""), targetDomain);
+    if (!email) continue;
+    const given = text(node.givenName);
+    const family = text(node.familyName);
+    const full = text(node.name);
+    const name = given && family ? { first: given, last: family } : full ? splitFullName(full) : null;
+    add({ email, name, position: text(node.jobTitle), via: "jsonld" });
+  }
+  // A profile page names its person once, in its heading or title, often far from the address.
+  const onPage = (email: string, near: ReturnType<typeof personNear>) => (near.name ? near : { ...near, ...personOfPage(email, pageNames) });
+  for (const m of marks) {
+    const email = acceptAddress(m.raw, targetDomain);
+    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText)), via: m.via });
+  }
+  lines.forEach((line, index) => {
+    if (!mayHoldAddress(line)) return;
+    for (const hit of scanAddresses(line)) {
+      const email = acceptAddress(hit.email, targetDomain);
+      // Link text repeats the address of a mailto link: no need to look for its person twice.
+      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index))), via: "text" });
+    }
+  });
+  return [...found.values()];
+}

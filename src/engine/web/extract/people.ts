@@ -1,0 +1,141 @@
+import { looksLikePersonName, nameKey, nameSplits, type PersonName } from "../../people/names.js";
+import { GLOBAL_PRIOR, matchPatterns } from "../../finder/patterns.js";
+import { departmentOf, isGenericLocalPart, seniorityOf } from "../../people/positions.js";
+
+export interface FoundAddress {
+  email: string;
+  name: PersonName | null;
+  position: string | null;
+  via: "mailto" | "text" | "cfemail" | "jsonld" | "vcard";
+}
+
+const TITLE_WORDS =
+  /\b(ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?)\b/i;
+
+export function looksLikePosition(text: string): boolean {
+  const t = text.trim();
+  if (t.length < 2 || t.length > 80 || /[@\d]/.test(t) || t.split(/\s+/).length > 9) return false;
+  return TITLE_WORDS.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null;
+}
+
+const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
+
+/** Runs of capitalised Latin words inside text in another script ("田中 太郎 Taro Tanaka" → "Taro Tanaka"). */
+const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
+
+/** A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer"). */
+export function readLine(line: string): { name: string | null; position: string | null } {
+  const segments = line.split(SEPARATORS).map((s) => s.trim()).filter(Boolean);
+  let name: string | null = null;
+  let position: string | null = null;
+  for (const s of segments) {
+    // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
+    const isPosition = looksLikePosition(s);
+    if (!name && !isPosition && looksLikePersonName(s)) name = s;
+    else if (!position && isPosition) position = s;
+    else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
+      name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
+    }
+  }
+  return { name, position };
+}
+
+/**
+ * The reading of a full name under which the address is this person's, or null. Names split
+ * several ways ("María José García López", "Nguyễn Thị Mai" family name first); the reading whose
+ * matching format is most common wins, so "mai.nguyen" reads as {first}.{last} of Mai Nguyễn.
+ */
+export function fittingName(email: string, fullName: string): PersonName | null {
+  const local = email.slice(0, email.indexOf("@"));
+  let best: { name: PersonName; prior: number } | null = null;
+  for (const name of nameSplits(fullName)) {
+    const { patterns } = matchPatterns(local, name);
+    if (!patterns.length) continue;
+    // Family-name-first is the exception in page text: it needs a much more common format to win.
+    const prior = Math.max(...patterns.map((p) => GLOBAL_PRIOR[p])) * (name.reversed ? 0.1 : 1);
+    if (!best || prior > best.prior) best = { name, prior };
+  }
+  if (!best) return null;
+  const { reversed: _reversed, ...name } = best.name as PersonName & { reversed?: boolean };
+  return name;
+}
+
+const LOOK_BACK = 4;
+
+/**
+ * The person an address belongs to, read from the page around it: the link text, the text before it
+ * on its line, then up to four lines above (a team card: name, title, address), stopping at the
+ * previous card's address. Role addresses (info@, sales@) get no person.
+ */
+export function personNear(
+  email: string,
+  lines: readonly string[],
+  lineIndex: number,
+  anchorText: string,
+  sameLineBefore?: string,
+): { name: PersonName | null; position: string | null } {
+  const local = email.slice(0, email.indexOf("@"));
+  if (isGenericLocalPart(local)) return { name: null, position: null };
+
+  let name: PersonName | null = null;
+  let position: string | null = null;
+  const consider = (line: string) => {
+    const read = readLine(line);
+    if (!name && read.name) {
+      const candidate = fittingName(email, read.name);
+      if (candidate) {
+        name = candidate;
+        position ??= read.position;
+        return;
+      }
+    }
+    if (!position && read.position) position = read.position;
+  };
+
+  if (anchorText && !anchorText.includes("@")) consider(anchorText);
+  const here = sameLineBefore ?? lines[lineIndex] ?? "";
+  if (!name) consider(here.replace(/\S+@\S+/g, " "));
+  for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !name; i--) {
+    const line = lines[i]!;
+    if (/@/.test(line)) break;
+    consider(line);
+  }
+  // A position without the person it belongs to is not attached to anyone.
+  return name ? { name, position } : { name: null, position: null };
+}
+
+/** The person a profile page is about (its heading, title or JSON-LD Person), when the address is theirs. */
+export function personOfPage(email: string, pageNames: readonly string[]): { name: PersonName | null; position: string | null } {
+  const local = email.slice(0, email.indexOf("@"));
+  if (isGenericLocalPart(local)) return { name: null, position: null };
+  for (const text of pageNames) {
+    const read = readLine(text);
+    const name = read.name ? fittingName(email, read.name) : null;
+    if (name) return { name, position: null };
+  }
+  return { name: null, position: null };
+}
+
+/**
+ * The person an address found without one belongs to, from the names the site shows elsewhere (a
+ * team page listing "Jane Doe" without her address, a contact page showing only jdoe@): only when
+ * exactly one of those names turns into the address.
+ */
+export function nameFromSite(email: string, names: Iterable<string>): PersonName | null {
+  const local = email.slice(0, email.indexOf("@"));
+  if (isGenericLocalPart(local)) return null;
+  let found: PersonName | null = null;
+  const bare = local.replace(/[^a-z0-9]/g, "");
+  for (const text of names) {
+    // Cheap gate before trying every reading and format: some part of the name must be in the address.
+    const parts = text.split(/[\s-]+/).map((t) => nameKey(t)).filter((t) => t.length >= 2);
+    if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
+    const name = fittingName(email, text);
+    if (!name) continue;
+    if (found && nameKeyOf(found) !== nameKeyOf(name)) return null;
+    found = name;
+  }
+  return found;
+}
+
+const nameKeyOf = (n: PersonName) => `${n.first}|${n.last}`.toLowerCase();

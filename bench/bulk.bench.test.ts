@@ -40,6 +40,8 @@ async function runJob(type: string, rows: string[][], label: string) {
   const download = await call(`/v1/bulk/${type}/${data.id}/download`, { headers: account.headers });
   const bytes = (await download.arrayBuffer()).byteLength;
   console.log(`BENCH phase ${label} end ${Date.now()}`);
+  // Time for bench/bulk.mjs to read the consumer isolate's heap after this job (forced GC over the inspector).
+  await new Promise((r) => setTimeout(r, 1500));
   console.log(`BENCH result ${label}: ${job.status}, ${job.processed} rows in ${seconds.toFixed(1)} s = ${(job.processed / seconds).toFixed(1)} rows/s, found ${job.metrics.results.found}, download ${(bytes / 1024).toFixed(0)} KB`);
   return job.processed / seconds;
 }

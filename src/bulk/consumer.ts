@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { executeCapability } from "../capabilities/core/execute.js";
-import type { BulkOptionValues } from "../capabilities/core/registry.js";
+import { type BatchCallOutcome, executeBatch } from "../capabilities/core/execute-batch.js";
+import type { BulkOptionValues, CapabilityResult } from "../capabilities/core/registry.js";
+import { batchMemo, type Memo } from "../engine/memo.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import type { Env } from "../env.js";
@@ -32,6 +34,8 @@ type RowRun = { kind: "done"; record: RowRecord } | { kind: "credits"; message: 
  * anything else is retried, and rows already recorded are not run again.
  */
 export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) {
+  // Rows of every chunk in this batch share domain-level lookups (index rows, crawl state, claims).
+  const memo = batchMemo();
   const plans = new Map<number, Promise<string>>();
   const planOf = (accountId: number) => {
     let p = plans.get(accountId);
@@ -48,7 +52,7 @@ export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ct
   await Promise.all(
     batch.messages.map(async (message) => {
       try {
-        await processChunk(env, ctx, message.body as BulkRowsMessage, planOf);
+        await processChunk(env, ctx, message.body as BulkRowsMessage, planOf, memo);
         message.ack();
       } catch (err) {
         logError("bulk chunk failed; retrying", message.body, err);
@@ -58,7 +62,7 @@ export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ct
   );
 }
 
-export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRowsMessage, planOf: (accountId: number) => Promise<string>) {
+export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRowsMessage, planOf: (accountId: number) => Promise<string>, memo: Memo = batchMemo()) {
   const job = jobStub(env, msg.jobId);
   const plan = await job.beginChunk(msg.run, msg.chunk);
   if (!plan.go) return;
@@ -70,6 +74,32 @@ export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRow
   const done = new Set(plan.done);
   const first = msg.chunk * plan.chunkRows!;
   const pending = rows.map((row, i) => ({ row, idx: first + i })).filter((r) => !done.has(r.idx));
+
+  // The whole chunk with one credit reservation and one record; when the balance cannot cover it
+  // all, row by row below (which stops exactly where the credits end).
+  const prepared = pending.map(({ row, idx }) => prepareRow(type, plan.fields!, plan.options!, row, idx));
+  const calls = prepared.flatMap((p) => (p.kind === "call" ? [p] : []));
+  const batch = await executeBatch(type.capability, calls.map((c) => c.params), {
+    env,
+    waitUntil: (p) => ctx.waitUntil(p),
+    accountId: plan.accountId!,
+    plan: accountPlan,
+    memo,
+    concurrency: ROW_CONCURRENCY,
+  });
+  if (batch) {
+    const outcomeOf = new Map(calls.map((c, i) => [c.idx, batch.outcomes[i]!]));
+    const records = prepared.map((p) => (p.kind === "call" ? callRecord(type, plan.options!, p.idx, outcomeOf.get(p.idx)!) : p.record));
+    const recorded = await job.recordRows(msg.run, msg.chunk, records);
+    // Charges and refunds only once the results are kept, and only for rows this delivery kept (a
+    // consumer dying before this is refunded by the limiter's sweep, and the redelivered chunk runs
+    // and bills its rows once).
+    const fresh = new Set(recorded.recorded);
+    await batch.commit((i) => fresh.has(calls[i]!.idx));
+    if (!recorded.go) return;
+    await job.finishChunk(msg.run, msg.chunk, Date.now());
+    return;
+  }
 
   let stop: string | null = null;
   let cancelled = false;
@@ -106,19 +136,11 @@ export async function runRow(
   accountId: number,
   plan: string,
 ): Promise<RowRun> {
-  const blank = (outcome: RowRecord["outcome"], error?: string): RowRun => ({ kind: "done", record: { idx, outcome, valid: false, cells: [], error, emails: 0, credits: {} } });
-  if (row.x === "invalid") {
-    const needed = type.decl.requires.map((set) => set.join(" + ")).join(" or ");
-    return blank("invalid", `missing ${needed}`);
-  }
-  if (row.x === "skipped") return blank("skipped", "the row already has an email address");
+  const blank = (outcome: RowRecord["outcome"], error?: string): RowRun => ({ kind: "done", record: blankRecord(idx, outcome, error) });
+  const prepared = prepareRow(type, fields, options, row, idx);
+  if (prepared.kind === "done") return { kind: "done", record: prepared.record };
 
-  const cells: Record<string, string> = {};
-  for (const [param, at] of Object.entries(fields)) cells[param] = (row.c[at] ?? "").trim();
-  const parsed = type.capability.params.safeParse(type.decl.paramsFor(cells, options));
-  if (!parsed.success) return blank("client_error", describeIssue(parsed.error));
-
-  const { response, result } = await executeCapability(type.capability, parsed.data as Record<string, unknown>, {
+  const { response, result } = await executeCapability(type.capability, prepared.params, {
     env,
     waitUntil: (p) => ctx.waitUntil(p),
     accountId,
@@ -133,7 +155,6 @@ export async function runRow(
     const body = (await response.json().catch(() => null)) as ErrorBody | null;
     return blank(response.status >= 500 ? "server_error" : "client_error", body?.errors?.message ?? `status ${response.status}`);
   }
-  const data = (result.body as { data?: unknown }).data ?? null;
   const cost = type.capability.cost;
   const credits: RowRecord["credits"] = {};
   if (result.found && cost) credits[cost.balance] = cost.amount;
@@ -141,17 +162,43 @@ export async function runRow(
     const b = balance as keyof RowRecord["credits"];
     credits[b] = (credits[b] ?? 0) + (amount ?? 0);
   }
+  return { kind: "done", record: foundRecord(type, options, idx, result, credits) };
+}
+
+type PreparedRow = { kind: "done"; record: RowRecord } | { kind: "call"; idx: number; params: Record<string, unknown> };
+
+const blankRecord = (idx: number, outcome: RowRecord["outcome"], error?: string): RowRecord => ({ idx, outcome, valid: false, cells: [], error, emails: 0, credits: {} });
+
+/** A row's call parameters, checked by the capability's own schema; or its record when it does not run. */
+function prepareRow(type: BulkType, fields: Record<string, number>, options: BulkOptionValues, row: InputRow, idx: number): PreparedRow {
+  if (row.x === "invalid") {
+    const needed = type.decl.requires.map((set) => set.join(" + ")).join(" or ");
+    return { kind: "done", record: blankRecord(idx, "invalid", `missing ${needed}`) };
+  }
+  if (row.x === "skipped") return { kind: "done", record: blankRecord(idx, "skipped", "the row already has an email address") };
+  const cells: Record<string, string> = {};
+  for (const [param, at] of Object.entries(fields)) cells[param] = (row.c[at] ?? "").trim();
+  const parsed = type.capability.params.safeParse(type.decl.paramsFor(cells, options));
+  if (!parsed.success) return { kind: "done", record: blankRecord(idx, "client_error", describeIssue(parsed.error)) };
+  return { kind: "call", idx, params: parsed.data as Record<string, unknown> };
+}
+
+function foundRecord(type: BulkType, options: BulkOptionValues, idx: number, result: CapabilityResult, credits: RowRecord["credits"]): RowRecord {
+  const data = (result.body as { data?: unknown }).data ?? null;
   return {
-    kind: "done",
-    record: {
-      idx,
-      outcome: result.found ? "found" : "not_found",
-      valid: result.found && (type.decl.isValid ? type.decl.isValid(data) : true),
-      cells: resultCells(type, options, data),
-      emails: result.found ? emailsIn(data) : 0,
-      credits,
-    },
+    idx,
+    outcome: result.found ? "found" : "not_found",
+    valid: result.found && (type.decl.isValid ? type.decl.isValid(data) : true),
+    cells: resultCells(type, options, data),
+    emails: result.found ? emailsIn(data) : 0,
+    credits,
   };
+}
+
+/** A row of a batch run (executeBatch) as the job records it; credits are what this row was billed. */
+function callRecord(type: BulkType, options: BulkOptionValues, idx: number, outcome: BatchCallOutcome): RowRecord {
+  if (!outcome.ok) return blankRecord(idx, outcome.status >= 500 ? "server_error" : "client_error", outcome.message);
+  return foundRecord(type, options, idx, outcome.result, outcome.credits);
 }
 
 /** Dead letters: the chunk's job fails with a message instead of staying `running` for ever. */

@@ -260,8 +260,22 @@ export class BulkJob extends DurableObject<Env> {
    * twice). Answers whether the consumer should go on with this run.
    */
   recordRow(run: number, chunk: number, row: RowRecord): { go: boolean; recorded: boolean } {
+    const { go, recorded } = this.recordRows(run, chunk, [row]);
+    return { go, recorded: recorded.length > 0 };
+  }
+
+  /**
+   * Keeps a chunk's results in one transaction (one RPC for the rows a consumer ran together); row
+   * indexes already recorded are ignored, as in recordRow. Answers the indexes that were new (only
+   * those are billed).
+   */
+  recordRows(run: number, chunk: number, rows: RowRecord[]): { go: boolean; recorded: number[] } {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return { go: false, recorded: false };
+    if (!job || job.status !== "running" || job.run !== run) return { go: false, recorded: [] };
+    return { go: true, recorded: this.ctx.storage.transactionSync(() => rows.filter((row) => this.insertRow(chunk, row)).map((row) => row.idx)) };
+  }
+
+  private insertRow(chunk: number, row: RowRecord): boolean {
     const cursor = this.sql.exec(
       `INSERT OR IGNORE INTO rows (idx, chunk, outcome, valid, cells, error, emails, c_search, c_verify, c_phone, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.idx,
@@ -276,7 +290,7 @@ export class BulkJob extends DurableObject<Env> {
       row.credits.phone ?? 0,
       Date.now(),
     );
-    return { go: true, recorded: cursor.rowsWritten > 0 };
+    return cursor.rowsWritten > 0;
   }
 
   /** Credits ran out mid-job: the job stops as failed and can be retried after a top-up. */

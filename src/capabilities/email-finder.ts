@@ -8,6 +8,7 @@ import { domainOrCompany, FinderDataSchema, resolveTarget } from "./shapes/finde
 import { enrichMobileParam, extraPhoneCost } from "./shapes/enrichment-params.js";
 import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { noMemo } from "../engine/memo.js";
 
 const namePart = (what: string) => z.string().trim().min(1).max(100).optional().openapi({ description: what });
 
@@ -64,8 +65,9 @@ export const emailFinder = defineCapability({
   },
   async handler(params, ctx) {
     const name = personName(params);
-    const domain = await resolveTarget(ctx.env, params);
-    await ensureIndexed(ctx, domain);
+    const memo = ctx.memo ?? noMemo;
+    const domain = params.domain ? await resolveTarget(ctx.env, params) : await memo.once(`company:${params.company}`, () => resolveTarget(ctx.env, params));
+    await memo.once(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
     const answer = await findEmail(ctx, domain, name);
     const data = finderData(domain, name, answer);
     if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };

@@ -38,7 +38,7 @@ export const emailVerifier = defineCapability({
     isValid: (data) => (data as { status?: unknown } | null)?.status === "valid",
   },
   async handler(params, ctx) {
-    const { data, definitive } = await verifyEmail(ctx.env, params.email);
+    const { data, definitive } = await verifyEmail(ctx.env, params.email, { memo: ctx.memo });
     // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on.
     return { body: { data }, found: definitive };
   },

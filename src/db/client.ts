@@ -1,7 +1,18 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema.js";
 
+// Building a drizzle instance walks the whole schema (relations config) each time; a bulk row asks
+// D1 several questions, so the instance is built once per binding and reused. It holds no
+// per-request state, only the binding.
+const instances = new WeakMap<D1Database, ReturnType<typeof build>>();
+const build = (d1: D1Database) => drizzle(d1, { schema });
+
 export function db(d1: D1Database) {
-  return drizzle(d1, { schema });
+  let instance = instances.get(d1);
+  if (!instance) {
+    instance = build(d1);
+    instances.set(d1, instance);
+  }
+  return instance;
 }
 export type Db = ReturnType<typeof db>;

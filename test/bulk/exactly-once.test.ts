@@ -143,7 +143,8 @@ describe("credits running out mid-job", () => {
     const csv = parseCsv(await (await call(`/v1/bulk/finder/${id}/download`, { headers: account.headers })).text());
     expect(csv.slice(1).map((r) => `${r[1]} ${r[2]}`)).toEqual(rows.slice(1).map((r) => `${r[1]} ${r[2]}`));
     expect(new Set(csv.slice(1).map((r) => r[3])).size).toBe(30);
-  });
+    // Two whole jobs through the local queue: well over the 5 s default on a busy machine.
+  }, 30_000);
 });
 
 async function expectRetryRefused(account: TestAccount, id: number) {

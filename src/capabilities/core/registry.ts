@@ -7,6 +7,8 @@ import type { CreditBalance, RateGroup } from "../../limits/groups.js";
  * the OpenAPI documents, the agent surface and bulk jobs are all built from these declarations.
  */
 
+import type { Memo } from "../../engine/memo.js";
+
 export type UsageCategory = "search" | "verifier" | "phones" | "sources" | "similar" | "technologies" | "email_count" | "export";
 
 export interface CapabilityContext {
@@ -16,6 +18,8 @@ export interface CapabilityContext {
   /** Which surface asked; capabilities answer the same everywhere, this is for logging and limits. */
   surface: "v1" | "agent" | "bulk";
   accountId: number;
+  /** Bulk batches share domain-level lookups between their rows (see engine/memo.ts); absent elsewhere. */
+  memo?: Memo;
 }
 
 export interface CapabilityResult<Body = unknown> {

@@ -1,4 +1,5 @@
-import { enqueueLogRow } from "../../account/request-log-queue.js";
+import { enqueueLogRow, insertLogRows, type RequestLogMessage, type RequestLogRow } from "../../account/request-log-queue.js";
+import type { Env } from "../../env.js";
 import type { Capability } from "./registry.js";
 import type { Execution, Invocation } from "./invocation.js";
 import { currentLogRowId, logError } from "../../request-context.js";
@@ -9,28 +10,60 @@ import { currentLogRowId, logError } from "../../request-context.js";
  * apart from API calls in /v1/logs. Written off the response path.
  */
 export function logSurfaceCall(inv: Invocation, cap: Capability, params: Record<string, unknown>, execution: Execution, durationMs: number): void {
+  const row = surfaceLogRow(inv, cap, params, { status: execution.response.status, billed: execution.billed, durationMs });
+  inv.waitUntil(enqueueLogRow(inv.env, row).catch((err) => logError("request log write failed", err)));
+}
+
+/** One call's log row (what logSurfaceCall sends, and what a bulk chunk sends in one batch). */
+export function surfaceLogRow(
+  inv: Pick<Invocation, "accountId" | "surface">,
+  cap: Capability,
+  params: Record<string, unknown>,
+  call: { status: number; billed: boolean; durationMs: number },
+): RequestLogRow {
   const source = inv.surface === "agent" ? "agent" : "bulk";
   const endpoint = inv.surface === "agent" && cap.agentPath ? cap.agentPath : `/v1${cap.paths[0]}`;
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") query.set(k, String(v));
-  const row = {
+  return {
     accountId: inv.accountId,
     actorAccountId: inv.accountId,
     apiKeyId: null,
     httpMethod: "GET",
     endpoint,
     uri: query.size ? `${endpoint}?${query}` : endpoint,
-    statusCode: execution.response.status,
-    durationMs: Math.max(0, Math.round(durationMs)),
+    statusCode: call.status,
+    durationMs: Math.max(0, Math.round(call.durationMs)),
     type: cap.label,
-    usageCategory: execution.billed ? cap.usageCategory : null,
-    cost: execution.billed,
+    usageCategory: call.billed ? cap.usageCategory : null,
+    cost: call.billed,
     source,
     ipAddress: null,
     userAgent: null,
     country: null,
     createdAt: Date.now(),
     requestId: currentLogRowId(),
-  } as const;
-  inv.waitUntil(enqueueLogRow(inv.env, row).catch((err) => logError("request log write failed", err)));
+  };
+}
+
+// A queue batch carries at most 100 messages (and 256 KB; a log row is well under 1 KB).
+const SEND_BATCH = 100;
+
+/** Many log rows in one queue send per 100 (a bulk chunk's rows), falling back to a direct D1 write. */
+export async function logSurfaceCalls(env: Env, rows: RequestLogRow[]): Promise<void> {
+  // Outside a request (a queue batch) there is no request id: each row gets its own.
+  const messages: RequestLogMessage[] = rows.map((row) => ({ ...row, requestId: row.requestId ?? crypto.randomUUID() }));
+  for (let i = 0; i < messages.length; i += SEND_BATCH) {
+    const slice = messages.slice(i, i + SEND_BATCH);
+    if (!env.REQUEST_LOGS) {
+      await insertLogRows(env, slice);
+      continue;
+    }
+    try {
+      await env.REQUEST_LOGS.sendBatch(slice.map((body) => ({ body })));
+    } catch (err) {
+      logError("request-logs queue batch send failed; writing the rows directly", err);
+      await insertLogRows(env, slice);
+    }
+  }
 }

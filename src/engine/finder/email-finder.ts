@@ -1,7 +1,7 @@
 import type { Env } from "../../env.js";
 import { WebmailDomain } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
-import { assertNotClaimed } from "../index/claims.js";
+import { assertEmailNotClaimed } from "../shared-lookups.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../index/read.js";
@@ -9,6 +9,7 @@ import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliterati
 import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
 import { departmentOf, seniorityOf } from "../people/positions.js";
 import { verifyEmail } from "../verify/verifier.js";
+import { type Memo, noMemo } from "../memo.js";
 import { NO_SOCIAL_FIELDS } from "../../capabilities/shapes/social-fields.js";
 
 /**
@@ -40,6 +41,8 @@ export interface FinderAnswer {
 interface FinderCtx {
   env: Env;
   now: () => number;
+  /** Shares the domain's index rows and claim checks between the rows of a bulk batch. */
+  memo?: Memo;
 }
 
 function sameName(row: EmailRow, name: PersonName): boolean {
@@ -89,7 +92,8 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
     throw new WebmailDomain(`${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
   }
-  const [rows, company, dom] = await Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]);
+  const memo = ctx.memo ?? noMemo;
+  const [rows, company, dom] = await memo.once(`facts:${domain}`, () => Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]));
   const base = { company: company?.name ?? null, acceptAll: dom?.acceptAll ?? null };
 
   let email: string;
@@ -112,8 +116,8 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
     score = Math.min(85, Math.round(10 + 80 * proposal.share));
   }
 
-  await assertNotClaimed(env, "email", email);
-  const verified = await verifyEmail(env, email);
+  await assertEmailNotClaimed(env, memo, email);
+  const verified = await verifyEmail(env, email, { memo });
   const status = verified.data.email.status;
   if (status === "valid") score = Math.min(99, score + 10);
   else if (status === "invalid") score = Math.min(score, 10);

@@ -1,13 +1,14 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../http/time.js";
-import { assertNotClaimed } from "../index/claims.js";
+import { assertEmailNotClaimed } from "../shared-lookups.js";
 import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
+import { type Memo, noMemo } from "../memo.js";
 import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
 import type { Verdict, VerifierData, VerifierSource } from "../../capabilities/shapes/verifier.js";
 
@@ -31,6 +32,8 @@ export interface Verification {
 
 export interface VerifyOptions {
   prober?: SmtpProber;
+  /** Shares claim checks and the stored catch-all verdict between the rows of a bulk batch. */
+  memo?: Memo;
 }
 
 const NO_WHOIS = { registrar_name: null, referral_url: null, created_date: null };
@@ -73,7 +76,8 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
     };
   }
 
-  await assertNotClaimed(env, "email", parsed.normalised);
+  const memo = options.memo ?? noMemo;
+  await assertEmailNotClaimed(env, memo, parsed.normalised);
 
   const { localPart, domain } = parsed;
   const disposable = isDisposableDomain(domain);
@@ -99,7 +103,7 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
     mxHosts = [domain];
   }
 
-  const sources = await sourcesOf(env, parsed.normalised);
+  const sources = (await memo.together("sources", parsed.normalised, (keys) => sourcesOfMany(env, keys))) ?? [];
   const base: Draft = {
     ...blank(email),
     ...flags,
@@ -120,7 +124,7 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
 
   const probe = await (options.prober ?? proberFor(env)).probe(parsed.localPart + "@" + domain);
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
-  const knownCatchAll = probe.ran ? null : await storedCatchAll(env, domain);
+  const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
   return fromProbe(base, probe, knownCatchAll);
 }
 
@@ -250,15 +254,25 @@ function blank(email: string): Draft {
   };
 }
 
-async function sourcesOf(env: Pick<Env, "DB">, normalisedEmail: string): Promise<VerifierSource[]> {
-  const rows = await db(env.DB).select().from(emailSources).where(eq(emailSources.email, normalisedEmail)).limit(20).all();
-  return rows.map((r) => ({
-    uri: r.uri,
-    website_url: r.websiteUrl,
-    extracted_on: rfc3339(r.extractedOn),
-    last_seen_on: rfc3339(r.lastSeenOn),
-    still_on_page: r.stillOnPage,
-  }));
+// D1 binds at most 100 parameters per statement.
+const SOURCES_CHUNK = 90;
+
+/** Up to 20 sources of each address, for several addresses in one query per 90 (a bulk batch's rows). */
+async function sourcesOfMany(env: Pick<Env, "DB">, normalisedEmails: string[]): Promise<Map<string, VerifierSource[]>> {
+  const out = new Map<string, VerifierSource[]>(normalisedEmails.map((e) => [e, []]));
+  const unique = [...new Set(normalisedEmails)];
+  for (let i = 0; i < unique.length; i += SOURCES_CHUNK) {
+    const slice = unique.slice(i, i + SOURCES_CHUNK);
+    const query = db(env.DB).select().from(emailSources);
+    // One address (every /v1 call): the database stops at 20 rows.
+    const rows = slice.length === 1 ? await query.where(eq(emailSources.email, slice[0]!)).limit(20).all() : await query.where(inArray(emailSources.email, slice)).all();
+    for (const r of rows) {
+      const list = out.get(r.email)!;
+      if (list.length >= 20) continue;
+      list.push({ uri: r.uri, website_url: r.websiteUrl, extracted_on: rfc3339(r.extractedOn), last_seen_on: rfc3339(r.lastSeenOn), still_on_page: r.stillOnPage });
+    }
+  }
+  return out;
 }
 
 async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boolean | null> {

@@ -1,0 +1,145 @@
+import type { Memo } from "../../engine/memo.js";
+import type { Env } from "../../env.js";
+import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
+import { admitRequest } from "../../limits/admission.js";
+import type { CreditBalance } from "../../limits/groups.js";
+import { requestFingerprint } from "../../limits/repeat-billing.js";
+import { billedAmong, recordCharges } from "../../limits/repeat-billing-batch.js";
+import { logError } from "../../request-context.js";
+import type { Capability, CapabilityResult } from "./registry.js";
+import { logSurfaceCalls, surfaceLogRow } from "./surface-log.js";
+
+/**
+ * The capability executor for many calls of one account at once (a bulk chunk). Same rules as
+ * executeCapability, fewer round trips:
+ *  - one lookup of the 30-day repeat-billing rule for every call, and identical calls in the
+ *    batch are billed once;
+ *  - one credit reservation for the whole batch (each billable call at its full price), settled
+ *    once to exactly what the found answers cost: not-found and free calls are given back;
+ *  - one batch of charge records and one queue send of log rows.
+ * When the balance cannot cover the whole batch it runs nothing and answers null: the caller then
+ * runs the calls one by one with executeCapability, which stops exactly where the credits end.
+ */
+
+export interface BatchInvocation {
+  env: Env;
+  waitUntil(promise: Promise<unknown>): void;
+  accountId: number;
+  plan: string;
+  /** Lookups shared between the calls (engine/memo.ts). */
+  memo: Memo;
+  /** Calls running side by side. */
+  concurrency: number;
+  now?: () => number;
+}
+
+export type BatchCallOutcome =
+  | { ok: true; result: CapabilityResult; billed: boolean; credits: Partial<Record<CreditBalance, number>> }
+  | { ok: false; status: number; message: string };
+
+export interface BatchRun {
+  outcomes: BatchCallOutcome[];
+  /**
+   * Settles the batch's reservation and records its charges and log rows. Call it once the
+   * results are safely kept, saying which were (`kept(i)` for call i): a call whose result was not
+   * kept (the job stopped, or another delivery of the same rows kept its own) is not charged. If
+   * the caller dies before, the limiter's sweep refunds the whole reservation and a redelivery runs
+   * (and bills) the calls once.
+   */
+  commit(kept: (call: number) => boolean): Promise<void>;
+}
+
+type Amounts = Partial<Record<CreditBalance, number>>;
+
+function add(into: Amounts, from: Amounts | undefined) {
+  for (const [b, n] of Object.entries(from ?? {}) as [CreditBalance, number][]) if (n) into[b] = (into[b] ?? 0) + n;
+}
+
+export async function executeBatch(cap: Capability, calls: readonly Record<string, unknown>[], inv: BatchInvocation): Promise<BatchRun | null> {
+  const now = inv.now ?? Date.now;
+  const started = now();
+  const cost = cap.cost;
+  const fingerprints = cost ? await Promise.all(calls.map((params) => requestFingerprint(cap.name, params))) : [];
+  const repeats = cost ? await billedAmong(inv.env, inv.accountId, fingerprints, started) : new Set<string>();
+
+  // Each distinct billable request is reserved at its full price (base plus options), once.
+  const reserved: Amounts = {};
+  const reservedFor = new Set<string>();
+  if (cost) {
+    calls.forEach((params, i) => {
+      const fp = fingerprints[i]!;
+      if (repeats.has(fp) || reservedFor.has(fp)) return;
+      reservedFor.add(fp);
+      add(reserved, { [cost.balance]: cost.amount });
+      add(reserved, cap.extraCostFor?.(params as never));
+    });
+  }
+  const admission = await admitRequest(inv.env, {
+    accountId: inv.accountId,
+    plan: inv.plan,
+    // Bulk rows are paced by the job's queue, not by the per-request rate table.
+    capability: { rateGroup: null, cost: null, exhaustedAs: cap.exhaustedAs, estimatedCostHeader: cap.estimatedCostHeader },
+    extraCost: reserved,
+    now: started,
+  });
+  if (!admission.admitted) return null;
+
+  const outcomes: (BatchCallOutcome | undefined)[] = new Array(calls.length);
+  const durations: number[] = new Array(calls.length).fill(0);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < calls.length; i = next++) {
+      const t0 = now();
+      try {
+        const result = await cap.handler(calls[i] as never, { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
+        outcomes[i] = { ok: true, result, billed: false, credits: {} };
+      } catch (err) {
+        outcomes[i] = await failure(err);
+      }
+      durations[i] = now() - t0;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(inv.concurrency, calls.length)) }, worker));
+
+  // A request is billed once: its first found answer pays (base price plus what its options used).
+  const charged: Amounts = {};
+  const billedFingerprints = new Set<string>();
+  if (cost) {
+    outcomes.forEach((o, i) => {
+      const fp = fingerprints[i]!;
+      if (!o?.ok || !o.result.found || repeats.has(fp) || billedFingerprints.has(fp)) return;
+      o.billed = true;
+      o.credits = { [cost.balance]: cost.amount };
+      add(o.credits, o.result.extraCost);
+      add(charged, o.credits);
+      billedFingerprints.add(fp);
+    });
+  }
+  const done = outcomes as BatchCallOutcome[];
+  return {
+    outcomes: done,
+    async commit(kept) {
+      done.forEach((o, i) => {
+        if (!o.ok || !o.billed || kept(i)) return;
+        o.billed = false;
+        for (const [b, n] of Object.entries(o.credits) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) - n;
+        billedFingerprints.delete(fingerprints[i]!);
+      });
+      // Found: the reservation is kept and trued up to what was charged (the rest given back).
+      await admission.settle({ found: true, extraCost: charged });
+      const logs = done.map((o, i) => surfaceLogRow({ accountId: inv.accountId, surface: "bulk" }, cap, calls[i]!, { status: o.ok ? 200 : o.status, billed: o.ok && o.billed, durationMs: durations[i]! }));
+      inv.waitUntil(logSurfaceCalls(inv.env, logs).catch((err) => logError("request log write failed", err)));
+      if (billedFingerprints.size) {
+        const charges = { accountId: inv.accountId, fingerprints: [...billedFingerprints], capability: cap.name, source: "bulk" as const, now: started };
+        inv.waitUntil(recordCharges(inv.env, charges).catch((err) => logError("charge record failed", err)));
+      }
+    },
+  };
+}
+
+/** A call that threw: the status and message its /v1 answer would have (domain errors mapped the same way). */
+async function failure(err: unknown): Promise<BatchCallOutcome> {
+  const response = toErrorResponse(err);
+  const body = (await response.json().catch(() => null)) as ErrorBody | null;
+  return { ok: false, status: response.status, message: body?.errors?.message ?? `status ${response.status}` };
+}

@@ -1,0 +1,113 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createExecutionContext } from "cloudflare:test";
+import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
+import { emailFinder } from "../../src/capabilities/email-finder.js";
+import { batchMemo } from "../../src/engine/memo.js";
+import type { Env } from "../../src/env.js";
+import { limiterFor } from "../../src/limits/admission.js";
+import { call, createAccount, type TestAccount } from "../support/accounts.js";
+import { createdId, createJob, parseCsv, waitForEnd } from "./support.js";
+
+const FOUND = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas"].map((f) => ["acme-widgets.test", f, "Baker"]);
+// The domain shows no named address to learn a format from: nothing is proposed, nothing billed.
+const NOT_FOUND = ["Karin", "Lukas", "Marta", "Nils", "Olga", "Paul", "Rosa", "Sven", "Tina", "Uwe"].map((f) => ["generic-only.test", f, "Baker"]);
+
+async function searchUsed(account: TestAccount) {
+  // The chunk's settlement may still be on its way to the limiter.
+  await new Promise((r) => setTimeout(r, 200));
+  return (await limiterFor(env as unknown as Env, account.accountId).balances("free", Date.now())).search;
+}
+
+async function runFinder(account: TestAccount, rows: string[][], name: string) {
+  const id = await createdId(await createJob(account, "finder", { name, data: [["domain", "first_name", "last_name"], ...rows], launch: true }));
+  const job = await waitForEnd(account, "finder", id);
+  const csv = parseCsv(await (await call(`/v1/bulk/finder/${id}/download`, { headers: account.headers })).text());
+  return { job, csv };
+}
+
+describe("a chunk is billed with one reservation, settled exactly", () => {
+  it("charges found rows only, gives back not-found rows, and charges identical rows once", async () => {
+    // Free plan: 25 search credits. The chunk reserves 20 (its distinct requests) and keeps 10.
+    const account = await createAccount({ plan: "free" });
+    const rows = [...FOUND, ...NOT_FOUND, FOUND[0]!];
+    const { job, csv } = await runFinder(account, rows, "Exact chunk billing");
+    expect(job).toMatchObject({ status: "completed", processed: 21 });
+    expect(job.metrics.results).toMatchObject({ found: 11, not_found: 10 });
+    expect(job.metrics.credits).toMatchObject({ search: 10, total: 10 });
+    expect(await searchUsed(account)).toMatchObject({ used: 10, available: 15 });
+    expect(csv.slice(1).map((r) => r.at(-2))).toEqual([...FOUND.map(() => "found"), ...NOT_FOUND.map(() => "not_found"), "found"]);
+    expect(csv.at(-1)![3]).toBe("anna.baker@acme-widgets.test");
+  }, 30_000);
+
+  it("answers a request billed in the last 30 days free, as /v1 does", async () => {
+    const account = await createAccount({ plan: "free" });
+    const first = await runFinder(account, FOUND.slice(0, 3), "First time");
+    expect(first.job.metrics.credits.search).toBe(3);
+    const again = await runFinder(account, FOUND.slice(0, 3), "Same people again");
+    expect(again.job).toMatchObject({ status: "completed", processed: 3 });
+    expect(again.job.metrics.results.found).toBe(3);
+    expect(again.job.metrics.credits.search).toBe(0);
+    expect((await searchUsed(account)).used).toBe(3);
+  }, 30_000);
+
+  it("runs a chunk the balance cannot cover at once row by row, stopping where the credits end", async () => {
+    // 25 credits, 30 rows that are all found: the chunk's reservation of 30 is refused, so rows run
+    // one reservation each and the job stops after exactly 25.
+    const account = await createAccount({ plan: "free" });
+    const rows = [...FOUND, ...FOUND.map(([d, f]) => [d!, f!, "Fischer"]), ...FOUND.map(([d, f]) => [d!, f!, "Meyer"])];
+    const { job } = await runFinder(account, rows, "More than the balance");
+    expect(job).toMatchObject({ status: "failed", processed: 25 });
+    expect(job.metrics.credits.search).toBe(25);
+    expect(await searchUsed(account)).toMatchObject({ used: 25, available: 0 });
+  }, 30_000);
+});
+
+describe("executeBatch", () => {
+  const run = async (account: TestAccount, people: string[][]) => {
+    const ctx = createExecutionContext();
+    const calls = people.map(([domain, first_name, last_name]) => ({ domain, first_name, last_name }));
+    return executeBatch(emailFinder, calls, { env: env as unknown as Env, waitUntil: (p) => ctx.waitUntil(p), accountId: account.accountId, plan: "free", memo: batchMemo(), concurrency: 10 });
+  };
+
+  it("charges only the results the caller says it kept", async () => {
+    const account = await createAccount({ plan: "free" });
+    const batch = await run(account, FOUND.slice(0, 3));
+    expect(batch!.outcomes.map((o) => o.ok && o.billed)).toEqual([true, true, true]);
+    // Row 1 was kept by another delivery of the same chunk (which billed it): this one does not.
+    await batch!.commit((i) => i !== 1);
+    expect(await searchUsed(account)).toMatchObject({ used: 2, available: 23 });
+  });
+
+  it("gives the whole reservation back when nothing was kept (the job stopped meanwhile)", async () => {
+    const account = await createAccount({ plan: "free" });
+    const batch = await run(account, FOUND.slice(0, 4));
+    await batch!.commit(() => false);
+    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
+  });
+
+  it("runs nothing and answers null when the balance cannot cover the batch", async () => {
+    const account = await createAccount({ plan: "free" });
+    const people = [...FOUND, ...FOUND, ...FOUND].map(([d, f], i) => [d!, f!, `Baker${i}`]);
+    expect(await run(account, people)).toBeNull();
+    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
+  });
+});
+
+describe("the batch memo", () => {
+  it("loads a shared question once and asks keys of the same turn in one load", async () => {
+    const memo = batchMemo();
+    let facts = 0;
+    const loads: string[][] = [];
+    const loadMany = async (keys: string[]) => (loads.push([...keys]), new Map(keys.map((k) => [k, k.toUpperCase()])));
+    const [a, b] = await Promise.all([memo.once("facts:x", async () => ++facts), memo.once("facts:x", async () => ++facts)]);
+    expect([a, b, facts]).toEqual([1, 1, 1]);
+    const values = await Promise.all(["p", "q", "p", "r"].map((k) => memo.together("claims", k, loadMany)));
+    expect(values).toEqual(["P", "Q", "P", "R"]);
+    expect(loads).toEqual([["p", "q", "r"]]);
+    // Asked again later: answered from what the batch already knows.
+    expect(await memo.together("claims", "q", loadMany)).toBe("Q");
+    expect(await memo.together("claims", "s", loadMany)).toBe("S");
+    expect(loads).toEqual([["p", "q", "r"], ["s"]]);
+  });
+});

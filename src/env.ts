@@ -42,6 +42,8 @@ export interface Env {
   DELIVERY_QUEUE?: Queue<import("./delivery/types.js").DeliveryMessage>;
   /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */
   DELIVERY_RETRY_BASE_SECONDS?: string;
+  /** How long an isolate may reuse a claim lookup (ms, default 5000; "0" = read D1 every call). */
+  CLAIMS_CACHE_TTL_MS?: string;
   /** OAuth 2.0 clients, grants and tokens, owned by @cloudflare/workers-oauth-provider (src/oauth/). */
   OAUTH_KV: KVNamespace;
   /** Pins the OAuth issuer (e.g. https://api.example.com); unset = the request's origin (fine for dev, set it in production). */

@@ -1,7 +1,7 @@
 import type { Capability, CreditBalance, RateGroup } from "../capabilities/registry.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import type { AdmitResult, BalanceView, Settlement } from "./account-limiter.js";
+import type { AdmitRequest, AdmitResult, BalanceView, Settlement } from "./account-limiter.js";
 import { rateLimitHeaders } from "./headers.js";
 
 export interface AdmissionRequest {
@@ -61,6 +61,58 @@ async function settleSoon(env: Env, accountId: number, settlement: Settlement): 
   await limiterFor(env, accountId).settleMany(batch, Date.now());
 }
 
+/**
+ * Admissions coalesced per account in this isolate. A lone request goes to the limiter at once;
+ * requests that arrive while a round trip for the same account is in flight wait for it to end and
+ * then go together in one `admitMany` call, which the limiter decides one by one in arrival order,
+ * exactly as single calls (so counting stays exact: bench:limits still admits 50 of 500).
+ *
+ * Why no request resolves another's admission directly: a round trip belongs to the request that
+ * started it, and the runtime cancels it if that request ends first. So every batch is sent by one
+ * of its own members, which awaits it; the others only get plain values and a wake-up, and the
+ * first of the woken requests whose admission is still unanswered (each in its own context) sends
+ * the next batch for everyone waiting by then.
+ */
+interface PendingAdmission {
+  req: AdmitRequest;
+  outcome?: { result: AdmitResult } | { error: unknown };
+}
+interface Lane {
+  inFlight: boolean;
+  waiting: PendingAdmission[];
+  wakers: (() => void)[];
+}
+const lanes = new Map<number, Lane>();
+
+async function admitCoalesced(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
+  let lane = lanes.get(accountId);
+  if (!lane) lanes.set(accountId, (lane = { inFlight: false, waiting: [], wakers: [] }));
+  const mine: PendingAdmission = { req };
+  lane.waiting.push(mine);
+  while (!mine.outcome) {
+    if (lane.inFlight) await new Promise<void>((wake) => lane.wakers.push(wake));
+    else await sendBatch(env, accountId, lane);
+  }
+  if ("error" in mine.outcome) throw mine.outcome.error;
+  return mine.outcome.result;
+}
+
+async function sendBatch(env: Env, accountId: number, lane: Lane): Promise<void> {
+  lane.inFlight = true;
+  const batch = lane.waiting.splice(0);
+  try {
+    const reqs = batch.map((p) => p.req);
+    const results = (batch.length === 1 ? [await limiterFor(env, accountId).admit(reqs[0]!)] : await limiterFor(env, accountId).admitMany(reqs)) as AdmitResult[];
+    batch.forEach((p, i) => (p.outcome = { result: results[i]! }));
+  } catch (error) {
+    for (const p of batch) p.outcome = { error };
+  } finally {
+    lane.inFlight = false;
+    if (lane.waiting.length === 0) lanes.delete(accountId);
+    for (const wake of lane.wakers.splice(0)) wake();
+  }
+}
+
 const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };
 
 /** Rate limit plus credit reservation for one capability call, in one round trip to the limiter. */
@@ -71,9 +123,8 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   if (!cap.rateGroup && Object.keys(cost).length === 0) {
     return { admitted: true, headers: {}, settle: async () => {} };
   }
-  const limiter = limiterFor(env, req.accountId);
   const settlements = takeSettlements(req.accountId);
-  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, withBalances: req.withBalances })) as AdmitResult;
+  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, withBalances: req.withBalances });
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;

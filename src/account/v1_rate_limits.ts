@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { RATE_GROUPS } from "../capabilities/registry.js";
 import { type ApiApp, type Ctx, defineRoute } from "../http/openapi.js";
-import { limiterFor } from "../limits/gate.js";
+import { flushOwed, limiterFor } from "../limits/gate.js";
 import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 
@@ -19,6 +19,8 @@ export function registerRateLimitsRoute(v1: ApiApp) {
     async (c: Ctx) => {
       const { account } = c.get("auth");
       const now = Date.now();
+      // Calls this isolate admitted on its own (groups without limits) are counted before reading.
+      await flushOwed(c.env, account.id);
       const status = await limiterFor(c.env, account.id).status(account.plan, [...RATE_GROUPS], now);
       const data: Record<string, unknown> = {};
       for (const [key, group] of Object.entries(RATE_LIMIT_KEYS)) {

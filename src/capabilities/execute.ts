@@ -46,6 +46,7 @@ export async function executeCapability(cap: Capability, params: Record<string, 
       capability: free ? { ...paced, cost: null } : paced,
       extraCost: free ? {} : (cap.extraCostFor?.(params as never) ?? {}),
       now: started,
+      waitUntil: inv.waitUntil,
     });
   // A window this isolate already knows is open (exact: see knownRepeat) skips both the D1 lookup
   // and the reservation it would give back: the admission only counts the rate limit.

@@ -54,35 +54,45 @@ function chunks(rows: PendingRow[]): PendingRow[][] {
 
 interface PendingRow {
   message: RequestLogMessage;
-  handed(): void;
-  failed(err: unknown): void;
+  outcome?: { error?: unknown };
+  wake?: () => void;
 }
 /** Rows waiting per queue binding (a test may pass its own queue: its rows never mix with others). */
 const pendingRows = new Map<Queue, PendingRow[]>();
 
 /** Hands one row to the queue (batched with its neighbours); without the binding it is inserted directly. */
-export function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void> {
+export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void> {
   const message: RequestLogMessage = { ...row, requestId: row.requestId ?? crypto.randomUUID() };
   const queue = env.REQUEST_LOGS;
   if (!queue) return insertLogRows(env, [message]);
-  return new Promise<void>((handed, failed) => {
-    const mine: PendingRow = { message, handed, failed };
-    const waiting = pendingRows.get(queue) ?? [];
-    waiting.push(mine);
-    pendingRows.set(queue, waiting);
-    // The timer belongs to this request, so the batch is sent from a request that is still waiting
-    // for it (the runtime cancels I/O whose request has ended). Already sent by someone else: nothing to do.
-    setTimeout(() => {
-      if (pendingRows.get(queue)?.includes(mine)) void sendPendingRows(env, queue);
-    }, LOG_WAIT_MS);
-  });
+  const mine: PendingRow = { message };
+  const waiting = pendingRows.get(queue) ?? [];
+  waiting.push(mine);
+  pendingRows.set(queue, waiting);
+  await new Promise((resolve) => setTimeout(resolve, LOG_WAIT_MS));
+  // Still waiting: this request sends the batch (from a request that is alive, since the runtime
+  // cancels I/O whose request has ended). Otherwise another request took it: wait for its outcome,
+  // with a timer of our own, since a request that awaits only another request's work is ended as
+  // "Promise will never complete".
+  if (pendingRows.get(queue)?.includes(mine)) await sendPendingRows(env, queue);
+  while (!mine.outcome) {
+    await new Promise<void>((resolve) => {
+      mine.wake = resolve;
+      setTimeout(resolve, KEEP_ALIVE_MS);
+    });
+  }
+  if ("error" in mine.outcome) throw mine.outcome.error;
 }
+
+/** How often a row handed to another request's batch checks on it (see enqueueLogRow). */
+const KEEP_ALIVE_MS = 50;
 
 async function sendPendingRows(env: Env, queue: Queue): Promise<void> {
   const batch = pendingRows.get(queue) ?? [];
   pendingRows.delete(queue);
   for (const chunk of chunks(batch)) {
     const messages = chunk.map((p) => p.message);
+    let outcome: PendingRow["outcome"] = {};
     try {
       try {
         if (messages.length === 1) await queue.send(messages[0]);
@@ -92,9 +102,12 @@ async function sendPendingRows(env: Env, queue: Queue): Promise<void> {
         console.error("request-logs queue send failed; writing the rows directly", err);
         await insertLogRows(env, messages);
       }
-      for (const p of chunk) p.handed();
     } catch (err) {
-      for (const p of chunk) p.failed(err);
+      outcome = { error: err };
+    }
+    for (const p of chunk) {
+      p.outcome = outcome;
+      p.wake?.();
     }
   }
 }

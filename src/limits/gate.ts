@@ -111,7 +111,7 @@ function unlimitedGroup(plan: string, group: RateGroup): boolean {
  * started it, and the runtime cancels it if that request ends first. So every batch is sent by one
  * of its own members, which awaits it; the others only get plain values and a wake-up, and the
  * first of the woken requests whose admission is still unanswered (each in its own context) sends
- * the next batch for everyone waiting by then.
+ * the next batch for everyone waiting by then. A waiter also keeps a timer of its own (wakeOrTick).
  */
 interface PendingAdmission {
   req: AdmitRequest;
@@ -130,11 +130,24 @@ async function admitCoalesced(env: Env, accountId: number, req: AdmitRequest): P
   const mine: PendingAdmission = { req };
   lane.waiting.push(mine);
   while (!mine.outcome) {
-    if (lane.inFlight) await new Promise<void>((wake) => lane.wakers.push(wake));
+    if (lane.inFlight) await wakeOrTick(lane.wakers);
     else await sendBatch(env, accountId, lane);
   }
   if ("error" in mine.outcome) throw mine.outcome.error;
   return mine.outcome.result;
+}
+
+/**
+ * Waits to be woken by another request, or KEEP_ALIVE_MS at most. The timer is what tells the
+ * runtime this request still has something coming: a request awaiting only a promise another
+ * request resolves is ended as "Promise will never complete".
+ */
+export const KEEP_ALIVE_MS = 50;
+function wakeOrTick(wakers: (() => void)[]): Promise<void> {
+  return new Promise<void>((wake) => {
+    wakers.push(wake);
+    setTimeout(wake, KEEP_ALIVE_MS);
+  });
 }
 
 async function sendBatch(env: Env, accountId: number, lane: Lane): Promise<void> {

@@ -23,10 +23,15 @@ const ROWS_PER_STATEMENT = 5;
 
 /**
  * Rows wait this long in the isolate so the rows of requests ending close together go to the queue
- * in one `sendBatch` (one queue call per batch instead of per request). Each request's promise
- * (its waitUntil) settles only once its row is the queue's, or in D1, so a request never ends
- * with its row still only in memory: an isolate that dies after answering loses nothing more than
- * before.
+ * in one `sendBatch` (one queue call per batch instead of per request). The request whose timer
+ * fires first sends every row waiting by then and keeps its own promise (its waitUntil) open until
+ * the queue has accepted them, or they are in D1; the requests whose rows it took end at once.
+ * So a row is always held by a request that is still running until it is the queue's: an isolate
+ * that dies after answering loses nothing more than with one send per request.
+ *
+ * Why the others do not wait for the sender: a request that awaits only work another request does
+ * is ended by the runtime ("Promise will never complete"), and I/O belongs to the request that
+ * started it.
  */
 export const LOG_WAIT_MS = 20;
 /** Queues take at most 100 messages and 256 KB per sendBatch; a margin is kept for the envelope. */
@@ -34,12 +39,12 @@ const MAX_BATCH = 100;
 const MAX_BATCH_BYTES = 200_000;
 
 /** The waiting rows cut into sendBatch-sized chunks (by count and by serialised size). */
-function chunks(rows: PendingRow[]): PendingRow[][] {
-  const out: PendingRow[][] = [];
-  let current: PendingRow[] = [];
+function chunks(rows: RequestLogMessage[]): RequestLogMessage[][] {
+  const out: RequestLogMessage[][] = [];
+  let current: RequestLogMessage[] = [];
   let bytes = 0;
   for (const row of rows) {
-    const size = JSON.stringify(row.message).length;
+    const size = JSON.stringify(row).length;
     if (current.length && (current.length === MAX_BATCH || bytes + size > MAX_BATCH_BYTES)) {
       out.push(current);
       current = [];
@@ -52,64 +57,34 @@ function chunks(rows: PendingRow[]): PendingRow[][] {
   return out;
 }
 
-interface PendingRow {
-  message: RequestLogMessage;
-  outcome?: { error?: unknown };
-  wake?: () => void;
-}
 /** Rows waiting per queue binding (a test may pass its own queue: its rows never mix with others). */
-const pendingRows = new Map<Queue, PendingRow[]>();
+const pendingRows = new Map<Queue, RequestLogMessage[]>();
 
 /** Hands one row to the queue (batched with its neighbours); without the binding it is inserted directly. */
 export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void> {
   const message: RequestLogMessage = { ...row, requestId: row.requestId ?? crypto.randomUUID() };
   const queue = env.REQUEST_LOGS;
   if (!queue) return insertLogRows(env, [message]);
-  const mine: PendingRow = { message };
   const waiting = pendingRows.get(queue) ?? [];
-  waiting.push(mine);
+  waiting.push(message);
   pendingRows.set(queue, waiting);
   await new Promise((resolve) => setTimeout(resolve, LOG_WAIT_MS));
-  // Still waiting: this request sends the batch (from a request that is alive, since the runtime
-  // cancels I/O whose request has ended). Otherwise another request took it: wait for its outcome,
-  // with a timer of our own, since a request that awaits only another request's work is ended as
-  // "Promise will never complete".
-  if (pendingRows.get(queue)?.includes(mine)) await sendPendingRows(env, queue);
-  while (!mine.outcome) {
-    await new Promise<void>((resolve) => {
-      mine.wake = resolve;
-      setTimeout(resolve, KEEP_ALIVE_MS);
-    });
-  }
-  if ("error" in mine.outcome) throw mine.outcome.error;
-}
-
-/** How often a row handed to another request's batch checks on it (see enqueueLogRow). */
-const KEEP_ALIVE_MS = 50;
-
-async function sendPendingRows(env: Env, queue: Queue): Promise<void> {
-  const batch = pendingRows.get(queue) ?? [];
+  // Taken by a request whose timer fired first: it is that request's to send.
+  if (!pendingRows.get(queue)?.includes(message)) return;
+  const batch = pendingRows.get(queue)!;
   pendingRows.delete(queue);
-  for (const chunk of chunks(batch)) {
-    const messages = chunk.map((p) => p.message);
-    let outcome: PendingRow["outcome"] = {};
+  const failures: unknown[] = [];
+  for (const messages of chunks(batch)) {
     try {
-      try {
-        if (messages.length === 1) await queue.send(messages[0]);
-        else await queue.sendBatch(messages.map((body) => ({ body })));
-      } catch (err) {
-        // The queue refused them: write them the slow way rather than lose them.
-        console.error("request-logs queue send failed; writing the rows directly", err);
-        await insertLogRows(env, messages);
-      }
+      if (messages.length === 1) await queue.send(messages[0]);
+      else await queue.sendBatch(messages.map((body) => ({ body })));
     } catch (err) {
-      outcome = { error: err };
-    }
-    for (const p of chunk) {
-      p.outcome = outcome;
-      p.wake?.();
+      // The queue refused them: write them the slow way rather than lose them.
+      console.error("request-logs queue send failed; writing the rows directly", err);
+      await insertLogRows(env, messages).catch((e: unknown) => failures.push(e));
     }
   }
+  if (failures.length) throw failures[0];
 }
 
 /** Writes rows in one D1 batch (one transaction); rows already written are skipped. */

@@ -153,24 +153,6 @@ export class AccountLimiter extends DurableObject {
     return result;
   }
 
-  /**
-   * Several admissions decided one after the other in the order given, each exactly as if it had
-   * come alone (its carried settlements applied just before it), with one storage write for all of
-   * them. gate.ts sends the admissions an isolate received while its previous round trip to this
-   * object was in flight together, so a busy account costs one round trip per batch, not per request.
-   */
-  admitMany(reqs: AdmitRequest[]): AdmitResult[] {
-    const writes: Record<string, unknown> = {};
-    const deletes: string[] = [];
-    const results = reqs.map((req) => {
-      this.applySettlements(req.settlements ?? [], req.now, writes, deletes);
-      this.applyCounts(req.counts ?? [], writes);
-      return this.decide(req, writes);
-    });
-    this.persist(writes, deletes);
-    return results;
-  }
-
   private decide(req: AdmitRequest, writes: Record<string, unknown>): AdmitResult {
     const credits = this.creditState(req.now);
     const packCredits = credits.pack?.remaining ?? 0;

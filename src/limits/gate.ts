@@ -102,68 +102,15 @@ function unlimitedGroup(plan: string, group: RateGroup): boolean {
 }
 
 /**
- * Admissions coalesced per account in this isolate. A lone request goes to the limiter at once;
- * requests that arrive while a round trip for the same account is in flight wait for it to end and
- * then go together in one `admitMany` call, which the limiter decides one by one in arrival order,
- * exactly as single calls (so counting stays exact: bench:limits still admits 50 of 500).
- *
- * Why no request resolves another's admission directly: a round trip belongs to the request that
- * started it, and the runtime cancels it if that request ends first. So every batch is sent by one
- * of its own members, which awaits it; the others only get plain values and a wake-up, and the
- * first of the woken requests whose admission is still unanswered (each in its own context) sends
- * the next batch for everyone waiting by then. A waiter also keeps a timer of its own (wakeOrTick).
+ * One admission, one round trip of its own. Admissions are deliberately not coalesced across
+ * requests: a request waiting for a round trip another request started is ended by workerd with
+ * "Promise will never complete" (tried and measured; test/limits/hot-path-admission.test.ts fires
+ * concurrent requests at one limiter). Under load, free calls on plans without limits make no
+ * round trip at all (admitUnlimited) and settlements ride on admissions, which is what keeps the
+ * limiter off the hot path.
  */
-interface PendingAdmission {
-  req: AdmitRequest;
-  outcome?: { result: AdmitResult } | { error: unknown };
-}
-interface Lane {
-  inFlight: boolean;
-  waiting: PendingAdmission[];
-  wakers: (() => void)[];
-}
-const lanes = new Map<number, Lane>();
-
-async function admitCoalesced(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
-  let lane = lanes.get(accountId);
-  if (!lane) lanes.set(accountId, (lane = { inFlight: false, waiting: [], wakers: [] }));
-  const mine: PendingAdmission = { req };
-  lane.waiting.push(mine);
-  while (!mine.outcome) {
-    if (lane.inFlight) await wakeOrTick(lane.wakers);
-    else await sendBatch(env, accountId, lane);
-  }
-  if ("error" in mine.outcome) throw mine.outcome.error;
-  return mine.outcome.result;
-}
-
-/**
- * Waits to be woken by another request, or KEEP_ALIVE_MS at most. The timer is what tells the
- * runtime this request still has something coming: a request awaiting only a promise another
- * request resolves is ended as "Promise will never complete".
- */
-export const KEEP_ALIVE_MS = 50;
-function wakeOrTick(wakers: (() => void)[]): Promise<void> {
-  return new Promise<void>((wake) => {
-    wakers.push(wake);
-    setTimeout(wake, KEEP_ALIVE_MS);
-  });
-}
-
-async function sendBatch(env: Env, accountId: number, lane: Lane): Promise<void> {
-  lane.inFlight = true;
-  const batch = lane.waiting.splice(0);
-  try {
-    const reqs = batch.map((p) => p.req);
-    const results = (batch.length === 1 ? [await limiterFor(env, accountId).admit(reqs[0]!)] : await limiterFor(env, accountId).admitMany(reqs)) as AdmitResult[];
-    batch.forEach((p, i) => (p.outcome = { result: results[i]! }));
-  } catch (error) {
-    for (const p of batch) p.outcome = { error };
-  } finally {
-    lane.inFlight = false;
-    if (lane.waiting.length === 0) lanes.delete(accountId);
-    for (const wake of lane.wakers.splice(0)) wake();
-  }
+async function admitOne(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
+  return (await limiterFor(env, accountId).admit(req)) as AdmitResult;
 }
 
 const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };
@@ -178,7 +125,7 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   }
   if (cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup)) return admitUnlimited(env, req, cap.rateGroup);
   const { settlements, counts } = takeOwed(req.accountId);
-  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances });
+  const result = await admitOne(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances });
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;
@@ -213,7 +160,7 @@ async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup)
   if (!req.withBalances) return { admitted: true, headers, settle: async () => {} };
   // Settlements change the balances, so they ride along; counts do not, and stay owed (no write).
   const settlements = owed.get(req.accountId)?.settlements.splice(0) ?? [];
-  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
+  const result = await admitOne(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
   return { admitted: true, headers, balances: result.admitted ? result.balances : undefined, settle: async () => {} };
 }
 

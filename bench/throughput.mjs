@@ -3,7 +3,8 @@
 //
 // Routes: `/` (the baseline: no auth, no limiter, no log), `/v1/me` (auth + limiter + log),
 // `/v1/phone-validator` (auth + limiter admit/settle with a credit + log, no outbound network) and
-// `/v1/domain-status` (auth + log, no limiter). Each is run at 1 and at 50 connections; every cell
+// `/v1/domain-status` (auth + log, no limiter), plus phone-validator with a new number on every call
+// (each billed: not the free 30-day repeat the fixed number becomes). Each is run at 1 and at 50 connections; every cell
 // is printed with requests/s, p50 and p99 latency and its ratio to `/` at the same connection count.
 // Rounds alternate the route order so a drifting machine load hurts no route more than another.
 //
@@ -26,13 +27,21 @@ const ROUTES = [
   { name: "/v1/me", path: "/v1/me", auth: true },
   { name: "/v1/phone-validator", path: "/v1/phone-validator?phone=%2B33612345678", auth: true },
   { name: "/v1/domain-status", path: "/v1/domain-status?domain=gmail.com", auth: true },
+  // The same endpoint with a new number on every call: each one is billed (a limiter round trip
+  // with a credit reservation), where the fixed number above is a free 30-day repeat after its first call.
+  { name: "phone-validator new #", path: "/v1/phone-validator", auth: true, newNumberEachCall: true },
 ];
+
+// French mobile numbers +336 followed by 8 digits, a different one per call across the whole run.
+let nextNumber = 10_000_000;
+const newNumberPath = () => `/v1/phone-validator?phone=%2B336${String(nextNumber++ % 100_000_000).padStart(8, "0")}`;
 
 const operatorSecret = devOperatorSecret();
 
-function run(url, headers, connections, duration) {
+function run(url, headers, connections, duration, newNumberEachCall = false) {
+  const requests = newNumberEachCall ? [{ setupRequest: (req) => ({ ...req, path: newNumberPath() }) }] : undefined;
   return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections, duration, pipelining: 1 }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ url, headers, connections, duration, pipelining: 1, requests }, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
 
@@ -48,14 +57,14 @@ await withBenchServer("throughput", { OPERATOR_SECRET: operatorSecret }, async (
   if (!pack.ok) throw new Error(`credit pack refused (${pack.status}): ${await pack.text()} (account ${accountId})`);
 
   // Warm-up: every route once per connection count, briefly, so isolates and SQLite pages are warm.
-  for (const r of ROUTES) await run(`${base}${r.path}`, r.auth ? headers : {}, 10, 1);
+  for (const r of ROUTES) await run(`${base}${r.path}`, r.auth ? headers : {}, 10, 1, r.newNumberEachCall);
 
   const cells = new Map(); // `${route}|${connections}` -> { requests, seconds, p50s, p99s, errors }
   for (let round = 0; round < rounds; round++) {
     for (const connections of connectionCounts) {
       const order = round % 2 ? [...ROUTES].reverse() : ROUTES;
       for (const r of order) {
-        const res = await run(`${base}${r.path}`, r.auth ? headers : {}, connections, seconds);
+        const res = await run(`${base}${r.path}`, r.auth ? headers : {}, connections, seconds, r.newNumberEachCall);
         const key = `${r.name}|${connections}`;
         const cell = cells.get(key) ?? { requests: 0, seconds: 0, p50s: [], p99s: [], bad: 0 };
         cell.requests += res.requests.total;

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { RATE_GROUPS } from "../limits/groups.js";
 import type { ApiApp } from "../http/openapi.js";
-import { limiterFor } from "../limits/admission.js";
+import { flushOwed, limiterFor } from "../limits/admission.js";
 import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 
@@ -18,6 +18,8 @@ export function registerRateLimitsRoute(v1: ApiApp) {
   v1.openapi(route, async (c) => {
     const { account } = c.get("auth");
     const now = Date.now();
+    // Calls this isolate admitted on its own (groups without limits) are counted before reading.
+    await flushOwed(c.env, account.id);
     const status = await limiterFor(c.env, account.id).status(account.plan, [...RATE_GROUPS], now);
     const data: Record<string, unknown> = {};
     for (const [key, group] of Object.entries(RATE_LIMIT_KEYS)) {

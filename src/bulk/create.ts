@@ -76,6 +76,7 @@ async function receiveMultipart(env: Env, request: Request, prefix: string): Pro
     bb.on("error", (err) => reject(new ApiError(400, "params_invalid", `The multipart body could not be read: ${(err as Error).message}.`)));
   });
   if (!request.body) throw new ApiError(400, "params_invalid", "The request has no body.");
+  // why: the Workers ReadableStream type and node:stream/web's differ in name only (same object at runtime).
   Readable.fromWeb(request.body as never).pipe(bb);
   await done;
   await Promise.all(uploads);

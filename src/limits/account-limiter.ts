@@ -64,6 +64,18 @@ export interface AdmitRequest {
   settlements?: Settlement[];
   /** Also answer the credit balances after this admission (GET /v1/me shows them: no second round trip). */
   withBalances?: boolean;
+  /** Requests an isolate admitted itself in groups without limits, to be counted now (gate.ts). */
+  counts?: GroupCount[];
+}
+
+/**
+ * One request admitted by an isolate on its own: the account's plan has no limit at all in that
+ * group (pro-plus, scale) and the call reserved no credits, so nothing had to be decided here. It
+ * is still counted, late, so GET /v1/rate-limits shows it as used.
+ */
+export interface GroupCount {
+  group: RateGroup;
+  at: number;
 }
 
 /** The end of one earlier call (see settle()), carried by a later admission or sent in a batch. */
@@ -92,14 +104,27 @@ const utcMonth = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 export const secondsToUtcMidnight = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000));
 export const secondsToNextMinute = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / MINUTE) * MINUTE + MINUTE - ms) / 1000));
 
-export class AccountLimiter extends DurableObject {
+/** What the rate-limit headers report for a group: its limits, what is left of each, and when windows reset. */
+export function limitSnapshot(limits: Limits, used: { second: number; minute: number; daily: number }, now: number): LimitSnapshot {
+  const left = (limit: number, n: number) => (limit ? Math.max(0, limit - n) : 0);
+  return {
+    limits,
+    secondLeft: left(limits.second, used.second),
+    minuteLeft: left(limits.minute, used.minute),
+    dailyLeft: left(limits.daily, used.daily),
+    minuteResetSeconds: secondsToNextMinute(now),
+    dailyResetSeconds: secondsToUtcMidnight(now),
+  };
+}
+
+export class AccountLimiter extends DurableObject<unknown> {
   private groups = new Map<string, GroupState>();
   private credits: CreditState | undefined;
   private reservations = new Map<string, Reservation>();
   private windows = new Map<string, FixedWindow>();
 
   constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+    super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
       const stored = await ctx.storage.list<unknown>();
       for (const [key, value] of stored) {
@@ -118,6 +143,7 @@ export class AccountLimiter extends DurableObject {
     const writes: Record<string, unknown> = {};
     const deletes: string[] = [];
     this.applySettlements(req.settlements ?? [], req.now, writes, deletes);
+    this.applyCounts(req.counts ?? [], writes);
     const result = this.decide(req, writes);
     this.persist(writes, deletes);
     return result;
@@ -189,12 +215,32 @@ export class AccountLimiter extends DurableObject {
     this.settleMany([{ reservationIds, found, adjust, plan }], now);
   }
 
-  /** Several settlements in one call and one storage write (gate.ts sends those no admission carried). */
-  settleMany(settlements: Settlement[], now: number): void {
+  /**
+   * Several settlements (and requests to count, see GroupCount) in one call and one storage write:
+   * gate.ts sends those no admission carried.
+   */
+  settleMany(settlements: Settlement[], now: number, counts: GroupCount[] = []): void {
     const writes: Record<string, unknown> = {};
     const deletes: string[] = [];
     this.applySettlements(settlements, now, writes, deletes);
+    this.applyCounts(counts, writes);
     this.persist(writes, deletes);
+  }
+
+  /** Adds requests admitted elsewhere to their groups' counters, as of the instant each was admitted. */
+  private applyCounts(counts: GroupCount[], writes: Record<string, unknown>) {
+    for (const { group, at } of counts) {
+      const stored = this.groups.get(group);
+      // A count from a UTC day already over belongs to no counter that is still shown.
+      if (stored && utcDay(at) < stored.day) continue;
+      const state = this.groupState(group, at);
+      // Counts arrive late and may interleave with newer admissions: windows only move forward.
+      state.second = { count: state.second.count + 1, last: Math.max(state.second.last, at) };
+      state.minute = { count: state.minute.count + 1, last: Math.max(state.minute.last, at) };
+      state.daily += 1;
+      this.groups.set(group, state);
+      writes[`g:${group}`] = state;
+    }
   }
 
   /** Applies settlements in memory, collecting their storage changes; credits are written only if they changed. */
@@ -317,15 +363,7 @@ export class AccountLimiter extends DurableObject {
   }
 
   private snapshot(state: GroupState, limits: Limits, now: number): LimitSnapshot {
-    const left = (limit: number, used: number) => (limit ? Math.max(0, limit - used) : 0);
-    return {
-      limits,
-      secondLeft: left(limits.second, state.second.count),
-      minuteLeft: left(limits.minute, state.minute.count),
-      dailyLeft: left(limits.daily, state.daily),
-      minuteResetSeconds: secondsToNextMinute(now),
-      dailyResetSeconds: secondsToUtcMidnight(now),
-    };
+    return limitSnapshot(limits, { second: state.second.count, minute: state.minute.count, daily: state.daily }, now);
   }
 
   private creditState(now: number): CreditState {

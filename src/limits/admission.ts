@@ -1,18 +1,22 @@
-import type { Capability } from "../capabilities/core/registry.js";
+import type { AnyCapability } from "../capabilities/core/registry.js";
 import type { CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import type { AdmitResult, BalanceView, Settlement } from "./account-limiter.js";
+import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type GroupCount, type Settlement } from "./account-limiter.js";
+import { planLimits } from "./rate-table.js";
 import { rateLimitHeaders } from "./headers.js";
+import { logError } from "../request-context.js";
 
 export interface AdmissionRequest {
   accountId: number;
   plan: string;
-  capability: Pick<Capability, "rateGroup" | "cost" | "exhaustedAs" | "estimatedCostHeader">;
+  capability: Pick<AnyCapability, "rateGroup" | "cost" | "exhaustedAs" | "estimatedCostHeader">;
   extraCost: Partial<Record<CreditBalance, number>>;
   now: number;
   /** Ask the limiter for the credit balances after admission in the same round trip. */
   withBalances?: boolean;
+  /** The request's waitUntil: work owed to the limiter after the answer (a late count) runs under it. */
+  waitUntil(promise: Promise<unknown>): void;
 }
 
 export type Admission =
@@ -35,31 +39,80 @@ export function limiterFor(env: Env, accountId: number) {
 }
 
 /**
- * Settlements waiting in this isolate, per account. A call's settlement (refund, or keeping the
- * reservation) is not sent on its own at once: the next admission for the same account from this
- * isolate carries it (one round trip instead of two under load), and if none comes within
- * SETTLE_WAIT_MS the call that queued it sends everything waiting itself. Each call awaits its own
- * timer in its own request context, so the runtime keeps the isolate alive until it is sent; if the
- * isolate dies anyway, the limiter's sweep refunds the reservations (never a charge for nothing).
+ * What this isolate owes the limiter, per account: settlements of finished calls (refund, or keeping
+ * the reservation) and counts of requests it admitted itself (see admitRequest). They are not sent
+ * one by one: the next admission for the same account from this isolate carries them (one round
+ * trip instead of two under load), and if none comes in time the call that queued an item sends
+ * everything waiting itself: a settlement after SETTLE_WAIT_MS, a count after COUNT_WAIT_MS. Each
+ * call awaits its own timer in its own request context, so the runtime keeps the isolate alive
+ * until it is sent. If the isolate dies anyway, the limiter's sweep refunds the reservations (never
+ * a charge for nothing) and the counts are lost; they only feed GET /v1/rate-limits' `used` of
+ * groups that have no limit, so no decision ever depends on them.
  */
 export const SETTLE_WAIT_MS = 10;
-const waitingSettlements = new Map<number, Settlement[]>();
+/** The longest a self-admitted request waits before it is counted by the limiter (within this isolate it is counted at once, see flushOwed). */
+export const COUNT_WAIT_MS = 1_000;
 
-function takeSettlements(accountId: number): Settlement[] | undefined {
-  const waiting = waitingSettlements.get(accountId);
-  if (waiting) waitingSettlements.delete(accountId);
-  return waiting;
+interface Owed {
+  settlements: Settlement[];
+  counts: GroupCount[];
+}
+const owed = new Map<number, Owed>();
+
+function takeOwed(accountId: number): Owed {
+  const o = owed.get(accountId);
+  owed.delete(accountId);
+  return o ?? { settlements: [], counts: [] };
+}
+
+function owedTo(accountId: number): Owed {
+  let o = owed.get(accountId);
+  if (!o) owed.set(accountId, (o = { settlements: [], counts: [] }));
+  return o;
+}
+
+async function sendOwed(env: Env, accountId: number): Promise<void> {
+  const { settlements, counts } = takeOwed(accountId);
+  if (settlements.length || counts.length) await limiterFor(env, accountId).settleMany(settlements, Date.now(), counts);
 }
 
 async function settleSoon(env: Env, accountId: number, settlement: Settlement): Promise<void> {
-  const waiting = waitingSettlements.get(accountId) ?? [];
-  waiting.push(settlement);
-  waitingSettlements.set(accountId, waiting);
+  owedTo(accountId).settlements.push(settlement);
   await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
   // Already carried by an admission, or sent by an earlier call's timer.
-  if (!waitingSettlements.get(accountId)?.includes(settlement)) return;
-  const batch = takeSettlements(accountId)!;
-  await limiterFor(env, accountId).settleMany(batch, Date.now());
+  if (owed.get(accountId)?.settlements.includes(settlement)) await sendOwed(env, accountId);
+}
+
+async function countSoon(env: Env, accountId: number, count: GroupCount): Promise<void> {
+  owedTo(accountId).counts.push(count);
+  await new Promise((resolve) => setTimeout(resolve, COUNT_WAIT_MS));
+  if (owed.get(accountId)?.counts.includes(count)) await sendOwed(env, accountId);
+}
+
+/**
+ * Sends whatever this isolate still owes the account's limiter, so a read that follows (GET
+ * /v1/rate-limits) sees every call this isolate has made.
+ */
+export async function flushOwed(env: Env, accountId: number): Promise<void> {
+  await sendOwed(env, accountId);
+}
+
+/** True when the plan has no limit in this group whatever the account's state (pro-plus, scale). */
+function unlimitedGroup(plan: string, group: RateGroup): boolean {
+  const l = planLimits(plan, group);
+  return !l.second && !l.minute && !l.daily;
+}
+
+/**
+ * One admission, one round trip of its own. Admissions are deliberately not coalesced across
+ * requests: a request waiting for a round trip another request started is ended by workerd with
+ * "Promise will never complete" (tried and measured; test/limits/hot-path-admission.test.ts fires
+ * concurrent requests at one limiter). Under load, free calls on plans without limits make no
+ * round trip at all (admitUnlimited) and settlements ride on admissions, which is what keeps the
+ * limiter off the hot path.
+ */
+async function admitOne(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
+  return (await limiterFor(env, accountId).admit(req)) as AdmitResult;
 }
 
 const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };
@@ -72,9 +125,9 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   if (!cap.rateGroup && Object.keys(cost).length === 0) {
     return { admitted: true, headers: {}, settle: async () => {} };
   }
-  const limiter = limiterFor(env, req.accountId);
-  const settlements = takeSettlements(req.accountId);
-  const result = (await limiter.admit({ plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, withBalances: req.withBalances })) as AdmitResult;
+  if (cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup)) return admitUnlimited(env, req, cap.rateGroup);
+  const { settlements, counts } = takeOwed(req.accountId);
+  const result = await admitOne(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances });
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;
@@ -95,6 +148,22 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
     };
   }
   return { admitted: false, headers, refusal: refusalResponse(result, cap, cost) };
+}
+
+/**
+ * A free call in a group where the plan sets no limit: there is nothing to decide, so the isolate
+ * admits it without a round trip (headers are the same as the limiter's: no limit, nothing left to
+ * count down) and owes the limiter its count (countSoon). Only when the caller wants the credit
+ * balances (/v1/me) is the limiter asked: a read, with this isolate's waiting settlements.
+ */
+async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup): Promise<Admission> {
+  const headers = rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
+  req.waitUntil(countSoon(env, req.accountId, { group, at: req.now }).catch((err) => logError("limiter count failed", err)));
+  if (!req.withBalances) return { admitted: true, headers, settle: async () => {} };
+  // Settlements change the balances, so they ride along; counts do not, and stay owed (no write).
+  const settlements = owed.get(req.accountId)?.settlements.splice(0) ?? [];
+  const result = await admitOne(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
+  return { admitted: true, headers, balances: result.admitted ? result.balances : undefined, settle: async () => {} };
 }
 
 function refusalResponse(result: Extract<AdmitResult, { admitted: false }>, cap: AdmissionRequest["capability"], cost: Partial<Record<CreditBalance, number>>): Response {

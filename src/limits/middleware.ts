@@ -13,7 +13,7 @@ export function tableLimit(group: RateGroup, opts: { withBalances?: boolean } = 
     // No credential was checked (unknown path or wrong method): nothing to count.
     if (!c.get("auth")) return next();
     const { account } = c.get("auth");
-    const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now(), withBalances: opts.withBalances });
+    const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now(), withBalances: opts.withBalances, waitUntil: (p) => c.executionCtx.waitUntil(p) });
     if (!admission.admitted) return withHeaders(admission.refusal, admission.headers);
     if (admission.balances) c.set("admittedBalances", admission.balances);
     await next();

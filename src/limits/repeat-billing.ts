@@ -36,13 +36,50 @@ export async function requestFingerprint(capability: string, params: Record<stri
   return sha256Hex(`${capability}\n${normalisedParams(params)}`);
 }
 
+/**
+ * Windows this isolate knows to be open: (account, fingerprint) -> the billing instant that opened
+ * it. Remembering them is exact, not a staleness trade: a window, once opened, stays open for its
+ * 30 days whatever else happens (a repeat does not move it, pruning only drops closed ones), so a
+ * remembered window answers "repeat" exactly as D1 would until it closes, and is then forgotten.
+ * Only "not billed" answers go to D1 every time (they change as soon as a call is billed).
+ */
+const openWindows = new Map<string, number>();
+/** Bounds memory: beyond this many remembered windows the oldest is dropped (it is then read from D1 again). */
+const MAX_OPEN_WINDOWS = 20_000;
+const windowKey = (accountId: number, fingerprint: string) => `${accountId}:${fingerprint}`;
+
+function rememberWindow(accountId: number, fingerprint: string, billedAt: number): void {
+  const key = windowKey(accountId, fingerprint);
+  openWindows.delete(key);
+  if (openWindows.size >= MAX_OPEN_WINDOWS) {
+    const oldest = openWindows.keys().next().value;
+    if (oldest !== undefined) openWindows.delete(oldest);
+  }
+  openWindows.set(key, billedAt);
+}
+
+/** True when this isolate already knows the account was billed for this request less than 30 days before `now`. */
+export function knownRepeat(accountId: number, fingerprint: string, now: number): boolean {
+  const key = windowKey(accountId, fingerprint);
+  const billedAt = openWindows.get(key);
+  if (billedAt === undefined) return false;
+  if (now - billedAt >= REPEAT_WINDOW_MS) {
+    openWindows.delete(key);
+    return false;
+  }
+  // A caller's clock before the billing instant (tests pass `now`) is asked of D1 instead.
+  return now >= billedAt;
+}
+
 /** True when this account was billed for the same request less than 30 days ago. */
 export async function billedRecently(env: Pick<Env, "DB">, accountId: number, fingerprint: string, now: number): Promise<boolean> {
+  if (knownRepeat(accountId, fingerprint, now)) return true;
   const row = await db(env.DB)
     .select({ billedAt: billedRequests.billedAt })
     .from(billedRequests)
     .where(and(eq(billedRequests.accountId, accountId), eq(billedRequests.fingerprint, fingerprint), gt(billedRequests.billedAt, now - REPEAT_WINDOW_MS)))
     .get();
+  if (row) rememberWindow(accountId, fingerprint, row.billedAt);
   return row !== undefined;
 }
 
@@ -70,6 +107,8 @@ export async function recordCharge(env: Pick<Env, "DB">, charge: Charge): Promis
         set: { count: sql`${usageDays.count} + 1` },
       }),
   ]);
+  // Only once D1 holds it: a window this isolate remembers is one every isolate would find.
+  rememberWindow(charge.accountId, charge.fingerprint, charge.now);
 }
 
 /** Drops windows that have closed (called by the scheduled retention job, never on a request). */

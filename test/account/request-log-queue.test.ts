@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { enqueueLogRow, REQUEST_LOG_QUEUE, type RequestLogMessage } from "../../src/account/request-log-queue.js";
+import { enqueueLogRow, LOG_WAIT_MS, REQUEST_LOG_QUEUE, type RequestLogMessage } from "../../src/account/request-log-queue.js";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import type { Env } from "../../src/env.js";
@@ -87,6 +87,41 @@ describe("request-log rows through the request-logs queue", () => {
     await worker.queue!(again as MessageBatch, env as Env, ctx2);
     expect((await getQueueResult(again, ctx2)).ackAll).toBe(true);
     expect(await logged(a.accountId)).toHaveLength(7);
+  });
+
+  it("hands the rows of requests ending together to the queue in one sendBatch, whose sender stays open until the queue accepted it", async () => {
+    const a = await createAccount();
+    const sent: unknown[][] = [];
+    let singles = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const recordingQueue = {
+      send: async () => void singles++,
+      sendBatch: async (batch: { body: unknown }[]) => {
+        await held;
+        sent.push(batch.map((m) => m.body));
+      },
+    } as unknown as Queue;
+    const calls = rows(a.accountId, 5).map((row) => enqueueLogRow({ ...(env as Env), REQUEST_LOGS: recordingQueue }, row));
+    let settled = 0;
+    for (const c of calls) void c.then(() => settled++);
+    await new Promise((resolve) => setTimeout(resolve, LOG_WAIT_MS * 3));
+    // The batch is on its way but not accepted yet: the call sending it has not ended (the rows
+    // are never only in the memory of requests that are over).
+    expect(settled).toBeLessThan(5);
+    release();
+    await Promise.all(calls);
+    expect(singles).toBe(0);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toHaveLength(5);
+  });
+
+  it("writes every row of a refused batch straight to D1", async () => {
+    const a = await createAccount();
+    const refusingQueue = { send: async () => {}, sendBatch: async () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue;
+    const batch = rows(a.accountId, 3);
+    await Promise.all(batch.map((row) => enqueueLogRow({ ...(env as Env), REQUEST_LOGS: refusingQueue }, row)));
+    expect((await logged(a.accountId)).map((r) => r.requestId).sort()).toEqual(batch.map((r) => r.requestId).sort());
   });
 
   it("writes the row straight to D1 when the queue refuses it", async () => {

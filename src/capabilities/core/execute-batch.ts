@@ -6,7 +6,7 @@ import type { CreditBalance } from "../../limits/groups.js";
 import { requestFingerprint } from "../../limits/repeat-billing.js";
 import { billedAmong, recordCharges } from "../../limits/repeat-billing-batch.js";
 import { logError } from "../../request-context.js";
-import type { Capability, CapabilityResult } from "./registry.js";
+import type { AnyCapability, CapabilityResult } from "./registry.js";
 import { logSurfaceCalls, surfaceLogRow } from "./surface-log.js";
 
 /**
@@ -55,7 +55,7 @@ function add(into: Amounts, from: Amounts | undefined) {
   for (const [b, n] of Object.entries(from ?? {}) as [CreditBalance, number][]) if (n) into[b] = (into[b] ?? 0) + n;
 }
 
-export async function executeBatch(cap: Capability, calls: readonly Record<string, unknown>[], inv: BatchInvocation): Promise<BatchRun | null> {
+export async function executeBatch(cap: AnyCapability, calls: readonly Record<string, unknown>[], inv: BatchInvocation): Promise<BatchRun | null> {
   const now = inv.now ?? Date.now;
   const started = now();
   const cost = cap.cost;
@@ -71,7 +71,7 @@ export async function executeBatch(cap: Capability, calls: readonly Record<strin
       if (repeats.has(fp) || reservedFor.has(fp)) return;
       reservedFor.add(fp);
       add(reserved, { [cost.balance]: cost.amount });
-      add(reserved, cap.extraCostFor?.(params as never));
+      add(reserved, cap.extraCostFor?.(params));
     });
   }
   const admission = await admitRequest(inv.env, {
@@ -81,6 +81,7 @@ export async function executeBatch(cap: Capability, calls: readonly Record<strin
     capability: { rateGroup: null, cost: null, exhaustedAs: cap.exhaustedAs, estimatedCostHeader: cap.estimatedCostHeader },
     extraCost: reserved,
     now: started,
+    waitUntil: inv.waitUntil,
   });
   if (!admission.admitted) return null;
 
@@ -91,7 +92,7 @@ export async function executeBatch(cap: Capability, calls: readonly Record<strin
     for (let i = next++; i < calls.length; i = next++) {
       const t0 = now();
       try {
-        const result = await cap.handler(calls[i] as never, { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
+        const result = await cap.handler(calls[i]!, { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
         outcomes[i] = { ok: true, result, billed: false, credits: {} };
       } catch (err) {
         outcomes[i] = await failure(err);

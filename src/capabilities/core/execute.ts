@@ -2,7 +2,7 @@ import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest, limiterFor } from "../../limits/admission.js";
-import { billedRecently, recordCharge, requestFingerprint } from "../../limits/repeat-billing.js";
+import { billedRecently, knownRepeat, recordCharge, requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
 import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
@@ -34,16 +34,19 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
       capability: free ? { ...paced, cost: null } : paced,
       extraCost: free ? {} : (cap.extraCostFor?.(params) ?? {}),
       now: started,
+      waitUntil: inv.waitUntil,
     });
-  let [repeat, admission] = await Promise.all([
-    fingerprint !== null ? billedRecently(inv.env, inv.accountId, fingerprint, started) : false,
-    admit(paidPerRequest),
-  ]);
-  if (repeat && admission.admitted) {
-    inv.waitUntil(admission.settle({ found: false }));
-  } else if (repeat && !admission.admitted && refusedForCredits(admission.refusal)) {
+  // A window this isolate already knows is open (exact: see knownRepeat) skips both the D1 lookup
+  // and the reservation it would give back: the admission only counts the rate limit.
+  const knownFree = fingerprint !== null && knownRepeat(inv.accountId, fingerprint, started);
+  let [repeat, admission] = knownFree
+    ? [true, await admit(true)]
+    : await Promise.all([fingerprint !== null ? billedRecently(inv.env, inv.accountId, fingerprint, started) : false, admit(paidPerRequest)]);
+  if (repeat && !knownFree) {
+    // Found in D1 while the admission reserved credits: give them back.
+    if (admission.admitted) inv.waitUntil(admission.settle({ found: false }));
     // An empty balance does not stop a free repeat; the rate limit still applies.
-    admission = await admit(true);
+    else if (refusedForCredits(admission.refusal)) admission = await admit(true);
   }
   const free = paidPerRequest || repeat;
   const finish = (execution: Execution): Execution => {

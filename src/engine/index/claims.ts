@@ -4,6 +4,7 @@ import { db } from "../../db/client.js";
 import { claims } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { Claimed } from "../errors.js";
+import { cachedClaim, claimsCacheTtl, forgetClaim, rememberClaim } from "./claims-cache.js";
 
 /**
  * Removal requests. A claim is stored in normalised form so that every spelling of the same
@@ -88,16 +89,28 @@ export function normaliseClaimValue(kind: ClaimKind, value: string): string | nu
   return normaliseProfileUrl(value);
 }
 
-/** Throws 451 `claimed_<kind>` when the owner asked for this value to be removed. */
-export async function assertNotClaimed(env: Pick<Env, "DB">, kind: ClaimKind, value: string): Promise<void> {
+const cacheKeyOf = (kind: ClaimKind, normalised: string) => `${kind}:${normalised}`;
+
+/**
+ * Throws 451 `claimed_<kind>` when the owner asked for this value to be removed. The answer may
+ * come from this isolate's claims cache (claims-cache.ts: at most CLAIMS_CACHE_TTL_MS old).
+ */
+export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">, kind: ClaimKind, value: string, now = Date.now()): Promise<void> {
   const normalised = normaliseClaimValue(kind, value);
   if (!normalised) return; // an unnormalisable value cannot match a stored claim
-  const row = await db(env.DB)
-    .select({ value: claims.value })
-    .from(claims)
-    .where(and(eq(claims.kind, kind), eq(claims.value, normalised)))
-    .get();
-  if (row) {
+  const key = cacheKeyOf(kind, normalised);
+  const ttl = claimsCacheTtl(env.CLAIMS_CACHE_TTL_MS);
+  let claimed = cachedClaim(key, now, ttl);
+  if (claimed === undefined) {
+    const row = await db(env.DB)
+      .select({ value: claims.value })
+      .from(claims)
+      .where(and(eq(claims.kind, kind), eq(claims.value, normalised)))
+      .get();
+    claimed = row !== undefined;
+    rememberClaim(key, claimed, now, ttl);
+  }
+  if (claimed) {
     throw new Claimed(kind, `${WHAT[kind]} was removed at its owner's request and cannot be served.`);
   }
 }
@@ -144,6 +157,8 @@ export async function addClaim(env: Pick<Env, "DB">, kind: ClaimKind, normalised
     .onConflictDoUpdate({ target: [claims.kind, claims.value], set: { reason } })
     .returning()
     .get();
+  // After the write, so a lookup that read D1 just before it cannot leave a stale "not claimed".
+  forgetClaim(cacheKeyOf(kind, normalisedValue));
   return { kind, value: row.value, reason: row.reason, createdAt: row.createdAt };
 }
 
@@ -160,5 +175,6 @@ export async function removeClaim(env: Pick<Env, "DB">, kind: ClaimKind, normali
     .where(and(eq(claims.kind, kind), eq(claims.value, normalisedValue)))
     .returning({ value: claims.value })
     .all();
+  forgetClaim(cacheKeyOf(kind, normalisedValue));
   return rows.length > 0;
 }

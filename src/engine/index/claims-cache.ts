@@ -1,0 +1,55 @@
+/**
+ * In-isolate memory of recent claim lookups (assertNotClaimed), so a value asked about again and
+ * again (the same number validated in a loop) does not pay a D1 read on every call.
+ *
+ * Bound: an answer is used at most `ttlMs` after it was read from D1 (CLAIMS_CACHE_TTL_MS, default
+ * 5 s). A claim added or removed through the operator API is seen at once by the isolate that
+ * handled it (addClaim/removeClaim forget the value here); other isolates see it within `ttlMs`.
+ * Set CLAIMS_CACHE_TTL_MS to "0" to read D1 on every call (the test suite does, because its
+ * fixtures write claims straight into D1, behind this cache's back).
+ */
+export const DEFAULT_CLAIMS_CACHE_TTL_MS = 5_000;
+/** Bounds memory: beyond this many values the oldest entry is dropped. */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  claimed: boolean;
+  readAt: number;
+}
+
+const entries = new Map<string, Entry>();
+
+/** The TTL configured for this deployment (an unset or unreadable value keeps the default). */
+export function claimsCacheTtl(configured: string | undefined): number {
+  if (configured === undefined || configured.trim() === "") return DEFAULT_CLAIMS_CACHE_TTL_MS;
+  const ms = Number(configured);
+  return Number.isFinite(ms) && ms >= 0 ? ms : DEFAULT_CLAIMS_CACHE_TTL_MS;
+}
+
+/** Whether `key` was claimed, if that was read less than `ttlMs` ago; undefined when unknown. */
+export function cachedClaim(key: string, now: number, ttlMs: number): boolean | undefined {
+  const entry = entries.get(key);
+  if (!entry) return undefined;
+  // A clock that moved backwards must not stretch an entry's life either.
+  if (now - entry.readAt >= ttlMs || now < entry.readAt) {
+    entries.delete(key);
+    return undefined;
+  }
+  return entry.claimed;
+}
+
+export function rememberClaim(key: string, claimed: boolean, now: number, ttlMs: number): void {
+  if (ttlMs <= 0) return;
+  entries.delete(key);
+  if (entries.size >= MAX_ENTRIES) {
+    // Maps iterate in insertion order: the first entry is the oldest.
+    const oldest = entries.keys().next().value;
+    if (oldest !== undefined) entries.delete(oldest);
+  }
+  entries.set(key, { claimed, readAt: now });
+}
+
+/** A claim on `key` was added or removed in this isolate: the next lookup reads D1. */
+export function forgetClaim(key: string): void {
+  entries.delete(key);
+}

@@ -1,0 +1,138 @@
+import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
+import { describe, expect, it } from "vitest";
+import { executeCapability } from "../../src/capabilities/core/execute.js";
+import { defineCapability } from "../../src/capabilities/core/registry.js";
+import type { Env } from "../../src/env.js";
+import { admitRequest, COUNT_WAIT_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
+import { knownRepeat, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
+import { call, createAccount, json } from "../support/accounts.js";
+
+/** The test env with its limiter namespace wrapped so every RPC made to a limiter is recorded. */
+function recordingEnv() {
+  const calls: string[] = [];
+  const ns = env.ACCOUNT_LIMITER;
+  const ACCOUNT_LIMITER = {
+    idFromName: (name: string) => ns.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
+      return new Proxy(stub, {
+        get: (target, prop) =>
+          typeof prop === "string" && ["admit", "admitMany", "settleMany", "balances", "status"].includes(prop)
+            ? (...args: unknown[]) => {
+                calls.push(prop);
+                return target[prop]!(...args);
+              }
+            : target[prop as string],
+      });
+    },
+  };
+  return { env: { ...(env as Env), ACCOUNT_LIMITER } as unknown as Env, calls };
+}
+
+const collect = () => {
+  const pending: Promise<unknown>[] = [];
+  return { waitUntil: (p: Promise<unknown>) => void pending.push(p), settled: () => Promise.all(pending) };
+};
+
+describe("limiter admissions on the hot path", () => {
+  it("answers every one of 20 concurrent HTTP calls (separate requests, one limiter) with 200 or 429, never more than the limit", async () => {
+    const a = await createAccount({ plan: "free" }); // phone group: 1 per second, 2 per minute
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(`/v1/phone-validator?phone=%2B336123${String(40_000 + i)}`, { headers: a.headers }).then((r) => r.status)),
+    );
+    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(admitted).toBeGreaterThanOrEqual(1);
+    expect(admitted).toBeLessThanOrEqual(2);
+  });
+
+  it("admits a free call on a plan without limits without a limiter round trip, with the headers the limiter would send", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const { env: recorded, calls } = recordingEnv();
+    const now = Date.now();
+    const local = await admitRequest(recorded, { accountId: a.accountId, plan: "scale", capability: groupOnly("phone"), extraCost: {}, now, waitUntil: () => {} });
+    expect(local.admitted).toBe(true);
+    expect(calls).toEqual([]);
+    // A billed call in the same group has to ask the limiter: its headers are the reference.
+    const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {} });
+    expect(billed.admitted).toBe(true);
+    expect(local.headers).toEqual(billed.headers);
+  });
+
+  it(`counts a self-admitted call in the limiter within ${COUNT_WAIT_MS} ms, by the call's own waitUntil`, async () => {
+    const a = await createAccount({ plan: "scale" });
+    const { waitUntil, settled } = collect();
+    const now = Date.now();
+    await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: groupOnly("phone"), extraCost: {}, now, waitUntil });
+    const before = await limiterFor(env, a.accountId).status("scale", ["phone"], now);
+    expect(before.groups.phone!.used.daily).toBe(0);
+    const started = Date.now();
+    await settled();
+    expect(Date.now() - started).toBeLessThan(COUNT_WAIT_MS + 1_000);
+    const after = await limiterFor(env, a.accountId).status("scale", ["phone"], Date.now());
+    expect(after.groups.phone!.used.daily).toBe(1);
+  });
+
+  it("shows a self-admitted call on /v1/rate-limits at once", async () => {
+    const a = await createAccount({ plan: "scale" });
+    expect((await call("/v1/me", { headers: a.headers })).status).toBe(200);
+    expect((await call("/v1/me", { headers: a.headers })).status).toBe(200);
+    const limits = await json(await call("/v1/rate-limits", { headers: a.headers }));
+    expect(limits.data.me.daily.used).toBe(2);
+  });
+});
+
+// A capability double billed one phone credit when it finds something (always).
+const double = defineCapability({
+  name: "repeat-probe",
+  label: "Repeat probe",
+  summary: "test double",
+  tag: "Test",
+  paths: ["/repeat-probe"],
+  params: z.object({ q: z.string() }),
+  rateGroup: "phone",
+  cost: { balance: "phone", amount: 1 },
+  usageCategory: "phones",
+  handler: async () => ({ body: { data: { ok: true } }, found: true }),
+});
+
+const unreachableD1 = new Proxy({} as D1Database, {
+  get: () => () => {
+    throw new Error("D1 was asked");
+  },
+});
+
+describe("30-day repeats this isolate already knows", () => {
+  it("answers a known repeat free without asking D1 and without reserving a credit", async () => {
+    const a = await createAccount({ plan: "pro" });
+    const q = crypto.randomUUID();
+    const first = collect();
+    const billed = await executeCapability(double, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1" });
+    expect(billed.billed).toBe(true);
+    await first.settled(); // the charge is recorded in D1 (and so remembered here)
+    const usedAfterFirst = (await limiterFor(env, a.accountId).balances("pro", Date.now())).phone.used;
+
+    const second = collect();
+    const repeat = await executeCapability(double, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil: second.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1" });
+    expect(repeat.response.status).toBe(200);
+    expect(repeat.billed).toBe(false);
+    await second.settled();
+    expect((await limiterFor(env, a.accountId).balances("pro", Date.now())).phone.used).toBe(usedAfterFirst);
+  });
+
+  it("forgets a window when its 30 days are over, and never answers for a clock before the billing", async () => {
+    const a = await createAccount({ plan: "pro" });
+    const q = crypto.randomUUID();
+    const { waitUntil, settled } = collect();
+    const t = Date.now();
+    await executeCapability(double, { q }, { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", now: () => t });
+    await settled();
+    const fingerprint = await requestFingerprint("repeat-probe", { q });
+    expect(knownRepeat(a.accountId, fingerprint, t + 1)).toBe(true);
+    expect(knownRepeat(a.accountId, fingerprint, t - 1)).toBe(false);
+    expect(knownRepeat(a.accountId, fingerprint, t + REPEAT_WINDOW_MS)).toBe(false);
+    // Forgotten: even an instant inside the window goes back to D1.
+    expect(knownRepeat(a.accountId, fingerprint, t + 1)).toBe(false);
+  });
+});

@@ -10,7 +10,7 @@ import { DAY_MS } from "../http/time.js";
 import { secondsToUtcMidnight } from "../limits/account-limiter.js";
 import { csvRecords } from "./csv-source.js";
 import { dataRecords, ingestRows, listRecords, type IngestResult } from "./ingest.js";
-import type { JobConfig, JobView } from "./job-object.js";
+import type { JobConfig, JobView } from "./job-view.js";
 import { jobStub } from "./jobs.js";
 import { parseCreateOptions, rowOptions, type CreateOptions } from "./options.js";
 import { resultHeader } from "./results.js";

@@ -1,6 +1,6 @@
 import { enqueueDelivery } from "../delivery/index.js";
 import type { Env } from "../env.js";
-import type { JobView } from "./job-object.js";
+import type { JobView } from "./job-view.js";
 
 export const BULK_END_EVENT = "bulk.job.ended";
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { bulkJobs } from "../db/schema-bulk.js";
 import type { Env } from "../env.js";
-import type { JobView } from "./job-object.js";
+import type { JobView } from "./job-view.js";
 
 /** Rewrites a job's index row from its object's view (list pages and stats read only D1). */
 export async function syncIndex(env: Env, view: JobView) {

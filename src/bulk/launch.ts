@@ -4,7 +4,7 @@ import { bulkJobs } from "../db/schema-bulk.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { limiterFor } from "../limits/admission.js";
-import type { JobView } from "./job-object.js";
+import type { JobView } from "./job-view.js";
 import { jobStub, onJob } from "./jobs.js";
 import { MAX_RUNNING_PER_TYPE, type BulkType } from "./types.js";
 

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
-import type { JobView } from "../job-object.js";
+import type { JobView } from "../job-view.js";
 import type { Env } from "../../env.js";
 import { action, ActionSchema, assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
 

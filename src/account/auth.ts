@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
 import type { MiddlewareHandler } from "hono";
 import { db } from "../db/client.js";
-import { accounts, apiKeys, type Account, type ApiKey, workspaceMembers, workspaces } from "../db/schema.js";
+import { accounts, apiKeys, type Account, type ApiKey } from "../db/schema.js";
+import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
@@ -86,22 +86,16 @@ async function verifyKey(d1: D1Database, publicKey: string, secretHash: string, 
   return found;
 }
 
-const owners = alias(accounts, "owners");
-
 async function findKey(d1: D1Database, publicKey: string): Promise<VerifiedKey | null> {
-  const rows = await db(d1)
+  const query = db(d1)
     .select({ key: apiKeys, actor: accounts, owner: owners })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .leftJoin(workspaceMembers, eq(workspaceMembers.accountId, accounts.id))
-    .leftJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-    .leftJoin(owners, eq(owners.id, workspaces.ownerAccountId))
-    .where(eq(apiKeys.publicKey, publicKey))
-    .limit(1);
+    .$dynamic();
+  const rows = await joinWorkspaceOwner(query).where(eq(apiKeys.publicKey, publicKey)).limit(1);
   const row = rows[0];
   if (!row) return null;
-  const owner = row.owner && row.owner.id !== row.actor.id ? row.owner : null;
-  return { key: row.key, actor: row.actor, owner };
+  return { key: row.key, actor: row.actor, owner: otherOwner(row.actor, row.owner) };
 }
 
 function touchLastUsed(c: Parameters<MiddlewareHandler<AppBindings>>[0], key: ApiKey, now: number) {

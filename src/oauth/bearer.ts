@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
 import { db } from "../db/client.js";
-import { accounts, type Account, workspaceMembers, workspaces } from "../db/schema.js";
+import { joinWorkspaceOwner, otherOwner, owners } from "../account/workspace-owner.js";
+import { accounts, type Account } from "../db/schema.js";
 import type { Env } from "../env.js";
 import { ApiError, type CodeWithStatus } from "../http/errors.js";
 import { authorizationServer, type GrantProps, resourceFor, issuerFor, type Scope } from "./config.js";
@@ -64,18 +64,10 @@ export function assertScopeAllows(scope: string[], method: string, path: string)
   });
 }
 
-const owners = alias(accounts, "owners");
-
 async function findAccount(d1: D1Database, accountId: number): Promise<{ actor: Account; owner: Account | null } | null> {
-  const rows = await db(d1)
-    .select({ actor: accounts, owner: owners })
-    .from(accounts)
-    .leftJoin(workspaceMembers, eq(workspaceMembers.accountId, accounts.id))
-    .leftJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-    .leftJoin(owners, eq(owners.id, workspaces.ownerAccountId))
-    .where(eq(accounts.id, accountId))
-    .limit(1);
+  const query = db(d1).select({ actor: accounts, owner: owners }).from(accounts).$dynamic();
+  const rows = await joinWorkspaceOwner(query).where(eq(accounts.id, accountId)).limit(1);
   const row = rows[0];
   if (!row) return null;
-  return { actor: row.actor, owner: row.owner && row.owner.id !== row.actor.id ? row.owner : null };
+  return { actor: row.actor, owner: otherOwner(row.actor, row.owner) };
 }

@@ -5,6 +5,7 @@ import { claims } from "../../src/db/schema-index.js";
 import { addClaim, assertNotClaimed, removeClaim } from "../../src/engine/index/claims.js";
 import { claimsCacheTtl, DEFAULT_CLAIMS_CACHE_TTL_MS } from "../../src/engine/index/claims-cache.js";
 import type { Env } from "../../src/env.js";
+import { apiErrorOf } from "../../src/http/errors.js";
 
 // The suite reads claims from D1 on every call (vitest.config.ts sets CLAIMS_CACHE_TTL_MS to 0);
 // here the production default is switched back on.
@@ -14,7 +15,8 @@ const cached = { ...(env as Env), CLAIMS_CACHE_TTL_MS: String(DEFAULT_CLAIMS_CAC
 let n = 0;
 const freshPhone = () => `+3361${String(Date.now() % 1_000_000).padStart(6, "0")}${n++ % 10}`.slice(0, 12);
 
-const status = (p: Promise<unknown>) => p.then(() => 200, (err: { status?: number }) => err.status ?? 500);
+// The engine throws domain errors; the status is the one the boundary maps them to.
+const status = (p: Promise<unknown>) => p.then(() => 200, (err: unknown) => apiErrorOf(err)?.status ?? 500);
 
 describe("claims cache (assertNotClaimed)", () => {
   it("serves a repeated lookup from the isolate, so a claim written behind its back is enforced once the TTL has run out", async () => {

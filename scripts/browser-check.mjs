@@ -2,15 +2,14 @@
 // of a throwaway `wrangler dev` on port 8814: sign-in → consent → redirect with a code (then the code
 // is exchanged and the token used on /v1/me), and the device page (then the device's poll gets a token).
 // Screenshots go to SCREENS_DIR (default /work/notes/screens). Not part of `npm test`.
-import { spawn, spawnSync } from "node:child_process";
-import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
+import { passwordHash, root, wrangler as runWrangler, wranglerBin } from "./lib/local.mjs";
 
-const root = path.resolve(import.meta.dirname, "..");
-const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 const port = Number(process.env.BROWSER_CHECK_PORT ?? 8814);
 const base = `http://localhost:${port}`;
 const screens = process.env.SCREENS_DIR ?? "/work/notes/screens";
@@ -20,14 +19,7 @@ const EMAIL = "browser-check@example.com";
 const PASSWORD = "browser-check-password";
 
 const state = mkdtempSync(path.join(tmpdir(), "browser-check-"));
-const wrangler = (args) => {
-  const res = spawnSync(process.execPath, [wranglerBin, ...args, "--persist-to", state], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
-  });
-  if (res.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${res.stderr}${res.stdout}`);
-};
+const wrangler = (args) => runWrangler(args, { persistTo: state });
 const step = (msg) => console.log(`• ${msg}`);
 function assert(cond, msg) {
   if (!cond) throw new Error(`check failed: ${msg}`);
@@ -58,8 +50,7 @@ let browser;
 try {
   mkdirSync(screens, { recursive: true });
   wrangler(["d1", "migrations", "apply", "DB", "--local"]);
-  const salt = randomBytes(16);
-  const hash = `pbkdf2-sha256$100000$${salt.toString("base64")}$${pbkdf2Sync(PASSWORD, salt, 100_000, 32, "sha256").toString("base64")}`;
+  const hash = passwordHash(PASSWORD);
   wrangler(["d1", "execute", "DB", "--local", "--command", `INSERT INTO accounts (email, first_name, confirmed, plan, kind, password_hash) VALUES ('${EMAIL}', 'Browser', 1, 'pro', 'user', '${hash}')`]);
 
   server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {

@@ -1,11 +1,11 @@
 // Creates (or finds) a demo account on a plan in the local D1 database and prints its API key and
 // secret as the last line of stdout: {"key": "...", "secret": "..."}.
 //   npm run seed -- --plan growth
-import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { applyMigrations, d1, root, sqlText } from "./lib/local.mjs";
+import { applyMigrations, d1, passwordHash, root, sqlText } from "./lib/local.mjs";
 
 const PLANS = ["free", "basic", "growth", "pro", "pro-plus", "scale", "enterprise"];
 const DEMO_PASSWORD = "demo-password";
@@ -15,12 +15,6 @@ const cacheFile = path.join(root, ".wrangler", "demo-credentials.json");
 
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 const token = (bytes) => randomBytes(bytes).toString("base64url");
-
-function passwordHash(password) {
-  const salt = randomBytes(16);
-  const hash = pbkdf2Sync(password, salt, 100_000, 32, "sha256");
-  return `pbkdf2-sha256$100000$${salt.toString("base64")}$${hash.toString("base64")}`;
-}
 
 export function seed(plan = "pro", { migrate = true } = {}) {
   if (!PLANS.includes(plan)) throw new Error(`Unknown plan '${plan}'. Choose one of: ${PLANS.join(", ")}.`);

@@ -1,14 +1,14 @@
 // A throwaway `wrangler dev` for HTTP benchmarks: its own port and state directory, migrations
 // applied, one scale-plan account (no rate limits) with a key, stopped and removed afterwards.
-import { spawn, spawnSync } from "node:child_process";
-import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { passwordHash, root, wrangler as runWrangler, wranglerBin } from "../../scripts/lib/local.mjs";
 
-export const root = path.resolve(import.meta.dirname, "../..");
-const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+export { root };
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
@@ -38,14 +38,7 @@ export async function withBenchServer(name, vars, body) {
   if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
   const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
   const base = `http://127.0.0.1:${port}`;
-  const wrangler = (args) => {
-    const res = spawnSync(process.execPath, [wranglerBin, ...args, "--persist-to", state], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
-    });
-    if (res.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${res.stderr}${res.stdout}`);
-  };
+  const wrangler = (args) => runWrangler(args, { persistTo: state });
   const sql = (command) => wrangler(["d1", "execute", "DB", "--local", "--json", "--command", command]);
 
   let server;
@@ -55,8 +48,7 @@ export async function withBenchServer(name, vars, body) {
     const secret = `cs_${randomBytes(32).toString("base64url")}`;
     const sha = createHash("sha256").update(secret).digest("hex");
     // An account without a password cannot use the API (spec: 401), so give it one.
-    const salt = randomBytes(16);
-    const pw = `pbkdf2-sha256$100000$${salt.toString("base64")}$${pbkdf2Sync("bench", salt, 100_000, 32, "sha256").toString("base64")}`;
+    const pw = passwordHash("bench");
     sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, 'scale', 'user', '${pw}')`);
     sql(
       `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)

@@ -1,14 +1,15 @@
 // Helpers for scripts that work on the local (wrangler dev) state: D1 queries and the dev secrets file.
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { pbkdf2Sync, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 export const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 
-export function wrangler(args, { quiet = true } = {}) {
-  const res = spawnSync(process.execPath, [wranglerBin, ...args], {
+/** Runs a wrangler command; `persistTo` points it at a throwaway state directory (benches, browser check). */
+export function wrangler(args, { quiet = true, persistTo } = {}) {
+  const res = spawnSync(process.execPath, [wranglerBin, ...args, ...(persistTo ? ["--persist-to", persistTo] : [])], {
     cwd: root,
     encoding: "utf8",
     stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
@@ -52,4 +53,11 @@ export function ensureDevVars() {
       .filter((l) => l.includes("="))
       .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
   );
+}
+
+/** The stored form of a password, as the Worker checks it (src/account/crypto.ts). */
+export function passwordHash(password) {
+  const salt = randomBytes(16);
+  const hash = pbkdf2Sync(password, salt, 100_000, 32, "sha256");
+  return `pbkdf2-sha256$100000$${salt.toString("base64")}$${hash.toString("base64")}`;
 }

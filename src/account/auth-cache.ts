@@ -1,4 +1,5 @@
 import type { Account, ApiKey } from "../db/schema.js";
+import { ExpiringMap } from "../util/expiring-map.js";
 
 /**
  * In-isolate cache of verified API keys, so a busy key does not pay a D1 join on every request.
@@ -25,40 +26,20 @@ export interface VerifiedKey {
   owner: Account | null;
 }
 
-interface Entry {
-  value: VerifiedKey;
-  readAt: number;
-}
-
-const entries = new Map<string, Entry>();
+const entries = new ExpiringMap<string, VerifiedKey>(MAX_ENTRIES);
 
 const cacheKey = (publicKey: string, secretHash: string) => `${publicKey}:${secretHash}`;
 
 /** The verified rows for this exact credential if they were read less than AUTH_CACHE_TTL_MS ago. */
 export function cachedKey(publicKey: string, secretHash: string, now: number): VerifiedKey | null {
-  const k = cacheKey(publicKey, secretHash);
-  const entry = entries.get(k);
-  if (!entry) return null;
-  // A clock that moved backwards (tests, or skew) must not stretch an entry's life either.
-  if (now - entry.readAt >= AUTH_CACHE_TTL_MS || now < entry.readAt) {
-    entries.delete(k);
-    return null;
-  }
-  return entry.value;
+  return entries.get(cacheKey(publicKey, secretHash), now, AUTH_CACHE_TTL_MS) ?? null;
 }
 
 export function rememberKey(publicKey: string, secretHash: string, value: VerifiedKey, now: number): void {
-  const k = cacheKey(publicKey, secretHash);
-  entries.delete(k);
-  if (entries.size >= MAX_ENTRIES) {
-    // Maps iterate in insertion order: the first entry is the oldest.
-    const oldest = entries.keys().next().value;
-    if (oldest !== undefined) entries.delete(oldest);
-  }
-  entries.set(k, { value, readAt: now });
+  entries.set(cacheKey(publicKey, secretHash), value, now);
 }
 
 /** Called when a key is revoked, reset or deleted, so this isolate stops accepting it at once. */
 export function forgetKey(keyId: number): void {
-  for (const [k, entry] of entries) if (entry.value.key.id === keyId) entries.delete(k);
+  entries.deleteWhere((value) => value.key.id === keyId);
 }

@@ -4,6 +4,7 @@ import { db } from "../db/client.js";
 import { billedRequests, usageDays } from "../db/schema-contract.js";
 import type { Env } from "../env.js";
 import { DAY_MS, startOfUtcDay } from "../http/time.js";
+import { ExpiringMap } from "../util/expiring-map.js";
 
 /**
  * Credits rule (contract §4): an identical request (same capability, same normalised parameters,
@@ -43,32 +44,21 @@ export async function requestFingerprint(capability: string, params: Record<stri
  * remembered window answers "repeat" exactly as D1 would until it closes, and is then forgotten.
  * Only "not billed" answers go to D1 every time (they change as soon as a call is billed).
  */
-const openWindows = new Map<string, number>();
-/** Bounds memory: beyond this many remembered windows the oldest is dropped (it is then read from D1 again). */
 const MAX_OPEN_WINDOWS = 20_000;
+/** (account, fingerprint) -> true, stored at the billing instant that opened the window. */
+const openWindows = new ExpiringMap<string, true>(MAX_OPEN_WINDOWS);
 const windowKey = (accountId: number, fingerprint: string) => `${accountId}:${fingerprint}`;
 
 function rememberWindow(accountId: number, fingerprint: string, billedAt: number): void {
-  const key = windowKey(accountId, fingerprint);
-  openWindows.delete(key);
-  if (openWindows.size >= MAX_OPEN_WINDOWS) {
-    const oldest = openWindows.keys().next().value;
-    if (oldest !== undefined) openWindows.delete(oldest);
-  }
-  openWindows.set(key, billedAt);
+  openWindows.set(windowKey(accountId, fingerprint), true, billedAt);
 }
 
-/** True when this isolate already knows the account was billed for this request less than 30 days before `now`. */
+/**
+ * True when this isolate already knows the account was billed for this request less than 30 days
+ * before `now`. A caller's clock before the billing instant (tests pass `now`) is asked of D1 instead.
+ */
 export function knownRepeat(accountId: number, fingerprint: string, now: number): boolean {
-  const key = windowKey(accountId, fingerprint);
-  const billedAt = openWindows.get(key);
-  if (billedAt === undefined) return false;
-  if (now - billedAt >= REPEAT_WINDOW_MS) {
-    openWindows.delete(key);
-    return false;
-  }
-  // A caller's clock before the billing instant (tests pass `now`) is asked of D1 instead.
-  return now >= billedAt;
+  return openWindows.get(windowKey(accountId, fingerprint), now, REPEAT_WINDOW_MS) === true;
 }
 
 /** True when this account was billed for the same request less than 30 days ago. */

@@ -1,3 +1,5 @@
+import { ExpiringMap } from "../../util/expiring-map.js";
+
 /**
  * In-isolate memory of recent claim lookups (assertNotClaimed), so a value asked about again and
  * again (the same number validated in a loop) does not pay a D1 read on every call.
@@ -12,12 +14,7 @@ export const DEFAULT_CLAIMS_CACHE_TTL_MS = 5_000;
 /** Bounds memory: beyond this many values the oldest entry is dropped. */
 const MAX_ENTRIES = 10_000;
 
-interface Entry {
-  claimed: boolean;
-  readAt: number;
-}
-
-const entries = new Map<string, Entry>();
+const entries = new ExpiringMap<string, boolean>(MAX_ENTRIES);
 
 /** The TTL configured for this deployment (an unset or unreadable value keeps the default). */
 export function claimsCacheTtl(configured: string | undefined): number {
@@ -28,25 +25,11 @@ export function claimsCacheTtl(configured: string | undefined): number {
 
 /** Whether `key` was claimed, if that was read less than `ttlMs` ago; undefined when unknown. */
 export function cachedClaim(key: string, now: number, ttlMs: number): boolean | undefined {
-  const entry = entries.get(key);
-  if (!entry) return undefined;
-  // A clock that moved backwards must not stretch an entry's life either.
-  if (now - entry.readAt >= ttlMs || now < entry.readAt) {
-    entries.delete(key);
-    return undefined;
-  }
-  return entry.claimed;
+  return entries.get(key, now, ttlMs);
 }
 
 export function rememberClaim(key: string, claimed: boolean, now: number, ttlMs: number): void {
-  if (ttlMs <= 0) return;
-  entries.delete(key);
-  if (entries.size >= MAX_ENTRIES) {
-    // Maps iterate in insertion order: the first entry is the oldest.
-    const oldest = entries.keys().next().value;
-    if (oldest !== undefined) entries.delete(oldest);
-  }
-  entries.set(key, { claimed, readAt: now });
+  if (ttlMs > 0) entries.set(key, claimed, now);
 }
 
 /** A claim on `key` was added or removed in this isolate: the next lookup reads D1. */

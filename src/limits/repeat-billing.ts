@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { sha256Hex } from "../account/crypto.js";
 import { db } from "../db/client.js";
 import { billedRequests, usageDays } from "../db/schema-contract.js";
@@ -61,44 +61,77 @@ export function knownRepeat(accountId: number, fingerprint: string, now: number)
   return openWindows.get(windowKey(accountId, fingerprint), now, REPEAT_WINDOW_MS) === true;
 }
 
+// D1 binds at most 100 parameters per statement: a lookup binds the account and the window besides
+// its fingerprints, an insert three parameters per row.
+const LOOKUP_CHUNK = 90;
+const INSERT_CHUNK = 30;
+
+/**
+ * The fingerprints among `fingerprints` this account was billed for less than 30 days before
+ * `now`, with the instant each was billed. A bulk chunk asks for all its rows in one query; a
+ * single call asks for one.
+ */
+export async function billedAmong(env: Pick<Env, "DB">, accountId: number, fingerprints: readonly string[], now: number): Promise<Map<string, number>> {
+  const unique = [...new Set(fingerprints)];
+  const billed = new Map<string, number>();
+  for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
+    const rows = await db(env.DB)
+      .select({ fingerprint: billedRequests.fingerprint, billedAt: billedRequests.billedAt })
+      .from(billedRequests)
+      .where(and(eq(billedRequests.accountId, accountId), inArray(billedRequests.fingerprint, unique.slice(i, i + LOOKUP_CHUNK)), gt(billedRequests.billedAt, now - REPEAT_WINDOW_MS)))
+      .all();
+    for (const r of rows) {
+      billed.set(r.fingerprint, r.billedAt);
+      rememberWindow(accountId, r.fingerprint, r.billedAt);
+    }
+  }
+  return billed;
+}
+
 /** True when this account was billed for the same request less than 30 days ago. */
 export async function billedRecently(env: Pick<Env, "DB">, accountId: number, fingerprint: string, now: number): Promise<boolean> {
   if (knownRepeat(accountId, fingerprint, now)) return true;
-  const row = await db(env.DB)
-    .select({ billedAt: billedRequests.billedAt })
-    .from(billedRequests)
-    .where(and(eq(billedRequests.accountId, accountId), eq(billedRequests.fingerprint, fingerprint), gt(billedRequests.billedAt, now - REPEAT_WINDOW_MS)))
-    .get();
-  if (row) rememberWindow(accountId, fingerprint, row.billedAt);
-  return row !== undefined;
+  return (await billedAmong(env, accountId, [fingerprint], now)).has(fingerprint);
 }
 
-export interface Charge {
+export interface Charges {
   accountId: number;
-  fingerprint: string;
+  fingerprints: readonly string[];
   capability: string;
   source: "api" | "bulk";
   now: number;
 }
 
-/** Remembers a billed request (opening its 30-day window) and counts it in the day's usage, in one batch. */
-export async function recordCharge(env: Pick<Env, "DB">, charge: Charge): Promise<void> {
+/** Opens the 30-day window of each billed request and counts them in the day's usage, in one batch. */
+export async function recordCharges(env: Pick<Env, "DB">, charges: Charges): Promise<void> {
+  const { accountId, fingerprints, capability, source, now } = charges;
+  if (!fingerprints.length) return;
   const store = db(env.DB);
-  await store.batch([
-    store
-      .insert(billedRequests)
-      .values({ accountId: charge.accountId, fingerprint: charge.fingerprint, billedAt: charge.now })
-      .onConflictDoUpdate({ target: [billedRequests.accountId, billedRequests.fingerprint], set: { billedAt: charge.now } }),
-    store
-      .insert(usageDays)
-      .values({ accountId: charge.accountId, day: startOfUtcDay(charge.now), capability: charge.capability, source: charge.source, count: 1 })
-      .onConflictDoUpdate({
-        target: [usageDays.accountId, usageDays.day, usageDays.capability, usageDays.source],
-        set: { count: sql`${usageDays.count} + 1` },
-      }),
-  ]);
-  // Only once D1 holds it: a window this isolate remembers is one every isolate would find.
-  rememberWindow(charge.accountId, charge.fingerprint, charge.now);
+  const windows = [];
+  for (let i = 0; i < fingerprints.length; i += INSERT_CHUNK) {
+    windows.push(
+      store
+        .insert(billedRequests)
+        .values(fingerprints.slice(i, i + INSERT_CHUNK).map((fingerprint) => ({ accountId, fingerprint, billedAt: now })))
+        .onConflictDoUpdate({ target: [billedRequests.accountId, billedRequests.fingerprint], set: { billedAt: now } }),
+    );
+  }
+  const usage = store
+    .insert(usageDays)
+    .values({ accountId, day: startOfUtcDay(now), capability, source, count: fingerprints.length })
+    .onConflictDoUpdate({
+      target: [usageDays.accountId, usageDays.day, usageDays.capability, usageDays.source],
+      set: { count: sql`${usageDays.count} + ${fingerprints.length}` },
+    });
+  await store.batch([usage, ...windows]);
+  // Only once D1 holds them: a window this isolate remembers is one every isolate would find.
+  for (const fingerprint of fingerprints) rememberWindow(accountId, fingerprint, now);
+}
+
+/** One billed call: its 30-day window and its usage count. */
+export function recordCharge(env: Pick<Env, "DB">, charge: Omit<Charges, "fingerprints"> & { fingerprint: string }): Promise<void> {
+  const { fingerprint, ...rest } = charge;
+  return recordCharges(env, { ...rest, fingerprints: [fingerprint] });
 }
 
 /** Drops windows that have closed (called by the scheduled retention job, never on a request). */

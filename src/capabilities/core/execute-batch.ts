@@ -3,8 +3,7 @@ import type { Env } from "../../env.js";
 import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
 import { admitRequest } from "../../limits/admission.js";
 import type { CreditBalance } from "../../limits/groups.js";
-import { requestFingerprint } from "../../limits/repeat-billing.js";
-import { billedAmong, recordCharges } from "../../limits/repeat-billing-batch.js";
+import { billedAmong, recordCharges, requestFingerprint } from "../../limits/repeat-billing.js";
 import { logError } from "../../request-context.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
 import { logSurfaceCalls, surfaceLogRow } from "./surface-log.js";
@@ -60,7 +59,7 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
   const started = now();
   const cost = cap.cost;
   const fingerprints = cost ? await Promise.all(calls.map((params) => requestFingerprint(cap.name, params))) : [];
-  const repeats = cost ? await billedAmong(inv.env, inv.accountId, fingerprints, started) : new Set<string>();
+  const repeats = cost ? await billedAmong(inv.env, inv.accountId, fingerprints, started) : new Map<string, number>();
 
   // Each distinct billable request is reserved at its full price (base plus options), once.
   const reserved: Amounts = {};

@@ -1,7 +1,7 @@
 import type { Env } from "../../env.js";
 import { WebmailDomain } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
-import { assertEmailNotClaimed } from "../shared-lookups.js";
+import { assertEmailNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../index/read.js";

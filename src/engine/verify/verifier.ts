@@ -3,7 +3,7 @@ import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../http/time.js";
-import { assertEmailNotClaimed } from "../shared-lookups.js";
+import { assertEmailNotClaimed } from "../index/claims.js";
 import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";

@@ -149,7 +149,7 @@ describe("index writes", () => {
   });
 
   it("writes hundreds of addresses in one pass without hitting D1's 100-parameter limit", async () => {
-    const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, name: null, position: null, via: "text" as const }));
+    const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, evidence: null, name: null, position: null, via: "text" as const }));
     const extraction = { addresses, phones: [], company: emptyCompanyFacts(), links: [], linkRefs: [], allLinks: [], meta: new Map(), title: null, jsonLd: [], lines: [] };
     const pages = [0, 1, 2].map((i) => ({ url: `https://bulk-corp.test/p${i}`, extraction }));
     const result = await storeCrawl(env, { domain: "bulk-corp.test", pages, status: "done", error: null, now: Date.now() });

@@ -4,9 +4,9 @@ import { rfc3339 } from "../../http/time.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
-import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../index/read.js";
+import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../index/read.js";
 import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
-import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
+import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 import { departmentOf, seniorityOf } from "../people/positions.js";
 import { verifyEmail } from "../verify/verifier.js";
 import { type Memo, noMemo } from "../memo.js";
@@ -77,10 +77,9 @@ export interface Proposal {
  * them verbatim, else their name rendered in the domain's most supported format, spelled the way
  * the domain spells names. Null when the domain has no named address to learn a format from.
  */
-export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string): Proposal | null {
+export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string, inference: PatternInference = formatsOf(undefined, rows)): Proposal | null {
   const seen = verbatimMatch(rows, name);
   if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
-  const inference = inferPatterns(namedAddresses(rows));
   const spelling = { style: inference.style ?? defaultStyle(domain), lastForm: inference.lastForm };
   const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
   if (!choice) return null;
@@ -101,7 +100,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let pattern: Pattern | null = null;
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
-  const proposal = proposeAddress(rows, name, domain);
+  const proposal = proposeAddress(rows, name, domain, formatsOf(dom, rows));
   if (!proposal) {
     return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
   }

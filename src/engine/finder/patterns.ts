@@ -151,6 +151,14 @@ export interface PatternInference {
   confidence: number;
 }
 
+/** One address's (or one stated convention's) support for formats. */
+export interface FormatObservation {
+  /** The formats it supports; its one vote is split among them. */
+  patterns: readonly Pattern[];
+  style: Transliteration | null;
+  lastForm: PartForm | null;
+}
+
 /**
  * Infers a domain's address formats from its known (name, address) pairs: each address splits one
  * vote among the patterns it matches, and the shares are smoothed with GLOBAL_PRIOR so that one
@@ -158,12 +166,16 @@ export interface PatternInference {
  * which part of a double family name) are voted on the same way.
  */
 export function inferPatterns(samples: readonly NamedAddress[]): PatternInference {
+  return tallyFormats(samples.map((s) => matchPatterns(s.localPart, s.name)));
+}
+
+/** Shares, spelling habits and confidence from observations (see inferPatterns). */
+export function tallyFormats(observed: readonly FormatObservation[]): PatternInference {
   const votes = new Map<Pattern, number>();
   const styleVotes = { plain: 0, expanded: 0 };
   const formVotes = new Map<PartForm, number>();
   let observations = 0;
-  for (const s of samples) {
-    const { patterns, style, lastForm } = matchPatterns(s.localPart, s.name);
+  for (const { patterns, style, lastForm } of observed) {
     if (patterns.length === 0) continue;
     observations++;
     for (const p of patterns) votes.set(p, (votes.get(p) ?? 0) + 1 / patterns.length);

@@ -127,8 +127,11 @@ const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
  */
 export function splitFullName(fullName: string): PersonName | null {
   const tokens = nameTokens(fullName);
-  if (tokens.length < 2) return null;
-  // The family name starts at the first particle after the given name, or is the last token.
+  return tokens.length < 2 ? null : usualSplit(tokens);
+}
+
+/** The family name starts at the first particle after the given name, or is the last token. */
+function usualSplit(tokens: readonly string[]): PersonName {
   let lastStart = tokens.length - 1;
   for (let i = 1; i < tokens.length - 1; i++) {
     if (PARTICLES.has(tokens[i]!.toLowerCase())) {
@@ -139,40 +142,57 @@ export function splitFullName(fullName: string): PersonName | null {
   return build(tokens.slice(0, 1), tokens.slice(1, lastStart), tokens.slice(lastStart));
 }
 
-function build(first: string[], middle: string[], last: string[]): PersonName {
+function build(first: readonly string[], middle: readonly string[], last: readonly string[]): PersonName {
   const m = middle.join(" ");
   return m ? { first: first.join(" "), last: last.join(" "), middle: m } : { first: first.join(" "), last: last.join(" ") };
 }
 
 /** Name tokens without titles and suffixes; "Doe, Jane" is turned round. */
 function nameTokens(fullName: string): string[] {
+  return parseName(fullName).tokens;
+}
+
+/**
+ * The name tokens of a displayed name, given name first when the page says which is which: "Doe,
+ * Jane" is turned round (`turned`), titles (Dr., Prof.) and suffixes (Jr., PhD) are dropped.
+ */
+export function parseName(fullName: string): { tokens: string[]; turned: boolean } {
   let text = fullName.normalize("NFC").replace(/\s+/g, " ").trim();
-  if (!text) return [];
+  if (!text) return { tokens: [], turned: false };
+  let turned = false;
   const comma = text.split(",");
   if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
     text = `${comma[1]!.trim()} ${comma[0]!.trim()}`;
+    turned = true;
   }
   let tokens = text.split(" ").filter(Boolean);
   while (tokens.length > 2 && HONORIFICS.has(bare(tokens[0]!))) tokens = tokens.slice(1);
   while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
-  return tokens.map((t) => t.replace(/,$/, "")).filter(Boolean);
+  return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned };
 }
+
+/** A reading of a name; `reversed` marks the family-name-first one. */
+export type NameSplit = PersonName & { reversed?: boolean };
 
 /**
  * Readings of a full name, the usual one first: with three or more words, every place the family
  * name could start ("María José | García López", "Javier | Ruiz Moreno"), compound given names
  * ("Juan Carlos | Pérez"), and — flagged `reversed` — family name first ("Nguyễn Thị Mai",
- * "Tanaka Taro"). Evidence (an address) decides which reading is meant.
+ * "Tanaka Taro"). Evidence (the domain's addresses) decides which reading is meant.
  */
-export function nameSplits(fullName: string): (PersonName & { reversed?: boolean })[] {
-  const usual = splitFullName(fullName);
-  if (!usual) return [];
-  const tokens = nameTokens(fullName);
+export function nameSplits(fullName: string): NameSplit[] {
+  return splitsOfTokens(nameTokens(fullName));
+}
+
+export function splitsOfTokens(tokens: readonly string[]): NameSplit[] {
   const n = tokens.length;
-  const out: (PersonName & { reversed?: boolean })[] = [usual];
+  if (n < 2) return [];
+  const out: NameSplit[] = [usualSplit(tokens)];
   for (let k = 1; k < n; k++) out.push(build(tokens.slice(0, 1), tokens.slice(1, k), tokens.slice(k)));
   for (let k = 2; k < n; k++) out.push(build(tokens.slice(0, k), [], tokens.slice(k)));
   out.push({ ...build(tokens.slice(n - 1), tokens.slice(1, n - 1), tokens.slice(0, 1)), reversed: true });
+  // Family name first with a two-word family name ("Nguyen Van | Minh" is rare; "Kim | Min Jun" is not).
+  if (n === 3) out.push({ ...build(tokens.slice(1), [], tokens.slice(0, 1)), reversed: true });
   const seen = new Set<string>();
   return out.filter((p) => {
     const key = `${p.first}|${p.middle ?? ""}|${p.last}|${p.reversed ? 1 : 0}`;

@@ -1,4 +1,5 @@
 import { getDomain } from "tldts";
+import { placeholderFormat } from "../../finder/stated-format.js";
 
 /**
  * Finding email addresses in page text: entity decoding, de-obfuscation, Cloudflare email
@@ -67,7 +68,8 @@ export function mayHoldAddress(line: string): boolean {
   return /[@＠﹫★☆]|\bat\b|\bAT\b|ät|arroba|chez|\(\s*a\s*\)|\[\s*a\s*\]|\{\s*a\s*\}/i.test(line);
 }
 
-const ADDRESS = new RegExp(`${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "gi");
+// Never the tail of a word in an accented Latin spelling: "prénom.nom@acme.fr" is no address of "nom".
+const ADDRESS = new RegExp(`(?<![\\p{Script=Latin}\\p{N}._%+-])${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "giu");
 
 /** Addresses in text after decoding and de-obfuscation, with their offset in the decoded text. */
 export function scanAddresses(text: string): { email: string; index: number }[] {
@@ -145,7 +147,7 @@ export function acceptAddress(raw: string, targetDomain: string): string | null 
   const domain = email.slice(at + 1);
   if (local.length > 64 || email.length > 254 || local.startsWith(".") || local.endsWith(".") || local.includes("..")) return null;
   if (ASSET_SUFFIX.test(email) || /@\d+x\./.test(email)) return null;
-  if (PLACEHOLDER_DOMAINS.has(domain) || PLACEHOLDER_LOCALS.has(local)) return null;
+  if (PLACEHOLDER_DOMAINS.has(domain) || PLACEHOLDER_LOCALS.has(local) || placeholderFormat(local) !== null) return null;
   if (TRACKER_DOMAIN.test(domain) || HEX_KEY.test(local)) return null;
   if (getDomain(domain) !== targetDomain) return null;
   return email;

@@ -2,7 +2,10 @@ import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
 import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./email-addresses.js";
-import { type FoundAddress, personNear, personOfPage, readLine } from "./people.js";
+import { type FoundAddress, type Person, personNear, personOfPage, readingFor, readLine, shown } from "./people.js";
+import { isFamilyFirstLanguage, type NameEvidence } from "../../people/readings.js";
+import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
+import type { Pattern } from "../../finder/patterns.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
 import { splitFullName } from "../../people/names.js";
 import type { LinkRef } from "../crawl/plan.js";
@@ -29,6 +32,8 @@ export interface PageExtraction {
   lines: string[];
   /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
   personNames?: string[];
+  /** Address conventions the page states with a placeholder ("firstname.lastname@<domain>"). */
+  statedFormats?: Pattern[];
 }
 
 // Block elements break lines. An end-tag callback per element is the costliest part of a
@@ -208,7 +213,8 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const jsonLd = jsonLdNodes(jsonLdBlocks);
   const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
   for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
-  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean));
+  const familyFirstPage = lang ? isFamilyFirstLanguage(lang) : writtenFamilyFirst(lines);
+  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean), familyFirstPage);
   const allLinkList = [...allLinks];
   const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
   // Numbers written without +country are read in the country the page is about.
@@ -230,7 +236,34 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     jsonLd,
     lines,
     personNames: personNamesIn(lines),
+    statedFormats: statedFormatsIn(lines, targetDomain),
   };
+}
+
+/** A page without a lang attribute whose text is mostly in a script written family name first (CJK, Hangul). */
+function writtenFamilyFirst(lines: readonly string[]): boolean {
+  let cjk = 0;
+  let letters = 0;
+  for (const line of lines.slice(0, 200)) {
+    cjk += line.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
+    letters += line.match(/\p{L}/gu)?.length ?? 0;
+  }
+  return letters > 0 && cjk / letters > 0.3;
+}
+
+/** Placeholders of the target domain written on the page ("vorname.nachname@kanzlei.de"): the convention it states. */
+function statedFormatsIn(lines: readonly string[], targetDomain: string): Pattern[] {
+  const out = new Set<Pattern>();
+  const placeholder = /([a-z][a-z._-]{0,40}[a-z])\s?(?:@|\[at\]|\(at\))\s?([a-z0-9.-]+\.[a-z]{2,24})/gi;
+  for (const line of lines) {
+    if (!mayHoldAddress(line)) continue;
+    for (const m of foldForPlaceholders(line).matchAll(placeholder)) {
+      if (getDomain(m[2]!.toLowerCase()) !== targetDomain) continue;
+      const format = placeholderFormat(m[1]!);
+      if (format) out.add(format);
+    }
+  }
+  return [...out];
 }
 
 /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
@@ -271,7 +304,7 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
 }
 
 /** One entry per accepted address, with the best name and position the page gives for it. */
-function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = []): FoundAddress[] {
+function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = [], familyFirstPage = false): FoundAddress[] {
   const found = new Map<string, FoundAddress>();
   const add = (candidate: FoundAddress) => {
     const existing = found.get(candidate.email);
@@ -287,21 +320,23 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     const given = text(node.givenName);
     const family = text(node.familyName);
     const full = text(node.name);
-    const name = given && family ? { first: given, last: family } : full ? splitFullName(full) : null;
-    add({ email, name, position: text(node.jobTitle), via: "jsonld" });
+    // givenName/familyName say which part is which; a bare `name` is only a displayed name.
+    const evidence: NameEvidence | null = given && family ? { kind: "stated", name: { first: given, last: family } } : full ? shown(full, familyFirstPage) : null;
+    const name = evidence?.kind === "stated" ? evidence.name : evidence ? (readingFor(email, evidence) ?? splitFullName(full!)) : null;
+    add({ email, evidence, name, position: text(node.jobTitle), via: "jsonld" });
   }
   // A profile page names its person once, in its heading or title, often far from the address.
-  const onPage = (email: string, near: ReturnType<typeof personNear>) => (near.name ? near : { ...near, ...personOfPage(email, pageNames) });
+  const onPage = (email: string, near: Person) => (near.name ? near : { ...near, ...personOfPage(email, pageNames, familyFirstPage) });
   for (const m of marks) {
     const email = acceptAddress(m.raw, targetDomain);
-    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText)), via: m.via });
+    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText, undefined, familyFirstPage)), via: m.via });
   }
   lines.forEach((line, index) => {
     if (!mayHoldAddress(line)) return;
     for (const hit of scanAddresses(line)) {
       const email = acceptAddress(hit.email, targetDomain);
       // Link text repeats the address of a mailto link: no need to look for its person twice.
-      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index))), via: "text" });
+      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index), familyFirstPage)), via: "text" });
     }
   });
   return [...found.values()];

@@ -1,12 +1,24 @@
-import { looksLikePersonName, nameKey, nameSplits, type PersonName } from "../../people/names.js";
-import { GLOBAL_PRIOR, matchPatterns } from "../../finder/patterns.js";
+import { looksLikePersonName, nameKey, type PersonName } from "../../people/names.js";
+import { type NameEvidence, readingsOf } from "../../people/readings.js";
+import { readJointly } from "../../finder/joint-reading.js";
 import { departmentOf, isGenericLocalPart, seniorityOf } from "../../people/positions.js";
 
 export interface FoundAddress {
   email: string;
+  /**
+   * What the page tells about the owner's name. Which word is the given name is decided when the
+   * index is written, over all the domain's addresses (finder/joint-reading.ts).
+   */
+  evidence: NameEvidence | null;
+  /** This page's own reading of that evidence, for page-level use (the index may read it otherwise). */
   name: PersonName | null;
   position: string | null;
   via: "mailto" | "text" | "cfemail" | "jsonld" | "vcard";
+}
+
+/** Evidence for a name written out on a page. */
+export function shown(text: string, familyFirstPage = false): NameEvidence {
+  return { kind: "shown", text, familyFirstPage };
 }
 
 const TITLE_WORDS =
@@ -41,23 +53,17 @@ export function readLine(line: string): { name: string | null; position: string 
 }
 
 /**
- * The reading of a full name under which the address is this person's, or null. Names split
- * several ways ("María José García López", "Nguyễn Thị Mai" family name first); the reading whose
- * matching format is most common wins, so "mai.nguyen" reads as {first}.{last} of Mai Nguyễn.
+ * The reading of the name evidence under which the address is this person's, or null: the address
+ * judged alone, the way the domain-wide reading judges a domain with one address.
  */
-export function fittingName(email: string, fullName: string): PersonName | null {
+export function readingFor(email: string, evidence: NameEvidence): PersonName | null {
   const local = email.slice(0, email.indexOf("@"));
-  let best: { name: PersonName; prior: number } | null = null;
-  for (const name of nameSplits(fullName)) {
-    const { patterns } = matchPatterns(local, name);
-    if (!patterns.length) continue;
-    // Family-name-first is the exception in page text: it needs a much more common format to win.
-    const prior = Math.max(...patterns.map((p) => GLOBAL_PRIOR[p])) * (name.reversed ? 0.1 : 1);
-    if (!best || prior > best.prior) best = { name, prior };
-  }
-  if (!best) return null;
-  const { reversed: _reversed, ...name } = best.name as PersonName & { reversed?: boolean };
-  return name;
+  return readJointly([{ localPart: local, readings: readingsOf(evidence) }]).names[0] ?? null;
+}
+
+/** The reading of a displayed full name under which the address is this person's, or null. */
+export function fittingName(email: string, fullName: string, familyFirstPage = false): PersonName | null {
+  return readingFor(email, shown(fullName, familyFirstPage));
 }
 
 const LOOK_BACK = 4;
@@ -73,19 +79,20 @@ export function personNear(
   lineIndex: number,
   anchorText: string,
   sameLineBefore?: string,
-): { name: PersonName | null; position: string | null } {
+  familyFirstPage = false,
+): Person {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return { name: null, position: null };
+  if (isGenericLocalPart(local)) return NOBODY;
 
-  let name: PersonName | null = null;
+  let found: Person | null = null;
   let position: string | null = null;
   const consider = (line: string) => {
     const read = readLine(line);
-    if (!name && read.name) {
-      const candidate = fittingName(email, read.name);
-      if (candidate) {
-        name = candidate;
-        position ??= read.position;
+    if (!found && read.name) {
+      const evidence = shown(read.name, familyFirstPage);
+      const name = readingFor(email, evidence);
+      if (name) {
+        found = { evidence, name, position: position ?? read.position };
         return;
       }
     }
@@ -94,26 +101,36 @@ export function personNear(
 
   if (anchorText && !anchorText.includes("@")) consider(anchorText);
   const here = sameLineBefore ?? lines[lineIndex] ?? "";
-  if (!name) consider(here.replace(/\S+@\S+/g, " "));
-  for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !name; i--) {
+  if (!found) consider(here.replace(/\S+@\S+/g, " "));
+  for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !found; i--) {
     const line = lines[i]!;
     if (/@/.test(line)) break;
     consider(line);
   }
   // A position without the person it belongs to is not attached to anyone.
-  return name ? { name, position } : { name: null, position: null };
+  return found ?? NOBODY;
 }
 
+/** A person read off a page for an address: the name evidence, this page's reading of it, and a position. */
+export interface Person {
+  evidence: NameEvidence | null;
+  name: PersonName | null;
+  position: string | null;
+}
+const NOBODY: Person = { evidence: null, name: null, position: null };
+
 /** The person a profile page is about (its heading, title or JSON-LD Person), when the address is theirs. */
-export function personOfPage(email: string, pageNames: readonly string[]): { name: PersonName | null; position: string | null } {
+export function personOfPage(email: string, pageNames: readonly string[], familyFirstPage = false): Person {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return { name: null, position: null };
+  if (isGenericLocalPart(local)) return NOBODY;
   for (const text of pageNames) {
     const read = readLine(text);
-    const name = read.name ? fittingName(email, read.name) : null;
-    if (name) return { name, position: null };
+    if (!read.name) continue;
+    const evidence = shown(read.name, familyFirstPage);
+    const name = readingFor(email, evidence);
+    if (name) return { evidence, name, position: null };
   }
-  return { name: null, position: null };
+  return NOBODY;
 }
 
 /**
@@ -121,19 +138,20 @@ export function personOfPage(email: string, pageNames: readonly string[]): { nam
  * team page listing "Jane Doe" without her address, a contact page showing only jdoe@): only when
  * exactly one of those names turns into the address.
  */
-export function nameFromSite(email: string, names: Iterable<string>): PersonName | null {
+export function nameFromSite(email: string, names: Iterable<string>): Person | null {
   const local = email.slice(0, email.indexOf("@"));
   if (isGenericLocalPart(local)) return null;
-  let found: PersonName | null = null;
+  let found: Person | null = null;
   const bare = local.replace(/[^a-z0-9]/g, "");
   for (const text of names) {
     // Cheap gate before trying every reading and format: some part of the name must be in the address.
     const parts = text.split(/[\s-]+/).map((t) => nameKey(t)).filter((t) => t.length >= 2);
     if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
-    const name = fittingName(email, text);
+    const evidence = shown(text);
+    const name = readingFor(email, evidence);
     if (!name) continue;
-    if (found && nameKeyOf(found) !== nameKeyOf(name)) return null;
-    found = name;
+    if (found && nameKeyOf(found.name!) !== nameKeyOf(name)) return null;
+    found = { evidence, name, position: null };
   }
   return found;
 }

@@ -1,0 +1,68 @@
+import { type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
+
+/**
+ * What a page tells about the name of an address's owner, before anyone decides which word is the
+ * given name: either the name as the page shows it, with the cues a reader would use to tell its
+ * order, or a name stated part by part (a vCard's N, JSON-LD givenName/familyName).
+ */
+export type NameEvidence =
+  | {
+      kind: "shown";
+      /** The name as displayed ("Clara Dubois", "TANAKA Hiroshi", "Doe, Jane"). */
+      text: string;
+      /** The page is in a language whose names are written family name first (lang ja, zh, ko, vi, hu). */
+      familyFirstPage: boolean;
+    }
+  | { kind: "stated"; name: PersonName };
+
+/** One way to read a displayed name, and how plausible a reader would find it without other evidence. */
+export interface Reading {
+  name: PersonName;
+  /**
+   * 1 for a reading the page supports; lower for one it argues against (a family-name-first
+   * reading of "Clara Dubois" on a French page). The domain's other addresses can still make a
+   * low reading win: one convention explains all of a domain's people.
+   */
+  weight: number;
+}
+
+/** A family-name-first reading the page gives no cue for: possible ("Tanaka Hiroshi" on an English page), not preferred. */
+export const UNCUED_REVERSED = 0.25;
+/** A reading the page argues against: the upper-cased family name or the "Family, Given" comma says otherwise. */
+export const CONTRADICTED = 0.1;
+
+/** Languages whose names are written family name first. */
+const FAMILY_FIRST_LANGUAGES = new Set(["ja", "zh", "ko", "vi", "hu"]);
+
+export function isFamilyFirstLanguage(lang: string): boolean {
+  return FAMILY_FIRST_LANGUAGES.has(lang.trim().toLowerCase().split(/[-_]/)[0] ?? "");
+}
+
+const isUpperWord = (token: string) => /^\p{Lu}[\p{Lu}'’.-]*\p{Lu}$/u.test(token);
+const hasLower = (token: string) => /\p{Ll}/u.test(token);
+/** "TANAKA" → "Tanaka", "O'BRIEN" → "O'Brien". */
+const titleCase = (token: string) => token.toLowerCase().replace(/(^|[\s'’-])(\p{Ll})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
+
+/** Every reading of a name as evidence gives it, each with its weight; the usual reading first. */
+export function readingsOf(evidence: NameEvidence): Reading[] {
+  if (evidence.kind === "stated") return [{ name: evidence.name, weight: 1 }];
+  const { tokens, turned } = parseName(evidence.text);
+  if (tokens.length < 2) return [];
+  // An upper-cased word among mixed-case ones is the family name ("TANAKA Hiroshi", "Hiroshi TANAKA").
+  const upper = tokens.some(hasLower) ? tokens.filter(isUpperWord) : [];
+  const words = tokens.map((t) => (isUpperWord(t) ? titleCase(t) : t));
+  const family = upper.length ? upper.map(titleCase).join(" ") : null;
+  return splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family, turned, evidence.familyFirstPage) }));
+}
+
+function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {
+  if (family !== null) return split.last === family ? 1 : CONTRADICTED;
+  if (turned) return split.reversed ? CONTRADICTED : 1;
+  if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;
+  return 1;
+}
+
+function withoutFlag(split: NameSplit): PersonName {
+  const { reversed: _reversed, ...name } = split;
+  return name;
+}

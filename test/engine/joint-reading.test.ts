@@ -1,0 +1,123 @@
+// Issue 20: a domain's names and its address format are read together, over all its addresses.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { readJointly } from "../../src/engine/finder/joint-reading.js";
+import { percentages } from "../../src/engine/finder/patterns.js";
+import { placeholderFormat } from "../../src/engine/finder/stated-format.js";
+import { proposeAddress } from "../../src/engine/finder/email-finder.js";
+import { readingsOf } from "../../src/engine/people/readings.js";
+import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
+import { storeCrawl } from "../../src/engine/index/store.js";
+import { extractPage } from "../../src/engine/web/extract/page.js";
+import { acceptAddress } from "../../src/engine/web/extract/email-addresses.js";
+
+const shown = (text: string, familyFirstPage = false) => ({ kind: "shown" as const, text, familyFirstPage });
+const read = (people: [string, string, boolean?][], stated: Parameters<typeof readJointly>[1] = []) =>
+  readJointly(people.map(([local, text, ff]) => ({ localPart: local, readings: readingsOf(shown(text, ff)) })), stated);
+
+describe("one convention explains a domain's people", () => {
+  it("reads a {last}.{first} domain's names as written instead of mirroring them into {first}.{last}", () => {
+    const r = read([["dubois.clara", "Clara Dubois"], ["petit.marc", "Marc Petit"], ["roux.amelie", "Amélie Roux"]]);
+    expect(r.inference.shares[0]?.pattern).toBe("{last}.{first}");
+    expect(r.names).toEqual([{ first: "Clara", last: "Dubois" }, { first: "Marc", last: "Petit" }, { first: "Amélie", last: "Roux" }]);
+  });
+
+  it("reads one address alone as written too: {last}{f}, {last}_{first} and {l}{first} are not mirrored", () => {
+    expect(read([["duboisc", "Clara Dubois"]]).inference.shares[0]?.pattern).toBe("{last}{f}");
+    expect(read([["dubois_clara", "Clara Dubois"]]).inference.shares[0]?.pattern).toBe("{last}_{first}");
+    expect(read([["dclara", "Clara Dubois"]]).inference.shares[0]?.pattern).toBe("{l}{first}");
+  });
+
+  it("turns a name round when the domain's other addresses say so", () => {
+    const r = read([["john.smith", "John Smith"], ["anna.berg", "Anna Berg"], ["hiroshi.tanaka", "Tanaka Hiroshi"]]);
+    expect(r.inference.shares[0]?.pattern).toBe("{first}.{last}");
+    expect(r.inference.shares[0]?.votes).toBe(3);
+    expect(r.names[2]).toEqual({ first: "Hiroshi", last: "Tanaka" });
+  });
+
+  it("reads family name first on a page in a family-name-first language, and by an upper-cased family name", () => {
+    expect(read([["minh.nguyen", "Nguyen Van Minh", true], ["lan.tran", "Tran Thi Lan", true]]).names).toEqual([
+      { first: "Minh", middle: "Van", last: "Nguyen" },
+      { first: "Lan", middle: "Thi", last: "Tran" },
+    ]);
+    expect(read([["tanaka.h", "TANAKA Hiroshi"], ["sato.y", "SATO Yuki"]]).inference.shares[0]?.pattern).toBe("{last}.{f}");
+  });
+
+  it("says it cannot tell when two readings explain the evidence equally, instead of guessing with confidence", () => {
+    // A Chinese page (family name first) and one address that fits both readings.
+    const tie = read([["wei.wang", "Wang Wei", true]]);
+    const shown = percentages(tie.inference.shares);
+    expect(shown.map((s) => s.format).sort()).toEqual(["{first}.{last}", "{last}.{first}"]);
+    // Both are listed; the global prior (worth two addresses) only tilts the split.
+    expect(shown[0]!.percentage).toBeLessThanOrEqual(70);
+    expect(tie.inference.confidence).toBeLessThanOrEqual(0.25);
+    // The same address on a domain whose other people settle it is not a tie.
+    const settled = read([["wei.wang", "Wang Wei", true], ["li.na", "Na Li"]]);
+    expect(percentages(settled.inference.shares)[0]).toEqual({ format: "{first}.{last}", percentage: expect.any(Number) });
+    expect(settled.inference.confidence).toBeGreaterThan(0.5);
+  });
+
+  it("keeps the middle name, so {f}{m}{last} is a format like the others", () => {
+    const r = read([["jmsmith", "John Michael Smith"], ["akberg", "Anna Katharina Berg"]]);
+    expect(r.inference.shares[0]?.pattern).toBe("{f}{m}{last}");
+  });
+});
+
+describe("a convention the site states in words", () => {
+  it("reads placeholders in many languages as formats", () => {
+    expect(placeholderFormat("firstname.lastname")).toBe("{first}.{last}");
+    expect(placeholderFormat("vorname.nachname")).toBe("{first}.{last}");
+    expect(placeholderFormat("nom.prenom")).toBe("{last}.{first}");
+    expect(placeholderFormat("f.nazwisko")).toBe("{f}.{last}");
+    expect(placeholderFormat("flastname")).toBe("{f}{last}");
+    expect(placeholderFormat("firstname")).toBe("{first}");
+    expect(placeholderFormat("fornavn_etternavn")).toBe("{first}_{last}");
+    expect(placeholderFormat("soyadi.ad")).toBe("{last}.{first}");
+    // Real mailboxes and names are not placeholders.
+    for (const local of ["name", "nom", "adam", "thomas", "jane.doe2", "info", "last", "ana.lima"]) expect(placeholderFormat(local), local).toBeNull();
+  });
+
+  it("never returns the placeholder as an address, even spelt with accents", async () => {
+    expect(acceptAddress("fornavn.etternavn@fjord-as.no", "fjord-as.no")).toBeNull();
+    const html = `<html lang="fr"><body><p>Nos adresses suivent le modèle prénom.nom@atelier-x.fr.</p><p>Claire Martin</p><p>claire.martin@atelier-x.fr</p></body></html>`;
+    const page = await extractPage(html, "https://atelier-x.fr/contact", "atelier-x.fr");
+    expect(page.addresses.map((a) => a.email)).toEqual(["claire.martin@atelier-x.fr"]);
+    expect(page.statedFormats).toEqual(["{first}.{last}"]);
+  });
+
+  it("lets a stated convention settle a domain whose one address fits two readings", () => {
+    expect(read([["wei.wang", "Wang Wei", true]], ["{last}.{first}"]).inference.shares[0]?.pattern).toBe("{last}.{first}");
+  });
+});
+
+describe("the index keeps the joint reading", () => {
+  const page = async (domain: string, path: string, html: string) => ({ url: `https://${domain}${path}`, extraction: await extractPage(html, `https://${domain}${path}`, domain) });
+  const card = (name: string, email: string) => `<div><h3>${name}</h3><p><a href="mailto:${email}">${email}</a></p></div>`;
+
+  it("stores names as read with the whole domain, and the formats for email-format and the finder", async () => {
+    const domain = "maison-joint-reading.test";
+    const html = `<html lang="fr"><body>${card("Clara Dubois", `dubois.clara@${domain}`)}${card("Marc Petit", `petit.marc@${domain}`)}</body></html>`;
+    await storeCrawl(env, { domain, pages: [await page(domain, "/equipe", html)], status: "done", error: null, now: Date.now() });
+    const rows = await emailsOfDomain(env, domain);
+    expect(rows.map((r) => [r.email, r.firstName, r.lastName, r.displayName])).toEqual([
+      [`dubois.clara@${domain}`, "Clara", "Dubois", "Clara Dubois"],
+      [`petit.marc@${domain}`, "Marc", "Petit", "Marc Petit"],
+    ]);
+    const formats = formatsOf(await domainRow(env, domain), []);
+    expect(formats.shares[0]?.pattern).toBe("{last}.{first}");
+    expect(proposeAddress(rows, { first: "Amélie", last: "Roux" }, domain, formats)?.email).toBe(`roux.amelie@${domain}`);
+  });
+
+  it("reads an earlier crawl's names again when a later crawl settles the domain's convention", async () => {
+    const domain = "later-settles.test";
+    const now = Date.now();
+    // First crawl: one name on a Chinese page, which fits both readings.
+    await storeCrawl(env, { domain, pages: [await page(domain, "/", `<html lang="zh"><body>${card("Wang Wei", `wei.wang@${domain}`)}</body></html>`)], status: "crawling", error: null, now });
+    // Deep pass: two people whose names are unambiguous and use {last}.{first}.
+    const more = `<html><body>${card("Anna Berg", `berg.anna@${domain}`)}${card("John Smith", `smith.john@${domain}`)}</body></html>`;
+    await storeCrawl(env, { domain, pages: [await page(domain, "/team", more)], status: "done", error: null, now: now + 1 });
+    const rows = await emailsOfDomain(env, domain);
+    expect(rows.find((r) => r.email === `wei.wang@${domain}`)).toMatchObject({ firstName: "Wang", lastName: "Wei" });
+    expect(formatsOf(await domainRow(env, domain), []).shares[0]?.pattern).toBe("{last}.{first}");
+  });
+});

@@ -52,7 +52,7 @@ describe("one convention explains a domain's people", () => {
     expect(shown[0]!.percentage).toBeLessThanOrEqual(70);
     expect(tie.inference.confidence).toBeLessThanOrEqual(0.25);
     // The same address on a domain whose other people settle it is not a tie.
-    const settled = read([["wei.wang", "Wang Wei", true], ["li.na", "Na Li"]]);
+    const settled = read([["wei.wang", "Wang Wei", true], ["na.li", "Na Li"]]);
     expect(percentages(settled.inference.shares)[0]).toEqual({ format: "{first}.{last}", percentage: expect.any(Number) });
     expect(settled.inference.confidence).toBeGreaterThan(0.5);
   });

@@ -5,12 +5,10 @@ import { assertEmailNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../index/read.js";
-import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
-import { departmentOf, seniorityOf } from "../people/positions.js";
 import { verifyEmail } from "../verify/verifier.js";
 import { type Memo, noMemo } from "../memo.js";
-import { NO_SOCIAL_FIELDS } from "../../capabilities/shapes/social-fields.js";
 
 /**
  * The email finder: the most likely address of a person at a domain, scored from evidence only.
@@ -132,32 +130,5 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
     sources,
     verification: { date: rfc3339(ctx.now()), status },
     acceptAll: verified.data.email.smtp_check_run ? verified.data.email.accept_all : base.acceptAll,
-  };
-}
-
-/** FinderData as the contract shapes it (`phone_number` is a bool, score an int). */
-export function finderData(domain: string, name: PersonName, answer: FinderAnswer) {
-  return {
-    email: answer.email,
-    first_name: name.first,
-    last_name: name.last,
-    full_name: fullNameOf(name),
-    website_url: domain,
-    company: answer.company,
-    position: answer.position,
-    department: answer.department ?? departmentOf(answer.position),
-    seniority: answer.seniority ?? seniorityOf(answer.position),
-    country: null,
-    gender: null,
-    // The finder works from a name and a domain; profiles come from the people index (enrich).
-    ...NO_SOCIAL_FIELDS,
-    phone_number: false,
-    accept_all: answer.acceptAll,
-    disposable: isDisposableDomain(domain),
-    webmail: isWebmailDomain(domain),
-    score: answer.score,
-    pattern: answer.pattern,
-    verification: answer.verification,
-    sources: answer.sources,
   };
 }

@@ -121,3 +121,20 @@ describe("the index keeps the joint reading", () => {
     expect(formatsOf(await domainRow(env, domain), []).shares[0]?.pattern).toBe("{last}.{first}");
   });
 });
+
+describe("spelling habits learnt from the domain's own addresses", () => {
+  it("learns how the domain writes hyphenated given names and writes the finder's answer the same way", () => {
+    for (const [shown, want] of [["hans-peter.koehler", "karl-heinz.mueller"], ["hanspeter.koehler", "karlheinz.mueller"], ["hans.koehler", "karl.mueller"]] as const) {
+      const r = read([[shown, "Hans-Peter Köhler"], ["anna.schmidt", "Anna Schmidt"]]);
+      expect(r.inference.firstForm === null ? "joined" : r.inference.firstForm, shown).toBe(shown.startsWith("hans-") ? "hyphen" : shown.startsWith("hanspeter") ? "joined" : "first");
+      const rows = [{ email: `${shown}@k.de`, domain: "k.de", localPart: shown, type: "personal", firstName: "Hans-Peter", lastName: "Köhler", middleName: null }] as never;
+      expect(proposeAddress(rows, { first: "Karl-Heinz", last: "Müller" }, "k.de", r.inference)?.email).toBe(`${want}@k.de`);
+    }
+  });
+
+  it("learns a double surname written with a hyphen although the page writes it with a space", () => {
+    const r = read([["maria.garcia-lopez", "María García López"], ["juan.perez", "Juan Pérez"]]);
+    expect(r.inference.lastForm).toBe("hyphen");
+    expect(proposeAddress([], { first: "Rocío", last: "Jiménez Ortega" }, "x.es", r.inference)?.email).toBe("rocio.jimenez-ortega@x.es");
+  });
+});

@@ -18,7 +18,7 @@ describe("names", () => {
     expect(partVariants("O'Brien")).toEqual(["obrien"]);
     expect(partVariants("D’Angelo")).toEqual(["dangelo"]);
     expect(partVariants("Anna-Lena")).toEqual(["annalena", "anna-lena", "anna", "lena"]);
-    expect(partVariants("van der Berg")).toEqual(["vanderberg", "van", "berg"]);
+    expect(partVariants("van der Berg")).toEqual(["vanderberg", "van-der-berg", "van", "berg"]);
   });
 
   it("splits full names: titles, suffixes, particles, 'Last, First'", () => {
@@ -52,7 +52,7 @@ describe("patterns", () => {
   });
 
   it("tells which transliteration a domain uses", () => {
-    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded", lastForm: null });
+    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded", lastForm: null, firstForm: null });
     expect(matchPatterns("jurgen.weiss", { first: "Jürgen", last: "Weiß" }).style).toBe("plain");
   });
 

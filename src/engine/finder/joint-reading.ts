@@ -42,7 +42,7 @@ export function readJointly(addresses: readonly AddressEvidence[], stated: reado
     a.readings.map((reading) => ({ reading, match: matchPatterns(a.localPart, reading.name) })).filter((c) => c.match.patterns.length > 0),
   );
   const names: (PersonName | null)[] = addresses.map(() => null);
-  const observations: FormatObservation[] = stated.map((p) => ({ patterns: [p], style: null, lastForm: null }));
+  const observations: FormatObservation[] = stated.map((p) => ({ patterns: [p], style: null, lastForm: null, firstForm: null }));
   let remaining = table.map((_, i) => i).filter((i) => table[i]!.length > 0);
 
   for (let round = 0; remaining.length > 0; round++) {
@@ -62,7 +62,7 @@ export function readJointly(addresses: readonly AddressEvidence[], stated: reado
       names[i] = best.reading.name;
       // The formats this address supports as strongly as the chosen one: itself, or a tied rival.
       const tied = rivals.filter((p) => p !== top && table[i]!.some((c) => c.reading.weight >= best.reading.weight - EPSILON && c.match.patterns.includes(p)));
-      observations.push({ patterns: [...new Set([...best.match.patterns, ...tied])], style: best.match.style, lastForm: best.match.lastForm });
+      observations.push({ ...best.match, patterns: [...new Set([...best.match.patterns, ...tied])] });
     }
     remaining = remaining.filter((i) => !explained.has(i));
   }

@@ -47,6 +47,8 @@ interface Tokens {
   first: string;
   last: string;
   m: string;
+  /** Which form of a several-word given name `first` is ("Hans-Peter" → hanspeter, hans-peter, hans); null for a one-word name or a nickname. */
+  firstForm: PartForm | null;
   /** Which form of a several-word family name `last` is (null for a one-word name). */
   lastForm: PartForm | null;
 }
@@ -63,13 +65,17 @@ function render(pattern: Pattern, t: Tokens): string | null {
 }
 
 function tokenSets(name: PersonName, style: Transliteration, withNicknames = false): Tokens[] {
-  const firsts = partVariants(name.first, style);
-  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.includes(n)) firsts.push(n);
+  const spelled = partSpellings(name.first, style);
+  const severalFirst = spelled.length > 1;
+  const firsts: { text: string; form: PartForm | null }[] = spelled.map((f) => ({ text: f.text, form: severalFirst ? f.form : null }));
+  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.some((f) => f.text === n)) firsts.push({ text: n, form: null });
   const lasts = partSpellings(name.last, style);
   const m = name.middle ? (partVariants(name.middle, style)[0]?.[0] ?? "") : "";
-  const several = lasts.length > 1;
+  const severalLast = lasts.length > 1;
   const out: Tokens[] = [];
-  for (const first of firsts) for (const last of lasts) out.push({ first, last: last.text, m, lastForm: several ? last.form : null });
+  for (const first of firsts) {
+    for (const last of lasts) out.push({ first: first.text, last: last.text, m, firstForm: first.form, lastForm: severalLast ? last.form : null });
+  }
   return out;
 }
 
@@ -79,15 +85,19 @@ export interface Spelling {
   style: Transliteration;
   /** Which form of a several-word family name the domain uses (García López → garcia), when its addresses show it. */
   lastForm?: PartForm | null;
+  /** Which form of a several-word given name the domain uses (Hans-Peter → hans-peter), when its addresses show it. */
+  firstForm?: PartForm | null;
 }
 
-/** The address local part a pattern gives for a name, in the domain's spelling (or the preferred one). */
+/** The address local part a pattern gives for a name, in the domain's spelling (or the preferred one: all pieces joined). */
 export function applyPattern(pattern: Pattern, name: PersonName, spelling: Transliteration | Spelling = "plain"): string | null {
-  const { style, lastForm } = typeof spelling === "string" ? { style: spelling, lastForm: null } : spelling;
+  const { style, lastForm = null, firstForm = null } = typeof spelling === "string" ? { style: spelling } : spelling;
   const sets = tokenSets(name, style);
-  const firstFirst = sets.filter((t) => t.first === sets[0]?.first);
-  const best = (lastForm && firstFirst.find((t) => t.lastForm === lastForm)) || sets[0];
-  return best ? render(pattern, best) : null;
+  const usual = sets[0];
+  if (!usual) return null;
+  const firstText = (firstForm && sets.find((t) => t.firstForm === firstForm)?.first) || usual.first;
+  const lastText = (lastForm && sets.find((t) => t.lastForm === lastForm)?.last) || usual.last;
+  return render(pattern, { ...usual, first: firstText, last: lastText });
 }
 
 export interface PatternMatch {
@@ -96,30 +106,34 @@ export interface PatternMatch {
   style: Transliteration | null;
   /** Which form of a several-word family name matched, when only one did. */
   lastForm: PartForm | null;
+  /** Which form of a several-word given name matched, when only one did. */
+  firstForm: PartForm | null;
 }
 
 /** Every pattern that turns this name into this local part (any spelling of the name). */
 export function matchPatterns(localPart: string, name: PersonName): PatternMatch {
   const local = localPart.toLowerCase();
   const forms = new Set<PartForm>();
+  const firstForms = new Set<PartForm>();
   const byStyle = (style: Transliteration) => {
     const hits = new Set<Pattern>();
     for (const t of tokenSets(name, style, true)) {
       for (const p of PATTERNS) {
         if (render(p, t) !== local) continue;
         hits.add(p);
-        if (t.lastForm && (p.includes("{last}"))) forms.add(t.lastForm);
+        if (t.lastForm && p.includes("{last}")) forms.add(t.lastForm);
+        if (t.firstForm && p.includes("{first}")) firstForms.add(t.firstForm);
       }
     }
     return hits;
   };
   const plain = byStyle("plain");
-  const lastForm = () => (forms.size === 1 ? [...forms][0]! : null);
-  if (!transliterationMatters(name)) return { patterns: [...plain], style: null, lastForm: lastForm() };
+  const only = (set: Set<PartForm>) => (set.size === 1 ? [...set][0]! : null);
+  if (!transliterationMatters(name)) return { patterns: [...plain], style: null, lastForm: only(forms), firstForm: only(firstForms) };
   const expanded = byStyle("expanded");
   const patterns = [...new Set([...plain, ...expanded])];
   const style = plain.size && !expanded.size ? "plain" : expanded.size && !plain.size ? "expanded" : null;
-  return { patterns, style, lastForm: lastForm() };
+  return { patterns, style, lastForm: only(forms), firstForm: only(firstForms) };
 }
 
 export interface NamedAddress {
@@ -144,6 +158,8 @@ export interface PatternInference {
   style: Transliteration | null;
   /** Form of several-word family names the domain uses, when its addresses show it. */
   lastForm: PartForm | null;
+  /** Form of several-word given names the domain uses, when its addresses show it. */
+  firstForm: PartForm | null;
   /**
    * How sure the top format is, in [0, 1]: its share of the observed votes, discounted when there
    * are few observations (one address gives at most 0.5, four about 0.8).
@@ -157,6 +173,7 @@ export interface FormatObservation {
   patterns: readonly Pattern[];
   style: Transliteration | null;
   lastForm: PartForm | null;
+  firstForm: PartForm | null;
 }
 
 /**
@@ -174,24 +191,30 @@ export function tallyFormats(observed: readonly FormatObservation[]): PatternInf
   const votes = new Map<Pattern, number>();
   const styleVotes = { plain: 0, expanded: 0 };
   const formVotes = new Map<PartForm, number>();
+  const firstFormVotes = new Map<PartForm, number>();
   let observations = 0;
-  for (const { patterns, style, lastForm } of observed) {
+  for (const { patterns, style, lastForm, firstForm } of observed) {
     if (patterns.length === 0) continue;
     observations++;
     for (const p of patterns) votes.set(p, (votes.get(p) ?? 0) + 1 / patterns.length);
     if (style) styleVotes[style]++;
     if (lastForm) formVotes.set(lastForm, (formVotes.get(lastForm) ?? 0) + 1);
+    if (firstForm) firstFormVotes.set(firstForm, (firstFormVotes.get(firstForm) ?? 0) + 1);
   }
   const denominator = observations + PRIOR_WEIGHT;
   const shares = [...votes.entries()]
     .map(([pattern, v]) => ({ pattern, votes: v, share: (v + PRIOR_WEIGHT * GLOBAL_PRIOR[pattern]) / denominator }))
     .sort((a, b) => b.share - a.share || b.votes - a.votes);
   const style = styleVotes.plain === styleVotes.expanded ? null : styleVotes.plain > styleVotes.expanded ? "plain" : "expanded";
-  const forms = [...formVotes.entries()].sort((a, b) => b[1] - a[1]);
-  const lastForm = forms.length && (forms.length === 1 || forms[0]![1] > forms[1]![1]) ? forms[0]![0] : null;
   const top = shares[0];
   const confidence = top && observations ? (top.votes / observations) * (observations / (observations + 1)) : 0;
-  return { shares, observations, style, lastForm, confidence: Math.round(confidence * 100) / 100 };
+  return { shares, observations, style, lastForm: majority(formVotes), firstForm: majority(firstFormVotes), confidence: Math.round(confidence * 100) / 100 };
+}
+
+/** The form most addresses show, or null when none did or two tie. */
+function majority(votes: Map<PartForm, number>): PartForm | null {
+  const forms = [...votes.entries()].sort((a, b) => b[1] - a[1]);
+  return forms.length && (forms.length === 1 || forms[0]![1] > forms[1]![1]) ? forms[0]![0] : null;
 }
 
 /**

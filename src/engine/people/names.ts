@@ -54,7 +54,8 @@ export function partSpellings(part: string, style: Transliteration = "plain"): {
   if (pieces.length === 0) return [];
   const out: { text: string; form: PartForm }[] = [{ text: pieces.join(""), form: "joined" }];
   if (pieces.length > 1) {
-    if (/-/.test(text)) out.push({ text: pieces.join("-"), form: "hyphen" });
+    // Hyphenated even when written with a space: "García López" → garcia-lopez on some domains.
+    out.push({ text: pieces.join("-"), form: "hyphen" });
     out.push({ text: pieces[0]!, form: "first" }, { text: pieces[pieces.length - 1]!, form: "last" });
   }
   const seen = new Set<string>();

@@ -138,3 +138,13 @@ describe("spelling habits learnt from the domain's own addresses", () => {
     expect(proposeAddress([], { first: "Rocío", last: "Jiménez Ortega" }, "x.es", r.inference)?.email).toBe("rocio.jimenez-ortega@x.es");
   });
 });
+
+describe("romanized names beside their original script", () => {
+  it("reads a Latin name written beside a CJK name as given name first, even on a Japanese page", async () => {
+    const html = `<html lang="ja"><body><div><h2>田中 太郎 <span>Taro Tanaka</span></h2><p>tanaka＠kogyo-x.co.jp</p></div><div><h2>鈴木 花子 <span>Hanako Suzuki</span></h2><p>suzuki＠kogyo-x.co.jp</p></div></body></html>`;
+    const page = await extractPage(html, "https://kogyo-x.co.jp/company", "kogyo-x.co.jp");
+    const r = readJointly(page.addresses.map((a) => ({ localPart: a.email.split("@")[0]!, readings: readingsOf(a.evidence!) })));
+    expect(r.inference.shares[0]?.pattern).toBe("{last}");
+    expect(r.names[0]).toEqual({ first: "Taro", last: "Tanaka" });
+  });
+});

@@ -35,11 +35,17 @@ const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 /** Runs of capitalised Latin words inside text in another script ("田中 太郎 Taro Tanaka" → "Taro Tanaka"). */
 const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
 
-/** A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer"). */
-export function readLine(line: string): { name: string | null; position: string | null } {
+/**
+ * A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer").
+ * `transcribed` marks a Latin name taken from beside a name in another script ("田中 太郎 Taro
+ * Tanaka"): such a rendering is written for Western readers, given name first, whatever the page's
+ * language.
+ */
+export function readLine(line: string): { name: string | null; position: string | null; transcribed: boolean } {
   const segments = line.split(SEPARATORS).map((s) => s.trim()).filter(Boolean);
   let name: string | null = null;
   let position: string | null = null;
+  let transcribed = false;
   for (const s of segments) {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
@@ -47,9 +53,10 @@ export function readLine(line: string): { name: string | null; position: string 
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
+      transcribed = name !== null;
     }
   }
-  return { name, position };
+  return { name, position, transcribed };
 }
 
 /**
@@ -89,7 +96,7 @@ export function personNear(
   const consider = (line: string) => {
     const read = readLine(line);
     if (!found && read.name) {
-      const evidence = shown(read.name, familyFirstPage);
+      const evidence = shown(read.name, familyFirstPage && !read.transcribed);
       const name = readingFor(email, evidence);
       if (name) {
         found = { evidence, name, position: position ?? read.position };
@@ -126,7 +133,7 @@ export function personOfPage(email: string, pageNames: readonly string[], family
   for (const text of pageNames) {
     const read = readLine(text);
     if (!read.name) continue;
-    const evidence = shown(read.name, familyFirstPage);
+    const evidence = shown(read.name, familyFirstPage && !read.transcribed);
     const name = readingFor(email, evidence);
     if (name) return { evidence, name, position: null };
   }

@@ -73,6 +73,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const meta = new Map<string, string>();
   const jsonLdBlocks: string[] = [];
   let jsonLdBuffer = "";
+  let inJsonLd = false;
   let title = "";
   let h1 = "";
   let h1Done = false;
@@ -86,16 +87,33 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   };
 
   const rewriter = new HTMLRewriter()
+    // An element has one end-tag callback (a second onEndTag replaces the first), so each element
+    // kind is handled in one place: a JSON-LD <script> is skipped text and a JSON-LD block at once,
+    // an <h1> is a text block and the page's heading.
     .on(SKIPPED, {
       element(el) {
         skipDepth++;
-        el.onEndTag(() => void skipDepth--);
+        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
+        if (jsonLd) jsonLdBuffer = "";
+        inJsonLd = jsonLd;
+        el.onEndTag(() => {
+          skipDepth--;
+          if (jsonLd) jsonLdBlocks.push(jsonLdBuffer);
+          inJsonLd = false;
+        });
+      },
+      text(t) {
+        if (inJsonLd) jsonLdBuffer += t.text;
       },
     })
     .on(TEXT_BLOCKS, {
       element(el) {
         breakLine();
-        el.onEndTag(breakLine);
+        const heading = el.tagName === "h1" && !h1Done;
+        el.onEndTag(() => {
+          breakLine();
+          if (heading) h1Done = true;
+        });
       },
     })
     .on(CONTAINERS, { element: () => breakLine() })
@@ -177,9 +195,6 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
       },
     })
     .on("h1", {
-      element(el) {
-        if (!h1Done) el.onEndTag(() => void (h1Done = true));
-      },
       text(t) {
         if (!h1Done) h1 += t.text;
       },
@@ -187,18 +202,6 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     .on("title", {
       text(t) {
         title += t.text;
-      },
-    })
-    .on('script[type="application/ld+json"]', {
-      element(el) {
-        jsonLdBuffer = "";
-        el.onEndTag(() => {
-          jsonLdBlocks.push(jsonLdBuffer);
-          jsonLdBuffer = "";
-        });
-      },
-      text(t) {
-        jsonLdBuffer += t.text;
       },
     })
     .onDocument({

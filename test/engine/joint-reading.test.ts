@@ -148,3 +148,31 @@ describe("romanized names beside their original script", () => {
     expect(r.names[0]).toEqual({ first: "Taro", last: "Tanaka" });
   });
 });
+
+describe("cues on the page", () => {
+  it("reads upper-cased family names, with Irish particles and a middle initial", async () => {
+    const html = `<html lang="en"><body><div><h3>Ó BRIAIN Pádraig</h3><p>pobriain@doyle-x.ie</p></div><div><h3>MCGRATH Niamh J.</h3><p>nmcgrath@doyle-x.ie</p></div></body></html>`;
+    const page = await extractPage(html, "https://doyle-x.ie/team", "doyle-x.ie");
+    const r = readJointly(page.addresses.map((a) => ({ localPart: a.email.split("@")[0]!, readings: readingsOf(a.evidence!) })));
+    expect(r.inference.shares[0]?.pattern).toBe("{f}{last}");
+    expect(r.names).toEqual([{ first: "Pádraig", last: "Ó Briain" }, { first: "Niamh", middle: "J.", last: "Mcgrath" }]);
+  });
+
+  it("takes the order of a displayed name from a JSON-LD Person on the page that states it", async () => {
+    const person = (given: string, family: string, email: string) =>
+      `<tr><td>${family} ${given}<script type="application/ld+json">{"@type":"Person","name":"${family} ${given}","givenName":"${given}","familyName":"${family}"}</script></td><td>${email}</td></tr>`;
+    const html = `<html lang="tr"><body><table>${person("Barış", "Demir", "demir.b@aksoy-x.com.tr")}${person("Ayşe", "Koç", "koc.a@aksoy-x.com.tr")}</table></body></html>`;
+    const page = await extractPage(html, "https://aksoy-x.com.tr/ekibimiz", "aksoy-x.com.tr");
+    expect(page.addresses.map((a) => a.evidence)).toEqual([
+      { kind: "stated", name: { first: "Barış", last: "Demir" } },
+      { kind: "stated", name: { first: "Ayşe", last: "Koç" } },
+    ]);
+  });
+
+  it("never takes a fediverse handle on the company's own server, or an example address, for a mailbox", async () => {
+    const html = `<html lang="ja"><body><p>社員のメールアドレスは firstname.lastname@mori-x.jp (例: taro.yamada@mori-x.jp) の形式です。</p><p>Mastodon: @mori@social.mori-x.jp</p><p>info@mori-x.jp</p></body></html>`;
+    const page = await extractPage(html, "https://mori-x.jp/inquiry", "mori-x.jp");
+    expect(page.addresses.map((a) => a.email)).toEqual(["info@mori-x.jp"]);
+    expect(page.statedFormats).toEqual(["{first}.{last}"]);
+  });
+});

@@ -229,6 +229,12 @@ export function looksLikePersonName(text: string): boolean {
   if (tokens.length < 2 || tokens.length > 5) return false;
   if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
-  // At least two capitalised words with a vowel: rules out acronyms such as "CEO CTO".
-  return tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length >= 2;
+  // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and
+  // keeps upper-cased family names ("TANAKA Hiroshi", "Ó BRIAIN Pádraig", "MCGRATH Niamh J.").
+  const mixed = tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length;
+  const upper = tokens.filter((tok) => /^\p{Lu}[\p{Lu}'’-]+$/u.test(tok) && !ACRONYMS.has(tok)).length;
+  return mixed >= 1 && mixed + upper >= 2;
 }
+
+/** Upper-case words in names that are not family names. */
+const ACRONYMS = new Set(["CEO", "CTO", "CFO", "COO", "CMO", "CIO", "CISO", "VP", "HR", "IT", "PR", "QA", "UX", "UI", "GMBH", "AG", "LLC", "LTD", "INC", "BV", "SA", "SAS", "PLC", "MBA", "PHD", "MD", "USA", "UK", "EU"]);

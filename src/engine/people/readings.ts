@@ -48,11 +48,37 @@ export function readingsOf(evidence: NameEvidence): Reading[] {
   if (evidence.kind === "stated") return [{ name: evidence.name, weight: 1 }];
   const { tokens, turned } = parseName(evidence.text);
   if (tokens.length < 2) return [];
-  // An upper-cased word among mixed-case ones is the family name ("TANAKA Hiroshi", "Hiroshi TANAKA").
-  const upper = tokens.some(hasLower) ? tokens.filter(isUpperWord) : [];
   const words = tokens.map((t) => (isUpperWord(t) ? titleCase(t) : t));
-  const family = upper.length ? upper.map(titleCase).join(" ") : null;
-  return splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family, turned, evidence.familyFirstPage) }));
+  const family = upperFamily(tokens);
+  const readings = splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family?.name ?? null, turned, evidence.familyFirstPage) }));
+  if (!family) return readings;
+  // The upper-cased words are the family name, wherever they stand; the rest is the given name
+  // (with any further words as middle names, or as a two-word given name).
+  const given = words.filter((_, i) => !family.at.includes(i));
+  if (given.length === 0) return readings;
+  // Written family name first ("NGUYỄN Thị Mai"), the given name comes last; otherwise first.
+  // An initial ("J.") is a middle name, never the given name.
+  const familyFirst = family.at[0] === 0;
+  const names = given.filter((w) => !/^\p{Lu}\.$/u.test(w));
+  const first = (familyFirst ? names[names.length - 1] : names[0]) ?? given[0]!;
+  const middle = given.filter((w) => w !== first);
+  const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
+  if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
+  return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
+}
+
+/**
+ * The upper-cased words among mixed-case ones, which are the family name ("TANAKA Hiroshi",
+ * "Hiroshi TANAKA", "Ó BRIAIN Pádraig"); a one-letter word belongs to them when it stands beside
+ * them ("Ó"), an initial with a dot does not ("J.").
+ */
+function upperFamily(tokens: readonly string[]): { at: number[]; name: string } | null {
+  if (!tokens.some(hasLower)) return null;
+  const at = tokens.map((t, i) => (isUpperWord(t) ? i : -1)).filter((i) => i >= 0);
+  if (at.length === 0) return null;
+  const beside = (i: number) => /^\p{Lu}$/u.test(tokens[i]!) && (at.includes(i - 1) || at.includes(i + 1));
+  const all = tokens.map((_, i) => i).filter((i) => at.includes(i) || beside(i));
+  return { at: all, name: all.map((i) => titleCase(tokens[i]!)).join(" ") };
 }
 
 function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {

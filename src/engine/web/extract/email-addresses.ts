@@ -68,14 +68,22 @@ export function mayHoldAddress(line: string): boolean {
   return /[@＠﹫★☆]|\bat\b|\bAT\b|ät|arroba|chez|\(\s*a\s*\)|\[\s*a\s*\]|\{\s*a\s*\}/i.test(line);
 }
 
-// Never the tail of a word in an accented Latin spelling: "prénom.nom@acme.fr" is no address of "nom".
-const ADDRESS = new RegExp(`(?<![\\p{Script=Latin}\\p{N}._%+-])${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "giu");
+// Never the tail of a word in an accented Latin spelling: "prénom.nom@acme.fr" is no address of "nom";
+// nor the host part of a fediverse handle ("@jane@social.acme.de" is an account, not a mailbox).
+const ADDRESS = new RegExp(`(?<![\\p{Script=Latin}\\p{N}._%+@-])${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "giu");
 
 /** Addresses in text after decoding and de-obfuscation, with their offset in the decoded text. */
-export function scanAddresses(text: string): { email: string; index: number }[] {
+export function scanAddresses(text: string): { email: string; index: number; example: boolean }[] {
   const clean = deobfuscate(decodeEntities(text));
-  return [...clean.matchAll(ADDRESS)].map((m) => ({ email: m[0], index: m.index ?? 0 }));
+  return [...clean.matchAll(ADDRESS)].map((m) => ({ email: m[0], index: m.index ?? 0, example: EXAMPLE_BEFORE.test(clean.slice(Math.max(0, (m.index ?? 0) - 24), m.index)) }));
 }
+
+/**
+ * "e.g." and its kin right before an address: the address illustrates a convention ("firstname.
+ * lastname@acme.jp (例: taro.yamada@acme.jp)", "z. B. max@…") and is nobody's mailbox.
+ */
+const EXAMPLE_BEFORE =
+  /(?:\be\.\s?g\.|\bz\.\s?b\.|\bp\.\s?ex\.|\bp\.\s?ej\.|\bpor ejemplo|\bpar exemple|\bper esempio|\bad es\.|\bbijv\.|\bbv\.|\bnp\.|\börn\.|\börneğin|\bt\.\s?ex\.|\bf\.\s?eks\.|\besim\.|\bpl\.|\bví dụ|\bfor example|\bfor instance|\bbeispiel(?:sweise)?|\bexemple|\bexemplo|\bejemplo|\besempio|例えば|例|如)\s*[:：]?\s*["'“„«(]?\s*$/iu;
 
 /** Cloudflare email protection: the first byte is the key, every following byte is XORed with it. */
 export function decodeCfEmail(hex: string): string | null {

@@ -7,7 +7,7 @@ import { isFamilyFirstLanguage, type NameEvidence } from "../../people/readings.
 import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
 import type { Pattern } from "../../finder/patterns.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
-import { splitFullName } from "../../people/names.js";
+import { nameKey, type PersonName, splitFullName } from "../../people/names.js";
 import type { LinkRef } from "../crawl/plan.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
 
@@ -334,13 +334,36 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     const email = acceptAddress(m.raw, targetDomain);
     if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText, undefined, familyFirstPage)), via: m.via });
   }
+  const byJsonLd = statedNamesOf(jsonLd);
   lines.forEach((line, index) => {
     if (!mayHoldAddress(line)) return;
     for (const hit of scanAddresses(line)) {
+      if (hit.example) continue;
       const email = acceptAddress(hit.email, targetDomain);
       // Link text repeats the address of a mailto link: no need to look for its person twice.
       if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index), familyFirstPage)), via: "text" });
     }
   });
-  return [...found.values()];
+  return [...found.values()].map((a) => withStatedName(a, byJsonLd));
+}
+
+const tokenKey = (words: readonly string[]) => words.map((w) => nameKey(w)).filter(Boolean).sort().join(" ");
+
+/** JSON-LD Persons that say which part of their name is which (givenName, familyName), by their name's words. */
+function statedNamesOf(jsonLd: readonly JsonNode[]): Map<string, PersonName> {
+  const out = new Map<string, PersonName>();
+  for (const node of jsonLd) {
+    if (!typesOf(node).includes("Person")) continue;
+    const first = text(node.givenName);
+    const last = text(node.familyName);
+    if (first && last) out.set(tokenKey(`${first} ${last}`.split(/\s+/)), { first, last });
+  }
+  return out;
+}
+
+/** A name the page shows ("Demir Barış") that a JSON-LD Person on the page states part by part is read as stated. */
+function withStatedName(a: FoundAddress, stated: ReadonlyMap<string, PersonName>): FoundAddress {
+  if (a.evidence?.kind !== "shown" || stated.size === 0) return a;
+  const name = stated.get(tokenKey(a.evidence.text.replace(/,/g, " ").split(/\s+/)));
+  return name ? { ...a, evidence: { kind: "stated", name }, name } : a;
 }

@@ -2,7 +2,7 @@
 // names are read and spelt, and how formats are inferred. Pure functions, no network.
 import { describe, expect, it } from "vitest";
 import {
-  canonical, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, scoreLink, scoreUrl,
+  canonical, guessedCandidates, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, scoreLink, scoreUrl,
 } from "../../src/engine/web/crawl/plan.js";
 import { acceptAddress, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/web/extract/email-addresses.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
@@ -254,5 +254,29 @@ describe("formats from every personal address", () => {
     expect(proposeAddress(plain, { first: "Günter", last: "Höller" }, "h.at")?.email).toBe("g.holler@h.at");
     const expanded = [row("juergen.mueller@k.at", "Jürgen", "Müller"), row("lea.hoffmann@k.at", "Lea", "Hoffmann")];
     expect(proposeAddress(expanded, { first: "Günther", last: "Weiß" }, "k.at")?.email).toBe("guenther.weiss@k.at");
+  });
+});
+
+describe("page choice on sites in languages the word lists do not know", () => {
+  it("reads the site's own navigation before guessed paths, which often answer 404", () => {
+    const nav = score("https://acme.test/tiimi/", "Tiimi");
+    const guessedTeam = guessedCandidates("https://acme.test").find((c) => c.url.endsWith("/team"))!;
+    expect(nav).toBe(8);
+    expect(guessedTeam.score).toBeLessThan(nav!);
+    // Among themselves the guesses keep their order: /team before /privacy.
+    const byPath = Object.fromEntries(guessedCandidates("https://acme.test").map((c) => [new URL(c.url).pathname, c.score]));
+    expect(byPath["/team"]).toBeGreaterThan(byPath["/privacy"]!);
+  });
+
+  it("follows the sub-pages of a section read for its unknown label ('Yritys' → its 'Tiimi' page)", () => {
+    const section = { url: "https://acme.test/yritys", score: 8, listsPeople: false };
+    expect(score("https://acme.test/yritys/tiimi", "Tiimi", "", section)).toBe(7);
+    expect(score("https://acme.test/muualla/tiimi", "Tiimi", "", section)).toBeNull();
+  });
+
+  it("knows Vietnamese team, contact and about words", () => {
+    expect(score("https://acme.test/doi-ngu/", "Đội ngũ")).toBeGreaterThanOrEqual(90);
+    expect(score("https://acme.test/lien-he/", "Liên hệ")).toBe(90);
+    expect(score("https://acme.test/gioi-thieu/", "Giới thiệu")).toBe(70);
   });
 });

@@ -31,8 +31,12 @@ const PROFILE_SCORE = 76;
 const VCARD_SCORE = 78;
 /** A home-page navigation link whose words say nothing known: read last, when budget is left. */
 const UNKNOWN_NAV_SCORE = 8;
-/** Guessed paths rank below the pages a site actually links to: they often answer 404. */
-const GUESS_PENALTY = 45;
+/**
+ * Guessed paths rank below every page the site links to, even navigation in words no list knows
+ * (UNKNOWN_NAV_SCORE): they often answer 404, and on a site in another language they are what it
+ * does not have while its own menu leads to what it has.
+ */
+const GUESS_CEILING = 7;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
 // of the link text and as parts of the path's words ("ons-team", "ueber-uns", "equipe").
@@ -46,12 +50,14 @@ const WORDS: [Category, string[]][] = [
     "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
     "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
     "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
+    "doi ngu", "doi ngu cua chung toi", "nhan su", "nhan vien", "ban lanh dao", "lanh dao", "chuyen gia",
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
   ]],
   ["contact", [
     "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
     "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
     "問合せ", "連絡先", "联系", "연락", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
+    "lien he", "lien lac",
   ]],
   ["imprint", [
     "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
@@ -62,6 +68,7 @@ const WORDS: [Category, string[]][] = [
     "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
     "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
     "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
+    "gioi thieu", "ve chung toi", "关于我们", "회사소개",
   ]],
   ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
   ["security", ["security.txt"]],
@@ -201,10 +208,21 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
     // Navigation of the home page in words no list knows: worth a look once the known pages are read.
     const shortLabel = text.length > 1 && text.length <= 30 && text.split(" ").length <= 3;
-    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && !ARCHIVE.test(path) && !u.search) return UNKNOWN_NAV_SCORE;
+    const plain = !ARCHIVE.test(path) && !u.search;
+    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && plain) return UNKNOWN_NAV_SCORE;
+    // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a
+    // team page often sits under "about" whatever the language calls it.
+    if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain) return UNKNOWN_NAV_SCORE - 1;
     return null;
   }
   return adjust(best, path);
+}
+
+/** A page one level under another ("/about/team" under "/about"). */
+function isSubPage(path: string, parentPath: string): boolean {
+  const parent = parentPath.toLowerCase().replace(/\/+$/, "");
+  if (!parent || !path.startsWith(`${parent}/`)) return false;
+  return path.slice(parent.length + 1).replace(/\/+$/, "").split("/").length === 1;
 }
 
 /** Paths tried even when no link points to them (sites often leave them out of the navigation). */
@@ -227,7 +245,8 @@ export const GUESSED_PATHS = [
 export function guessedCandidates(origin: string): Candidate[] {
   return GUESSED_PATHS.map((p) => `${origin}${p}`).flatMap((url) => {
     const s = scoreUrl(url);
-    return s === null ? [] : [{ url, score: Math.max(5, s - GUESS_PENALTY) }];
+    // Keeps the guesses' own order (/team before /privacy) under the ceiling.
+    return s === null ? [] : [{ url, score: Math.max(1, GUESS_CEILING * (s / CATEGORY_SCORE.people)) }];
   });
 }
 

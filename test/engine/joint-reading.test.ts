@@ -44,17 +44,30 @@ describe("one convention explains a domain's people", () => {
   });
 
   it("says it cannot tell when two readings explain the evidence equally, instead of guessing with confidence", () => {
-    // A Chinese page (family name first) and one address that fits both readings.
-    const tie = read([["wei.wang", "Wang Wei", true]]);
-    const shown = percentages(tie.inference.shares);
-    expect(shown.map((s) => s.format).sort()).toEqual(["{first}.{last}", "{last}.{first}"]);
+    // One address, two readings the page supports equally, each in a different format.
+    const tie = readJointly([{ localPart: "wei.wang", readings: [{ name: { first: "Wang", last: "Wei" }, weight: 1 }, { name: { first: "Wei", last: "Wang" }, weight: 1 }] }]);
+    const listed = percentages(tie.inference.shares);
+    expect(listed.map((s) => s.format).sort()).toEqual(["{first}.{last}", "{last}.{first}"]);
     // Both are listed; the global prior (worth two addresses) only tilts the split.
-    expect(shown[0]!.percentage).toBeLessThanOrEqual(70);
+    expect(listed[0]!.percentage).toBeLessThanOrEqual(70);
     expect(tie.inference.confidence).toBeLessThanOrEqual(0.25);
+    // A domain whose addresses disagree says so too.
+    const split = read([["anna.berg", "Anna Berg"], ["petit.marc", "Marc Petit"]]);
+    expect(percentages(split.inference.shares).map((s) => s.format).sort()).toEqual(["{first}.{last}", "{last}.{first}"]);
+    expect(split.inference.confidence).toBeLessThanOrEqual(0.5);
     // The same address on a domain whose other people settle it is not a tie.
     const settled = read([["wei.wang", "Wang Wei", true], ["na.li", "Na Li"]]);
     expect(percentages(settled.inference.shares)[0]).toEqual({ format: "{first}.{last}", percentage: expect.any(Number) });
     expect(settled.inference.confidence).toBeGreaterThan(0.5);
+  });
+
+  it("prefers the family-name-first reading on a page in a family-name-first language", () => {
+    expect(read([["wang_wei", "Wang Wei", true], ["li_na", "Li Na", true]]).inference.shares[0]?.pattern).toBe("{last}_{first}");
+    expect(read([["tanaka", "Tanaka Hiroshi", true], ["sato", "Sato Yuki", true]]).inference.shares[0]?.pattern).toBe("{last}");
+    // A foreign name written given name first on such a page still fits the domain's format.
+    const mixed = read([["nagy.peter", "Nagy Péter", true], ["kovacs.anna", "Kovács Anna", true], ["price.olivia", "Olivia Price", true]]);
+    expect(mixed.inference.shares[0]?.pattern).toBe("{last}.{first}");
+    expect(mixed.names[2]).toEqual({ first: "Olivia", last: "Price" });
   });
 
   it("keeps the middle name, so {f}{m}{last} is a format like the others", () => {
@@ -174,5 +187,20 @@ describe("cues on the page", () => {
     const page = await extractPage(html, "https://mori-x.jp/inquiry", "mori-x.jp");
     expect(page.addresses.map((a) => a.email)).toEqual(["info@mori-x.jp"]);
     expect(page.statedFormats).toEqual(["{first}.{last}"]);
+  });
+});
+
+describe("what is an example and what is a placeholder", () => {
+  it("skips addresses given as examples in many languages", async () => {
+    for (const [lang, text] of [["nl", "bijvoorbeeld"], ["hu", "például"], ["de", "z. B."], ["fr", "par exemple"], ["pl", "na przykład"], ["en", "e.g."]] as const) {
+      const html = `<html lang="${lang}"><body><p>(${text} jan.kowal@firma-x.eu)</p><p>kontakt@firma-x.eu</p></body></html>`;
+      expect((await extractPage(html, "https://firma-x.eu/", "firma-x.eu")).addresses.map((a) => a.email), text).toEqual(["kontakt@firma-x.eu"]);
+    }
+  });
+
+  it("does not take short name words for placeholders: ho.l is Hồ Linh's address", () => {
+    expect(placeholderFormat("ho.l")).toBeNull();
+    expect(placeholderFormat("ad.n")).toBeNull();
+    expect(acceptAddress("ho.l@pham-x.vn", "pham-x.vn")).toBe("ho.l@pham-x.vn");
   });
 });

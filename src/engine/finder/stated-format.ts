@@ -17,6 +17,11 @@ const FAMILY = [
   "achternaam", "nazwisko", "soyadi", "soyad", "efternamn", "etternavn", "efternavn", "sukunimi", "vezeteknev", "sobrenome",
   "apelido", "prijmeni", "prezime", "ho", "myouji",
 ];
+/**
+ * A placeholder has a word of at least this length ("vorname", "lastname", "prenom"): short words
+ * are also names and mailboxes ("ho.l" is Hồ Linh, "nom@" and "ad@" are real), never enough alone.
+ */
+const MIN_LONG_WORD = 5;
 /** One word alone is a placeholder only when it cannot be a person's name or a mailbox ("name@", "nom@" can). */
 const MIN_SINGLE_WORD = 6;
 
@@ -33,6 +38,7 @@ const WORDS: [string, Role][] = [...GIVEN.map((w) => [w, "first"] as [string, Ro
  */
 export function placeholderFormat(localPart: string): Pattern | null {
   const local = localPart.toLowerCase();
+  if (!WORDS.some(([w]) => w.length >= MIN_LONG_WORD && local.includes(w))) return null;
   const parses = segment(local, 0, MAX_ROLES);
   for (const roles of parses) {
     const words = roles.filter((r) => r === "first" || r === "last");

@@ -28,6 +28,12 @@ export interface Reading {
 
 /** A family-name-first reading the page gives no cue for: possible ("Tanaka Hiroshi" on an English page), not preferred. */
 export const UNCUED_REVERSED = 0.25;
+/**
+ * A given-name-first reading on a page in a family-name-first language: the language's own order
+ * is family name first ("Nagy Péter", "Wang Wei"), yet foreign names on it may be written the
+ * other way, so the domain's other addresses can still choose it.
+ */
+export const AGAINST_PAGE_ORDER = 0.5;
 /** A reading the page argues against: the upper-cased family name or the "Family, Given" comma says otherwise. */
 export const CONTRADICTED = 0.1;
 
@@ -85,7 +91,7 @@ function weightOf(split: NameSplit, family: string | null, turned: boolean, fami
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;
-  return 1;
+  return familyFirstPage ? AGAINST_PAGE_ORDER : 1;
 }
 
 function withoutFlag(split: NameSplit): PersonName {

@@ -37,6 +37,12 @@ const UNKNOWN_NAV_SCORE = 8;
  * does not have while its own menu leads to what it has.
  */
 const GUESS_CEILING = 7;
+/**
+ * News and press articles the home page or a press page links to, and those a sitemap lists: read
+ * last, when the budget is left (a press release names its press contact; most articles name none).
+ */
+const ARTICLE_SCORE = 0.5;
+const SITEMAP_ARTICLE_SCORE = 0.25;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
 // of the link text and as parts of the path's words ("ons-team", "ueber-uns", "equipe").
@@ -125,6 +131,8 @@ const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
 const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
 const DATED = /\/(19|20)\d\d\//;
+/** News and press articles (not products or tag pages): a press release may name its press contact. */
+const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
 const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
 const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 
@@ -141,7 +149,7 @@ export function scoreUrl(url: string): number | null {
   if (path.endsWith(".vcf")) return VCARD_SCORE - 18;
   if (ASSET.test(path)) return null;
   const cat = categoryOfPath(path);
-  if (!cat) return null;
+  if (!cat) return ARTICLE.test(path) ? SITEMAP_ARTICLE_SCORE : null;
   return adjust(CATEGORY_SCORE[cat], path);
 }
 
@@ -213,6 +221,8 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a
     // team page often sits under "about" whatever the language calls it.
     if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain) return UNKNOWN_NAV_SCORE - 1;
+    const fromHomeOrPress = from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
+    if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;
   }
   return adjust(best, path);

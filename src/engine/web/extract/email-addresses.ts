@@ -82,8 +82,15 @@ export function scanAddresses(text: string): { email: string; index: number; exa
  * "e.g." and its kin right before an address: the address illustrates a convention ("firstname.
  * lastname@acme.jp (例: taro.yamada@acme.jp)", "z. B. max@…") and is nobody's mailbox.
  */
-const EXAMPLE_BEFORE =
-  /(?:\be\.\s?g\.|\bz\.\s?b\.|\bp\.\s?ex\.|\bp\.\s?ej\.|\bpor ejemplo|\bpar exemple|\bper esempio|\bad es\.|\bbijv\.|\bbv\.|\bnp\.|\börn\.|\börneğin|\bt\.\s?ex\.|\bf\.\s?eks\.|\besim\.|\bpl\.|\bví dụ|\bfor example|\bfor instance|\bbeispiel(?:sweise)?|\bexemple|\bexemplo|\bejemplo|\besempio|例えば|例|如)\s*[:：]?\s*["'“„«(]?\s*$/iu;
+const EXAMPLE_BEFORE = new RegExp(
+  `(?:${[
+    "e\\.\\s?g\\.", "for example", "for instance", "such as", "z\\.\\s?b\\.", "zum beispiel", "beispielsweise", "beispiel", "p\\.\\s?ex\\.", "par exemple",
+    "exemple", "p\\.\\s?ej\\.", "por ejemplo", "ejemplo", "por exemplo", "exemplo", "ex\\.", "per esempio", "ad esempio", "ad es\\.", "esempio",
+    "bijv\\.", "bijvoorbeeld", "bv\\.", "np\\.", "na przyk[łl]ad", "örn\\.", "örneğin", "t\\.\\s?ex\\.", "till exempel", "f\\.\\s?eks\\.",
+    "for eksempel", "esim\\.", "esimerkiksi", "pl\\.", "például", "ví dụ", "例えば", "例", "例如", "比如", "如",
+  ].join("|")})\\s*[:：]?\\s*["'“„«(]?\\s*$`,
+  "iu",
+);
 
 /** Cloudflare email protection: the first byte is the key, every following byte is XORed with it. */
 export function decodeCfEmail(hex: string): string | null {

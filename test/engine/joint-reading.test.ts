@@ -204,3 +204,22 @@ describe("what is an example and what is a placeholder", () => {
     expect(acceptAddress("ho.l@pham-x.vn", "pham-x.vn")).toBe("ho.l@pham-x.vn");
   });
 });
+
+describe("spelling habits that differ by letter and by kind of family name", () => {
+  it("learns umlauts and Nordic letters separately: a site may write Jörg as joerg and Åsa as asa", () => {
+    const r = read([["joerg.berg", "Jörg Berg"], ["asa.lind", "Åsa Lind"], ["nils.holm", "Nils Holm"]]);
+    expect([r.inference.style, r.inference.nordic]).toEqual(["expanded", "plain"]);
+    expect(proposeAddress([], { first: "Björn", last: "Ström" }, "x.se", r.inference)?.email).toBe("bjoern.stroem@x.se");
+    expect(proposeAddress([], { first: "Søren", last: "Dahl" }, "x.se", r.inference)?.email).toBe("soren.dahl@x.se");
+    const nordic = read([["haakon.naess", "Håkon Næss"], ["bjorn.lie", "Björn Lie"]]);
+    expect([nordic.inference.style, nordic.inference.nordic]).toEqual(["plain", "expanded"]);
+    expect(proposeAddress([], { first: "Søren", last: "Ekström" }, "x.no", nordic.inference)?.email).toBe("soeren.ekstrom@x.no");
+  });
+
+  it("learns particles and double family names separately: dos Santos → santos beside García López → garcialopez", () => {
+    const r = read([["mgarcialopez", "María García López"], ["csantos", "Carla dos Santos"], ["jperez", "Juan Pérez"]]);
+    expect([r.inference.lastForm, r.inference.particleForm]).toEqual(["joined", "last"]);
+    expect(proposeAddress([], { first: "Rui", last: "da Costa" }, "x.pt", r.inference)?.email).toBe("rcosta@x.pt");
+    expect(proposeAddress([], { first: "Rocío", last: "Jiménez Ortega" }, "x.pt", r.inference)?.email).toBe("rjimenezortega@x.pt");
+  });
+});

@@ -78,7 +78,14 @@ export interface Proposal {
 export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string, inference: PatternInference = formatsOf(undefined, rows)): Proposal | null {
   const seen = verbatimMatch(rows, name);
   if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
-  const spelling = { style: inference.style ?? defaultStyle(domain), lastForm: inference.lastForm, firstForm: inference.firstForm ?? null };
+  // Formats stored before a habit was learnt lack its field: read as "not shown".
+  const spelling = {
+    style: inference.style ?? defaultStyle(domain),
+    nordic: inference.nordic ?? null,
+    lastForm: inference.lastForm,
+    particleForm: inference.particleForm ?? null,
+    firstForm: inference.firstForm ?? null,
+  };
   const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
   if (!choice) return null;
   return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };

@@ -42,7 +42,7 @@ export function readJointly(addresses: readonly AddressEvidence[], stated: reado
     a.readings.map((reading) => ({ reading, match: matchPatterns(a.localPart, reading.name) })).filter((c) => c.match.patterns.length > 0),
   );
   const names: (PersonName | null)[] = addresses.map(() => null);
-  const observations: FormatObservation[] = stated.map((p) => ({ patterns: [p], style: null, lastForm: null, firstForm: null }));
+  const observations: FormatObservation[] = stated.map((p) => ({ patterns: [p], style: null, nordic: null, lastForm: null, particleForm: null, firstForm: null }));
   let remaining = table.map((_, i) => i).filter((i) => table[i]!.length > 0);
 
   for (let round = 0; remaining.length > 0; round++) {

@@ -12,11 +12,14 @@ export interface PersonName {
   middle?: string;
 }
 
-/** How a part was spelled: "plain" = bare letters (ü→u, ø→o), "expanded" = German/Nordic digraphs (ü→ue, ø→oe, å→aa). */
+/** How umlauts are spelled: "plain" = bare letters (ü→u), "expanded" = German digraphs (ü→ue). */
 export type Transliteration = "plain" | "expanded";
+/** How the Nordic letters ø and å are spelled: "plain" = o, a; "expanded" = oe, aa. A domain may do one and not the other. */
+export type NordicSpelling = "plain" | "expanded";
 
 const APOSTROPHES = /['’ʼ`´‘]/g;
-const EXPANDED: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue", ß: "ss", ø: "oe", å: "aa", æ: "ae" };
+const EXPANDED_UMLAUTS: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue" };
+const EXPANDED_NORDIC: Record<string, string> = { ø: "oe", å: "aa" };
 
 // The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
 const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]];
@@ -24,19 +27,20 @@ const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]
 // Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
 const spellings = new Map<string, string>();
 
-function ascii(part: string, style: Transliteration): string {
-  const key = `${style}:${part}`;
+function ascii(part: string, style: Transliteration, nordic: NordicSpelling = "plain"): string {
+  const key = `${style}:${nordic}:${part}`;
   const known = spellings.get(key);
   if (known !== undefined) return known;
   if (spellings.size > 10_000) spellings.clear();
-  const value = spell(part, style);
+  const value = spell(part, style, nordic);
   spellings.set(key, value);
   return value;
 }
 
-function spell(part: string, style: Transliteration): string {
+function spell(part: string, style: Transliteration, nordic: NordicSpelling): string {
   let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
-  if (style === "expanded") s = s.replace(/[äöüßøåæ]/g, (c) => EXPANDED[c] ?? c);
+  if (style === "expanded") s = s.replace(/[äöü]/g, (c) => EXPANDED_UMLAUTS[c] ?? c);
+  if (nordic === "expanded") s = s.replace(/[øå]/g, (c) => EXPANDED_NORDIC[c] ?? c);
   return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();
 }
 
@@ -48,8 +52,8 @@ export type PartForm = "joined" | "hyphen" | "first" | "last";
  * ("mullerludenscheidt"), with the hyphen kept, and as their first and last pieces ("García López"
  * → "garcialopez", "garcia", "lopez": Spanish domains often use the first surname only).
  */
-export function partSpellings(part: string, style: Transliteration = "plain"): { text: string; form: PartForm }[] {
-  const text = ascii(part, style);
+export function partSpellings(part: string, style: Transliteration = "plain", nordic: NordicSpelling = "plain"): { text: string; form: PartForm }[] {
+  const text = ascii(part, style, nordic);
   const pieces = text.split(/[\s-]+/).map((p) => p.replace(/[^a-z0-9]/g, "")).filter(Boolean);
   if (pieces.length === 0) return [];
   const out: { text: string; form: PartForm }[] = [{ text: pieces.join(""), form: "joined" }];
@@ -62,8 +66,8 @@ export function partSpellings(part: string, style: Transliteration = "plain"): {
   return out.filter((o) => !seen.has(o.text) && seen.add(o.text));
 }
 
-export function partVariants(part: string, style: Transliteration = "plain"): string[] {
-  return partSpellings(part, style).map((s) => s.text);
+export function partVariants(part: string, style: Transliteration = "plain", nordic: NordicSpelling = "plain"): string[] {
+  return partSpellings(part, style, nordic).map((s) => s.text);
 }
 
 /**
@@ -104,10 +108,24 @@ export function sameGivenName(a: string, b: string): boolean {
   return ka === kb || (NICKNAMES.get(ka)?.has(kb) ?? false);
 }
 
-/** True when the two transliteration styles spell this name differently (only then can evidence pick one). */
+/** True when the two umlaut spellings spell this name differently (only then can evidence pick one). */
 export function transliterationMatters(name: PersonName): boolean {
-  const parts = [name.first, name.last, name.middle ?? ""];
-  return parts.some((p) => ascii(p, "plain") !== ascii(p, "expanded"));
+  return /[äöü]/i.test(`${name.first} ${name.last} ${name.middle ?? ""}`);
+}
+
+/** True when the two Nordic spellings spell this name differently. */
+export function nordicMatters(name: PersonName): boolean {
+  return /[øå]/i.test(`${name.first} ${name.last} ${name.middle ?? ""}`);
+}
+
+/**
+ * Whether a several-word family name is a particle and a name ("van der Berg", "dos Santos", "de
+ * Sousa"), which domains write joined or without the particle, rather than two family names
+ * ("García López"), which they write joined or as the first one only.
+ */
+export function hasParticle(last: string): boolean {
+  const words = last.trim().split(/\s+/);
+  return words.length > 1 && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
 }
 
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m"]);

@@ -223,3 +223,19 @@ describe("spelling habits that differ by letter and by kind of family name", () 
     expect(proposeAddress([], { first: "Rocío", last: "Jiménez Ortega" }, "x.pt", r.inference)?.email).toBe("rjimenezortega@x.pt");
   });
 });
+
+describe("names written 'Family, Given'", () => {
+  it("reads them whole, with a title inside and a quoted nickname", async () => {
+    const card = (shown: string, email: string) => `<div><h3>${shown}</h3><p class="position">Senior Consultant</p><p>Email: ${email}</p></div>`;
+    const html = `<html lang="en"><body>${card("Sullivan, Katherine &quot;Kate&quot;", "kate_sullivan@linde-x.io")}${card("Dr. Lakatos, Tamás", "tamas_lakatos@linde-x.io")}${card("O'Sullivan, Ailbhe", "ailbhe_osullivan@linde-x.io")}</body></html>`;
+    const page = await extractPage(html, "https://linde-x.io/about/team", "linde-x.io");
+    const r = readJointly(page.addresses.map((a) => ({ localPart: a.email.split("@")[0]!, readings: readingsOf(a.evidence!) })));
+    expect(r.inference.shares[0]?.pattern).toBe("{first}_{last}");
+    expect(r.names.map((n) => n && `${n.first} ${n.last}`)).toEqual(["Katherine Sullivan", "Tamás Lakatos", "Ailbhe O'Sullivan"]);
+  });
+
+  it("does not read 'Jane Roe, CTO' as a name written family name first", async () => {
+    const page = await extractPage(`<html><body><p>Clara Berg, Chief Technology Officer</p><p>cberg@x-co.de</p></body></html>`, "https://x-co.de/", "x-co.de");
+    expect(page.addresses[0]).toMatchObject({ name: { first: "Clara", last: "Berg" }, position: "Chief Technology Officer" });
+  });
+});

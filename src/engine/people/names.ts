@@ -175,9 +175,10 @@ function nameTokens(fullName: string): string[] {
  * The name tokens of a displayed name, given name first when the page says which is which: "Doe,
  * Jane" is turned round (`turned`), titles (Dr., Prof.) and suffixes (Jr., PhD) are dropped.
  */
-export function parseName(fullName: string): { tokens: string[]; turned: boolean } {
-  let text = fullName.normalize("NFC").replace(/\s+/g, " ").trim();
-  if (!text) return { tokens: [], turned: false };
+export function parseName(fullName: string): { tokens: string[]; turned: boolean; nickname: string | null } {
+  const quoted = QUOTED_NICKNAME.exec(fullName);
+  let text = fullName.replace(QUOTED_NICKNAME, " ").normalize("NFC").replace(/\s+/g, " ").trim();
+  if (!text) return { tokens: [], turned: false, nickname: null };
   let turned = false;
   const comma = text.split(",");
   if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
@@ -185,10 +186,15 @@ export function parseName(fullName: string): { tokens: string[]; turned: boolean
     turned = true;
   }
   let tokens = text.split(" ").filter(Boolean);
-  while (tokens.length > 2 && HONORIFICS.has(bare(tokens[0]!))) tokens = tokens.slice(1);
+  // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end.
+  const untitled = tokens.filter((t) => !HONORIFICS.has(bare(t)) || !/^\p{Lu}/u.test(t));
+  if (untitled.length >= 2) tokens = untitled;
   while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
-  return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned };
+  return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned, nickname: quoted?.[1] ?? null };
 }
+
+/** A nickname written in quotes or brackets inside a name: 'Katherine "Kate" Sullivan', "Robert (Bob) Smith". */
+export const QUOTED_NICKNAME = /\s*["“„«‘(]\s*(\p{Lu}[\p{L}'’.-]{1,20})\s*["”»’)]\s*/u;
 
 /** A reading of a name; `reversed` marks the family-name-first one. */
 export type NameSplit = PersonName & { reversed?: boolean };
@@ -241,7 +247,7 @@ const NOT_NAME_WORDS = new Set(
 
 /** Whether a short line of page text reads like a person's name ("Jane Doe", "Anna van der Berg", "Zoë O'Brien"). */
 export function looksLikePersonName(text: string): boolean {
-  const t = text.replace(/\s+/g, " ").trim();
+  const t = text.replace(QUOTED_NICKNAME, " ").replace(/\s+/g, " ").trim();
   if (t.length < 4 || t.length > 60 || /[\d@:/|()[\]{}]/.test(t)) return false;
   const tokens = t.split(" ");
   if (tokens.length < 2 || tokens.length > 5) return false;

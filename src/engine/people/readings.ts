@@ -52,11 +52,18 @@ const titleCase = (token: string) => token.toLowerCase().replace(/(^|[\s'’-])(
 /** Every reading of a name as evidence gives it, each with its weight; the usual reading first. */
 export function readingsOf(evidence: NameEvidence): Reading[] {
   if (evidence.kind === "stated") return [{ name: evidence.name, weight: 1 }];
-  const { tokens, turned } = parseName(evidence.text);
+  const { tokens, turned, nickname } = parseName(evidence.text);
   if (tokens.length < 2) return [];
+  const readings = readingsOfTokens(tokens, turned, evidence.familyFirstPage);
+  // The name a person goes by, written beside the given name ('Katherine "Kate" Sullivan'), is as good a reading.
+  if (!nickname) return readings;
+  return [...readings, ...readings.filter((r) => r.weight === 1).map((r) => ({ name: { ...r.name, first: nickname }, weight: 1 }))];
+}
+
+function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirstPage: boolean): Reading[] {
   const words = tokens.map((t) => (isUpperWord(t) ? titleCase(t) : t));
   const family = upperFamily(tokens);
-  const readings = splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family?.name ?? null, turned, evidence.familyFirstPage) }));
+  const readings = splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family?.name ?? null, turned, familyFirstPage) }));
   if (!family) return readings;
   // The upper-cased words are the family name, wherever they stand; the rest is the given name
   // (with any further words as middle names, or as a two-word given name).

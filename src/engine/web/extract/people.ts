@@ -1,4 +1,4 @@
-import { looksLikePersonName, nameKey, type PersonName } from "../../people/names.js";
+import { looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
 import { departmentOf, isGenericLocalPart, seniorityOf } from "../../people/positions.js";
@@ -36,20 +36,43 @@ const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
 
 /**
+ * A line's parts, with a name written family name first kept whole ("Sullivan, Katherine –
+ * Consultant" → "Sullivan, Katherine", "Consultant"): its comma is not a separator.
+ */
+function segmentsOf(line: string): string[] {
+  return line
+    .split(NON_COMMA_SEPARATORS)
+    .flatMap((part) => (familyCommaGiven(part) ? [part] : part.split(",")))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|·|•)\s*/;
+
+/** "Family, Given" with both sides name-like and neither a position ("Doe, Jane" but not "Jane Doe, CTO"). */
+function familyCommaGiven(text: string): boolean {
+  const m = /^([^,]{2,40}),([^,]{2,40})$/.exec(text.replace(QUOTED_NICKNAME, " ").trim());
+  if (!m) return false;
+  const [family, given] = [m[1]!.trim(), m[2]!.trim()];
+  if (looksLikePosition(family) || looksLikePosition(given) || given.split(/\s+/).length > 3) return false;
+  return looksLikePersonName(`${given} ${family}`.split(/\s+/).filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t)).join(" "));
+}
+
+/**
  * A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer").
  * `transcribed` marks a Latin name taken from beside a name in another script ("田中 太郎 Taro
  * Tanaka"): such a rendering is written for Western readers, given name first, whatever the page's
  * language.
  */
 export function readLine(line: string): { name: string | null; position: string | null; transcribed: boolean } {
-  const segments = line.split(SEPARATORS).map((s) => s.trim()).filter(Boolean);
+  const segments = segmentsOf(line);
   let name: string | null = null;
   let position: string | null = null;
   let transcribed = false;
   for (const s of segments) {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
-    if (!name && !isPosition && looksLikePersonName(s)) name = s;
+    if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;

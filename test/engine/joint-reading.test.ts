@@ -239,3 +239,24 @@ describe("names written 'Family, Given'", () => {
     expect(page.addresses[0]).toMatchObject({ name: { first: "Clara", last: "Berg" }, position: "Chief Technology Officer" });
   });
 });
+
+describe("initials and particles", () => {
+  it("learns a dropped particle from a format that writes only the family name's initial (Koen van Dijk → koend)", () => {
+    const r = read([["annab", "Anna van den Berg"], ["pietj", "Piet Jansen"]]);
+    expect(r.inference.particleForm).toBe("last");
+    expect(proposeAddress([], { first: "Koen", last: "van Dijk" }, "x.nl", r.inference)?.email).toBe("koend@x.nl");
+  });
+
+  it("names a two-letter address that is also a role code when the person's card shows whose initials it is", async () => {
+    const html = `<html lang="it"><body><dl><dt>Martina Di Stefano</dt><dd>Segreteria</dd><dd>md&#64;mancini-x.it</dd><dt>Paolo Mele</dt><dd>Avvocato</dd><dd>pm@mancini-x.it</dd></dl></body></html>`;
+    const page = await extractPage(html, "https://mancini-x.it/team", "mancini-x.it");
+    expect(page.addresses.map((a) => [a.email, a.name?.first])).toEqual([["md@mancini-x.it", "Martina"], ["pm@mancini-x.it", "Paolo"]]);
+    const plain = await extractPage(`<html><body><p>Press</p><p>pm@mancini-x.it</p></body></html>`, "https://mancini-x.it/", "mancini-x.it");
+    expect(plain.addresses[0]?.name).toBeNull();
+  });
+
+  it("takes a placeholder made only of short placeholder words (tên_họ) as a placeholder", () => {
+    expect(placeholderFormat("ten_ho")).toBe("{first}_{last}");
+    expect(placeholderFormat("ho.l")).toBeNull();
+  });
+});

@@ -138,8 +138,9 @@ export function matchPatterns(localPart: string, name: PersonName): PatternMatch
           patterns.add(p);
           hitStyles.add(style);
           hitNordics.add(nordic);
-          if (t.lastForm && p.includes("{last}")) familyForms.add(t.lastForm);
-          if (t.firstForm && p.includes("{first}")) firstForms.add(t.firstForm);
+          // An initial shows the form too when the forms' initials differ (van Dijk → v or d).
+          if (t.lastForm && (p.includes("{last}") || p.includes("{l}"))) familyForms.add(t.lastForm);
+          if (t.firstForm && (p.includes("{first}") || p.includes("{f}"))) firstForms.add(t.firstForm);
         }
       }
     }

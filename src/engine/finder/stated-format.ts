@@ -38,11 +38,13 @@ const WORDS: [string, Role][] = [...GIVEN.map((w) => [w, "first"] as [string, Ro
  */
 export function placeholderFormat(localPart: string): Pattern | null {
   const local = localPart.toLowerCase();
-  if (!WORDS.some(([w]) => w.length >= MIN_LONG_WORD && local.includes(w))) return null;
+  const hasLongWord = WORDS.some(([w]) => w.length >= MIN_LONG_WORD && local.includes(w));
   const parses = segment(local, 0, MAX_ROLES);
   for (const roles of parses) {
     const words = roles.filter((r) => r === "first" || r === "last");
     if (words.length === 0) continue;
+    // Short words only count when the placeholder is nothing but them ("ten_ho" is tên_họ; "ho.l" is Hồ Linh).
+    if (!hasLongWord && (words.length < 2 || roles.some((r) => r === "f" || r === "l"))) continue;
     if (roles.length === 1 && local.length < MIN_SINGLE_WORD) continue;
     const initials = roles.filter((r) => r === "f" || r === "l");
     // An initial stands for the part no word names: "f.lastname", "firstname.l".

@@ -4,7 +4,7 @@ import { domains, emails } from "../../db/schema-index.js";
 import { readJointly } from "../finder/joint-reading.js";
 import { PATTERNS, type Pattern, type PatternInference } from "../finder/patterns.js";
 import type { PersonName } from "../people/names.js";
-import { isGenericLocalPart } from "../people/positions.js";
+import { isRoleOnly } from "../people/positions.js";
 import { type NameEvidence, readingsOf } from "../people/readings.js";
 
 /**
@@ -90,7 +90,7 @@ export async function readDomainNames(
     if (e && r.type === "personal") evidence.set(r.email, e);
   }
   for (const [email, e] of found) {
-    if (e && !isGenericLocalPart(localOf(email))) evidence.set(email, e);
+    if (e && !isRoleOnly(localOf(email))) evidence.set(email, e);
   }
   const stated = [...new Set([...(parseStoredFormats(dom?.formats)?.stated ?? []), ...statedNow])];
 

@@ -85,7 +85,8 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
 
   const emailRows = found.map((a) => {
     const local = a.email.slice(0, a.email.indexOf("@"));
-    const generic = isGenericLocalPart(local);
+    // A short role code that a page names a person for ("md@" beside Martina Di Stefano) is hers.
+    const generic = isGenericLocalPart(local) && !a.name;
     return {
       email: a.email,
       domain,

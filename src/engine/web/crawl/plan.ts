@@ -67,7 +67,7 @@ const WORDS: [Category, string[]][] = [
   ]],
   ["imprint", [
     "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
-    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "会社概要", "会社情報", "企業情報", "特定商取引",
+    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
   ]],
   ["about", [
     "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
@@ -215,7 +215,7 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   if (!best) {
     if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
     // Navigation of the home page in words no list knows: worth a look once the known pages are read.
-    const shortLabel = text.length > 1 && text.length <= 30 && text.split(" ").length <= 3;
+    const shortLabel = text.length > 1 && text.length <= 32 && text.split(" ").length <= 4;
     const plain = !ARCHIVE.test(path) && !u.search;
     if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && plain) return UNKNOWN_NAV_SCORE;
     // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a

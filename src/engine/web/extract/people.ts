@@ -1,7 +1,7 @@
 import { looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
-import { departmentOf, isGenericLocalPart, seniorityOf } from "../../people/positions.js";
+import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
 
 export interface FoundAddress {
   email: string;
@@ -112,7 +112,7 @@ export function personNear(
   familyFirstPage = false,
 ): Person {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return NOBODY;
+  if (isRoleOnly(local)) return NOBODY;
 
   let found: Person | null = null;
   let position: string | null = null;
@@ -152,7 +152,7 @@ const NOBODY: Person = { evidence: null, name: null, position: null };
 /** The person a profile page is about (its heading, title or JSON-LD Person), when the address is theirs. */
 export function personOfPage(email: string, pageNames: readonly string[], familyFirstPage = false): Person {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return NOBODY;
+  if (isRoleOnly(local)) return NOBODY;
   for (const text of pageNames) {
     const read = readLine(text);
     if (!read.name) continue;
@@ -170,7 +170,7 @@ export function personOfPage(email: string, pageNames: readonly string[], family
  */
 export function nameFromSite(email: string, names: Iterable<string>): Person | null {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return null;
+  if (isRoleOnly(local)) return null;
   let found: Person | null = null;
   const bare = local.replace(/[^a-z0-9]/g, "");
   for (const text of names) {

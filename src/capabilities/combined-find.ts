@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed } from "../engine/index/claims.js";
 import { companyOrFetch } from "../engine/company/facts.js";
-import { emailParam, flatOrganization, personByEmail, personFindData } from "../engine/index/people.js";
+import { emailParam, personByEmail } from "../engine/index/people.js";
+import { flatOrganization, personFindData } from "./shapes/person.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
 import { nullableRecord } from "./shapes/enrichment-params.js";
 import { defineCapability } from "./core/registry.js";

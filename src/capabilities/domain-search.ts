@@ -3,8 +3,8 @@ import { z } from "@hono/zod-openapi";
 import { filterClaimed } from "../engine/index/claims.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
-import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../engine/index/read.js";
-import { inferPatterns, matchPatterns } from "../engine/finder/patterns.js";
+import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../engine/index/read.js";
+import { matchPatterns } from "../engine/finder/patterns.js";
 import { rfc3339 } from "../http/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
 import { phoneDataFor } from "../engine/phones/phone-data.js";
@@ -193,7 +193,7 @@ export const domainSearch = defineCapability({
     const country = params.country?.toUpperCase() ?? null;
     const countries = country ? await countriesOf(ctx.env, domain) : new Map<string, string>();
     const visible = new Set(await filterClaimed(ctx.env, "email", rows.map((r) => r.email)));
-    const inference = inferPatterns(namedAddresses(rows));
+    const inference = formatsOf(dom, rows);
     const main = inference.shares[0]?.pattern ?? null;
 
     const matching = rows.filter(
@@ -207,7 +207,7 @@ export const domainSearch = defineCapability({
     const scored = matching
       .map((r) => {
         const src = sources.get(r.email) ?? [];
-        const pattern = r.type === "personal" && r.firstName && r.lastName ? (matchPatterns(r.localPart, { first: r.firstName, last: r.lastName }).patterns[0] ?? null) : null;
+        const pattern = r.type === "personal" && r.firstName && r.lastName ? (matchPatterns(r.localPart, { first: r.firstName, last: r.lastName, ...(r.middleName ? { middle: r.middleName } : {}) }).patterns[0] ?? null) : null;
         return { row: r, src, pattern, score: listingScore(r, src, pattern !== null && pattern === main) };
       })
       .sort((a, b) => b.score - a.score || a.row.email.localeCompare(b.row.email));

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
-import { finderData, findEmail } from "../engine/finder/email-finder.js";
+import { findEmail } from "../engine/finder/email-finder.js";
+import { finderData } from "./shapes/finder.js";
 import { type PersonName, splitFullName } from "../engine/people/names.js";
 import { ApiError } from "../http/errors.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";

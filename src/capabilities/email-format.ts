@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
-import { emailsOfDomain, namedAddresses } from "../engine/index/read.js";
-import { inferPatterns, percentages } from "../engine/finder/patterns.js";
+import { domainRow, emailsOfDomain, formatsOf } from "../engine/index/read.js";
+import { percentages } from "../engine/finder/patterns.js";
 import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
 import { defineCapability } from "./core/registry.js";
 
@@ -24,7 +24,9 @@ export const emailFormat = defineCapability({
   async handler(params, ctx) {
     const domain = await resolveTarget(ctx.env, params);
     await ensureIndexed(ctx, domain);
-    const inference = inferPatterns(namedAddresses(await emailsOfDomain(ctx.env, domain)));
+    const dom = await domainRow(ctx.env, domain);
+    // The rows are read only for a domain whose formats were not stored by a crawl.
+    const inference = formatsOf(dom, dom?.formats ? [] : await emailsOfDomain(ctx.env, domain));
     const data = percentages(inference.shares);
     return { body: { data }, found: data.length > 0 };
   },

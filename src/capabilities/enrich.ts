@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed, claimedAmong } from "../engine/index/claims.js";
 import { companyOrFetch, hasFacts } from "../engine/company/facts.js";
-import { companyByDomain, emailParam, finderData, personByEmail, type CompanyRecord } from "../engine/index/people.js";
+import { companyByDomain, emailParam, personByEmail, type CompanyRecord } from "../engine/index/people.js";
+import { storedPersonData } from "./shapes/person.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import type { Env } from "../env.js";
 import { apiErrorOf } from "../http/errors.js";
@@ -71,7 +72,7 @@ export const enrich = defineCapability({
       withoutClaimedProfile(ctx.env, stored),
       stored.domain === emailDomain && hasFacts(indexed) ? indexed : companyForPerson(ctx, stored.domain),
     ]);
-    const data: Record<string, unknown> = await finderData(ctx.env, person, company);
+    const data: Record<string, unknown> = await storedPersonData(ctx.env, person, company);
     if (!params.enrich_mobile) return { body: { data }, found: true };
     const phone = await phoneDataFor(ctx.env, { email, domain: person.domain, url: person.professionalNetworkUrl });
     data.phone_data = phone;

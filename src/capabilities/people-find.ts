@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed, filterClaimed } from "../engine/index/claims.js";
-import { domainParam, emailParam, leadCandidatesOfDomain, personByEmail, personFindData } from "../engine/index/people.js";
+import { domainParam, emailParam, leadCandidatesOfDomain, personByEmail } from "../engine/index/people.js";
+import { personFindData } from "./shapes/person.js";
 import { ApiError } from "../http/errors.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
 import { nullableRecord } from "./shapes/enrichment-params.js";

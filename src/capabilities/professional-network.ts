@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed, claimedAmong, normaliseProfileUrl } from "../engine/index/claims.js";
-import { companyByDomain, finderData, peopleByProfile } from "../engine/index/people.js";
+import { companyByDomain, peopleByProfile } from "../engine/index/people.js";
+import { storedPersonData } from "./shapes/person.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
@@ -52,7 +53,7 @@ export const professionalNetwork = defineCapability({
     if (people.length === 0) return { body: { data: params.full ? [] : null }, found: false };
 
     const company = await companyByDomain(ctx.env, people[0]!.domain);
-    const answers = await Promise.all(people.map((p) => finderData(ctx.env, p, company)));
+    const answers = await Promise.all(people.map((p) => storedPersonData(ctx.env, p, company)));
     // The most likely address is the best-evidenced one; personal addresses before shared ones.
     answers.sort((a, b) => Number(a.type === "generic") - Number(b.type === "generic") || b.score - a.score);
     const data: Record<string, unknown>[] | Record<string, unknown> = params.full ? answers : answers[0]!;

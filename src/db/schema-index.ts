@@ -16,6 +16,12 @@ export const domains = sqliteTable("domains", {
   lastError: text("last_error"),
   /** Catch-all verdict when an SMTP prober has given one; null = unknown. */
   acceptAll: integer("accept_all", { mode: "boolean" }),
+  /**
+   * JSON: the domain's address formats as read with its people's names at the last crawl (shares,
+   * spelling habits, confidence) and the conventions its pages state. Null before the first crawl
+   * that found a named address; readers then infer from the rows (src/engine/index/read.ts).
+   */
+  formats: text("formats"),
   updatedAt: integer("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
 });
 
@@ -95,6 +101,15 @@ export const emails = sqliteTable(
     type: text("type").notNull(),
     firstName: text("first_name"),
     lastName: text("last_name"),
+    /** Middle name or initial when the reading has one (needed for {f}{m}{last}). */
+    middleName: text("middle_name"),
+    /**
+     * The owner's name as the page showed it ("TANAKA Hiroshi", "Clara Dubois"); first/middle/last
+     * are its reading decided over all the domain's addresses (src/engine/index/domain-names.ts).
+     */
+    displayName: text("display_name"),
+    /** What kind of name evidence the row holds: "shown", "shown-family-first" (page in a family-name-first language) or "stated" (vCard N, JSON-LD). */
+    nameCue: text("name_cue"),
     position: text("position"),
     department: text("department"),
     seniority: text("seniority"),

@@ -30,6 +30,7 @@ describe("GET /v1/domain-search", () => {
       "press@acme-widgets.test",
       "robert.brown@acme-widgets.test",
       "sales@acme-widgets.test",
+      "security@acme-widgets.test",
       "support@acme-widgets.test",
       "zoe.obrien@acme-widgets.test",
     ]);
@@ -55,7 +56,7 @@ describe("GET /v1/domain-search", () => {
     const sales = body.data.emails.find((e: { email: string }) => e.email === "sales@acme-widgets.test");
     expect(sales).toMatchObject({ type: "generic", first_name: null, department: "sales" });
     expect(body.meta).toEqual({
-      total: 13,
+      total: 14,
       pageSize: 50,
       current: 1,
       total_pages: 1,
@@ -95,13 +96,14 @@ describe("GET /v1/domain-search", () => {
   it("pages, and filters by type and department", async () => {
     const page2 = await json(await search("domain=acme-widgets.test&limit=3&page=2"));
     expect(page2.data.emails).toHaveLength(3);
-    expect(page2.meta).toMatchObject({ total: 13, pageSize: 3, current: 2, total_pages: 5 });
+    expect(page2.meta).toMatchObject({ total: 14, pageSize: 3, current: 2, total_pages: 5 });
     const generic = await json(await search("domain=acme-widgets.test&type=generic&limit=50"));
     expect(generic.data.emails.map((e: { email: string }) => e.email).sort()).toEqual([
       "info@acme-widgets.test",
       "jobs@careers.acme-widgets.test",
       "press@acme-widgets.test",
       "sales@acme-widgets.test",
+      "security@acme-widgets.test",
       "support@acme-widgets.test",
     ]);
     expect(generic.meta.params.type).toBe("generic");
@@ -113,7 +115,7 @@ describe("GET /v1/domain-search", () => {
     await db(env.DB).insert(claims).values({ kind: "email", value: "john.smith@acme-widgets.test", reason: "test" });
     const body = await json(await search("domain=acme-widgets.test&limit=50"));
     expect(body.data.emails.map((e: { email: string }) => e.email)).not.toContain("john.smith@acme-widgets.test");
-    expect(body.meta.total).toBe(12);
+    expect(body.meta.total).toBe(13);
   });
 
   it("finds the domain by company name, and answers 422 for an unknown company", async () => {

@@ -15,12 +15,12 @@ import worker from "../../src/index.js";
 const store = () => db(env.DB);
 
 describe("crawl planning and guards", () => {
-  it("ranks keyword pages (people pages first), drops non-keyword pages and assets", () => {
+  it("ranks keyword pages (people pages first), articles last, and drops other pages and assets", () => {
     const ranked = rankCandidates(
-      ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum"],
+      ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum", "https://a.test/produkte/x"],
       new Set(),
     );
-    expect(ranked).toEqual(["https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about"]);
+    expect(ranked).toEqual(["https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about", "https://a.test/blog/post"]);
   });
 
   it("reads sitemap locations, including CDATA and sitemap indexes", () => {
@@ -53,7 +53,8 @@ describe("first pass", () => {
     const out = await crawlFirstPass(env, "acme-widgets.test");
     expect(out.origin).toBe("https://acme-widgets.test");
     // Home, then people pages (the linked team page, the sitemap's leadership page), contact, about and the
-    // sitemap's press release; guessed paths that answered 404 leave no page.
+    // sitemap's press release; guessed paths come after every linked page, so the budget reaches the
+    // site's security.txt, and guesses that answered 404 leave no page.
     expect(out.pages.map((p) => p.url)).toEqual([
       "https://acme-widgets.test/",
       "https://acme-widgets.test/team",
@@ -61,6 +62,7 @@ describe("first pass", () => {
       "https://acme-widgets.test/contact",
       "https://acme-widgets.test/about",
       "https://acme-widgets.test/press/2024-launch",
+      "https://acme-widgets.test/.well-known/security.txt",
     ]);
     expect(out.disallowed).toEqual(["https://acme-widgets.test/private/staff-list"]);
     expect(out.done.length).toBeLessThanOrEqual(FIRST_PASS.maxPages + out.disallowed.length);
@@ -109,7 +111,8 @@ describe("deep-crawl queue consumer", () => {
     expect(carla).toMatchObject({ fullName: "Carla Diaz", position: "Head of Communications", department: "communication", seniority: "senior", sourceUri: "https://acme-widgets.test/press/2024-launch" });
     const dom = await store().select().from(domains).where(eq(domains.domain, "acme-widgets.test")).get();
     expect(dom?.crawlStatus).toBe("done");
-    expect(dom?.pagesCrawled).toBeGreaterThan(first.pages.length);
+    // The first pass may already have read every page this small site has; the deep pass adds the rest, if any.
+    expect(dom?.pagesCrawled).toBeGreaterThanOrEqual(first.pages.length);
   });
 
   it("retries a message whose site cannot be reached and drops a malformed one", async () => {
@@ -149,7 +152,7 @@ describe("index writes", () => {
   });
 
   it("writes hundreds of addresses in one pass without hitting D1's 100-parameter limit", async () => {
-    const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, name: null, position: null, via: "text" as const }));
+    const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, evidence: null, name: null, position: null, via: "text" as const }));
     const extraction = { addresses, phones: [], company: emptyCompanyFacts(), links: [], linkRefs: [], allLinks: [], meta: new Map(), title: null, jsonLd: [], lines: [] };
     const pages = [0, 1, 2].map((i) => ({ url: `https://bulk-corp.test/p${i}`, extraction }));
     const result = await storeCrawl(env, { domain: "bulk-corp.test", pages, status: "done", error: null, now: Date.now() });

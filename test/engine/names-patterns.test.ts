@@ -4,12 +4,15 @@ import { applyPattern, inferPatterns, matchPatterns, percentages } from "../../s
 import { departmentOf, seniorityOf } from "../../src/engine/people/positions.js";
 
 describe("names", () => {
-  it("transliterates accents, ß, Ł and ø, with the digraph spelling as a separate style", () => {
+  it("transliterates accents, ß, Ł and ø, with digraph spellings of umlauts and of ø/å as separate styles", () => {
     expect(partVariants("José")).toEqual(["jose"]);
     expect(partVariants("Strauß")).toEqual(["strauss"]);
     expect(partVariants("Łukasz")).toEqual(["lukasz"]);
     expect(partVariants("Søren")).toEqual(["soren"]);
-    expect(partVariants("Søren", "expanded")).toEqual(["soeren"]);
+    expect(partVariants("Søren", "plain", "expanded")).toEqual(["soeren"]);
+    expect(partVariants("Håkon", "plain", "expanded")).toEqual(["haakon"]);
+    // A domain may write umlauts as digraphs and ø as a bare o: the two are separate habits.
+    expect(partVariants("Søren", "expanded")).toEqual(["soren"]);
     expect(partVariants("Müller")).toEqual(["muller"]);
     expect(partVariants("Müller", "expanded")).toEqual(["mueller"]);
   });
@@ -18,7 +21,7 @@ describe("names", () => {
     expect(partVariants("O'Brien")).toEqual(["obrien"]);
     expect(partVariants("D’Angelo")).toEqual(["dangelo"]);
     expect(partVariants("Anna-Lena")).toEqual(["annalena", "anna-lena", "anna", "lena"]);
-    expect(partVariants("van der Berg")).toEqual(["vanderberg", "van", "berg"]);
+    expect(partVariants("van der Berg")).toEqual(["vanderberg", "van-der-berg", "van", "berg"]);
   });
 
   it("splits full names: titles, suffixes, particles, 'Last, First'", () => {
@@ -52,7 +55,7 @@ describe("patterns", () => {
   });
 
   it("tells which transliteration a domain uses", () => {
-    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded", lastForm: null });
+    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded", nordic: null, lastForm: null, particleForm: null, firstForm: null });
     expect(matchPatterns("jurgen.weiss", { first: "Jürgen", last: "Weiß" }).style).toBe("plain");
   });
 

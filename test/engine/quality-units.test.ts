@@ -2,7 +2,7 @@
 // names are read and spelt, and how formats are inferred. Pure functions, no network.
 import { describe, expect, it } from "vitest";
 import {
-  canonical, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, scoreLink, scoreUrl,
+  canonical, guessedCandidates, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, scoreLink, scoreUrl,
 } from "../../src/engine/web/crawl/plan.js";
 import { acceptAddress, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/web/extract/email-addresses.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
@@ -148,7 +148,9 @@ describe("ways of publishing an address", () => {
 
   it("reads vCards: EMAIL lines named by N or FN, with TITLE as position, only for the target domain", async () => {
     const card = "BEGIN:VCARD\r\nVERSION:4.0\r\nN:Lößl;Martina;;;\r\nFN:Martina Lößl\r\nTITLE:Spa-Leitung\r\nEMAIL;TYPE=work:m.lossl@acme.at\r\nEMAIL:private@gmail-fixture.com\r\nEND:VCARD\r\n";
-    expect(vCardAddresses(card, "acme.at")).toEqual([{ email: "m.lossl@acme.at", name: { first: "Martina", last: "Lößl" }, position: "Spa-Leitung", via: "vcard" }]);
+    expect(vCardAddresses(card, "acme.at")).toEqual([
+      { email: "m.lossl@acme.at", evidence: { kind: "stated", name: { first: "Martina", last: "Lößl" } }, name: { first: "Martina", last: "Lößl" }, position: "Spa-Leitung", via: "vcard" },
+    ]);
     const page = await extractPage(card, "https://acme.at/vcard/martina.vcf", "acme.at", "text/vcard");
     expect(page.addresses[0]?.email).toBe("m.lossl@acme.at");
   });
@@ -181,8 +183,14 @@ describe("names as the domain writes them", () => {
     expect(nameSplits("Juan Carlos Pérez Ruiz").length).toBeGreaterThan(3);
   });
 
-  it("reads a family-name-first name only when the address says so", () => {
-    expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai")).toEqual({ first: "Mai", middle: "Thị", last: "Nguyễn" });
+  it("reads a name family name first only with a cue a reader would use: the page's language, an upper-cased family name, a comma", () => {
+    // Issue 20: alone on a page without a cue, "Nguyễn Thị Mai" is read as written (given name first);
+    // the domain's other addresses can still turn it round (joint-reading.test.ts).
+    expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai")).toEqual({ first: "Nguyễn", middle: "Thị", last: "Mai" });
+    expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai", true)).toEqual({ first: "Mai", middle: "Thị", last: "Nguyễn" });
+    expect(fittingName("mai.nguyen@x.com", "NGUYỄN Thị Mai")).toEqual({ first: "Mai", middle: "Thị", last: "Nguyễn" });
+    expect(fittingName("hiroshi.tanaka@x.jp", "TANAKA Hiroshi")).toEqual({ first: "Hiroshi", last: "Tanaka" });
+    expect(fittingName("clara.dubois@x.fr", "Dubois, Clara")).toEqual({ first: "Clara", last: "Dubois" });
     // "tanaka" is {last} of Taro Tanaka: not a reason to turn the name round.
     expect(fittingName("tanaka@x.jp", "Taro Tanaka")).toEqual({ first: "Taro", last: "Tanaka" });
   });
@@ -213,7 +221,7 @@ describe("nicknames", () => {
 describe("formats from every personal address", () => {
   it("names an address found without a name from a name the site shows elsewhere, only when exactly one fits", () => {
     const names = ["Jane Doe", "Ana Lima", "Chief Technology Officer"];
-    expect(nameFromSite("jdoe@acme.test", names)).toEqual({ first: "Jane", last: "Doe" });
+    expect(nameFromSite("jdoe@acme.test", names)?.name).toEqual({ first: "Jane", last: "Doe" });
     expect(nameFromSite("jdoe@acme.test", [...names, "John Doe"])).toBeNull();
     expect(nameFromSite("sales@acme.test", ["Sales Team"])).toBeNull();
   });
@@ -246,5 +254,29 @@ describe("formats from every personal address", () => {
     expect(proposeAddress(plain, { first: "Günter", last: "Höller" }, "h.at")?.email).toBe("g.holler@h.at");
     const expanded = [row("juergen.mueller@k.at", "Jürgen", "Müller"), row("lea.hoffmann@k.at", "Lea", "Hoffmann")];
     expect(proposeAddress(expanded, { first: "Günther", last: "Weiß" }, "k.at")?.email).toBe("guenther.weiss@k.at");
+  });
+});
+
+describe("page choice on sites in languages the word lists do not know", () => {
+  it("reads the site's own navigation before guessed paths, which often answer 404", () => {
+    const nav = score("https://acme.test/tiimi/", "Tiimi");
+    const guessedTeam = guessedCandidates("https://acme.test").find((c) => c.url.endsWith("/team"))!;
+    expect(nav).toBe(8);
+    expect(guessedTeam.score).toBeLessThan(nav!);
+    // Among themselves the guesses keep their order: /team before /privacy.
+    const byPath = Object.fromEntries(guessedCandidates("https://acme.test").map((c) => [new URL(c.url).pathname, c.score]));
+    expect(byPath["/team"]).toBeGreaterThan(byPath["/privacy"]!);
+  });
+
+  it("follows the sub-pages of a section read for its unknown label ('Yritys' → its 'Tiimi' page)", () => {
+    const section = { url: "https://acme.test/yritys", score: 8, listsPeople: false };
+    expect(score("https://acme.test/yritys/tiimi", "Tiimi", "", section)).toBe(7);
+    expect(score("https://acme.test/muualla/tiimi", "Tiimi", "", section)).toBeNull();
+  });
+
+  it("knows Vietnamese team, contact and about words", () => {
+    expect(score("https://acme.test/doi-ngu/", "Đội ngũ")).toBeGreaterThanOrEqual(90);
+    expect(score("https://acme.test/lien-he/", "Liên hệ")).toBe(90);
+    expect(score("https://acme.test/gioi-thieu/", "Giới thiệu")).toBe(70);
   });
 });

@@ -5,7 +5,11 @@ import { domainForCompany } from "../../engine/index/read.js";
 import type { Env } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
 import { PhoneDataSchema } from "./phone.js";
-import { SocialFieldsSchema } from "./social-fields.js";
+import { NO_SOCIAL_FIELDS, SocialFieldsSchema } from "./social-fields.js";
+import type { FinderAnswer } from "../../engine/finder/email-finder.js";
+import { fullNameOf, type PersonName } from "../../engine/people/names.js";
+import { departmentOf, seniorityOf } from "../../engine/people/positions.js";
+import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
 
 /** Response pieces shared by the finder family (contract §5.1–5.2). */
 
@@ -67,4 +71,31 @@ export async function resolveTarget(env: Env, params: { domain?: string; company
   if (params.domain) return normaliseDomainInput(params.domain);
   if (params.company) return domainForCompany(env, params.company);
   throw new ApiError(400, "params_invalid", "The parameter 'domain' is required (or pass 'company').");
+}
+
+/** FinderData as the contract shapes it (`phone_number` is a bool, score an int). */
+export function finderData(domain: string, name: PersonName, answer: FinderAnswer) {
+  return {
+    email: answer.email,
+    first_name: name.first,
+    last_name: name.last,
+    full_name: fullNameOf(name),
+    website_url: domain,
+    company: answer.company,
+    position: answer.position,
+    department: answer.department ?? departmentOf(answer.position),
+    seniority: answer.seniority ?? seniorityOf(answer.position),
+    country: null,
+    gender: null,
+    // The finder works from a name and a domain; profiles come from the people index (enrich).
+    ...NO_SOCIAL_FIELDS,
+    phone_number: false,
+    accept_all: answer.acceptAll,
+    disposable: isDisposableDomain(domain),
+    webmail: isWebmailDomain(domain),
+    score: answer.score,
+    pattern: answer.pattern,
+    verification: answer.verification,
+    sources: answer.sources,
+  };
 }

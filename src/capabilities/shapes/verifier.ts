@@ -1,26 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { SourceSchema } from "./finder.js";
+import type { Verdict, VerifierData } from "../../engine/verify/verdict.js";
+import { VERDICT_REASONS, VERIFIER_RESULTS, VERIFIER_STATUSES } from "../../engine/verify/verdict.js";
 
 /**
  * The verifier's answer (contract §5.3), declared once: the OpenAPI documents of both surfaces are
- * generated from these schemas and the engine's types are inferred from them.
+ * generated from these schemas, which must describe exactly the engine's verdict (checked below).
  * `data.email` is the verdict object, `data.sources[]` sits beside it.
  */
-
-export const VERIFIER_STATUSES = ["valid", "invalid", "accept_all", "webmail", "disposable", "unknown"] as const;
-export const VERIFIER_RESULTS = ["deliverable", "undeliverable", "risky"] as const;
-
-/** Why an address is invalid (or why the verdict stayed open), machine-readable. */
-export const VERDICT_REASONS = [
-  "invalid_syntax",
-  "no_such_domain",
-  "null_mx",
-  "no_mail_server",
-  "mailbox_not_found",
-  "mailbox_disabled",
-  "smtp_not_run",
-  "smtp_inconclusive",
-] as const;
 
 export const VerdictSchema = z
   .object({
@@ -57,8 +44,12 @@ export const VerifierDataSchema = z
 
 export const VerifierResponseSchema = z.object({ data: VerifierDataSchema });
 
-export type Verdict = z.infer<typeof VerdictSchema>;
-export type VerifierData = z.infer<typeof VerifierDataSchema>;
-export type VerifierSource = VerifierData["sources"][number];
-export type VerifierStatus = Verdict["status"];
-export type VerdictReason = Verdict["reason"];
+// The schema and the engine's verdict are the same shape: either drifting fails the typecheck.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaIsVerdict: Same<z.infer<typeof VerdictSchema>, Verdict> = true;
+const schemaIsData: Same<z.infer<typeof VerifierDataSchema>, VerifierData> = true;
+void schemaIsVerdict;
+void schemaIsData;
+
+export { VERDICT_REASONS, VERIFIER_RESULTS, VERIFIER_STATUSES };
+export type { Verdict, VerifierData };

@@ -4,13 +4,11 @@ import { rfc3339 } from "../../http/time.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
-import { companyOf, domainRow, type EmailRow, emailsOfDomain, namedAddresses, type SourceOut, sourcesOf } from "../index/read.js";
-import { fullNameOf, nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
-import { applyPattern, inferPatterns, matchPatterns, type Pattern } from "./patterns.js";
-import { departmentOf, seniorityOf } from "../people/positions.js";
+import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../index/read.js";
+import { nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 import { verifyEmail } from "../verify/verifier.js";
 import { type Memo, noMemo } from "../memo.js";
-import { NO_SOCIAL_FIELDS } from "../../capabilities/shapes/social-fields.js";
 
 /**
  * The email finder: the most likely address of a person at a domain, scored from evidence only.
@@ -77,11 +75,17 @@ export interface Proposal {
  * them verbatim, else their name rendered in the domain's most supported format, spelled the way
  * the domain spells names. Null when the domain has no named address to learn a format from.
  */
-export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string): Proposal | null {
+export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string, inference: PatternInference = formatsOf(undefined, rows)): Proposal | null {
   const seen = verbatimMatch(rows, name);
   if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
-  const inference = inferPatterns(namedAddresses(rows));
-  const spelling = { style: inference.style ?? defaultStyle(domain), lastForm: inference.lastForm };
+  // Formats stored before a habit was learnt lack its field: read as "not shown".
+  const spelling = {
+    style: inference.style ?? defaultStyle(domain),
+    nordic: inference.nordic ?? null,
+    lastForm: inference.lastForm,
+    particleForm: inference.particleForm ?? null,
+    firstForm: inference.firstForm ?? null,
+  };
   const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
   if (!choice) return null;
   return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
@@ -101,7 +105,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let pattern: Pattern | null = null;
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
-  const proposal = proposeAddress(rows, name, domain);
+  const proposal = proposeAddress(rows, name, domain, formatsOf(dom, rows));
   if (!proposal) {
     return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
   }
@@ -133,32 +137,5 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
     sources,
     verification: { date: rfc3339(ctx.now()), status },
     acceptAll: verified.data.email.smtp_check_run ? verified.data.email.accept_all : base.acceptAll,
-  };
-}
-
-/** FinderData as the contract shapes it (`phone_number` is a bool, score an int). */
-export function finderData(domain: string, name: PersonName, answer: FinderAnswer) {
-  return {
-    email: answer.email,
-    first_name: name.first,
-    last_name: name.last,
-    full_name: fullNameOf(name),
-    website_url: domain,
-    company: answer.company,
-    position: answer.position,
-    department: answer.department ?? departmentOf(answer.position),
-    seniority: answer.seniority ?? seniorityOf(answer.position),
-    country: null,
-    gender: null,
-    // The finder works from a name and a domain; profiles come from the people index (enrich).
-    ...NO_SOCIAL_FIELDS,
-    phone_number: false,
-    accept_all: answer.acceptAll,
-    disposable: isDisposableDomain(domain),
-    webmail: isWebmailDomain(domain),
-    score: answer.score,
-    pattern: answer.pattern,
-    verification: answer.verification,
-    sources: answer.sources,
   };
 }

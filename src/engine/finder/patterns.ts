@@ -1,5 +1,6 @@
 import {
-  nicknamesOf, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration, transliterationMatters,
+  hasParticle, nicknamesOf, type NordicSpelling, nordicMatters, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration,
+  transliterationMatters,
 } from "../people/names.js";
 
 /** Address formats worth supporting (engine notes); `{f}` is an initial, `{m}` the middle initial. */
@@ -47,6 +48,8 @@ interface Tokens {
   first: string;
   last: string;
   m: string;
+  /** Which form of a several-word given name `first` is ("Hans-Peter" → hanspeter, hans-peter, hans); null for a one-word name or a nickname. */
+  firstForm: PartForm | null;
   /** Which form of a several-word family name `last` is (null for a one-word name). */
   lastForm: PartForm | null;
 }
@@ -62,64 +65,97 @@ function render(pattern: Pattern, t: Tokens): string | null {
     .replace("{m}", t.m);
 }
 
-function tokenSets(name: PersonName, style: Transliteration, withNicknames = false): Tokens[] {
-  const firsts = partVariants(name.first, style);
-  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.includes(n)) firsts.push(n);
-  const lasts = partSpellings(name.last, style);
-  const m = name.middle ? (partVariants(name.middle, style)[0]?.[0] ?? "") : "";
-  const several = lasts.length > 1;
+function tokenSets(name: PersonName, style: Transliteration, nordic: NordicSpelling, withNicknames = false): Tokens[] {
+  const spelled = partSpellings(name.first, style, nordic);
+  const severalFirst = spelled.length > 1;
+  const firsts: { text: string; form: PartForm | null }[] = spelled.map((f) => ({ text: f.text, form: severalFirst ? f.form : null }));
+  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.some((f) => f.text === n)) firsts.push({ text: n, form: null });
+  const lasts = partSpellings(name.last, style, nordic);
+  const m = name.middle ? (partVariants(name.middle, style, nordic)[0]?.[0] ?? "") : "";
+  const severalLast = lasts.length > 1;
   const out: Tokens[] = [];
-  for (const first of firsts) for (const last of lasts) out.push({ first, last: last.text, m, lastForm: several ? last.form : null });
+  for (const first of firsts) {
+    for (const last of lasts) out.push({ first: first.text, last: last.text, m, firstForm: first.form, lastForm: severalLast ? last.form : null });
+  }
   return out;
 }
 
 /** How a domain spells names, as learnt from its own addresses. */
 export interface Spelling {
-  /** Umlauts and the like as bare letters or as digraphs (ü → u or ue). */
+  /** Umlauts as bare letters or as digraphs (ü → u or ue). */
   style: Transliteration;
-  /** Which form of a several-word family name the domain uses (García López → garcia), when its addresses show it. */
+  /** ø and å as bare letters or as digraphs (ø → o or oe, å → a or aa). */
+  nordic?: NordicSpelling | null;
+  /** Which form of two family names the domain uses (García López → garcia), when its addresses show it. */
   lastForm?: PartForm | null;
+  /** Which form of a family name with a particle the domain uses (dos Santos → santos or dossantos). */
+  particleForm?: PartForm | null;
+  /** Which form of a several-word given name the domain uses (Hans-Peter → hans-peter), when its addresses show it. */
+  firstForm?: PartForm | null;
 }
 
-/** The address local part a pattern gives for a name, in the domain's spelling (or the preferred one). */
+/** The address local part a pattern gives for a name, in the domain's spelling (or the preferred one: all pieces joined). */
 export function applyPattern(pattern: Pattern, name: PersonName, spelling: Transliteration | Spelling = "plain"): string | null {
-  const { style, lastForm } = typeof spelling === "string" ? { style: spelling, lastForm: null } : spelling;
-  const sets = tokenSets(name, style);
-  const firstFirst = sets.filter((t) => t.first === sets[0]?.first);
-  const best = (lastForm && firstFirst.find((t) => t.lastForm === lastForm)) || sets[0];
-  return best ? render(pattern, best) : null;
+  const { style, nordic = null, lastForm = null, particleForm = null, firstForm = null } = typeof spelling === "string" ? { style: spelling } : spelling;
+  const sets = tokenSets(name, style, nordic ?? "plain");
+  const usual = sets[0];
+  if (!usual) return null;
+  const familyForm = hasParticle(name.last) ? particleForm : lastForm;
+  const firstText = (firstForm && sets.find((t) => t.firstForm === firstForm)?.first) || usual.first;
+  const lastText = (familyForm && sets.find((t) => t.lastForm === familyForm)?.last) || usual.last;
+  return render(pattern, { ...usual, first: firstText, last: lastText });
 }
 
 export interface PatternMatch {
   patterns: Pattern[];
-  /** Which transliteration produced the match, when the two styles differ for this name and only one matched. */
+  /** Which umlaut spelling produced the match, when the two differ for this name and only one matched. */
   style: Transliteration | null;
-  /** Which form of a several-word family name matched, when only one did. */
+  /** Which Nordic spelling produced the match, when the two differ for this name and only one matched. */
+  nordic: NordicSpelling | null;
+  /** Which form of two family names matched, when only one did. */
   lastForm: PartForm | null;
+  /** Which form of a family name with a particle matched, when only one did. */
+  particleForm: PartForm | null;
+  /** Which form of a several-word given name matched, when only one did. */
+  firstForm: PartForm | null;
 }
 
 /** Every pattern that turns this name into this local part (any spelling of the name). */
 export function matchPatterns(localPart: string, name: PersonName): PatternMatch {
   const local = localPart.toLowerCase();
-  const forms = new Set<PartForm>();
-  const byStyle = (style: Transliteration) => {
-    const hits = new Set<Pattern>();
-    for (const t of tokenSets(name, style, true)) {
-      for (const p of PATTERNS) {
-        if (render(p, t) !== local) continue;
-        hits.add(p);
-        if (t.lastForm && (p.includes("{last}"))) forms.add(t.lastForm);
+  const familyForms = new Set<PartForm>();
+  const firstForms = new Set<PartForm>();
+  const styles = transliterationMatters(name) ? (["plain", "expanded"] as const) : (["plain"] as const);
+  const nordics = nordicMatters(name) ? (["plain", "expanded"] as const) : (["plain"] as const);
+  const patterns = new Set<Pattern>();
+  const hitStyles = new Set<Transliteration>();
+  const hitNordics = new Set<NordicSpelling>();
+  for (const style of styles) {
+    for (const nordic of nordics) {
+      for (const t of tokenSets(name, style, nordic, true)) {
+        for (const p of PATTERNS) {
+          if (render(p, t) !== local) continue;
+          patterns.add(p);
+          hitStyles.add(style);
+          hitNordics.add(nordic);
+          // An initial shows the form too when the forms' initials differ (van Dijk → v or d).
+          if (t.lastForm && (p.includes("{last}") || p.includes("{l}"))) familyForms.add(t.lastForm);
+          if (t.firstForm && (p.includes("{first}") || p.includes("{f}"))) firstForms.add(t.firstForm);
+        }
       }
     }
-    return hits;
+  }
+  const only = <T>(set: Set<T>, choices: number) => (choices > 1 && set.size === 1 ? [...set][0]! : null);
+  const familyForm = familyForms.size === 1 ? [...familyForms][0]! : null;
+  const particle = hasParticle(name.last);
+  return {
+    patterns: [...patterns],
+    style: only(hitStyles, styles.length),
+    nordic: only(hitNordics, nordics.length),
+    lastForm: particle ? null : familyForm,
+    particleForm: particle ? familyForm : null,
+    firstForm: firstForms.size === 1 ? [...firstForms][0]! : null,
   };
-  const plain = byStyle("plain");
-  const lastForm = () => (forms.size === 1 ? [...forms][0]! : null);
-  if (!transliterationMatters(name)) return { patterns: [...plain], style: null, lastForm: lastForm() };
-  const expanded = byStyle("expanded");
-  const patterns = [...new Set([...plain, ...expanded])];
-  const style = plain.size && !expanded.size ? "plain" : expanded.size && !plain.size ? "expanded" : null;
-  return { patterns, style, lastForm: lastForm() };
 }
 
 export interface NamedAddress {
@@ -140,16 +176,25 @@ export interface PatternInference {
   shares: PatternShare[];
   /** Addresses that matched at least one pattern. */
   observations: number;
-  /** Spelling the domain uses for names whose transliteration is ambiguous, when its addresses show it. */
+  /** Spelling the domain uses for umlauts, when its addresses show it. */
   style: Transliteration | null;
+  /** Spelling the domain uses for ø and å, when its addresses show it. */
+  nordic: NordicSpelling | null;
+  /** Form of family names with a particle the domain uses, when its addresses show it. */
+  particleForm: PartForm | null;
   /** Form of several-word family names the domain uses, when its addresses show it. */
   lastForm: PartForm | null;
+  /** Form of several-word given names the domain uses, when its addresses show it. */
+  firstForm: PartForm | null;
   /**
    * How sure the top format is, in [0, 1]: its share of the observed votes, discounted when there
    * are few observations (one address gives at most 0.5, four about 0.8).
    */
   confidence: number;
 }
+
+/** One address's (or one stated convention's) support for formats, and how it spells names. */
+export type FormatObservation = Pick<PatternMatch, "patterns" | "style" | "nordic" | "lastForm" | "particleForm" | "firstForm">;
 
 /**
  * Infers a domain's address formats from its known (name, address) pairs: each address splits one
@@ -158,28 +203,47 @@ export interface PatternInference {
  * which part of a double family name) are voted on the same way.
  */
 export function inferPatterns(samples: readonly NamedAddress[]): PatternInference {
+  return tallyFormats(samples.map((s) => matchPatterns(s.localPart, s.name)));
+}
+
+/** Shares, spelling habits and confidence from observations (see inferPatterns). */
+export function tallyFormats(observed: readonly FormatObservation[]): PatternInference {
   const votes = new Map<Pattern, number>();
-  const styleVotes = { plain: 0, expanded: 0 };
-  const formVotes = new Map<PartForm, number>();
+  const habits = { style: new Map<Transliteration, number>(), nordic: new Map<NordicSpelling, number>(), lastForm: new Map<PartForm, number>(), particleForm: new Map<PartForm, number>(), firstForm: new Map<PartForm, number>() };
+  const count = <T>(m: Map<T, number>, v: T | null) => v && m.set(v, (m.get(v) ?? 0) + 1);
   let observations = 0;
-  for (const s of samples) {
-    const { patterns, style, lastForm } = matchPatterns(s.localPart, s.name);
-    if (patterns.length === 0) continue;
+  for (const o of observed) {
+    if (o.patterns.length === 0) continue;
     observations++;
-    for (const p of patterns) votes.set(p, (votes.get(p) ?? 0) + 1 / patterns.length);
-    if (style) styleVotes[style]++;
-    if (lastForm) formVotes.set(lastForm, (formVotes.get(lastForm) ?? 0) + 1);
+    for (const p of o.patterns) votes.set(p, (votes.get(p) ?? 0) + 1 / o.patterns.length);
+    count(habits.style, o.style);
+    count(habits.nordic, o.nordic);
+    count(habits.lastForm, o.lastForm);
+    count(habits.particleForm, o.particleForm);
+    count(habits.firstForm, o.firstForm);
   }
   const denominator = observations + PRIOR_WEIGHT;
   const shares = [...votes.entries()]
     .map(([pattern, v]) => ({ pattern, votes: v, share: (v + PRIOR_WEIGHT * GLOBAL_PRIOR[pattern]) / denominator }))
     .sort((a, b) => b.share - a.share || b.votes - a.votes);
-  const style = styleVotes.plain === styleVotes.expanded ? null : styleVotes.plain > styleVotes.expanded ? "plain" : "expanded";
-  const forms = [...formVotes.entries()].sort((a, b) => b[1] - a[1]);
-  const lastForm = forms.length && (forms.length === 1 || forms[0]![1] > forms[1]![1]) ? forms[0]![0] : null;
   const top = shares[0];
   const confidence = top && observations ? (top.votes / observations) * (observations / (observations + 1)) : 0;
-  return { shares, observations, style, lastForm, confidence: Math.round(confidence * 100) / 100 };
+  return {
+    shares,
+    observations,
+    style: majority(habits.style),
+    nordic: majority(habits.nordic),
+    lastForm: majority(habits.lastForm),
+    particleForm: majority(habits.particleForm),
+    firstForm: majority(habits.firstForm),
+    confidence: Math.round(confidence * 100) / 100,
+  };
+}
+
+/** The habit most addresses show, or null when none did or two tie. */
+function majority<T>(votes: Map<T, number>): T | null {
+  const forms = [...votes.entries()].sort((a, b) => b[1] - a[1]);
+  return forms.length && (forms.length === 1 || forms[0]![1] > forms[1]![1]) ? forms[0]![0] : null;
 }
 
 /**

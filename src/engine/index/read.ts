@@ -4,7 +4,8 @@ import { companies, domains, emails, emailSources, people } from "../../db/schem
 import type { Env } from "../../env.js";
 import { NotFound } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
-import type { NamedAddress } from "../finder/patterns.js";
+import { inferPatterns, type NamedAddress, type PatternInference } from "../finder/patterns.js";
+import { parseStoredFormats } from "./domain-names.js";
 
 export type EmailRow = typeof emails.$inferSelect;
 export type CompanyRow = typeof companies.$inferSelect;
@@ -63,7 +64,15 @@ export async function countriesOf(env: Pick<Env, "DB">, domain: string): Promise
 export function namedAddresses(rows: readonly EmailRow[]): NamedAddress[] {
   return rows
     .filter((r) => r.type === "personal" && r.firstName && r.lastName)
-    .map((r) => ({ localPart: r.localPart, name: { first: r.firstName!, last: r.lastName! } }));
+    .map((r) => ({ localPart: r.localPart, name: { first: r.firstName!, last: r.lastName!, ...(r.middleName ? { middle: r.middleName } : {}) } }));
+}
+
+/**
+ * The domain's address formats: as read with its people's names when it was last crawled
+ * (`domains.formats`), else inferred from the named rows (rows written by other means).
+ */
+export function formatsOf(domain: { formats: string | null } | undefined, rows: readonly EmailRow[]): PatternInference {
+  return parseStoredFormats(domain?.formats) ?? inferPatterns(namedAddresses(rows));
 }
 
 export async function companyOf(env: Pick<Env, "DB">, domain: string): Promise<CompanyRow | undefined> {

@@ -7,6 +7,8 @@ import type { CrawledPage } from "../web/crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
 import { nameFromSite } from "../web/extract/people.js";
 import { fullNameOf, type PersonName } from "../people/names.js";
+import type { NameEvidence } from "../people/readings.js";
+import { evidenceColumns, readDomainNames } from "./domain-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
 
 /** D1 binds at most 100 parameters per statement; rows are written in chunks that stay under it. */
@@ -20,6 +22,7 @@ function chunks<T>(rows: T[], columns: number): T[][] {
 
 interface AddressFacts {
   email: string;
+  evidence: NameEvidence | null;
   name: PersonName | null;
   position: string | null;
   uris: Set<string>;
@@ -30,17 +33,24 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
   for (const page of pages) {
     for (const a of page.extraction.addresses) {
       const known = all.get(a.email);
-      if (!known) all.set(a.email, { email: a.email, name: a.name, position: a.position, uris: new Set([page.url]) });
+      if (!known) all.set(a.email, { email: a.email, evidence: a.evidence, name: a.name, position: a.position, uris: new Set([page.url]) });
       else {
         known.uris.add(page.url);
-        if (!known.name && a.name) known.name = a.name;
+        if (!known.name && a.name) {
+          known.name = a.name;
+          known.evidence = a.evidence;
+        }
         if (!known.position && a.position) known.position = a.position;
       }
     }
   }
   // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of them.
   const names = new Set(pages.flatMap((p) => p.extraction.personNames ?? []));
-  for (const facts of all.values()) if (!facts.name) facts.name = nameFromSite(facts.email, names);
+  for (const facts of all.values()) {
+    if (facts.name) continue;
+    const person = nameFromSite(facts.email, names);
+    if (person) Object.assign(facts, { name: person.name, evidence: person.evidence });
+  }
   return all;
 }
 
@@ -68,10 +78,15 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
   const { domain, now } = record;
   const statements: BatchItem<"sqlite">[] = [];
   const found = [...gatherAddresses(record.pages).values()];
+  // Which word of each name is the given name is decided over all the domain's addresses at once.
+  const statedNow = [...new Set(record.pages.flatMap((p) => p.extraction.statedFormats ?? []))];
+  const reading = await readDomainNames(store, domain, new Map(found.map((a) => [a.email, a.evidence])), statedNow);
+  for (const a of found) if (reading.names.has(a.email)) a.name = reading.names.get(a.email) ?? null;
 
   const emailRows = found.map((a) => {
     const local = a.email.slice(0, a.email.indexOf("@"));
-    const generic = isGenericLocalPart(local);
+    // A short role code that a page names a person for ("md@" beside Martina Di Stefano) is hers.
+    const generic = isGenericLocalPart(local) && !a.name;
     return {
       email: a.email,
       domain,
@@ -79,6 +94,8 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
       type: generic ? "generic" : "personal",
       firstName: a.name?.first ?? null,
       lastName: a.name?.last ?? null,
+      middleName: a.name?.middle ?? null,
+      ...evidenceColumns(generic ? null : a.evidence),
       position: a.position,
       department: departmentOf(a.position) ?? (generic ? departmentOfRoleAddress(local) : null),
       seniority: seniorityOf(a.position),
@@ -87,7 +104,7 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
       lastSeenAt: now,
     };
   });
-  for (const rows of chunks(emailRows, 12)) {
+  for (const rows of chunks(emailRows, 15)) {
     statements.push(
       store
         .insert(emails)
@@ -98,6 +115,9 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
             lastSeenAt: sql`excluded.last_seen_at`,
             firstName: sql`coalesce(excluded.first_name, ${emails.firstName})`,
             lastName: sql`coalesce(excluded.last_name, ${emails.lastName})`,
+            middleName: sql`case when excluded.first_name is not null then excluded.middle_name else ${emails.middleName} end`,
+            displayName: sql`case when excluded.name_cue is not null then excluded.display_name else ${emails.displayName} end`,
+            nameCue: sql`coalesce(excluded.name_cue, ${emails.nameCue})`,
             position: sql`coalesce(excluded.position, ${emails.position})`,
             department: sql`coalesce(excluded.department, ${emails.department})`,
             seniority: sql`coalesce(excluded.seniority, ${emails.seniority})`,
@@ -167,19 +187,27 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
     );
   }
 
+  // Addresses of earlier crawls whose reading this crawl's evidence changed.
+  for (const [email, name] of reading.renamed) {
+    statements.push(store.update(emails).set({ firstName: name.first, lastName: name.last, middleName: name.middle ?? null }).where(eq(emails.email, email)));
+    statements.push(store.update(people).set({ firstName: name.first, lastName: name.last, fullName: fullNameOf(name), updatedAt: now }).where(eq(people.email, email)));
+  }
+
   const facts = companyFactsOf(record.pages);
   const hasFacts = Object.entries(facts).some(([, v]) => (Array.isArray(v) ? v.length > 0 : v !== null));
   if (hasFacts) statements.push(companyUpsert(store, domain, facts, now));
 
   statements.push(...(await phoneStatements(store, domain, record.pages, facts, now)));
+  const formats = reading.formats ? JSON.stringify(reading.formats) : null;
 
   statements.push(
     store
       .insert(domains)
-      .values({ domain, crawlStatus: record.status, crawledAt: now, pagesCrawled: record.pages.length, lastError: record.error, updatedAt: now })
+      .values({ domain, crawlStatus: record.status, crawledAt: now, pagesCrawled: record.pages.length, lastError: record.error, formats, updatedAt: now })
       .onConflictDoUpdate({
         target: domains.domain,
         set: {
+          formats: sql`coalesce(excluded.formats, ${domains.formats})`,
           crawlStatus: record.status,
           crawledAt: now,
           // The deep pass adds to the pages the first pass read.

@@ -12,11 +12,14 @@ export interface PersonName {
   middle?: string;
 }
 
-/** How a part was spelled: "plain" = bare letters (ü→u, ø→o), "expanded" = German/Nordic digraphs (ü→ue, ø→oe, å→aa). */
+/** How umlauts are spelled: "plain" = bare letters (ü→u), "expanded" = German digraphs (ü→ue). */
 export type Transliteration = "plain" | "expanded";
+/** How the Nordic letters ø and å are spelled: "plain" = o, a; "expanded" = oe, aa. A domain may do one and not the other. */
+export type NordicSpelling = "plain" | "expanded";
 
 const APOSTROPHES = /['’ʼ`´‘]/g;
-const EXPANDED: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue", ß: "ss", ø: "oe", å: "aa", æ: "ae" };
+const EXPANDED_UMLAUTS: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue" };
+const EXPANDED_NORDIC: Record<string, string> = { ø: "oe", å: "aa" };
 
 // The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
 const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]];
@@ -24,19 +27,20 @@ const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]
 // Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
 const spellings = new Map<string, string>();
 
-function ascii(part: string, style: Transliteration): string {
-  const key = `${style}:${part}`;
+function ascii(part: string, style: Transliteration, nordic: NordicSpelling = "plain"): string {
+  const key = `${style}:${nordic}:${part}`;
   const known = spellings.get(key);
   if (known !== undefined) return known;
   if (spellings.size > 10_000) spellings.clear();
-  const value = spell(part, style);
+  const value = spell(part, style, nordic);
   spellings.set(key, value);
   return value;
 }
 
-function spell(part: string, style: Transliteration): string {
+function spell(part: string, style: Transliteration, nordic: NordicSpelling): string {
   let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
-  if (style === "expanded") s = s.replace(/[äöüßøåæ]/g, (c) => EXPANDED[c] ?? c);
+  if (style === "expanded") s = s.replace(/[äöü]/g, (c) => EXPANDED_UMLAUTS[c] ?? c);
+  if (nordic === "expanded") s = s.replace(/[øå]/g, (c) => EXPANDED_NORDIC[c] ?? c);
   return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();
 }
 
@@ -48,21 +52,22 @@ export type PartForm = "joined" | "hyphen" | "first" | "last";
  * ("mullerludenscheidt"), with the hyphen kept, and as their first and last pieces ("García López"
  * → "garcialopez", "garcia", "lopez": Spanish domains often use the first surname only).
  */
-export function partSpellings(part: string, style: Transliteration = "plain"): { text: string; form: PartForm }[] {
-  const text = ascii(part, style);
+export function partSpellings(part: string, style: Transliteration = "plain", nordic: NordicSpelling = "plain"): { text: string; form: PartForm }[] {
+  const text = ascii(part, style, nordic);
   const pieces = text.split(/[\s-]+/).map((p) => p.replace(/[^a-z0-9]/g, "")).filter(Boolean);
   if (pieces.length === 0) return [];
   const out: { text: string; form: PartForm }[] = [{ text: pieces.join(""), form: "joined" }];
   if (pieces.length > 1) {
-    if (/-/.test(text)) out.push({ text: pieces.join("-"), form: "hyphen" });
+    // Hyphenated even when written with a space: "García López" → garcia-lopez on some domains.
+    out.push({ text: pieces.join("-"), form: "hyphen" });
     out.push({ text: pieces[0]!, form: "first" }, { text: pieces[pieces.length - 1]!, form: "last" });
   }
   const seen = new Set<string>();
   return out.filter((o) => !seen.has(o.text) && seen.add(o.text));
 }
 
-export function partVariants(part: string, style: Transliteration = "plain"): string[] {
-  return partSpellings(part, style).map((s) => s.text);
+export function partVariants(part: string, style: Transliteration = "plain", nordic: NordicSpelling = "plain"): string[] {
+  return partSpellings(part, style, nordic).map((s) => s.text);
 }
 
 /**
@@ -103,10 +108,24 @@ export function sameGivenName(a: string, b: string): boolean {
   return ka === kb || (NICKNAMES.get(ka)?.has(kb) ?? false);
 }
 
-/** True when the two transliteration styles spell this name differently (only then can evidence pick one). */
+/** True when the two umlaut spellings spell this name differently (only then can evidence pick one). */
 export function transliterationMatters(name: PersonName): boolean {
-  const parts = [name.first, name.last, name.middle ?? ""];
-  return parts.some((p) => ascii(p, "plain") !== ascii(p, "expanded"));
+  return /[äöü]/i.test(`${name.first} ${name.last} ${name.middle ?? ""}`);
+}
+
+/** True when the two Nordic spellings spell this name differently. */
+export function nordicMatters(name: PersonName): boolean {
+  return /[øå]/i.test(`${name.first} ${name.last} ${name.middle ?? ""}`);
+}
+
+/**
+ * Whether a several-word family name is a particle and a name ("van der Berg", "dos Santos", "de
+ * Sousa"), which domains write joined or without the particle, rather than two family names
+ * ("García López"), which they write joined or as the first one only.
+ */
+export function hasParticle(last: string): boolean {
+  const words = last.trim().split(/\s+/);
+  return words.length > 1 && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
 }
 
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m"]);
@@ -127,8 +146,11 @@ const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
  */
 export function splitFullName(fullName: string): PersonName | null {
   const tokens = nameTokens(fullName);
-  if (tokens.length < 2) return null;
-  // The family name starts at the first particle after the given name, or is the last token.
+  return tokens.length < 2 ? null : usualSplit(tokens);
+}
+
+/** The family name starts at the first particle after the given name, or is the last token. */
+function usualSplit(tokens: readonly string[]): PersonName {
   let lastStart = tokens.length - 1;
   for (let i = 1; i < tokens.length - 1; i++) {
     if (PARTICLES.has(tokens[i]!.toLowerCase())) {
@@ -139,40 +161,63 @@ export function splitFullName(fullName: string): PersonName | null {
   return build(tokens.slice(0, 1), tokens.slice(1, lastStart), tokens.slice(lastStart));
 }
 
-function build(first: string[], middle: string[], last: string[]): PersonName {
+function build(first: readonly string[], middle: readonly string[], last: readonly string[]): PersonName {
   const m = middle.join(" ");
   return m ? { first: first.join(" "), last: last.join(" "), middle: m } : { first: first.join(" "), last: last.join(" ") };
 }
 
 /** Name tokens without titles and suffixes; "Doe, Jane" is turned round. */
 function nameTokens(fullName: string): string[] {
-  let text = fullName.normalize("NFC").replace(/\s+/g, " ").trim();
-  if (!text) return [];
+  return parseName(fullName).tokens;
+}
+
+/**
+ * The name tokens of a displayed name, given name first when the page says which is which: "Doe,
+ * Jane" is turned round (`turned`), titles (Dr., Prof.) and suffixes (Jr., PhD) are dropped.
+ */
+export function parseName(fullName: string): { tokens: string[]; turned: boolean; nickname: string | null } {
+  const quoted = QUOTED_NICKNAME.exec(fullName);
+  let text = fullName.replace(QUOTED_NICKNAME, " ").normalize("NFC").replace(/\s+/g, " ").trim();
+  if (!text) return { tokens: [], turned: false, nickname: null };
+  let turned = false;
   const comma = text.split(",");
   if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
     text = `${comma[1]!.trim()} ${comma[0]!.trim()}`;
+    turned = true;
   }
   let tokens = text.split(" ").filter(Boolean);
-  while (tokens.length > 2 && HONORIFICS.has(bare(tokens[0]!))) tokens = tokens.slice(1);
+  // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end.
+  const untitled = tokens.filter((t) => !HONORIFICS.has(bare(t)) || !/^\p{Lu}/u.test(t));
+  if (untitled.length >= 2) tokens = untitled;
   while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
-  return tokens.map((t) => t.replace(/,$/, "")).filter(Boolean);
+  return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned, nickname: quoted?.[1] ?? null };
 }
+
+/** A nickname written in quotes or brackets inside a name: 'Katherine "Kate" Sullivan', "Robert (Bob) Smith". */
+export const QUOTED_NICKNAME = /\s*["“„«‘(]\s*(\p{Lu}[\p{L}'’.-]{1,20})\s*["”»’)]\s*/u;
+
+/** A reading of a name; `reversed` marks the family-name-first one. */
+export type NameSplit = PersonName & { reversed?: boolean };
 
 /**
  * Readings of a full name, the usual one first: with three or more words, every place the family
  * name could start ("María José | García López", "Javier | Ruiz Moreno"), compound given names
  * ("Juan Carlos | Pérez"), and — flagged `reversed` — family name first ("Nguyễn Thị Mai",
- * "Tanaka Taro"). Evidence (an address) decides which reading is meant.
+ * "Tanaka Taro"). Evidence (the domain's addresses) decides which reading is meant.
  */
-export function nameSplits(fullName: string): (PersonName & { reversed?: boolean })[] {
-  const usual = splitFullName(fullName);
-  if (!usual) return [];
-  const tokens = nameTokens(fullName);
+export function nameSplits(fullName: string): NameSplit[] {
+  return splitsOfTokens(nameTokens(fullName));
+}
+
+export function splitsOfTokens(tokens: readonly string[]): NameSplit[] {
   const n = tokens.length;
-  const out: (PersonName & { reversed?: boolean })[] = [usual];
+  if (n < 2) return [];
+  const out: NameSplit[] = [usualSplit(tokens)];
   for (let k = 1; k < n; k++) out.push(build(tokens.slice(0, 1), tokens.slice(1, k), tokens.slice(k)));
   for (let k = 2; k < n; k++) out.push(build(tokens.slice(0, k), [], tokens.slice(k)));
   out.push({ ...build(tokens.slice(n - 1), tokens.slice(1, n - 1), tokens.slice(0, 1)), reversed: true });
+  // Family name first with a two-word family name ("Nguyen Van | Minh" is rare; "Kim | Min Jun" is not).
+  if (n === 3) out.push({ ...build(tokens.slice(1), [], tokens.slice(0, 1)), reversed: true });
   const seen = new Set<string>();
   return out.filter((p) => {
     const key = `${p.first}|${p.middle ?? ""}|${p.last}|${p.reversed ? 1 : 0}`;
@@ -202,12 +247,18 @@ const NOT_NAME_WORDS = new Set(
 
 /** Whether a short line of page text reads like a person's name ("Jane Doe", "Anna van der Berg", "Zoë O'Brien"). */
 export function looksLikePersonName(text: string): boolean {
-  const t = text.replace(/\s+/g, " ").trim();
+  const t = text.replace(QUOTED_NICKNAME, " ").replace(/\s+/g, " ").trim();
   if (t.length < 4 || t.length > 60 || /[\d@:/|()[\]{}]/.test(t)) return false;
   const tokens = t.split(" ");
   if (tokens.length < 2 || tokens.length > 5) return false;
   if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
-  // At least two capitalised words with a vowel: rules out acronyms such as "CEO CTO".
-  return tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length >= 2;
+  // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and
+  // keeps upper-cased family names ("TANAKA Hiroshi", "Ó BRIAIN Pádraig", "MCGRATH Niamh J.").
+  const mixed = tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length;
+  const upper = tokens.filter((tok) => /^\p{Lu}[\p{Lu}'’-]+$/u.test(tok) && !ACRONYMS.has(tok)).length;
+  return mixed >= 1 && mixed + upper >= 2;
 }
+
+/** Upper-case words in names that are not family names. */
+const ACRONYMS = new Set(["CEO", "CTO", "CFO", "COO", "CMO", "CIO", "CISO", "VP", "HR", "IT", "PR", "QA", "UX", "UI", "GMBH", "AG", "LLC", "LTD", "INC", "BV", "SA", "SAS", "PLC", "MBA", "PHD", "MD", "USA", "UK", "EU"]);

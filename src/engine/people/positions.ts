@@ -79,3 +79,12 @@ export function departmentOfRoleAddress(localPart: string): Department | null {
 export function isGenericLocalPart(localPart: string): boolean {
   return isRoleLocalPart(localPart) || departmentOfRoleAddress(localPart) !== null;
 }
+
+/**
+ * A role address that cannot also be someone's initials: "md@", "pm@" and "la@" are role codes
+ * on most sites and a person's initials on a domain whose format is {f}{l}, so those are
+ * decided by what the page shows next to them (a name that fits), not by the list alone.
+ */
+export function isRoleOnly(localPart: string): boolean {
+  return isGenericLocalPart(localPart) && !/^[a-z]{2,3}$/.test(localPart.toLowerCase());
+}

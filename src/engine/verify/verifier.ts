@@ -10,7 +10,7 @@ import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
 import { type Memo, noMemo } from "../memo.js";
 import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
-import type { Verdict, VerifierData, VerifierSource } from "../../capabilities/shapes/verifier.js";
+import type { Verdict, VerifierData, VerifierSource } from "./verdict.js";
 
 /**
  * Email verification from evidence: syntax, DNS (MX, null MX, implicit MX), lists, the index of
@@ -18,7 +18,7 @@ import type { Verdict, VerifierData, VerifierSource } from "../../capabilities/s
  * evidence nothing is called `deliverable`: the answer says what was and was not checked.
  */
 
-export type { VerdictReason, VerifierData, VerifierSource, VerifierStatus } from "../../capabilities/shapes/verifier.js";
+export type { VerdictReason, VerifierData, VerifierSource, VerifierStatus } from "./verdict.js";
 
 /** The verdict while it is being worked out, with the sources that feed its score; split at the end. */
 type Draft = Verdict & { sources: VerifierSource[] };

@@ -31,8 +31,18 @@ const PROFILE_SCORE = 76;
 const VCARD_SCORE = 78;
 /** A home-page navigation link whose words say nothing known: read last, when budget is left. */
 const UNKNOWN_NAV_SCORE = 8;
-/** Guessed paths rank below the pages a site actually links to: they often answer 404. */
-const GUESS_PENALTY = 45;
+/**
+ * Guessed paths rank below every page the site links to, even navigation in words no list knows
+ * (UNKNOWN_NAV_SCORE): they often answer 404, and on a site in another language they are what it
+ * does not have while its own menu leads to what it has.
+ */
+const GUESS_CEILING = 7;
+/**
+ * News and press articles the home page or a press page links to, and those a sitemap lists: read
+ * last, when the budget is left (a press release names its press contact; most articles name none).
+ */
+const ARTICLE_SCORE = 0.5;
+const SITEMAP_ARTICLE_SCORE = 0.25;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
 // of the link text and as parts of the path's words ("ons-team", "ueber-uns", "equipe").
@@ -46,22 +56,25 @@ const WORDS: [Category, string[]][] = [
     "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
     "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
     "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
+    "doi ngu", "doi ngu cua chung toi", "nhan su", "nhan vien", "ban lanh dao", "lanh dao", "chuyen gia",
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
   ]],
   ["contact", [
     "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
     "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
     "問合せ", "連絡先", "联系", "연락", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
+    "lien he", "lien lac",
   ]],
   ["imprint", [
     "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
-    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "会社概要", "会社情報", "企業情報", "特定商取引",
+    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
   ]],
   ["about", [
     "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
     "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
     "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
     "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
+    "gioi thieu", "ve chung toi", "关于我们", "회사소개",
   ]],
   ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
   ["security", ["security.txt"]],
@@ -118,6 +131,8 @@ const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
 const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
 const DATED = /\/(19|20)\d\d\//;
+/** News and press articles (not products or tag pages): a press release may name its press contact. */
+const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
 const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
 const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 
@@ -134,7 +149,7 @@ export function scoreUrl(url: string): number | null {
   if (path.endsWith(".vcf")) return VCARD_SCORE - 18;
   if (ASSET.test(path)) return null;
   const cat = categoryOfPath(path);
-  if (!cat) return null;
+  if (!cat) return ARTICLE.test(path) ? SITEMAP_ARTICLE_SCORE : null;
   return adjust(CATEGORY_SCORE[cat], path);
 }
 
@@ -200,11 +215,24 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   if (!best) {
     if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
     // Navigation of the home page in words no list knows: worth a look once the known pages are read.
-    const shortLabel = text.length > 1 && text.length <= 30 && text.split(" ").length <= 3;
-    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && !ARCHIVE.test(path) && !u.search) return UNKNOWN_NAV_SCORE;
+    const shortLabel = text.length > 1 && text.length <= 32 && text.split(" ").length <= 4;
+    const plain = !ARCHIVE.test(path) && !u.search;
+    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && plain) return UNKNOWN_NAV_SCORE;
+    // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a
+    // team page often sits under "about" whatever the language calls it.
+    if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain) return UNKNOWN_NAV_SCORE - 1;
+    const fromHomeOrPress = from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
+    if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;
   }
   return adjust(best, path);
+}
+
+/** A page one level under another ("/about/team" under "/about"). */
+function isSubPage(path: string, parentPath: string): boolean {
+  const parent = parentPath.toLowerCase().replace(/\/+$/, "");
+  if (!parent || !path.startsWith(`${parent}/`)) return false;
+  return path.slice(parent.length + 1).replace(/\/+$/, "").split("/").length === 1;
 }
 
 /** Paths tried even when no link points to them (sites often leave them out of the navigation). */
@@ -227,7 +255,8 @@ export const GUESSED_PATHS = [
 export function guessedCandidates(origin: string): Candidate[] {
   return GUESSED_PATHS.map((p) => `${origin}${p}`).flatMap((url) => {
     const s = scoreUrl(url);
-    return s === null ? [] : [{ url, score: Math.max(5, s - GUESS_PENALTY) }];
+    // Keeps the guesses' own order (/team before /privacy) under the ceiling.
+    return s === null ? [] : [{ url, score: Math.max(1, GUESS_CEILING * (s / CATEGORY_SCORE.people)) }];
   });
 }
 

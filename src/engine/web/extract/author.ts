@@ -60,6 +60,7 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
   const spans: Record<Rule, { start: number; end: number | null }[]> = { itemprop: [], rel: [], href: [], "class-author": [], byline: [] };
   const jsonLdBlocks: string[] = [];
   let ld = "";
+  let inJsonLd = false;
   let title = "";
   let skip = 0;
   const capture = (rule: Rule) => ({
@@ -74,19 +75,22 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
     },
   });
   await new HTMLRewriter()
+    // One handler per element kind: a second onEndTag on the same element replaces the first, so a
+    // JSON-LD <script> must end its skip and its block in one callback.
     .on("script, style, noscript, template", {
       element(el) {
         skip++;
-        el.onEndTag(() => void skip--);
-      },
-    })
-    .on('script[type="application/ld+json"]', {
-      element(el) {
-        ld = "";
-        el.onEndTag(() => void jsonLdBlocks.push(ld));
+        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
+        if (jsonLd) ld = "";
+        inJsonLd = jsonLd;
+        el.onEndTag(() => {
+          skip--;
+          if (jsonLd) jsonLdBlocks.push(ld);
+          inJsonLd = false;
+        });
       },
       text(t) {
-        ld += t.text;
+        if (inJsonLd) ld += t.text;
       },
     })
     .on("meta[content]", {

@@ -1,4 +1,5 @@
 import { getDomain } from "tldts";
+import { placeholderFormat } from "../../finder/stated-format.js";
 
 /**
  * Finding email addresses in page text: entity decoding, de-obfuscation, Cloudflare email
@@ -67,13 +68,29 @@ export function mayHoldAddress(line: string): boolean {
   return /[@＠﹫★☆]|\bat\b|\bAT\b|ät|arroba|chez|\(\s*a\s*\)|\[\s*a\s*\]|\{\s*a\s*\}/i.test(line);
 }
 
-const ADDRESS = new RegExp(`${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "gi");
+// Never the tail of a word in an accented Latin spelling: "prénom.nom@acme.fr" is no address of "nom";
+// nor the host part of a fediverse handle ("@jane@social.acme.de" is an account, not a mailbox).
+const ADDRESS = new RegExp(`(?<![\\p{Script=Latin}\\p{N}._%+@-])${LOCAL}@(?:${LABEL}\\.)+[a-z]{2,24}`, "giu");
 
 /** Addresses in text after decoding and de-obfuscation, with their offset in the decoded text. */
-export function scanAddresses(text: string): { email: string; index: number }[] {
+export function scanAddresses(text: string): { email: string; index: number; example: boolean }[] {
   const clean = deobfuscate(decodeEntities(text));
-  return [...clean.matchAll(ADDRESS)].map((m) => ({ email: m[0], index: m.index ?? 0 }));
+  return [...clean.matchAll(ADDRESS)].map((m) => ({ email: m[0], index: m.index ?? 0, example: EXAMPLE_BEFORE.test(clean.slice(Math.max(0, (m.index ?? 0) - 24), m.index)) }));
 }
+
+/**
+ * "e.g." and its kin right before an address: the address illustrates a convention ("firstname.
+ * lastname@acme.jp (例: taro.yamada@acme.jp)", "z. B. max@…") and is nobody's mailbox.
+ */
+const EXAMPLE_BEFORE = new RegExp(
+  `(?:${[
+    "e\\.\\s?g\\.", "for example", "for instance", "such as", "z\\.\\s?b\\.", "zum beispiel", "beispielsweise", "beispiel", "p\\.\\s?ex\\.", "par exemple",
+    "exemple", "p\\.\\s?ej\\.", "por ejemplo", "ejemplo", "por exemplo", "exemplo", "ex\\.", "per esempio", "ad esempio", "ad es\\.", "esempio",
+    "bijv\\.", "bijvoorbeeld", "bv\\.", "np\\.", "na przyk[łl]ad", "örn\\.", "örneğin", "t\\.\\s?ex\\.", "till exempel", "f\\.\\s?eks\\.",
+    "for eksempel", "esim\\.", "esimerkiksi", "pl\\.", "például", "ví dụ", "例えば", "例", "例如", "比如", "如",
+  ].join("|")})\\s*[:：]?\\s*["'“„«(]?\\s*$`,
+  "iu",
+);
 
 /** Cloudflare email protection: the first byte is the key, every following byte is XORed with it. */
 export function decodeCfEmail(hex: string): string | null {
@@ -145,7 +162,7 @@ export function acceptAddress(raw: string, targetDomain: string): string | null 
   const domain = email.slice(at + 1);
   if (local.length > 64 || email.length > 254 || local.startsWith(".") || local.endsWith(".") || local.includes("..")) return null;
   if (ASSET_SUFFIX.test(email) || /@\d+x\./.test(email)) return null;
-  if (PLACEHOLDER_DOMAINS.has(domain) || PLACEHOLDER_LOCALS.has(local)) return null;
+  if (PLACEHOLDER_DOMAINS.has(domain) || PLACEHOLDER_LOCALS.has(local) || placeholderFormat(local) !== null) return null;
   if (TRACKER_DOMAIN.test(domain) || HEX_KEY.test(local)) return null;
   if (getDomain(domain) !== targetDomain) return null;
   return email;

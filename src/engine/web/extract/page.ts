@@ -2,9 +2,12 @@ import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
 import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./email-addresses.js";
-import { type FoundAddress, personNear, personOfPage, readLine } from "./people.js";
+import { type FoundAddress, type Person, personNear, personOfPage, readingFor, readLine, shown } from "./people.js";
+import { isFamilyFirstLanguage, type NameEvidence } from "../../people/readings.js";
+import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
+import type { Pattern } from "../../finder/patterns.js";
 import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
-import { splitFullName } from "../../people/names.js";
+import { nameKey, type PersonName, splitFullName } from "../../people/names.js";
 import type { LinkRef } from "../crawl/plan.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
 
@@ -29,6 +32,8 @@ export interface PageExtraction {
   lines: string[];
   /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
   personNames?: string[];
+  /** Address conventions the page states with a placeholder ("firstname.lastname@<domain>"). */
+  statedFormats?: Pattern[];
 }
 
 // Block elements break lines. An end-tag callback per element is the costliest part of a
@@ -68,6 +73,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const meta = new Map<string, string>();
   const jsonLdBlocks: string[] = [];
   let jsonLdBuffer = "";
+  let inJsonLd = false;
   let title = "";
   let h1 = "";
   let h1Done = false;
@@ -81,16 +87,33 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   };
 
   const rewriter = new HTMLRewriter()
+    // An element has one end-tag callback (a second onEndTag replaces the first), so each element
+    // kind is handled in one place: a JSON-LD <script> is skipped text and a JSON-LD block at once,
+    // an <h1> is a text block and the page's heading.
     .on(SKIPPED, {
       element(el) {
         skipDepth++;
-        el.onEndTag(() => void skipDepth--);
+        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
+        if (jsonLd) jsonLdBuffer = "";
+        inJsonLd = jsonLd;
+        el.onEndTag(() => {
+          skipDepth--;
+          if (jsonLd) jsonLdBlocks.push(jsonLdBuffer);
+          inJsonLd = false;
+        });
+      },
+      text(t) {
+        if (inJsonLd) jsonLdBuffer += t.text;
       },
     })
     .on(TEXT_BLOCKS, {
       element(el) {
         breakLine();
-        el.onEndTag(breakLine);
+        const heading = el.tagName === "h1" && !h1Done;
+        el.onEndTag(() => {
+          breakLine();
+          if (heading) h1Done = true;
+        });
       },
     })
     .on(CONTAINERS, { element: () => breakLine() })
@@ -172,9 +195,6 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
       },
     })
     .on("h1", {
-      element(el) {
-        if (!h1Done) el.onEndTag(() => void (h1Done = true));
-      },
       text(t) {
         if (!h1Done) h1 += t.text;
       },
@@ -182,18 +202,6 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     .on("title", {
       text(t) {
         title += t.text;
-      },
-    })
-    .on('script[type="application/ld+json"]', {
-      element(el) {
-        jsonLdBuffer = "";
-        el.onEndTag(() => {
-          jsonLdBlocks.push(jsonLdBuffer);
-          jsonLdBuffer = "";
-        });
-      },
-      text(t) {
-        jsonLdBuffer += t.text;
       },
     })
     .onDocument({
@@ -208,7 +216,8 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const jsonLd = jsonLdNodes(jsonLdBlocks);
   const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
   for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
-  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean));
+  const familyFirstPage = lang ? isFamilyFirstLanguage(lang) : writtenFamilyFirst(lines);
+  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean), familyFirstPage);
   const allLinkList = [...allLinks];
   const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
   // Numbers written without +country are read in the country the page is about.
@@ -230,7 +239,34 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     jsonLd,
     lines,
     personNames: personNamesIn(lines),
+    statedFormats: statedFormatsIn(lines, targetDomain),
   };
+}
+
+/** A page without a lang attribute whose text is mostly in a script written family name first (CJK, Hangul). */
+function writtenFamilyFirst(lines: readonly string[]): boolean {
+  let cjk = 0;
+  let letters = 0;
+  for (const line of lines.slice(0, 200)) {
+    cjk += line.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
+    letters += line.match(/\p{L}/gu)?.length ?? 0;
+  }
+  return letters > 0 && cjk / letters > 0.3;
+}
+
+/** Placeholders of the target domain written on the page ("vorname.nachname@kanzlei.de"): the convention it states. */
+function statedFormatsIn(lines: readonly string[], targetDomain: string): Pattern[] {
+  const out = new Set<Pattern>();
+  const placeholder = /([a-z][a-z._-]{0,40}[a-z])\s?(?:@|\[at\]|\(at\))\s?([a-z0-9.-]+\.[a-z]{2,24})/gi;
+  for (const line of lines) {
+    if (!mayHoldAddress(line)) continue;
+    for (const m of foldForPlaceholders(line).matchAll(placeholder)) {
+      if (getDomain(m[2]!.toLowerCase()) !== targetDomain) continue;
+      const format = placeholderFormat(m[1]!);
+      if (format) out.add(format);
+    }
+  }
+  return [...out];
 }
 
 /** Lines that name a person, with or without an address (to name addresses found elsewhere on the site). */
@@ -271,7 +307,7 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
 }
 
 /** One entry per accepted address, with the best name and position the page gives for it. */
-function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = []): FoundAddress[] {
+function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = [], familyFirstPage = false): FoundAddress[] {
   const found = new Map<string, FoundAddress>();
   const add = (candidate: FoundAddress) => {
     const existing = found.get(candidate.email);
@@ -287,22 +323,47 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     const given = text(node.givenName);
     const family = text(node.familyName);
     const full = text(node.name);
-    const name = given && family ? { first: given, last: family } : full ? splitFullName(full) : null;
-    add({ email, name, position: text(node.jobTitle), via: "jsonld" });
+    // givenName/familyName say which part is which; a bare `name` is only a displayed name.
+    const evidence: NameEvidence | null = given && family ? { kind: "stated", name: { first: given, last: family } } : full ? shown(full, familyFirstPage) : null;
+    const name = evidence?.kind === "stated" ? evidence.name : evidence ? (readingFor(email, evidence) ?? splitFullName(full!)) : null;
+    add({ email, evidence, name, position: text(node.jobTitle), via: "jsonld" });
   }
   // A profile page names its person once, in its heading or title, often far from the address.
-  const onPage = (email: string, near: ReturnType<typeof personNear>) => (near.name ? near : { ...near, ...personOfPage(email, pageNames) });
+  const onPage = (email: string, near: Person) => (near.name ? near : { ...near, ...personOfPage(email, pageNames, familyFirstPage) });
   for (const m of marks) {
     const email = acceptAddress(m.raw, targetDomain);
-    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText)), via: m.via });
+    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText, undefined, familyFirstPage)), via: m.via });
   }
+  const byJsonLd = statedNamesOf(jsonLd);
   lines.forEach((line, index) => {
     if (!mayHoldAddress(line)) return;
     for (const hit of scanAddresses(line)) {
+      if (hit.example) continue;
       const email = acceptAddress(hit.email, targetDomain);
       // Link text repeats the address of a mailto link: no need to look for its person twice.
-      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index))), via: "text" });
+      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index), familyFirstPage)), via: "text" });
     }
   });
-  return [...found.values()];
+  return [...found.values()].map((a) => withStatedName(a, byJsonLd));
+}
+
+const tokenKey = (words: readonly string[]) => words.map((w) => nameKey(w)).filter(Boolean).sort().join(" ");
+
+/** JSON-LD Persons that say which part of their name is which (givenName, familyName), by their name's words. */
+function statedNamesOf(jsonLd: readonly JsonNode[]): Map<string, PersonName> {
+  const out = new Map<string, PersonName>();
+  for (const node of jsonLd) {
+    if (!typesOf(node).includes("Person")) continue;
+    const first = text(node.givenName);
+    const last = text(node.familyName);
+    if (first && last) out.set(tokenKey(`${first} ${last}`.split(/\s+/)), { first, last });
+  }
+  return out;
+}
+
+/** A name the page shows ("Demir Barış") that a JSON-LD Person on the page states part by part is read as stated. */
+function withStatedName(a: FoundAddress, stated: ReadonlyMap<string, PersonName>): FoundAddress {
+  if (a.evidence?.kind !== "shown" || stated.size === 0) return a;
+  const name = stated.get(tokenKey(a.evidence.text.replace(/,/g, " ").split(/\s+/)));
+  return name ? { ...a, evidence: { kind: "stated", name }, name } : a;
 }

@@ -1,12 +1,24 @@
-import { looksLikePersonName, nameKey, nameSplits, type PersonName } from "../../people/names.js";
-import { GLOBAL_PRIOR, matchPatterns } from "../../finder/patterns.js";
-import { departmentOf, isGenericLocalPart, seniorityOf } from "../../people/positions.js";
+import { looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
+import { type NameEvidence, readingsOf } from "../../people/readings.js";
+import { readJointly } from "../../finder/joint-reading.js";
+import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
 
 export interface FoundAddress {
   email: string;
+  /**
+   * What the page tells about the owner's name. Which word is the given name is decided when the
+   * index is written, over all the domain's addresses (finder/joint-reading.ts).
+   */
+  evidence: NameEvidence | null;
+  /** This page's own reading of that evidence, for page-level use (the index may read it otherwise). */
   name: PersonName | null;
   position: string | null;
   via: "mailto" | "text" | "cfemail" | "jsonld" | "vcard";
+}
+
+/** Evidence for a name written out on a page. */
+export function shown(text: string, familyFirstPage = false): NameEvidence {
+  return { kind: "shown", text, familyFirstPage };
 }
 
 const TITLE_WORDS =
@@ -23,41 +35,65 @@ const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 /** Runs of capitalised Latin words inside text in another script ("田中 太郎 Taro Tanaka" → "Taro Tanaka"). */
 const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
 
-/** A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer"). */
-export function readLine(line: string): { name: string | null; position: string | null } {
-  const segments = line.split(SEPARATORS).map((s) => s.trim()).filter(Boolean);
-  let name: string | null = null;
-  let position: string | null = null;
-  for (const s of segments) {
-    // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
-    const isPosition = looksLikePosition(s);
-    if (!name && !isPosition && looksLikePersonName(s)) name = s;
-    else if (!position && isPosition) position = s;
-    else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
-      name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
-    }
-  }
-  return { name, position };
+/**
+ * A line's parts, with a name written family name first kept whole ("Sullivan, Katherine –
+ * Consultant" → "Sullivan, Katherine", "Consultant"): its comma is not a separator.
+ */
+function segmentsOf(line: string): string[] {
+  return line
+    .split(NON_COMMA_SEPARATORS)
+    .flatMap((part) => (familyCommaGiven(part) ? [part] : part.split(",")))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|·|•)\s*/;
+
+/** "Family, Given" with both sides name-like and neither a position ("Doe, Jane" but not "Jane Doe, CTO"). */
+function familyCommaGiven(text: string): boolean {
+  const m = /^([^,]{2,40}),([^,]{2,40})$/.exec(text.replace(QUOTED_NICKNAME, " ").trim());
+  if (!m) return false;
+  const [family, given] = [m[1]!.trim(), m[2]!.trim()];
+  if (looksLikePosition(family) || looksLikePosition(given) || given.split(/\s+/).length > 3) return false;
+  return looksLikePersonName(`${given} ${family}`.split(/\s+/).filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t)).join(" "));
 }
 
 /**
- * The reading of a full name under which the address is this person's, or null. Names split
- * several ways ("María José García López", "Nguyễn Thị Mai" family name first); the reading whose
- * matching format is most common wins, so "mai.nguyen" reads as {first}.{last} of Mai Nguyễn.
+ * A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer").
+ * `transcribed` marks a Latin name taken from beside a name in another script ("田中 太郎 Taro
+ * Tanaka"): such a rendering is written for Western readers, given name first, whatever the page's
+ * language.
  */
-export function fittingName(email: string, fullName: string): PersonName | null {
-  const local = email.slice(0, email.indexOf("@"));
-  let best: { name: PersonName; prior: number } | null = null;
-  for (const name of nameSplits(fullName)) {
-    const { patterns } = matchPatterns(local, name);
-    if (!patterns.length) continue;
-    // Family-name-first is the exception in page text: it needs a much more common format to win.
-    const prior = Math.max(...patterns.map((p) => GLOBAL_PRIOR[p])) * (name.reversed ? 0.1 : 1);
-    if (!best || prior > best.prior) best = { name, prior };
+export function readLine(line: string): { name: string | null; position: string | null; transcribed: boolean } {
+  const segments = segmentsOf(line);
+  let name: string | null = null;
+  let position: string | null = null;
+  let transcribed = false;
+  for (const s of segments) {
+    // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
+    const isPosition = looksLikePosition(s);
+    if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
+    else if (!position && isPosition) position = s;
+    else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
+      name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
+      transcribed = name !== null;
+    }
   }
-  if (!best) return null;
-  const { reversed: _reversed, ...name } = best.name as PersonName & { reversed?: boolean };
-  return name;
+  return { name, position, transcribed };
+}
+
+/**
+ * The reading of the name evidence under which the address is this person's, or null: the address
+ * judged alone, the way the domain-wide reading judges a domain with one address.
+ */
+export function readingFor(email: string, evidence: NameEvidence): PersonName | null {
+  const local = email.slice(0, email.indexOf("@"));
+  return readJointly([{ localPart: local, readings: readingsOf(evidence) }]).names[0] ?? null;
+}
+
+/** The reading of a displayed full name under which the address is this person's, or null. */
+export function fittingName(email: string, fullName: string, familyFirstPage = false): PersonName | null {
+  return readingFor(email, shown(fullName, familyFirstPage));
 }
 
 const LOOK_BACK = 4;
@@ -73,19 +109,20 @@ export function personNear(
   lineIndex: number,
   anchorText: string,
   sameLineBefore?: string,
-): { name: PersonName | null; position: string | null } {
+  familyFirstPage = false,
+): Person {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return { name: null, position: null };
+  if (isRoleOnly(local)) return NOBODY;
 
-  let name: PersonName | null = null;
+  let found: Person | null = null;
   let position: string | null = null;
   const consider = (line: string) => {
     const read = readLine(line);
-    if (!name && read.name) {
-      const candidate = fittingName(email, read.name);
-      if (candidate) {
-        name = candidate;
-        position ??= read.position;
+    if (!found && read.name) {
+      const evidence = shown(read.name, familyFirstPage && !read.transcribed);
+      const name = readingFor(email, evidence);
+      if (name) {
+        found = { evidence, name, position: position ?? read.position };
         return;
       }
     }
@@ -94,26 +131,36 @@ export function personNear(
 
   if (anchorText && !anchorText.includes("@")) consider(anchorText);
   const here = sameLineBefore ?? lines[lineIndex] ?? "";
-  if (!name) consider(here.replace(/\S+@\S+/g, " "));
-  for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !name; i--) {
+  if (!found) consider(here.replace(/\S+@\S+/g, " "));
+  for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !found; i--) {
     const line = lines[i]!;
     if (/@/.test(line)) break;
     consider(line);
   }
   // A position without the person it belongs to is not attached to anyone.
-  return name ? { name, position } : { name: null, position: null };
+  return found ?? NOBODY;
 }
 
+/** A person read off a page for an address: the name evidence, this page's reading of it, and a position. */
+export interface Person {
+  evidence: NameEvidence | null;
+  name: PersonName | null;
+  position: string | null;
+}
+const NOBODY: Person = { evidence: null, name: null, position: null };
+
 /** The person a profile page is about (its heading, title or JSON-LD Person), when the address is theirs. */
-export function personOfPage(email: string, pageNames: readonly string[]): { name: PersonName | null; position: string | null } {
+export function personOfPage(email: string, pageNames: readonly string[], familyFirstPage = false): Person {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return { name: null, position: null };
+  if (isRoleOnly(local)) return NOBODY;
   for (const text of pageNames) {
     const read = readLine(text);
-    const name = read.name ? fittingName(email, read.name) : null;
-    if (name) return { name, position: null };
+    if (!read.name) continue;
+    const evidence = shown(read.name, familyFirstPage && !read.transcribed);
+    const name = readingFor(email, evidence);
+    if (name) return { evidence, name, position: null };
   }
-  return { name: null, position: null };
+  return NOBODY;
 }
 
 /**
@@ -121,19 +168,20 @@ export function personOfPage(email: string, pageNames: readonly string[]): { nam
  * team page listing "Jane Doe" without her address, a contact page showing only jdoe@): only when
  * exactly one of those names turns into the address.
  */
-export function nameFromSite(email: string, names: Iterable<string>): PersonName | null {
+export function nameFromSite(email: string, names: Iterable<string>): Person | null {
   const local = email.slice(0, email.indexOf("@"));
-  if (isGenericLocalPart(local)) return null;
-  let found: PersonName | null = null;
+  if (isRoleOnly(local)) return null;
+  let found: Person | null = null;
   const bare = local.replace(/[^a-z0-9]/g, "");
   for (const text of names) {
     // Cheap gate before trying every reading and format: some part of the name must be in the address.
     const parts = text.split(/[\s-]+/).map((t) => nameKey(t)).filter((t) => t.length >= 2);
     if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
-    const name = fittingName(email, text);
+    const evidence = shown(text);
+    const name = readingFor(email, evidence);
     if (!name) continue;
-    if (found && nameKeyOf(found) !== nameKeyOf(name)) return null;
-    found = name;
+    if (found && nameKeyOf(found.name!) !== nameKeyOf(name)) return null;
+    found = { evidence, name, position: null };
   }
   return found;
 }

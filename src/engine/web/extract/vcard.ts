@@ -1,6 +1,7 @@
 import { type PersonName, splitFullName } from "../../people/names.js";
+import type { NameEvidence } from "../../people/readings.js";
 import { acceptAddress } from "./email-addresses.js";
-import type { FoundAddress } from "./people.js";
+import { type FoundAddress, shown } from "./people.js";
 
 /**
  * vCard files (`.vcf`, RFC 6350 and the older 2.1/3.0) that team pages link for "save contact":
@@ -32,13 +33,15 @@ export function vCardAddresses(body: string, targetDomain: string): FoundAddress
     const given = n[1]?.trim();
     const additional = n[2]?.trim();
     const fn = get("FN");
-    const name: PersonName | null =
-      family && given ? { first: given, last: family, ...(additional ? { middle: additional } : {}) } : fn ? splitFullName(fn) : null;
+    // N states which part is the family name; FN is only a displayed name.
+    const stated: PersonName | null = family && given ? { first: given, last: family, ...(additional ? { middle: additional } : {}) } : null;
+    const evidence: NameEvidence | null = stated ? { kind: "stated", name: stated } : fn ? shown(fn) : null;
+    const name = stated ?? (fn ? splitFullName(fn) : null);
     const position = get("TITLE") || get("ROLE") || null;
     for (const p of props) {
       if (p.name !== "EMAIL") continue;
       const email = acceptAddress(p.value.replace(/^mailto:/i, ""), targetDomain);
-      if (email && !out.some((a) => a.email === email)) out.push({ email, name, position, via: "vcard" });
+      if (email && !out.some((a) => a.email === email)) out.push({ email, evidence, name, position, via: "vcard" });
     }
   }
   return out;

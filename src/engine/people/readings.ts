@@ -1,0 +1,107 @@
+import { type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
+
+/**
+ * What a page tells about the name of an address's owner, before anyone decides which word is the
+ * given name: either the name as the page shows it, with the cues a reader would use to tell its
+ * order, or a name stated part by part (a vCard's N, JSON-LD givenName/familyName).
+ */
+export type NameEvidence =
+  | {
+      kind: "shown";
+      /** The name as displayed ("Clara Dubois", "TANAKA Hiroshi", "Doe, Jane"). */
+      text: string;
+      /** The page is in a language whose names are written family name first (lang ja, zh, ko, vi, hu). */
+      familyFirstPage: boolean;
+    }
+  | { kind: "stated"; name: PersonName };
+
+/** One way to read a displayed name, and how plausible a reader would find it without other evidence. */
+export interface Reading {
+  name: PersonName;
+  /**
+   * 1 for a reading the page supports; lower for one it argues against (a family-name-first
+   * reading of "Clara Dubois" on a French page). The domain's other addresses can still make a
+   * low reading win: one convention explains all of a domain's people.
+   */
+  weight: number;
+}
+
+/** A family-name-first reading the page gives no cue for: possible ("Tanaka Hiroshi" on an English page), not preferred. */
+export const UNCUED_REVERSED = 0.25;
+/**
+ * A given-name-first reading on a page in a family-name-first language: the language's own order
+ * is family name first ("Nagy Péter", "Wang Wei"), yet foreign names on it may be written the
+ * other way, so the domain's other addresses can still choose it.
+ */
+export const AGAINST_PAGE_ORDER = 0.5;
+/** A reading the page argues against: the upper-cased family name or the "Family, Given" comma says otherwise. */
+export const CONTRADICTED = 0.1;
+
+/** Languages whose names are written family name first. */
+const FAMILY_FIRST_LANGUAGES = new Set(["ja", "zh", "ko", "vi", "hu"]);
+
+export function isFamilyFirstLanguage(lang: string): boolean {
+  return FAMILY_FIRST_LANGUAGES.has(lang.trim().toLowerCase().split(/[-_]/)[0] ?? "");
+}
+
+const isUpperWord = (token: string) => /^\p{Lu}[\p{Lu}'’.-]*\p{Lu}$/u.test(token);
+const hasLower = (token: string) => /\p{Ll}/u.test(token);
+/** "TANAKA" → "Tanaka", "O'BRIEN" → "O'Brien". */
+const titleCase = (token: string) => token.toLowerCase().replace(/(^|[\s'’-])(\p{Ll})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
+
+/** Every reading of a name as evidence gives it, each with its weight; the usual reading first. */
+export function readingsOf(evidence: NameEvidence): Reading[] {
+  if (evidence.kind === "stated") return [{ name: evidence.name, weight: 1 }];
+  const { tokens, turned, nickname } = parseName(evidence.text);
+  if (tokens.length < 2) return [];
+  const readings = readingsOfTokens(tokens, turned, evidence.familyFirstPage);
+  // The name a person goes by, written beside the given name ('Katherine "Kate" Sullivan'), is as good a reading.
+  if (!nickname) return readings;
+  return [...readings, ...readings.filter((r) => r.weight === 1).map((r) => ({ name: { ...r.name, first: nickname }, weight: 1 }))];
+}
+
+function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirstPage: boolean): Reading[] {
+  const words = tokens.map((t) => (isUpperWord(t) ? titleCase(t) : t));
+  const family = upperFamily(tokens);
+  const readings = splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family?.name ?? null, turned, familyFirstPage) }));
+  if (!family) return readings;
+  // The upper-cased words are the family name, wherever they stand; the rest is the given name
+  // (with any further words as middle names, or as a two-word given name).
+  const given = words.filter((_, i) => !family.at.includes(i));
+  if (given.length === 0) return readings;
+  // Written family name first ("NGUYỄN Thị Mai"), the given name comes last; otherwise first.
+  // An initial ("J.") is a middle name, never the given name.
+  const familyFirst = family.at[0] === 0;
+  const names = given.filter((w) => !/^\p{Lu}\.$/u.test(w));
+  const first = (familyFirst ? names[names.length - 1] : names[0]) ?? given[0]!;
+  const middle = given.filter((w) => w !== first);
+  const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
+  if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
+  return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
+}
+
+/**
+ * The upper-cased words among mixed-case ones, which are the family name ("TANAKA Hiroshi",
+ * "Hiroshi TANAKA", "Ó BRIAIN Pádraig"); a one-letter word belongs to them when it stands beside
+ * them ("Ó"), an initial with a dot does not ("J.").
+ */
+function upperFamily(tokens: readonly string[]): { at: number[]; name: string } | null {
+  if (!tokens.some(hasLower)) return null;
+  const at = tokens.map((t, i) => (isUpperWord(t) ? i : -1)).filter((i) => i >= 0);
+  if (at.length === 0) return null;
+  const beside = (i: number) => /^\p{Lu}$/u.test(tokens[i]!) && (at.includes(i - 1) || at.includes(i + 1));
+  const all = tokens.map((_, i) => i).filter((i) => at.includes(i) || beside(i));
+  return { at: all, name: all.map((i) => titleCase(tokens[i]!)).join(" ") };
+}
+
+function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {
+  if (family !== null) return split.last === family ? 1 : CONTRADICTED;
+  if (turned) return split.reversed ? CONTRADICTED : 1;
+  if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;
+  return familyFirstPage ? AGAINST_PAGE_ORDER : 1;
+}
+
+function withoutFlag(split: NameSplit): PersonName {
+  const { reversed: _reversed, ...name } = split;
+  return name;
+}

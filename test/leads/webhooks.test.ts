@@ -66,6 +66,18 @@ describe("webhook configurations", () => {
     expect((await send("PUT", `/v1/webhooks/${hook.id}`, headers, { url: "http://receiver.test/x" })).status).toBe(400);
   });
 
+  it("refuses a webhook URL on a port other than 443 at create and update (422 url_not_allowed), not later at delivery", async () => {
+    const { headers } = await createAccount();
+    const created = await createHook(headers, { url: `${RECEIVER.replace("://receiver.test", "://receiver.test:8443")}/ok/${uniqueKey()}` });
+    expect(created.status).toBe(422);
+    expect(created.body.errors.type).toBe("url_not_allowed");
+    expect(created.body.errors.message).toMatch(/'url'.*port 443 only.*8443/);
+    const hook = (await createHook(headers)).body.data;
+    const updated = await send("PUT", `/v1/webhooks/${hook.id}`, headers, { url: "https://receiver.test:444/x" });
+    expect(updated.status).toBe(422);
+    expect(updated.body.errors.type).toBe("url_not_allowed");
+  });
+
   it("keeps other accounts' webhooks out of reach", async () => {
     const owner = await createAccount();
     const other = await createAccount();

@@ -24,6 +24,9 @@ export const FORWARDED_HEADERS = [
   "x-daily-request-left",
   "x-minute-reset-seconds",
   "x-daily-reset-seconds",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
   "retry-after",
 ] as const;
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createAccount, json } from "../support/accounts.js";
-import { Browser, emailOf, field, registerClient } from "./support.js";
+import { authorizeUrl, Browser, emailOf, field, pkce, registerClient, signedIn } from "./support.js";
 import { DOCS_ASSETS } from "../../src/oauth/pages/docs.js";
 
 const register = (body: unknown) =>
@@ -135,6 +135,44 @@ describe("sign-in page", () => {
 });
 
 describe("pages for people", () => {
+  it("gives the sign-in, consent and device pages a link home, the reference, a favicon and a line on how to get an account", async () => {
+    const signIn = await (await new Browser().fetch("/sign-in")).text();
+    const { browser } = await signedIn();
+    const device = await (await browser.fetch("/device")).text();
+    const client = await registerClient();
+    const consent = await (await browser.fetch(authorizeUrl(client.client_id, (await pkce()).challenge))).text();
+    expect(consent).toContain("Allow");
+    for (const [name, page] of Object.entries({ signIn, device, consent })) {
+      expect(page, name).toContain('<header class="site"><a href="/">Contact Intelligence</a></header>');
+      expect(page, name).toContain('<a href="/docs">API reference</a>');
+      expect(page, name).toContain('<link rel="icon" href="/favicon.ico">');
+      expect(page, name).toMatch(/No account yet\?.*demo-pro@example\.com/s);
+    }
+  });
+
+  it("names the local demo account only outside production", async () => {
+    const { createApp } = await import("../../src/app.js");
+    const res = await createApp().fetch(new Request("https://api.test/sign-in"), { ...env, ENVIRONMENT: "production" }, { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext);
+    const page = await res.text();
+    expect(page).toContain("No account yet? Accounts are opened by your Contact Intelligence administrator.");
+    expect(page).not.toContain("demo-password");
+  });
+
+  it("makes form fields use the page's font, and lets pages shrink to a phone's width", async () => {
+    const css = await (await call("/assets/pages.css")).text();
+    expect(css).toContain("input,button,select,textarea{font:inherit;color:inherit}");
+    expect(css).toMatch(/@media \(max-width:30rem\)\{main\{margin:1rem \.5rem;padding:1rem\}\}/);
+    // Code in the demo card wraps instead of widening the page.
+    expect(css).toMatch(/\.card pre\{[^}]*white-space:pre-wrap;overflow-wrap:anywhere/);
+  });
+
+  it("shows a phone-validator demo card on the home page, for the origin it is served from", async () => {
+    const page = await (await call("/", { headers: { Accept: "text/html" } })).text();
+    expect(page).toContain('<section class="card" id="demo-phone-validator">');
+    expect(page).toContain('curl -s "https://api.test/v1/phone-validator?phone=%2B33612345678"');
+    expect(page).toContain('BASE_URL=https://api.test npm run agent -- "/phone-validator?phone=%2B33612345678"');
+  });
+
   it("links the API reference from / for a browser and keeps JSON for programs", async () => {
     const page = await call("/", { headers: { Accept: "text/html" } });
     expect(await page.text()).toContain('href="/docs"');

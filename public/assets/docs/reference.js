@@ -4,4 +4,6 @@
 (function () {
   var config = JSON.parse(document.getElementById("reference-config").textContent);
   window.Scalar.createApiReference("#app", config);
+  var loading = document.getElementById("reference-loading");
+  if (loading) loading.remove();
 })();

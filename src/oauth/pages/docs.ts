@@ -53,7 +53,7 @@ const jsonBlock = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u00
 
 function docsPage() {
   // Something to paint at once (the bundle is ~4 MB to parse): a title and the raw documents,
-  // replaced when the reference mounts. Both scripts are deferred, so they never hold up that paint.
+  // removed when the reference mounts (outside #app: the reference would try to hydrate it). Both scripts are deferred, so they never hold up that paint.
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -65,12 +65,11 @@ function docsPage() {
 <script src="${DOCS_ASSETS.mount}" defer></script>
 </head>
 <body>
-<div id="app">
-<main style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<main id="reference-loading" style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
 <h1>Contact Intelligence API reference</h1>
 <p>Loading the interactive reference… The OpenAPI documents: <a href="/v1/openapi.json">account API</a>, <a href="/openapi.json">agent surface</a>. <a href="/">Home</a></p>
 </main>
-</div>
+<div id="app"></div>
 <script type="application/json" id="reference-config">${raw(jsonBlock(REFERENCE_CONFIG))}</script>
 </body>
 </html>`;

@@ -18,7 +18,7 @@ export function homePage(c: Context<AppBindings>) {
 </ul>
 <section class="card" id="demo-phone-validator">
 <h2>Try it: validate a phone number</h2>
-<p>With an account key and secret (<code>npm start</code> prints a demo pair):</p>
+<p>With your account's key and secret:</p>
 <pre><code>curl -s "${origin}/v1/phone-validator?phone=%2B33612345678" -H "X-Service-Key: $KEY" -H "X-Service-Secret: $SECRET"</code></pre>
 <p>As an agent, paying per request (no account):</p>
 <pre><code>BASE_URL=${origin} npm run agent -- "/phone-validator?phone=%2B33612345678"</code></pre>

@@ -13,6 +13,7 @@ main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;border:1px solid #8884
 header.site,footer.site{max-width:26rem;margin:1rem auto;padding:0 .5rem;font-size:.9rem}
 header.site a{font-weight:700;text-decoration:none;color:inherit}
 .card{border:1px solid #8884;border-radius:.5rem;padding:.75rem;margin:1rem 0;min-width:0}
+.card h2{font-size:1.1rem;margin:0 0 .5rem}
 .card pre{margin:.5rem 0 0;padding:.5rem;background:#8881;border-radius:.3rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}
 h1{font-size:1.4rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin-top:1rem}

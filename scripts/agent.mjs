@@ -1,20 +1,21 @@
 // `npm run agent -- "/email-verifier?email=someone@example.com"`: pays the local Worker for one call
 // with the mppx client and the development payment method (EIP-3009 authorizations signed by a
 // local key, on dev chain 31337: no real funds), then prints status, receipt and body.
-//   AGENT_BASE_URL     server to pay (default http://localhost:8787)
+//   BASE_URL           server to pay (default http://localhost:$PORT, PORT default 8787; AGENT_BASE_URL is its older name)
 //   AGENT_PRIVATE_KEY  0x-prefixed key to sign with (default: a fresh random key per run)
 //   AGENT_CURRENCY     USDC (default) or USDT: which of the two challenges to pay
 import { Receipt } from "mppx";
 import { Mppx, evm } from "mppx/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_TOKENS } from "../src/agent/dev-chain.ts";
+import { localConfigOrExit } from "./lib/config.mjs";
 
 const path = process.argv[2];
 if (!path || !path.startsWith("/")) {
   console.error('usage: npm run agent -- "/email-verifier?email=someone@example.com"');
   process.exit(2);
 }
-const base = (process.env.AGENT_BASE_URL ?? "http://localhost:8787").replace(/\/$/, "");
+const base = localConfigOrExit().baseUrl;
 const currency = (process.env.AGENT_CURRENCY ?? "USDC").toUpperCase();
 if (!(currency in DEV_TOKENS)) {
   console.error("AGENT_CURRENCY must be USDC or USDT");

@@ -1,16 +1,27 @@
 // `npm run test:browser`: drives Debian's Chromium (headless, puppeteer-core) through the OAuth pages
-// of a throwaway `wrangler dev` on port 8814: sign-in → consent → redirect with a code (then the code
-// is exchanged and the token used on /v1/me), and the device page (then the device's poll gets a token).
+// of a throwaway `wrangler dev` on a free port (BROWSER_CHECK_PORT overrides): sign-in → consent →
+// redirect with a code (then the code is exchanged and the token used on /v1/me), the device page
+// (then the device's poll gets a token), every page at a 360 px phone width (no horizontal scroll,
+// the home page's demo card inside the screen, form fields in the page font, a favicon), and /docs
+// with every request off this machine blocked (it must still render, first paint under 1 s).
 // Screenshots go to SCREENS_DIR (default /work/notes/screens). Not part of `npm test`.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
 import { passwordHash, root, wrangler as runWrangler, wranglerBin } from "./lib/local.mjs";
 
-const port = Number(process.env.BROWSER_CHECK_PORT ?? 8814);
+const freePort = () =>
+  new Promise((resolve) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+const port = Number(process.env.BROWSER_CHECK_PORT ?? (await freePort()));
 const base = `http://localhost:${port}`;
 const screens = process.env.SCREENS_DIR ?? "/work/notes/screens";
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -75,7 +86,7 @@ try {
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   const page = await browser.newPage();
   await page.setViewport({ width: 800, height: 640 });
@@ -143,6 +154,89 @@ try {
   await page.screenshot({ path: path.join(screens, "07-home.png") });
   assert((await page.$("a[href='/docs']")) !== null, "home links /docs");
   step("home page links /docs (07-home.png)");
+
+  // 4. A phone's width: 360 px, no horizontal scroll on any page; the demo card inside the screen.
+  await page.setViewport({ width: 360, height: 740 });
+  const fitsWidth = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  await page.goto(`${base}/`);
+  assert(await fitsWidth(), "home page scrolls sideways at 360 px");
+  const card = await page.$eval("#demo-phone-validator", (el) => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left, right: r.right };
+  });
+  assert(card.left >= 0 && card.right <= 360, `the phone-validator demo card spans ${card.left}..${card.right} px on a 360 px screen`);
+  await page.screenshot({ path: path.join(screens, "08-home-360.png"), fullPage: true });
+  step("home page and its phone-validator demo card fit 360 px (08-home-360.png)");
+  await page.goto(`${base}/device`);
+  assert(await fitsWidth(), "device page scrolls sideways at 360 px");
+  assert((await page.$("header.site a[href='/']")) !== null, "device page links home");
+  await page.screenshot({ path: path.join(screens, "09-device-360.png"), fullPage: true });
+  const q2 = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "api", state: "s2", code_challenge: challenge, code_challenge_method: "S256" });
+  await page.goto(`${base}/oauth/authorize?${q2}`);
+  assert((await page.content()).includes("Acme CRM"), "consent page again");
+  assert(await fitsWidth(), "consent page scrolls sideways at 360 px");
+  await page.screenshot({ path: path.join(screens, "10-consent-360.png"), fullPage: true });
+  const signInPage = await browser.newPage();
+  await signInPage.setViewport({ width: 360, height: 740 });
+  await signInPage.goto(`${base}/sign-in`);
+  assert(await signInPage.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "sign-in page scrolls sideways at 360 px");
+  const fonts = await signInPage.evaluate(() => ({
+    body: getComputedStyle(document.body).fontFamily,
+    input: getComputedStyle(document.querySelector("#email")).fontFamily,
+    button: getComputedStyle(document.querySelector("button[type=submit]")).fontFamily,
+  }));
+  assert(fonts.input === fonts.body && fonts.button === fonts.body, `form fields use another font than the page: ${JSON.stringify(fonts)}`);
+  assert((await signInPage.content()).includes("No account yet?"), "sign-in page says how to get an account");
+  await signInPage.screenshot({ path: path.join(screens, "11-sign-in-360.png"), fullPage: true });
+  step("sign-in, device and consent pages fit 360 px, link home, fields in the page font (09-11)");
+  // What the browser asks for on its own (the pages' CSP forbids scripted fetches).
+  const iconResponse = await signInPage.goto(`${base}/favicon.ico`);
+  const icon = { status: iconResponse.status(), type: iconResponse.headers()["content-type"] };
+  assert(icon.status === 200 && /icon/.test(icon.type ?? ""), `favicon answered ${icon.status} ${icon.type}`);
+  step(`favicon.ico is an icon (${icon.type})`);
+
+  // 5. /docs with nothing but this machine reachable: every other request is blocked and recorded.
+  const docs = await browser.newPage();
+  await docs.setViewport({ width: 1280, height: 900 });
+  const offsite = [];
+  const failed = [];
+  const docsConsole = [];
+  docs.on("console", (m) => {
+    docsConsole.push(`${m.type()}: ${m.text()}`);
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  docs.on("pageerror", (err) => docsConsole.push(`pageerror: ${err.message}`));
+  await docs.setRequestInterception(true);
+  docs.on("request", (req) => {
+    const host = new URL(req.url()).hostname;
+    if (req.url().startsWith("data:") || req.url().startsWith("blob:") || host === "localhost" || host === "127.0.0.1") return req.continue();
+    offsite.push(req.url());
+    req.abort("internetdisconnected");
+  });
+  docs.on("requestfailed", (req) => failed.push(req.url()));
+  const started = Date.now();
+  await docs.goto(`${base}/docs`, { waitUntil: "domcontentloaded" });
+  try {
+    await docs.waitForFunction(() => /Open Group - Finder/.test(document.body.innerText) && /Open Group - Phones/.test(document.body.innerText), { timeout: 30_000 });
+  } catch (err) {
+    await docs.screenshot({ path: path.join(screens, "12-docs-offline-failed.png") });
+    console.error(`/docs did not render. Console:\n${docsConsole.join("\n")}\nBlocked: ${offsite.join(", ")}\nFailed: ${failed.join(", ")}\nText: ${(await docs.evaluate(() => document.body.innerText)).slice(0, 500)}`);
+    throw err;
+  }
+  const rendered = Date.now() - started;
+  const fcp = await docs.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null);
+  await docs.screenshot({ path: path.join(screens, "12-docs-offline.png") });
+  assert(offsite.length === 0, `/docs asked for other hosts: ${offsite.join(", ")}`);
+  assert(failed.length === 0, `/docs requests failed: ${failed.join(", ")}`);
+  assert(fcp !== null && fcp < 1000, `/docs first contentful paint ${fcp} ms (must be under 1 s)`);
+  const finderGroups = await docs.evaluate(() => document.body.innerText.split("\n").filter((t) => /^Open Group - Finders?$/.test(t.trim())).length);
+  assert(finderGroups === 1, `${finderGroups} "Finder"/"Finders" groups in the reference's sidebar`);
+  const docsErrors = docsConsole.filter((l) => /^(error|pageerror)/.test(l));
+  assert(docsErrors.length === 0, `/docs console errors: ${docsErrors.join(" | ")}`);
+  step(`/docs offline: first paint ${Math.round(fcp)} ms, reference rendered in ${rendered} ms, 0 requests off this machine, "Finder" groups in the sidebar: ${finderGroups} (12-docs-offline.png)`);
+  await docs.setViewport({ width: 360, height: 740 });
+  const docsFits = await docs.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  step(`/docs at 360 px: ${docsFits ? "no horizontal scroll" : "scrolls sideways (the reference UI's own layout)"}`);
 
   assert(cspViolations.length === 0, `CSP violations: ${cspViolations.join(" | ")}`);
   console.log("browser check passed");

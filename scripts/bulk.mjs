@@ -6,14 +6,17 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { openAsBlob } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { root } from "./lib/local.mjs";
+import { demoCredentialsFile } from "./lib/local.mjs";
+import { localConfigOrExit } from "./lib/config.mjs";
+
+const config = localConfigOrExit();
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     launch: { type: "boolean", default: false },
     name: { type: "string" },
-    "base-url": { type: "string", default: process.env.BASE_URL ?? "http://localhost:8787" },
+    "base-url": { type: "string", default: config.baseUrl },
     key: { type: "string", default: process.env.SERVICE_KEY },
     secret: { type: "string", default: process.env.SERVICE_SECRET },
     out: { type: "string" },
@@ -28,8 +31,7 @@ if (!type || !file) {
 }
 let { key, secret } = values;
 if (!key || !secret) {
-  const cache = path.join(root, ".wrangler", "demo-credentials.json");
-  const creds = existsSync(cache) ? JSON.parse(readFileSync(cache, "utf8"))[values.plan] : undefined;
+  const creds = existsSync(demoCredentialsFile) ? JSON.parse(readFileSync(demoCredentialsFile, "utf8"))[values.plan] : undefined;
   if (!creds) {
     console.error("No credentials: pass --key and --secret (or SERVICE_KEY/SERVICE_SECRET), or run `npm start` once.");
     process.exit(2);

@@ -5,42 +5,53 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { applyMigrations, d1, passwordHash, root, sqlText } from "./lib/local.mjs";
+import { applyMigrations, d1, demoCredentialsFile, passwordHash, sqlText } from "./lib/local.mjs";
+import { stepper } from "./lib/progress.mjs";
 
 const PLANS = ["free", "basic", "growth", "pro", "pro-plus", "scale", "enterprise"];
 const DEMO_PASSWORD = "demo-password";
 // Credentials of demo accounts are kept beside the local database (never committed) so that
 // restarting `npm start` prints the same working pair.
-const cacheFile = path.join(root, ".wrangler", "demo-credentials.json");
+const cacheFile = demoCredentialsFile;
 
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 const token = (bytes) => randomBytes(bytes).toString("base64url");
 
-export function seed(plan = "pro", { migrate = true } = {}) {
+/**
+ * Each step is a wrangler call of a few seconds; `progress` (stderr by default) says which one is
+ * running and how long it took, so the ~10 s are not silent.
+ */
+export function seed(plan = "pro", { migrate = true, progress = (text) => process.stderr.write(text) } = {}) {
   if (!PLANS.includes(plan)) throw new Error(`Unknown plan '${plan}'. Choose one of: ${PLANS.join(", ")}.`);
-  if (migrate) applyMigrations();
+  const step = stepper(progress);
+  if (migrate) step("Applying database migrations to the local D1 database", applyMigrations);
   const email = `demo-${plan}@example.com`;
-  d1(
-    `INSERT OR IGNORE INTO accounts (email, first_name, last_name, password_hash, confirmed, plan, kind)
-     VALUES (${sqlText(email)}, 'Demo', ${sqlText(plan)}, ${sqlText(passwordHash(DEMO_PASSWORD))}, 1, ${sqlText(plan)}, 'user')`,
+  // One wrangler call: the insert (a no-op when the account exists) and the read of its id.
+  const [account] = step(`Creating the demo account ${email}`, () =>
+    d1(
+      `INSERT OR IGNORE INTO accounts (email, first_name, last_name, password_hash, confirmed, plan, kind)
+       VALUES (${sqlText(email)}, 'Demo', ${sqlText(plan)}, ${sqlText(passwordHash(DEMO_PASSWORD))}, 1, ${sqlText(plan)}, 'user');
+       SELECT id FROM accounts WHERE email = ${sqlText(email)}`,
+    ),
   );
-  const [account] = d1(`SELECT id FROM accounts WHERE email = ${sqlText(email)}`);
   const cache = existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, "utf8")) : {};
   const cached = cache[plan];
   if (cached) {
-    const [row] = d1(
+    const [row] = step("Checking the saved demo key", () => d1(
       `SELECT id FROM api_keys WHERE public_key = ${sqlText(cached.key)} AND account_id = ${account.id}
        AND secret_hash = ${sqlText(sha256(cached.secret))} AND revoked_at IS NULL
        AND (expires_at IS NULL OR expires_at > ${Date.now()})`,
-    );
+    ));
     if (row) return { email, ...cached };
   }
   const key = `ck_${token(18)}`;
   const secret = `cs_${token(32)}`;
   const now = Date.now();
-  d1(
-    `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
-     VALUES (${account.id}, 'Demo key', ${sqlText(key)}, ${sqlText(sha256(secret))}, ${now + 365 * 86_400_000}, ${now}, ${now})`,
+  step("Issuing a demo key", () =>
+    d1(
+      `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
+       VALUES (${account.id}, 'Demo key', ${sqlText(key)}, ${sqlText(sha256(secret))}, ${now + 365 * 86_400_000}, ${now}, ${now})`,
+    ),
   );
   mkdirSync(path.dirname(cacheFile), { recursive: true });
   writeFileSync(cacheFile, JSON.stringify({ ...cache, [plan]: { key, secret } }, null, 2));

@@ -1,14 +1,33 @@
 // `npm start`: prepares the local database, seeds a demo account, prints its credentials and serves
-// the API with `wrangler dev` on http://localhost:8787.
+// the API with `wrangler dev` on http://localhost:$PORT (default 8787). Without internet it says
+// so in one line per upstream it cannot reach, instead of the stack traces wrangler and workerd
+// print, and the server works for everything that needs no outside service.
 import { spawn } from "node:child_process";
-import { ensureDevVars, root, wranglerBin } from "./lib/local.mjs";
+import { lookup } from "node:dns/promises";
+import { ensureDevVars, persistTo, root, wranglerBin } from "./lib/local.mjs";
+import { localConfigOrExit } from "./lib/config.mjs";
+import { createOutputFilter, missingUpstreams, offlineLine, upstreams } from "./lib/offline.mjs";
 import { seed } from "./seed.mjs";
 
-const port = process.env.PORT ?? "8787";
+const config = localConfigOrExit();
+const port = String(config.port);
 const started = Date.now();
-ensureDevVars();
-const creds = seed(process.env.DEMO_PLAN ?? "pro");
+const devVars = ensureDevVars();
+let creds;
+try {
+  creds = seed(process.env.DEMO_PLAN ?? "pro");
+} catch (err) {
+  console.error(err.message);
+  process.exit(1);
+}
 const base = `http://localhost:${port}`;
+
+// DOH_URL from the shell wins over .dev.vars, as for the Worker (passed with --var below).
+const dohUrl = process.env.DOH_URL || devVars.DOH_URL;
+const missing = await missingUpstreams(upstreams(dohUrl), (host) => lookup(host));
+const childEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+for (const u of missing) Object.assign(childEnv, u.env ?? {});
+
 console.log(`
   Contact Intelligence is starting on ${base}
 
@@ -21,10 +40,18 @@ console.log(`
 
   (database ready in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl+C stops the server)
 `);
-const child = spawn(process.execPath, [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1"], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-});
+for (const u of missing) console.log(offlineLine(u));
+
+const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1"];
+if (persistTo) args.push("--persist-to", persistTo);
+if (process.env.DOH_URL) args.push("--var", `DOH_URL:${process.env.DOH_URL}`);
+const child = spawn(process.execPath, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: childEnv });
+// One filter for both streams: a report can start on one and its stack follow on the other.
+const filter = createOutputFilter();
+child.stdout.on("data", (d) => process.stdout.write(filter.push(String(d))));
+child.stderr.on("data", (d) => process.stdout.write(filter.push(String(d))));
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code) => process.exit(code ?? 0));
+child.on("exit", (code) => {
+  process.stdout.write(filter.end());
+  process.exit(code ?? 0);
+});

@@ -1,7 +1,8 @@
-// `npm test`: the typecheck (wrangler types --check, tsc, import cycles) and the vitest suite side by
-// side. On a 2-core machine the suite spends much of its time waiting on workerd, so running tsc
-// beside it takes ~80 s instead of ~90 s one after the other. The typecheck's output is printed
-// when it ends (never interleaved with vitest's); the run fails if either fails.
+// `npm test`: the typecheck (wrangler types --check, tsc, import cycles), the node-side checks of
+// the local scripts (`npm run test:scripts`: seed progress, npm start offline) and the vitest suite
+// side by side. On a 2-core machine the suite spends much of its time waiting on workerd, so running
+// the others beside it costs little. Their output is printed when they end (never interleaved with
+// vitest's); the run fails if any fails. Arguments go to vitest, and skip the script checks.
 import { spawn } from "node:child_process";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -11,11 +12,24 @@ typecheck.stdout.on("data", (d) => (typecheckOutput += d));
 typecheck.stderr.on("data", (d) => (typecheckOutput += d));
 const typecheckDone = new Promise((resolve) => typecheck.on("close", resolve));
 
+let scriptsOutput = "";
+const runScripts = process.argv.length <= 2;
+const scripts = runScripts ? spawn(npm, ["run", "test:scripts", "--silent"], { stdio: ["ignore", "pipe", "pipe"] }) : null;
+scripts?.stdout.on("data", (d) => (scriptsOutput += d));
+scripts?.stderr.on("data", (d) => (scriptsOutput += d));
+const scriptsDone = scripts ? new Promise((resolve) => scripts.on("close", resolve)) : Promise.resolve(0);
+
 const vitest = spawn("npx", ["vitest", "run", ...process.argv.slice(2)], { stdio: "inherit" });
 const vitestCode = await new Promise((resolve) => vitest.on("close", resolve));
 const typecheckCode = await typecheckDone;
+const scriptsCode = await scriptsDone;
 
 const shown = typecheckOutput.split("\n").filter((line) => !line.startsWith("npm warn")).join("\n").trim();
 console.log(`\n── typecheck (wrangler types --check, tsc --noEmit, check:cycles): ${typecheckCode === 0 ? "passed" : "FAILED"}`);
 if (shown) console.log(shown);
-process.exit(vitestCode !== 0 ? vitestCode || 1 : typecheckCode || 0);
+if (runScripts) {
+  const summary = scriptsOutput.split("\n").filter((l) => /^# (tests|pass|fail) /.test(l)).join(", ");
+  console.log(`\n── local scripts (npm run test:scripts): ${scriptsCode === 0 ? "passed" : "FAILED"} (${summary})`);
+  if (scriptsCode !== 0) console.log(scriptsOutput.split("\n").filter((l) => !l.startsWith("npm warn")).join("\n").trim());
+}
+process.exit(vitestCode !== 0 ? vitestCode || 1 : typecheckCode || scriptsCode || 0);

@@ -69,6 +69,8 @@ export interface AppVariables {
   logCost?: boolean;
   /** Usage bucket (search, verifier, phones, ...) counted by /v1/usage when logCost is true. */
   usageCategory?: string;
+  /** Query parameters the matched route declares (set by newApiApp); a log row stores only these. */
+  declaredQuery?: readonly string[];
 }
 
 export function isProduction(env: Pick<Env, "ENVIRONMENT">): boolean {

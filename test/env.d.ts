@@ -18,3 +18,23 @@ declare module "*.md?raw" {
   const text: string;
   export default text;
 }
+
+declare module "*.txt?raw" {
+  const text: string;
+  export default text;
+}
+
+declare module "*.ts?raw" {
+  const text: string;
+  export default text;
+}
+
+declare module "*.mjs?raw" {
+  const text: string;
+  export default text;
+}
+
+/** Vite's import.meta.glob (the test files are transformed by Vite). */
+interface ImportMeta {
+  glob<T = unknown>(pattern: string | string[], options: { query?: string; import?: string; eager: true }): Record<string, T>;
+}

@@ -7,9 +7,16 @@ import path from "node:path";
 export const root = path.resolve(import.meta.dirname, "../..");
 export const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 
-/** Runs a wrangler command; `persistTo` points it at a throwaway state directory (benches, browser check). */
-export function wrangler(args, { quiet = true, persistTo } = {}) {
-  const res = spawnSync(process.execPath, [wranglerBin, ...args, ...(persistTo ? ["--persist-to", persistTo] : [])], {
+/**
+ * Where the local state lives: PERSIST_TO (README, "Environment variables") or wrangler's default
+ * .wrangler/state. The demo credentials are kept beside it.
+ */
+export const persistTo = process.env.PERSIST_TO ? path.resolve(process.env.PERSIST_TO) : undefined;
+export const demoCredentialsFile = path.join(persistTo ?? path.join(root, ".wrangler"), "demo-credentials.json");
+
+/** Runs a wrangler command; `persistTo` points it at another state directory (benches, browser check). */
+export function wrangler(args, { quiet = true, persistTo: stateDir = persistTo } = {}) {
+  const res = spawnSync(process.execPath, [wranglerBin, ...args, ...(stateDir ? ["--persist-to", stateDir] : [])], {
     cwd: root,
     encoding: "utf8",
     stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",

@@ -4,6 +4,11 @@
  * personal ones masked: an address keeps its first letter and its domain (`j***@acme.com`), a phone
  * number its last two digits (`***42`), a name or profile handle its first letter (`J***`). Any
  * other value is cut at MAX_VALUE characters.
+ *
+ * Only the query parameters the route declares are stored: anything else a caller appends
+ * (`access_token`, `client_secret`, `code`, `key`, ...) may be a credential and is dropped, name and
+ * value. A declared value that is itself a URL (`webhook_url`) keeps its origin and path; its own
+ * query values, fragment and user info are masked, since receivers often take a token there.
  */
 
 const MAX_VALUE = 64;
@@ -20,18 +25,35 @@ const maskPhone = (value: string) => `***${value.replace(/\D/g, "").slice(-2)}`;
 const maskName = (value: string) => (value ? `${[...value][0]}***` : "");
 const cut = (value: string) => ([...value].length > MAX_VALUE ? `${[...value].slice(0, MAX_VALUE).join("")}…` : value);
 
+/** An absolute http(s) URL given as a value, with what may carry a secret masked; null when not a URL. */
+function maskUrlValue(value: string): string | null {
+  if (!/^https?:\/\//i.test(value)) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  const query = [...url.searchParams.keys()].map((k) => `${k}=***`).join("&");
+  const hidden = url.username || url.password ? "***@" : "";
+  return `${url.protocol}//${hidden}${url.host}${url.pathname}${query ? `?${query}` : ""}${url.hash ? "#***" : ""}`;
+}
+
 /** One value, masked by what it looks like (and, for query parameters, by the parameter's name). */
 export function maskValue(value: string, param?: string): string {
   const v = value.trim();
   const name = param?.toLowerCase();
+  const url = maskUrlValue(v);
+  if (url !== null) return cut(url);
   if (EMAIL.test(v)) return cut(maskEmail(v));
   if ((name && PHONE_PARAMS.has(name)) || PHONE.test(v)) return v ? maskPhone(v) : "";
   if (name && PERSONAL_PARAMS.has(name)) return maskName(v);
   return cut(v.replace(EMAIL_ANYWHERE, (m) => maskEmail(m)));
 }
 
-/** Path and query of `url` as a log row stores them. */
-export function loggedUri(url: URL): string {
+/** Path and query of `url` as a log row stores them; `declared`: the query parameters the route takes. */
+export function loggedUri(url: URL, declared: Iterable<string>): string {
+  const kept = new Set(declared);
   const path = url.pathname
     .split("/")
     .map((segment) => {
@@ -46,7 +68,7 @@ export function loggedUri(url: URL): string {
     })
     .join("/");
   const query = new URLSearchParams();
-  for (const [name, value] of url.searchParams) query.append(cut(name), maskValue(value, name));
+  for (const [name, value] of url.searchParams) if (kept.has(name)) query.append(cut(name), maskValue(value, name));
   const search = query.toString().replace(/%40/g, "@").replace(/%2A/gi, "*");
   const uri = search ? `${path}?${search}` : path;
   return uri.length > MAX_URI ? `${uri.slice(0, MAX_URI)}…` : uri;

@@ -30,7 +30,7 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     oauthClientId: auth.oauthClientId ?? null,
     httpMethod: c.req.method,
     endpoint: routePattern(c),
-    uri: loggedUri(url),
+    uri: loggedUri(url, c.get("declaredQuery") ?? []),
     statusCode: c.res.status,
     durationMs: Math.max(0, ended - started),
     type: c.get("logType") ?? logTypeOf(routePattern(c)),

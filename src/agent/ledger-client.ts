@@ -6,17 +6,18 @@ import { type HoldOutcome, ledgerFor, type PaymentLedger, type SettlementEntry }
  * tests can hand the gate a failing ledger to reach the "ledger unavailable" path.
  */
 export interface Ledger {
-  hold(id: string, expiresAt: number): Promise<HoldOutcome>;
+  /** `now`: the gate's clock (tests move it); the object's own clock otherwise. */
+  hold(id: string, expiresAt: number, now?: number): Promise<HoldOutcome>;
   /** `ranUnbilled`: the capability ran and its answer was not billed (counts against MAX_UNBILLED_RUNS). */
-  release(id: string, token: string, ranUnbilled?: boolean): Promise<void>;
+  release(id: string, token: string, ranUnbilled?: boolean, now?: number): Promise<void>;
   settle(token: string, entry: SettlementEntry): Promise<{ settled: boolean; settledAt: number }>;
 }
 
 export function durableLedger(ns: DurableObjectNamespace<PaymentLedger>): Ledger {
   return {
-    hold: (id, expiresAt) => ledgerFor(ns, id).hold(id, expiresAt),
-    release: async (id, token, ranUnbilled) => {
-      await ledgerFor(ns, id).release(id, token, ranUnbilled);
+    hold: (id, expiresAt, now) => ledgerFor(ns, id).hold(id, expiresAt, now),
+    release: async (id, token, ranUnbilled, now) => {
+      await ledgerFor(ns, id).release(id, token, ranUnbilled, now);
     },
     settle: (token, entry) => ledgerFor(ns, entry.holdId).settle(token, entry),
   };

@@ -15,15 +15,21 @@ export type HoldOutcome =
   | { status: "busy" }
   /** The credential already paid for an answer. */
   | { status: "spent" }
-  /** The credential ran MAX_UNBILLED_RUNS capability calls that ended unbilled; it buys nothing more. */
-  | { status: "exhausted"; runs: number };
+  /**
+   * The credential ran MAX_UNBILLED_RUNS capability calls that ended unbilled within
+   * UNBILLED_RUN_WINDOW_MS: it may run again (and pay for an answer) after `retryAfterSeconds`.
+   */
+  | { status: "unbilled_limit"; runs: number; retryAfterSeconds: number };
 
 /**
- * How many times one payment credential may run a capability that ends unbilled (422, 429, 5xx)
- * and still be spendable. The spec keeps such answers free and the credential usable, but without
- * a bound one credential could crawl third-party sites for free until its challenge expires.
+ * How many capability calls one payment credential may run that end unbilled (422, 429, 5xx)
+ * within UNBILLED_RUN_WINDOW_MS. The spec keeps such answers free and the credential spendable;
+ * without a bound one credential could crawl third-party sites for free until its challenge
+ * expires. Past the bound the credential is not burnt: it is rate limited (a 429, also unbilled,
+ * see src/agent/unbilled-runs.ts) until the window ends, then pays for its next answer as before.
  */
 export const MAX_UNBILLED_RUNS = 3;
+export const UNBILLED_RUN_WINDOW_MS = 60_000;
 
 export interface SettlementEntry {
   holdId: string;
@@ -68,6 +74,7 @@ export class PaymentLedger extends DurableObject<unknown> {
     // Added after the first deployments: objects created before it get the column here.
     const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(holds)").toArray().map((c) => c.name);
     if (!columns.includes("unbilled_runs")) this.sql.exec("ALTER TABLE holds ADD COLUMN unbilled_runs INTEGER NOT NULL DEFAULT 0");
+    if (!columns.includes("unbilled_since")) this.sql.exec("ALTER TABLE holds ADD COLUMN unbilled_since INTEGER");
   }
 
   /**
@@ -77,11 +84,18 @@ export class PaymentLedger extends DurableObject<unknown> {
    */
   hold(id: string, expiresAt: number, now = Date.now()): HoldOutcome {
     const row = this.sql
-      .exec<{ state: string; expires_at: number; unbilled_runs: number }>("SELECT state, expires_at, unbilled_runs FROM holds WHERE id = ?", id)
+      .exec<{ state: string; expires_at: number; unbilled_runs: number; unbilled_since: number | null }>(
+        "SELECT state, expires_at, unbilled_runs, unbilled_since FROM holds WHERE id = ?",
+        id,
+      )
       .toArray()[0];
     if (row?.state === "spent") return { status: "spent" };
     if (row?.state === "held" && row.expires_at > now) return { status: "busy" };
-    if (row && row.unbilled_runs >= MAX_UNBILLED_RUNS) return { status: "exhausted", runs: row.unbilled_runs };
+    // Rows from before the window existed (no unbilled_since) are past any window.
+    const windowEnds = (row?.unbilled_since ?? -Infinity) + UNBILLED_RUN_WINDOW_MS;
+    if (row && row.unbilled_runs >= MAX_UNBILLED_RUNS && windowEnds > now) {
+      return { status: "unbilled_limit", runs: row.unbilled_runs, retryAfterSeconds: Math.max(1, Math.ceil((windowEnds - now) / 1000)) };
+    }
     const token = crypto.randomUUID();
     this.sql.exec(
       "INSERT INTO holds (id, state, token, expires_at) VALUES (?, 'held', ?, ?) ON CONFLICT(id) DO UPDATE SET state = 'held', token = excluded.token, expires_at = excluded.expires_at",
@@ -95,14 +109,20 @@ export class PaymentLedger extends DurableObject<unknown> {
 
   /**
    * Gives the credential back (no charge happened); only the holder of the hold can. `ranUnbilled`
-   * counts a capability call that ran and ended unbilled against MAX_UNBILLED_RUNS; releases for
-   * the service's own faults (ledger, payment provider) do not count.
+   * counts a capability call that ran and ended unbilled against MAX_UNBILLED_RUNS in the current
+   * window (a run after the window closed opens a new one); releases for the service's own faults
+   * (ledger, payment provider) do not count.
    */
-  release(id: string, token: string, ranUnbilled = false): boolean {
+  release(id: string, token: string, ranUnbilled = false, now = Date.now()): boolean {
+    if (!ranUnbilled) return this.sql.exec("UPDATE holds SET state = 'released', token = NULL WHERE id = ? AND state = 'held' AND token = ?", id, token).rowsWritten > 0;
     return (
       this.sql.exec(
-        "UPDATE holds SET state = 'released', token = NULL, unbilled_runs = unbilled_runs + ? WHERE id = ? AND state = 'held' AND token = ?",
-        ranUnbilled ? 1 : 0,
+        `UPDATE holds SET state = 'released', token = NULL,
+           unbilled_runs = CASE WHEN unbilled_since IS NULL OR ?1 - unbilled_since >= ?2 THEN 1 ELSE unbilled_runs + 1 END,
+           unbilled_since = CASE WHEN unbilled_since IS NULL OR ?1 - unbilled_since >= ?2 THEN ?1 ELSE unbilled_since END
+         WHERE id = ?3 AND state = 'held' AND token = ?4`,
+        now,
+        UNBILLED_RUN_WINDOW_MS,
         id,
         token,
       ).rowsWritten > 0

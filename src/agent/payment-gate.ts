@@ -5,7 +5,8 @@ import type { Env } from "../env.js";
 import { errorBody } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
 import { agentsAccountId, agentsPlan } from "./agents-account.js";
-import { type HoldOutcome, MAX_UNBILLED_RUNS } from "./ledger.js";
+import type { HoldOutcome } from "./ledger.js";
+import { unbilledRunsRefusal, unbilledRunsResponse } from "./unbilled-runs.js";
 import type { Ledger } from "./ledger-client.js";
 import { admitPayer } from "./payer-limit.js";
 import { priceFor } from "./prices.js";
@@ -24,6 +25,9 @@ export const FORWARDED_HEADERS = [
   "x-daily-request-left",
   "x-minute-reset-seconds",
   "x-daily-reset-seconds",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
   "retry-after",
 ] as const;
 
@@ -33,6 +37,8 @@ export interface GateDeps {
   ledger(env: Env): Ledger;
   /** How long a request waits for a concurrent use of the same credential to finish. */
   busyWaitMs?: number;
+  /** The clock the ledger judges holds by (tests move it past the unbilled-runs window). */
+  now?: () => number;
 }
 
 export interface PaidRequest {
@@ -53,6 +59,7 @@ export interface PaidRequest {
  */
 export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDeps): Promise<Response> {
   const endpoint = cap.agentPath!;
+  const now = deps.now ?? Date.now;
   const price = priceFor(endpoint);
   if (!price) return gateUnavailable(`${endpoint} has no price configured.`, 300);
 
@@ -108,7 +115,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   const expiresAt = Date.parse(credential.challenge.expires ?? "") || Date.now() + 10 * 60_000;
   let hold: HoldOutcome;
   try {
-    hold = await holdOrWait(ledger, holdId, expiresAt, deps.busyWaitMs ?? 5_000);
+    hold = await holdOrWait(ledger, holdId, expiresAt, deps.busyWaitMs ?? 5_000, now);
   } catch (err) {
     logError("payment ledger unavailable", err);
     return gateUnavailable("The payment ledger is unavailable; your credential was not used. Retry shortly.", 5);
@@ -116,14 +123,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   if (hold.status === "spent") {
     return challengeAgain(new Errors.InvalidChallengeError({ id: holdId, reason: "this credential already paid for an answer" }));
   }
-  if (hold.status === "exhausted") {
-    return challengeAgain(
-      new Errors.InvalidChallengeError({
-        id: holdId,
-        reason: `this credential already ran ${hold.runs} unbilled requests (at most ${MAX_UNBILLED_RUNS} per credential); pay a new challenge`,
-      }),
-    );
-  }
+  if (hold.status === "unbilled_limit") return unbilledRunsResponse(unbilledRunsRefusal(hold));
   if (hold.status === "busy") {
     return gateUnavailable("This credential is being used by another request right now; it was not charged. Retry shortly.", 1);
   }
@@ -172,7 +172,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   } finally {
     if (!settled) {
       try {
-        await ledger.release(holdId, hold.token, ranUnbilled);
+        await ledger.release(holdId, hold.token, ranUnbilled, now());
       } catch (err) {
         logError("hold release failed; the credential stays blocked until it expires", holdId, err);
       }
@@ -187,10 +187,10 @@ function offeredCurrency(provider: PaymentProvider, credential: Credential.Crede
   return provider.currencies.find((c) => c.address.toLowerCase() === wanted);
 }
 
-async function holdOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs: number): Promise<HoldOutcome> {
+async function holdOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs: number, now: () => number): Promise<HoldOutcome> {
   const deadline = Date.now() + waitMs;
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const outcome = await ledger.hold(id, expiresAt);
+    const outcome = await ledger.hold(id, expiresAt, now());
     if (outcome.status !== "busy" || Date.now() + delay > deadline) return outcome;
     await new Promise((r) => setTimeout(r, delay));
   }

@@ -14,7 +14,7 @@ export const professionalNetwork = defineCapability({
   name: "professional-network",
   label: "Profile Finder",
   summary: "Email address of the person behind a professional-network profile URL",
-  tag: "Finders",
+  tag: "Finder",
   paths: ["/professional-network"],
   aliases: ["/linkedin"],
   agentPath: "/professional-network",

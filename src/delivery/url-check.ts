@@ -5,8 +5,10 @@ import { assertPublicHost, EgressError, isLoopbackHost } from "../engine/web/egr
 /**
  * Where a delivery may go. A webhook or callback URL is supplied by a user, and the Worker POSTs
  * to it later, so it must not become a way to reach private networks:
- *  - https only; outside production, plain http is allowed to loopback hosts so a receiver on
- *    the developer's own machine can be used;
+ *  - https only, on its standard port 443 (the spec wants HTTPS; production egress fetches only
+ *    the standard ports, so another port is refused here, when the URL is given, not at delivery);
+ *    outside production, plain http is allowed to loopback hosts so a receiver on the
+ *    developer's own machine can be used;
  *  - no credentials in the URL;
  *  - the host (or every address its name resolves to, A and AAAA) must be public, judged by the
  *    one egress guard (src/engine/web/egress.ts), which also checks again at every attempt.
@@ -27,6 +29,14 @@ export async function assertDeliverableUrl(env: Env, url: string, field: string)
   const loopback = isLoopbackHost(parsed);
   if (loopback && !isProduction(env) && parsed.protocol === "http:") return parsed;
   if (parsed.protocol !== "https:") refuse(field, "the URL must use https");
+  // The URL parser drops an explicit :443, so any port left is another one.
+  if (parsed.port) {
+    throw new ApiError(
+      422,
+      "url_not_allowed",
+      `The parameter '${field}' is not allowed: HTTPS deliveries go to port 443 only, and this URL names port ${parsed.port}. Drop the port or serve the receiver on 443.`,
+    );
+  }
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
   if (loopback || (!host.includes(".") && !host.includes(":"))) refuse(field, "the host is not a public name; private, loopback and link-local hosts are refused");
   try {

@@ -6,6 +6,7 @@ import { type LeadListRow, type LeadRow, leads } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../http/time.js";
+import { finderFactsOf } from "../engine/index/people.js";
 import { notFound } from "./shared.js";
 
 export const LEAD_SOURCES = ["domain", "finder", "verify", "browser"] as const;
@@ -173,6 +174,25 @@ export function leadColumns(body: LeadInput): Partial<typeof leads.$inferInsert>
     leadSource: body.lead_source,
   };
   return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * A lead saved without a website or a score takes them from what the finder knows of its address,
+ * so the save_lead event (where both are required fields) carries them. What the caller sent
+ * (null included) and what the lead already holds are kept.
+ */
+export async function withFinderFacts(
+  env: Env,
+  email: string,
+  columns: Partial<typeof leads.$inferInsert>,
+  current?: Pick<LeadRow, "websiteUrl" | "score">,
+): Promise<Partial<typeof leads.$inferInsert>> {
+  const wantsWebsite = columns.websiteUrl === undefined && !current?.websiteUrl;
+  const wantsScore = columns.score === undefined && (current?.score ?? null) === null;
+  if (!wantsWebsite && !wantsScore) return columns;
+  const facts = await finderFactsOf(env, email);
+  if (!facts) return columns;
+  return { ...columns, ...(wantsWebsite ? { websiteUrl: facts.website } : {}), ...(wantsScore ? { score: facts.score } : {}) };
 }
 
 export async function findLead(env: Env, accountId: number, id: number): Promise<LeadRow> {

@@ -4,7 +4,9 @@ import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { withHeaders } from "../http/headers.js";
 import { admitRequest, groupOnly, limiterFor } from "./admission.js";
-import { fixedLimitHeaders } from "./headers.js";
+import { fixedLimitHeaders, rateLimitHeaders } from "./headers.js";
+import { limitSnapshot } from "./account-limiter.js";
+import { planLimits } from "./rate-table.js";
 
 
 /** A non-capability route that belongs to a row of the plan table (e.g. /v1/me). */
@@ -41,6 +43,28 @@ export function fixedLimit(opts: { name: string; limit: number; windowMs: number
       });
     }
     await next();
-    withHeaders(c.res, fixedLimitHeaders(r));
+    withHeaders(c.res, fixedLimitHeaders(r, Math.round(opts.windowMs / 1000)));
+  };
+}
+
+/**
+ * Every answer of a table endpoint carries its group's rate-limit headers (spec, Limits), also the
+ * ones decided before the limiter was asked: a 400 for invalid parameters or a refused webhook_url.
+ * Those requests are not counted; the headers come from a read of the limiter (none at all on a
+ * plan without limits in the group), with the same values the next admission would start from.
+ */
+export function rateLimitHeadersOnEveryAnswer(group: RateGroup | null): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    await next();
+    const auth = c.get("auth");
+    if (!group || !auth || c.res.headers.has("x-second-rate-limit")) return;
+    const { account } = auth;
+    const now = Date.now();
+    const limits = planLimits(account.plan, group);
+    const snapshot =
+      !limits.second && !limits.minute && !limits.daily
+        ? limitSnapshot(limits, { second: 0, minute: 0, daily: 0 }, now)
+        : (await limiterFor(c.env, account.id).status(account.plan, [group], now)).groups[group]!.snapshot;
+    withHeaders(c.res, rateLimitHeaders(snapshot));
   };
 }

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { MAX_UNBILLED_RUNS } from "../../src/agent/ledger.js";
+import { MAX_UNBILLED_RUNS, UNBILLED_RUN_WINDOW_MS } from "../../src/agent/ledger.js";
 import { ENROLLMENTS_PER_HOUR_PER_IP, MAX_ENROLLMENT_BODY_BYTES } from "../../src/agent/enrollment.js";
 import { harness, upstreamCalls } from "./harness.js";
 import { BASE, credentialFor, payingAgent, workerFetch } from "./support.js";
@@ -9,8 +9,9 @@ beforeEach(() => {
 });
 
 describe("unbilled runs per credential", () => {
-  it(`lets one credential run at most ${MAX_UNBILLED_RUNS} unbilled requests, then asks for a new payment`, async () => {
-    const h = harness();
+  it(`answers a 429 with Retry-After (unbilled, upstream not run) after ${MAX_UNBILLED_RUNS} unbilled runs, and the credential still pays for the next answer once the window has passed`, async () => {
+    let clock = Date.now();
+    const h = harness({ gate: { now: () => clock } });
     const agent = payingAgent({ fetch: h.fetch });
     const authorization = await credentialFor("/email-count?domain=acme.test", agent, h.fetch);
     for (let i = 0; i < MAX_UNBILLED_RUNS; i++) {
@@ -18,10 +19,25 @@ describe("unbilled runs per credential", () => {
       expect(res.status).toBe(422);
       expect(res.headers.get("x-payment-charged")).toBe("false");
     }
-    const beyond = await h.fetch(`${BASE}/email-count?domain=acme.test&fail=422`, { headers: { authorization } });
-    expect(beyond.status).toBe(402);
-    expect((await beyond.json<{ detail?: string }>()).detail).toMatch(/unbilled requests/);
+    for (const path of ["/email-count?domain=acme.test&fail=422", "/email-count?domain=acme.test"]) {
+      const beyond = await h.fetch(`${BASE}${path}`, { headers: { authorization } });
+      // Not a 402: the spec keeps the credential spendable after unbilled answers.
+      expect(beyond.status).toBe(429);
+      expect(beyond.headers.get("x-payment-charged")).toBe("false");
+      expect(beyond.headers.get("www-authenticate")).toBeNull();
+      expect(Number(beyond.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(Number(beyond.headers.get("retry-after"))).toBeLessThanOrEqual(UNBILLED_RUN_WINDOW_MS / 1000);
+      const body = await beyond.json<{ errors: { type: string; message: string } }>();
+      expect(body.errors.type).toBe("rate_limit");
+      expect(body.errors.message).toMatch(/stays spendable/);
+    }
     expect(upstreamCalls.count).toBe(MAX_UNBILLED_RUNS);
+
+    clock += UNBILLED_RUN_WINDOW_MS;
+    const paid = await h.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("x-payment-charged")).toBe("true");
+    expect(paid.headers.get("payment-receipt")).toBeTruthy();
   });
 
   it("keeps the credential spendable within the bound (422 and 429 stay unbilled)", async () => {

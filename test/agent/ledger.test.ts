@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Store } from "mppx/server/core";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, PaymentLedger } from "../../src/agent/ledger.js";
+import { ledgerFor, MAX_UNBILLED_RUNS, PaymentLedger, UNBILLED_RUN_WINDOW_MS } from "../../src/agent/ledger.js";
 import { durableMppxStore } from "../../src/agent/ledger-client.js";
 
 const entry = (holdId: string) => ({
@@ -48,6 +48,28 @@ describe("PaymentLedger holds", () => {
     const ledger = ledgerFor(env.PAYMENT_LEDGER!, id);
     expect((await ledger.hold(id, Date.now() - 1)).status).toBe("held");
     expect((await ledger.hold(id, Date.now() + 60_000)).status).toBe("held");
+  });
+});
+
+describe("PaymentLedger unbilled runs per credential", () => {
+  it(`refuses a hold for a while after ${MAX_UNBILLED_RUNS} unbilled runs in one window, then holds again and counts a new window`, async () => {
+    const id = `hold-${crypto.randomUUID()}`;
+    const ledger = ledgerFor(env.PAYMENT_LEDGER!, id);
+    const t0 = Date.now();
+    const expires = t0 + 10 * 60_000;
+    for (let i = 0; i < MAX_UNBILLED_RUNS; i++) {
+      const held = (await ledger.hold(id, expires, t0 + i * 1000)) as { status: string; token: string };
+      expect(held.status).toBe("held");
+      expect(await ledger.release(id, held.token, true, t0 + i * 1000)).toBe(true);
+    }
+    const refused = await ledger.hold(id, expires, t0 + 10_000);
+    expect(refused).toEqual({ status: "unbilled_limit", runs: MAX_UNBILLED_RUNS, retryAfterSeconds: (UNBILLED_RUN_WINDOW_MS - 10_000) / 1000 });
+    // Releases for the service's own faults never count; the window closes on time.
+    const later = (await ledger.hold(id, expires, t0 + UNBILLED_RUN_WINDOW_MS)) as { status: string; token: string };
+    expect(later.status).toBe("held");
+    expect(await ledger.release(id, later.token, true, t0 + UNBILLED_RUN_WINDOW_MS)).toBe(true);
+    // That run opened a new window with one run in it.
+    expect((await ledger.hold(id, expires, t0 + UNBILLED_RUN_WINDOW_MS + 1)).status).toBe("held");
   });
 });
 

@@ -17,6 +17,8 @@ describe("agent-surface rate limits are the shared agents account's", () => {
     expect(ok.headers.get("x-second-rate-limit")).toBe("1");
     expect(ok.headers.get("ratelimit-policy")).toMatch(/"second";q=1;w=1/);
     expect(ok.headers.get("ratelimit")).toMatch(/"second";r=0/);
+    // The X-RateLimit-* family too (contract §4: both families), for the window closest to refusing.
+    expect([ok.headers.get("x-ratelimit-limit"), ok.headers.get("x-ratelimit-remaining"), ok.headers.get("x-ratelimit-reset")]).toEqual(["1", "0", "1"]);
 
     const limited = await h.fetch(`${BASE}${path}`, { headers: { authorization: second } });
     expect(limited.status).toBe(429);
@@ -24,6 +26,7 @@ describe("agent-surface rate limits are the shared agents account's", () => {
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
     expect(limited.headers.get("x-second-rate-limit")).toBe("1");
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("1");
     expect(await settlementOf(challengeIdOf(second))).toBeNull();
 
     await new Promise((r) => setTimeout(r, retryAfter * 1000 + 50));

@@ -28,6 +28,16 @@ describe("webhook_url callbacks", () => {
     expect(() => new Webhook(secret).verify(got!.body, got!.headers)).not.toThrow();
   });
 
+  it("refuses a webhook_url on a port other than 443 when the call is made (422 url_not_allowed), and nothing is sent", async () => {
+    const { headers } = await createAccount();
+    const key = uniqueKey();
+    const res = await call(verifier(`https://receiver.test:8443/ok/${key}`), { headers });
+    expect(res.status).toBe(422);
+    const body = await json(res);
+    expect(body.errors.type).toBe("url_not_allowed");
+    expect(body.errors.message).toMatch(/'webhook_url'.*port 443 only/);
+  });
+
   it("refuses a webhook_url that is not https with 400 params_invalid", async () => {
     const { headers } = await createAccount();
     const key = uniqueKey();

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createAccount } from "../support/accounts.js";
 import { RECEIVER, receivedBy, uniqueKey, waitForRequests } from "../delivery/support.js";
 import { send } from "./support.js";
+import { importRows } from "../people/support.js";
 
 type Headers = Record<string, string>;
 
@@ -66,6 +67,18 @@ describe("webhook configurations", () => {
     expect((await send("PUT", `/v1/webhooks/${hook.id}`, headers, { url: "http://receiver.test/x" })).status).toBe(400);
   });
 
+  it("refuses a webhook URL on a port other than 443 at create and update (422 url_not_allowed), not later at delivery", async () => {
+    const { headers } = await createAccount();
+    const created = await createHook(headers, { url: `${RECEIVER.replace("://receiver.test", "://receiver.test:8443")}/ok/${uniqueKey()}` });
+    expect(created.status).toBe(422);
+    expect(created.body.errors.type).toBe("url_not_allowed");
+    expect(created.body.errors.message).toMatch(/'url'.*port 443 only.*8443/);
+    const hook = (await createHook(headers)).body.data;
+    const updated = await send("PUT", `/v1/webhooks/${hook.id}`, headers, { url: "https://receiver.test:444/x" });
+    expect(updated.status).toBe(422);
+    expect(updated.body.errors.type).toBe("url_not_allowed");
+  });
+
   it("keeps other accounts' webhooks out of reach", async () => {
     const owner = await createAccount();
     const other = await createAccount();
@@ -118,6 +131,32 @@ describe("save_lead", () => {
     expect(log[0]).toMatchObject({ status: "delivered", attempt: 1, response_code: 200, kind: "save_lead", webhook_id: hook.id });
     expect(typeof log[0]!.duration_ms).toBe("number");
   }, 30_000);
+
+  it("fills website and score in save_lead from what the finder knows of the address, and leaves them null when it knows nothing", async () => {
+    await importRows([{ kind: "person", email: "ada.known@finder-lead.test", first_name: "Ada", last_name: "Known", position: "CTO" }]);
+    const { headers } = await createAccount();
+    const key = uniqueKey();
+    await createHook(headers, { url: `${RECEIVER}/ok/${key}` });
+
+    const known = await send("POST", "/v1/leads", headers, { email: "ada.known@finder-lead.test" });
+    const [first] = await waitForRequests(key, 1);
+    // An imported address: the domain is its website, and the finder scores it 80 (imported, not yet seen on a page).
+    expect(JSON.parse(first!.body).data).toMatchObject({ email: "ada.known@finder-lead.test", website: "finder-lead.test", score: 80 });
+    expect(known.body.data).toMatchObject({ website_url: "finder-lead.test", score: 80 });
+
+    await send("POST", "/v1/leads", headers, { email: "nobody@unknown-lead.test" });
+    const second = await waitForRequests(key, 2);
+    expect(JSON.parse(second[1]!.body).data).toMatchObject({ email: "nobody@unknown-lead.test", website: null, score: null });
+  }, 30_000);
+
+  it("fills website and score on update when the lead had none and its address is known, keeping what the caller sent", async () => {
+    const { headers } = await createAccount();
+    const lead = await send("POST", "/v1/leads", headers, { email: "later.known@finder-lead.test" });
+    expect(lead.body.data).toMatchObject({ website_url: null, score: null });
+    await importRows([{ kind: "person", email: "later.known@finder-lead.test", first_name: "Later", last_name: "Known" }]);
+    const kept = await send("PUT", `/v1/leads/${lead.body.data.id}`, headers, { notes: "met at a fair", score: 12 });
+    expect(kept.body.data).toMatchObject({ website_url: "finder-lead.test", score: 12 });
+  });
 
   it("never fires a disabled webhook", async () => {
     const { headers } = await createAccount();

@@ -34,6 +34,46 @@ describe("rate-limit headers on /v1", () => {
     expect(third.headers.get("x-minute-request-left")).toBe("28");
   });
 
+  it("sends the X-RateLimit-* family beside the x-* family on a table endpoint, 429 included, for the window closest to refusing", async () => {
+    const a = await createAccount({ plan: "free" }); // me: 2/30/500
+    const first = await call("/v1/me", { headers: a.headers });
+    // One request made: the per-second window (1 of 2 left) is the tightest.
+    expect([first.headers.get("X-RateLimit-Limit"), first.headers.get("X-RateLimit-Remaining"), first.headers.get("X-RateLimit-Reset")]).toEqual(["2", "1", "1"]);
+    await limiterFor(env, a.accountId).admit({ plan: "free", group: "me", cost: {}, now: Date.now() });
+    const refused = await call("/v1/me", { headers: a.headers });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-second-rate-limit")).toBe("2");
+    expect([refused.headers.get("X-RateLimit-Limit"), refused.headers.get("X-RateLimit-Remaining")]).toEqual(["2", "0"]);
+  });
+
+  it("puts both families on a capability's 400 answers (invalid parameters, refused webhook_url) without counting them", async () => {
+    const a = await createAccount({ plan: "free" }); // verifier: 1/2/10
+    const answers = [
+      await call("/v1/email-verifier", { headers: a.headers }),
+      await call("/v1/email-verifier?email=a@b.co&limit=x&webhook_url=http%3A%2F%2Freceiver.test%2Fx", { headers: a.headers }),
+      await call("/v1/phone-validator?phone=", { headers: a.headers }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(400);
+      for (const h of ["x-second-rate-limit", "x-minute-rate-limit", "x-daily-rate-limit", "x-minute-request-left", "x-daily-request-left", "x-minute-reset-seconds", "x-daily-reset-seconds", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) {
+        expect(res.headers.get(h), h).toMatch(INT);
+      }
+      expect(res.headers.get("RateLimit-Policy")).toMatch(/"second";q=1;w=1/);
+    }
+    // Not counted: the daily counter of each group is untouched.
+    expect(answers[0]!.headers.get("x-daily-request-left")).toBe("10");
+    expect(answers[1]!.headers.get("x-daily-request-left")).toBe("10");
+    expect(answers[2]!.headers.get("x-daily-rate-limit")).toBe("5");
+    expect(answers[2]!.headers.get("x-daily-request-left")).toBe("5");
+  });
+
+  it("answers 0 (no limit) in both families on a plan without limits, 400 included", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const res = await call("/v1/email-verifier", { headers: a.headers });
+    expect(res.status).toBe(400);
+    expect([res.headers.get("x-second-rate-limit"), res.headers.get("X-RateLimit-Limit"), res.headers.get("X-RateLimit-Remaining")]).toEqual(["0", "0", "0"]);
+  });
+
   it("shares the owner's counters with workspace members", async () => {
     const owner = await createAccount({ plan: "free" });
     const member = await createAccount({ plan: "pro" });
@@ -50,6 +90,12 @@ describe("rate-limit headers on /v1", () => {
     expect(res.headers.get("X-RateLimit-Limit")).toBe("100");
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("99");
     expect(res.headers.get("X-RateLimit-Reset")).toMatch(INT);
+    // The x-* family too (contract §4): keys are limited per minute.
+    expect([res.headers.get("x-second-rate-limit"), res.headers.get("x-minute-rate-limit"), res.headers.get("x-daily-rate-limit")]).toEqual(["0", "100", "0"]);
+    expect(res.headers.get("x-minute-request-left")).toBe("99");
+    expect(res.headers.get("x-minute-reset-seconds")).toBe(res.headers.get("X-RateLimit-Reset"));
+    expect(res.headers.get("RateLimit-Policy")).toBe('"minute";q=100;w=60');
+    expect(res.headers.get("RateLimit")).toMatch(/^"minute";r=99;t=\d+$/);
     for (let i = 0; i < 99; i++) await limiterFor(env, a.accountId).fixedWindow("keys:read", 100, 60_000, Date.now());
     const refused = await call("/v1/keys", { headers: a.headers });
     expect(refused.status).toBe(429);

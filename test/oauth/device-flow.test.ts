@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { oauthDeviceCodes } from "../../src/db/schema-oauth.js";
 import { call, json } from "../support/accounts.js";
 import { bearer, Browser, field, registerClient, signedIn, tokenRequest } from "./support.js";
+import { createAccount } from "../support/accounts.js";
+import { DEVICE_CODE_LIMITS } from "../../src/oauth/device-throttle.js";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -36,6 +38,68 @@ async function answer(browser: Browser, userCode: string, decision: "approve" | 
   expect(html).toContain("Test CRM");
   return browser.post("/device/decision", { csrf: field(html, "csrf"), user_code: field(html, "user_code"), decision });
 }
+
+/** A client address no other test uses (Browser picks 203.0.113.x at random). */
+let nextAddress = 1;
+const ownAddress = () => `198.51.100.${nextAddress++}`;
+
+/** A well-formed user code that is (almost surely) nobody's. */
+const wrongCode = () => [...crypto.getRandomValues(new Uint8Array(8))].map((b) => "BCDFGHJKLMNPQRSTVWXZ"[b % 20]).join("");
+
+/** Types a code on the device page; answers the page. */
+async function typeCode(browser: Browser, code: string) {
+  const page = await (await browser.fetch("/device")).text();
+  return browser.post("/device", { csrf: field(page, "csrf"), user_code: code });
+}
+
+describe("device code entry is throttled (RFC 8628 §5.1)", () => {
+  it(`allows ${DEVICE_CODE_LIMITS.perAddress.limit} codes a minute from one client address, then shows a clear 429 page with Retry-After`, async () => {
+    const ip = ownAddress();
+    // Two people behind one address, half the budget each (so no account's own budget runs out).
+    const people = [await signedIn(undefined, ip), await signedIn(undefined, ip)];
+    for (let i = 0; i < DEVICE_CODE_LIMITS.perAddress.limit; i++) {
+      expect((await typeCode(people[i % 2]!.browser, wrongCode())).status).toBe(400);
+    }
+    const { browser } = await signedIn(undefined, ip);
+    const refused = await typeCode(browser, wrongCode());
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("content-type")).toMatch(/text\/html/);
+    const page = await refused.text();
+    expect(page).toContain("Too many codes tried");
+    expect(page).toMatch(/Wait \d+ seconds/);
+    // Another address is not affected.
+    const other = await signedIn(undefined, ownAddress());
+    expect((await typeCode(other.browser, wrongCode())).status).toBe(400);
+  });
+
+  it(`allows ${DEVICE_CODE_LIMITS.perAccount.limit} codes a minute per signed-in account, whatever the address`, async () => {
+    const account = await createAccount();
+    for (let i = 0; i < DEVICE_CODE_LIMITS.perAccount.limit; i++) {
+      const { browser } = await signedIn(account, ownAddress());
+      expect((await typeCode(browser, wrongCode())).status).toBe(400);
+    }
+    const { browser } = await signedIn(account, ownAddress());
+    expect((await typeCode(browser, wrongCode())).status).toBe(429);
+  });
+
+  it(`lets one device code be submitted ${DEVICE_CODE_LIMITS.perCode.limit} times, on the entry page and the decision form together`, async () => {
+    const client = await registerClient();
+    const { user_code } = await json(await startDevice(client.client_id));
+    for (let i = 0; i < DEVICE_CODE_LIMITS.perCode.limit - 1; i++) {
+      const { browser } = await signedIn(undefined, ownAddress());
+      expect((await typeCode(browser, user_code)).status).toBe(200);
+    }
+    const { browser } = await signedIn(undefined, ownAddress());
+    const confirm = await typeCode(browser, user_code);
+    expect(confirm.status).toBe(200);
+    const html = await confirm.text();
+    // The decision form names the code again: that is a submission too.
+    const decided = await browser.post("/device/decision", { csrf: field(html, "csrf"), user_code: field(html, "user_code"), decision: "approve" });
+    expect(decided.status).toBe(429);
+    expect(await decided.text()).toContain("Too many codes tried");
+  });
+});
 
 describe("device authorization (RFC 8628)", () => {
   it("hands out a device code, a typeable user code and the page to type it on", async () => {

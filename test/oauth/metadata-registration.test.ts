@@ -1,6 +1,8 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createAccount, json } from "../support/accounts.js";
-import { Browser, emailOf, field, registerClient } from "./support.js";
+import { authorizeUrl, Browser, emailOf, field, pkce, registerClient, signedIn } from "./support.js";
+import { DOCS_ASSETS } from "../../src/oauth/pages/docs.js";
 
 const register = (body: unknown) =>
   call("/v1/oauth/register", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -133,20 +135,86 @@ describe("sign-in page", () => {
 });
 
 describe("pages for people", () => {
+  it("gives the sign-in, consent and device pages a link home, the reference, a favicon and a line on how to get an account", async () => {
+    const signIn = await (await new Browser().fetch("/sign-in")).text();
+    const { browser } = await signedIn();
+    const device = await (await browser.fetch("/device")).text();
+    const client = await registerClient();
+    const consent = await (await browser.fetch(authorizeUrl(client.client_id, (await pkce()).challenge))).text();
+    expect(consent).toContain("Allow");
+    for (const [name, page] of Object.entries({ signIn, device, consent })) {
+      expect(page, name).toContain('<header class="site"><a href="/">Contact Intelligence</a></header>');
+      expect(page, name).toContain('<a href="/docs">API reference</a>');
+      expect(page, name).toContain('<link rel="icon" href="/favicon.ico">');
+      expect(page, name).toMatch(/No account yet\?.*demo-pro@example\.com/s);
+    }
+  });
+
+  it("names the local demo account only outside production", async () => {
+    const { createApp } = await import("../../src/app.js");
+    const res = await createApp().fetch(new Request("https://api.test/sign-in"), { ...env, ENVIRONMENT: "production" }, { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext);
+    const page = await res.text();
+    expect(page).toContain("No account yet? Accounts are opened by your Contact Intelligence administrator.");
+    expect(page).not.toContain("demo-password");
+  });
+
+  it("makes form fields use the page's font, and lets pages shrink to a phone's width", async () => {
+    const css = await (await call("/assets/pages.css")).text();
+    expect(css).toContain("input,button,select,textarea{font:inherit;color:inherit}");
+    expect(css).toMatch(/@media \(max-width:30rem\)\{main\{margin:1rem \.5rem;padding:1rem\}\}/);
+    // Code in the demo card wraps instead of widening the page.
+    expect(css).toMatch(/\.card pre\{[^}]*white-space:pre-wrap;overflow-wrap:anywhere/);
+  });
+
+  it("shows a phone-validator demo card on the home page, for the origin it is served from", async () => {
+    const page = await (await call("/", { headers: { Accept: "text/html" } })).text();
+    expect(page).toContain('<section class="card" id="demo-phone-validator">');
+    expect(page).toContain('curl -s "https://api.test/v1/phone-validator?phone=%2B33612345678"');
+    expect(page).toContain('BASE_URL=https://api.test npm run agent -- "/phone-validator?phone=%2B33612345678"');
+  });
+
   it("links the API reference from / for a browser and keeps JSON for programs", async () => {
     const page = await call("/", { headers: { Accept: "text/html" } });
     expect(await page.text()).toContain('href="/docs"');
     expect((await json(await call("/"))).docs).toBe("/docs");
   });
 
-  it("serves /docs with both OpenAPI documents and a nonce-bound script policy", async () => {
+  it("serves /docs from this origin only: no CDN, no inline script, scripts allowed from 'self' alone", async () => {
     const res = await call("/docs");
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html).toContain("/v1/openapi.json");
-    expect(html).toContain("/openapi.json");
     const csp = res.headers.get("content-security-policy")!;
-    const nonce = /'nonce-([^']+)'/.exec(csp)![1];
-    for (const tag of html.match(/<script[^>]*>/g) ?? []) expect(tag).toContain(`nonce="${nonce}"`);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/https?:|nonce-|unsafe-eval/);
+    const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!);
+    const sources = scripts.map((attrs) => /src="([^"]+)"/.exec(attrs)?.[1]).filter((s): s is string => !!s);
+    expect(sources).toEqual([DOCS_ASSETS.bundle, DOCS_ASSETS.mount]);
+    // Every other script element is data (the configuration), which a browser never runs.
+    for (const attrs of scripts.filter((a) => !a.includes("src="))) expect(attrs).toContain('type="application/json"');
+    // The assets binding serves each script (what a browser offline, or behind this CSP, loads).
+    for (const src of sources) {
+      const asset = await env.ASSETS.fetch(`https://api.test${src}`);
+      expect(asset.status, src).toBe(200);
+      expect(asset.headers.get("content-type"), src).toMatch(/javascript/);
+      expect((await asset.text()).length, src).toBeGreaterThan(100);
+    }
+  });
+
+  it("shows both OpenAPI documents and turns off the reference's external extras (AI chat, MCP, telemetry, web fonts)", async () => {
+    const html = await (await call("/docs")).text();
+    const config = JSON.parse(/<script type="application\/json" id="reference-config">([^<]*)<\/script>/.exec(html)![1]!);
+    expect(config.sources.map((s: { url: string }) => s.url)).toEqual(["/v1/openapi.json", "/openapi.json"]);
+    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, agent: { disabled: true }, mcp: { disabled: true }, showDeveloperTools: "never" });
+    // Something paints before the ~4 MB bundle has run: the page's own title and links.
+    expect(html).toMatch(/<h1>Contact Intelligence API reference<\/h1>/);
+    for (const tag of html.match(/<script src=[^>]*>/g) ?? []) expect(tag).toContain(" defer");
+  });
+
+  it("has a favicon (not a JSON 404)", async () => {
+    const icon = await env.ASSETS.fetch("https://api.test/favicon.ico");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toMatch(/icon/);
+    expect(new Uint8Array(await icon.arrayBuffer()).slice(0, 4)).toEqual(new Uint8Array([0, 0, 1, 0]));
+    expect(await (await call("/docs")).text()).toContain('<link rel="icon" href="/favicon.ico">');
   });
 });

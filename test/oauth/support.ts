@@ -12,7 +12,8 @@ export const REDIRECT = "https://app.test/callback";
 /** A tiny cookie jar: the pages set __Host- cookies the next request must carry. */
 export class Browser {
   private cookies = new Map<string, string>();
-  readonly ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+
+  constructor(readonly ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`) {}
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
@@ -54,10 +55,10 @@ export async function emailOf(accountId: number): Promise<string> {
   return row!.email;
 }
 
-export async function signedIn(account?: TestAccount): Promise<{ browser: Browser; account: TestAccount; email: string }> {
+export async function signedIn(account?: TestAccount, ip?: string): Promise<{ browser: Browser; account: TestAccount; email: string }> {
   const a = account ?? (await createAccount());
   const email = await emailOf(a.accountId);
-  const browser = new Browser();
+  const browser = new Browser(ip);
   const page = await browser.fetch("/sign-in?return_to=%2Fdevice");
   const csrf = field(await page.text(), "csrf");
   const res = await browser.post("/sign-in", { csrf, return_to: "/device", email, password: PASSWORD });

@@ -15,3 +15,22 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/domains-suggestion"]).toBeUndefined();
   });
 });
+
+describe("OpenAPI tags (the groups of the /docs reference)", () => {
+  const tagsOf = (doc: { paths: Record<string, Record<string, { tags?: string[] }>> }) =>
+    new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])));
+  // "Finder" and "Finders" would be two groups in the reference for one family of endpoints.
+  const family = (tag: string) => tag.toLowerCase().replace(/e?s$/, "");
+
+  it.each(["/v1/openapi.json", "/openapi.json"])("%s has one tag per group: no two tags differ only by case or a plural", async (path) => {
+    const tags = [...tagsOf(await json(await call(path)))];
+    const families = new Map<string, string[]>();
+    for (const tag of tags) families.set(family(tag), [...(families.get(family(tag)) ?? []), tag]);
+    expect([...families.values()].filter((group) => group.length > 1)).toEqual([]);
+  });
+
+  it("files the profile finder with the other finders", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    expect(doc.paths["/professional-network"].get.tags).toEqual(doc.paths["/email-finder"].get.tags);
+  });
+});

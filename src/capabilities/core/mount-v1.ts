@@ -3,6 +3,7 @@ import { ErrorResponses, security } from "../../account/openapi-shared.js";
 import type { ApiApp, Ctx } from "../../http/openapi.js";
 import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
 import { executeCapability } from "./execute.js";
+import { rateLimitHeadersOnEveryAnswer } from "../../limits/middleware.js";
 import type { AnyCapability } from "./registry.js";
 
 const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -50,6 +51,7 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const doc = {
         method: "get" as const,
         path,
+        middleware: [rateLimitHeadersOnEveryAnswer(cap.rateGroup)],
         tags: [cap.tag],
         security,
         summary: cap.summary,

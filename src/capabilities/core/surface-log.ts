@@ -1,5 +1,6 @@
 import { enqueueLogRow, insertLogRows, type RequestLogMessage, type RequestLogRow } from "../../account/request-log-queue.js";
 import type { Env } from "../../env.js";
+import { loggedUri } from "../../account/log-uri.js";
 import type { Capability } from "./registry.js";
 import type { Execution, Invocation } from "./invocation.js";
 import { currentLogRowId, logError } from "../../request-context.js";
@@ -23,15 +24,16 @@ export function surfaceLogRow(
 ): RequestLogRow {
   const source = inv.surface === "agent" ? "agent" : "bulk";
   const endpoint = inv.surface === "agent" && cap.agentPath ? cap.agentPath : `/v1${cap.paths[0]}`;
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") query.set(k, String(v));
+  // Masked as /v1 rows are: the params are the capability's own (declared), their values personal.
+  const url = new URL(endpoint, "https://log.invalid");
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
   return {
     accountId: inv.accountId,
     actorAccountId: inv.accountId,
     apiKeyId: null,
     httpMethod: "GET",
     endpoint,
-    uri: query.size ? `${endpoint}?${query}` : endpoint,
+    uri: loggedUri(url, Object.keys(params)),
     statusCode: call.status,
     durationMs: Math.max(0, Math.round(call.durationMs)),
     type: cap.label,

@@ -197,6 +197,17 @@ export function evidenceScore(source: string, sources: { still_on_page: boolean 
   return 50 + 15 * Math.min(live, 3);
 }
 
+/**
+ * What the finder knows of an address, for a lead saved with it: the company website (the
+ * address's domain, as FinderData's `website_url` gives it) and the evidence score the finder
+ * reports for it. Null when the index has never seen the address.
+ */
+export async function finderFactsOf(env: Env, email: string): Promise<{ website: string; score: number } | null> {
+  const person = await personByEmail(env, email);
+  if (!person?.email) return null;
+  return { website: person.domain, score: evidenceScore(person.source, await sourcesOf(env, email)) };
+}
+
 const splitList = (v: string | null): string[] => {
   if (!v) return [];
   try {

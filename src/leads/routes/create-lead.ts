@@ -8,7 +8,7 @@ import type { ApiApp } from "../../http/openapi.js";
 import { planFor } from "../../limits/plans.js";
 import { allAttributes, checkAttributeValues } from "../attributes.js";
 import { emitSaveLeadLater } from "../events.js";
-import { assertEmailFree, CreateLeadBody, duplicateLead, leadColumns, LeadSchema } from "../lead.js";
+import { assertEmailFree, CreateLeadBody, duplicateLead, leadColumns, LeadSchema, withFinderFacts } from "../lead.js";
 import { findList } from "../lists.js";
 import { IdParam, isLiteralIdTemplate, isUniqueViolation, jsonBody, jsonContent, type LeadsCtx, MutationSchema, ownerOf } from "../shared.js";
 import { renderOwnLead } from "./get-lead.js";
@@ -19,7 +19,7 @@ async function createLead(c: LeadsCtx, body: z.infer<typeof CreateLeadBody>) {
   const accountId = ownerOf(c);
   const plan = planFor(c.get("auth").account.plan);
   const store = db(c.env.DB);
-  const columns = leadColumns(body);
+  const columns = await withFinderFacts(c.env, body.email, leadColumns(body));
   const [held, attributes] = await Promise.all([store.$count(leads, eq(leads.accountId, accountId)), body.attributes ? allAttributes(c.env, accountId) : []]);
   if (held >= plan.caps.leads) {
     throw new ApiError(422, "leads_limit_reached", `Your ${plan.label} plan allows ${plan.caps.leads} leads (available_leads) and this account has ${held}; delete leads before saving more.`);

@@ -7,7 +7,7 @@ import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { allAttributes, checkAttributeValues } from "../attributes.js";
 import { emitSaveLeadLater } from "../events.js";
-import { assertEmailFree, duplicateLead, findLead, leadColumns, LeadSchema, UpdateLeadBody } from "../lead.js";
+import { assertEmailFree, duplicateLead, findLead, leadColumns, LeadSchema, UpdateLeadBody, withFinderFacts } from "../lead.js";
 import { findList } from "../lists.js";
 import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, ownerOf, recordId } from "../shared.js";
 import { renderOwnLead } from "./get-lead.js";
@@ -30,7 +30,8 @@ export function registerUpdateLead(v1: ApiApp) {
     if (!nonEmpty(body)) throw new ApiError(400, "params_invalid", EMPTY_UPDATE_MESSAGE);
     const accountId = ownerOf(c);
     const lead = await findLead(c.env, accountId, recordId(c.req.valid("param").id, "lead"));
-    const columns = leadColumns(body);
+    const sent = leadColumns(body);
+    const columns = await withFinderFacts(c.env, sent.email ?? lead.emailKey, sent, lead);
     if (columns.email && columns.email !== lead.emailKey) await assertEmailFree(c.env, accountId, columns.email, lead.id);
     if (columns.listId) {
       await findList(c.env, accountId, columns.listId).catch(() => {

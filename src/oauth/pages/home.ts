@@ -4,6 +4,7 @@ import type { AppBindings } from "../../env.js";
 import { renderPage } from "./layout.js";
 
 export function homePage(c: Context<AppBindings>) {
+  const origin = new URL(c.req.url).origin;
   return renderPage(
     c,
     "Contact Intelligence",
@@ -14,6 +15,13 @@ export function homePage(c: Context<AppBindings>) {
 <li><a href="/device">Connect a device</a> with a code</li>
 <li><a href="/.well-known/oauth-authorization-server">OAuth 2.0 metadata</a></li>
 <li><a href="/llms.txt">llms.txt</a> for agents</li>
-</ul>`,
+</ul>
+<section class="card" id="demo-phone-validator">
+<h2>Try it: validate a phone number</h2>
+<p>With your account's key and secret:</p>
+<pre><code>curl -s "${origin}/v1/phone-validator?phone=%2B33612345678" -H "X-Service-Key: $KEY" -H "X-Service-Secret: $SECRET"</code></pre>
+<p>As an agent, paying per request (no account):</p>
+<pre><code>BASE_URL=${origin} npm run agent -- "/phone-validator?phone=%2B33612345678"</code></pre>
+</section>`,
   );
 }

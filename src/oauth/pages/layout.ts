@@ -1,16 +1,23 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import type { AppBindings } from "../../env.js";
+import { type AppBindings, isProduction } from "../../env.js";
 
 export const STYLESHEET_PATH = "/assets/pages.css";
 
 /** One small stylesheet served from our origin, so the CSP can forbid inline styles and scripts. */
 export const STYLESHEET = `:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.5}
 body{margin:0;background:Canvas;color:CanvasText}
-main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;border:1px solid #8884;border-radius:.75rem}
+main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;border:1px solid #8884;border-radius:.75rem;box-sizing:border-box}
+@media (max-width:30rem){main{margin:1rem .5rem;padding:1rem}}
+header.site,footer.site{max-width:26rem;margin:1rem auto;padding:0 .5rem;font-size:.9rem}
+header.site a{font-weight:700;text-decoration:none;color:inherit}
+.card{border:1px solid #8884;border-radius:.5rem;padding:.75rem;margin:1rem 0;min-width:0}
+.card h2{font-size:1.1rem;margin:0 0 .5rem}
+.card pre{margin:.5rem 0 0;padding:.5rem;background:#8881;border-radius:.3rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}
 h1{font-size:1.4rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin-top:1rem}
+input,button,select,textarea{font:inherit;color:inherit}
 input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;margin-top:.25rem;border:1px solid #888;border-radius:.4rem}
 input.code{font-family:ui-monospace,monospace;letter-spacing:.2em;text-transform:uppercase;font-size:1.3rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
@@ -49,7 +56,17 @@ export function securityHeaders(csp: string): Record<string, string> {
   };
 }
 
-export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
+/**
+ * How a person gets an account: no route creates one (operators do), and a local server has demo
+ * accounts. The demo credentials are only named outside production.
+ */
+function accountHint(production: boolean) {
+  return production
+    ? html`No account yet? Accounts are opened by your Contact Intelligence administrator.`
+    : html`No account yet? On this local server <code>npm start</code> (or <code>npm run seed</code>) creates demo accounts: <code>demo-pro@example.com</code>, password <code>demo-password</code>.`;
+}
+
+export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>, opts: { production?: boolean } = {}) {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -57,11 +74,14 @@ export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEsca
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Contact Intelligence</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="icon" href="/favicon.ico">
 </head>
 <body>
+<header class="site"><a href="/">Contact Intelligence</a></header>
 <main>
 ${body}
 </main>
+<footer class="site note"><a href="/">Home</a> · <a href="/docs">API reference</a><br>${accountHint(opts.production ?? false)}</footer>
 </body>
 </html>`;
 }
@@ -76,7 +96,7 @@ export async function renderPage(
   // Through c.html so cookies set earlier on the context (sessions, consent binding) are kept.
   opts.headers?.forEach((v, k) => c.header(k, v, { append: k.toLowerCase() === "set-cookie" }));
   for (const [k, v] of Object.entries(securityHeaders(pageCsp(opts.formTargets)))) c.header(k, v);
-  return c.html(await layout(title, body), opts.status ?? 200);
+  return c.html(await layout(title, body, { production: isProduction(c.env) }), opts.status ?? 200);
 }
 
 export function errorBox(message: string | null) {

@@ -22,6 +22,7 @@ import { deviceConfirmBody, deviceEntryBody } from "../pages/device.js";
 import { renderPage } from "../pages/layout.js";
 import { csrfOk, currentSession, type Session } from "../session.js";
 import { clientIdOf } from "./device-token.js";
+import { throttleDeviceCode } from "../device-throttle.js";
 import { isAllowedRedirectUri } from "./register.js";
 import { signInRedirect } from "./sign-in.js";
 
@@ -34,6 +35,23 @@ async function emailOf(c: C, session: Session): Promise<string | null> {
 
 async function s256(verifier: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+}
+
+const clientAddress = (c: C) => c.req.header("cf-connecting-ip") ?? "unknown";
+
+/** The page for a used-up code budget: 429, Retry-After, and what to do. */
+function tooManyCodes(c: C, retryAfterSeconds: number) {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  const wait = retryAfterSeconds < 90 ? `${retryAfterSeconds} seconds` : `${minutes} minutes`;
+  return renderPage(
+    c,
+    "Too many codes",
+    messageBody(
+      "Too many codes tried",
+      `For your security, codes can only be tried a few times a minute. Wait ${wait}, then type the code your device shows again (8 letters, like BCDF-GHJK). If it keeps failing, start again on your device to get a new code.`,
+    ),
+    { status: 429, headers: new Headers({ "Retry-After": String(retryAfterSeconds) }) },
+  );
 }
 
 export function registerDeviceRoutes(app: Hono<AppBindings>) {
@@ -85,6 +103,8 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
       return renderPage(c, "Connect a device", deviceEntryBody({ csrf: session.csrf, userCode: typed, email, error: "This form expired. Please try again." }), { status: 403 });
     }
     const code = normaliseUserCode(typed);
+    const wait = await throttleDeviceCode(c.env, { ip: clientAddress(c), accountId: session.accountId, code: code ?? typed.toUpperCase() });
+    if (wait !== null) return tooManyCodes(c, wait);
     const row = code ? await findPendingByUserCode(c.env.DB, code) : null;
     if (!code || !row) {
       return renderPage(c, "Connect a device", deviceEntryBody({ csrf: session.csrf, userCode: typed, email, error: "That code is not valid or has expired. Check your device." }), { status: 400 });
@@ -104,6 +124,8 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
       return renderPage(c, "Expired", messageBody("This page expired", "Open the device page and enter the code again."), { status: 403 });
     }
     const code = typeof form.user_code === "string" ? normaliseUserCode(form.user_code) : null;
+    const wait = await throttleDeviceCode(c.env, { ip: clientAddress(c), accountId: session.accountId, code: code ?? "" });
+    if (wait !== null) return tooManyCodes(c, wait);
     const row = code ? await findPendingByUserCode(c.env.DB, code) : null;
     if (!row) return renderPage(c, "Code expired", messageBody("That code is no longer valid", "Start again on your device."), { status: 400 });
 

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import readme from "../../README.md?raw";
+import envSource from "../../src/env.ts?raw";
+
+// Issue 24, item 9: one set of environment variables, in one README table.
+const scriptSources = import.meta.glob<string>(["../../scripts/**/*.mjs", "../../bench/**/*.mjs"], { query: "?raw", import: "default", eager: true });
+
+function documented(): Set<string> {
+  const section = readme.slice(readme.indexOf("## Environment variables"));
+  const table = section.slice(0, section.search(/\n## /));
+  const names = new Set<string>();
+  for (const row of table.split("\n").filter((l) => l.startsWith("| `"))) {
+    for (const m of row.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(m[1]!);
+  }
+  return names;
+}
+
+describe("README: one table of environment variables", () => {
+  it("has exactly one table of variables", () => {
+    expect(readme.match(/^\| Variable \|/gm)).toHaveLength(1);
+    expect(documented().size).toBeGreaterThan(20);
+  });
+
+  it("lists every variable the Worker reads (src/env.ts)", () => {
+    const vars = [...envSource.matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;/gm)].map((m) => m[1]!);
+    expect(vars.length).toBeGreaterThan(10);
+    expect(vars.filter((v) => !documented().has(v))).toEqual([]);
+  });
+
+  it("lists every variable the scripts and benches read from the shell", () => {
+    const read = new Set<string>();
+    for (const source of Object.values(scriptSources)) {
+      for (const m of source.matchAll(/process\.env\.([A-Z][A-Z0-9_]+)/g)) read.add(m[1]!);
+      for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)) read.add(m[1]!);
+    }
+    expect(read).toContain("PORT");
+    expect(read).toContain("BASE_URL");
+    // Wrangler's own switch, set by npm start for its child, is not a variable for people to set.
+    const own = new Set(["WRANGLER_SEND_METRICS", "CLOUDFLARE_CF_FETCH_ENABLED", "CI", "FUZZ_RUNS", "FUZZ_SEED"]);
+    expect([...read].filter((v) => !own.has(v) && !documented().has(v))).toEqual([]);
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it, vi } from "vitest";
+import { DEFAULT_PORT, localConfig } from "../../scripts/lib/config.mjs";
+import { createOutputFilter, missingUpstreams, offlineLine, upstreams } from "../../scripts/lib/offline.mjs";
+import { stepper } from "../../scripts/lib/progress.mjs";
+import offlineOutput from "../fixtures/wrangler/offline-dev-output.txt?raw";
+import startSource from "../../scripts/start.mjs?raw";
+import agentSource from "../../scripts/agent.mjs?raw";
+import bulkSource from "../../scripts/bulk.mjs?raw";
+
+describe("one set of environment variables for the local scripts", () => {
+  it("serves on PORT (default 8787) and points the client scripts at the same server unless BASE_URL says otherwise", () => {
+    expect(localConfig({})).toEqual({ port: DEFAULT_PORT, baseUrl: "http://localhost:8787" });
+    expect(localConfig({ PORT: "8899" })).toEqual({ port: 8899, baseUrl: "http://localhost:8899" });
+    expect(localConfig({ PORT: "8899", BASE_URL: "https://api.example.com/" }).baseUrl).toBe("https://api.example.com");
+    // The older name still works for `npm run agent`; BASE_URL wins when both are set.
+    expect(localConfig({ AGENT_BASE_URL: "http://127.0.0.1:9000" }).baseUrl).toBe("http://127.0.0.1:9000");
+    expect(localConfig({ AGENT_BASE_URL: "http://a.test", BASE_URL: "http://b.test" }).baseUrl).toBe("http://b.test");
+  });
+
+  it("refuses a PORT or BASE_URL that is not one, with a message naming the variable", () => {
+    expect(() => localConfig({ PORT: "eighty" })).toThrow(/PORT must be a port number/);
+    expect(() => localConfig({ PORT: "70000" })).toThrow(/PORT/);
+    expect(() => localConfig({ BASE_URL: "localhost:8787" })).toThrow(/BASE_URL must be an http\(s\) URL|BASE_URL must be an absolute/);
+  });
+
+  it("is what start, agent and bulk read: no script hard-codes the port", () => {
+    for (const [name, source] of Object.entries({ startSource, agentSource, bulkSource })) {
+      expect(source, name).toContain("localConfigOrExit()");
+      expect(source.replace(/^\/\/.*$/gm, ""), name).not.toMatch(/8787|process\.env\.(PORT|BASE_URL|AGENT_BASE_URL)\b/);
+    }
+  });
+});
+
+describe("npm start without internet", () => {
+  it("names each upstream it cannot reach in one line, saying what still works", async () => {
+    const list = upstreams("https://dns.example/dns-query");
+    expect(list.map((u) => u.host)).toEqual(["workers.cloudflare.com", "dns.example"]);
+    const missing = await missingUpstreams(list, async (host) => {
+      if (host === "dns.example") throw new Error("ENOTFOUND");
+      return { address: "192.0.2.1" };
+    });
+    expect(missing.map((u) => u.host)).toEqual(["dns.example"]);
+    const line = offlineLine(missing[0]!);
+    expect(line).toMatch(/^offline: dns\.example \(DNS over HTTPS \(DOH_URL\)\) cannot be reached: .*503 dns_unavailable.*phone validator.*\.$/);
+    expect(line).not.toContain("\n");
+    // A lookup that hangs counts as missing after the timeout.
+    const hung = await missingUpstreams(list.slice(0, 1), () => new Promise(() => {}), 20);
+    expect(hung).toHaveLength(1);
+    // wrangler is told not to fetch Request.cf when its host is missing.
+    expect(list[0]!.env).toEqual({ CLOUDFLARE_CF_FETCH_ENABLED: "false" });
+  });
+
+  it("turns wrangler's and workerd's offline stack traces into one line each, and keeps every other line", () => {
+    const filter = createOutputFilter();
+    // Fed in awkward chunks, as a pipe delivers it.
+    let out = "";
+    for (let i = 0; i < offlineOutput.length; i += 37) out += filter.push(offlineOutput.slice(i, i + 37));
+    out += filter.end();
+    expect(offlineOutput).toMatch(/at GetAddrInfoReqWrap|stack: /);
+    expect(out).not.toMatch(/at GetAddrInfoReqWrap|getaddrinfo ENOTFOUND|stack: |ffi\.rs|failed to lookup address/);
+    const offline = out.split("\n").filter((l) => l.startsWith("offline: "));
+    expect(offline).toEqual([
+      "offline: workers.cloudflare.com cannot be reached: requests carry a placeholder request.cf.",
+      "offline: an outbound request could not resolve its host name (no internet): such lookups answer 503/502, unbilled; further ones are not shown.",
+    ]);
+    for (const kept of ["Ready on http://127.0.0.1:", "GET /v1/email-verifier 503 Service Unavailable", "GET /v1/author-finder 502 Bad Gateway", "Scheduled Workers are not automatically triggered"]) {
+      expect(out).toContain(kept);
+    }
+  });
+});
+
+describe("npm run seed shows progress", () => {
+  it("writes each step's name before it runs and its time after, or that it failed", () => {
+    const lines: string[] = [];
+    let t = 0;
+    const step = stepper((text) => lines.push(text), () => (t += 1500));
+    const seen = vi.fn(() => {
+      expect(lines.join("")).toBe("Applying database migrations…");
+      return 42;
+    });
+    expect(step("Applying database migrations", seen)).toBe(42);
+    expect(lines.join("")).toBe("Applying database migrations… done (1.5 s)\n");
+    expect(() => step("Issuing a demo key", () => { throw new Error("wrangler failed"); })).toThrow("wrangler failed");
+    expect(lines.join("")).toMatch(/Issuing a demo key… failed\n$/);
+  });
+});

@@ -1,7 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { exports } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { createApp } from "../../src/app.js";
+import type { McpRouteOptions } from "../../src/mcp/routes.js";
 
 export const BASE = "https://api.test";
 
@@ -24,4 +27,15 @@ export function rpc(path: string, body: unknown, headers: Record<string, string>
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+}
+
+/** A whole app in-process with its own MCP options (capabilities, payment gate), as a fetch. */
+export function appFetch(mcp: McpRouteOptions): typeof fetch {
+  const app = createApp({ mcp });
+  return async (input, init) => {
+    const ctx = createExecutionContext();
+    const res = await app.fetch(new Request(input instanceof Request ? input : String(input), init), env, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
 }

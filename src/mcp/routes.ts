@@ -9,9 +9,8 @@ import type { Ctx } from "../http/openapi.js";
 import { authenticateMcpCaller } from "./account-auth.js";
 import { accountEndpoint } from "./account-surface.js";
 import { agentEndpoint } from "./agent-surface.js";
+import { MCP_PATHS } from "./paths.js";
 import { PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
-
-export const MCP_PATHS = { agent: "/mcp", account: "/v1/mcp" } as const;
 
 export interface McpRouteOptions {
   /** What is served as tools; production passes nothing (the registry). Tests pass their own list. */

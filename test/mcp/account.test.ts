@@ -126,14 +126,14 @@ describe("POST /v1/mcp without usable credentials", () => {
     const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer resource_metadata="https://api.test/.well-known/oauth-protected-resource", scope="api"');
-    expect((await res.json()).errors).toMatchObject({ type: "authentication_failed", code: 401 });
+    expect((await res.json<any>()).errors).toMatchObject({ type: "authentication_failed", code: 401 });
   });
 
   it("keeps the bearer error of a bad token and adds the metadata", async () => {
     const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization: "Bearer not-a-token" });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="account-api", error="invalid_token", .*resource_metadata="https:\/\/api\.test\/\.well-known\/oauth-protected-resource"$/);
-    expect((await res.json()).errors.type).toBe("access_token_malformed");
+    expect((await res.json<any>()).errors.type).toBe("access_token_malformed");
   });
 
   it("answers a wrong secret with 401 and the challenge", async () => {
@@ -141,7 +141,7 @@ describe("POST /v1/mcp without usable credentials", () => {
     const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "x-service-key": a.key, "x-service-secret": "wrong-secret-0123456789abcdef" });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain('resource_metadata="https://api.test/.well-known/oauth-protected-resource"');
-    expect((await res.json()).errors.type).toBe("invalid_credentials");
+    expect((await res.json<any>()).errors.type).toBe("invalid_credentials");
   });
 
   it("publishes RFC 9728 metadata naming this service as the authorization server for the /v1 resource", async () => {
@@ -149,7 +149,7 @@ describe("POST /v1/mcp without usable credentials", () => {
       const res = await workerFetch(`${BASE}${path}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
-      expect(await res.json()).toMatchObject({
+      expect(await res.json<any>()).toMatchObject({
         resource: "https://api.test/v1",
         authorization_servers: ["https://api.test"],
         scopes_supported: ["api", "account:read"],
@@ -164,21 +164,21 @@ describe("POST /v1/mcp with malformed JSON-RPC", () => {
     const a = await createAccount();
     const res = await rpc("/v1/mcp", "{not json", a.headers);
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 }, id: null });
+    expect(await res.json<any>()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 }, id: null });
   });
 
   it("answers JSON that is not a JSON-RPC message with a protocol error", async () => {
     const a = await createAccount();
     const res = await rpc("/v1/mcp", { hello: "world" }, a.headers);
     expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe(-32700);
+    expect((await res.json<any>()).error.code).toBe(-32700);
   });
 
   it("answers an unknown method with -32601", async () => {
     const a = await createAccount();
     const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 7, method: "tools/teleport", params: {} }, a.headers);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32601 } });
+    expect(await res.json<any>()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32601 } });
   });
 
   it("answers GET (no event stream on a stateless server) with 405", async () => {

@@ -87,6 +87,6 @@ describe("an MCP client signing in to /v1/mcp with OAuth", () => {
     });
     expect(res.status).toBe(403);
     expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="api".*resource_metadata="https:\/\/api\.test\/\.well-known\/oauth-protected-resource"/);
-    expect((await res.json()).errors.type).toBe("insufficient_scope");
+    expect((await res.json<any>()).errors.type).toBe("insufficient_scope");
   });
 });

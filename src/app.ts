@@ -11,9 +11,12 @@ import { registerOAuth } from "./oauth/index.js";
 import { homePage } from "./oauth/pages/home.js";
 import { isBulkUpload } from "./bulk/upload-path.js";
 import { MAX_UPLOAD_BYTES } from "./bulk/types.js";
+import { type McpRouteOptions, registerMcp } from "./mcp/routes.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
+  /** What the MCP endpoints serve (tests pass their own capabilities or payment gate). */
+  mcp?: McpRouteOptions;
 }
 
 export function createApp(options: AppOptions = {}) {
@@ -36,6 +39,8 @@ export function createApp(options: AppOptions = {}) {
   );
 
   registerOAuth(app);
+  // Before /v1: /v1/mcp authenticates its callers itself (an MCP 401 names the OAuth metadata).
+  registerMcp(app, options.mcp);
   const v1 = createV1App();
   let v1Doc: unknown;
   app.get("/v1/openapi.json", (c) => c.json((v1Doc ??= v1OpenApiDocument(v1))));
@@ -53,6 +58,7 @@ export function createApp(options: AppOptions = {}) {
           docs: "/docs",
           oauth: "/.well-known/oauth-authorization-server",
           agent_api: "paid per request with MPP at the root; see /llms.txt",
+          mcp: { account: "/v1/mcp (same credentials as /v1)", agent: "/mcp (paid per call with MPP)" },
         }),
   );
   // The agent surface (paid endpoints, discovery, enrollment) lives at the root.

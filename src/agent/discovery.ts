@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../http/errors.js";
 import type { Capability } from "../capabilities/core/registry.js";
+import { MCP_PATHS, MCP_PROTOCOL_REVISION } from "../mcp/paths.js";
 import { FORWARDED_HEADERS } from "./payment-gate.js";
 import { priceFor, toBaseUnits } from "./prices.js";
 import type { PaymentProvider } from "./provider.js";
@@ -116,6 +117,8 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
       categories: ["data", "b2b", "contacts", "email", "enrichment"],
       docs: { homepage: `${origin}/`, apiReference: `${origin}/openapi.json`, llms: `${origin}/llms.txt` },
     },
+    // The same capabilities as MCP tools (Streamable HTTP), paid per call with MPP over MCP.
+    "x-mcp": mcpServers(origin),
     tags: [{ name: TAG, description: "Paid per request (MPP)" }, { name: "Enrollment", description: "Free, optional, grants nothing" }],
     paths,
     components: {
@@ -177,6 +180,18 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
   };
 }
 
+/** The MCP endpoints, as the discovery documents list them. */
+export function mcpServers(origin: string) {
+  return {
+    transport: "streamable-http",
+    protocolVersion: MCP_PROTOCOL_REVISION,
+    servers: [
+      { url: `${origin}${MCP_PATHS.agent}`, auth: "none: each tool call is paid with MPP over MCP (JSON-RPC error -32042 carries the challenges)" },
+      { url: `${origin}${MCP_PATHS.account}`, auth: "OAuth 2.0 bearer (metadata at /.well-known/oauth-protected-resource) or X-Service-Key + X-Service-Secret; billed to the account's credits" },
+    ],
+  };
+}
+
 export function llmsTxt(capabilities: readonly Capability[], provider: PaymentProvider | null, origin: string): string {
   const method = provider ? `\`${provider.method}\`${provider.label ? ` (${provider.label})` : ""}` : "(payment gate currently unavailable)";
   const lines = [
@@ -205,6 +220,11 @@ export function llmsTxt(capabilities: readonly Capability[], provider: PaymentPr
     lines.push(`- [GET ${cap.agentPath}](${origin}${cap.agentPath}): ${cap.summary}. Price ${priceFor(cap.agentPath!)} USD (USDC or USDT). Query: ${params || "none"}.`);
   }
   lines.push(
+    "",
+    "## MCP",
+    "",
+    `- [${origin}${MCP_PATHS.agent}](${origin}${MCP_PATHS.agent}): the endpoints above as Model Context Protocol tools (Streamable HTTP, stateless, protocol ${MCP_PROTOCOL_REVISION}), same prices. An unpaid \`tools/call\` fails with JSON-RPC error \`-32042\` whose \`data.challenges\` are the Payment challenges; pay one and repeat the call with the credential in \`params._meta["org.paymentauth/credential"]\` (mppx: \`McpClient.wrap(client, { methods })\`). The receipt comes back in \`result._meta["org.paymentauth/receipt"]\`; errors are \`isError\` results and are not charged.`,
+    `- [${origin}${MCP_PATHS.account}](${origin}${MCP_PATHS.account}): the same tools (and a few more) for account holders, billed to the account's credits: OAuth 2.0 (an unauthenticated call answers 401 pointing at ${origin}/.well-known/oauth-protected-resource) or X-Service-Key + X-Service-Secret headers.`,
     "",
     "## Optional",
     "",

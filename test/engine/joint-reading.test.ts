@@ -260,3 +260,12 @@ describe("initials and particles", () => {
     expect(placeholderFormat("ho.l")).toBeNull();
   });
 });
+
+describe("Gaelic prefixes", () => {
+  it("writes Ó Briain joined whatever the domain does with Romance particles, and does not let it vote on them", () => {
+    const r = read([["obriain.donal", "Dónal Ó Briain"], ["sousa.goncalo", "Gonçalo de Sousa"], ["murphy.sean", "Seán Murphy"]]);
+    expect(r.inference.particleForm).toBe("last");
+    expect(proposeAddress([], { first: "Tiago", last: "do Carmo" }, "x.ie", r.inference)?.email).toBe("carmo.tiago@x.ie");
+    expect(proposeAddress([], { first: "Siobhán", last: "Nic Dhonnchadha" }, "x.ie", r.inference)?.email).toBe("nicdhonnchadha.siobhan@x.ie");
+  });
+});

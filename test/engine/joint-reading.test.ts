@@ -260,3 +260,23 @@ describe("initials and particles", () => {
     expect(placeholderFormat("ho.l")).toBeNull();
   });
 });
+
+describe("Gaelic prefixes", () => {
+  it("writes Ó Briain joined whatever the domain does with Romance particles, and does not let it vote on them", () => {
+    const r = read([["obriain.donal", "Dónal Ó Briain"], ["sousa.goncalo", "Gonçalo de Sousa"], ["murphy.sean", "Seán Murphy"]]);
+    expect(r.inference.particleForm).toBe("last");
+    expect(proposeAddress([], { first: "Tiago", last: "do Carmo" }, "x.ie", r.inference)?.email).toBe("carmo.tiago@x.ie");
+    expect(proposeAddress([], { first: "Siobhán", last: "Nic Dhonnchadha" }, "x.ie", r.inference)?.email).toBe("nicdhonnchadha.siobhan@x.ie");
+  });
+});
+
+describe("a name, then a title after a comma", () => {
+  it("reads 'Niamh O'Brien, Accountmanager' as a name and a title, not as a name written family name first", async () => {
+    const html = `<html lang="nl"><body><p>Niamh O'Brien, Accountmanager</p><p>nobrien@visser-x.nl</p><p>García López, María</p><p>mgarcia@visser-x.nl</p></body></html>`;
+    const page = await extractPage(html, "https://visser-x.nl/team", "visser-x.nl");
+    expect(page.addresses.map((a) => [a.name, a.position])).toEqual([
+      [{ first: "Niamh", last: "O'Brien" }, "Accountmanager"],
+      [{ first: "María", last: "García López" }, null],
+    ]);
+  });
+});

@@ -125,7 +125,15 @@ export function nordicMatters(name: PersonName): boolean {
  */
 export function hasParticle(last: string): boolean {
   const words = last.trim().split(/\s+/);
-  return words.length > 1 && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
+  return words.length > 1 && !hasGaelicPrefix(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
+}
+
+/** Irish and Welsh prefixes belong to the name like O' does ("Ó Briain" → obriain): never dropped, not a habit to learn. */
+const GAELIC_PREFIXES = new Set(["ó", "ua", "mac", "nic", "ní", "ap", "ab", "ferch", "verch"]);
+
+export function hasGaelicPrefix(last: string): boolean {
+  const words = last.trim().split(/\s+/);
+  return words.length > 1 && GAELIC_PREFIXES.has(words[0]!.toLowerCase());
 }
 
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m"]);

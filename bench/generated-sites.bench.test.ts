@@ -15,7 +15,7 @@ it.skipIf(!selection)("engine quality on generated sites", async () => {
   const t0 = Date.now();
   const sites = generateSites(seed, count);
   const generatedMs = Date.now() - t0;
-  const measures = await measureSites(sites, Number(env.QUALITY_CONCURRENCY || 3));
+  const measures = await measureSites(sites, Number(env.QUALITY_CONCURRENCY || 1));
   console.log(`${report(`seed ${seed}`, measures)}\nwall time ${((Date.now() - t0) / 1000).toFixed(1)} s for ${count} sites (generation ${generatedMs} ms)`);
   expect(measures).toHaveLength(count);
 }, 3_600_000);

@@ -1,4 +1,4 @@
-// npm run bench:quality [-- --seed N] [--sites 60] [--concurrency 3]
+// npm run bench:quality [-- --seed N] [--sites 60] [--concurrency 1]
 // Engine quality in one run: the hand-written fixture web (bench/quality.bench.test.ts, truth.json)
 // and N randomized sites from one seed (bench/generated-sites.bench.test.ts). Without --seed a fresh
 // seed is drawn and printed first, so each run meets sites nobody has seen; pass it back to replay.
@@ -19,13 +19,13 @@ function flag(name, fallback) {
 const known = new Set(["--seed", "--sites", "--concurrency"]);
 for (let i = 0; i < args.length; i += 2) {
   if (!known.has(args[i])) {
-    console.error(`unknown option ${args[i]}; usage: npm run bench:quality -- [--seed N] [--sites 60] [--concurrency 3]`);
+    console.error(`unknown option ${args[i]}; usage: npm run bench:quality -- [--seed N] [--sites 60] [--concurrency 1]`);
     process.exit(2);
   }
 }
 const seed = flag("seed", randomInt(0, 2 ** 31));
 const sites = flag("sites", 60);
-const concurrency = flag("concurrency", 3);
+const concurrency = flag("concurrency", 1);
 if (sites < 1 || concurrency < 1) {
   console.error("--sites and --concurrency must be at least 1");
   process.exit(2);

@@ -102,7 +102,7 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
 }
 
 /** Measures every site, `concurrency` at a time, with one account on an unlimited plan. */
-export async function measureSites(sites: GeneratedSite[], concurrency = 3): Promise<SiteMeasure[]> {
+export async function measureSites(sites: GeneratedSite[], concurrency = 1): Promise<SiteMeasure[]> {
   const { headers } = await createAccount({ plan: "scale" });
   const out: SiteMeasure[] = new Array(sites.length);
   let next = 0;
@@ -217,13 +217,21 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
       } else miss("precision", "other", `${e.email} returned but never published`);
     }
     // How the engine read the displayed names of the published personal addresses.
+    const reading = { right: 0, reversed: 0, none: 0, other: 0 };
     for (const e of m.settled) {
       const p = published.get(e.email);
-      if (!p || p.kind !== "personal" || !e.first_name) continue;
+      if (!p || p.kind !== "personal" || p.outlier) continue;
+      if (!e.first_name && !e.last_name) {
+        reading.none++;
+        continue;
+      }
       t.namesRead++;
-      if (plain(e.first_name) === plain(p.given) && plain(e.last_name) === plain(p.family)) t.namesRight++;
-      else if (plain(e.first_name) === plain(p.family) && plain(e.last_name) === plain(p.given)) t.namesReversed++;
+      if (plain(e.first_name) === plain(p.given) && plain(e.last_name) === plain(p.family)) reading.right++;
+      else if (plain(e.first_name) === plain(p.family) && plain(e.last_name) === plain(p.given)) reading.reversed++;
+      else reading.other++;
     }
+    t.namesRight += reading.right;
+    t.namesReversed += reading.reversed;
     const top = m.formats[0]?.format ?? null;
     const formatRight = top === l.format;
     if (formatRight) t.formatHits++;
@@ -234,10 +242,24 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
     bump(byCulture, l.culture, 1, 1);
     if (!formatRight) {
       const personal = l.published.filter((p) => p.kind === "personal");
+      const found = personal.filter((p) => settledSet.has(p.email)).length;
+      // The likely cause, from how the engine read the names beside the addresses it found.
       const cause: Miss["cause"] =
-        top !== null && top === mirrorOf(l.format) ? "display order" : top === null && l.statedConvention && personal.length < 2 ? "stated convention" : top === null && l.rulesShown.length ? "spelling rule" : "format";
+        (top !== null && top === mirrorOf(l.format)) || reading.reversed > reading.right
+          ? "display order"
+          : found < Math.min(2, personal.length)
+            ? "page structure"
+            : reading.none > reading.right + reading.other
+              ? "page structure"
+              : reading.other > reading.right
+                ? "culture"
+                : l.statedConvention && personal.length < 2
+                  ? "stated convention"
+                  : l.rulesShown.length
+                    ? "spelling rule"
+                    : "format";
       const shares = m.formats.map((f) => `${f.format} ${f.percentage}%`).join(", ") || "[]";
-      miss("format", cause, `got ${shares}, want ${l.format}; ${siteFeatures(l)}`);
+      miss("format", cause, `got ${shares}, want ${l.format}; names read right ${reading.right}, reversed ${reading.reversed}, other ${reading.other}, none ${reading.none}; ${siteFeatures(l)}`);
     }
     l.probes.forEach((probe, i) => {
       const r = m.finder[i]!;

@@ -202,9 +202,9 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
       if (settledSet.has(email)) t.settledHits++;
       if (!settledSet.has(email)) {
         const pageRead = l.published.some((q) => q.placement === p.placement && q.email !== email && settledSet.has(q.email));
-        miss("settled", pageRead ? "publishing form" : "page structure", `${email} (${p.form} on ${p.placement}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}) never found`);
+        miss("settled", pageRead ? "publishing form" : "page structure", `${email} (${p.form} on ${p.placement} ${p.page}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}) never found`);
       } else if (!firstSet.has(email)) {
-        miss("first", "page structure", `${email} (${p.placement}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}) only after the deep pass`);
+        miss("first", "page structure", `${email} (${p.placement} ${p.page}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}) only after the deep pass`);
       }
     }
     const traps = new Map(l.traps.map((x) => [x.text, x]));
@@ -245,12 +245,16 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
       const found = personal.filter((p) => settledSet.has(p.email)).length;
       // The likely cause, from how the engine read the names beside the addresses it found.
       const cause: Miss["cause"] =
-        (top !== null && top === mirrorOf(l.format)) || reading.reversed > reading.right
+        l.format === "{f}{m}{last}" && reading.right >= reading.other
+          ? "format"
+          : (top !== null && top === mirrorOf(l.format)) || reading.reversed > reading.right
           ? "display order"
           : found < Math.min(2, personal.length)
             ? "page structure"
             : reading.none > reading.right + reading.other
-              ? "page structure"
+              ? l.displayOrder === "given-first"
+                ? "page structure"
+                : "display order"
               : reading.other > reading.right
                 ? "culture"
                 : l.statedConvention && personal.length < 2

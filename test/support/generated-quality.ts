@@ -14,7 +14,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index.js";
 import { crawlFirstPass } from "../../src/engine/web/crawl/crawler.js";
 import { DEEP_CRAWL_QUEUE } from "../../src/engine/web/crawl/deep-crawl-queue.js";
-import { type GeneratedSite, localPart, type Person, RULE_OPTIONS, type RuleName, type SiteLabels } from "../fixtures/generator/index.js";
+import { ALL_RULES, type GeneratedSite, localPart, type Person, RULE_NAMES, type SiteLabels } from "../fixtures/generator/index.js";
 import type { Format } from "../fixtures/generator/spelling.js";
 import { call, createAccount } from "./accounts.js";
 
@@ -166,11 +166,12 @@ function finderCause(l: SiteLabels, person: Person, got: string | null, formatRi
   if (!formatRight) return { cause: "format", why: "the site's format was not read" };
   if (got === null) return { cause: "other", why: "no answer" };
   const local = got.split("@")[0]!;
-  for (const name of Object.keys(RULE_OPTIONS) as RuleName[]) {
-    for (const alt of RULE_OPTIONS[name]) {
-      if (alt !== l.rules[name] && localPart(person, l.format, { ...l.rules, [name]: alt }) === local) return { cause: "spelling rule", why: `${name}=${alt} instead of ${l.rules[name]}` };
-    }
-  }
+  // The spelling rules (fewest changed first) under which the site's format gives the answer.
+  const explanations = ALL_RULES.filter((r) => localPart(person, l.format, r) === local)
+    .map((r) => RULE_NAMES.filter((n) => r[n] !== l.rules[n]).map((n) => `${n}=${r[n]} instead of ${l.rules[n]}`))
+    .filter((changed) => changed.length > 0)
+    .sort((a, b) => a.length - b.length);
+  if (explanations.length) return { cause: "spelling rule", why: explanations[0]!.join(", ") };
   const swapped: Person = { ...person, given: person.family.join(person.familyJoiner), family: [person.given], particle: undefined, nickname: undefined };
   if (localPart(swapped, l.format, l.rules) === local) return { cause: "display order", why: "given and family name swapped" };
   return { cause: "culture", why: `name features: ${person.culture}` };

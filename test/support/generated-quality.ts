@@ -177,13 +177,16 @@ function finderCause(l: SiteLabels, person: Person, got: string | null, formatRi
   return { cause: "culture", why: `name features: ${person.culture}` };
 }
 
-export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Miss[]; byFormat: Map<string, [number, number, number, number]>; byCulture: Map<string, [number, number, number, number]> } {
+type Breakdown = Map<string, [number, number, number, number]>;
+
+export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Miss[]; byFormat: Breakdown; byCulture: Breakdown; byDisplay: Breakdown } {
   const t: Totals = { sites: 0, published: 0, firstHits: 0, settledHits: 0, returned: 0, returnedPublished: 0, trapsReturned: 0, formatHits: 0, formatFirstHits: 0, probes: 0, finderHits: 0, verified: 0, deliverable: 0, namesRead: 0, namesRight: 0, namesReversed: 0, deepFailures: 0, ms: 0 };
   const misses: Miss[] = [];
   // [format hits, sites, finder hits, probes]
   const byFormat = new Map<string, [number, number, number, number]>();
-  const byCulture = new Map<string, [number, number, number, number]>();
-  const bump = (map: Map<string, [number, number, number, number]>, key: string, i: number, by: number) => {
+  const byCulture: Breakdown = new Map();
+  const byDisplay: Breakdown = new Map();
+  const bump = (map: Breakdown, key: string, i: number, by: number) => {
     const row = map.get(key) ?? [0, 0, 0, 0];
     row[i]! += by;
     map.set(key, row);
@@ -241,6 +244,8 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
     bump(byFormat, l.format, 1, 1);
     bump(byCulture, l.culture, 0, formatRight ? 1 : 0);
     bump(byCulture, l.culture, 1, 1);
+    bump(byDisplay, l.displayOrder, 0, formatRight ? 1 : 0);
+    bump(byDisplay, l.displayOrder, 1, 1);
     if (!formatRight) {
       const personal = l.published.filter((p) => p.kind === "personal");
       const found = personal.filter((p) => settledSet.has(p.email)).length;
@@ -275,6 +280,8 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
       bump(byFormat, l.format, 3, 1);
       bump(byCulture, probe.culture, 2, hit ? 1 : 0);
       bump(byCulture, probe.culture, 3, 1);
+      bump(byDisplay, l.displayOrder, 2, hit ? 1 : 0);
+      bump(byDisplay, l.displayOrder, 3, 1);
       if (!hit) {
         const { cause, why } = finderCause(l, probe.person, r.got, formatRight);
         miss("finder", cause, `${probe.fullName ?? `${probe.first} / ${probe.last}`} (shown as "${probe.display}"${probe.features.length ? `; ${probe.features.join(", ")}` : ""}): got ${r.got ?? (r.status === 200 ? "null" : `http ${r.status}`)}, want ${r.expected}; ${why}`);
@@ -288,7 +295,7 @@ export function summarize(measures: SiteMeasure[]): { totals: Totals; misses: Mi
       }
     }
   }
-  return { totals: t, misses, byFormat, byCulture };
+  return { totals: t, misses, byFormat, byCulture, byDisplay };
 }
 
 export function ratios(t: Totals) {
@@ -302,7 +309,7 @@ export function ratios(t: Totals) {
 }
 
 export function report(title: string, measures: SiteMeasure[]): string {
-  const { totals: t, misses, byFormat, byCulture } = summarize(measures);
+  const { totals: t, misses, byFormat, byCulture, byDisplay } = summarize(measures);
   const r = ratios(t);
   const goal = (k: keyof typeof GOALS, hits: number, of: number) => `${fmt(hits, of).padStart(6)}  (${hits}/${of}; goal ≥ ${(GOALS[k] * 100).toFixed(0)}%${r[k] >= GOALS[k] ? ", met" : ", NOT met"})`;
   const lines: string[] = [`\n══ ${title}: ${t.sites} generated sites, ${t.published} published addresses, ${t.probes} finder probes`];
@@ -326,12 +333,14 @@ export function report(title: string, measures: SiteMeasure[]): string {
     `names read          ${fmt(t.namesRight, t.namesRead)} right (${t.namesRight}/${t.namesRead}), ${t.namesReversed} given/family reversed`,
     `time                ${(t.ms / 1000).toFixed(1)} s of site work, ${(t.ms / Math.max(1, t.sites) / 1000).toFixed(2)} s per site${t.deepFailures ? `; ${t.deepFailures} deep passes not acknowledged` : ""}`,
   );
-  const table = (label: string, map: Map<string, [number, number, number, number]>) => {
+  const table = (label: string, map: Breakdown) => {
     lines.push(`${label.padEnd(16)} format top-1      finder top-1`);
     for (const [k, [fh, fs, ph, ps]] of [...map].sort((a, b) => a[0].localeCompare(b[0]))) lines.push(`  ${k.padEnd(14)} ${`${fh}/${fs}`.padStart(6)} ${fmt(fh, fs).padStart(7)}   ${`${ph}/${ps}`.padStart(6)} ${fmt(ph, ps).padStart(7)}`);
   };
   table("by format", byFormat);
+  // Format top-1 by the site's own culture, finder top-1 by the probed person's culture.
   table("by culture", byCulture);
+  table("by display order", byDisplay);
   return lines.join("\n");
 }
 

@@ -10,6 +10,12 @@ declare namespace Cloudflare {
     FUZZ_RUNS: string;
     /** Replays a fuzz run (the seed is printed by every run). */
     FUZZ_SEED: string;
+    /** Seed of the generated fixture sites `npm run bench:quality` measures (test/fixtures/generator). */
+    QUALITY_SEED: string;
+    /** How many generated sites that bench measures. */
+    QUALITY_SITES: string;
+    /** Sites measured at once by that bench. */
+    QUALITY_CONCURRENCY: string;
   }
 }
 type AppEnv = import("../src/env.js").Env;

@@ -280,3 +280,11 @@ describe("a name, then a title after a comma", () => {
     ]);
   });
 });
+
+describe("names inside a sentence", () => {
+  it("reads 'Administrador: Gómez Ibáñez, Begoña (gomez.b@…)' and 'Robert (Bob) Smith'", async () => {
+    const html = `<html lang="es"><body><p>Administrador: Gómez Ibáñez, Begoña (gomez.b{at}castano-x.es)</p><p>Robert (Bob) Smith</p><p>bob.smith@castano-x.es</p></body></html>`;
+    const page = await extractPage(html, "https://castano-x.es/aviso-legal", "castano-x.es");
+    expect(page.addresses.map((a) => a.name)).toEqual([{ first: "Begoña", last: "Gómez Ibáñez" }, { first: "Robert", last: "Smith" }]);
+  });
+});

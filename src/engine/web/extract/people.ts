@@ -100,7 +100,8 @@ export function fittingName(email: string, fullName: string, familyFirstPage = f
   return readingFor(email, shown(fullName, familyFirstPage));
 }
 
-const LOOK_BACK = 4;
+/** Lines a card may hold between a name and its address (title, phone, department, an "E-Mail:" label...). */
+const LOOK_BACK = 6;
 
 /**
  * The person an address belongs to, read from the page around it: the link text, the text before it

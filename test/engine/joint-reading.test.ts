@@ -9,6 +9,7 @@ import { readingsOf } from "../../src/engine/people/readings.js";
 import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
+import { listsPeople } from "../../src/engine/web/crawl/plan.js";
 import { acceptAddress } from "../../src/engine/web/extract/email-addresses.js";
 
 const shown = (text: string, familyFirstPage = false) => ({ kind: "shown" as const, text, familyFirstPage });
@@ -278,5 +279,26 @@ describe("a name, then a title after a comma", () => {
       [{ first: "Niamh", last: "O'Brien" }, "Accountmanager"],
       [{ first: "María", last: "García López" }, null],
     ]);
+  });
+});
+
+describe("names inside a sentence", () => {
+  it("reads 'Administrador: Gómez Ibáñez, Begoña (gomez.b@…)' and 'Robert (Bob) Smith'", async () => {
+    const html = `<html lang="es"><body><p>Administrador: Gómez Ibáñez, Begoña (gomez.b{at}castano-x.es)</p><p>Robert (Bob) Smith</p><p>bob.smith@castano-x.es</p></body></html>`;
+    const page = await extractPage(html, "https://castano-x.es/aviso-legal", "castano-x.es");
+    expect(page.addresses.map((a) => a.name)).toEqual([{ first: "Begoña", last: "Gómez Ibáñez" }, { first: "Robert", last: "Smith" }]);
+  });
+});
+
+describe("cards with many lines between the name and the address", () => {
+  it("names an address five lines below the name (title, phone, department, a label)", async () => {
+    const card = (name: string, local: string) => `<div><h3>${name}</h3><p>行政主管</p><p>电话: +86 25 754 1459</p><p>销售部</p><p>邮箱:</p><p>${local} AT hu-x DOT com DOT cn</p></div>`;
+    const page = await extractPage(`<html lang="zh"><body>${card("ZHU Jing", "jing-zhu")}${card("LUO Xin", "xin-luo")}</body></html>`, "https://hu-x.com.cn/guanyu/tuandui", "hu-x.com.cn");
+    expect(page.addresses.map((a) => a.name)).toEqual([{ first: "Jing", last: "Zhu" }, { first: "Xin", last: "Luo" }]);
+  });
+
+  it("follows the next page of a listing whose people it could not name", () => {
+    expect(listsPeople("https://x.cn/guanyu/tuandui", 0, [], 3)).toBe(true);
+    expect(listsPeople("https://x.cn/guanyu", 0, [], 1)).toBe(false);
   });
 });

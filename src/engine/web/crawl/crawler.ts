@@ -2,6 +2,7 @@ import robotsParser from "robots-parser";
 import type { Env } from "../../../env.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
+import { isGenericLocalPart } from "../../people/positions.js";
 import {
   type Candidate, canonical, guessedCandidates, HOME_SCORE, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, rankFrontier,
   scoreUrl, sitemapLocations,
@@ -140,8 +141,10 @@ async function runPass(env: Env, input: PassInput) {
       done.add(url);
       const extraction = await extractPage(r.body, r.url, domain, r.contentType);
       pages.push({ url, extraction });
+      // Unnamed personal addresses count too: a listing whose names the reader missed is still a listing.
       const named = extraction.addresses.filter((a) => a.name).length;
-      const from = { url, score: batch[i]!.score, listsPeople: listsPeople(url, named, extraction.linkRefs) };
+      const personal = extraction.addresses.filter((a) => !isGenericLocalPart(a.email.slice(0, a.email.indexOf("@")))).length;
+      const from = { url, score: batch[i]!.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal) };
       found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
     if (found.length) queue = rankFrontier([...queue, ...found], done);

@@ -317,7 +317,7 @@ export function linkCandidates(links: readonly LinkRef[], from: LinkSource, orig
 }
 
 /** Whether a page is a listing of people: its address says so, or it shows several people's addresses or profile links. */
-export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[]): boolean {
+export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[], personalAddresses = 0): boolean {
   let path: string;
   try {
     path = new URL(url).pathname.toLowerCase();
@@ -325,7 +325,7 @@ export function listsPeople(url: string, namedAddresses: number, links: readonly
     return false;
   }
   if (categoryOfPath(path) === "people" && !isProfilePath(path)) return true;
-  if (namedAddresses >= 2) return true;
+  if (namedAddresses >= 2 || personalAddresses >= 3) return true;
   return links.filter((l) => looksLikePersonName((l.text ?? "").trim())).length >= 3;
 }
 

@@ -33,7 +33,6 @@ export function looksLikePosition(text: string): boolean {
   return TITLE_WORDS.test(t) || COMPOUND_TITLE.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null;
 }
 
-const SEPARATORS = /\s*(?:,|\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 
 /** Runs of capitalised Latin words inside text in another script ("田中 太郎 Taro Tanaka" → "Taro Tanaka"). */
 const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
@@ -43,14 +42,16 @@ const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du
  * Consultant" → "Sullivan, Katherine", "Consultant"): its comma is not a separator.
  */
 function segmentsOf(line: string): string[] {
+  // A nickname in brackets inside a name ("Robert (Bob) Smith") is not a separator: quote it.
   return line
+    .replace(/\((\p{Lu}[\p{L}'’.-]{1,20})\)(?=\s+\p{Lu})/gu, '"$1"')
     .split(NON_COMMA_SEPARATORS)
     .flatMap((part) => (familyCommaGiven(part) ? [part] : part.split(",")))
     .map((s) => s.trim())
     .filter(Boolean);
 }
 
-const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|·|•)\s*/;
+const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 
 /** "Family, Given" with both sides name-like and neither a position ("Doe, Jane" but not "Jane Doe, CTO"). */
 function familyCommaGiven(text: string): boolean {
@@ -99,7 +100,8 @@ export function fittingName(email: string, fullName: string, familyFirstPage = f
   return readingFor(email, shown(fullName, familyFirstPage));
 }
 
-const LOOK_BACK = 4;
+/** Lines a card may hold between a name and its address (title, phone, department, an "E-Mail:" label...). */
+const LOOK_BACK = 6;
 
 /**
  * The person an address belongs to, read from the page around it: the link text, the text before it

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // Types for the test runtime: `env` has the Worker's bindings plus test-only ones, and `exports`
 // is the Worker's main module.
 declare namespace Cloudflare {
@@ -40,7 +41,4 @@ declare module "*.mjs?raw" {
   export default text;
 }
 
-/** Vite's import.meta.glob (the test files are transformed by Vite). */
-interface ImportMeta {
-  glob<T = unknown>(pattern: string | string[], options: { query?: string; import?: string; eager: true }): Record<string, T>;
-}
+/** Vite's import.meta.glob and its types (the test files are transformed by Vite): see the reference at the top. */

@@ -1,4 +1,3 @@
-/// <reference types="vite/client" />
 // Dependencies point one way: http → capabilities → engine. The engine returns facts and knows
 // nothing of response shapes, routes or accounts.
 import { describe, expect, it } from "vitest";

@@ -302,3 +302,33 @@ describe("cards with many lines between the name and the address", () => {
     expect(listsPeople("https://x.cn/guanyu", 0, [], 1)).toBe(false);
   });
 });
+
+describe("more of what generated sites showed", () => {
+  it("drops the French Maître and other titles, but keeps Don as a given name", () => {
+    expect(read([["clemaitre", "Me Céline Lemaître"], ["jtessier", "Julien Tessier"]]).names[0]).toEqual({ first: "Céline", last: "Lemaître" });
+    expect(read([["don.smith", "Don Smith"]]).names[0]).toEqual({ first: "Don", last: "Smith" });
+    expect(read([["dmsmith", "Don Michael Smith"]]).names[0]).toEqual({ first: "Don", middle: "Michael", last: "Smith" });
+  });
+
+  it("reads 'Ortega Pérez, Rocío' as Rocío of the Ortega Pérez family", async () => {
+    const html = `<html lang="fr"><body><table><tr><td>Ortega Pérez, Rocío</td><td>Avocate associée</td><td>ortega@cobalt-x.fr</td></tr><tr><td>Marchand, Céline</td><td>Juriste</td><td>marchand@cobalt-x.fr</td></tr></table></body></html>`;
+    const page = await extractPage(html, "https://cobalt-x.fr/equipe", "cobalt-x.fr");
+    const r = readJointly(page.addresses.map((a) => ({ localPart: a.email.split("@")[0]!, readings: readingsOf(a.evidence!) })));
+    expect(r.names[0]).toEqual({ first: "Rocío", last: "Ortega Pérez" });
+    expect(r.inference.lastForm).toBe("first");
+  });
+
+  it("knows Dutch particles (in 't Veld) and family-first names with a several-word family name (van Leeuwen Jeroen)", () => {
+    expect(read([["wmintveld", "Wouter Maria in 't Veld"], ["aboer", "Anna Boer"]]).names[0]).toEqual({ first: "Wouter", middle: "Maria", last: "in 't Veld" });
+    const r = read([["jl", "van Leeuwen Jeroen", true], ["ad", "de Vries Anna", true]]);
+    expect(r.names).toEqual([{ first: "Jeroen", last: "van Leeuwen" }, { first: "Anna", last: "de Vries" }]);
+    expect(r.inference.particleForm).toBe("last");
+  });
+
+  it("takes a short placeholder word in a sentence for the convention, not a mailbox", async () => {
+    const html = `<html lang="pl"><body><p>Adresy e-mail naszych pracowników mają postać imie@aurora-x.pl.</p><p>biuro@aurora-x.pl</p></body></html>`;
+    const page = await extractPage(html, "https://aurora-x.pl/kontakt", "aurora-x.pl");
+    expect(page.addresses.map((a) => a.email)).toEqual(["biuro@aurora-x.pl"]);
+    expect(page.statedFormats).toEqual(["{first}"]);
+  });
+});

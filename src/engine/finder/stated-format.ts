@@ -36,8 +36,10 @@ const WORDS: [string, Role][] = [...GIVEN.map((w) => [w, "first"] as [string, Ro
  * "f.lastname" → {f}.{last}, "nazwiskoi" → null), or null when it is not made of placeholder words.
  * A single letter is an initial only next to a word for the other part of the name.
  */
-export function placeholderFormat(localPart: string): Pattern | null {
+export function placeholderFormat(localPart: string, inProse = false): Pattern | null {
   const local = localPart.toLowerCase();
+  // In a sentence stating the convention, one short word is a placeholder too ("imie@firma.pl", "ad@…").
+  if (inProse && WORDS.some(([w]) => w === local)) return WORDS.find(([w]) => w === local)![1] === "first" ? "{first}" : "{last}";
   const hasLongWord = WORDS.some(([w]) => w.length >= MIN_LONG_WORD && local.includes(w));
   const parses = segment(local, 0, MAX_ROLES);
   for (const roles of parses) {

@@ -128,6 +128,11 @@ export function hasParticle(last: string): boolean {
   return words.length > 1 && !hasGaelicPrefix(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
 }
 
+/** A particle alone ("de", "van") is never a whole family or given name. */
+export function isParticle(word: string): boolean {
+  return PARTICLES.has(word.trim().toLowerCase());
+}
+
 /** Irish and Welsh prefixes belong to the name like O' does ("Ó Briain" → obriain): never dropped, not a habit to learn. */
 const GAELIC_PREFIXES = new Set(["ó", "ua", "mac", "nic", "ní", "ap", "ab", "ferch", "verch"]);
 
@@ -136,17 +141,27 @@ export function hasGaelicPrefix(last: string): boolean {
   return words.length > 1 && GAELIC_PREFIXES.has(words[0]!.toLowerCase());
 }
 
-const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m"]);
+const HONORIFICS = new Set([
+  "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m",
+  // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
+  "me", "maître", "maitre", "dott", "dottssa", "avv", "ing", "arch", "geom", "rag", "sr", "sra", "srta", "don", "doña", "dña", "dra",
+  "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag",
+]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
 const PARTICLES = new Set([
   "van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "ter", "ten", "dos", "das", "do", "zu", "af", "al", "el",
+  // Dutch tussenvoegsels ("in 't Veld", "op den Akker", "van het Hof").
+  "in", "'t", "’t", "het", "op", "te", "uit", "aan", "bij",
   "bin", "ibn",
   // Irish and Welsh: Ó Súilleabháin, Mac Giolla, Nic Dhonnchadha, Ní Bhriain, ap Gwilym, ferch Rhys.
   "ó", "ua", "mac", "nic", "ní", "ap", "ab", "ferch", "verch",
 ]);
 
 const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
+/** Titles that are never names; the others ("Don", "Ing", "Mag", "Ir", "Arch") count only with their dot. */
+const ALWAYS_TITLES = new Set(["mr", "mrs", "ms", "mx", "dr", "prof", "herr", "frau", "mme", "mlle", "me", "maître", "maitre", "dott", "dottssa", "avv", "dhr", "mevr", "mgr", "dra", "sra", "srta", "dña", "doña"]);
+const isTitle = (token: string) => /^\p{Lu}/u.test(token) && HONORIFICS.has(bare(token)) && (ALWAYS_TITLES.has(bare(token)) || token.endsWith("."));
 
 /**
  * Splits a full name into first / middle / last. "Doe, Jane" is read as last-name-first; titles
@@ -195,7 +210,7 @@ export function parseName(fullName: string): { tokens: string[]; turned: boolean
   }
   let tokens = text.split(" ").filter(Boolean);
   // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end.
-  const untitled = tokens.filter((t) => !HONORIFICS.has(bare(t)) || !/^\p{Lu}/u.test(t));
+  const untitled = tokens.filter((t) => !isTitle(t));
   if (untitled.length >= 2) tokens = untitled;
   while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
   return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned, nickname: quoted?.[1] ?? null };
@@ -223,9 +238,13 @@ export function splitsOfTokens(tokens: readonly string[]): NameSplit[] {
   const out: NameSplit[] = [usualSplit(tokens)];
   for (let k = 1; k < n; k++) out.push(build(tokens.slice(0, 1), tokens.slice(1, k), tokens.slice(k)));
   for (let k = 2; k < n; k++) out.push(build(tokens.slice(0, k), [], tokens.slice(k)));
-  out.push({ ...build(tokens.slice(n - 1), tokens.slice(1, n - 1), tokens.slice(0, 1)), reversed: true });
-  // Family name first with a two-word family name ("Nguyen Van | Minh" is rare; "Kim | Min Jun" is not).
-  if (n === 3) out.push({ ...build(tokens.slice(1), [], tokens.slice(0, 1)), reversed: true });
+  // Family name first: the family name is the first one to three words ("Nguyễn | Thị Mai",
+  // "van Leeuwen | Jeroen", "García López | María"); the given name is the last word, or all the
+  // rest ("Kim | Min Jun").
+  for (let k = 1; k < Math.min(n, 4); k++) {
+    out.push({ ...build(tokens.slice(n - 1), tokens.slice(k, n - 1), tokens.slice(0, k)), reversed: true });
+    if (n - k > 1) out.push({ ...build(tokens.slice(k), [], tokens.slice(0, k)), reversed: true });
+  }
   const seen = new Set<string>();
   return out.filter((p) => {
     const key = `${p.first}|${p.middle ?? ""}|${p.last}|${p.reversed ? 1 : 0}`;
@@ -242,7 +261,7 @@ export function nameKey(text: string): string {
   return ascii(text, "plain").replace(/[^a-z0-9]/g, "");
 }
 
-const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|ferch|y|e)|\p{Lu}\.)$/u;
+const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
 const NOT_NAME_WORDS = new Set(
   [
     "contact", "contacts", "team", "our", "the", "about", "us", "sales", "support", "office", "press", "email", "e-mail",

@@ -1,4 +1,4 @@
-import { type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
+import { isParticle, type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
 
 /**
  * What a page tells about the name of an address's owner, before anyone decides which word is the
@@ -95,6 +95,7 @@ function upperFamily(tokens: readonly string[]): { at: number[]; name: string } 
 }
 
 function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {
+  if (isParticle(split.last) || isParticle(split.first)) return CONTRADICTED * UNCUED_REVERSED;
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;

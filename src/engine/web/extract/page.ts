@@ -254,15 +254,19 @@ function writtenFamilyFirst(lines: readonly string[]): boolean {
   return letters > 0 && cjk / letters > 0.3;
 }
 
+/** A sentence rather than a label: six words or more. */
+const isProse = (line: string) => line.split(/\s+/).length >= 6;
+
 /** Placeholders of the target domain written on the page ("vorname.nachname@kanzlei.de"): the convention it states. */
 function statedFormatsIn(lines: readonly string[], targetDomain: string): Pattern[] {
   const out = new Set<Pattern>();
   const placeholder = /([a-z][a-z._-]{0,40}[a-z])\s?(?:@|\[at\]|\(at\))\s?([a-z0-9.-]+\.[a-z]{2,24})/gi;
   for (const line of lines) {
     if (!mayHoldAddress(line)) continue;
+    const prose = isProse(line);
     for (const m of foldForPlaceholders(line).matchAll(placeholder)) {
       if (getDomain(m[2]!.toLowerCase()) !== targetDomain) continue;
-      const format = placeholderFormat(m[1]!);
+      const format = placeholderFormat(m[1]!, prose);
       if (format) out.add(format);
     }
   }
@@ -337,8 +341,11 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
   const byJsonLd = statedNamesOf(jsonLd);
   lines.forEach((line, index) => {
     if (!mayHoldAddress(line)) return;
+    const prose = isProse(line);
     for (const hit of scanAddresses(line)) {
       if (hit.example) continue;
+      // "Adresy mają postać imie@firma.pl": a placeholder word in a sentence is the convention, not a mailbox.
+      if (prose && placeholderFormat(hit.email.slice(0, hit.email.indexOf("@")), true)) continue;
       const email = acceptAddress(hit.email, targetDomain);
       // Link text repeats the address of a mailto link: no need to look for its person twice.
       if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index), familyFirstPage)), via: "text" });

@@ -22,7 +22,7 @@ export function shown(text: string, familyFirstPage = false): NameEvidence {
 }
 
 const TITLE_WORDS =
-  /\b(ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?)\b/i;
+  /\b(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?)\b/i;
 
 /** Titles written as one compound word (German, Dutch, Nordic): "Accountmanager", "Projektleiterin", "Bedrijfsleider". */
 const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin)$/u;
@@ -123,17 +123,6 @@ export function personNear(
   let position: string | null = null;
   const consider = (line: string) => {
     const read = readLine(line);
-    // "Niamh O'Brien, Accountmanager" may read as "Family, Given": the name before the comma,
-    // alone, is the reading when the address fits it.
-    const before = read.name?.includes(",") ? read.name.split(",")[0]!.trim() : null;
-    if (!found && before && looksLikePersonName(before)) {
-      const evidence = shown(before, familyFirstPage && !read.transcribed);
-      const name = readingFor(email, evidence);
-      if (name) {
-        found = { evidence, name, position: position ?? read.position };
-        return;
-      }
-    }
     if (!found && read.name) {
       const evidence = shown(read.name, familyFirstPage && !read.transcribed);
       const name = readingFor(email, evidence);

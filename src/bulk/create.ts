@@ -39,7 +39,8 @@ async function receiveMultipart(env: Env, request: Request, prefix: string): Pro
   const uploads: Promise<void>[] = [];
   let bb: Busboy.Busboy;
   try {
-    bb = Busboy({ headers: { "content-type": request.headers.get("content-type") ?? "" }, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 100, fieldSize: 4 * 1024 * 1024 } });
+    // busboy signals its limit when a file reaches it (it cannot know whether more follows): one byte more lets a file of exactly MAX_UPLOAD_BYTES through.
+    bb = Busboy({ headers: { "content-type": request.headers.get("content-type") ?? "" }, limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 100, fieldSize: 4 * 1024 * 1024 } });
   } catch (err) {
     // busboy throws from its constructor when the content type has no boundary (or is not multipart at all).
     const why = /boundary/i.test((err as Error).message) ? "its Content-Type has no boundary parameter (multipart/form-data; boundary=...)" : (err as Error).message;

@@ -159,7 +159,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
     chunks += 1;
     chunk = [];
   };
-  const isBlank = (record: string[]) => record.every((c) => c === "");
+  const isBlank = (record: string[]) => record.every((c) => c.trim() === "");
 
   // The header row and the first rows decide the columns; nothing further is read before that.
   const iterator = records[Symbol.asyncIterator]();
@@ -170,7 +170,8 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
   const next = async () => {
     const r = await iterator.next();
     if (r.done) done = true;
-    return r.done ? null : r.value.map((c) => c.trim());
+    // Cells are kept as they came (the download echoes them); classification reads them trimmed.
+    return r.done ? null : r.value;
   };
   try {
     for (;;) {
@@ -179,7 +180,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
       if (isBlank(record) && header === null && sample.length === 0) continue;
       if (record.length > MAX_COLUMNS) throw new ApiError(400, "params_invalid", `The ${source} has ${record.length.toLocaleString("en")} columns on one row; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`);
       if (hasHeader && header === null) {
-        header = record.map((h) => h.replace(/^\uFEFF/, ""));
+        header = record.map((h) => h.replace(/^\uFEFF/, "").trim());
         width = header.length;
         continue;
       }
@@ -199,7 +200,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
         return { ...row, x: "blank" };
       }
       const cells: Record<string, string> = {};
-      for (const [param, at] of Object.entries(detected.fields)) cells[param] = record[at] ?? "";
+      for (const [param, at] of Object.entries(detected.fields)) cells[param] = (record[at] ?? "").trim();
       if (!type.decl.requires.some((set) => set.every((p) => cells[p]))) {
         counts.invalid_input += 1;
         return { ...row, x: "invalid" };

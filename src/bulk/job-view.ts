@@ -79,8 +79,14 @@ const pct = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) /
 const rows = (n: number) => `${n.toLocaleString("en")} row${n === 1 ? "" : "s"}`;
 const quote = (s: string | null) => (s ? ` ("${s.length > 140 ? `${s.slice(0, 137)}...` : s}")` : "");
 
-/** A reason code in words, for the distribution's labels and the summary. */
+/** Reasons in the order the summary lists them when their counts tie. */
+const REASON_ORDER = ["found", "not_found", "filtered", "blank", "missing", "refused", "duplicate", "has_email", "skipped", "over_cap"];
+const orderOf = (g: ReasonGroup) => (REASON_ORDER.includes(g.reason) ? REASON_ORDER.indexOf(g.reason) : g.outcome === "client_error" ? 20 : 30);
+const byCount = (a: ReasonGroup, b: ReasonGroup) => b.n - a.n || orderOf(a) - orderOf(b) || a.reason.localeCompare(b.reason);
+
+/** A reason code in words, for the distribution's labels and the summary ("N rows <phrase>"). */
 function reasonLabel(g: ReasonGroup, needs: string): { label: string; phrase: string } {
+  const were = g.n === 1 ? "was" : "were";
   switch (g.reason) {
     case "found":
       return { label: "Found", phrase: "found" };
@@ -89,18 +95,18 @@ function reasonLabel(g: ReasonGroup, needs: string): { label: string; phrase: st
     case "filtered":
       return { label: "Withheld by the job's filters", phrase: `had their answer withheld by the job's filters${quote(g.sample)}` };
     case "blank":
-      return { label: "Blank row", phrase: "were blank" };
+      return { label: "Blank row", phrase: `${were} blank` };
     case "missing":
       return { label: "Missing columns", phrase: `had no ${needs}` };
     case "refused":
-      return { label: "Invalid input", phrase: `were invalid input${quote(g.sample)}` };
+      return { label: "Invalid input", phrase: `${were} invalid input${quote(g.sample)}` };
     case "duplicate":
       return { label: "Duplicate", phrase: "repeated an earlier row's lookup (not run again)" };
     case "has_email":
     case "skipped":
       return { label: "Already has an email", phrase: "already had an email address (skip_rows_with_email)" };
     case "over_cap":
-      return { label: "Over max_emails_per_domain", phrase: "were over max_emails_per_domain for their domain" };
+      return { label: "Over max_emails_per_domain", phrase: `${were} over max_emails_per_domain for their domain` };
     default:
       return g.outcome === "server_error"
         ? { label: `Failed on our side (${g.reason})`, phrase: `failed on our side, retry the job${quote(g.sample)}` }
@@ -121,7 +127,7 @@ export function summarise(job: JobState, agg: Aggregate): string | null {
   const head = [`${n("found").toLocaleString("en")} found`, ...(n("not_found") ? [`${n("not_found").toLocaleString("en")} not found`] : [])];
   const why = agg.byReason
     .filter((g) => g.reason !== "found" && g.reason !== "not_found")
-    .sort((a, b) => b.n - a.n)
+    .sort(byCount)
     .map((g) => `${rows(g.n)} ${reasonLabel(g, needs).phrase}`);
   const pending = job.counts.input - done;
   const tail = job.status === "running" && pending > 0 ? ` (${rows(pending)} to go)` : "";
@@ -183,7 +189,7 @@ export function renderJob(job: JobState, agg: Aggregate, now: number, preview?: 
       distribution: {
         rows: agg.byReason
           .slice()
-          .sort((a, b) => b.n - a.n)
+          .sort(byCount)
           .map((g) => ({ key: g.reason, label: reasonLabel(g, needs).label, count: g.n, percent: pct(g.n, done) })),
       },
       ...(emailType ? { emails: { total: agg.emails, per_found_row: found ? Math.round((agg.emails / found) * 100) / 100 : 0 } } : {}),

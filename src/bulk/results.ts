@@ -5,7 +5,8 @@ import type { BulkType } from "./types.js";
 export function resultColumns(type: BulkType, options: BulkOptionValues): [string, string][] {
   const columns = Object.entries(type.decl.resultColumns);
   for (const [option, extra] of Object.entries(type.decl.optionColumns ?? {})) {
-    if (options[option] !== true) continue;
+    const value = options[option];
+    if (value === undefined || value === false) continue;
     for (const column of Object.entries(extra)) if (!columns.some(([h]) => h === column[0])) columns.push(column);
   }
   return columns;

@@ -140,7 +140,7 @@ export interface BulkDeclaration<Params = Record<string, unknown>> {
   paramsFor(cells: Record<string, string>, options: BulkOptionValues): Record<string, string>;
   /** Result columns appended to each output row: header -> dot path into the answer's `data` (the single call's answer). */
   resultColumns: Record<string, string>;
-  /** Result columns an option adds when it is on (option name -> header -> path), after resultColumns. */
+  /** Result columns an option adds when it is set and not false (option name -> header -> path), after resultColumns. */
   optionColumns?: Record<string, Record<string, string>>;
   /** Row goes to the `valid` download (default: something was found). */
   isValid?(data: unknown): boolean;

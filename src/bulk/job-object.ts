@@ -371,7 +371,7 @@ export class BulkJob extends DurableObject<Env> {
   remainingRows(): { rows: number; processed: number; spent: { search: number; verification: number; phone: number } } {
     const job = this.mustExist();
     const done = this.sql.exec<{ n: number; s: number; v: number; p: number }>(
-      `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error')`,
+      `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
     ).one();
     const runnable = job.counts.valid_input;
     return { rows: Math.max(0, runnable - done.n), processed: this.processedCount(), spent: { search: done.s, verification: done.v, phone: done.p } };

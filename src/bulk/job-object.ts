@@ -334,10 +334,7 @@ export class BulkJob extends DurableObject<Env> {
       this.event("progress", "system", null, `${milestone}% processed`, { percent: milestone, processed: this.processedCount() }, now);
     }
     if (doneChunks >= job.chunks) {
-      job.status = "completed";
-      job.completedAt = now;
-      this.event("completed", "system", null, null, { processed: this.processedCount() }, now);
-      await this.ended(now);
+      await this.complete(now);
       return { completed: true };
     }
     // The next chunk takes this one's place in the window.
@@ -470,6 +467,11 @@ export class BulkJob extends DurableObject<Env> {
       if (job.ending) await this.ended(now);
       return;
     }
+    // Every chunk finished but the job was not completed (the object went away in between).
+    if (this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n >= job.chunks) {
+      await this.complete(now);
+      return;
+    }
     const overdue = this.sql
       .exec<{ chunk: number; sends: number }>(`SELECT chunk, sends FROM leases WHERE due <= ? AND chunk NOT IN (SELECT chunk FROM chunks) ORDER BY chunk`, now)
       .toArray();
@@ -489,6 +491,14 @@ export class BulkJob extends DurableObject<Env> {
     await this.dispatch(now);
     const next = this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM leases`).one().due;
     await this.ctx.storage.setAlarm(next ?? now + this.leaseMs());
+  }
+
+  private async complete(now: number) {
+    const job = this.job!;
+    job.status = "completed";
+    job.completedAt = now;
+    this.event("completed", "system", null, null, { processed: this.processedCount() }, now);
+    await this.ended(now);
   }
 
   private failForChunk(chunk: number, reason: "dead_letter" | "lease", now: number) {

@@ -71,6 +71,8 @@ const invalidState = (message: string) => jobError(409, "invalid_state", message
 export class BulkJob extends DurableObject<Env> {
   private job: JobState | undefined;
   private sql: SqlStorage;
+  /** This instance knows the alarm is set for the current run (reset when the run ends). */
+  private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -228,8 +230,10 @@ export class BulkJob extends DurableObject<Env> {
     if (!job || job.status !== "running" || job.run !== run) return { go: false };
     const finished = this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length > 0;
     if (finished) return { go: false };
-    // A consumer has the chunk: its lease runs from now (the alarm sends it again if it is not finished in time).
-    this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ?`, Date.now() + this.leaseMs(), chunk, run);
+    // A consumer has the chunk: its lease runs from now (the alarm sends it again if it is not
+    // finished in time). A lease with more than half its time left is not rewritten (no write).
+    const now = Date.now();
+    this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND due < ?`, now + this.leaseMs(), chunk, run, now + this.leaseMs() / 2);
     const done = this.sql.exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk).toArray().map((r) => r.idx);
     return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows };
   }
@@ -440,7 +444,10 @@ export class BulkJob extends DurableObject<Env> {
     for (const chunk of picked) this.sql.exec(`INSERT OR REPLACE INTO leases (chunk, run, due, sends) VALUES (?, ?, ?, 1)`, chunk, job.run, due);
     this.save();
     // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
+    if (!this.alarmArmed) {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
+      this.alarmArmed = true;
+    }
     await this.send(picked);
     await syncIndex(this.env, this.view(now));
   }
@@ -530,6 +537,7 @@ export class BulkJob extends DurableObject<Env> {
     job.ending = false;
     this.save();
     await this.ctx.storage.deleteAlarm();
+    this.alarmArmed = false;
   }
 
   private view(now: number): JobView {

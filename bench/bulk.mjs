@@ -6,9 +6,15 @@
 //  - the resident memory of this run's workerd processes (every isolate plus the simulated
 //    R2/D1/queues and their SQLite files), sampled every 200 ms: an upper bound.
 // The inspector listens on BENCH_INSPECT_PORT (default 9229).
+// `npm run bench:bulk -- --kill` runs the crash bench instead (bench/bulk-kill.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { root } from "../scripts/lib/local.mjs";
+
+if (process.argv.includes("--kill")) {
+  await import("./bulk-kill.mjs");
+  process.exit(process.exitCode ?? 0);
+}
 
 const WebSocket = createRequire(import.meta.url)("ws");
 const inspectPort = Number(process.env.BENCH_INSPECT_PORT ?? 9229);

@@ -67,6 +67,8 @@ console.log(`Created ${type} job ${id}${created.data.message ? `: ${created.data
 const { data: job } = await api("GET", `/bulk/${type}/${id}`);
 const m = job.metrics.rows;
 console.log(`  ${m.input} rows (${m.valid_input} to run, ${m.invalid_input} invalid, ${m.skipped} skipped, ${m.duplicates} duplicates); columns ${JSON.stringify(job.config.input.fields)}`);
+/** Rows by what became of them, from the job's distribution: "found 3, blank 1, refused (webmail_domain) 1". */
+const breakdown = (metrics) => metrics.distribution.rows.map((b) => `${b.label.toLowerCase()} ${b.count}`).join(", ");
 if (!values.launch) {
   console.log(`Launch it with: curl -X PUT ${base}/v1/bulk/${type}/${id} -H 'X-Service-Key: ...' -H 'X-Service-Secret: ...'`);
   process.exit(0);
@@ -79,7 +81,8 @@ for (;;) {
   const p = await api("GET", `/bulk/${type}/${id}/progress`);
   const filled = Math.round((p.progress / 100) * width);
   const eta = p.eta_seconds === null ? "--" : `${p.eta_seconds}s`;
-  const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(p.progress).padStart(3)}%  ${p.processed}/${p.total} rows  ${p.rows_per_second.toFixed(1)} rows/s  ETA ${eta}  ${p.state}`;
+  const r = p.metrics.rows;
+  const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(p.progress).padStart(3)}%  ${p.processed}/${p.total} rows  ${r.processed} run, ${r.invalid_input + r.duplicates + r.skipped} skipped, ${r.errors} failed  ${p.rows_per_second.toFixed(1)} rows/s  ETA ${eta}  ${p.state}`;
   if (tty) process.stdout.write(`\r${line}`);
   else if (line !== last) console.log(line);
   last = line;
@@ -93,7 +96,11 @@ if (done.status !== "completed") {
   if (done.processed === 0) process.exit(1);
 }
 const r = done.metrics.results;
+const rows = done.metrics.rows;
 console.log(`Found ${r.found}, not found ${r.not_found} (hit rate ${r.hit_rate}%), credits ${done.metrics.credits.total}`);
+console.log(`Rows: ${rows.input} read = ${rows.processed} run + ${rows.errors} failed + ${rows.invalid_input} invalid + ${rows.duplicates} duplicates + ${rows.skipped} skipped`);
+if (done.metrics.distribution.rows.length) console.log(`  ${breakdown(done.metrics)}`);
+if (done.summary) console.log(`Summary: ${done.summary}`);
 const res = await fetch(`${base}/v1/bulk/${type}/${id}/download?file=${values.file}`, { headers });
 if (!res.ok) {
   console.error(`download -> ${res.status}: ${await res.text()}`);

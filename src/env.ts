@@ -55,6 +55,8 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   OAUTH_ISSUER?: string;
   /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
   AGENT_PAYER_RPM?: string;
+  /** Seconds a sent bulk chunk may go unstarted or unfinished before its job's alarm sends it again (src/bulk/job-object.ts); default 300. */
+  BULK_CHUNK_LEASE_SECONDS?: string;
 }
 
 export type AppBindings = { Bindings: Env; Variables: AppVariables };

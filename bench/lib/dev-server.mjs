@@ -30,53 +30,84 @@ export function devOperatorSecret() {
 }
 
 /**
+ * A state directory with migrations applied and one scale-plan account (no rate limits) with a key;
+ * `headers` authenticate it on /v1. Remove `state` when done.
+ */
+export function prepareBenchState(name) {
+  const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
+  const wrangler = (args) => runWrangler(args, { persistTo: state });
+  const sql = (command) => wrangler(["d1", "execute", "DB", "--local", "--json", "--command", command]);
+  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  const key = `ck_${randomBytes(18).toString("base64url")}`;
+  const secret = `cs_${randomBytes(32).toString("base64url")}`;
+  const sha = createHash("sha256").update(secret).digest("hex");
+  // An account without a password cannot use the API (spec: 401), so give it one.
+  const pw = passwordHash("bench");
+  sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, 'scale', 'user', '${pw}')`);
+  sql(
+    `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
+     SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
+  );
+  return { state, headers: { "X-Service-Key": key, "X-Service-Secret": secret } };
+}
+
+/** A port for a bench server: BENCH_PORT, or a free one (never 8787). */
+export async function benchPort() {
+  const port = Number(process.env.BENCH_PORT ?? (await freePort()));
+  if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
+  return port;
+}
+
+/**
+ * Starts `wrangler dev` on a state directory and waits until it answers. `stop(signal)` ends it and
+ * every process it started (its own process group): SIGKILL is a crash.
+ */
+export async function startDevServer({ state, port, vars = {} }) {
+  const base = `http://127.0.0.1:${port}`;
+  const varFlags = Object.entries({ ENVIRONMENT: "development", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort()), "--persist-to", state, ...varFlags], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    detached: true,
+  });
+  let log = "";
+  server.stdout.on("data", (d) => (log += d));
+  server.stderr.on("data", (d) => (log += d));
+  const exited = new Promise((resolve) => server.on("exit", resolve));
+  const stop = async (signal = "SIGTERM") => {
+    try {
+      process.kill(-server.pid, signal);
+    } catch {}
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+  };
+  const started = Date.now();
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/`)).ok) break;
+    } catch {}
+    if (Date.now() - started > 90_000) {
+      await stop("SIGKILL");
+      throw new Error(`wrangler dev did not start:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { base, stop, log: () => log };
+}
+
+/**
  * Starts the server and runs `body({ base, port, headers })`; `headers` authenticate the bench
  * account on /v1. `vars` become `--var` flags. BENCH_PORT overrides the free port (never 8787).
  */
 export async function withBenchServer(name, vars, body) {
-  const port = Number(process.env.BENCH_PORT ?? (await freePort()));
-  if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
-  const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
-  const base = `http://127.0.0.1:${port}`;
-  const wrangler = (args) => runWrangler(args, { persistTo: state });
-  const sql = (command) => wrangler(["d1", "execute", "DB", "--local", "--json", "--command", command]);
-
+  const port = await benchPort();
+  const { state, headers } = prepareBenchState(name);
   let server;
   try {
-    wrangler(["d1", "migrations", "apply", "DB", "--local"]);
-    const key = `ck_${randomBytes(18).toString("base64url")}`;
-    const secret = `cs_${randomBytes(32).toString("base64url")}`;
-    const sha = createHash("sha256").update(secret).digest("hex");
-    // An account without a password cannot use the API (spec: 401), so give it one.
-    const pw = passwordHash("bench");
-    sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, 'scale', 'user', '${pw}')`);
-    sql(
-      `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
-       SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
-    );
-
-    const varFlags = Object.entries({ ENVIRONMENT: "development", MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }).flatMap(
-      ([k, v]) => ["--var", `${k}:${v}`],
-    );
-    server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...varFlags], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-    });
-    let log = "";
-    server.stdout.on("data", (d) => (log += d));
-    server.stderr.on("data", (d) => (log += d));
-    const started = Date.now();
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/`)).ok) break;
-      } catch {}
-      if (Date.now() - started > 90_000) throw new Error(`wrangler dev did not start:\n${log}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return await body({ base, port, headers: { "X-Service-Key": key, "X-Service-Secret": secret } });
+    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars } });
+    return await body({ base: server.base, port, headers });
   } finally {
-    if (server) server.kill("SIGTERM");
+    await server?.stop();
     await new Promise((r) => setTimeout(r, 500));
     rmSync(state, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { executeCapability } from "../capabilities/core/execute.js";
 import { type BatchCallOutcome, executeBatch } from "../capabilities/core/execute-batch.js";
-import type { BulkOptionValues, CapabilityResult } from "../capabilities/core/registry.js";
+import type { AnyCapability, BulkOptionValues, BulkRowResult } from "../capabilities/core/registry.js";
 import { batchMemo, type Memo } from "../engine/memo.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
@@ -11,7 +11,7 @@ import { describeIssue } from "../http/validation.js";
 import type { RowRecord } from "./job-object.js";
 import { emailsIn, resultCells } from "./results.js";
 import { inputChunkKey, type InputRow } from "./storage.js";
-import { bulkType, type BulkType } from "./types.js";
+import { bulkType, neededColumns, type BulkType } from "./types.js";
 import { jobStub } from "./jobs.js";
 import type { BulkRowsMessage } from "./messages.js";
 import { logError } from "../request-context.js";
@@ -67,6 +67,7 @@ export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRow
   const plan = await job.beginChunk(msg.run, msg.chunk);
   if (!plan.go) return;
   const type = bulkType(plan.type!)!;
+  const capability = rowCapability(type, plan.options!);
   const object = await env.BULK_FILES.get(inputChunkKey(plan.prefix!, msg.chunk));
   if (!object) throw new Error(`input chunk ${msg.chunk} of job ${msg.jobId} is missing`);
   const rows = (await object.json()) as InputRow[];
@@ -79,7 +80,7 @@ export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRow
   // all, row by row below (which stops exactly where the credits end).
   const prepared = pending.map(({ row, idx }) => prepareRow(type, plan.fields!, plan.options!, row, idx));
   const calls = prepared.flatMap((p) => (p.kind === "call" ? [p] : []));
-  const batch = await executeBatch(type.capability, calls.map((c) => c.params), {
+  const batch = await executeBatch(capability, calls.map((c) => c.params), {
     env,
     waitUntil: (p) => ctx.waitUntil(p),
     accountId: plan.accountId!,
@@ -106,7 +107,7 @@ export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRow
   const worker = async () => {
     while (pending.length && !stop && !cancelled) {
       const { row, idx } = pending.shift()!;
-      const outcome = await runRow(env, ctx, type, plan.fields!, plan.options!, row, idx, plan.accountId!, accountPlan);
+      const outcome = await runRow(env, ctx, type, plan.fields!, plan.options!, row, idx, plan.accountId!, accountPlan, capability);
       if (outcome.kind === "credits") {
         stop = outcome.message;
         return;
@@ -135,12 +136,12 @@ export async function runRow(
   idx: number,
   accountId: number,
   plan: string,
+  capability: AnyCapability = rowCapability(type, options),
 ): Promise<RowRun> {
-  const blank = (outcome: RowRecord["outcome"], error?: string): RowRun => ({ kind: "done", record: blankRecord(idx, outcome, error) });
   const prepared = prepareRow(type, fields, options, row, idx);
   if (prepared.kind === "done") return { kind: "done", record: prepared.record };
 
-  const { response, result } = await executeCapability(type.capability, prepared.params, {
+  const { response, result } = await executeCapability(capability, prepared.params, {
     env,
     waitUntil: (p) => ctx.waitUntil(p),
     accountId,
@@ -153,7 +154,7 @@ export async function runRow(
   }
   if (response.status !== 200 || !result) {
     const body = (await response.json().catch(() => null)) as ErrorBody | null;
-    return blank(response.status >= 500 ? "server_error" : "client_error", body?.errors?.message ?? `status ${response.status}`);
+    return { kind: "done", record: failedRecord(idx, response.status, body?.errors?.message ?? `status ${response.status}`, body?.errors?.type) };
   }
   const cost = type.capability.cost;
   const credits: RowRecord["credits"] = {};
@@ -167,37 +168,63 @@ export async function runRow(
 
 type PreparedRow = { kind: "done"; record: RowRecord } | { kind: "call"; idx: number; params: Record<string, unknown> };
 
-const blankRecord = (idx: number, outcome: RowRecord["outcome"], error?: string): RowRecord => ({ idx, outcome, valid: false, cells: [], error, emails: 0, credits: {} });
+const blankRecord = (idx: number, outcome: RowRecord["outcome"], reason: string, error?: string): RowRecord => ({ idx, outcome, reason, valid: false, cells: [], error, emails: 0, credits: {} });
+
+/** The capability a job's rows run: its own, or with the handler its bulk declaration gives for the job's options. */
+export function rowCapability(type: BulkType, options: BulkOptionValues): AnyCapability {
+  const run = type.decl.run;
+  if (!run) return type.capability;
+  const own = type.capability;
+  return { ...own, handler: (params, ctx) => run(params, ctx, options, (p) => own.handler(p, ctx)) };
+}
 
 /** A row's call parameters, checked by the capability's own schema; or its record when it does not run. */
 function prepareRow(type: BulkType, fields: Record<string, number>, options: BulkOptionValues, row: InputRow, idx: number): PreparedRow {
-  if (row.x === "invalid") {
-    const needed = type.decl.requires.map((set) => set.join(" + ")).join(" or ");
-    return { kind: "done", record: blankRecord(idx, "invalid", `missing ${needed}`) };
+  const done = (outcome: RowRecord["outcome"], reason: string, error: string): PreparedRow => ({ kind: "done", record: blankRecord(idx, outcome, reason, error) });
+  switch (row.x) {
+    case "blank":
+      return done("invalid", "blank", "blank row");
+    case "invalid":
+      return done("invalid", "missing", `missing ${neededColumns(type)}`);
+    case "duplicate":
+      return done("duplicate", "duplicate", `same lookup as row ${row.r}; not run again`);
+    case "has_email":
+    case "skipped":
+      return done("skipped", "has_email", "the row already has an email address (skip_rows_with_email)");
+    case "over_cap":
+      return done("skipped", "over_cap", `max_emails_per_domain (${options.max_emails_per_domain}) reached for ${row.r}`);
   }
-  if (row.x === "skipped") return { kind: "done", record: blankRecord(idx, "skipped", "the row already has an email address") };
   const cells: Record<string, string> = {};
   for (const [param, at] of Object.entries(fields)) cells[param] = (row.c[at] ?? "").trim();
   const parsed = type.capability.params.safeParse(type.decl.paramsFor(cells, options));
-  if (!parsed.success) return { kind: "done", record: blankRecord(idx, "client_error", describeIssue(parsed.error)) };
+  if (!parsed.success) return done("invalid", "refused", describeIssue(parsed.error));
   return { kind: "call", idx, params: parsed.data as Record<string, unknown> };
 }
 
-function foundRecord(type: BulkType, options: BulkOptionValues, idx: number, result: CapabilityResult, credits: RowRecord["credits"]): RowRecord {
+/** An answer as the job records it: found or not, withheld by the job's filters, or saying the input itself is invalid. */
+function foundRecord(type: BulkType, options: BulkOptionValues, idx: number, result: BulkRowResult, credits: RowRecord["credits"]): RowRecord {
   const data = (result.body as { data?: unknown }).data ?? null;
-  return {
-    idx,
-    outcome: result.found ? "found" : "not_found",
-    valid: result.found && (type.decl.isValid ? type.decl.isValid(data) : true),
-    cells: resultCells(type, options, data),
-    emails: result.found ? emailsIn(data) : 0,
-    credits,
-  };
+  const invalid = result.found ? null : (type.decl.invalidInput?.(data) ?? null);
+  const cells = result.note ? [] : resultCells(type, options, data);
+  const base = { idx, valid: false, cells, emails: 0, credits };
+  if (invalid) return { ...base, outcome: "invalid", reason: "refused", error: invalid };
+  if (result.note) return { ...base, outcome: "not_found", reason: "filtered", error: result.note };
+  if (!result.found) return { ...base, outcome: "not_found", reason: "not_found" };
+  return { ...base, outcome: "found", reason: "found", valid: type.decl.isValid ? type.decl.isValid(data) : true, emails: emailsIn(data) };
+}
+
+/**
+ * A row the capability refused. Its 400 (params_invalid: the value is not an email, a domain, a
+ * URL...) makes it invalid input, like a /v1 call answered 400; anything else failed. Neither is billed.
+ */
+function failedRecord(idx: number, status: number, message: string, type?: string): RowRecord {
+  if (status === 400) return blankRecord(idx, "invalid", "refused", message);
+  return blankRecord(idx, status >= 500 ? "server_error" : "client_error", type ?? `status_${status}`, message);
 }
 
 /** A row of a batch run (executeBatch) as the job records it; credits are what this row was billed. */
 function callRecord(type: BulkType, options: BulkOptionValues, idx: number, outcome: BatchCallOutcome): RowRecord {
-  if (!outcome.ok) return blankRecord(idx, outcome.status >= 500 ? "server_error" : "client_error", outcome.message);
+  if (!outcome.ok) return failedRecord(idx, outcome.status, outcome.message, outcome.type);
   return foundRecord(type, options, idx, outcome.result, outcome.credits);
 }
 

@@ -15,11 +15,12 @@ import { jobStub } from "./jobs.js";
 import { parseCreateOptions, rowOptions, type CreateOptions } from "./options.js";
 import { resultHeader } from "./results.js";
 import { deletePrefix, uploadKey } from "./storage.js";
-import { CHUNK_ROWS, CREATES_PER_TYPE_PER_DAY, JOB_VALIDITY_MS, MAX_UPLOAD_BYTES, type BulkType } from "./types.js";
+import { CHUNK_ROWS, CREATES_PER_TYPE_PER_DAY, JOB_VALIDITY_MS, MAX_UPLOAD_BYTES, neededColumns, type BulkType } from "./types.js";
 import { syncIndex } from "./jobs-table.js";
+import { BULK_END_WEBHOOK_EVENT, bulkEndWebhooks } from "./end-event.js";
 
-/** R2 multipart parts must be at least 5 MiB (except the last). */
-const PART_BYTES = 5 * 1024 * 1024;
+/** R2 multipart parts: all but the last the same size, at least 5 MiB. */
+export const PART_BYTES = 5 * 1024 * 1024;
 
 interface Upload {
   fields: Record<string, unknown>;
@@ -36,7 +37,15 @@ async function receiveMultipart(env: Env, request: Request, prefix: string): Pro
   let file: Upload["file"] = null;
   let failure: unknown;
   const uploads: Promise<void>[] = [];
-  const bb = Busboy({ headers: { "content-type": request.headers.get("content-type") ?? "" }, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 100, fieldSize: 4 * 1024 * 1024 } });
+  let bb: Busboy.Busboy;
+  try {
+    // busboy signals its limit when a file reaches it (it cannot know whether more follows): one byte more lets a file of exactly MAX_UPLOAD_BYTES through.
+    bb = Busboy({ headers: { "content-type": request.headers.get("content-type") ?? "" }, limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 100, fieldSize: 4 * 1024 * 1024 } });
+  } catch (err) {
+    // busboy throws from its constructor when the content type has no boundary (or is not multipart at all).
+    const why = /boundary/i.test((err as Error).message) ? "its Content-Type has no boundary parameter (multipart/form-data; boundary=...)" : (err as Error).message;
+    throw new ApiError(400, "params_invalid", `The multipart body cannot be read: ${why}. Let your HTTP client build the multipart body (curl -F, FormData) instead of setting the Content-Type by hand.`);
+  }
   const done = new Promise<void>((resolve, reject) => {
     bb.on("field", (name, value) => {
       // Repeated fields are lists (departments[]=a&departments[]=b).
@@ -64,9 +73,12 @@ async function receiveMultipart(env: Env, request: Request, prefix: string): Pro
       file = { name: info.filename ?? null, bytes: 0 };
       const current = file;
       uploads.push(
-        streamToR2(env.BULK_FILES, uploadKey(prefix), stream, (n) => (current.bytes = n)).catch((err) => {
-          failure ??= err;
-        }),
+        streamToR2(env.BULK_FILES, uploadKey(prefix), stream, (n) => (current.bytes = n)).then(
+          () => {},
+          (err) => {
+            failure ??= err;
+          },
+        ),
       );
       stream.on("limit", () => {
         failure ??= new ApiError(413, "payload_too_large", `The file is larger than the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB bulk upload limit.`);
@@ -84,46 +96,48 @@ async function receiveMultipart(env: Env, request: Request, prefix: string): Pro
   return { fields, file };
 }
 
-/** Node stream -> R2 object, 5 MiB at a time through a multipart upload (one put when it is small). */
-async function streamToR2(bucket: R2Bucket, key: string, stream: AsyncIterable<Buffer>, onBytes: (n: number) => void) {
-  let buffered: Uint8Array[] = [];
-  let size = 0;
+/**
+ * Node stream -> R2 object through a multipart upload of PART_BYTES parts (R2 requires every part
+ * but the last to be the same size, at least 5 MiB), or one put when it is smaller than a part.
+ * One part is held at a time: incoming chunks are copied into it, and whatever overflows starts
+ * the next one.
+ */
+export async function streamToR2(bucket: R2Bucket, key: string, stream: AsyncIterable<Uint8Array>, onBytes: (n: number) => void = () => {}) {
+  let part = new Uint8Array(PART_BYTES);
+  let filled = 0;
   let total = 0;
   let upload: R2MultipartUpload | null = null;
   const parts: R2UploadedPart[] = [];
-  const join = () => {
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const b of buffered) {
-      out.set(b, at);
-      at += b.byteLength;
-    }
-    buffered = [];
-    size = 0;
-    return out;
-  };
+  const options = { httpMetadata: { contentType: "text/csv" } };
   try {
     for await (const chunk of stream) {
-      const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength).slice();
-      buffered.push(bytes);
-      size += bytes.byteLength;
-      total += bytes.byteLength;
-      onBytes(total);
-      if (size >= PART_BYTES) {
-        upload ??= await bucket.createMultipartUpload(key, { httpMetadata: { contentType: "text/csv" } });
-        parts.push(await upload.uploadPart(parts.length + 1, join()));
+      let at = 0;
+      while (at < chunk.byteLength) {
+        const n = Math.min(PART_BYTES - filled, chunk.byteLength - at);
+        part.set(chunk.subarray(at, at + n), filled);
+        filled += n;
+        at += n;
+        if (filled === PART_BYTES) {
+          upload ??= await bucket.createMultipartUpload(key, options);
+          parts.push(await upload.uploadPart(parts.length + 1, part));
+          part = new Uint8Array(PART_BYTES);
+          filled = 0;
+        }
       }
+      total += chunk.byteLength;
+      onBytes(total);
     }
     if (upload) {
-      if (size > 0) parts.push(await upload.uploadPart(parts.length + 1, join()));
+      if (filled > 0) parts.push(await upload.uploadPart(parts.length + 1, part.subarray(0, filled)));
       await upload.complete(parts);
     } else {
-      await bucket.put(key, join(), { httpMetadata: { contentType: "text/csv" } });
+      await bucket.put(key, part.subarray(0, filled), options);
     }
   } catch (err) {
     if (upload) await upload.abort().catch(() => {});
     throw err;
   }
+  return { bytes: total, parts: upload ? parts.length : 0 };
 }
 
 /** 429 once an account has created CREATES_PER_TYPE_PER_DAY jobs of a type today (UTC). */
@@ -171,6 +185,13 @@ export async function createJob(env: Env, request: Request, type: BulkType, acco
     const given = [upload.file !== null, options.data !== undefined, options.list !== undefined].filter(Boolean).length;
     if (given !== 1) throw new ApiError(400, "params_invalid", given === 0 ? "The parameter 'file' is required (or send 'data' or 'list')." : "Send exactly one of 'file', 'data' or 'list'.");
     if (options.webhook_url) await assertDeliverableUrl(env, options.webhook_url, "webhook_url");
+    if (options.notify === true && !options.webhook_url && (await bulkEndWebhooks(env, accountId)).length === 0) {
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The parameter 'notify' needs somewhere to send the end event: a 'webhook_url', or an enabled account webhook for the '${BULK_END_WEBHOOK_EVENT}' event (POST /v1/webhooks with event=${BULK_END_WEBHOOK_EVENT}).`,
+      );
+    }
 
     let ingest: IngestResult;
     let source: JobConfig["input"]["source"];
@@ -218,6 +239,7 @@ export async function createJob(env: Env, request: Request, type: BulkType, acco
         chunks: ingest.chunks,
         chunkRows: CHUNK_ROWS,
         counts: ingest.counts,
+        needs: neededColumns(type),
       },
       actorId,
     );

@@ -1,8 +1,12 @@
-import { once } from "node:events";
 import { parse, CsvError } from "csv-parse";
 import { ApiError } from "../http/errors.js";
+import { MAX_COLUMNS } from "./types.js";
 
 const CANDIDATES = [",", ";", "\t", "|"] as const;
+/** The first line (the header row) is read whole before anything else; longer than this is refused, whatever the file's width. */
+export const MAX_FIRST_LINE_BYTES = 64 * 1024;
+/** Any row: csv-parse refuses a longer record instead of buffering it. */
+const MAX_RECORD_CHARS = 1024 * 1024;
 const NAMES: Record<string, string> = { ",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe" };
 
 /** Count of each candidate delimiter in a line, quoted parts left out. */
@@ -50,10 +54,14 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
     }
   };
 
-  // The first line decides the delimiter, so read until it is complete.
+  // The first line decides the delimiter, so read until it is complete (and no further than the cap).
   let head = "";
   let ended = false;
-  while (!head.includes("\n") && head.length < 65_536) {
+  while (!head.includes("\n")) {
+    if (head.length > MAX_FIRST_LINE_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError(400, "params_invalid", `The first line of the ${opts.field ?? "file"} is longer than ${MAX_FIRST_LINE_BYTES / 1024} KiB: a header row may be at most ${MAX_FIRST_LINE_BYTES / 1024} KiB (and ${MAX_COLUMNS.toLocaleString("en")} columns).`);
+    }
     const { value, done } = await reader.read();
     if (done) {
       head += decode(undefined, true);
@@ -68,17 +76,31 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
   }
   const firstLine = head.replace(/^\uFEFF/, "").split(/\r?\n/)[0] ?? "";
   const delimiter = chooseDelimiter(firstLine, opts.delimiter);
-  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, trim: false });
+  // Blank lines are kept (as records of one empty cell): every line of the file is a row the job accounts for.
+  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: false, trim: false, max_record_size: MAX_RECORD_CHARS });
 
   let failure: unknown;
+  // Set when the reader of the records stops early (a refused header, too many rows): the feeder
+  // must not wait for a drain that will never come, or the request hangs.
+  let stopped = false;
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        parser.off("drain", done);
+        parser.off("close", done);
+        resolve();
+      };
+      parser.on("drain", done);
+      parser.on("close", done);
+    });
   const feed = async () => {
     const write = async (text: string) => {
       linesBefore += text.split("\n").length - 1;
-      if (text && !parser.write(text)) await once(parser, "drain");
+      if (text && !stopped && !parser.write(text)) await drained();
     };
     try {
       await write(head);
-      while (!ended) {
+      while (!ended && !stopped) {
         const { value, done } = await reader.read();
         if (done) {
           await write(decode(undefined, true));
@@ -86,7 +108,7 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
         }
         await write(decode(value, false));
       }
-      parser.end();
+      if (!stopped) parser.end();
     } catch (err) {
       failure = err;
       parser.destroy(err as Error);
@@ -98,6 +120,9 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
   } catch (err) {
     throw toApiError(failure ?? err, opts.field ?? "file");
   } finally {
+    stopped = true;
+    if (!parser.destroyed) parser.destroy();
+    await reader.cancel().catch(() => {});
     await feeding;
     reader.releaseLock();
   }
@@ -110,6 +135,7 @@ function toApiError(err: unknown, field: string): ApiError {
   if (err instanceof CsvError) {
     const line = (err as CsvError & { lines?: number }).lines;
     const where = line ? ` on CSV line ${line}` : "";
+    if (err.code === "CSV_MAX_RECORD_SIZE") return new ApiError(400, "params_invalid", `The ${field} has a row longer than ${MAX_RECORD_CHARS / 1024 / 1024} MiB${where}.`);
     if (err.code === "CSV_QUOTE_NOT_CLOSED") return new ApiError(400, "params_invalid", `The ${field} has an unbalanced quote${where}: a quoted cell is never closed.`);
     if (err.code === "CSV_INVALID_CLOSING_QUOTE" || err.code === "INVALID_OPENING_QUOTE" || err.code === "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE") {
       return new ApiError(400, "params_invalid", `The ${field} has a misplaced quote${where}: quote a whole cell and double quotes inside it.`);

@@ -5,14 +5,17 @@ import { rfc3339 } from "../http/time.js";
 import type { ErrorCode, StatusOf } from "../http/errors.js";
 import { notifyJobEnd } from "./end-event.js";
 import { syncIndex } from "./jobs-table.js";
-import { type Aggregate, type JobInit, type JobState, type JobStatus, type JobView, renderJob } from "./job-view.js";
-import { csvLine, inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
+import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
+import type { BulkRowsMessage } from "./messages.js";
+import { inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
 import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./types.js";
 
 /** One processed row, as the consumer reports it. */
 export interface RowRecord {
   idx: number;
   outcome: RowOutcome;
+  /** Why, as a code the summary groups by: found, not_found, filtered, blank, missing, refused, duplicate, has_email, over_cap, or an error type. */
+  reason?: string;
   valid: boolean;
   cells: string[];
   error?: string;
@@ -43,6 +46,18 @@ export interface HistoryEvent {
 }
 
 const MILESTONES = [25, 50, 75];
+/**
+ * Chunks of a run that are on the queue or being worked on at once. The rest go out as these
+ * finish, so each chunk is sent when a consumer can take it soon, and a lease (below) that runs
+ * out means the chunk was lost, not that it waited its turn.
+ */
+export const CHUNKS_IN_FLIGHT = 16;
+/** How long a sent chunk may go without being started or finished before the alarm sends it again (BULK_CHUNK_LEASE_SECONDS). */
+const DEFAULT_LEASE_MS = 5 * 60_000;
+/** A chunk sent this many times without finishing fails the job (it can be retried). */
+const MAX_SENDS = 5;
+/** After a job ends, the alarm makes sure its index row and end event went out. */
+const ENDING_CHECK_MS = 30_000;
 /** Errors cross the RPC boundary as plain Errors: the status and type travel in the message (see jobs.ts). */
 export const jobError = <T extends ErrorCode>(status: NoInfer<StatusOf<T>> & (404 | 409 | 429), type: T, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
 export const JOB_ERROR = "bulk-job-error:";
@@ -56,6 +71,8 @@ const invalidState = (message: string) => jobError(409, "invalid_state", message
 export class BulkJob extends DurableObject<Env> {
   private job: JobState | undefined;
   private sql: SqlStorage;
+  /** This instance knows the alarm is set for the current run (reset when the run ends). */
+  private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -65,8 +82,13 @@ export class BulkJob extends DurableObject<Env> {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS rows (idx INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, outcome TEXT NOT NULL, valid INTEGER NOT NULL, cells TEXT NOT NULL, error TEXT, emails INTEGER NOT NULL, c_search INTEGER NOT NULL, c_verify INTEGER NOT NULL, c_phone INTEGER NOT NULL, at INTEGER NOT NULL)`);
       this.sql.exec(`CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, at INTEGER NOT NULL)`);
       this.sql.exec(`CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, actor TEXT NOT NULL, user_id INTEGER, message TEXT, meta TEXT, at INTEGER NOT NULL)`);
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS leases (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, due INTEGER NOT NULL, sends INTEGER NOT NULL)`);
+      // Objects created before rows carried a reason code.
+      if (!this.sql.exec<{ name: string }>(`PRAGMA table_info(rows)`).toArray().some((c) => c.name === "reason")) this.sql.exec(`ALTER TABLE rows ADD COLUMN reason TEXT`);
       const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();
       if (row) this.job = JSON.parse(row.state) as JobState;
+      // A job that was running (or ending) when its object went away keeps an alarm; one that lost it gets one.
+      if (this.job && (this.job.status === "running" || this.job.ending) && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 1_000);
     });
   }
 
@@ -102,9 +124,10 @@ export class BulkJob extends DurableObject<Env> {
     job.status = "running";
     job.startedAt = now;
     job.run += 1;
-    this.save();
+    job.cursor = 0;
+    this.sql.exec(`DELETE FROM leases`);
     this.event("launched", "user", actorId, null, { run: job.run }, now);
-    await this.enqueueRemaining(now);
+    await this.dispatch(now);
     return this.view(now);
   }
 
@@ -121,9 +144,10 @@ export class BulkJob extends DurableObject<Env> {
     job.cancelledAt = null;
     job.completedAt = null;
     job.startedAt ??= now;
-    this.save();
+    job.cursor = 0;
+    this.sql.exec(`DELETE FROM leases`);
     this.event("retried", "user", actorId, null, { run: job.run, rows_left: job.counts.input - this.processedCount() }, now);
-    await this.enqueueRemaining(now);
+    await this.dispatch(now);
     return this.view(now);
   }
 
@@ -132,7 +156,6 @@ export class BulkJob extends DurableObject<Env> {
     if (job.status !== "pending" && job.status !== "running") throw invalidState(`This job is ${job.status}; only a pending or running job can be cancelled.`);
     job.status = "cancelled";
     job.cancelledAt = now;
-    this.save();
     this.event("cancelled", "user", actorId, null, { processed: this.processedCount() }, now);
     await this.ended(now);
     return this.view(now);
@@ -181,7 +204,7 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   /** Checks a download is allowed and counts it; the first one marks the job billed. */
-  async download(now: number, actorId: number, file: string): Promise<{ prefix: string; chunks: number; header: string[]; name: string }> {
+  async download(now: number, actorId: number, file: string): Promise<{ prefix: string; chunks: number; header: string[]; resultWidth: number; name: string }> {
     const job = this.mustExist();
     this.assertNotExpired(now, "downloaded");
     const hasResults = this.processedCount() > 0;
@@ -196,7 +219,7 @@ export class BulkJob extends DurableObject<Env> {
     job.downloads += 1;
     this.save();
     this.event("downloaded", "user", actorId, null, { file, downloads: job.downloads }, now);
-    return { prefix: job.prefix, chunks: job.chunks, header: [...job.header, ...job.resultHeader], name: job.name };
+    return { prefix: job.prefix, chunks: job.chunks, header: [...job.header, ...job.resultHeader], resultWidth: job.resultHeader.length, name: job.name };
   }
 
   // ---- rows (called by the queue consumer) -----------------------------------------------
@@ -207,6 +230,10 @@ export class BulkJob extends DurableObject<Env> {
     if (!job || job.status !== "running" || job.run !== run) return { go: false };
     const finished = this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length > 0;
     if (finished) return { go: false };
+    // A consumer has the chunk: its lease runs from now (the alarm sends it again if it is not
+    // finished in time). A lease with more than half its time left is not rewritten (no write).
+    const now = Date.now();
+    this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND due < ?`, now + this.leaseMs(), chunk, run, now + this.leaseMs() / 2);
     const done = this.sql.exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk).toArray().map((r) => r.idx);
     return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows };
   }
@@ -233,10 +260,11 @@ export class BulkJob extends DurableObject<Env> {
 
   private insertRow(chunk: number, row: RowRecord): boolean {
     const cursor = this.sql.exec(
-      `INSERT OR IGNORE INTO rows (idx, chunk, outcome, valid, cells, error, emails, c_search, c_verify, c_phone, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO rows (idx, chunk, outcome, reason, valid, cells, error, emails, c_search, c_verify, c_phone, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.idx,
       chunk,
       row.outcome,
+      row.reason ?? row.outcome,
       row.valid ? 1 : 0,
       JSON.stringify(row.cells),
       row.error ?? null,
@@ -257,7 +285,6 @@ export class BulkJob extends DurableObject<Env> {
     job.status = "failed";
     job.completedAt = now;
     job.errorMessage = `Stopped after ${processed} of ${job.counts.input} rows: ${message} Top up, then retry the job; finished rows are kept and not billed again.`;
-    this.save();
     this.event("failed", "system", null, job.errorMessage, { processed, reason: "credits" }, now);
     await this.ended(now);
   }
@@ -266,11 +293,7 @@ export class BulkJob extends DurableObject<Env> {
   async failChunk(run: number, chunk: number, now: number): Promise<void> {
     const job = this.job;
     if (!job || job.status !== "running" || job.run !== run) return;
-    job.status = "failed";
-    job.completedAt = now;
-    job.errorMessage = `Rows ${chunk * job.chunkRows + 1} to ${(chunk + 1) * job.chunkRows} kept failing on our side and were set aside. Retry the job to run the unfinished rows again.`;
-    this.save();
-    this.event("failed", "system", null, job.errorMessage, { chunk, reason: "dead_letter" }, now);
+    this.failForChunk(chunk, "dead_letter", now);
     await this.ended(now);
   }
 
@@ -298,10 +321,15 @@ export class BulkJob extends DurableObject<Env> {
       const cells = JSON.parse(r.cells) as string[];
       const inputCells = Array.from({ length: width }, (_, k) => inputRow.c[k] ?? "");
       const results = Array.from({ length: resultWidth }, (_, k) => cells[k] ?? "");
-      part.push({ o: r.outcome, v: r.valid === 1, c: [...inputCells, ...results, r.outcome, r.error ?? ""] });
+      const original = inputRow.x === "duplicate" ? Number(inputRow.r) - 1 : NaN;
+      part.push({ o: r.outcome, v: r.valid === 1, c: [...inputCells, ...results, r.outcome, r.error ?? ""], ...(Number.isInteger(original) ? { d: original } : {}) });
     }
     await this.env.BULK_FILES.put(resultPartKey(job.prefix, chunk), part.map((p) => JSON.stringify(p)).join("\n"));
+    // The run may have moved on while the part was written (cancelled, failed, retried).
+    if (this.job !== job || job.status !== "running" || job.run !== run) return { completed: false };
+    if (this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length) return { completed: false };
     this.sql.exec(`INSERT OR IGNORE INTO chunks (chunk, run, at) VALUES (?, ?, ?)`, chunk, run, now);
+    this.sql.exec(`DELETE FROM leases WHERE chunk = ?`, chunk);
     const doneChunks = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n;
     const percent = Math.floor((this.processedCount() / Math.max(1, job.counts.input)) * 100);
     const milestone = MILESTONES.filter((m) => percent >= m).at(-1) ?? 0;
@@ -310,19 +338,30 @@ export class BulkJob extends DurableObject<Env> {
       this.event("progress", "system", null, `${milestone}% processed`, { percent: milestone, processed: this.processedCount() }, now);
     }
     if (doneChunks >= job.chunks) {
-      job.status = "completed";
-      job.completedAt = now;
-      this.save();
-      this.event("completed", "system", null, null, { processed: this.processedCount() }, now);
-      await this.ended(now);
+      await this.complete(now);
       return { completed: true };
     }
-    this.save();
-    await syncIndex(this.env, this.view(now));
+    // The next chunk takes this one's place in the window.
+    await this.dispatch(now);
     return { completed: false };
   }
 
   // ---- reads -----------------------------------------------------------------------------
+
+  /** The answers of some rows (a download fills duplicate rows with their original row's answer). */
+  answersOf(idxs: number[]): { idx: number; valid: boolean; cells: string[] }[] {
+    if (!idxs.length) return [];
+    const out: { idx: number; valid: boolean; cells: string[] }[] = [];
+    const wanted = [...new Set(idxs)];
+    // Bound parameters per statement are limited: ask in slices.
+    for (let i = 0; i < wanted.length; i += 90) {
+      const slice = wanted.slice(i, i + 90);
+      for (const r of this.sql.exec<{ idx: number; valid: number; cells: string }>(`SELECT idx, valid, cells FROM rows WHERE idx IN (${slice.map(() => "?").join(",")})`, ...slice)) {
+        out.push({ idx: r.idx, valid: r.valid === 1, cells: JSON.parse(r.cells) as string[] });
+      }
+    }
+    return out;
+  }
 
   read(now: number): JobView {
     this.mustExist();
@@ -333,7 +372,7 @@ export class BulkJob extends DurableObject<Env> {
   remainingRows(): { rows: number; processed: number; spent: { search: number; verification: number; phone: number } } {
     const job = this.mustExist();
     const done = this.sql.exec<{ n: number; s: number; v: number; p: number }>(
-      `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error')`,
+      `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
     ).one();
     const runnable = job.counts.valid_input;
     return { rows: Math.max(0, runnable - done.n), processed: this.processedCount(), spent: { search: done.s, verification: done.v, phone: done.p } };
@@ -377,40 +416,151 @@ export class BulkJob extends DurableObject<Env> {
     return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM rows`).one().n;
   }
 
-  private async enqueueRemaining(now: number) {
+  private leaseMs(): number {
+    const seconds = Number(this.env.BULK_CHUNK_LEASE_SECONDS);
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LEASE_MS;
+  }
+
+  /**
+   * Fills the run's window: leases the next unfinished chunks (up to CHUNKS_IN_FLIGHT in flight)
+   * and sends them, in one storage write, then the messages. A send that fails leaves its leases
+   * to run out: the alarm sends those chunks again.
+   */
+  private async dispatch(now: number) {
     const job = this.job!;
-    const finished = new Set(this.sql.exec<{ chunk: number }>(`SELECT chunk FROM chunks`).toArray().map((r) => r.chunk));
-    const messages: MessageSendRequest<{ jobId: number; chunk: number; run: number }>[] = [];
-    for (let chunk = 0; chunk < job.chunks; chunk++) if (!finished.has(chunk)) messages.push({ body: { jobId: job.id, chunk, run: job.run }, contentType: "json" });
-    for (let i = 0; i < messages.length; i += 100) await this.env.BULK_QUEUE.sendBatch(messages.slice(i, i + 100));
+    const inFlight = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM leases`).one().n;
+    const picked: number[] = [];
+    let cursor = job.cursor ?? 0;
+    if (inFlight < CHUNKS_IN_FLIGHT) {
+      const finished = new Set(this.sql.exec<{ chunk: number }>(`SELECT chunk FROM chunks WHERE chunk >= ?`, cursor).toArray().map((r) => r.chunk));
+      const leased = new Set(this.sql.exec<{ chunk: number }>(`SELECT chunk FROM leases`).toArray().map((r) => r.chunk));
+      while (cursor < job.chunks && inFlight + picked.length < CHUNKS_IN_FLIGHT) {
+        if (!finished.has(cursor) && !leased.has(cursor)) picked.push(cursor);
+        cursor += 1;
+      }
+    }
+    job.cursor = cursor;
+    const due = now + this.leaseMs();
+    for (const chunk of picked) this.sql.exec(`INSERT OR REPLACE INTO leases (chunk, run, due, sends) VALUES (?, ?, ?, 1)`, chunk, job.run, due);
+    this.save();
+    // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
+    if (!this.alarmArmed) {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
+      this.alarmArmed = true;
+    }
+    await this.send(picked);
     await syncIndex(this.env, this.view(now));
   }
 
-  /** Completed, failed or cancelled: the index row is rewritten and the end event is queued. */
+  private async send(chunks: number[]) {
+    const job = this.job!;
+    const messages: MessageSendRequest<BulkRowsMessage>[] = chunks.map((chunk) => ({ body: { jobId: job.id, chunk, run: job.run }, contentType: "json" }));
+    for (let i = 0; i < messages.length; i += 100) await this.env.BULK_QUEUE.sendBatch(messages.slice(i, i + 100));
+  }
+
+  /**
+   * The job's own liveness. While it runs: chunks whose lease ran out (sent but neither started nor
+   * finished in time: a lost message, a consumer that died, a server restart) are sent again, exactly
+   * those, and the window is refilled; a chunk sent MAX_SENDS times fails the job. After it ends: the
+   * index row and end event go out if the object went away before they did. Rows already recorded
+   * are never run or billed again (recordRows keeps the first result of each row).
+   */
+  override async alarm() {
+    const job = this.job;
+    if (!job) return;
+    const now = Date.now();
+    if (job.status !== "running") {
+      this.sql.exec(`DELETE FROM leases`);
+      if (job.ending) await this.ended(now);
+      return;
+    }
+    // Every chunk finished but the job was not completed (the object went away in between).
+    if (this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n >= job.chunks) {
+      await this.complete(now);
+      return;
+    }
+    const overdue = this.sql
+      .exec<{ chunk: number; sends: number }>(`SELECT chunk, sends FROM leases WHERE due <= ? AND chunk NOT IN (SELECT chunk FROM chunks) ORDER BY chunk`, now)
+      .toArray();
+    const given = overdue.find((l) => l.sends >= MAX_SENDS);
+    if (given) {
+      this.failForChunk(given.chunk, "lease", now);
+      await this.ended(now);
+      return;
+    }
+    if (overdue.length) {
+      const chunks = overdue.map((l) => l.chunk);
+      // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
+      await this.send(chunks);
+      for (const chunk of chunks) this.sql.exec(`UPDATE leases SET due = ?, sends = sends + 1 WHERE chunk = ?`, now + this.leaseMs(), chunk);
+      this.event("requeued", "system", null, `${chunks.length} chunk${chunks.length === 1 ? "" : "s"} not finished in time sent again`, { chunks, run: job.run }, now);
+    }
+    await this.dispatch(now);
+    const next = this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM leases`).one().due;
+    await this.ctx.storage.setAlarm(next ?? now + this.leaseMs());
+  }
+
+  private async complete(now: number) {
+    const job = this.job!;
+    job.status = "completed";
+    job.completedAt = now;
+    this.event("completed", "system", null, null, { processed: this.processedCount() }, now);
+    await this.ended(now);
+  }
+
+  private failForChunk(chunk: number, reason: "dead_letter" | "lease", now: number) {
+    const job = this.job!;
+    job.status = "failed";
+    job.completedAt = now;
+    const rows = `Rows ${chunk * job.chunkRows + 1} to ${Math.min((chunk + 1) * job.chunkRows, job.counts.input)}`;
+    job.errorMessage =
+      reason === "dead_letter"
+        ? `${rows} kept failing on our side and were set aside. Retry the job to run the unfinished rows again.`
+        : `${rows} were sent ${MAX_SENDS} times without finishing and were set aside. Retry the job to run the unfinished rows again.`;
+    this.event("failed", "system", null, job.errorMessage, { chunk, reason }, now);
+  }
+
+  /**
+   * Completed, failed or cancelled: the leases go, the index row is rewritten and the end event
+   * queued. `ending` (written with the status) and a short alarm make sure both happen even if the
+   * object goes away in between.
+   */
   private async ended(now: number) {
+    const job = this.job!;
+    job.ending = true;
+    this.sql.exec(`DELETE FROM leases`);
+    this.save();
+    await this.ctx.storage.setAlarm(now + ENDING_CHECK_MS);
     const view = this.view(now);
     await syncIndex(this.env, view);
-    if (this.job!.config.webhook) await notifyJobEnd(this.env, this.job!.accountId, this.job!.config.webhook.url, view);
+    if (job.config.webhook || job.config.notify) await notifyJobEnd(this.env, { accountId: job.accountId, webhookUrl: job.config.webhook?.url ?? null, notify: job.config.notify }, view);
+    job.ending = false;
+    this.save();
+    await this.ctx.storage.deleteAlarm();
+    this.alarmArmed = false;
   }
 
   private view(now: number): JobView {
-    return renderJob(this.job!, this.aggregate(), now, this.job!.status === "completed" ? this.preview() : undefined);
+    const job = this.job!;
+    const ended = job.status === "completed" || job.status === "failed" || job.status === "cancelled";
+    return renderJob(job, this.aggregate(), now, ended ? this.preview() : undefined);
   }
 
   private aggregate(): Aggregate {
-    const rows = this.sql
-      .exec<{ outcome: RowOutcome; n: number; emails: number; s: number; v: number; p: number; firstAt: number | null; lastAt: number | null }>(
-        `SELECT outcome, count(*) AS n, sum(emails) AS emails, sum(c_search) AS s, sum(c_verify) AS v, sum(c_phone) AS p, min(at) AS firstAt, max(at) AS lastAt FROM rows GROUP BY outcome`,
+    const groups = this.sql
+      .exec<{ outcome: RowOutcome; reason: string | null; n: number; sample: string | null; emails: number; s: number; v: number; p: number; lastAt: number | null }>(
+        `SELECT outcome, reason, count(*) AS n, min(error) AS sample, sum(emails) AS emails, sum(c_search) AS s, sum(c_verify) AS v, sum(c_phone) AS p, max(at) AS lastAt FROM rows GROUP BY outcome, reason`,
       )
       .toArray();
-    const agg: Aggregate = { byOutcome: {}, emails: 0, credits: { search: 0, verification: 0, phone: 0 }, lastAt: null };
-    for (const r of rows) {
-      agg.byOutcome[r.outcome] = r.n;
-      agg.emails += r.emails;
-      agg.credits.search += r.s;
-      agg.credits.verification += r.v;
-      agg.credits.phone += r.p;
-      agg.lastAt = Math.max(agg.lastAt ?? 0, r.lastAt ?? 0) || null;
+    const agg: Aggregate = { byOutcome: {}, byReason: [], emails: 0, credits: { search: 0, verification: 0, phone: 0 }, lastAt: null };
+    for (const g of groups) {
+      agg.byOutcome[g.outcome] = (agg.byOutcome[g.outcome] ?? 0) + g.n;
+      agg.byReason.push({ outcome: g.outcome, reason: g.reason ?? g.outcome, n: g.n, sample: g.sample });
+      agg.emails += g.emails;
+      agg.credits.search += g.s;
+      agg.credits.verification += g.v;
+      agg.credits.phone += g.p;
+      agg.lastAt = Math.max(agg.lastAt ?? 0, g.lastAt ?? 0) || null;
     }
     return agg;
   }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { BulkOptionValues } from "../capabilities/core/registry.js";
+import { DEPARTMENTS } from "../engine/people/positions.js";
 import { ApiError } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
 import type { BulkType } from "./types.js";
@@ -12,6 +13,7 @@ const bool = z.union([z.boolean(), z.enum(["true", "false", "1", "0", "on"]).tra
 const int = (min: number, max: number) =>
   z.coerce.number({ message: "expected an integer" }).int({ message: "expected an integer" }).min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` });
 const stringList = z.union([z.array(z.string().trim().min(1)), z.string().transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))]);
+const departmentList = stringList.pipe(z.array(z.enum(DEPARTMENTS, { message: `expected departments among ${DEPARTMENTS.join(", ")}` })).min(1, { message: "name at least one department" }));
 const index = int(0, 1000).optional();
 
 export const FIELD_INDEX_NAMES = [
@@ -43,8 +45,8 @@ export const CreateOptionsSchema = z
     max_emails_per_domain: z.coerce.number().pipe(z.union([z.literal(1), z.literal(5), z.literal(10), z.literal(20), z.literal(50), z.literal(100)], { message: "must be 1, 5, 10, 20, 50 or 100" })).optional(),
     email_type: z.enum(["all", "personal", "generic"]).optional(),
     email_type_mode: z.enum(["only", "priority"]).optional(),
-    departments: stringList.optional(),
-    departments_mode: z.enum(["only", "exclude"]).optional(),
+    departments: departmentList.optional(),
+    departments_mode: z.enum(["only", "exclude", "priority"]).optional(),
     verify_emails: bool.optional(),
     find_phones: bool.optional(),
     include_sources: bool.optional(),
@@ -162,22 +164,18 @@ export function parseCreateOptions(raw: Record<string, unknown>, type: BulkType)
       continue;
     }
     if (key === "input_type" && type.decl.fields.some((f) => f.param === "company") && type.decl.fields.some((f) => f.param === "domain")) continue;
-    // Finder answers are always verified and scored from their sources: true is what happens, false cannot be honoured.
-    if ((key === "verify_emails" || key === "boost_score_from_sources") && (type.type === "finder" || type.type === "search")) {
-      if (value === false) throw new ApiError(400, "params_invalid", `The parameter '${key}' cannot be false: ${type.type} results are always ${key === "verify_emails" ? "verified" : "scored from their sources"}.`);
+    // Domain Search scores every address from the pages showing it: true is what happens, false cannot be honoured.
+    if (key === "boost_score_from_sources" && type.type === "search") {
+      if (value === false) throw new ApiError(400, "params_invalid", "The parameter 'boost_score_from_sources' cannot be false for search jobs: listed addresses are scored from the pages showing them.");
       continue;
     }
     if (!declared.has(key)) throw new ApiError(400, "params_invalid", `The parameter '${key}' does not apply to ${type.type} jobs.`);
   }
-  if (options.notify === true && !options.webhook_url) {
-    throw new ApiError(400, "params_invalid", "The parameter 'notify' needs 'webhook_url': job notifications are delivered as signed webhook events.");
-  }
-  if (options.email_type_mode === "priority" || options.departments_mode === "exclude") {
-    const which = options.email_type_mode === "priority" ? "email_type_mode=priority" : "departments_mode=exclude";
-    throw new ApiError(400, "params_invalid", `The parameter '${which.split("=")[0]}' is invalid: only 'only' is supported (${which} is not).`);
-  }
-  if (options.departments && options.departments.length > 1) {
-    throw new ApiError(400, "params_invalid", "The parameter 'departments' is invalid: one department per job.");
+  for (const [mode, of] of [
+    ["email_type_mode", "email_type"],
+    ["departments_mode", "departments"],
+  ] as const) {
+    if (options[mode] !== undefined && options[of] === undefined) throw new ApiError(400, "params_invalid", `The parameter '${mode}' needs '${of}'.`);
   }
   const inputs = [options.list !== undefined, options.data !== undefined].filter(Boolean).length;
   if (inputs > 1) throw new ApiError(400, "params_invalid", "Send exactly one of 'file', 'data' or 'list'.");

@@ -1,9 +1,25 @@
 import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { BulkType } from "./types.js";
 
+/** The result columns of a job (header -> dot path into the answer's `data`): the type's, then those its options add. */
+export function resultColumns(type: BulkType, options: BulkOptionValues): [string, string][] {
+  const columns = Object.entries(type.decl.resultColumns);
+  for (const [option, extra] of Object.entries(type.decl.optionColumns ?? {})) {
+    const value = options[option];
+    if (value === undefined || value === false) continue;
+    for (const column of Object.entries(extra)) if (!columns.some(([h]) => h === column[0])) columns.push(column);
+  }
+  return columns;
+}
+
 /** Columns appended after the input's own columns in every result file. */
 export function resultHeader(type: BulkType, options: BulkOptionValues): string[] {
-  return [...type.decl.resultColumns, ...(options.include_sources ? ["sources"] : []), "bulk_status", "bulk_error"];
+  return [...resultColumns(type, options).map(([header]) => header), ...(options.include_sources ? ["sources"] : []), "bulk_status", "bulk_error"];
+}
+
+/** The value at a dot path; through an array, the list of each element's value. */
+export function valueAt(value: unknown, path: string): unknown {
+  return at(value, path.split("."));
 }
 
 function at(value: unknown, parts: string[]): unknown {
@@ -23,7 +39,7 @@ export function cellOf(value: unknown): string {
 
 /** Result cells of one answer's `data`, in resultHeader order (without the two status columns). */
 export function resultCells(type: BulkType, options: BulkOptionValues, data: unknown): string[] {
-  const cells = type.decl.resultColumns.map((path) => cellOf(at(data, path.split("."))));
+  const cells = resultColumns(type, options).map(([, path]) => cellOf(valueAt(data, path)));
   if (options.include_sources) {
     const d = data as { sources?: unknown[]; emails?: { sources?: unknown[] }[] } | null;
     const sources = d?.sources ?? d?.emails?.flatMap((e) => e.sources ?? []) ?? [];

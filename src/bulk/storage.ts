@@ -3,20 +3,39 @@ export const uploadKey = (prefix: string) => `bulk/${prefix}/upload.csv`;
 export const inputChunkKey = (prefix: string, chunk: number) => `bulk/${prefix}/in/${String(chunk).padStart(6, "0")}.json`;
 export const resultPartKey = (prefix: string, chunk: number) => `bulk/${prefix}/out/${String(chunk).padStart(6, "0")}.json`;
 
-/** One normalised input row: its original cells and why it is not run (when it is not). */
+/**
+ * Why an input row is not run, decided when the file is read:
+ *  - `blank`: every cell empty;
+ *  - `invalid`: a column the type needs is empty;
+ *  - `duplicate`: the same lookup as an earlier row (`r`: that row's number);
+ *  - `has_email`: skip_rows_with_email and the row has an address;
+ *  - `over_cap`: max_emails_per_domain rows of its domain come earlier (`r`: the domain).
+ * `skipped` is the former name of `has_email` (chunks written before it was split).
+ */
+export type RowSkip = "blank" | "invalid" | "duplicate" | "has_email" | "over_cap" | "skipped";
+
+/** One normalised input row: its original cells and, when it is not run, why. */
 export interface InputRow {
   c: string[];
-  x?: "invalid" | "skipped";
+  x?: RowSkip;
+  r?: string;
 }
 
-/** One finished row in a result part: the outcome, whether it belongs to the `valid` file, and its CSV cells. */
+/** One finished row in a result part: the outcome, whether it belongs to the `valid` file, and its cells. */
 export interface ResultRow {
   o: RowOutcome;
   v: boolean;
   c: string[];
+  /** A duplicate row: the index of the row whose answer it repeats (filled in when downloaded). */
+  d?: number;
 }
 
-export type RowOutcome = "found" | "not_found" | "invalid" | "skipped" | "client_error" | "server_error";
+/**
+ * What became of a row. Run: `found`, `not_found` (nothing, or withheld by the job's filters),
+ * `client_error` / `server_error` (failed). Not run: `invalid` (also a row whose value the capability
+ * refused as invalid), `duplicate`, `skipped` (skip_rows_with_email, max_emails_per_domain).
+ */
+export type RowOutcome = "found" | "not_found" | "invalid" | "duplicate" | "skipped" | "client_error" | "server_error";
 
 /** Deletes everything stored under a job's prefix (a refused create, a deleted job). */
 export async function deletePrefix(bucket: R2Bucket, prefix: string) {
@@ -26,14 +45,4 @@ export async function deletePrefix(bucket: R2Bucket, prefix: string) {
     if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
-}
-
-/** RFC 4180 quoting: a cell with a delimiter, quote or line break is quoted, quotes doubled. */
-export function csvLine(cells: readonly unknown[]): string {
-  return cells
-    .map((v) => {
-      const s = v === null || v === undefined ? "" : String(v);
-      return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    })
-    .join(",");
 }

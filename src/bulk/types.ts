@@ -11,6 +11,8 @@ export interface BulkType {
 /** Uploads above the 4 MB limit of the rest of the API are accepted on create, up to this size. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 export const MAX_ROWS = 100_000;
+/** Columns a file may have (its header row is also capped at 64 KiB, MAX_FIRST_LINE_BYTES in csv-source.ts). */
+export const MAX_COLUMNS = 1_000;
 /** Rows per normalised input chunk, per queue message and per result part. */
 export const CHUNK_ROWS = 50;
 export const MAX_RUNNING_PER_TYPE = 2;
@@ -27,4 +29,10 @@ export const BULK_TYPE_NAMES = BULK_TYPES.map((t) => t.type) as [string, ...stri
 
 export function bulkType(type: string): BulkType | undefined {
   return BULK_TYPES.find((t) => t.type === type);
+}
+
+/** The columns a row of the type needs, in words: "Domain + First name + Last name, or Domain + Full name". */
+export function neededColumns(type: BulkType): string {
+  const label = (p: string) => type.decl.fields.find((f) => f.param === p)?.label ?? p;
+  return type.decl.requires.map((set) => set.map(label).join(" + ")).join(", or ");
 }

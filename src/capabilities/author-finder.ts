@@ -70,7 +70,7 @@ export const authorFinder = defineCapability({
     requires: [["url"]],
     options: [],
     paramsFor: (cells) => pick(cells, ["url"]),
-    resultColumns: ["email", "score", "first_name", "last_name", "company", "website_url", "info.title"],
+    resultColumns: { email: "email", score: "score", first_name: "first_name", last_name: "last_name", company: "company", website_url: "website_url", "info.title": "info.title" },
     isValid: (data) => typeof (data as { email?: unknown } | null)?.email === "string",
   },
   async handler(params, ctx) {

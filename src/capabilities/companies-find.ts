@@ -27,7 +27,15 @@ export const companiesFind = defineCapability({
     requires: [["domain"]],
     options: [],
     paramsFor: (cells) => pick(cells, ["domain"]),
-    resultColumns: ["organization.name", "organization.industries", "organization.country", "organization.city", "organization.company_size", "organization.founded", "organization.linkedin_url"],
+    resultColumns: {
+      "organization.name": "organization.name",
+      "organization.industries": "organization.industries",
+      "organization.country": "organization.country",
+      "organization.city": "organization.city",
+      "organization.company_size": "organization.company_size",
+      "organization.founded": "organization.founded",
+      "organization.linkedin_url": "organization.linkedin_url",
+    },
   },
   async handler(params, ctx) {
     // Unknown domains are crawled now (502/504 when the site cannot be read, 422 when the domain does not exist).

@@ -8,6 +8,7 @@ import { matchPatterns } from "../engine/finder/patterns.js";
 import { rfc3339 } from "../http/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
 import { phoneDataFor } from "../engine/phones/phone-data.js";
+import { verifyEmail } from "../engine/verify/verifier.js";
 import { db } from "../db/client.js";
 import { people } from "../db/schema-index.js";
 import type { Env } from "../env.js";
@@ -15,8 +16,8 @@ import { extraPhoneCost } from "./shapes/enrichment-params.js";
 import { PhoneDataSchema } from "./shapes/phone.js";
 import { SocialFieldsSchema, type SocialProfiles, socialFields } from "./shapes/social-fields.js";
 import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./shapes/finder.js";
-import { BULK_FIELDS, BULK_OPTIONS, pick } from "./shapes/bulk-fields.js";
-import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, BULK_OPTIONS, inPriorityOrder, pick, withheldBecause } from "./shapes/bulk-fields.js";
+import { type BulkOptionValues, defineCapability } from "./core/registry.js";
 
 /**
  * Score of a listed address, from what the index knows about it: 40 for being published at all,
@@ -138,6 +139,12 @@ const ResponseSchema = z
   })
   .openapi("DomainSearch");
 
+/** Whether the job's email_type and departments options are ones the search applies itself (mode only, at most one department). */
+function searchFiltersItself(options: BulkOptionValues): boolean {
+  const departments = Array.isArray(options.departments) ? options.departments : [];
+  return (options.email_type_mode ?? "only") === "only" && (options.departments_mode ?? "only") === "only" && departments.length <= 1;
+}
+
 export const domainSearch = defineCapability({
   acceptsCallback: true,
   name: "domain-search",
@@ -174,17 +181,50 @@ export const domainSearch = defineCapability({
     fields: [BULK_FIELDS.domain, BULK_FIELDS.company],
     primaryParam: "domain",
     requires: [["domain"], ["company"]],
-    options: [BULK_OPTIONS.max_emails_per_domain, BULK_OPTIONS.email_type, BULK_OPTIONS.email_type_mode, BULK_OPTIONS.departments, BULK_OPTIONS.departments_mode, BULK_OPTIONS.include_sources],
+    options: [
+      BULK_OPTIONS.max_emails_per_domain,
+      BULK_OPTIONS.email_type,
+      BULK_OPTIONS.email_type_mode,
+      BULK_OPTIONS.departments,
+      BULK_OPTIONS.departments_mode,
+      { ...BULK_OPTIONS.verify_emails, description: "Verify each listed address (default false: the search lists what the pages show); adds the verification column" },
+      { ...BULK_OPTIONS.boost_score_from_sources, description: "Always true: listed addresses are scored from the pages showing them (false is refused)" },
+      BULK_OPTIONS.include_sources,
+    ],
+    // The search filters itself when it can (one type or one department, mode only); otherwise it
+    // lists up to 100 addresses and `run` filters, orders and caps them.
     paramsFor: (cells, options) => {
       const params: Record<string, string> = pick(cells, ["domain", "company"]);
-      if (typeof options.max_emails_per_domain === "number") params.limit = String(options.max_emails_per_domain);
-      if (options.email_type === "personal" || options.email_type === "generic") params.type = options.email_type;
+      const plain = searchFiltersItself(options);
+      if (!plain) params.limit = "100";
+      else if (typeof options.max_emails_per_domain === "number") params.limit = String(options.max_emails_per_domain);
+      if (plain && (options.email_type === "personal" || options.email_type === "generic")) params.type = options.email_type;
       const departments = options.departments;
-      if (Array.isArray(departments) && departments.length > 0) params.department = departments[0]!;
+      if (plain && Array.isArray(departments) && departments.length === 1) params.department = departments[0]!;
       return params;
     },
-    resultColumns: ["organization.name", "organization.pattern", "emails"],
+    resultColumns: { "organization.name": "organization.organization", "organization.pattern": "organization.pattern", emails: "emails" },
+    optionColumns: { verify_emails: { verification: "emails.verification.status" } },
     isValid: (data) => ((data as { emails?: unknown[] } | null)?.emails?.length ?? 0) > 0,
+    async run(params, ctx, options, answer) {
+      const result = await answer(params);
+      if (searchFiltersItself(options) && options.verify_emails !== true) return result;
+      type Listed = { email: string; type: string; department: string | null; verification: { date: string | null; status: string | null } };
+      const body = result.body as { data: { organization: unknown; emails: Listed[] }; meta: unknown };
+      const kept = inPriorityOrder(body.data.emails.filter((e) => !withheldBecause(e, options)), options);
+      let emails = typeof options.max_emails_per_domain === "number" ? kept.slice(0, options.max_emails_per_domain) : kept;
+      if (options.verify_emails === true) {
+        emails = await Promise.all(
+          emails.map(async (e) => {
+            const verdict = await verifyEmail(ctx.env, e.email, { memo: ctx.memo }).catch(() => null);
+            return { ...e, verification: { date: verdict ? rfc3339(ctx.now()) : null, status: verdict?.data.email.status ?? null } };
+          }),
+        );
+      }
+      const withheld = body.data.emails.length - kept.length;
+      const note = emails.length === 0 && withheld > 0 ? `${withheld} address${withheld === 1 ? "" : "es"} found, none kept by the job's email_type and departments filters` : undefined;
+      return { body: { ...body, data: { ...body.data, emails } }, found: emails.length > 0, ...(note ? { note } : {}) };
+    },
   },
   async handler(params, ctx) {
     const domain = await resolveTarget(ctx.env, params);

@@ -34,12 +34,26 @@ export const emailVerifier = defineCapability({
     requires: [["email"]],
     options: [],
     paramsFor: (cells) => pick(cells, ["email"]),
-    resultColumns: ["status", "result", "score", "accept_all", "disposable", "webmail", "role", "mx_records", "smtp_check", "did_you_mean"],
-    isValid: (data) => (data as { status?: unknown } | null)?.status === "valid",
+    // The verdict is nested: data.email (contract 5.3), data.sources beside it.
+    resultColumns: {
+      status: "email.status",
+      result: "email.result",
+      score: "email.score",
+      accept_all: "email.accept_all",
+      disposable: "email.disposable",
+      webmail: "email.webmail",
+      role: "email.role",
+      mx_records: "email.mx_records",
+      smtp_check: "email.smtp_check",
+      did_you_mean: "email.did_you_mean",
+    },
+    isValid: (data) => (data as { email?: { status?: unknown } } | null)?.email?.status === "valid",
+    invalidInput: (data) => ((data as { email?: { reason?: unknown } } | null)?.email?.reason === "invalid_syntax" ? "not a syntactically valid email address" : null),
   },
   async handler(params, ctx) {
     const { data, definitive } = await verifyEmail(ctx.env, params.email, { memo: ctx.memo });
-    // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on.
-    return { body: { data }, found: definitive };
+    // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on. Nor is
+    // invalid input (README, "What is billed"): an address whose syntax is invalid costs nothing.
+    return { body: { data }, found: definitive && data.email.reason !== "invalid_syntax" };
   },
 });

@@ -55,7 +55,19 @@ export const enrich = defineCapability({
     requires: [["email"]],
     options: [BULK_OPTIONS.find_phones],
     paramsFor: (cells, options) => ({ ...pick(cells, ["email"]), ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}) }),
-    resultColumns: ["first_name", "last_name", "position", "department", "seniority", "company", "website_url", "country", "linkedin", "twitter"],
+    resultColumns: {
+      first_name: "first_name",
+      last_name: "last_name",
+      position: "position",
+      department: "department",
+      seniority: "seniority",
+      company: "company",
+      website_url: "website_url",
+      country: "country",
+      linkedin: "linkedin",
+      twitter: "twitter",
+    },
+    optionColumns: { find_phones: { phone: "phone_data.e164_format", phone_type: "phone_data.line_type" } },
   },
   async handler(params, ctx) {
     const email = emailParam(params.email);

@@ -64,7 +64,7 @@ export const phoneFinder = defineCapability({
       const key = cells.email ? { email: cells.email } : cells.professional_network ? { professional_network: cells.professional_network } : pick(cells, ["domain"]);
       return { ...key, ...(flag(options, "find_all_phones") ? { full: "true" } : {}) };
     },
-    resultColumns: ["e164_format", "intl_format", "line_type", "country_code", "carrier"],
+    resultColumns: { e164_format: "e164_format", intl_format: "intl_format", line_type: "line_type", country_code: "country_code", carrier: "carrier" },
   },
   async handler(params, ctx) {
     const found = await findPhones(ctx.env, params);

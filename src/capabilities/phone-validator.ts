@@ -32,8 +32,9 @@ export const phoneValidator = defineCapability({
     requires: [["phone"]],
     options: [],
     paramsFor: (cells) => pick(cells, ["phone", "country_code"]),
-    resultColumns: ["valid", "e164_format", "intl_format", "line_type", "country_code", "carrier"],
+    resultColumns: { valid: "valid", e164_format: "e164_format", intl_format: "intl_format", line_type: "line_type", country_code: "country_code", carrier: "carrier" },
     isValid: (data) => (data as { valid?: unknown } | null)?.valid === true,
+    invalidInput: (data) => ((data as { valid?: unknown } | null)?.valid === false ? "not a valid phone number" : null),
   },
   async handler(params, ctx) {
     let facts;
@@ -44,6 +45,7 @@ export const phoneValidator = defineCapability({
       throw err;
     }
     if (facts.e164_format) await assertNotClaimed(ctx.env, "phone", facts.e164_format);
-    return { body: { data: facts }, found: true };
+    // Invalid input is not billed (README, "What is billed"): a number that is not valid costs nothing.
+    return { body: { data: facts }, found: facts.valid };
   },
 });

@@ -37,7 +37,8 @@ export const professionalNetwork = defineCapability({
     requires: [["url"]],
     options: [BULK_OPTIONS.find_phones],
     paramsFor: (cells, options) => ({ ...pick(cells, ["url"]), ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}) }),
-    resultColumns: ["email", "score", "first_name", "last_name", "position", "company", "website_url"],
+    resultColumns: { email: "email", score: "score", first_name: "first_name", last_name: "last_name", position: "position", company: "company", website_url: "website_url" },
+    optionColumns: { find_phones: { phone: "phone_data.e164_format", phone_type: "phone_data.line_type" } },
   },
   async handler(params, ctx) {
     const url = normaliseProfileUrl(params.url);

@@ -33,7 +33,7 @@ export const similar = defineCapability({
     requires: [["domain"]],
     options: [],
     paramsFor: (cells) => pick(cells, ["domain"]),
-    resultColumns: ["website_url"],
+    resultColumns: { website_url: "website_url" },
     isValid: (data) => Array.isArray(data) && data.length > 0,
   },
   async handler(params, ctx) {

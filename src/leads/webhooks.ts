@@ -9,7 +9,8 @@ import { notFound } from "./shared.js";
 /** Webhook configurations per account; deliveries go through src/delivery. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 export const WEBHOOK_METHODS = ["POST", "PUT", "PATCH"] as const;
-export const WEBHOOK_EVENTS = ["save_lead"] as const;
+/** save_lead: a lead saved or updated; bulk_job_ended: a bulk job created with notify=true ended (src/bulk/end-event.ts). */
+export const WEBHOOK_EVENTS = ["save_lead", "bulk_job_ended"] as const;
 export const WEBHOOK_STATUSES = ["enabled", "disabled"] as const;
 
 /** Headers the delivery system sets itself; a configuration may not replace them. */

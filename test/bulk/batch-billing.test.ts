@@ -32,12 +32,15 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     const account = await createAccount({ plan: "free" });
     const rows = [...FOUND, ...NOT_FOUND, FOUND[0]!];
     const { job, csv } = await runFinder(account, rows, "Exact chunk billing");
+    // The repeated row is not run again (a duplicate): the download repeats its original's answer.
     expect(job).toMatchObject({ status: "completed", processed: 21 });
-    expect(job.metrics.results).toMatchObject({ found: 11, not_found: 10 });
+    expect(job.metrics.results).toMatchObject({ found: 10, not_found: 10 });
+    expect(job.metrics.rows).toMatchObject({ input: 21, valid_input: 20, duplicates: 1 });
     expect(job.metrics.credits).toMatchObject({ search: 10, total: 10 });
     expect(await searchUsed(account)).toMatchObject({ used: 10, available: 15 });
-    expect(csv.slice(1).map((r) => r.at(-2))).toEqual([...FOUND.map(() => "found"), ...NOT_FOUND.map(() => "not_found"), "found"]);
+    expect(csv.slice(1).map((r) => r.at(-2))).toEqual([...FOUND.map(() => "found"), ...NOT_FOUND.map(() => "not_found"), "duplicate"]);
     expect(csv.at(-1)![3]).toBe("anna.baker@acme-widgets.test");
+    expect(csv.at(-1)!.at(-1)).toBe("same lookup as row 1; not run again");
   }, 30_000);
 
   it("answers a request billed in the last 30 days free, as /v1 does", async () => {

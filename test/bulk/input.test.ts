@@ -27,7 +27,6 @@ describe("bad CSV uploads answer 400 params_invalid naming the problem and leave
     ["an unbalanced quote", 'first name,last name,domain\n"Jane,Cooper,acme-widgets.test\nJohn,Smith,acme-widgets.test\n', {}, /unbalanced quote on CSV line \d/],
     ["a wrong delimiter", "first name;last name;domain\nJane;Cooper;acme-widgets.test\n", { delimiter: "," }, /'delimiter' does not match the file: line 1 has no comma but is semicolon-separated/],
     ["non-UTF-8 bytes", new Uint8Array([...new TextEncoder().encode("first name,last name,domain\nJ"), 0xf6, ...new TextEncoder().encode("rg,M,blau-gmbh.test\n")]), {}, /not UTF-8 text \(invalid bytes on CSV line 2\)/],
-    ["no usable column", "colour,size\nred,big\n", {}, /no usable column: finder jobs need Domain \+ First name \+ Last name.*"colour", "size"/],
     ["a column index past the last column", "a,b\n1,2\n", { domain_field_index: "5", full_name_field_index: "0" }, /'domain_field_index' is invalid: the file has 2 columns/],
     ["more rows than total", "full name,domain\nJane Cooper,acme-widgets.test\nJohn Smith,acme-widgets.test\n", { total: "1" }, /too many rows: 'total' is 1/],
   ];
@@ -101,10 +100,10 @@ describe("create options: current names, former names and refusals", () => {
     const account = await createAccount();
     expect(await refused(account, await createJob(account, "verifier", { name: "Wrong option", list: "a@b.test", find_phones: true }))).toMatch(/'find_phones' does not apply to verifier jobs/);
     expect(await refused(account, await createJob(account, "verifier", { name: "Unknown", list: "a@b.test", colour: "red" }))).toMatch(/'colour' is not a bulk option/);
-    expect(await refused(account, await createJob(account, "finder", { name: "Cannot", list: "Jane Cooper", verify_emails: false }))).toMatch(/'verify_emails' cannot be false/);
+    expect(await refused(account, await createJob(account, "search", { name: "Cannot", list: "acme-widgets.test", boost_score_from_sources: false }))).toMatch(/'boost_score_from_sources' cannot be false for search jobs/);
     expect(await refused(account, await createJob(account, "search", { name: "Both", list: "acme-widgets.test", maximum: 5, max_emails_per_domain: 10 }))).toMatch(/'maximum' is the former name of 'max_emails_per_domain'/);
     expect(await refused(account, await createJob(account, "search", { name: "Max", list: "acme-widgets.test", max_emails_per_domain: 7 }))).toMatch(/must be 1, 5, 10, 20, 50 or 100/);
-    expect(await refused(account, await createJob(account, "verifier", { name: "Notify", list: "a@b.test", notify: true }))).toMatch(/'notify' needs 'webhook_url'/);
+    expect(await refused(account, await createJob(account, "verifier", { name: "Notify", list: "a@b.test", notify: true }))).toMatch(/'notify' needs somewhere to send the end event: a 'webhook_url', or an enabled account webhook for the 'bulk_job_ended' event/);
     expect(await refused(account, await createJob(account, "finder", { name: "Column 0", data: [["a"], ["b"]], column_name: 0 }))).toMatch(/'column_name' is invalid: columns are numbered from 1/);
   });
 });

@@ -21,7 +21,9 @@ describe("bulk finder job from a CSV upload", () => {
     const done = await waitForEnd(account, "finder", id);
     expect(done.status).toBe("completed");
     expect(done.billed).toBe(true);
-    expect(done.metrics.rows).toMatchObject({ input: 5, processed: 5, errors: 1 });
+    // 5 rows = 2 found + 1 not found (processed) + 1 refused (errors) + 1 invalid (no name).
+    expect(done.metrics.rows).toEqual({ input: 5, valid_input: 4, invalid_input: 1, duplicates: 0, skipped: 0, processed: 3, errors: 1 });
+    expect(done.processed).toBe(5);
     expect(done.metrics.results.found).toBe(2);
     expect(done.metrics.credits).toMatchObject({ search: 2, total: 2 });
     expect(done.preview[0]).toMatchObject({ row: "1", email: "jane.cooper@acme-widgets.test", bulk_status: "found" });

@@ -54,12 +54,20 @@ describe("GET /v1/email-verifier", () => {
     expect(res.status).toBe(200);
   });
 
-  it("a malformed address is a 200 invalid (a definitive, billed answer)", async () => {
+  it("a malformed address is a 200 invalid, not billed (invalid input costs nothing)", async () => {
     const { headers } = await createAccount();
     const before = await verificationsUsed(headers);
     const res = await call("/v1/email-verifier?email=not-an-email", { headers });
     expect(res.status).toBe(200);
-    expect((await json(res)).data.email).toMatchObject({ status: "invalid", result: "undeliverable", regex: false });
+    expect((await json(res)).data.email).toMatchObject({ status: "invalid", result: "undeliverable", regex: false, reason: "invalid_syntax" });
+    expect(await verificationsUsed(headers)).toBe(before);
+  });
+
+  it("a well-formed address whose domain does not exist is a definitive, billed invalid", async () => {
+    const { headers } = await createAccount();
+    const before = await verificationsUsed(headers);
+    const res = await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers });
+    expect((await json(res)).data.email).toMatchObject({ status: "invalid", reason: "no_such_domain", regex: true });
     expect(await verificationsUsed(headers)).toBe(before + 1);
   });
 

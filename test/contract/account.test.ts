@@ -64,7 +64,8 @@ describe("contract §5.6 GET /v1/usage", () => {
 
   it("§5.6: a billed call shows up in usage once settled", async () => {
     const a = await createAccount();
-    expect((await call("/v1/email-verifier?email=not-an-email", { headers: a.headers })).status).toBe(200);
+    // A definitive verdict on a well-formed address (its domain does not exist) is billed.
+    expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
     await vi.waitUntil(async () => (await json(await call("/v1/usage", { headers: a.headers }))).total.verifier === 1);
     const usage = await json(await call("/v1/usage", { headers: a.headers }));
     expect(usage.data[0]).toMatchObject({ verifier: 1, usage: 1, api: 1, source_api: 1 });

@@ -19,12 +19,12 @@ async function logsOf(headers: Record<string, string>, count: number) {
 describe("contract §4: an identical request is billed once per 30 days", () => {
   it("§4: the repeat (same endpoint, normalised parameters, account) answers the same and is logged cost: false", async () => {
     const a = await createAccount();
-    const first = await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    const first = await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect(first.status).toBe(200);
     const firstBody = await json(first);
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
     // Same question: path form instead of query, different case and padding.
-    const again = await call("/v1/email-verifier/not-an-email", { headers: a.headers });
+    const again = await call("/v1/email-verifier/nobody@gone-verify.test", { headers: a.headers });
     expect(again.status).toBe(200);
     expect((await json(again)).data.email.status).toBe(firstBody.data.email.status);
     const logs = await logsOf(a.headers, 2);
@@ -35,25 +35,25 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
 
   it("§4: a repeat is answered even when the balance is empty; a new request is refused", async () => {
     const a = await createAccount({ plan: "basic" });
-    expect((await call("/v1/email-verifier?email=not-an-email", { headers: a.headers })).status).toBe(200);
+    expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
     await logsOf(a.headers, 1);
     const limiter = limiterFor(env, a.accountId);
     await vi.waitUntil(async () => (await limiter.balances("basic", Date.now())).verification.used === 1);
     const { verification } = await limiter.balances("basic", Date.now());
     const spent = await limiter.admit({ plan: "basic", group: null, cost: { verification: verification.available }, now: Date.now() });
     if (spent.admitted) await limiter.settle(spent.reservationIds, true, {}, "basic", Date.now());
-    const fresh = await call("/v1/email-verifier?email=another-bad-one", { headers: a.headers });
+    const fresh = await call("/v1/email-verifier?email=another%40gone-verify.test", { headers: a.headers });
     expect(fresh.status).toBe(402);
     await new Promise((r) => setTimeout(r, 1100)); // the plan allows 2 verifier requests per second
-    const repeat = await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    const repeat = await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect(repeat.status).toBe(200);
     expect((await json(repeat)).data.email.status).toBe("invalid");
   });
 
   it("§4: a different parameter is a different request, billed again", async () => {
     const a = await createAccount();
-    await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
-    await call("/v1/email-verifier?email=still-not-an-email", { headers: a.headers });
+    await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
+    await call("/v1/email-verifier?email=still%40gone-verify.test", { headers: a.headers });
     const logs = await logsOf(a.headers, 2);
     expect(logs.map((l) => l.cost)).toEqual([true, true]);
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 2);
@@ -62,17 +62,17 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
   it("§4: the same request by another account is billed to that account", async () => {
     const a = await createAccount();
     const b = await createAccount();
-    await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     await logsOf(a.headers, 1);
-    await call("/v1/email-verifier?email=not-an-email", { headers: b.headers });
+    await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: b.headers });
     expect((await logsOf(b.headers, 1)).map((l) => l.cost)).toEqual([true]);
   });
 
   it("§4: after 30 days the same request is billed again", async () => {
     const a = await createAccount();
-    const fingerprint = await requestFingerprint("email-verifier", { email: "not-an-email" });
+    const fingerprint = await requestFingerprint("email-verifier", { email: "nobody@gone-verify.test" });
     await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - REPEAT_WINDOW_MS - 60_000 });
-    await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
+    await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect((await logsOf(a.headers, 1)).map((l) => l.cost)).toEqual([true]);
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
   });

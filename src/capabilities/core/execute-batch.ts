@@ -34,7 +34,7 @@ export interface BatchInvocation {
 
 export type BatchCallOutcome =
   | { ok: true; result: CapabilityResult; billed: boolean; credits: Partial<Record<CreditBalance, number>> }
-  | { ok: false; status: number; message: string };
+  | { ok: false; status: number; message: string; type?: string };
 
 export interface BatchRun {
   outcomes: BatchCallOutcome[];
@@ -141,5 +141,5 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
 async function failure(err: unknown): Promise<BatchCallOutcome> {
   const response = toErrorResponse(err);
   const body = (await response.json().catch(() => null)) as ErrorBody | null;
-  return { ok: false, status: response.status, message: body?.errors?.message ?? `status ${response.status}` };
+  return { ok: false, status: response.status, message: body?.errors?.message ?? `status ${response.status}`, type: body?.errors?.type };
 }

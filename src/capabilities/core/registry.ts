@@ -86,7 +86,7 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
    */
   response?: R;
   /** Present when the capability can run as a bulk job (src/bulk derives its types from this). */
-  bulk?: BulkDeclaration;
+  bulk?: BulkDeclaration<z.infer<P>>;
   handler(params: z.infer<P>, ctx: CapabilityContext): Promise<CapabilityResult<z.infer<R>>>;
 }
 
@@ -122,7 +122,7 @@ export interface BulkOption {
 
 export type BulkOptionValues = Record<string, boolean | number | string | string[] | undefined>;
 
-export interface BulkDeclaration {
+export interface BulkDeclaration<Params = Record<string, unknown>> {
   /** Path segment under /v1/bulk: "finder". */
   type: string;
   label: string;
@@ -138,11 +138,33 @@ export interface BulkDeclaration {
    * schema, like a /v1 call), from its cells by parameter name and the job's options.
    */
   paramsFor(cells: Record<string, string>, options: BulkOptionValues): Record<string, string>;
-  /** Result columns appended to each output row (dot paths into the answer's `data`). */
-  resultColumns: string[];
+  /** Result columns appended to each output row: header -> dot path into the answer's `data` (the single call's answer). */
+  resultColumns: Record<string, string>;
+  /** Result columns an option adds when it is set and not false (option name -> header -> path), after resultColumns. */
+  optionColumns?: Record<string, Record<string, string>>;
   /** Row goes to the `valid` download (default: something was found). */
   isValid?(data: unknown): boolean;
+  /**
+   * An answer that says the input itself is invalid (a phone number that is not one, an address
+   * whose syntax is invalid): the reason. Such answers are not billed (found: false) and the row
+   * counts as invalid input.
+   */
+  invalidInput?(data: unknown): string | null;
+  /**
+   * The domain (or company) a row's answer belongs to, for types whose row gives at most one
+   * address: max_emails_per_domain then caps the rows of each domain.
+   */
+  domainOf?(cells: Record<string, string>): string | null;
+  /**
+   * Runs one row when the job's options shape the answer (filters, verification off, every phone
+   * number); default: the capability's own handler, which `answer` calls. `note` says why an
+   * answer was withheld.
+   */
+  run?(params: Params, ctx: CapabilityContext, options: BulkOptionValues, answer: (params: Params) => Promise<CapabilityResult>): Promise<BulkRowResult>;
 }
+
+/** A bulk row's answer: the capability's result, and why it was withheld when the job's filters withheld it. */
+export type BulkRowResult = CapabilityResult & { note?: string };
 
 export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(capability: Capability<P, R>): Capability<P, R> {
   return capability;

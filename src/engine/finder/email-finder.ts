@@ -91,7 +91,16 @@ export function proposeAddress(rows: readonly EmailRow[], name: PersonName, doma
   return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
 }
 
-export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName): Promise<FinderAnswer> {
+/**
+ * Bulk finder options: `verify: false` skips the verifier (no verification, the score rests on the
+ * evidence); `boostFromSources: false` scores an address seen on the pages from its format alone.
+ */
+export interface FindOptions {
+  verify?: boolean;
+  boostFromSources?: boolean;
+}
+
+export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName, opts: FindOptions = {}): Promise<FinderAnswer> {
   const { env } = ctx;
   if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
     throw new WebmailDomain(`${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
@@ -112,15 +121,20 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   const seen = proposal.seen;
   email = proposal.email;
   pattern = proposal.pattern;
+  const formatScore = (share: number) => Math.min(85, Math.round(10 + 80 * share));
   if (seen) {
     sources = (await sourcesOf(env, [email])).get(email) ?? [];
-    score = sources.some((s) => s.still_on_page) ? 95 : 80;
+    const formatShare = () => inferPatterns(namedAddresses(rows)).shares.find((s) => s.pattern === pattern)?.share ?? 0;
+    score = opts.boostFromSources === false ? formatScore(formatShare()) : sources.some((s) => s.still_on_page) ? 95 : 80;
     person = { position: seen.position, department: seen.department, seniority: seen.seniority };
   } else {
-    score = Math.min(85, Math.round(10 + 80 * proposal.share));
+    score = formatScore(proposal.share);
   }
 
   await assertEmailNotClaimed(env, memo, email);
+  if (opts.verify === false) {
+    return { ...base, email, score, pattern, verbatim: !!seen, ...person, sources, verification: { date: null, status: null } };
+  }
   const verified = await verifyEmail(env, email, { memo });
   const status = verified.data.email.status;
   if (status === "valid") score = Math.min(99, score + 10);

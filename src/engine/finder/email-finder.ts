@@ -114,7 +114,8 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let pattern: Pattern | null = null;
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
-  const proposal = proposeAddress(rows, name, domain, formatsOf(dom, rows));
+  const formats = formatsOf(dom, rows);
+  const proposal = proposeAddress(rows, name, domain, formats);
   if (!proposal) {
     return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
   }
@@ -124,7 +125,7 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   const formatScore = (share: number) => Math.min(85, Math.round(10 + 80 * share));
   if (seen) {
     sources = (await sourcesOf(env, [email])).get(email) ?? [];
-    const formatShare = () => inferPatterns(namedAddresses(rows)).shares.find((s) => s.pattern === pattern)?.share ?? 0;
+    const formatShare = () => formats.shares.find((s) => s.pattern === pattern)?.share ?? 0;
     score = opts.boostFromSources === false ? formatScore(formatShare()) : sources.some((s) => s.still_on_page) ? 95 : 80;
     person = { position: seen.position, department: seen.department, seniority: seen.seniority };
   } else {

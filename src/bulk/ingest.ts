@@ -1,7 +1,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { ApiError } from "../http/errors.js";
 import type { CreateOptions } from "./options.js";
-import { CHUNK_ROWS, MAX_ROWS, type BulkType } from "./types.js";
+import { CHUNK_ROWS, MAX_ROWS, MAX_ROWS_TEXT, type BulkType } from "./types.js";
 import { inputChunkKey, type InputRow } from "./storage.js";
 
 export interface IngestResult {
@@ -97,7 +97,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
     }
     counts.input += 1;
     if (counts.input > limit) {
-      const why = options.total !== undefined && options.total < MAX_ROWS ? `'total' is ${options.total}` : `at most ${MAX_ROWS.toLocaleString("en")} rows per job`;
+      const why = options.total !== undefined && options.total < MAX_ROWS ? `'total' is ${options.total}` : `at most ${MAX_ROWS_TEXT} rows per job`;
       throw new ApiError(400, "params_invalid", `The ${source} has too many rows: ${why}.`);
     }
     width = Math.max(width, record.length);

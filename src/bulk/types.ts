@@ -11,6 +11,11 @@ export interface BulkType {
 /** Uploads above the 4 MB limit of the rest of the API are accepted on create, up to this size. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 export const MAX_ROWS = 100_000;
+/**
+ * MAX_ROWS as people read it ("100,000"). Not `toLocaleString`: the route description is built at
+ * module load, and the first Intl number format of an isolate loads locale data (~10 ms of startup).
+ */
+export const MAX_ROWS_TEXT = String(MAX_ROWS).replace(/\B(?=(\d{3})+$)/g, ",");
 /** Rows per normalised input chunk, per queue message and per result part. */
 export const CHUNK_ROWS = 50;
 export const MAX_RUNNING_PER_TYPE = 2;

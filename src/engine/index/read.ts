@@ -1,4 +1,4 @@
-import { and, eq, inArray, like, or, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
@@ -96,10 +96,15 @@ export async function domainForCompany(env: Pick<Env, "DB">, name: string): Prom
   const key = companyKey(name);
   if (!key) throw new NotFound("company", `The company name "${name}" has no letters or digits to search for.`);
   const firstWord = key.split(" ")[0]!;
+  // Candidates: the name itself, and names starting with the key's first word ("Acme" finds "Acme
+  // Widgets, Inc."), both ranges of the index on lower(name). firstWord is [a-z0-9]+, so the range
+  // ends at the same word with its last character moved up by one.
+  const lowerName = sql`lower(${companies.name})`;
+  const wordEnd = firstWord.slice(0, -1) + String.fromCharCode(firstWord.charCodeAt(firstWord.length - 1) + 1);
   const rows = await db(env.DB)
     .select({ domain: companies.domain, name: companies.name })
     .from(companies)
-    .where(or(eq(sql`lower(${companies.name})`, name.trim().toLowerCase()), like(sql`lower(${companies.name})`, `%${firstWord.replace(/[%_]/g, "")}%`)))
+    .where(or(eq(lowerName, name.trim().toLowerCase()), and(gte(lowerName, firstWord), lt(lowerName, wordEnd))))
     .limit(50)
     .all();
   const exact = rows.find((r) => r.name && r.name.trim().toLowerCase() === name.trim().toLowerCase());

@@ -5,12 +5,12 @@
 // about a minute for a million addresses) after the migrations are applied; `wrangler dev` must not
 // be running on the same state meanwhile. Without --persist-to it is `npm start`'s state.
 //
-// What it writes, all under the reserved `.scale.test` names (a re-run replaces them):
-// - `--emails` addresses on domains `d<n>.scale.test` of 10 addresses each (2 role addresses, 8
+// What it writes, all on registrable domains `*-scale.test` (reserved TLD; a re-run replaces them):
+// - `--emails` addresses on domains `d<n>-scale.test` of 10 addresses each (2 role addresses, 8
 //   people), with `domains` (crawled now), `companies`, `people`, 1-2 `email_sources` per address
 //   (every 7th no longer on its page) and a removal request (`claims`) for every 1,000th address;
-// - two domains measured by `npm run bench:scale`: `small.scale.test` (10 addresses) and
-//   `big.scale.test` (`--big`, default 10,000), the same at every size;
+// - two domains measured by `npm run bench:scale`: `small-scale.test` (10 addresses) and
+//   `big-scale.test` (`--big`, default 10,000), the same at every size;
 // - `billed_requests`: one 30-day window per 10 addresses, spread over 1,000 synthetic accounts.
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
@@ -20,8 +20,8 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { applyMigrations, root, wrangler } from "./lib/local.mjs";
 
-export const SMALL_DOMAIN = "small.scale.test";
-export const BIG_DOMAIN = "big.scale.test";
+export const SMALL_DOMAIN = "small-scale.test";
+export const BIG_DOMAIN = "big-scale.test";
 export const PER_DOMAIN = 10;
 const GENERIC = ["info", "sales", "contact", "support", "press", "jobs", "hello", "office", "billing", "careers"];
 const FIRST = "ada alan anna ben carl clara dan dora emil ella finn gina hugo ida ivan jana karl lena leo lisa marc mia nils nora omar olga paul pia rafa rosa sam sara tom tina ugo uma vic vera will xena yann yara zack zoe".split(" ");
@@ -69,9 +69,9 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
   run("BEGIN");
   try {
     // A re-run replaces the previous synthetic index.
-    run(`DELETE FROM email_sources WHERE email LIKE '%.scale.test'`);
-    run(`DELETE FROM claims WHERE kind = 'email' AND value LIKE '%.scale.test'`);
-    for (const table of ["emails", "people", "companies", "domains"]) run(`DELETE FROM ${table} WHERE domain LIKE '%.scale.test'`);
+    run(`DELETE FROM email_sources WHERE email LIKE '%-scale.test'`);
+    run(`DELETE FROM claims WHERE kind = 'email' AND value LIKE '%-scale.test'`);
+    for (const table of ["emails", "people", "companies", "domains"]) run(`DELETE FROM ${table} WHERE domain LIKE '%-scale.test'`);
     run(`DELETE FROM billed_requests WHERE account_id >= 1000000000`);
 
     const domainStmt = db.prepare(`INSERT INTO domains (domain, crawl_status, crawled_at, pages_crawled, updated_at) VALUES (?, 'done', ?, 5, ?)`);
@@ -124,7 +124,7 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
     };
     addDomain(SMALL_DOMAIN, PER_DOMAIN, "FR");
     addDomain(BIG_DOMAIN, big, "US");
-    for (let d = 0; d * PER_DOMAIN < emails; d++) addDomain(`d${d}.scale.test`, Math.min(PER_DOMAIN, emails - d * PER_DOMAIN), COUNTRIES[d % COUNTRIES.length]);
+    for (let d = 0; d * PER_DOMAIN < emails; d++) addDomain(`d${d}-scale.test`, Math.min(PER_DOMAIN, emails - d * PER_DOMAIN), COUNTRIES[d % COUNTRIES.length]);
     run("COMMIT");
   } catch (err) {
     run("ROLLBACK");
@@ -150,5 +150,5 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   else applyMigrations();
   const started = Date.now();
   const counts = seedScale(d1File(persistTo), { emails, big });
-  console.log(`seeded ${path.relative(root, persistTo) || persistTo} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);
+  console.log(`seeded ${persistTo} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);
 }

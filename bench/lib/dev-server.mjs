@@ -30,11 +30,15 @@ export function devOperatorSecret() {
 }
 
 /**
- * Starts the server and runs `body({ base, port, headers })`; `headers` authenticate the bench
+ * Starts the server and runs `body({ base, port, headers, state })`; `headers` authenticate the bench
  * account on /v1. `vars` become `--var` flags. BENCH_PORT overrides the free port (never 8787).
+ * `prepare(state)` runs once the migrations are applied and the account exists, before the server
+ * starts (e.g. to bulk-write rows into the state's SQLite file). `ownPorts`: a free port and a free
+ * inspector port whatever BENCH_PORT says (for benches that run several servers at once).
  */
-export async function withBenchServer(name, vars, body) {
-  const port = Number(process.env.BENCH_PORT ?? (await freePort()));
+export async function withBenchServer(name, vars, body, { prepare, ownPorts = false } = {}) {
+  const port = Number((!ownPorts && process.env.BENCH_PORT) || (await freePort()));
+  const inspector = ownPorts ? ["--inspector-port", String(await freePort())] : [];
   if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
   const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
   const base = `http://127.0.0.1:${port}`;
@@ -55,10 +59,12 @@ export async function withBenchServer(name, vars, body) {
        SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
     );
 
+    if (prepare) await prepare(state);
+
     const varFlags = Object.entries({ ENVIRONMENT: "development", MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }).flatMap(
       ([k, v]) => ["--var", `${k}:${v}`],
     );
-    server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...varFlags], {
+    server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, ...inspector, ...varFlags], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
@@ -74,7 +80,7 @@ export async function withBenchServer(name, vars, body) {
       if (Date.now() - started > 90_000) throw new Error(`wrangler dev did not start:\n${log}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    return await body({ base, port, headers: { "X-Service-Key": key, "X-Service-Secret": secret } });
+    return await body({ base, port, state, headers: { "X-Service-Key": key, "X-Service-Secret": secret } });
   } finally {
     if (server) server.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));

@@ -1,10 +1,11 @@
-import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { and, eq, gte, lt, or, sql } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { NotFound } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
 import type { NamedAddress } from "../finder/patterns.js";
+import { inJsonArray } from "./in-json-array.js";
 
 export type EmailRow = typeof emails.$inferSelect;
 export type CompanyRow = typeof companies.$inferSelect;
@@ -18,8 +19,6 @@ export interface SourceOut {
   still_on_page: boolean;
 }
 
-const IN_CHUNK = 90;
-
 export async function emailsOfDomain(env: Pick<Env, "DB">, domain: string): Promise<EmailRow[]> {
   return db(env.DB).select().from(emails).where(eq(emails.domain, domain)).orderBy(emails.email).all();
 }
@@ -28,25 +27,43 @@ export async function emailRow(env: Pick<Env, "DB">, email: string): Promise<Ema
   return db(env.DB).select().from(emails).where(eq(emails.email, email)).get();
 }
 
-/** Sources of each address, most recently seen first. */
+/** Sources of each address, most recently seen first (one statement whatever the number of addresses). */
 export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SourceOut[]>> {
   const out = new Map<string, SourceOut[]>();
-  for (let i = 0; i < addresses.length; i += IN_CHUNK) {
-    const chunk = addresses.slice(i, i + IN_CHUNK);
-    const rows = await db(env.DB).select().from(emailSources).where(inArray(emailSources.email, chunk)).orderBy(sql`${emailSources.lastSeenOn} desc`).all();
-    for (const r of rows) {
-      const list = out.get(r.email) ?? [];
-      list.push({
-        uri: r.uri,
-        website_url: r.websiteUrl,
-        extracted_on: rfc3339(r.extractedOn),
-        last_seen_on: rfc3339(r.lastSeenOn),
-        still_on_page: r.stillOnPage,
-      });
-      out.set(r.email, list);
-    }
+  if (addresses.length === 0) return out;
+  const rows = await db(env.DB)
+    .select()
+    .from(emailSources)
+    .where(inJsonArray(emailSources.email, [...new Set(addresses)]))
+    .orderBy(sql`${emailSources.lastSeenOn} desc`)
+    .all();
+  for (const r of rows) {
+    const list = out.get(r.email) ?? [];
+    list.push({
+      uri: r.uri,
+      website_url: r.websiteUrl,
+      extracted_on: rfc3339(r.extractedOn),
+      last_seen_on: rfc3339(r.lastSeenOn),
+      still_on_page: r.stillOnPage,
+    });
+    out.set(r.email, list);
   }
   return out;
+}
+
+/**
+ * How many pages still show each address (addresses without a source are absent): what a listing
+ * score needs, counted in SQL rather than every source row of a large domain carried back.
+ */
+export async function liveSourceCounts(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, number>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await db(env.DB)
+    .select({ email: emailSources.email, live: sql<number>`sum(${emailSources.stillOnPage})` })
+    .from(emailSources)
+    .where(inJsonArray(emailSources.email, [...new Set(addresses)]))
+    .groupBy(emailSources.email)
+    .all();
+  return new Map(rows.map((r) => [r.email, Number(r.live)]));
 }
 
 /** Countries of named people by address (domain search's `country` filter). */

@@ -1,0 +1,11 @@
+import { type Column, type SQL, sql } from "drizzle-orm";
+
+/**
+ * `column IN (the values)` with the values bound as ONE JSON array parameter and unpacked by
+ * json_each: D1 binds at most 100 parameters per statement, so a plain IN list of thousands of
+ * values would take one round trip per 90 of them. The plan stays a primary-key or index lookup per
+ * value (test/engine/index-query-plans.test.ts).
+ */
+export function inJsonArray(column: Column | SQL, values: readonly (string | number)[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}

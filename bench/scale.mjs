@@ -14,6 +14,10 @@
 // sends, captured from the code itself, run against each size's database file (node:sqlite), for
 // windows that exist and windows that do not.
 //
+// Writes: people imported through POST /operator/import (each writes a `people` and an `emails` row,
+// in D1 batches) on new domains, 2,000 people per request, --write-rounds requests per size; the
+// figure is rows written per second of request time.
+//
 // No network: every domain is in the index (nothing is crawled) and DNS (the finder verifies its
 // answer) comes from a stub DNS-over-HTTPS server in this process.
 import { createHash } from "node:crypto";
@@ -23,14 +27,22 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
 import { addressOf, BIG_DOMAIN, d1File, PER_DOMAIN, seedScale, SMALL_DOMAIN } from "../scripts/seed-scale.mjs";
-import { median, root, withBenchServer } from "./lib/dev-server.mjs";
+import { devOperatorSecret, median, root, withBenchServer } from "./lib/dev-server.mjs";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "1000,1000000" }, rounds: { type: "string", default: "40" }, big: { type: "string", default: "10000" } },
+  options: {
+    sizes: { type: "string", default: "1000,1000000" },
+    rounds: { type: "string", default: "40" },
+    big: { type: "string", default: "10000" },
+    "write-rounds": { type: "string", default: "4" },
+  },
 });
 const sizes = args.sizes.split(",").map(Number);
 const rounds = Number(args.rounds);
 const big = Number(args.big);
+const writeRounds = Number(args["write-rounds"]);
+const operatorSecret = devOperatorSecret();
+const IMPORT_PEOPLE = 2_000;
 if (sizes.some((n) => !Number.isInteger(n) || n < 0) || !(rounds > 0) || !(big >= 10)) throw new Error("--sizes n,m --rounds r --big b");
 
 const label = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
@@ -124,7 +136,7 @@ async function withServers(vars, body, i = 0, servers = []) {
 const doh = await startDoh();
 const statement = await lookupStatement();
 try {
-  await withServers({ DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query` }, async (servers) => {
+  await withServers({ DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret }, async (servers) => {
     const person = (domain, size) => addressOf(domain, Math.floor(size / 2));
     const calls = [];
     for (const [domain, size] of [
@@ -167,6 +179,31 @@ try {
       row[`${label(last.emails)}/${label(first.emails)}`] = (median(last.t[key]) / median(first.t[key])).toFixed(2);
       return row;
     });
+    // Writes: the same import on every size, alternated.
+    for (let r = 0; r < writeRounds; r++) {
+      for (const s of r % 2 ? [...servers].reverse() : servers) {
+        const rows = Array.from({ length: IMPORT_PEOPLE }, (_, i) => {
+          const domain = `w${r}-${Math.floor(i / PER_DOMAIN)}-scale.test`;
+          const a = addressOf(domain, 2 + (i % PER_DOMAIN));
+          return { kind: "person", email: `${a.local}@${domain}`, first_name: a.first, last_name: a.last, position: a.position[0], country: "FR" };
+        });
+        const start = performance.now();
+        const res = await fetch(`${s.base}/operator/import`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "X-Operator-Secret": operatorSecret },
+          body: JSON.stringify(rows),
+        });
+        const report = await res.text();
+        if (res.status !== 200) throw new Error(`import on ${label(s.emails)} answered ${res.status}: ${report.slice(0, 300)}`);
+        (s.writes ??= []).push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
+      }
+    }
+    if (writeRounds > 0) {
+      const row = { call: `import ${IMPORT_PEOPLE} people (rows written/s)`, domain: "(new domains)" };
+      for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.writes).toFixed(0);
+      row[`${label(last.emails)}/${label(first.emails)}`] = (median(first.writes) / median(last.writes)).toFixed(2);
+      rows.push(row);
+    }
     const lookups = servers.map((s) => ({ s, ...timeLookup(d1File(s.state), statement, s.emails) }));
     for (const kind of ["hit", "miss"]) {
       const row = { call: `30-day repeat lookup (${kind === "hit" ? "window open" : "no window"})`, domain: "(billed_requests)" };
@@ -180,6 +217,7 @@ try {
     console.log(`30-day lookup: the statement billedAmong sends, in SQLite on each size's database file (${lookups[0].hits} open windows found among 2,000 asked).\n`);
     console.table(rows);
     console.log(`lookup statement: ${statement.sql}`);
+    console.log("The import row shows rows written per second (median) in the p50 columns; its ratio is time per row, largest size over smallest.");
   });
 } finally {
   doh.close();

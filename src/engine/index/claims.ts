@@ -4,7 +4,7 @@ import { db } from "../../db/client.js";
 import { claims } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { Claimed } from "../errors.js";
-import { inJsonArray } from "./in-json-array.js";
+import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
 import { cachedClaim, claimsCacheTtl, forgetClaim, rememberClaim } from "./claims-cache.js";
 import type { Memo } from "../memo.js";
 
@@ -115,19 +115,22 @@ export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_M
 }
 
 /**
- * The normalised values among `values` that are claimed. One statement whatever their number (a
- * domain search of a large domain asks for thousands): the values travel as one JSON array
- * parameter, and each is looked up by the primary key.
+ * The normalised values among `values` that are claimed. One statement per 5,000 values (a
+ * domain search of a large domain asks for thousands): the values travel as JSON array parameters
+ * (in-json-array.ts), and each is looked up by the primary key.
  */
 export async function claimedAmong(env: Pick<Env, "DB">, kind: ClaimKind, values: readonly string[]): Promise<Set<string>> {
   const normalised = [...new Set(values.map((v) => normaliseClaimValue(kind, v)).filter((v): v is string => !!v))];
-  if (normalised.length === 0) return new Set();
-  const rows = await db(env.DB)
-    .select({ value: claims.value })
-    .from(claims)
-    .where(and(eq(claims.kind, kind), inJsonArray(claims.value, normalised)))
-    .all();
-  return new Set(rows.map((r) => r.value));
+  const found = new Set<string>();
+  for (const chunk of jsonArrayChunks(normalised)) {
+    const rows = await db(env.DB)
+      .select({ value: claims.value })
+      .from(claims)
+      .where(and(eq(claims.kind, kind), inJsonArray(claims.value, chunk)))
+      .all();
+    for (const r of rows) found.add(r.value);
+  }
+  return found;
 }
 
 /** `values` without the claimed ones, in their original order and spelling (domain search omits claimed addresses). */

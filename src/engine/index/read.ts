@@ -5,7 +5,7 @@ import type { Env } from "../../env.js";
 import { NotFound } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
 import type { NamedAddress } from "../finder/patterns.js";
-import { inJsonArray } from "./in-json-array.js";
+import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
 
 export type EmailRow = typeof emails.$inferSelect;
 export type CompanyRow = typeof companies.$inferSelect;
@@ -27,16 +27,14 @@ export async function emailRow(env: Pick<Env, "DB">, email: string): Promise<Ema
   return db(env.DB).select().from(emails).where(eq(emails.email, email)).get();
 }
 
-/** Sources of each address, most recently seen first (one statement whatever the number of addresses). */
+/** Sources of each address, most recently seen first (one statement per 5,000 addresses). */
 export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SourceOut[]>> {
   const out = new Map<string, SourceOut[]>();
   if (addresses.length === 0) return out;
-  const rows = await db(env.DB)
-    .select()
-    .from(emailSources)
-    .where(inJsonArray(emailSources.email, [...new Set(addresses)]))
-    .orderBy(sql`${emailSources.lastSeenOn} desc`)
-    .all();
+  const rows = [];
+  for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
+    rows.push(...(await db(env.DB).select().from(emailSources).where(inJsonArray(emailSources.email, chunk)).orderBy(sql`${emailSources.lastSeenOn} desc`).all()));
+  }
   for (const r of rows) {
     const list = out.get(r.email) ?? [];
     list.push({
@@ -56,14 +54,17 @@ export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string
  * score needs, counted in SQL rather than every source row of a large domain carried back.
  */
 export async function liveSourceCounts(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, number>> {
-  if (addresses.length === 0) return new Map();
-  const rows = await db(env.DB)
-    .select({ email: emailSources.email, live: sql<number>`sum(${emailSources.stillOnPage})` })
-    .from(emailSources)
-    .where(inJsonArray(emailSources.email, [...new Set(addresses)]))
-    .groupBy(emailSources.email)
-    .all();
-  return new Map(rows.map((r) => [r.email, Number(r.live)]));
+  const live = new Map<string, number>();
+  for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
+    const rows = await db(env.DB)
+      .select({ email: emailSources.email, live: sql<number>`sum(${emailSources.stillOnPage})` })
+      .from(emailSources)
+      .where(inJsonArray(emailSources.email, chunk))
+      .groupBy(emailSources.email)
+      .all();
+    for (const r of rows) live.set(r.email, Number(r.live));
+  }
+  return live;
 }
 
 /** Countries of named people by address (domain search's `country` filter). */

@@ -2,7 +2,7 @@
 // synthetic contact index of that many addresses, to see how the index behaves when it is large.
 //
 // Written straight into the SQLite file behind the local D1 (one transaction, prepared statements:
-// about a minute for a million addresses) after the migrations are applied; `wrangler dev` must not
+// 12-35 s for a million addresses here) after the migrations are applied; `wrangler dev` must not
 // be running on the same state meanwhile. Without --persist-to it is `npm start`'s state.
 //
 // What it writes, all on registrable domains `*-scale.test` (reserved TLD; a re-run replaces them):

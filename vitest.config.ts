@@ -3,8 +3,11 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { outbound } from "./test/fixtures/outbound.js";
+import { buildPaymentVendor } from "./scripts/build-payment-vendor.mjs";
 
 export default defineConfig(async () => {
+  // The payment stack is a module of its own, built from node_modules (wrangler builds it before dev and deploy).
+  await buildPaymentVendor();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     plugins: [

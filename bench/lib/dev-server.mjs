@@ -96,16 +96,21 @@ export async function startDevServer({ state, port, vars = {} }) {
 }
 
 /**
- * Starts the server and runs `body({ base, port, headers })`; `headers` authenticate the bench
+ * Starts the server and runs `body({ base, port, state, headers })`; `headers` authenticate the bench
  * account on /v1. `vars` become `--var` flags. BENCH_PORT overrides the free port (never 8787).
+ * `prepare(state)` runs once the migrations are applied and the account exists, before the server
+ * starts (e.g. to bulk-write rows into the state's SQLite file). `ownPorts`: a free port whatever
+ * BENCH_PORT says (for benches that run several servers at once; the inspector port is always free).
  */
-export async function withBenchServer(name, vars, body) {
-  const port = await benchPort();
+export async function withBenchServer(name, vars, body, { prepare, ownPorts = false } = {}) {
+  const port = ownPorts ? await freePort() : await benchPort();
   const { state, headers } = prepareBenchState(name);
   let server;
   try {
+    // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).
+    if (prepare) await prepare(state);
     server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars } });
-    return await body({ base: server.base, port, headers });
+    return await body({ base: server.base, port, state, headers });
   } finally {
     await server?.stop();
     await new Promise((r) => setTimeout(r, 500));

@@ -1,8 +1,5 @@
-import { createClient, http } from "viem";
-import { tempo as tempoChain } from "viem/chains";
-import { charge as evmCharge } from "mppx/evm/server";
-import { Mppx } from "mppx/server/core";
 import { isProduction, type Env } from "../env.js";
+import { loadPaymentVendor } from "../payment-vendor.js";
 import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_METHOD_LABEL, DEV_RECIPIENT, DEV_TOKENS } from "./dev-chain.js";
 import { durableMppxStore } from "./ledger-client.js";
 import { type CurrencyOffer, mppxProvider, PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
@@ -45,6 +42,10 @@ const MAX_REALMS_PER_ISOLATE = 8;
  * The provider for this deployment, cached per isolate, env object and realm (challenges are
  * stateless, so any isolate can check any credential). The realm is MPP_REALM, else the host the
  * agent called: a credential bought on one host is refused on another.
+ *
+ * The one way to a payment provider, for every surface that sells (HTTP agent routes, MCP): the
+ * first call in an isolate loads the payment stack (src/payment-vendor.ts), which the Worker does
+ * not evaluate at startup.
  */
 export function paymentProviderFor(env: Env, host = "localhost"): Promise<PaymentProvider> {
   const realm = env.MPP_REALM?.trim() || host;
@@ -67,6 +68,7 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
   }
   if (!env.PAYMENT_LEDGER) throw new PaymentGateUnavailable("The payment ledger is not bound (PAYMENT_LEDGER).");
   const method = chosenMethod(env);
+  const { Mppx, createClient, evmCharge, http, tempo, tempoChain } = await loadPaymentVendor();
 
   if (method === "evm-dev") {
     // Never sell with play money where real money is expected.
@@ -110,8 +112,6 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
   ].filter(Boolean);
   if (missing.length) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
   const chain = { ...tempoChain, id: chainId };
-  // Loaded only where Tempo is configured: the Tempo method brings a ~700 KB payment page along.
-  const { tempo } = await import("mppx/server");
   const mppx = Mppx.create({
     realm,
     secretKey,

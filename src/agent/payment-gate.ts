@@ -1,4 +1,4 @@
-import { Credential, Errors, Receipt } from "mppx";
+import type { Credential, Errors } from "mppx";
 import { executeCapability } from "../capabilities/core/execute.js";
 import type { Capability } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
@@ -10,26 +10,11 @@ import { unbilledRunsRefusal, unbilledRunsResponse } from "./unbilled-runs.js";
 import type { Ledger } from "./ledger-client.js";
 import { admitPayer } from "./payer-limit.js";
 import { priceFor } from "./prices.js";
-import { classifyProviderError, type CurrencyOffer, type Offer, PaymentGateUnavailable, type PaymentProvider, PaymentProviderFault } from "./provider.js";
-import { gateUnavailable, paymentRequired, paymentRequiredError, providerFault } from "./responses.js";
+import { FORWARDED_HEADERS } from "./forwarded-headers.js";
+import { type CurrencyOffer, type Offer, PaymentGateUnavailable, type PaymentProvider, PaymentProviderFault } from "./provider.js";
+import { loadPaymentWire, type PaymentWire } from "./payment-wire.js";
+import { gateUnavailable, providerFault } from "./responses.js";
 import { logError } from "../request-context.js";
-
-/** Upstream headers an agent gets to see (the shared agents account's real counters). */
-export const FORWARDED_HEADERS = [
-  "ratelimit",
-  "ratelimit-policy",
-  "x-second-rate-limit",
-  "x-minute-rate-limit",
-  "x-daily-rate-limit",
-  "x-minute-request-left",
-  "x-daily-request-left",
-  "x-minute-reset-seconds",
-  "x-daily-reset-seconds",
-  "x-ratelimit-limit",
-  "x-ratelimit-remaining",
-  "x-ratelimit-reset",
-  "retry-after",
-] as const;
 
 export interface GateDeps {
   /** Throws PaymentGateUnavailable when the deployment cannot take payments. `host` picks the default realm. */
@@ -63,9 +48,11 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   const price = priceFor(endpoint);
   if (!price) return gateUnavailable(`${endpoint} has no price configured.`, 300);
 
+  let wire: PaymentWire;
   let provider: PaymentProvider;
   let ledger: Ledger;
   try {
+    wire = await loadPaymentWire();
     provider = await deps.provider(req.env, req.host);
     ledger = deps.ledger(req.env);
   } catch (err) {
@@ -78,24 +65,24 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   };
   const challengeAgain = async (why: Errors.PaymentError) => {
     try {
-      return await paymentRequired(provider, offer, why);
+      return await wire.paymentRequired(provider, offer, why);
     } catch (err) {
       return unavailable(err);
     }
   };
 
-  const serialized = req.authorization ? Credential.extractPaymentScheme(req.authorization) : null;
-  if (!serialized) return challengeAgain(paymentRequiredError(offer.description));
+  const serialized = req.authorization ? wire.Credential.extractPaymentScheme(req.authorization) : null;
+  if (!serialized) return challengeAgain(wire.paymentRequiredError(offer.description));
   let credential: Credential.Credential;
   try {
-    credential = Credential.deserialize(serialized);
+    credential = wire.Credential.deserialize(serialized);
   } catch {
-    return challengeAgain(new Errors.MalformedCredentialError({ reason: "it is not a base64url JSON Payment credential" }));
+    return challengeAgain(new wire.Errors.MalformedCredentialError({ reason: "it is not a base64url JSON Payment credential" }));
   }
   const currency = offeredCurrency(provider, credential);
   if (!currency) {
     return challengeAgain(
-      new Errors.InvalidChallengeError({ id: credential.challenge?.id, reason: `this endpoint accepts ${provider.method} payments in USDC or USDT only` }),
+      new wire.Errors.InvalidChallengeError({ id: credential.challenge?.id, reason: `this endpoint accepts ${provider.method} payments in USDC or USDT only` }),
     );
   }
 
@@ -103,8 +90,8 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   try {
     ({ payer } = await provider.validate(credential, offer, currency));
   } catch (err) {
-    const kind = classifyProviderError(err);
-    if (kind instanceof Errors.PaymentError) return challengeAgain(kind);
+    const kind = wire.classifyProviderError(err);
+    if (kind instanceof wire.Errors.PaymentError) return challengeAgain(kind);
     return kind instanceof PaymentGateUnavailable ? unavailable(kind) : providerFault(kind.message);
   }
 
@@ -121,7 +108,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     return gateUnavailable("The payment ledger is unavailable; your credential was not used. Retry shortly.", 5);
   }
   if (hold.status === "spent") {
-    return challengeAgain(new Errors.InvalidChallengeError({ id: holdId, reason: "this credential already paid for an answer" }));
+    return challengeAgain(new wire.Errors.InvalidChallengeError({ id: holdId, reason: "this credential already paid for an answer" }));
   }
   if (hold.status === "unbilled_limit") return unbilledRunsResponse(unbilledRunsRefusal(hold));
   if (hold.status === "busy") {
@@ -147,8 +134,8 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     try {
       receipt = await provider.settle(credential, offer, currency);
     } catch (err) {
-      const kind = classifyProviderError(err);
-      if (kind instanceof Errors.PaymentError) return challengeAgain(kind);
+      const kind = wire.classifyProviderError(err);
+      if (kind instanceof wire.Errors.PaymentError) return challengeAgain(kind);
       return kind instanceof PaymentGateUnavailable ? unavailable(kind) : providerFault(`The payment could not be settled, so the answer is withheld and nothing was charged: ${kind.message}`);
     }
     settled = true;
@@ -168,7 +155,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
       // The money moved; the hold stays until the credential expires, so it cannot pay twice.
       logError("settlement not recorded in the ledger", holdId, err);
     }
-    return paid(upstream, receipt);
+    return paid(upstream, wire.Receipt.serialize(receipt));
   } finally {
     if (!settled) {
       try {
@@ -230,10 +217,10 @@ async function unbilled(upstream: Response): Promise<Response> {
   return new Response(body, { status, headers });
 }
 
-function paid(upstream: Response, receipt: Receipt.Receipt): Response {
+function paid(upstream: Response, receiptHeader: string): Response {
   const headers = forwarded(upstream.headers);
   headers.set("content-type", upstream.headers.get("content-type") ?? "application/json; charset=utf-8");
-  headers.set("payment-receipt", Receipt.serialize(receipt));
+  headers.set("payment-receipt", receiptHeader);
   headers.set("x-payment-charged", "true");
   headers.set("cache-control", "private, no-store");
   return new Response(upstream.body, { status: 200, headers });

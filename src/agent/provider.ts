@@ -1,12 +1,13 @@
 import type { Challenge, Credential, Receipt } from "mppx";
-import { Errors } from "mppx";
 import type { Mppx } from "mppx/server/core";
-import { logError } from "../request-context.js";
 
 /**
  * The payment provider behind the gate: issues challenges, validates credentials (no money moves)
  * and settles them (money moves). The gate only talks to this interface, so tests can wrap the real
  * mppx-backed provider and inject faults (unreachable network, misconfiguration).
+ *
+ * Only types come from mppx here: the payment stack itself is loaded on first use
+ * (src/payment-vendor.ts), and whoever builds a provider hands it the mppx instance.
  *
  * Error contract, which decides what the agent is told:
  * - mppx `Errors.PaymentError`: the credential itself is wrong (402 with fresh challenges);
@@ -54,46 +55,6 @@ export class PaymentGateUnavailable extends Error {
   ) {
     super(message);
   }
-}
-
-/** viem errors that mean "the network did not answer", as opposed to "this credential is bad". */
-const TRANSPORT_ERRORS = new Set([
-  "HttpRequestError",
-  "TimeoutError",
-  "RpcRequestError",
-  "WebSocketRequestError",
-  "SocketClosedError",
-  "InternalRpcError",
-  "LimitExceededRpcError",
-  "ResourceUnavailableRpcError",
-  "UnknownRpcError",
-]);
-
-function isTransportFault(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
-    const name = (e as Error).name;
-    if (TRANSPORT_ERRORS.has(name)) return true;
-    // fetch() itself failing (DNS, connection reset) throws a TypeError in workerd.
-    if (e instanceof TypeError && /fetch|network|connect/i.test(e.message)) return true;
-  }
-  return false;
-}
-
-/**
- * Sorts a thrown error into the contract above. Bad bytes inside a credential (viem parse errors,
- * schema errors) are the payer's problem (402); a network that does not answer is ours (502).
- * Anything else unexpected is treated as our fault too: a holder of a valid credential must never
- * be told to pay again because of a bug on our side.
- */
-export function classifyProviderError(err: unknown): Errors.PaymentError | PaymentProviderFault | PaymentGateUnavailable {
-  if (err instanceof Errors.PaymentError || err instanceof PaymentProviderFault || err instanceof PaymentGateUnavailable) return err;
-  if (isTransportFault(err)) return new PaymentProviderFault(`The payment network could not be reached: ${(err as Error).message.split("\n")[0]}`);
-  const name = (err as Error)?.name ?? "";
-  if (name === "ZodError" || name === "$ZodError" || /Signature|Address|Hex|Abi|Bytes|Decode|Serialize/.test(name)) {
-    return new Errors.VerificationFailedError({ reason: "the credential payload could not be verified" });
-  }
-  logError("payment provider error", err);
-  return new PaymentProviderFault("The credential could not be validated because of a payment provider fault.");
 }
 
 /** Builds the provider on an mppx server instance whose methods all share one wire name. */

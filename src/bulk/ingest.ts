@@ -3,7 +3,7 @@ import { getDomain } from "tldts";
 import type { BulkField } from "../capabilities/core/registry.js";
 import { ApiError } from "../http/errors.js";
 import { type CreateOptions, rowOptions } from "./options.js";
-import { CHUNK_ROWS, MAX_COLUMNS, MAX_ROWS, neededColumns, type BulkType } from "./types.js";
+import { CHUNK_ROWS, MAX_COLUMNS, MAX_ROWS, MAX_ROWS_TEXT, neededColumns, type BulkType } from "./types.js";
 import { inputChunkKey, type InputRow } from "./storage.js";
 
 export interface RowCounts {
@@ -238,7 +238,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
       counts.input += 1;
       if (!isBlank(record)) filled += 1;
       if (counts.input > limit) {
-        const why = options.total !== undefined && options.total < MAX_ROWS ? `'total' is ${options.total}` : `at most ${MAX_ROWS.toLocaleString("en")} rows per job`;
+        const why = options.total !== undefined && options.total < MAX_ROWS ? `'total' is ${options.total}` : `at most ${MAX_ROWS_TEXT} rows per job`;
         throw new ApiError(400, "params_invalid", `The ${source} has too many rows: ${why}.`);
       }
       if (record.length > MAX_COLUMNS) throw new ApiError(400, "params_invalid", `The ${source} has ${record.length.toLocaleString("en")} columns on row ${counts.input}; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`);

@@ -13,6 +13,12 @@ export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 export const MAX_ROWS = 100_000;
 /** Columns a file may have (its header row is also capped at 64 KiB, MAX_FIRST_LINE_BYTES in csv-source.ts). */
 export const MAX_COLUMNS = 1_000;
+/**
+ * MAX_ROWS as people read it ("100,000"). Not `toLocaleString`: the route description is built at
+ * module load, and the first Intl number format of an isolate loads locale data (~10 ms of startup).
+ */
+export const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+export const MAX_ROWS_TEXT = thousands(MAX_ROWS);
 /** Rows per normalised input chunk, per queue message and per result part. */
 export const CHUNK_ROWS = 50;
 export const MAX_RUNNING_PER_TYPE = 2;

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { filterClaimed } from "../engine/index/claims.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
-import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../engine/index/read.js";
+import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, liveSourceCounts, type SourceOut, sourcesOf } from "../engine/index/read.js";
 import { matchPatterns } from "../engine/finder/patterns.js";
 import { rfc3339 } from "../http/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
@@ -24,8 +24,7 @@ import { type BulkOptionValues, defineCapability } from "./core/registry.js";
  * +10 per page still showing it (up to +30), +15 when a person's name is attached, +10 for a
  * personal address in the domain's main format; an address no page shows any more loses 30.
  */
-export function listingScore(row: EmailRow, sources: SourceOut[], mainPattern: boolean): number {
-  const live = sources.filter((s) => s.still_on_page).length;
+export function listingScore(row: EmailRow, live: number, mainPattern: boolean): number {
   let score = 40 + Math.min(30, live * 10) + (row.firstName && row.lastName ? 15 : 0) + (mainPattern ? 10 : 0);
   if (live === 0) score -= 30;
   return Math.max(1, Math.min(99, score));
@@ -82,17 +81,16 @@ function organization(domain: string, company: CompanyRow | undefined, pattern: 
   };
 }
 
-/** Profiles the people index holds for the listed addresses (one query for the page's candidates). */
+/** Profiles the people index holds for the listed addresses (one query for the page; at most 100). */
 async function profilesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SocialProfiles>> {
   const out = new Map<string, SocialProfiles>();
-  for (let i = 0; i < addresses.length; i += 90) {
-    const rows = await db(env.DB)
-      .select({ email: people.email, microblog: people.microblog, professionalNetwork: people.professionalNetworkUrl })
-      .from(people)
-      .where(inArray(people.email, addresses.slice(i, i + 90) as string[]))
-      .all();
-    for (const r of rows) if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
-  }
+  if (addresses.length === 0) return out;
+  const rows = await db(env.DB)
+    .select({ email: people.email, microblog: people.microblog, professionalNetwork: people.professionalNetworkUrl })
+    .from(people)
+    .where(inArray(people.email, addresses as string[]))
+    .all();
+  for (const r of rows) if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
   return out;
 }
 
@@ -243,19 +241,22 @@ export const domainSearch = defineCapability({
         (!params.department || r.department === params.department) &&
         (!country || countries.get(r.email) === country),
     );
-    const [sources, profiles] = await Promise.all([sourcesOf(ctx.env, matching.map((r) => r.email)), profilesOf(ctx.env, matching.map((r) => r.email))]);
+    // The ranking needs every matching address (live pages, the domain's main format), but only
+    // how many pages still show each: full sources and profiles are read for the page alone.
+    const live = await liveSourceCounts(ctx.env, matching.map((r) => r.email));
     const scored = matching
       .map((r) => {
-        const src = sources.get(r.email) ?? [];
         const pattern = r.type === "personal" && r.firstName && r.lastName ? (matchPatterns(r.localPart, { first: r.firstName, last: r.lastName, ...(r.middleName ? { middle: r.middleName } : {}) }).patterns[0] ?? null) : null;
-        return { row: r, src, pattern, score: listingScore(r, src, pattern !== null && pattern === main) };
+        return { row: r, pattern, score: listingScore(r, live.get(r.email) ?? 0, pattern !== null && pattern === main) };
       })
       .sort((a, b) => b.score - a.score || a.row.email.localeCompare(b.row.email));
     const total = scored.length;
     const pageRows = scored.slice((params.page - 1) * params.limit, params.page * params.limit);
+    const pageEmails = pageRows.map(({ row }) => row.email);
+    const [sources, profiles] = await Promise.all([sourcesOf(ctx.env, pageEmails), profilesOf(ctx.env, pageEmails)]);
 
     const phones = params.enrich_mobile ? await Promise.all(pageRows.map(({ row }) => phoneDataFor(ctx.env, { email: row.email }))) : null;
-    const emailsOut = pageRows.map(({ row, src, score, pattern }, i) => ({
+    const emailsOut = pageRows.map(({ row, score, pattern }, i) => ({
       email: row.email,
       first_name: row.firstName,
       last_name: row.lastName,
@@ -275,7 +276,7 @@ export const domainSearch = defineCapability({
       last_updated: rfc3339(row.lastSeenAt),
       // Domain search lists what the pages show; it does not run the verifier on each address.
       verification: { date: null, status: null },
-      sources: src,
+      sources: sources.get(row.email) ?? [],
     }));
     return {
       body: {

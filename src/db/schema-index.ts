@@ -59,7 +59,7 @@ export const companies = sqliteTable(
     source: text("source").notNull().default("crawl"),
     updatedAt: integer("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
-  (t) => [index("companies_name_idx").on(t.name)],
+  (t) => [index("companies_name_idx").on(t.name), index("companies_lower_name_idx").on(sql`lower(${t.name})`)],
 );
 
 export const people = sqliteTable(
@@ -117,7 +117,7 @@ export const emails = sqliteTable(
     firstSeenAt: integer("first_seen_at").notNull(),
     lastSeenAt: integer("last_seen_at").notNull(),
   },
-  (t) => [index("emails_domain_idx").on(t.domain)],
+  (t) => [index("emails_domain_idx").on(t.domain, t.email)],
 );
 
 export const emailSources = sqliteTable(
@@ -130,7 +130,7 @@ export const emailSources = sqliteTable(
     lastSeenOn: integer("last_seen_on").notNull(),
     stillOnPage: integer("still_on_page", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.email, t.uri] })],
+  (t) => [primaryKey({ columns: [t.email, t.uri] }), index("email_sources_uri_idx").on(t.uri)],
 );
 
 export const phones = sqliteTable(

@@ -1,4 +1,5 @@
-import { Challenge, Credential, Mcp, Receipt } from "mppx";
+import type { Credential } from "mppx";
+import { loadPaymentVendor, type PaymentVendor } from "../payment-vendor.js";
 import { type GateDeps, servePaid } from "../agent/payment-gate.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { errorBody } from "../http/errors.js";
@@ -69,6 +70,9 @@ async function paidCall(c: Ctx, cap: AnyCapability, args: Record<string, unknown
   const parsed = cap.params.safeParse(converted.query);
   if (!parsed.success) return { result: errorResult(errorBody(422, "params_invalid", describeIssue(parsed.error, converted.query, "query")).errors) };
 
+  // The payment stack loads on the first paid call (src/payment-vendor.ts), as on the HTTP surface.
+  const vendor = await loadPaymentVendor();
+  const { Mcp, Receipt } = vendor;
   const credential = meta?.[Mcp.credentialMetaKey];
   const response = await servePaid(
     cap,
@@ -76,13 +80,13 @@ async function paidCall(c: Ctx, cap: AnyCapability, args: Record<string, unknown
       env: c.env,
       query: converted.query,
       host: new URL(c.req.url).hostname,
-      authorization: credential === undefined ? undefined : headerOf(credential),
+      authorization: credential === undefined ? undefined : headerOf(vendor, credential),
       clientIp: c.req.header("cf-connecting-ip"),
       waitUntil: (p) => c.executionCtx.waitUntil(p),
     },
     gate,
   );
-  if (response.status === 402) return { protocolError: await paymentError(response) };
+  if (response.status === 402) return { protocolError: await paymentError(vendor, response) };
   if (response.status !== 200) return { result: await errorResultOf(response) };
 
   const receipt = Receipt.deserialize(response.headers.get("payment-receipt") ?? "");
@@ -92,7 +96,7 @@ async function paidCall(c: Ctx, cap: AnyCapability, args: Record<string, unknown
 }
 
 /** The `_meta` credential object in the `Authorization: Payment …` form the gate reads. */
-function headerOf(credential: unknown): string {
+function headerOf({ Credential }: PaymentVendor, credential: unknown): string {
   if (!credential || typeof credential !== "object" || !("challenge" in credential) || !("payload" in credential)) return UNDECODABLE;
   try {
     return Credential.serialize(credential as Credential.Credential);
@@ -102,20 +106,20 @@ function headerOf(credential: unknown): string {
 }
 
 /** MPP over MCP's codes for a refused or missing payment (mppx `Mcp.errorCode`), by problem type. */
-const PROBLEM_CODES: Record<string, number> = {
+const problemCodes = ({ Mcp }: PaymentVendor): Record<string, number> => ({
   "https://paymentauth.org/problems/payment-required": Mcp.paymentRequiredCode,
   "https://paymentauth.org/problems/malformed-credential": Mcp.invalidParamsCode,
   "https://paymentauth.org/problems/invalid-payload": Mcp.invalidParamsCode,
   "https://paymentauth.org/problems/internal-payment-error": Mcp.internalErrorCode,
-};
+});
 
 /**
  * The gate's 402 (fresh challenges in WWW-Authenticate, why in a problem+json body) as MPP over
  * MCP's JSON-RPC error: `data` = {httpStatus: 402, challenges, problem}, as mppx's MCP transport sends.
  */
-async function paymentError(response: Response): Promise<ProtocolError> {
-  const challenges = Challenge.fromResponseList(response);
+async function paymentError(vendor: PaymentVendor, response: Response): Promise<ProtocolError> {
+  const challenges = vendor.Challenge.fromResponseList(response);
   const problem = (await response.json()) as { type?: string; detail?: string; title?: string };
-  const code = PROBLEM_CODES[problem.type ?? ""] ?? Mcp.paymentVerificationFailedCode;
+  const code = problemCodes(vendor)[problem.type ?? ""] ?? vendor.Mcp.paymentVerificationFailedCode;
   return { code, message: problem.detail ?? problem.title ?? "Payment Required", data: { httpStatus: 402, challenges, problem } };
 }

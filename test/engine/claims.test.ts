@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addClaim, assertNotClaimed, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/index/claims.js";
+import { addClaim, assertNotClaimed, claimedAmong, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/index/claims.js";
 import { ApiError, apiErrorOf } from "../../src/http/errors.js";
 
 describe("claim normalisers", () => {
@@ -66,5 +66,16 @@ describe("assertNotClaimed and filterClaimed", () => {
     expect(kept).not.toContain("person200@filter.test");
     expect(kept).toHaveLength(1 + 249);
     expect(await filterClaimed(env, "email", [])).toEqual([]);
+  });
+
+  it("finds the claimed addresses among thousands in a few statements (a domain of 12,000 addresses)", async () => {
+    const many = Array.from({ length: 12_000 }, (_, i) => `someone${i}@large-domain.test`);
+    for (const i of [0, 4_999, 5_000, 11_999]) await addClaim(env, "email", many[i]!, null);
+    let statements = 0;
+    const counting = { ...env, DB: { prepare: (sql: string) => (statements++, env.DB.prepare(sql)) } as unknown as D1Database };
+    const claimed = await claimedAmong(counting, "email", many);
+    expect([...claimed].sort()).toEqual([many[0], many[11_999], many[4_999], many[5_000]].sort());
+    // Values travel as JSON arrays of 5,000 (D1: 100 bound parameters, 2 MB per string).
+    expect(statements).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 import { disposableEmailBlocklist } from "disposable-email-domains-js";
-import freeEmailDomains from "./free-email-domains.json";
+import { FREE_EMAIL_DOMAINS } from "./free-email-domains.js";
 import roleAddresses from "./role-addresses.json";
 
 /**
@@ -22,10 +22,11 @@ function load(): Lists {
   // 1 MiB module transport in workerd; disposable-email-domains-js is CC0 and maintained.
   const disposable = new Set<string>();
   for (const d of disposableEmailBlocklist()) disposable.add(d.toLowerCase());
-  // The free-provider list also carries throwaway services; an address is one or the other, and
+  // The free-provider list also carries throwaway services (left out when it was vendored, and again
+  // here for those the disposable package adds later); an address is one or the other, and
   // disposable is the stronger (riskier) verdict.
   const webmail = new Set<string>();
-  for (const d of freeEmailDomains as string[]) {
+  for (const d of FREE_EMAIL_DOMAINS.split("\n")) {
     const domain = d.toLowerCase();
     if (!isListed(disposable, domain)) webmail.add(domain);
   }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, like, or, sql } from "drizzle-orm";
+import { and, eq, gte, lt, or, sql } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
@@ -6,6 +6,7 @@ import { NotFound } from "../errors.js";
 import { rfc3339 } from "../../http/time.js";
 import { inferPatterns, type NamedAddress, type PatternInference } from "../finder/patterns.js";
 import { parseStoredFormats } from "./domain-names.js";
+import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
 
 export type EmailRow = typeof emails.$inferSelect;
 export type CompanyRow = typeof companies.$inferSelect;
@@ -19,8 +20,6 @@ export interface SourceOut {
   still_on_page: boolean;
 }
 
-const IN_CHUNK = 90;
-
 export async function emailsOfDomain(env: Pick<Env, "DB">, domain: string): Promise<EmailRow[]> {
   return db(env.DB).select().from(emails).where(eq(emails.domain, domain)).orderBy(emails.email).all();
 }
@@ -29,25 +28,44 @@ export async function emailRow(env: Pick<Env, "DB">, email: string): Promise<Ema
   return db(env.DB).select().from(emails).where(eq(emails.email, email)).get();
 }
 
-/** Sources of each address, most recently seen first. */
+/** Sources of each address, most recently seen first (one statement per 5,000 addresses). */
 export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SourceOut[]>> {
   const out = new Map<string, SourceOut[]>();
-  for (let i = 0; i < addresses.length; i += IN_CHUNK) {
-    const chunk = addresses.slice(i, i + IN_CHUNK);
-    const rows = await db(env.DB).select().from(emailSources).where(inArray(emailSources.email, chunk)).orderBy(sql`${emailSources.lastSeenOn} desc`).all();
-    for (const r of rows) {
-      const list = out.get(r.email) ?? [];
-      list.push({
-        uri: r.uri,
-        website_url: r.websiteUrl,
-        extracted_on: rfc3339(r.extractedOn),
-        last_seen_on: rfc3339(r.lastSeenOn),
-        still_on_page: r.stillOnPage,
-      });
-      out.set(r.email, list);
-    }
+  if (addresses.length === 0) return out;
+  const rows = [];
+  for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
+    rows.push(...(await db(env.DB).select().from(emailSources).where(inJsonArray(emailSources.email, chunk)).orderBy(sql`${emailSources.lastSeenOn} desc`).all()));
+  }
+  for (const r of rows) {
+    const list = out.get(r.email) ?? [];
+    list.push({
+      uri: r.uri,
+      website_url: r.websiteUrl,
+      extracted_on: rfc3339(r.extractedOn),
+      last_seen_on: rfc3339(r.lastSeenOn),
+      still_on_page: r.stillOnPage,
+    });
+    out.set(r.email, list);
   }
   return out;
+}
+
+/**
+ * How many pages still show each address (addresses without a source are absent): what a listing
+ * score needs, counted in SQL rather than every source row of a large domain carried back.
+ */
+export async function liveSourceCounts(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, number>> {
+  const live = new Map<string, number>();
+  for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
+    const rows = await db(env.DB)
+      .select({ email: emailSources.email, live: sql<number>`sum(${emailSources.stillOnPage})` })
+      .from(emailSources)
+      .where(inJsonArray(emailSources.email, chunk))
+      .groupBy(emailSources.email)
+      .all();
+    for (const r of rows) live.set(r.email, Number(r.live));
+  }
+  return live;
 }
 
 /** Countries of named people by address (domain search's `country` filter). */
@@ -105,10 +123,15 @@ export async function domainForCompany(env: Pick<Env, "DB">, name: string): Prom
   const key = companyKey(name);
   if (!key) throw new NotFound("company", `The company name "${name}" has no letters or digits to search for.`);
   const firstWord = key.split(" ")[0]!;
+  // Candidates: the name itself, and names starting with the key's first word ("Acme" finds "Acme
+  // Widgets, Inc."), both ranges of the index on lower(name). firstWord is [a-z0-9]+, so the range
+  // ends at the same word with its last character moved up by one.
+  const lowerName = sql`lower(${companies.name})`;
+  const wordEnd = firstWord.slice(0, -1) + String.fromCharCode(firstWord.charCodeAt(firstWord.length - 1) + 1);
   const rows = await db(env.DB)
     .select({ domain: companies.domain, name: companies.name })
     .from(companies)
-    .where(or(eq(sql`lower(${companies.name})`, name.trim().toLowerCase()), like(sql`lower(${companies.name})`, `%${firstWord.replace(/[%_]/g, "")}%`)))
+    .where(or(eq(lowerName, name.trim().toLowerCase()), and(gte(lowerName, firstWord), lt(lowerName, wordEnd))))
     .limit(50)
     .all();
   const exact = rows.find((r) => r.name && r.name.trim().toLowerCase() === name.trim().toLowerCase());

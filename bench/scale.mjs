@@ -1,0 +1,224 @@
+// `npm run bench:scale [-- --sizes 1000,1000000 --rounds 40 --big 10000]`: how the contact index's
+// hot-path queries behave as the index grows.
+//
+// One throwaway `wrangler dev` per size, each with its own state directory holding a synthetic index
+// of that many addresses (scripts/seed-scale.mjs) plus the same two measured domains:
+// small-scale.test (10 addresses) and big-scale.test (--big, 10,000). On each domain, over HTTP:
+// domain search (first page and last page, 10 per page), email finder (a person whose address the
+// domain publishes) and email count; rounds alternate the sizes and the order of the calls, so the
+// machine's noise falls on every size alike. Prints the median (p50) per call and size and the
+// ratio of the largest size to the smallest.
+//
+// The 30-day repeat lookup runs beside the limiter's round trip inside a call and cannot be seen
+// over HTTP, so it is timed on its own: the statement `billedAmong` (src/limits/repeat-billing.ts)
+// sends, captured from the code itself, run against each size's database file (node:sqlite), for
+// windows that exist and windows that do not.
+//
+// Writes: people imported through POST /operator/import (each writes a `people` and an `emails` row,
+// in D1 batches) on new domains, 2,000 people per request, --write-rounds requests per size; the
+// figure is rows written per second of request time.
+//
+// No network: every domain is in the index (nothing is crawled) and DNS (the finder verifies its
+// answer) comes from a stub DNS-over-HTTPS server in this process.
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import * as esbuild from "esbuild";
+import { addressOf, BIG_DOMAIN, d1File, PER_DOMAIN, seedScale, SMALL_DOMAIN } from "../scripts/seed-scale.mjs";
+import { devOperatorSecret, median, root, withBenchServer } from "./lib/dev-server.mjs";
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "1000,1000000" },
+    rounds: { type: "string", default: "40" },
+    big: { type: "string", default: "10000" },
+    "write-rounds": { type: "string", default: "4" },
+  },
+});
+const sizes = args.sizes.split(",").map(Number);
+const rounds = Number(args.rounds);
+const big = Number(args.big);
+const writeRounds = Number(args["write-rounds"]);
+const operatorSecret = devOperatorSecret();
+const IMPORT_PEOPLE = 2_000;
+if (sizes.some((n) => !Number.isInteger(n) || n < 0) || !(rounds > 0) || !(big >= 10)) throw new Error("--sizes n,m --rounds r --big b");
+
+const label = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
+
+/** A DNS-over-HTTPS stub: every name has an MX and an address (TEST-NET), nothing else. */
+function startDoh() {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://doh");
+    const name = url.searchParams.get("name") ?? "";
+    const type = url.searchParams.get("type");
+    const answer =
+      type === "MX" ? [{ name, type: 15, TTL: 3600, data: `10 mx.${name}.` }] : type === "A" ? [{ name, type: 1, TTL: 3600, data: "192.0.2.25" }] : [];
+    res.writeHead(200, { "content-type": "application/dns-json" });
+    res.end(JSON.stringify({ Status: 0, Answer: answer }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/** The statement billedAmong sends to D1, taken from the code: bundled for Node, run on a recording binding. */
+async function lookupStatement() {
+  const built = await esbuild.build({
+    stdin: { contents: `export { billedAmong } from "./src/limits/repeat-billing.ts";`, resolveDir: root, loader: "ts" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    write: false,
+    external: ["cloudflare:*"],
+    logLevel: "error",
+  });
+  const { billedAmong } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
+  const seen = [];
+  const statement = (sql) => ({
+    bind: (...params) => {
+      seen.push({ sql, params });
+      return { all: async () => ({ results: [] }), raw: async () => [], first: async () => null, run: async () => ({}) };
+    },
+  });
+  await billedAmong({ DB: { prepare: statement } }, 1, ["f".repeat(64)], Date.now());
+  if (seen.length !== 1) throw new Error(`billedAmong sent ${seen.length} statements; the bench expects one`);
+  return seen[0];
+}
+
+/** p50 of the lookup statement on one database file, for windows that exist and ones that do not. */
+function timeLookup(file, { sql, params }, emails) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  const stmt = db.prepare(sql);
+  const accountAt = params.indexOf(1);
+  const fingerprintAt = params.indexOf("f".repeat(64));
+  const run = (account, fingerprint) => {
+    const p = [...params];
+    p[accountAt] = account;
+    p[fingerprintAt] = fingerprint;
+    const start = process.hrtime.bigint();
+    const rows = stmt.all(...p);
+    return { ms: Number(process.hrtime.bigint() - start) / 1e6, found: rows.length };
+  };
+  // seed-scale opens a window for every 10th address n: account 1e9 + n % 1000, fingerprint sha256("scale n").
+  const total = emails + PER_DOMAIN + big;
+  const hit = [];
+  const miss = [];
+  for (let i = 0; i < 2000; i++) {
+    const n = ((i * 7919) % Math.max(1, Math.floor(total / 10))) * 10;
+    const fingerprint = createHash("sha256").update(`scale ${n}`).digest("hex");
+    const h = run(1_000_000_000 + (n % 1000), fingerprint);
+    if (h.found) hit.push(h.ms);
+    miss.push(run(1_000_000_000 + (n % 1000), createHash("sha256").update(`absent ${n}`).digest("hex")).ms);
+  }
+  db.close();
+  return { hit: median(hit), miss: median(miss), hits: hit.length };
+}
+
+/** Starts one server per size (nested), each on its own seeded state. */
+async function withServers(vars, body, i = 0, servers = []) {
+  if (i === sizes.length) return body(servers);
+  const emails = sizes[i];
+  return withBenchServer(
+    `scale-${label(emails)}`,
+    vars,
+    (server) => withServers(vars, body, i + 1, [...servers, { ...server, emails }]),
+    {
+      ownPorts: true,
+      prepare: (state) => {
+        const started = Date.now();
+        const counts = seedScale(d1File(state), { emails, big });
+        console.log(`${label(emails)}: seeded ${counts.emails} addresses, ${counts.sources} sources, ${counts.people} people in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      },
+    },
+  );
+}
+
+const doh = await startDoh();
+const statement = await lookupStatement();
+try {
+  await withServers({ DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret }, async (servers) => {
+    const person = (domain, size) => addressOf(domain, Math.floor(size / 2));
+    const calls = [];
+    for (const [domain, size] of [
+      [SMALL_DOMAIN, PER_DOMAIN],
+      [BIG_DOMAIN, big],
+    ]) {
+      const who = person(domain, size);
+      calls.push({ name: "domain search, first page", domain, path: () => `/v1/domain-search?domain=${domain}&limit=10` });
+      calls.push({ name: "domain search, last page", domain, path: (s) => `/v1/domain-search?domain=${domain}&limit=10&page=${s.lastPage[domain]}` });
+      calls.push({ name: "email finder", domain, path: () => `/v1/email-finder?domain=${domain}&first_name=${who.first}&last_name=${who.last}` });
+      calls.push({ name: "email count", domain, path: () => `/v1/email-count?domain=${domain}` });
+    }
+    const get = async (server, url) => {
+      const start = performance.now();
+      const res = await fetch(`${server.base}${url}`, { headers: server.headers });
+      const body = await res.text();
+      const ms = performance.now() - start;
+      if (res.status !== 200) throw new Error(`${url} on ${label(server.emails)} answered ${res.status}: ${body.slice(0, 300)}`);
+      return { ms, body };
+    };
+    for (const s of servers) {
+      s.lastPage = {};
+      for (const domain of [SMALL_DOMAIN, BIG_DOMAIN]) s.lastPage[domain] = Math.max(1, JSON.parse((await get(s, `/v1/domain-search?domain=${domain}&limit=10`)).body).meta.total_pages);
+      s.t = Object.fromEntries(calls.map((c) => [`${c.name}|${c.domain}`, []]));
+      for (let i = 0; i < 3; i++) for (const c of calls) await get(s, c.path(s)); // warm the isolate, DNS cache and D1 pages
+    }
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 ? [...calls].reverse() : calls;
+      for (const c of order) {
+        for (const s of r % 2 ? [...servers].reverse() : servers) s.t[`${c.name}|${c.domain}`].push((await get(s, c.path(s))).ms);
+      }
+    }
+
+    const first = servers[0];
+    const last = servers.at(-1);
+    const rows = calls.map((c) => {
+      const key = `${c.name}|${c.domain}`;
+      const row = { call: c.name, domain: c.domain };
+      for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.t[key]).toFixed(1);
+      row[`${label(last.emails)}/${label(first.emails)}`] = (median(last.t[key]) / median(first.t[key])).toFixed(2);
+      return row;
+    });
+    // Writes: the same import on every size, alternated.
+    for (let r = 0; r < writeRounds; r++) {
+      for (const s of r % 2 ? [...servers].reverse() : servers) {
+        const rows = Array.from({ length: IMPORT_PEOPLE }, (_, i) => {
+          const domain = `w${r}-${Math.floor(i / PER_DOMAIN)}-scale.test`;
+          const a = addressOf(domain, 2 + (i % PER_DOMAIN));
+          return { kind: "person", email: `${a.local}@${domain}`, first_name: a.first, last_name: a.last, position: a.position[0], country: "FR" };
+        });
+        const start = performance.now();
+        const res = await fetch(`${s.base}/operator/import`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "X-Operator-Secret": operatorSecret },
+          body: JSON.stringify(rows),
+        });
+        const report = await res.text();
+        if (res.status !== 200) throw new Error(`import on ${label(s.emails)} answered ${res.status}: ${report.slice(0, 300)}`);
+        (s.writes ??= []).push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
+      }
+    }
+    if (writeRounds > 0) {
+      const row = { call: `import ${IMPORT_PEOPLE} people (rows written/s)`, domain: "(new domains)" };
+      for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.writes).toFixed(0);
+      row[`${label(last.emails)}/${label(first.emails)}`] = (median(first.writes) / median(last.writes)).toFixed(2);
+      rows.push(row);
+    }
+    const lookups = servers.map((s) => ({ s, ...timeLookup(d1File(s.state), statement, s.emails) }));
+    for (const kind of ["hit", "miss"]) {
+      const row = { call: `30-day repeat lookup (${kind === "hit" ? "window open" : "no window"})`, domain: "(billed_requests)" };
+      for (const l of lookups) row[`p50 ms @${label(l.s.emails)}`] = l[kind].toFixed(3);
+      row[`${label(last.emails)}/${label(first.emails)}`] = (lookups.at(-1)[kind] / lookups[0][kind]).toFixed(2);
+      rows.push(row);
+    }
+    console.log(
+      `\nHot-path calls over HTTP (${rounds} rounds, sizes alternated), p50 per call; background index of ${sizes.map(label).join(" / ")} addresses plus the two measured domains (${PER_DOMAIN} and ${big} addresses).`,
+    );
+    console.log(`30-day lookup: the statement billedAmong sends, in SQLite on each size's database file (${lookups[0].hits} open windows found among 2,000 asked).\n`);
+    console.table(rows);
+    console.log(`lookup statement: ${statement.sql}`);
+    console.log("The import row shows rows written per second (median) in the p50 columns; its ratio is time per row, largest size over smallest.");
+  });
+} finally {
+  doh.close();
+}

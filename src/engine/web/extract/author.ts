@@ -1,5 +1,5 @@
 import { decodeEntities } from "./email-addresses.js";
-import { type JsonNode, jsonLdNodes, strings, text, typesOf } from "./jsonld.js";
+import { type JsonNode, jsonLdNodes, skippedElements, strings, text, typesOf } from "./jsonld.js";
 
 /**
  * The author of an article page, by the rule order metascraper-author uses, ported to HTMLRewriter:
@@ -58,11 +58,8 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
   let doc = "";
   const meta = new Map<string, string>();
   const spans: Record<Rule, { start: number; end: number | null }[]> = { itemprop: [], rel: [], href: [], "class-author": [], byline: [] };
-  const jsonLdBlocks: string[] = [];
-  let ld = "";
-  let inJsonLd = false;
+  const skipped = skippedElements();
   let title = "";
-  let skip = 0;
   const capture = (rule: Rule) => ({
     element(el: Element) {
       const span = { start: doc.length, end: null as number | null };
@@ -75,24 +72,7 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
     },
   });
   await new HTMLRewriter()
-    // One handler per element kind: a second onEndTag on the same element replaces the first, so a
-    // JSON-LD <script> must end its skip and its block in one callback.
-    .on("script, style, noscript, template", {
-      element(el) {
-        skip++;
-        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
-        if (jsonLd) ld = "";
-        inJsonLd = jsonLd;
-        el.onEndTag(() => {
-          skip--;
-          if (jsonLd) jsonLdBlocks.push(ld);
-          inJsonLd = false;
-        });
-      },
-      text(t) {
-        if (inJsonLd) ld += t.text;
-      },
-    })
+    .on("script, style, noscript, template", skipped.handler)
     .on("meta[content]", {
       element(el) {
         const key = (el.getAttribute("name") ?? el.getAttribute("property") ?? "").toLowerCase();
@@ -107,7 +87,7 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
     .on("[class*=byline]", capture("byline"))
     .onDocument({
       text(t) {
-        if (skip === 0) doc += t.text;
+        if (!skipped.skipping()) doc += t.text;
         // Keep block boundaries: adjacent elements' text must not run together.
         if (t.lastInTextNode) doc += " ";
       },
@@ -115,7 +95,7 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
     .transform(new Response(html, { headers: { "content-type": "text/html" } }))
     .arrayBuffer();
 
-  const nodes = jsonLdNodes(jsonLdBlocks);
+  const nodes = jsonLdNodes(skipped.blocks);
   const ldAuthor = fromJsonLd(nodes);
   const sameAs = ldAuthor.node ? strings(ldAuthor.node.sameAs) : [];
   const handle = meta.get("twitter:creator")?.replace(/^@/, "") || null;

@@ -49,3 +49,34 @@ export function strings(value: unknown): string[] {
   }
   return [];
 }
+
+/**
+ * An HTMLRewriter handler for elements whose text is not page text (script, style, template, ...)
+ * that collects the JSON-LD blocks among them. HTMLRewriter keeps one end-tag callback per element
+ * (a second `onEndTag` replaces the first), so a JSON-LD <script> must end its skip and its block in
+ * the same callback: two handlers on it left every later text unread.
+ */
+export function skippedElements(): { handler: HTMLRewriterElementContentHandlers; skipping(): boolean; blocks: string[] } {
+  const blocks: string[] = [];
+  let depth = 0;
+  let buffer: string | null = null;
+  return {
+    blocks,
+    skipping: () => depth > 0,
+    handler: {
+      element(el) {
+        depth++;
+        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
+        buffer = jsonLd ? "" : null;
+        el.onEndTag(() => {
+          depth--;
+          if (jsonLd && buffer !== null) blocks.push(buffer);
+          buffer = null;
+        });
+      },
+      text(t) {
+        if (buffer !== null) buffer += t.text;
+      },
+    },
+  };
+}

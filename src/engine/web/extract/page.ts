@@ -6,7 +6,7 @@ import { type FoundAddress, type Person, personNear, personOfPage, readingFor, r
 import { isFamilyFirstLanguage, type NameEvidence } from "../../people/readings.js";
 import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
 import type { Pattern } from "../../finder/patterns.js";
-import { type JsonNode, jsonLdNodes, text, typesOf } from "./jsonld.js";
+import { type JsonNode, jsonLdNodes, skippedElements, text, typesOf } from "./jsonld.js";
 import { nameKey, type PersonName, splitFullName } from "../../people/names.js";
 import type { LinkRef } from "../crawl/plan.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
@@ -63,7 +63,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     if (line) lines.push(line);
     current = "";
   };
-  let skipDepth = 0;
+  const skipped = skippedElements();
   const marks: Mark[] = [];
   let anchor: { marks: Mark[]; text: string } | null = null;
   const links = new Set<string>();
@@ -71,9 +71,6 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   const allLinks = new Set<string>();
   const phones = new Set<string>();
   const meta = new Map<string, string>();
-  const jsonLdBlocks: string[] = [];
-  let jsonLdBuffer = "";
-  let inJsonLd = false;
   let title = "";
   let h1 = "";
   let h1Done = false;
@@ -87,25 +84,9 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   };
 
   const rewriter = new HTMLRewriter()
-    // An element has one end-tag callback (a second onEndTag replaces the first), so each element
-    // kind is handled in one place: a JSON-LD <script> is skipped text and a JSON-LD block at once,
-    // an <h1> is a text block and the page's heading.
-    .on(SKIPPED, {
-      element(el) {
-        skipDepth++;
-        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
-        if (jsonLd) jsonLdBuffer = "";
-        inJsonLd = jsonLd;
-        el.onEndTag(() => {
-          skipDepth--;
-          if (jsonLd) jsonLdBlocks.push(jsonLdBuffer);
-          inJsonLd = false;
-        });
-      },
-      text(t) {
-        if (inJsonLd) jsonLdBuffer += t.text;
-      },
-    })
+    // One handler per element kind (a second onEndTag on an element replaces the first): an <h1>
+    // is a text block and the page's heading in one handler, as a JSON-LD <script> is in skippedElements.
+    .on(SKIPPED, skipped.handler)
     .on(TEXT_BLOCKS, {
       element(el) {
         breakLine();
@@ -206,14 +187,14 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     })
     .onDocument({
       text(t) {
-        if (skipDepth === 0) current += t.text;
+        if (!skipped.skipping()) current += t.text;
       },
     });
 
   await rewriter.transform(new Response(body, { headers: { "content-type": "text/html" } })).arrayBuffer();
   breakLine();
 
-  const jsonLd = jsonLdNodes(jsonLdBlocks);
+  const jsonLd = jsonLdNodes(skipped.blocks);
   const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
   for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
   const familyFirstPage = lang ? isFamilyFirstLanguage(lang) : writtenFamilyFirst(lines);

@@ -35,6 +35,7 @@ type V1Family = Family<ApiApp, FamilyDeps>;
 
 const OAUTH: RootFamily = {
   name: "oauth",
+  at: "/",
   prefixes: ["/assets", "/sign-in", "/sign-out", "/oauth", "/device", "/docs", "/.well-known"],
   build: async () => {
     const app = new Hono<AppBindings>();
@@ -45,6 +46,7 @@ const OAUTH: RootFamily = {
 
 const MCP: RootFamily = {
   name: "mcp",
+  at: "/",
   prefixes: ["/.well-known", "/mcp", "/v1/mcp"],
   build: async ({ mcp, appFetch }) => {
     const app = new Hono<AppBindings>();
@@ -56,12 +58,14 @@ const MCP: RootFamily = {
 /** /v1 itself (request log, authentication); its routes are the V1_FAMILIES. */
 const V1: Family<V1Frame, FamilyDeps> = {
   name: "v1",
+  at: "/v1",
   prefixes: ["/v1"],
   build: async () => (await import("./account/v1.js")).createV1Frame(),
 };
 
 const OPERATOR: RootFamily = {
   name: "operator",
+  at: "/operator",
   prefixes: ["/operator"],
   build: async () => (await import("./operator/app.js")).createOperatorApp(),
 };
@@ -69,6 +73,7 @@ const OPERATOR: RootFamily = {
 /** The agent surface: every root path no other family claims (the paid paths follow the registry). */
 const AGENT: RootFamily = {
   name: "agent",
+  at: "/",
   prefixes: [],
   build: async () => (await import("./agent/app.js")).createAgentApp(),
 };
@@ -77,6 +82,7 @@ const AGENT: RootFamily = {
 function v1Family(name: string, prefixes: string[], registrations: () => Promise<((app: ApiApp) => void)[]>): V1Family {
   return {
     name,
+    at: "/v1",
     prefixes,
     build: async () => {
       const [{ newApiApp }, registers] = await Promise.all([import("./http/openapi.js"), registrations()]);
@@ -120,7 +126,7 @@ export const FAMILIES = new FamilyIndex<FamilyDeps>([OAUTH, MCP, V1, ...V1_FAMIL
 /** The app: one fetch for every surface. Each request first builds the families its path needs. */
 export interface App {
   fetch(request: Request, env?: Env, ctx?: ExecutionContext): Promise<Response>;
-  /** Builds every family (what the OpenAPI documents and the tests of the route table need). */
+  /** Builds every family now (the complete app: what the tests of the route table compare with). */
   loadAll(): Promise<void>;
   /** The names of the families built so far. */
   built(): string[];
@@ -155,13 +161,13 @@ export function createApp(options: AppOptions = {}): App {
   /** The root app with the families built so far, in the order the complete app holds them. */
   const compose = () => {
     const app = frame();
-    mount(app, "/", loader.get(OAUTH));
+    mount(app, OAUTH);
     // Before /v1: /v1/mcp authenticates its callers itself (an MCP 401 names the OAuth metadata).
-    mount(app, "/", loader.get(MCP));
+    mount(app, MCP);
     app.get("/v1/openapi.json", async (c) => c.json(await (v1Document ??= buildV1Document())));
     const v1 = loader.get(V1);
-    if (v1) app.route("/v1", v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
-    mount(app, "/operator", loader.get(OPERATOR));
+    if (v1) app.route(V1.at, v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
+    mount(app, OPERATOR);
     app.get("/", (c) =>
       // A browser gets a small page linking the API reference; programs keep the JSON index.
       c.req.header("accept")?.includes("text/html")
@@ -177,7 +183,7 @@ export function createApp(options: AppOptions = {}): App {
           }),
     );
     // The agent surface (paid endpoints, discovery, enrollment) lives at the root.
-    mount(app, "/", loader.get(AGENT));
+    mount(app, AGENT);
     app.notFound((c) => errorResponse(404, "unknown_route", `No route matches ${c.req.method} ${c.req.path}.`));
     return app;
   };
@@ -205,6 +211,11 @@ export function createApp(options: AppOptions = {}): App {
     return app;
   };
 
+  const mount = (app: Hono<AppBindings>, family: RootFamily) => {
+    const built = loader.get(family);
+    if (built) app.route(family.at, built);
+  };
+
   /** A family that failed to build: its requests get the 500 envelope (the error is logged). */
   const failing = (err: unknown) => {
     const app = frame();
@@ -219,8 +230,4 @@ export function createApp(options: AppOptions = {}): App {
     loadAll: () => loader.load(FAMILIES.all),
     built: () => loader.names(),
   };
-}
-
-function mount(app: Hono<AppBindings>, path: string, family: Hono<AppBindings> | undefined) {
-  if (family) app.route(path, family);
 }

@@ -14,6 +14,8 @@
  */
 export interface Family<T, D> {
   readonly name: string;
+  /** Where its routes are mounted: their paths start with this ("/", "/v1", "/operator"). */
+  readonly at: string;
   /** The prefixes under which all of the family's routes live; none for a fallback family. */
   readonly prefixes: readonly string[];
   /** Imports the family's modules and builds it (once per app). */

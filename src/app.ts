@@ -36,7 +36,7 @@ type V1Family = Family<ApiApp, FamilyDeps>;
 const OAUTH: RootFamily = {
   name: "oauth",
   at: "/",
-  prefixes: ["/assets", "/sign-in", "/sign-out", "/oauth", "/device", "/docs", "/.well-known"],
+  prefixes: ["/assets", "/sign-in", "/sign-out", "/oauth", "/device", "/docs", "/.well-known/oauth-authorization-server"],
   build: async () => {
     const app = new Hono<AppBindings>();
     (await import("./oauth/index.js")).registerOAuth(app);
@@ -47,7 +47,7 @@ const OAUTH: RootFamily = {
 const MCP: RootFamily = {
   name: "mcp",
   at: "/",
-  prefixes: ["/.well-known", "/mcp", "/v1/mcp"],
+  prefixes: ["/.well-known/oauth-protected-resource", "/mcp", "/v1/mcp"],
   build: async ({ mcp, appFetch }) => {
     const app = new Hono<AppBindings>();
     (await import("./mcp/routes.js")).registerMcp(app, mcp, appFetch);
@@ -120,8 +120,16 @@ const V1_FAMILIES: readonly V1Family[] = [
   CAPABILITY_ROUTES,
 ];
 
-/** Every family, and which a request needs by its path. `/` and `/v1/openapi.json` are the frame's own. */
-export const FAMILIES = new FamilyIndex<FamilyDeps>([OAUTH, MCP, V1, ...V1_FAMILIES, OPERATOR, AGENT], { "": AGENT, "/v1": CAPABILITY_ROUTES }, ["/", "/v1/openapi.json"]);
+/**
+ * Every family, and which a request needs by its path. `/` and `/v1/openapi.json` are the frame's
+ * own; under `/.well-known` only the two documents above are served (anything else is a 404 that
+ * needs no family).
+ */
+export const FAMILIES = new FamilyIndex<FamilyDeps>([OAUTH, MCP, V1, ...V1_FAMILIES, OPERATOR, AGENT], { "": AGENT, "/v1": CAPABILITY_ROUTES }, [
+  "/",
+  "/v1/openapi.json",
+  "/.well-known",
+]);
 
 /** The app: one fetch for every surface. Each request first builds the families its path needs. */
 export interface App {

@@ -35,23 +35,33 @@ describe("route families (the app builds each on the first request that needs it
   it("keeps every route of every family under a prefix that brings its family", async () => {
     const routes = await familyRoutes();
     expect(routes.length).toBeGreaterThan(400);
-    const misplaced = routes.filter((r) => !FAMILIES.familiesFor(concrete(r.path)).some((f) => f.name === r.family));
+    // The families a path needs depend on its first two segments, and of those only on whether they
+    // are one of the segments named by a prefix or a route: trying each of these (and one other) in
+    // place of a parameter or a wildcard covers every path the route matches.
+    const named = [0, 1].map((depth) => [
+      "x",
+      ...new Set([...FAMILIES.all.flatMap((f) => f.prefixes), ...routes.map((r) => r.path)].map((p) => p.split("/")[depth + 1] ?? "")),
+    ]);
+    const misplaced: string[] = [];
+    for (const r of routes) {
+      const [, ...segments] = r.path.split("/");
+      const choices = segments.slice(0, 2).map((s, depth) => (s.startsWith(":") || s.includes("*") ? named[depth]! : [s]));
+      const candidates = (choices[1] ?? [undefined]).flatMap((second) => choices[0]!.map((first) => [first, ...(second === undefined ? [] : [second])]));
+      for (const head of candidates) {
+        const path = concrete(["", ...head, ...segments.slice(2)].join("/"));
+        if (!FAMILIES.familiesFor(path).some((f) => f.name === r.family)) misplaced.push(`${r.family}: ${r.method} ${r.path} (as ${path})`);
+      }
+    }
     expect(misplaced).toEqual([]);
-    // The claims are by the first path segment (under /v1, the first two): a parameter or a
-    // wildcard there would match paths that do not bring the family.
-    const decidedLate = routes.filter((r) => {
-      const segments = r.path.split("/").slice(1);
-      const decisive = segments[0] === "v1" && r.family !== "v1" ? 2 : 1;
-      return segments.slice(0, decisive).some((s) => s.startsWith(":") || s.includes("*"));
-    });
-    expect(decidedLate).toEqual([]);
   });
 
   it("answers every method on every route of a cold app exactly as the complete app does", { timeout: 120_000 }, async () => {
     const complete = createApp();
     await complete.loadAll();
     const paths = new Set((await familyRoutes()).map((r) => concrete(r.path)));
-    for (const extra of ["/", "/v1", "/v1/", "/nowhere", "/v1/nowhere", "/v1/openapi.json", "/v1/bulk", "/v1/%62ulk/types", "/V1/me", "/v1//me", "/operator", "/device/x/y"]) paths.add(extra);
+    for (const extra of ["/", "/v1", "/v1/", "/nowhere", "/v1/nowhere", "/v1/openapi.json", "/v1/bulk", "/v1/%62ulk/types", "/V1/me", "/v1//me", "/operator", "/device/x/y", "/.well-known", "/.well-known/x", "/.well-known/oauth-protected-resource/x"]) {
+      paths.add(extra);
+    }
     const differences: string[] = [];
     for (const path of paths) {
       for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
@@ -73,7 +83,9 @@ describe("route families (the app builds each on the first request that needs it
     await answer(app, "GET", "/v1/domain-search?domain=acme-widgets.test");
     expect(app.built().sort()).toEqual(["account", "bulk", "capabilities", "v1"]);
     await answer(app, "GET", "/sign-in");
+    await answer(app, "GET", "/.well-known/oauth-authorization-server");
     expect(app.built()).toContain("oauth");
+    expect(app.built()).not.toContain("mcp");
     expect(app.built()).not.toContain("agent");
     await answer(app, "GET", "/robots.txt");
     expect(app.built()).toContain("agent");

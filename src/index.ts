@@ -1,41 +1,46 @@
 import { createApp } from "./app.js";
-import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE, consumeBulkRows, consumeDeadBulkRows } from "./bulk/consumer.js";
+import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./bulk/messages.js";
 import type { Env } from "./env.js";
-import { consumeDeepCrawls, DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-queue.js";
-import { consumeRequestLogs, REQUEST_LOG_QUEUE } from "./account/request-log-queue.js";
-import { runRetention } from "./account/retention-job.js";
-import { consumeDeadDeliveries, consumeDeliveries, DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/index.js";
+import { DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-message.js";
+import { REQUEST_LOG_QUEUE } from "./account/request-log-row.js";
+import { DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/queue-names.js";
 import { logError } from "./request-context.js";
 
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
 export { BulkJob } from "./bulk/job-object.js";
 
+// What this file imports statically is evaluated when an isolate starts, for every request: keep
+// it to the app's frame (src/app.ts builds the route families on first use), the Durable Object
+// classes and names. `npm run check:startup` fails when a route family or a consumer comes back.
 const app = createApp();
 
-/** Queue consumers by queue name; add yours beside these. */
-const QUEUE_CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>> = {
-  [DEEP_CRAWL_QUEUE]: consumeDeepCrawls,
-  [REQUEST_LOG_QUEUE]: consumeRequestLogs,
-  [DELIVERY_QUEUE]: consumeDeliveries,
-  [BULK_ROWS_QUEUE]: consumeBulkRows,
-  [BULK_ROWS_DEAD_LETTER_QUEUE]: consumeDeadBulkRows,
-  [DELIVERY_DEAD_LETTER_QUEUE]: consumeDeadDeliveries,
+type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
+
+/** Queue consumers by queue name, each imported with the first batch of its queue; add yours beside these. */
+const QUEUE_CONSUMERS: Record<string, () => Promise<QueueConsumer>> = {
+  [DEEP_CRAWL_QUEUE]: async () => (await import("./engine/web/crawl/deep-crawl-queue.js")).consumeDeepCrawls,
+  [REQUEST_LOG_QUEUE]: async () => (await import("./account/request-log-queue.js")).consumeRequestLogs,
+  [DELIVERY_QUEUE]: async () => (await import("./delivery/queue.js")).consumeDeliveries,
+  [BULK_ROWS_QUEUE]: async () => (await import("./bulk/consumer.js")).consumeBulkRows,
+  [BULK_ROWS_DEAD_LETTER_QUEUE]: async () => (await import("./bulk/consumer.js")).consumeDeadBulkRows,
+  [DELIVERY_DEAD_LETTER_QUEUE]: async () => (await import("./delivery/queue.js")).consumeDeadDeliveries,
 };
 
 export default {
   fetch: app.fetch,
   async queue(batch, env, ctx) {
-    const consume = QUEUE_CONSUMERS[batch.queue];
-    if (!consume) {
+    const consumer = QUEUE_CONSUMERS[batch.queue];
+    if (!consumer) {
       logError(`no consumer for queue ${batch.queue}; messages left for retry`);
       batch.retryAll();
       return;
     }
-    await consume(batch, env, ctx);
+    await (await consumer())(batch, env, ctx);
   },
   // Cron (wrangler.toml [triggers]): retention work that must stay off the request path.
   async scheduled(controller, env, ctx) {
+    const { runRetention } = await import("./account/retention-job.js");
     ctx.waitUntil(runRetention(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

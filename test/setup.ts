@@ -1,6 +1,7 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { forgetAgentsAccount } from "../src/agent/agents-account.js";
+import { createApp } from "../src/app.js";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 
@@ -20,3 +21,11 @@ if (results.length) {
 }
 // Module state that remembers rows of the emptied tables goes with them.
 forgetAgentsAccount();
+
+// The route families are imported on the first request that needs them (src/app.ts). Loading all of
+// their modules once, here, keeps that one-time cost (the test runner transforms each module) out
+// of whichever test happens to send a family's first request, and out of its timeout. The Worker's
+// own app still builds each family on first use (test/http/families.test.ts covers that path);
+// only the modules are loaded already.
+const warm = globalThis as { familyModules?: Promise<void> };
+await (warm.familyModules ??= createApp().loadAll());

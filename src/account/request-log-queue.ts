@@ -14,7 +14,7 @@ import { logError } from "../request-context.js";
  * redelivered batch insert nothing twice. /v1/logs shows a request once its batch is consumed,
  * about a second after it ended.
  */
-export const REQUEST_LOG_QUEUE = "request-logs";
+export { REQUEST_LOG_QUEUE } from "./request-log-row.js";
 
 export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 

@@ -1,52 +1,48 @@
 import { authenticate } from "./auth.js";
 import { hasEndpoint, logRequests } from "./request-log.js";
-import { registerKeyRoutes } from "./routes/keys/index.js";
-import { registerLogRoutes } from "./routes/logs/index.js";
-import { registerMeRoute } from "./v1-me.js";
-import { registerUsageRoute } from "./v1-usage.js";
-import { registerRevealRoute } from "./v1-reveal.js";
-import { registerRateLimitsRoute } from "./v1-rate-limits.js";
-import { registerLeadRoutes } from "../leads/routes/index.js";
-import { registerBulkRoutes } from "../bulk/routes/index.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
-import { CAPABILITIES } from "../capabilities/index.js";
-import { mountCapabilities } from "../capabilities/core/mount-v1.js";
 import { toErrorResponse } from "../http/errors.js";
-import { OAUTH_PATHS, SCOPES, registerClientRegistrationRoute } from "../oauth/index.js";
+import { OAUTH_PATHS, SCOPES } from "../oauth/config.js";
+
+/**
+ * /v1 without its routes: the security schemes of its OpenAPI document, the request log and
+ * authentication. Its route families (src/app.ts: account, logs, keys, reveal, leads, bulk,
+ * capabilities) are built on first use and put in by `assemble`.
+ */
+export interface V1Frame {
+  /** /v1 with these families' routes, in the order given (the order of the complete /v1). */
+  assemble(families: readonly ApiApp[]): ApiApp;
+  /** The /v1 OpenAPI document of these families (all of them: it lists every route). */
+  document(families: readonly ApiApp[]): ReturnType<ApiApp["getOpenAPI31Document"]>;
+}
 
 /** Everything under /v1: authenticated, logged, declared with zod so the OpenAPI document follows. */
-export function createV1App(): ApiApp {
-  const v1 = newApiApp();
-  v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", { type: "apiKey", in: "header", name: "X-Service-Key" });
-  v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceSecret", { type: "apiKey", in: "header", name: "X-Service-Secret" });
-  v1.openAPIRegistry.registerComponent("securitySchemes", "OAuth2", {
-    type: "oauth2",
-    description: "Bearer access tokens from the authorization-code flow with PKCE (S256) or the device flow.",
-    flows: { authorizationCode: { authorizationUrl: OAUTH_PATHS.authorize, tokenUrl: OAUTH_PATHS.token, refreshUrl: OAUTH_PATHS.token, scopes: { ...SCOPES } } },
-  });
-
-  v1.use("*", logRequests());
+export function createV1Frame(): V1Frame {
+  const log = logRequests();
   const auth = authenticate();
-  // Unknown paths and wrong methods answer 404/405 before any credential check.
-  // App registration (RFC 7591) is open: an app registers before anyone can authorize it.
-  v1.use("*", (c, next) => (hasEndpoint(c) && c.req.path !== OAUTH_PATHS.register ? auth(c, next) : next()));
+  const assemble = (families: readonly ApiApp[]) => {
+    const v1 = newApiApp();
+    v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", { type: "apiKey", in: "header", name: "X-Service-Key" });
+    v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceSecret", { type: "apiKey", in: "header", name: "X-Service-Secret" });
+    v1.openAPIRegistry.registerComponent("securitySchemes", "OAuth2", {
+      type: "oauth2",
+      description: "Bearer access tokens from the authorization-code flow with PKCE (S256) or the device flow.",
+      flows: { authorizationCode: { authorizationUrl: OAUTH_PATHS.authorize, tokenUrl: OAUTH_PATHS.token, refreshUrl: OAUTH_PATHS.token, scopes: { ...SCOPES } } },
+    });
 
-  // Route limits (the /me table row; the fixed limits of keys, reveal and flag) are attached to
-  // their routes through `middleware`; capability limits are taken by the executor.
+    v1.use("*", log);
+    // Unknown paths and wrong methods answer 404/405 before any credential check.
+    // App registration (RFC 7591) is open: an app registers before anyone can authorize it.
+    v1.use("*", (c, next) => (hasEndpoint(c) && c.req.path !== OAUTH_PATHS.register ? auth(c, next) : next()));
 
-  registerClientRegistrationRoute(v1);
-  registerMeRoute(v1);
-  registerRateLimitsRoute(v1);
-  registerUsageRoute(v1);
-  registerLogRoutes(v1);
-  registerKeyRoutes(v1);
-  registerRevealRoute(v1);
-  registerLeadRoutes(v1);
-  registerBulkRoutes(v1);
-  mountCapabilities(v1, CAPABILITIES);
+    // Route limits (the /me table row; the fixed limits of keys, reveal and flag) are attached to
+    // their routes through `middleware`; capability limits are taken by the executor.
+    for (const family of families) v1.route("/", family);
 
-  v1.onError((err, c) => toErrorResponse(err, c));
-  return v1;
+    v1.onError((err, c) => toErrorResponse(err, c));
+    return v1;
+  };
+  return { assemble, document: (families) => v1OpenApiDocument(assemble(families)) };
 }
 
 export function v1OpenApiDocument(v1: ApiApp) {

@@ -16,8 +16,7 @@ import { jobStub } from "./jobs.js";
 import type { BulkRowsMessage } from "./messages.js";
 import { logError } from "../request-context.js";
 
-export const BULK_ROWS_QUEUE = "bulk-rows";
-export const BULK_ROWS_DEAD_LETTER_QUEUE = "bulk-rows-dlq";
+export { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./messages.js";
 
 /** One chunk of one run of a job. */
 export type { BulkRowsMessage } from "./messages.js";

@@ -1,6 +1,6 @@
 import { parse, CsvError } from "csv-parse";
 import { ApiError } from "../http/errors.js";
-import { MAX_COLUMNS } from "./types.js";
+import { MAX_COLUMNS } from "./constants.js";
 
 const CANDIDATES = [",", ";", "\t", "|"] as const;
 /** The first line (the header row) is read whole before anything else; longer than this is refused, whatever the file's width. */

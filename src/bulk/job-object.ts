@@ -3,12 +3,10 @@ import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
 import { rfc3339 } from "../http/time.js";
 import type { ErrorCode, StatusOf } from "../http/errors.js";
-import { notifyJobEnd } from "./end-event.js";
-import { syncIndex } from "./jobs-table.js";
 import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
 import type { BulkRowsMessage } from "./messages.js";
 import { inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
-import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./types.js";
+import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
 
 /** One processed row, as the consumer reports it. */
 export interface RowRecord {
@@ -62,6 +60,12 @@ const ENDING_CHECK_MS = 30_000;
 export const jobError = <T extends ErrorCode>(status: NoInfer<StatusOf<T>> & (404 | 409 | 429), type: T, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
 export const JOB_ERROR = "bulk-job-error:";
 const invalidState = (message: string) => jobError(409, "invalid_state", message);
+
+// The index row (drizzle, the D1 schema) and the end event (the delivery system) are imported on
+// first use: this class is exported by the Worker's entry module, so its static imports are
+// evaluated whenever an isolate starts, for requests that never touch a bulk job.
+const syncIndex = async (...args: Parameters<typeof import("./jobs-table.js").syncIndex>) => (await import("./jobs-table.js")).syncIndex(...args);
+const notifyJobEnd = async (...args: Parameters<typeof import("./end-event.js").notifyJobEnd>) => (await import("./end-event.js")).notifyJobEnd(...args);
 
 /**
  * One per bulk job (SQLite-backed). It alone decides the job's state: every action checks the

@@ -9,9 +9,7 @@ import { deliverOnce } from "./send.js";
 import { type DeliveryMessage, DeliveryMessageSchema, type DeliveryRequest } from "./types.js";
 import { logError } from "../request-context.js";
 
-/** wrangler.toml: producer DELIVERY_QUEUE, consumer with max_retries = 3 and dead-letter queue `deliveries-dlq`. */
-export const DELIVERY_QUEUE = "deliveries";
-export const DELIVERY_DEAD_LETTER_QUEUE = "deliveries-dlq";
+export { DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./queue-names.js";
 /** Queue messages are capped at 128 KB; this leaves room for the envelope. */
 export const MAX_DELIVERY_BODY_BYTES = 120_000;
 const DEFAULT_RETRY_BASE_SECONDS = 30;

@@ -1,10 +1,10 @@
-import type { Hono } from "hono";
+import type { ExecutionContext, Hono } from "hono";
 import { cors } from "hono/cors";
 import { productionGate } from "../agent/app.js";
 import type { GateDeps } from "../agent/payment-gate.js";
 import { CAPABILITIES } from "../capabilities/index.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
-import type { AppBindings } from "../env.js";
+import type { AppBindings, Env } from "../env.js";
 import type { Ctx } from "../http/openapi.js";
 import { authenticateMcpCaller } from "./account-auth.js";
 import { accountEndpoint } from "./account-surface.js";
@@ -19,6 +19,9 @@ export interface McpRouteOptions {
   gate?: Partial<GateDeps>;
 }
 
+/** A whole app's fetch (src/app.ts createApp). */
+export type AppFetch = (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
+
 /**
  * The MCP SDK, loaded on the first MCP request (then cached by the runtime): it stays out of the
  * Worker's startup and off the /v1 and agent paths. server.ts imports nothing else of the Worker
@@ -30,9 +33,10 @@ const loadServer = () => import("./server.js");
  * The two MCP endpoints (Streamable HTTP, POST only: the server is stateless, so there is no event
  * stream to GET and no session to DELETE; both answer 405) and the RFC 9728 metadata that lets an
  * MCP client find our OAuth server. Registered before /v1 so /v1/mcp does its own authentication.
- * Browser-based MCP clients need CORS on all of them; no cookie is involved.
+ * Browser-based MCP clients need CORS on all of them; no cookie is involved. Resources read our own
+ * GET endpoints through `appFetch`: the whole app, of which `app` holds only the MCP routes.
  */
-export function registerMcp(app: Hono<AppBindings>, options: McpRouteOptions = {}) {
+export function registerMcp(app: Hono<AppBindings>, options: McpRouteOptions, appFetch: AppFetch) {
   const allowBrowsers = cors({
     origin: "*",
     allowMethods: ["GET", "POST", "OPTIONS"],
@@ -44,7 +48,7 @@ export function registerMcp(app: Hono<AppBindings>, options: McpRouteOptions = {
     capabilities: options.capabilities ?? CAPABILITIES,
     gate: { ...productionGate, ...options.gate },
     // Resources read our own GET endpoints through the whole app, exactly as a client would.
-    self: (request: Request) => Promise.resolve(app.fetch(request, c.env, c.executionCtx)),
+    self: (request: Request) => Promise.resolve(appFetch(request, c.env, c.executionCtx)),
   });
 
   for (const path of PROTECTED_RESOURCE_PATHS) {

@@ -1,4 +1,8 @@
-// A leaf module (no imports) so that src/env.ts can type the CRAWL_QUEUE binding without an import cycle.
+// A leaf module (no imports) so that src/env.ts can type the CRAWL_QUEUE binding without an import cycle,
+// and src/index.ts can name the queue without evaluating the crawler at startup.
+
+/** Queue carrying deep crawls off the request path (wrangler.toml: queue "crawl-deep" + its dead-letter queue). */
+export const DEEP_CRAWL_QUEUE = "crawl-deep";
 
 /** One deep crawl, queued by the first pass (deep-crawl-queue.ts). */
 export interface DeepCrawlMessage {

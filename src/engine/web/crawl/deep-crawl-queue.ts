@@ -4,10 +4,7 @@ import { crawlDeepPass } from "./crawler.js";
 import type { DeepCrawlMessage } from "./deep-crawl-message.js";
 import { logError } from "../../../request-context.js";
 
-/** Queue carrying deep crawls off the request path (wrangler.toml: queue "crawl-deep" + its dead-letter queue). */
-export const DEEP_CRAWL_QUEUE = "crawl-deep";
-
-export type { DeepCrawlMessage } from "./deep-crawl-message.js";
+export { DEEP_CRAWL_QUEUE, type DeepCrawlMessage } from "./deep-crawl-message.js";
 
 /** Sends the deep pass to the queue; without a queue binding (a bare local run) it runs after the response instead. */
 export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, waitUntil: (p: Promise<unknown>) => void): Promise<void> {

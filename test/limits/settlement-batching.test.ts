@@ -78,11 +78,12 @@ describe("settlements batched with admissions", () => {
     if (!admitted.admitted) throw new Error("not admitted");
     const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
     await runInDurableObject(stub, async (instance: AccountLimiter, state) => {
-      const put = vi.spyOn(state.storage, "put");
-      const del = vi.spyOn(state.storage, "delete");
+      // The limiter writes through the synchronous key-value API, inside one storage transaction.
+      const put = vi.spyOn(state.storage.kv, "put");
+      const del = vi.spyOn(state.storage.kv, "delete");
       instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
       expect(put).not.toHaveBeenCalled();
-      expect(del).toHaveBeenCalledWith([`r:${admitted.reservationIds[0]}`]);
+      expect(del).toHaveBeenCalledWith(`r:${admitted.reservationIds[0]}`);
       // Settling again (already gone) changes nothing at all.
       instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
       expect(put).not.toHaveBeenCalled();

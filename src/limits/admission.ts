@@ -64,10 +64,12 @@ export function limiterFor(env: Env, accountId: number) {
  * What this isolate owes the limiter, per account: settlements of finished calls (refund, or keeping
  * the reservation) and counts of requests it admitted itself (see admitRequest). They are not sent
  * one by one: the next admission for the same account from this isolate carries them (one round
- * trip instead of two under load), and if none comes in time the call that queued an item sends
- * everything waiting itself: a settlement after SETTLE_WAIT_MS, a count after COUNT_WAIT_MS. Each
- * call awaits its own timer in its own request context, so the runtime keeps the isolate alive
- * until it is sent. If the isolate dies anyway, the limiter's sweep refunds the reservations (never
+ * trip instead of two under load), and if none comes in time a call that queued an item sends
+ * everything waiting itself: a settlement after SETTLE_WAIT_MS, a count after COUNT_WAIT_MS. Only
+ * the first call to queue an item of each kind sets a timer (one per account and kind, not one per
+ * call): it awaits it in its own request context, so the runtime keeps that request alive until
+ * everything queued behind it is sent; an admission that takes the items first leaves the timer
+ * nothing to do, and the next item queued sets a new one. If the isolate dies anyway, the limiter's sweep refunds the reservations (never
  * a charge for nothing) and the counts are lost; they only feed GET /v1/rate-limits' `used` of
  * groups that have no limit, so no decision ever depends on them.
  */
@@ -78,6 +80,9 @@ export const COUNT_WAIT_MS = 1_000;
 interface Owed {
   settlements: Settlement[];
   counts: GroupCount[];
+  /** A call of this isolate waits to send this batch: after SETTLE_WAIT_MS / COUNT_WAIT_MS. */
+  settleTimer?: true;
+  countTimer?: true;
 }
 const owed = new Map<number, Owed>();
 
@@ -99,17 +104,23 @@ async function sendOwed(env: Env, accountId: number): Promise<void> {
 }
 
 async function settleSoon(env: Env, accountId: number, settlement: Settlement): Promise<void> {
-  owedTo(accountId).settlements.push(settlement);
+  const o = owedTo(accountId);
+  o.settlements.push(settlement);
   forgetBalances(accountId);
+  if (o.settleTimer) return;
+  o.settleTimer = true;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
-  // Already carried by an admission, or sent by an earlier call's timer.
-  if (owed.get(accountId)?.settlements.includes(settlement)) await sendOwed(env, accountId);
+  // Unless an admission (or another call's timer) took the batch meanwhile, send it.
+  if (owed.get(accountId) === o) await sendOwed(env, accountId);
 }
 
 async function countSoon(env: Env, accountId: number, count: GroupCount): Promise<void> {
-  owedTo(accountId).counts.push(count);
+  const o = owedTo(accountId);
+  o.counts.push(count);
+  if (o.countTimer) return;
+  o.countTimer = true;
   await new Promise((resolve) => setTimeout(resolve, COUNT_WAIT_MS));
-  if (owed.get(accountId)?.counts.includes(count)) await sendOwed(env, accountId);
+  if (owed.get(accountId) === o) await sendOwed(env, accountId);
 }
 
 /**

@@ -7,33 +7,7 @@ import type { Env } from "../../src/env.js";
 import { admitRequest, BALANCES_TTL_MS, COUNT_WAIT_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
 import { knownRepeat, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
-
-/** The test env with its limiter namespace wrapped so every RPC made to a limiter is recorded. */
-function recordingEnv() {
-  const calls: string[] = [];
-  const ns = env.ACCOUNT_LIMITER;
-  const ACCOUNT_LIMITER = {
-    idFromName: (name: string) => ns.idFromName(name),
-    get: (id: DurableObjectId) => {
-      const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
-      return new Proxy(stub, {
-        get: (target, prop) =>
-          typeof prop === "string" && ["admit", "admitMany", "settleMany", "balances", "status"].includes(prop)
-            ? (...args: unknown[]) => {
-                calls.push(prop);
-                return target[prop]!(...args);
-              }
-            : target[prop as string],
-      });
-    },
-  };
-  return { env: { ...(env as Env), ACCOUNT_LIMITER } as unknown as Env, calls };
-}
-
-const collect = () => {
-  const pending: Promise<unknown>[] = [];
-  return { waitUntil: (p: Promise<unknown>) => void pending.push(p), settled: () => Promise.all(pending) };
-};
+import { collect, recordingEnv } from "../support/limiter.js";
 
 describe("limiter admissions on the hot path", () => {
   it("answers every one of 20 concurrent HTTP calls (separate requests, one limiter) with 200 or 429, never more than the limit", async () => {

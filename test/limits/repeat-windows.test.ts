@@ -14,6 +14,7 @@ import { limiterFor } from "../../src/limits/admission.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { collect, recordingEnv } from "../support/limiter.js";
 
 /** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
 let release: Promise<void> = Promise.resolve();
@@ -33,11 +34,6 @@ const probe = defineCapability({
     return { body: { data: { q: params.q } }, found: found[params.q] ?? true };
   },
 });
-
-const collect = () => {
-  const pending: Promise<unknown>[] = [];
-  return { waitUntil: (p: Promise<unknown>) => void pending.push(p), settled: () => Promise.all(pending) };
-};
 
 const unreachableD1 = new Proxy({} as D1Database, {
   get: () => () => {
@@ -202,25 +198,17 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const single = collect();
     await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
     await single.settled();
-    const admits: string[] = [];
-    const ns = env.ACCOUNT_LIMITER;
-    const counting = {
-      idFromName: (name: string) => ns.idFromName(name),
-      get: (id: DurableObjectId) => {
-        const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
-        return new Proxy(stub, { get: (t, p) => (p === "admit" ? (...args: unknown[]) => (admits.push("admit"), t.admit!(...args)) : t[p as string]) });
-      },
-    };
+    const { env: recorded, calls } = recordingEnv();
     const ctx = createExecutionContext();
     const batch = await executeBatch(probe, [{ q: x }, { q: y }, { q: y }, { q: z2 }], {
-      env: { ...(env as Env), ACCOUNT_LIMITER: counting } as unknown as Env,
+      env: recorded,
       waitUntil: (p) => ctx.waitUntil(p),
       accountId: a.accountId,
       plan: "scale",
       memo: batchMemo(),
       concurrency: 4,
     });
-    expect(admits).toEqual(["admit"]);
+    expect(calls).toEqual(["admit"]);
     expect(batch!.outcomes.map((o) => o.ok && o.billed)).toEqual([false, true, false, true]);
     await batch!.commit(() => true);
     await new Promise((r) => setTimeout(r, 50)); // the chunk's settlement is on its way

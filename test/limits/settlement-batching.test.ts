@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
-import { limiterFor } from "../../src/limits/admission.js";
+import { admitRequest, limiterFor } from "../../src/limits/admission.js";
+import { recordingEnv } from "../support/limiter.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.
@@ -70,6 +71,22 @@ describe("settlements batched with admissions", () => {
     // No further admission for this account: the call's own waitUntil sends the refund.
     await Promise.all(pending);
     expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.available).toBe(1);
+  });
+
+  it("sends the settlements of calls queued behind a waiting one in its batch, one round trip for all", async () => {
+    const a = await createAccount({ plan: "free" });
+    const { env: recorded, calls } = recordingEnv();
+    const admissions = [];
+    for (let i = 0; i < 5; i++) {
+      const admitted = await admitRequest(recorded, { accountId: a.accountId, plan: "free", capability: { rateGroup: null, cost: { balance: "search", amount: 1 } }, extraCost: {}, now: Date.now(), waitUntil: () => {} });
+      if (!admitted.admitted) throw new Error("not admitted");
+      admissions.push(admitted);
+    }
+    calls.length = 0;
+    const sends = admissions.map((x) => x.settle({ found: false }));
+    await Promise.all(sends);
+    expect(calls).toEqual(["settleMany"]);
+    expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.used).toBe(0);
   });
 
   it("writes nothing but the reservation's removal when a found answer needs no adjustment", async () => {

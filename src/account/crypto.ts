@@ -25,9 +25,14 @@ function fromBase64(text: string): Uint8Array {
   return out;
 }
 
+/** Two hex digits per byte value: hex-encoding a digest is on every /v1 request's path (auth, fingerprints). */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  let hex = "";
+  for (const byte of digest) hex += HEX[byte];
+  return hex;
 }
 
 /** Constant-time equality for strings of any length (lengths are compared via the digest). */

@@ -9,6 +9,7 @@ import { tableLimit } from "../limits/middleware.js";
 import { planFor } from "../limits/plans.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 import { creditSummary, type CreditSummary } from "./credits.js";
+import { cachedMeView, rememberMeView } from "./me-cache.js";
 
 /** GET /v1/me (contract §5.6), typed the way the strictest clients unmarshal it. */
 
@@ -103,8 +104,16 @@ export function registerMeRoute(v1: ApiApp) {
   v1.openapi(route, async (c) => c.json({ data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor, Date.now(), c.get("admittedBalances")) }, 200));
 }
 
-/** The workspace the login belongs to: as a member, else as its owner. */
-async function teamIdOf(env: Env, account: Account, actor: Account): Promise<number | null> {
+/** The workspace the login belongs to: as a member, else as its owner (remembered per isolate, me-cache.ts). */
+async function teamIdOf(env: Env, account: Account, actor: Account, now: number): Promise<number | null> {
+  const known = cachedMeView(account.id, actor.id, now);
+  if (known) return known.teamId;
+  const teamId = await readTeamId(env, account, actor);
+  rememberMeView(account.id, actor.id, { teamId }, now);
+  return teamId;
+}
+
+async function readTeamId(env: Env, account: Account, actor: Account): Promise<number | null> {
   const store = db(env.DB);
   if (account.id !== actor.id) {
     const [m] = await store.select({ id: workspaceMembers.workspaceId }).from(workspaceMembers).where(eq(workspaceMembers.accountId, actor.id)).limit(1);
@@ -119,7 +128,7 @@ const legacyDate = (ms: number) => new Date(ms).toISOString().replace("T", " ").
 
 async function renderMe(env: Env, account: Account, actor: Account, now: number, known?: CreditSummary): Promise<MeData> {
   const plan = planFor(account.plan);
-  const [credits, teamId] = await Promise.all([creditSummary(env, account, now, known), teamIdOf(env, account, actor)]);
+  const [credits, teamId] = await Promise.all([creditSummary(env, account, now, known), teamIdOf(env, account, actor, now)]);
   const isMember = account.id !== actor.id;
   const paid = plan.name !== "free" && (account.subscriptionExpiresAt === null || account.subscriptionExpiresAt > now);
   const limit = { search: credits.search.available, verifier: credits.verification.available, domain: credits.search.available, finder: credits.search.available };

@@ -8,11 +8,16 @@ import type { ApiApp } from "../http/openapi.js";
 import { DAY_MS, parseInstant, startOfUtcDay } from "../http/time.js";
 import { ErrorResponses, security } from "./openapi-shared.js";
 import { creditSummary } from "./credits.js";
+import type { Env } from "../env.js";
+import { flushOwed, limiterFor } from "../limits/admission.js";
+import { logError } from "../request-context.js";
 
 /**
  * GET /v1/usage (contract §5.6): the union of the two documented shapes, one row per day of the
  * range (newest first, zeros on days without a charged call) and a `total` with the same keys.
- * Counts come from `usage_days`, written when a call is billed (src/limits/repeat-billing.ts).
+ * Counts come from `usage_days`, the D1 copy of the billed calls the account's limiter holds
+ * (src/limits/usage-copy.ts). The limiter sends it within a second of a charge; this route asks it
+ * to send what is still waiting first, so the answer includes every call billed before it.
  */
 
 /** Usage buckets of the newer shape. */
@@ -97,6 +102,7 @@ export function registerUsageRoute(v1: ApiApp) {
       throw new ApiError(400, "params_invalid", `The parameter 'start' is invalid: the range is limited to ${MAX_USAGE_DAYS} days.`);
     }
     const account = c.get("auth").account;
+    await syncedUsage(c.env, account.id);
     const rows = await db(c.env.DB)
       .select({ day: usageDays.day, capability: usageDays.capability, source: usageDays.source, n: sql<number>`sum(${usageDays.count})` })
       .from(usageDays)
@@ -121,4 +127,17 @@ export function registerUsageRoute(v1: ApiApp) {
     // Spend comes from usage_days; what is left lives with the limiter.
     return c.json({ data, total, balances: await creditSummary(c.env, account) }, 200);
   });
+}
+
+/**
+ * Brings the D1 copy up to date: this isolate's settlements first (they decide which windows are
+ * kept), then whatever the limiter has not sent. A failure is logged and the copy read as it is.
+ */
+async function syncedUsage(env: Env, accountId: number): Promise<void> {
+  try {
+    await flushOwed(env, accountId);
+    await limiterFor(env, accountId).syncUsage();
+  } catch (err) {
+    logError("usage: bringing the D1 copy up to date failed; answering from it as it is", err);
+  }
 }

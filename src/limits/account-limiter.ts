@@ -3,11 +3,15 @@ import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
 import { DAY_MS } from "../http/time.js";
 import { planFor } from "./plans.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
+import { REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
+import { copyCharges, d1Windows } from "./usage-copy.js";
+import { logError } from "../request-context.js";
 
 /**
  * One per account (workspace members and every key use the owner's object). It holds the rate-limit
- * counters of every endpoint group and the credit balances, so one RPC decides both atomically:
- * a Durable Object runs one request at a time and its storage writes are held until they persist.
+ * counters of every endpoint group, the credit balances and the 30-day repeat windows, so one RPC
+ * decides all three atomically: a Durable Object runs one request at a time, every decision runs in
+ * one synchronous storage transaction, and the answer is held until that transaction persists.
  * Callers pass `now` so tests can cross second, minute, day and month boundaries without sleeping.
  */
 
@@ -35,6 +39,8 @@ interface Reservation {
   fromPlan: number;
   fromPack: number;
   at: number;
+  /** Set on a call's first reservation when its admission opened 30-day windows (its settlement keeps or closes them). */
+  windows?: true;
 }
 interface FixedWindow {
   start: number;
@@ -52,6 +58,21 @@ export interface LimitSnapshot {
   dailyResetSeconds: number;
 }
 
+/** One distinct credit-billed request of an admission and what it costs when it is not a repeat. */
+export interface BilledRequest {
+  /** requestFingerprint (src/limits/repeat-billing.ts): capability and normalised parameters. */
+  fingerprint: string;
+  cost: Partial<Record<CreditBalance, number>>;
+}
+
+/** Requests under the 30-day rule (contract §4), decided by the admission that carries them. */
+export interface Billing {
+  accountId: number;
+  capability: string;
+  source: "api" | "bulk";
+  requests: BilledRequest[];
+}
+
 export interface AdmitRequest {
   plan: string;
   group: RateGroup | null;
@@ -66,6 +87,12 @@ export interface AdmitRequest {
   withBalances?: boolean;
   /** Requests an isolate admitted itself in groups without limits, to be counted now (gate.ts). */
   counts?: GroupCount[];
+  /**
+   * Credit-billed requests: each one with an open 30-day window is a repeat (reserves nothing);
+   * the others are reserved at their cost, on top of `cost`, and their windows open at once, tied
+   * to the reservation, so an identical request arriving before this call ends is a repeat too.
+   */
+  billing?: Billing;
 }
 
 /**
@@ -84,10 +111,27 @@ export interface Settlement {
   found: boolean;
   adjust: Partial<Record<CreditBalance, number>>;
   plan: string;
+  /**
+   * The fingerprints, among those this call's admission opened windows for, that were billed: their
+   * windows stay open, the others close. Undefined keeps them all when found. Not found closes all.
+   */
+  billed?: readonly string[];
 }
 
 export type AdmitResult =
-  | { admitted: true; reservationIds: string[]; snapshot: LimitSnapshot | null; balances?: Record<CreditBalance, BalanceView> }
+  | {
+      admitted: true;
+      reservationIds: string[];
+      snapshot: LimitSnapshot | null;
+      balances?: Record<CreditBalance, BalanceView>;
+      /**
+       * With `billing`: the requests that are repeats, fingerprint -> the instant their window opened,
+       * or null while the call that opened it is still running (its window may yet close).
+       */
+      repeats?: Record<string, number | null>;
+      /** With `billing`: what was reserved in all (`cost` plus the requests that are not repeats). */
+      reserved?: Partial<Record<CreditBalance, number>>;
+    }
   | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
   | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number };
 
@@ -98,6 +142,12 @@ const MINUTE = 60_000;
 /** Reservations that were never settled (the Worker died mid-call) are refunded after this long. */
 export const RESERVATION_TTL_MS = 10 * MINUTE;
 const BALANCES: CreditBalance[] = ["search", "verification", "phone"];
+/** How long a billed request waits in the object before the D1 copy receives it (one batch per account). */
+export const SYNC_DELAY_MS = 1_000;
+/** After a failed copy to D1 the alarm tries again this much later. */
+const SYNC_RETRY_MS = 30_000;
+/** Storage key: the account's windows that D1 held before this object did were taken over (adoptD1Windows). */
+const ADOPTED_KEY = "windows-adopted";
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const utcMonth = (ms: number) => new Date(ms).toISOString().slice(0, 7);
@@ -117,39 +167,65 @@ export function limitSnapshot(limits: Limits, used: { second: number; minute: nu
   };
 }
 
-export class AccountLimiter extends DurableObject<unknown> {
+export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private groups = new Map<string, GroupState>();
   private credits: CreditState | undefined;
   private reservations = new Map<string, Reservation>();
   private windows = new Map<string, FixedWindow>();
+  /** When the storage alarm is set for, null when none is (read once, then kept in step). */
+  private alarmAt: number | null = null;
+  private adopted = false;
+  private repeatTable: RepeatWindows | undefined;
+  private syncing: Promise<void> | null = null;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
+  constructor(ctx: DurableObjectState, env: { DB: D1Database }) {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
-      const stored = await ctx.storage.list<unknown>();
-      for (const [key, value] of stored) {
+      for (const [key, value] of ctx.storage.kv.list<unknown>()) {
         if (key.startsWith("g:")) this.groups.set(key.slice(2), value as GroupState);
         else if (key.startsWith("r:")) this.reservations.set(key.slice(2), value as Reservation);
         else if (key.startsWith("w:")) this.windows.set(key.slice(2), value as FixedWindow);
         else if (key === "credits") this.credits = value as CreditState;
+        else if (key === ADOPTED_KEY) this.adopted = true;
       }
+      this.alarmAt = await ctx.storage.getAlarm();
     });
   }
 
-  /** Rate limit and credit reservation in one step; nothing is counted or reserved when refused. */
-  admit(req: AdmitRequest): AdmitResult {
-    // Settlements this isolate had not sent yet ride along and are applied before deciding, so a
-    // refund is never overtaken by the next admission from the same isolate.
-    const writes: Record<string, unknown> = {};
-    const deletes: string[] = [];
-    this.applySettlements(req.settlements ?? [], req.now, writes, deletes);
-    this.applyCounts(req.counts ?? [], writes);
-    const result = this.decide(req, writes);
-    this.persist(writes, deletes);
+  /** The repeat-window table, created on first use (objects that never bill, e.g. `ip:*`, have none). */
+  private get repeatWindows(): RepeatWindows {
+    return (this.repeatTable ??= new RepeatWindows(this.ctx.storage.sql));
+  }
+
+  /** True once this object has ever opened (or adopted) a window: chores on the table are skipped before. */
+  private hasRepeatWindows(): boolean {
+    if (this.repeatTable) return true;
+    return this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'repeat_windows'").toArray().length > 0;
+  }
+
+  /**
+   * Rate limit, repeat-or-billed and credit reservation in one step, one storage transaction;
+   * nothing is counted, reserved or opened when refused.
+   */
+  async admit(req: AdmitRequest): Promise<AdmitResult> {
+    if (req.billing && !this.adopted) await this.adoptD1Windows(req.billing.accountId);
+    let syncSoon = false;
+    const result = this.ctx.storage.transactionSync(() => {
+      // Settlements this isolate had not sent yet ride along and are applied before deciding, so a
+      // refund is never overtaken by the next admission from the same isolate.
+      const change = new Change();
+      syncSoon = this.applySettlements(req.settlements ?? [], req.now, change);
+      this.applyCounts(req.counts ?? [], change);
+      const decided = this.decide(req, change);
+      this.persist(change);
+      return decided;
+    });
+    if (result.admitted && result.reservationIds.length) this.armAlarm(Date.now() + RESERVATION_TTL_MS + SECOND);
+    if (syncSoon) this.armAlarm(Date.now() + SYNC_DELAY_MS);
     return result;
   }
 
-  private decide(req: AdmitRequest, writes: Record<string, unknown>): AdmitResult {
+  private decide(req: AdmitRequest, change: Change): AdmitResult {
     const credits = this.creditState(req.now);
     const packCredits = credits.pack?.remaining ?? 0;
     let state: GroupState | undefined;
@@ -161,8 +237,23 @@ export class AccountLimiter extends DurableObject<unknown> {
       if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, req.now) };
     }
 
+    // Contract §4: a request with an open window is a repeat and costs nothing; the others cost theirs.
+    const cost: Partial<Record<CreditBalance, number>> = { ...req.cost };
+    const repeats: Record<string, number | null> = {};
+    const fresh: string[] = [];
+    for (const { fingerprint, cost: own } of req.billing?.requests ?? []) {
+      if (fingerprint in repeats || fresh.includes(fingerprint)) continue;
+      const open = this.openWindow(fingerprint, req.now);
+      if (open) {
+        repeats[fingerprint] = open.reservation === null ? open.billedAt : null;
+        continue;
+      }
+      fresh.push(fingerprint);
+      for (const balance of BALANCES) if (own[balance]) cost[balance] = (cost[balance] ?? 0) + own[balance]!;
+    }
+
     for (const balance of BALANCES) {
-      const needed = req.cost[balance] ?? 0;
+      const needed = cost[balance] ?? 0;
       if (needed <= 0) continue;
       const available = this.available(req.plan, balance, credits);
       if (available < needed) {
@@ -177,32 +268,68 @@ export class AccountLimiter extends DurableObject<unknown> {
       }
     }
 
-    // Every change of this admission goes to storage in one write (admit() persists `writes`).
+    // Every change of this admission goes to storage in the one transaction admit() runs.
     if (state && req.group && limits) {
       state.second = { count: state.second.count + 1, last: req.now };
       state.minute = { count: state.minute.count + 1, last: req.now };
       state.daily += 1;
       this.groups.set(req.group, state);
-      writes[`g:${req.group}`] = state;
+      change.writes[`g:${req.group}`] = state;
     }
     const reservationIds: string[] = [];
     for (const balance of BALANCES) {
-      const amount = req.cost[balance] ?? 0;
+      const amount = cost[balance] ?? 0;
       if (amount <= 0) continue;
       // Reservations age in real time (the sweep is about a Worker that died), whatever clock the caller uses.
       const reservation = this.spend(req.plan, balance, amount, credits, Date.now());
       const id = crypto.randomUUID();
       this.reservations.set(id, reservation);
-      writes[`r:${id}`] = reservation;
+      change.writes[`r:${id}`] = reservation;
       reservationIds.push(id);
     }
-    if (reservationIds.length) {
-      writes.credits = credits;
-      this.ensureSweepAlarm(Date.now());
+    if (reservationIds.length) change.writes.credits = credits;
+    const billing = req.billing;
+    // The windows belong to the call's first reservation: its settlement keeps or closes them.
+    if (billing && fresh.length && reservationIds.length) {
+      this.reservations.get(reservationIds[0]!)!.windows = true;
+      this.repeatWindows.open(fresh, { accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: req.now, reservation: reservationIds[0]! });
     }
     const snapshot = state && limits ? this.snapshot(state, limits, req.now) : null;
-    if (req.withBalances) return { admitted: true, reservationIds, snapshot, balances: this.balances(req.plan, req.now) };
-    return { admitted: true, reservationIds, snapshot };
+    const billed = billing ? { repeats, reserved: cost } : {};
+    if (req.withBalances) return { admitted: true, reservationIds, snapshot, balances: this.balances(req.plan, req.now), ...billed };
+    return { admitted: true, reservationIds, snapshot, ...billed };
+  }
+
+  /** The window of `fingerprint` open at `now`; one left by a call whose reservation is gone counts as closed. */
+  private openWindow(fingerprint: string, now: number) {
+    const open = this.repeatWindows.find(fingerprint, now);
+    if (open?.reservation != null && !this.reservations.has(open.reservation)) return null;
+    return open;
+  }
+
+  /**
+   * The windows D1 held before this object held them (billed_requests, written by the Worker until
+   * issue 22), taken over once per object so a repeat billed before the move stays free. Runs before
+   * the first admission that bills, with every other event held back. Can go once every window
+   * billed before the move has closed (30 days after it shipped).
+   */
+  private async adoptD1Windows(accountId: number): Promise<void> {
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (this.adopted) return;
+      let rows;
+      try {
+        rows = await d1Windows(this.env.DB, accountId, Date.now());
+      } catch (err) {
+        // Not fatal: decide without them now, try again with the next admission that bills.
+        logError("limiter: reading the D1 repeat windows failed", err);
+        return;
+      }
+      this.ctx.storage.transactionSync(() => {
+        this.repeatWindows.adopt(accountId, rows);
+        this.ctx.storage.kv.put(ADOPTED_KEY, true);
+      });
+      this.adopted = true;
+    });
   }
 
   /**
@@ -216,19 +343,22 @@ export class AccountLimiter extends DurableObject<unknown> {
   }
 
   /**
-   * Several settlements (and requests to count, see GroupCount) in one call and one storage write:
-   * gate.ts sends those no admission carried.
+   * Several settlements (and requests to count, see GroupCount) in one call and one storage
+   * transaction: gate.ts sends those no admission carried.
    */
   settleMany(settlements: Settlement[], now: number, counts: GroupCount[] = []): void {
-    const writes: Record<string, unknown> = {};
-    const deletes: string[] = [];
-    this.applySettlements(settlements, now, writes, deletes);
-    this.applyCounts(counts, writes);
-    this.persist(writes, deletes);
+    const syncSoon = this.ctx.storage.transactionSync(() => {
+      const change = new Change();
+      const kept = this.applySettlements(settlements, now, change);
+      this.applyCounts(counts, change);
+      this.persist(change);
+      return kept;
+    });
+    if (syncSoon) this.armAlarm(Date.now() + SYNC_DELAY_MS);
   }
 
   /** Adds requests admitted elsewhere to their groups' counters, as of the instant each was admitted. */
-  private applyCounts(counts: GroupCount[], writes: Record<string, unknown>) {
+  private applyCounts(counts: GroupCount[], change: Change) {
     for (const { group, at } of counts) {
       const stored = this.groups.get(group);
       // A count from a UTC day already over belongs to no counter that is still shown.
@@ -239,16 +369,27 @@ export class AccountLimiter extends DurableObject<unknown> {
       state.minute = { count: state.minute.count + 1, last: Math.max(state.minute.last, at) };
       state.daily += 1;
       this.groups.set(group, state);
-      writes[`g:${group}`] = state;
+      change.writes[`g:${group}`] = state;
     }
   }
 
-  /** Applies settlements in memory, collecting their storage changes; credits are written only if they changed. */
-  private applySettlements(settlements: Settlement[], now: number, writes: Record<string, unknown>, deletes: string[]) {
-    if (!settlements.length) return;
+  /**
+   * Applies settlements in memory and to the repeat windows, collecting the key-value changes;
+   * credits are written only if they changed. Answers whether a window was kept (the D1 copy then
+   * has something to receive).
+   */
+  private applySettlements(settlements: Settlement[], now: number, change: Change): boolean {
+    if (!settlements.length) return false;
     const credits = this.creditState(now);
     let creditsChanged = false;
-    for (const { reservationIds, found, adjust, plan } of settlements) {
+    let windowsKept = false;
+    for (const { reservationIds, found, adjust, plan, billed } of settlements) {
+      // A reservation already swept has had its windows closed with it.
+      const owner = reservationIds[0];
+      if (owner !== undefined && this.reservations.get(owner)?.windows) {
+        if (found) windowsKept = this.repeatWindows.settle(owner, billed) || windowsKept;
+        else this.repeatWindows.close(owner);
+      }
       const kept: Reservation[] = [];
       for (const id of reservationIds) {
         const r = this.reservations.get(id);
@@ -258,7 +399,7 @@ export class AccountLimiter extends DurableObject<unknown> {
           creditsChanged = true;
         } else kept.push(r);
         this.reservations.delete(id);
-        deletes.push(`r:${id}`);
+        change.deletes.push(`r:${id}`);
       }
       if (found) {
         for (const balance of BALANCES) {
@@ -276,13 +417,14 @@ export class AccountLimiter extends DurableObject<unknown> {
         }
       }
     }
-    if (creditsChanged) writes.credits = credits;
+    if (creditsChanged) change.writes.credits = credits;
+    return windowsKept;
   }
 
-  private persist(writes: Record<string, unknown>, deletes: string[]) {
-    // Both calls in one event commit together (the output gate holds the answer until they persist).
-    if (Object.keys(writes).length) this.ctx.storage.put(writes);
-    if (deletes.length) this.ctx.storage.delete(deletes);
+  /** Called inside a storage transaction: the key-value half of a decision (the windows are written as they change). */
+  private persist(change: Change) {
+    for (const [key, value] of Object.entries(change.writes)) this.ctx.storage.kv.put(key, value);
+    for (const key of change.deletes) this.ctx.storage.kv.delete(key);
   }
 
   /** Fixed-window limits (keys, reveal, flags): same for every plan, X-RateLimit-* headers. */
@@ -293,7 +435,7 @@ export class AccountLimiter extends DurableObject<unknown> {
     if (w.count >= limit) return { allowed: false as const, limit, remaining: 0, resetSeconds };
     w.count += 1;
     this.windows.set(name, w);
-    this.ctx.storage.put(`w:${name}`, w);
+    this.ctx.storage.kv.put(`w:${name}`, w);
     return { allowed: true as const, limit, remaining: limit - w.count, resetSeconds };
   }
 
@@ -330,18 +472,67 @@ export class AccountLimiter extends DurableObject<unknown> {
     return state.pack;
   }
 
+  /**
+   * One alarm for three chores: refund reservations whose Worker died (after RESERVATION_TTL_MS),
+   * send billed requests to the D1 copy (SYNC_DELAY_MS after the first one waiting), and delete
+   * windows closed for good (30 days after billing), which keeps the object's storage bounded.
+   */
   override async alarm() {
-    this.alarmScheduled = false;
+    this.alarmAt = null;
     const now = Date.now();
-    const credits = this.creditState(now);
-    for (const [id, r] of this.reservations) {
-      if (now - r.at < RESERVATION_TTL_MS) continue;
-      this.refund(r, credits);
-      this.reservations.delete(id);
-      this.ctx.storage.delete(`r:${id}`);
+    this.ctx.storage.transactionSync(() => {
+      const credits = this.creditState(now);
+      let refunded = false;
+      for (const [id, r] of this.reservations) {
+        if (now - r.at < RESERVATION_TTL_MS) continue;
+        this.refund(r, credits);
+        this.reservations.delete(id);
+        this.ctx.storage.kv.delete(`r:${id}`);
+        if (r.windows) this.repeatWindows.close(id);
+        refunded = true;
+      }
+      if (refunded) this.ctx.storage.kv.put("credits", credits);
+    });
+    const next: number[] = [];
+    if (this.reservations.size) next.push(Math.min(...[...this.reservations.values()].map((r) => r.at)) + RESERVATION_TTL_MS + SECOND);
+    if (this.hasRepeatWindows()) {
+      let copied = true;
+      try {
+        await this.syncUsage();
+      } catch (err) {
+        copied = false;
+        logError("limiter: copying billed requests to D1 failed; retrying", err);
+      }
+      this.repeatWindows.sweep(now);
+      if (this.repeatWindows.hasUnsynced()) next.push(now + (copied ? SYNC_DELAY_MS : SYNC_RETRY_MS));
+      const oldest = this.repeatWindows.oldestSynced();
+      if (oldest !== null) next.push(oldest + REPEAT_WINDOW_MS + SECOND);
     }
-    this.saveCredits(credits);
-    if (this.reservations.size) this.ensureSweepAlarm(now);
+    if (next.length) this.armAlarm(Math.max(now + SECOND, Math.min(...next)));
+  }
+
+  /**
+   * Sends every billed request the D1 copy lacks (`billed_requests`, `usage_days`; usage-copy.ts),
+   * in batches. The alarm calls it; GET /v1/usage calls it before reading, so it shows every call
+   * billed so far. Copies never run side by side; sending a row twice is harmless.
+   */
+  async syncUsage(): Promise<void> {
+    while (this.syncing) await this.syncing;
+    this.syncing = this.copyUnsynced().finally(() => {
+      this.syncing = null;
+    });
+    return this.syncing;
+  }
+
+  private async copyUnsynced(): Promise<void> {
+    if (!this.hasRepeatWindows()) return;
+    for (;;) {
+      const batch = this.repeatWindows.unsynced(SYNC_BATCH);
+      if (!batch.length) return;
+      await copyCharges(this.env.DB, batch);
+      this.repeatWindows.markSynced(batch);
+      if (batch.length < SYNC_BATCH) return;
+    }
   }
 
   private firstExceeded(state: GroupState, limits: Limits, now: number): { reason: "rps" | "rpm" | "daily"; retryAfter: number } | null {
@@ -379,7 +570,7 @@ export class AccountLimiter extends DurableObject<unknown> {
 
   private saveCredits(c: CreditState) {
     this.credits = c;
-    this.ctx.storage.put("credits", c);
+    this.ctx.storage.kv.put("credits", c);
   }
 
   private available(plan: string, balance: CreditBalance, c: CreditState): number {
@@ -400,13 +591,16 @@ export class AccountLimiter extends DurableObject<unknown> {
     if (r.fromPack > 0 && c.pack) c.pack.remaining += r.fromPack;
   }
 
-  private alarmScheduled = false;
-
-  private ensureSweepAlarm(now: number) {
-    if (this.alarmScheduled) return;
-    this.alarmScheduled = true;
-    void this.ctx.storage.getAlarm().then((at) => {
-      if (at === null) void this.ctx.storage.setAlarm(now + RESERVATION_TTL_MS + SECOND);
-    });
+  /** Sets the storage alarm for `at` unless it is already set for that instant or earlier. */
+  private armAlarm(at: number) {
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
   }
+}
+
+/** The key-value changes of one decision, written together by persist(). */
+class Change {
+  writes: Record<string, unknown> = {};
+  deletes: string[] = [];
 }

@@ -2,10 +2,11 @@ import type { AnyCapability } from "../capabilities/core/registry.js";
 import type { CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type GroupCount, type Settlement } from "./account-limiter.js";
+import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type Billing, type GroupCount, type Settlement } from "./account-limiter.js";
 import { planLimits } from "./rate-table.js";
 import { rateLimitHeaders } from "./headers.js";
 import { logError } from "../request-context.js";
+import { ExpiringMap } from "../util/expiring-map.js";
 
 export interface AdmissionRequest {
   accountId: number;
@@ -17,6 +18,25 @@ export interface AdmissionRequest {
   withBalances?: boolean;
   /** The request's waitUntil: work owed to the limiter after the answer (a late count) runs under it. */
   waitUntil(promise: Promise<unknown>): void;
+  /**
+   * Credit-billed requests under the 30-day rule, each with its own cost (then `capability.cost`
+   * and `extraCost` are for nothing else): the limiter tells repeats from billed requests in this
+   * same round trip and reserves only for the latter.
+   */
+  billing?: Billing;
+}
+
+type Amounts = Partial<Record<CreditBalance, number>>;
+
+/** How a call ended, for its settlement. */
+export interface CallOutcome {
+  found: boolean;
+  /** Options used beyond those reserved up front in `extraCost` (admissions without `billing`). */
+  extraCost?: Amounts;
+  /** With `billing`: what the call is charged in all; the reservation is trued up to it. */
+  charged?: Amounts;
+  /** With `billing`: the requests billed, whose windows stay open (default: every one reserved for, when found). */
+  billed?: readonly string[];
 }
 
 export type Admission =
@@ -25,11 +45,13 @@ export type Admission =
       headers: Record<string, string>;
       /** Balances after this admission, when asked for with `withBalances`. */
       balances?: Record<CreditBalance, BalanceView>;
+      /** With `billing`: the repeats, fingerprint -> when their window opened (null: its call is still running). */
+      repeats: Record<string, number | null>;
       /**
-       * Keeps the reservation when something was found (trued up to the answer's real extra cost),
-       * refunds it otherwise.
+       * Keeps the reservation when something was found (trued up to the answer's real cost), refunds
+       * it otherwise; with `billing`, keeps the windows of the requests billed and closes the others.
        */
-      settle(outcome: { found: boolean; extraCost?: Partial<Record<CreditBalance, number>> }): Promise<void>;
+      settle(outcome: CallOutcome): Promise<void>;
     }
   | { admitted: false; headers: Record<string, string>; refusal: Response };
 
@@ -42,10 +64,12 @@ export function limiterFor(env: Env, accountId: number) {
  * What this isolate owes the limiter, per account: settlements of finished calls (refund, or keeping
  * the reservation) and counts of requests it admitted itself (see admitRequest). They are not sent
  * one by one: the next admission for the same account from this isolate carries them (one round
- * trip instead of two under load), and if none comes in time the call that queued an item sends
- * everything waiting itself: a settlement after SETTLE_WAIT_MS, a count after COUNT_WAIT_MS. Each
- * call awaits its own timer in its own request context, so the runtime keeps the isolate alive
- * until it is sent. If the isolate dies anyway, the limiter's sweep refunds the reservations (never
+ * trip instead of two under load), and if none comes in time a call that queued an item sends
+ * everything waiting itself: a settlement after SETTLE_WAIT_MS, a count after COUNT_WAIT_MS. Only
+ * the first call to queue an item of each kind sets a timer (one per account and kind, not one per
+ * call): it awaits it in its own request context, so the runtime keeps that request alive until
+ * everything queued behind it is sent; an admission that takes the items first leaves the timer
+ * nothing to do, and the next item queued sets a new one. If the isolate dies anyway, the limiter's sweep refunds the reservations (never
  * a charge for nothing) and the counts are lost; they only feed GET /v1/rate-limits' `used` of
  * groups that have no limit, so no decision ever depends on them.
  */
@@ -56,6 +80,9 @@ export const COUNT_WAIT_MS = 1_000;
 interface Owed {
   settlements: Settlement[];
   counts: GroupCount[];
+  /** A call of this isolate waits to send this batch: after SETTLE_WAIT_MS / COUNT_WAIT_MS. */
+  settleTimer?: true;
+  countTimer?: true;
 }
 const owed = new Map<number, Owed>();
 
@@ -77,16 +104,23 @@ async function sendOwed(env: Env, accountId: number): Promise<void> {
 }
 
 async function settleSoon(env: Env, accountId: number, settlement: Settlement): Promise<void> {
-  owedTo(accountId).settlements.push(settlement);
+  const o = owedTo(accountId);
+  o.settlements.push(settlement);
+  forgetBalances(accountId);
+  if (o.settleTimer) return;
+  o.settleTimer = true;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
-  // Already carried by an admission, or sent by an earlier call's timer.
-  if (owed.get(accountId)?.settlements.includes(settlement)) await sendOwed(env, accountId);
+  // Unless an admission (or another call's timer) took the batch meanwhile, send it.
+  if (owed.get(accountId) === o) await sendOwed(env, accountId);
 }
 
 async function countSoon(env: Env, accountId: number, count: GroupCount): Promise<void> {
-  owedTo(accountId).counts.push(count);
+  const o = owedTo(accountId);
+  o.counts.push(count);
+  if (o.countTimer) return;
+  o.countTimer = true;
   await new Promise((resolve) => setTimeout(resolve, COUNT_WAIT_MS));
-  if (owed.get(accountId)?.counts.includes(count)) await sendOwed(env, accountId);
+  if (owed.get(accountId) === o) await sendOwed(env, accountId);
 }
 
 /**
@@ -120,34 +154,44 @@ const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verific
 /** Rate limit plus credit reservation for one capability call, in one round trip to the limiter. */
 export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Admission> {
   const cap = req.capability;
-  const cost: Partial<Record<CreditBalance, number>> = { ...req.extraCost };
+  const cost: Amounts = { ...req.extraCost };
   if (cap.cost) cost[cap.cost.balance] = (cost[cap.cost.balance] ?? 0) + cap.cost.amount;
-  if (!cap.rateGroup && Object.keys(cost).length === 0) {
-    return { admitted: true, headers: {}, settle: async () => {} };
+  const billing = req.billing?.requests.length ? req.billing : undefined;
+  if (!billing && !cap.rateGroup && Object.keys(cost).length === 0) {
+    return { admitted: true, headers: {}, repeats: {}, settle: async () => {} };
   }
-  if (cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup)) return admitUnlimited(env, req, cap.rateGroup);
+  if (!billing && cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup)) return admitUnlimited(env, req, cap.rateGroup);
   const { settlements, counts } = takeOwed(req.accountId);
-  const result = await admitOne(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances });
+  // A reservation changes the balances this isolate may remember for /v1/me.
+  if (billing || Object.keys(cost).length) forgetBalances(req.accountId);
+  const generation = balancesGeneration;
+  const result = await admitOne(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances, billing });
+  if (result.admitted && result.balances) rememberBalances(req.accountId, req.plan, result.balances, req.now, generation);
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;
+    const reserved = result.reserved ?? cost;
     return {
       admitted: true,
       headers,
       balances: result.balances,
-      settle: async ({ found, extraCost }) => {
-        // Options reserved up front (req.extraCost) are trued up to what the answer really used.
-        const adjust: Partial<Record<CreditBalance, number>> = {};
-        for (const b of new Set([...Object.keys(req.extraCost), ...Object.keys(extraCost ?? {})]) as Set<CreditBalance>) {
-          const delta = (extraCost?.[b] ?? 0) - (req.extraCost[b] ?? 0);
+      repeats: result.repeats ?? {},
+      settle: async ({ found, extraCost, charged, billed }) => {
+        // The reservation is trued up to what the answer really used: options reserved up front
+        // (req.extraCost) against those used, or what was reserved against what is charged.
+        const [used, held] = charged ? [charged, reserved] : [extraCost ?? {}, req.extraCost];
+        const adjust: Amounts = {};
+        for (const b of new Set([...Object.keys(held), ...Object.keys(used)]) as Set<CreditBalance>) {
+          const delta = (used[b] ?? 0) - (held[b] ?? 0);
           if (delta !== 0) adjust[b] = delta;
         }
         if (ids.length === 0 && !(found && Object.keys(adjust).length)) return;
-        await settleSoon(env, req.accountId, { reservationIds: ids, found, adjust, plan: req.plan });
+        await settleSoon(env, req.accountId, { reservationIds: ids, found, adjust, plan: req.plan, billed });
       },
     };
   }
-  return { admitted: false, headers, refusal: refusalResponse(result, cap, cost) };
+  // With billing, what the limiter found needed (repeats left out) is the request's cost.
+  return { admitted: false, headers, refusal: refusalResponse(result, cap, billing ? {} : cost) };
 }
 
 /**
@@ -159,14 +203,46 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
 async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup): Promise<Admission> {
   const headers = rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
   req.waitUntil(countSoon(env, req.accountId, { group, at: req.now }).catch((err) => logError("limiter count failed", err)));
-  if (!req.withBalances) return { admitted: true, headers, settle: async () => {} };
+  if (!req.withBalances) return { admitted: true, headers, repeats: {}, settle: async () => {} };
+  const known = knownBalances(req.accountId, req.plan, req.now);
+  if (known) return { admitted: true, headers, balances: known, repeats: {}, settle: async () => {} };
   // Settlements change the balances, so they ride along; counts do not, and stay owed (no write).
   const settlements = owed.get(req.accountId)?.settlements.splice(0) ?? [];
+  const generation = balancesGeneration;
   const result = await admitOne(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
-  return { admitted: true, headers, balances: result.admitted ? result.balances : undefined, settle: async () => {} };
+  const balances = result.admitted ? result.balances : undefined;
+  if (balances) rememberBalances(req.accountId, req.plan, balances, req.now, generation);
+  return { admitted: true, headers, balances, repeats: {}, settle: async () => {} };
 }
 
-function refusalResponse(result: Extract<AdmitResult, { admitted: false }>, cap: AdmissionRequest["capability"], cost: Partial<Record<CreditBalance, number>>): Response {
+/**
+ * Balances this isolate read from the limiter, per account, so /v1/me on a plan without limits (no
+ * decision to ask for) needs no round trip. Bound: at most BALANCES_TTL_MS old; any reservation or
+ * settlement this isolate makes for the account forgets them at once, so only charges made through
+ * other isolates can be missing, for at most that long.
+ */
+export const BALANCES_TTL_MS = 1_000;
+const MAX_BALANCE_ENTRIES = 5_000;
+const balancesSeen = new ExpiringMap<number, { plan: string; balances: Record<CreditBalance, BalanceView> }>(MAX_BALANCE_ENTRIES);
+/** Bumped by every forgetBalances: balances read before that may miss the change, and are not kept. */
+let balancesGeneration = 0;
+
+function knownBalances(accountId: number, plan: string, now: number): Record<CreditBalance, BalanceView> | undefined {
+  const seen = balancesSeen.get(accountId, now, BALANCES_TTL_MS);
+  return seen?.plan === plan ? seen.balances : undefined;
+}
+
+function rememberBalances(accountId: number, plan: string, balances: Record<CreditBalance, BalanceView>, now: number, readInGeneration: number): void {
+  if (readInGeneration === balancesGeneration) balancesSeen.set(accountId, { plan, balances }, now);
+}
+
+/** The account's credits changed (or may have): its next /v1/me asks the limiter. */
+export function forgetBalances(accountId: number): void {
+  balancesGeneration += 1;
+  balancesSeen.delete(accountId);
+}
+
+function refusalResponse(result: Extract<AdmitResult, { admitted: false }>, cap: AdmissionRequest["capability"], cost: Amounts): Response {
   if (result.reason === "credits") {
     const label = BALANCE_LABEL[result.balance];
     if (cap.exhaustedAs === "rate_limit") {

@@ -7,7 +7,7 @@ import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { jsonBodyOr400 } from "../http/json-body.js";
 import type { ApiApp } from "../http/openapi.js";
-import { limiterFor } from "../limits/admission.js";
+import { forgetBalances, limiterFor } from "../limits/admission.js";
 
 const Body = z.object({ credits: z.number().int().min(1).max(10_000_000) });
 
@@ -38,6 +38,7 @@ export function registerCreditPackRoute(app: ApiApp) {
     const [account] = await db(c.env.DB).select().from(accounts).where(eq(accounts.id, id)).limit(1);
     if (!account) throw new ApiError(404, "unknown_record", `No account with id ${id}.`);
     const pack = await limiterFor(c.env, account.id).grantPack(c.req.valid("json").credits, Date.now());
+    forgetBalances(account.id);
     return c.json({ data: { account_id: account.id, pack } }, 200);
   });
 }

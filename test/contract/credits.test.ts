@@ -97,6 +97,28 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
   });
 });
 
+describe("§4: what counts as the same request", () => {
+  it("compares phone numbers in E.164: the country parameter of a national number is part of the number", () => {
+    const e164 = normalisedParams({ phone: "+1 415 555 0100" });
+    expect(normalisedParams({ phone: "(415) 555-0100", country_code: "US" })).toBe(e164);
+    expect(normalisedParams({ phone: "415.555.0100", country: "us" })).toBe(e164);
+    expect(normalisedParams({ phone: "+14155550100", country_code: "US" })).toBe(e164);
+    // Another country's plan reads the same digits as another number.
+    expect(normalisedParams({ phone: "030 12345678", country_code: "DE" })).toBe(normalisedParams({ phone: "+49 30 12345678" }));
+    expect(normalisedParams({ phone: "030 12345678", country_code: "DE" })).not.toBe(normalisedParams({ phone: "030 12345678", country_code: "FR" }));
+    expect(normalisedParams({ phone: "+33 6 12 34 56 78" })).toBe(normalisedParams({ phone: "06 12 34 56 78", country_code: "FR" }));
+    // A number that does not parse is kept as written, with its country.
+    expect(normalisedParams({ phone: "12", country_code: "US" })).not.toBe(normalisedParams({ phone: "12" }));
+  });
+
+  it("compares addresses without case or a trailing dot, and domains without case, `www.` or a trailing dot", () => {
+    expect(normalisedParams({ email: " Jane.Doe@Acme.COM. " })).toBe(normalisedParams({ email: "jane.doe@acme.com" }));
+    expect(normalisedParams({ domain: "WWW.Acme.com." })).toBe(normalisedParams({ domain: "acme.com" }));
+    expect(normalisedParams({ domain: "www.acme.com", first_name: "Jane" })).toBe(normalisedParams({ domain: "Acme.Com", first_name: "jane" }));
+    expect(normalisedParams({ domain: "shop.acme.com" })).not.toBe(normalisedParams({ domain: "acme.com" }));
+  });
+});
+
 describe("spec Versioning: Email Format quota headers", () => {
   it("sends X-Count-Limit and X-Count-Remaining (integers), not the older X-Search-* pair", async () => {
     const a = await createAccount({ plan: "pro" });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims } from "../../src/db/schema-index.js";
 import { addClaim, assertNotClaimed, removeClaim } from "../../src/engine/index/claims.js";
-import { claimsCacheTtl, DEFAULT_CLAIMS_CACHE_TTL_MS } from "../../src/engine/index/claims-cache.js";
+import { claimsCacheTtl, DEFAULT_CLAIMS_CACHE_TTL_MS, MAX_KIND_SNAPSHOT } from "../../src/engine/index/claims-cache.js";
 import type { Env } from "../../src/env.js";
 import { apiErrorOf } from "../../src/http/errors.js";
 
@@ -62,5 +62,35 @@ describe("claims cache (assertNotClaimed)", () => {
     expect(claimsCacheTtl("soon")).toBe(5_000);
     expect(claimsCacheTtl("-1")).toBe(5_000);
     expect(claimsCacheTtl("250")).toBe(250);
+  });
+
+  it("answers numbers never asked before from the kind's claims read once, without a D1 read each", async () => {
+    const claimed = freshPhone();
+    await db(env.DB).insert(claims).values({ kind: "phone", value: claimed });
+    const t = Date.now() + 60_000; // past every snapshot earlier tests left
+    const reads: string[] = [];
+    const counting = new Proxy(env.DB, {
+      get: (target, prop) => (prop === "prepare" ? (q: string) => (reads.push(q), target.prepare(q)) : Reflect.get(target, prop, target)),
+    });
+    const watched = { ...cached, DB: counting };
+    expect(await status(assertNotClaimed(watched, "phone", freshPhone(), t))).toBe(200);
+    expect(reads).toHaveLength(1);
+    expect(await status(assertNotClaimed(watched, "phone", freshPhone(), t + 1))).toBe(200);
+    expect(await status(assertNotClaimed(watched, "phone", claimed, t + 2))).toBe(451);
+    expect(reads).toHaveLength(1);
+  });
+
+  it(`looks values up one by one when a kind has more than ${MAX_KIND_SNAPSHOT} claims`, async () => {
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i <= ${MAX_KIND_SNAPSHOT})
+       INSERT INTO claims (kind, value, created_at) SELECT 'linkedin', 'https://www.linkedin.com/in/bulk-claim-' || i, 0 FROM n`,
+    ).run();
+    try {
+      const t = Date.now() + 120_000;
+      expect(await status(assertNotClaimed(cached, "linkedin", "https://www.linkedin.com/in/bulk-claim-77", t))).toBe(451);
+      expect(await status(assertNotClaimed(cached, "linkedin", "https://www.linkedin.com/in/someone-else", t + 1))).toBe(200);
+    } finally {
+      await env.DB.prepare("DELETE FROM claims WHERE kind = 'linkedin' AND value LIKE 'https://www.linkedin.com/in/bulk-claim-%'").run();
+    }
   });
 });

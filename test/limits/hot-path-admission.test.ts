@@ -4,36 +4,10 @@ import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
-import { admitRequest, COUNT_WAIT_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
+import { admitRequest, BALANCES_TTL_MS, COUNT_WAIT_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
 import { knownRepeat, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
-
-/** The test env with its limiter namespace wrapped so every RPC made to a limiter is recorded. */
-function recordingEnv() {
-  const calls: string[] = [];
-  const ns = env.ACCOUNT_LIMITER;
-  const ACCOUNT_LIMITER = {
-    idFromName: (name: string) => ns.idFromName(name),
-    get: (id: DurableObjectId) => {
-      const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
-      return new Proxy(stub, {
-        get: (target, prop) =>
-          typeof prop === "string" && ["admit", "admitMany", "settleMany", "balances", "status"].includes(prop)
-            ? (...args: unknown[]) => {
-                calls.push(prop);
-                return target[prop]!(...args);
-              }
-            : target[prop as string],
-      });
-    },
-  };
-  return { env: { ...(env as Env), ACCOUNT_LIMITER } as unknown as Env, calls };
-}
-
-const collect = () => {
-  const pending: Promise<unknown>[] = [];
-  return { waitUntil: (p: Promise<unknown>) => void pending.push(p), settled: () => Promise.all(pending) };
-};
+import { collect, recordingEnv } from "../support/limiter.js";
 
 describe("limiter admissions on the hot path", () => {
   it("answers every one of 20 concurrent HTTP calls (separate requests, one limiter) with 200 or 429, never more than the limit", async () => {
@@ -134,5 +108,36 @@ describe("30-day repeats this isolate already knows", () => {
     expect(knownRepeat(a.accountId, fingerprint, t + REPEAT_WINDOW_MS)).toBe(false);
     // Forgotten: even an instant inside the window goes back to D1.
     expect(knownRepeat(a.accountId, fingerprint, t + 1)).toBe(false);
+  });
+});
+
+describe("credit balances remembered for /v1/me on plans without limits", () => {
+  const meAdmission = (e: Env, accountId: number, now: number) =>
+    admitRequest(e, { accountId, plan: "scale", capability: groupOnly("me"), extraCost: {}, now, withBalances: true, waitUntil: () => {} });
+  const phoneAvailable = (a: Awaited<ReturnType<typeof meAdmission>>) => (a.admitted ? a.balances?.phone.available : undefined);
+
+  it(`answers from balances read less than ${BALANCES_TTL_MS} ms ago without a limiter round trip, then reads them again`, async () => {
+    const a = await createAccount({ plan: "scale" });
+    const { env: recorded, calls } = recordingEnv();
+    const t = Date.now();
+    const first = phoneAvailable(await meAdmission(recorded, a.accountId, t));
+    expect(calls).toEqual(["admit"]);
+    // A charge made through another isolate (straight to the limiter): not seen within the bound...
+    const spent = await limiterFor(env, a.accountId).admit({ plan: "scale", group: null, cost: { phone: 1 }, now: t });
+    expect(spent.admitted).toBe(true);
+    expect(phoneAvailable(await meAdmission(recorded, a.accountId, t + BALANCES_TTL_MS - 1))).toBe(first);
+    expect(calls).toEqual(["admit"]);
+    // ...and seen once it has run out.
+    expect(phoneAvailable(await meAdmission(recorded, a.accountId, t + BALANCES_TTL_MS))).toBe(first! - 1);
+    expect(calls).toEqual(["admit", "admit"]);
+  });
+
+  it("forgets them at once when this isolate reserves credits for the account", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const t = Date.now();
+    const first = phoneAvailable(await meAdmission(env, a.accountId, t));
+    const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now: t, waitUntil: () => {} });
+    expect(billed.admitted).toBe(true);
+    expect(phoneAvailable(await meAdmission(env, a.accountId, t + 1))).toBe(first! - 1);
   });
 });

@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
-import { limiterFor } from "../../src/limits/admission.js";
+import { admitRequest, limiterFor } from "../../src/limits/admission.js";
+import { recordingEnv } from "../support/limiter.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.
@@ -72,17 +73,34 @@ describe("settlements batched with admissions", () => {
     expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.available).toBe(1);
   });
 
+  it("sends the settlements of calls queued behind a waiting one in its batch, one round trip for all", async () => {
+    const a = await createAccount({ plan: "free" });
+    const { env: recorded, calls } = recordingEnv();
+    const admissions = [];
+    for (let i = 0; i < 5; i++) {
+      const admitted = await admitRequest(recorded, { accountId: a.accountId, plan: "free", capability: { rateGroup: null, cost: { balance: "search", amount: 1 } }, extraCost: {}, now: Date.now(), waitUntil: () => {} });
+      if (!admitted.admitted) throw new Error("not admitted");
+      admissions.push(admitted);
+    }
+    calls.length = 0;
+    const sends = admissions.map((x) => x.settle({ found: false }));
+    await Promise.all(sends);
+    expect(calls).toEqual(["settleMany"]);
+    expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.used).toBe(0);
+  });
+
   it("writes nothing but the reservation's removal when a found answer needs no adjustment", async () => {
     const a = await createAccount({ plan: "free" });
     const admitted = await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 1 }, now: Date.now() });
     if (!admitted.admitted) throw new Error("not admitted");
     const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
     await runInDurableObject(stub, async (instance: AccountLimiter, state) => {
-      const put = vi.spyOn(state.storage, "put");
-      const del = vi.spyOn(state.storage, "delete");
+      // The limiter writes through the synchronous key-value API, inside one storage transaction.
+      const put = vi.spyOn(state.storage.kv, "put");
+      const del = vi.spyOn(state.storage.kv, "delete");
       instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
       expect(put).not.toHaveBeenCalled();
-      expect(del).toHaveBeenCalledWith([`r:${admitted.reservationIds[0]}`]);
+      expect(del).toHaveBeenCalledWith(`r:${admitted.reservationIds[0]}`);
       // Settling again (already gone) changes nothing at all.
       instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
       expect(put).not.toHaveBeenCalled();

@@ -3,7 +3,7 @@ import type { Env } from "../../env.js";
 import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
 import { admitRequest } from "../../limits/admission.js";
 import type { CreditBalance } from "../../limits/groups.js";
-import { billedAmong, recordCharges, requestFingerprint } from "../../limits/repeat-billing.js";
+import { requestFingerprint } from "../../limits/repeat-billing.js";
 import { logError } from "../../request-context.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
 import { logSurfaceCalls, surfaceLogRow } from "./surface-log.js";
@@ -11,11 +11,12 @@ import { logSurfaceCalls, surfaceLogRow } from "./surface-log.js";
 /**
  * The capability executor for many calls of one account at once (a bulk chunk). Same rules as
  * executeCapability, fewer round trips:
- *  - one lookup of the 30-day repeat-billing rule for every call, and identical calls in the
- *    batch are billed once;
- *  - one credit reservation for the whole batch (each billable call at its full price), settled
- *    once to exactly what the found answers cost: not-found and free calls are given back;
- *  - one batch of charge records and one queue send of log rows.
+ *  - one admission for the whole batch: the account's limiter tells the 30-day repeats from the
+ *    calls to bill (identical calls in the batch are one request, billed once) and reserves each
+ *    of those at its full price, in the same round trip and storage transaction as a single call;
+ *  - one settlement, to exactly what the found answers cost (not-found and free calls are given
+ *    back, their windows closed); the limiter sends the charges to the D1 copy itself;
+ *  - one queue send of log rows.
  * When the balance cannot cover the whole batch it runs nothing and answers null: the caller then
  * runs the calls one by one with executeCapability, which stops exactly where the credits end.
  */
@@ -59,18 +60,16 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
   const started = now();
   const cost = cap.cost;
   const fingerprints = cost ? await Promise.all(calls.map((params) => requestFingerprint(cap.name, params))) : [];
-  const repeats = cost ? await billedAmong(inv.env, inv.accountId, fingerprints, started) : new Map<string, number>();
-
-  // Each distinct billable request is reserved at its full price (base plus options), once.
-  const reserved: Amounts = {};
-  const reservedFor = new Set<string>();
+  // Each distinct request at its full price (base plus options); the limiter reserves only those
+  // that are not repeats.
+  const requests = new Map<string, Amounts>();
   if (cost) {
     calls.forEach((params, i) => {
       const fp = fingerprints[i]!;
-      if (repeats.has(fp) || reservedFor.has(fp)) return;
-      reservedFor.add(fp);
-      add(reserved, { [cost.balance]: cost.amount });
-      add(reserved, cap.extraCostFor?.(params));
+      if (requests.has(fp)) return;
+      const price: Amounts = { [cost.balance]: cost.amount };
+      add(price, cap.extraCostFor?.(params));
+      requests.set(fp, price);
     });
   }
   const admission = await admitRequest(inv.env, {
@@ -78,11 +77,13 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
     plan: inv.plan,
     // Bulk rows are paced by the job's queue, not by the per-request rate table.
     capability: { rateGroup: null, cost: null, exhaustedAs: cap.exhaustedAs, estimatedCostHeader: cap.estimatedCostHeader },
-    extraCost: reserved,
+    extraCost: {},
     now: started,
     waitUntil: inv.waitUntil,
+    billing: cost ? { accountId: inv.accountId, capability: cap.name, source: "bulk", requests: [...requests].map(([fingerprint, price]) => ({ fingerprint, cost: price })) } : undefined,
   });
   if (!admission.admitted) return null;
+  const repeats = admission.repeats;
 
   const outcomes: (BatchCallOutcome | undefined)[] = new Array(calls.length);
   const durations: number[] = new Array(calls.length).fill(0);
@@ -107,7 +108,7 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
   if (cost) {
     outcomes.forEach((o, i) => {
       const fp = fingerprints[i]!;
-      if (!o?.ok || !o.result.found || repeats.has(fp) || billedFingerprints.has(fp)) return;
+      if (!o?.ok || !o.result.found || fp in repeats || billedFingerprints.has(fp)) return;
       o.billed = true;
       o.credits = { [cost.balance]: cost.amount };
       add(o.credits, o.result.extraCost);
@@ -125,14 +126,11 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
         for (const [b, n] of Object.entries(o.credits) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) - n;
         billedFingerprints.delete(fingerprints[i]!);
       });
-      // Found: the reservation is kept and trued up to what was charged (the rest given back).
-      await admission.settle({ found: true, extraCost: charged });
+      // Found: the reservation is kept and trued up to what was charged (the rest given back), and
+      // the windows of the requests billed stay open.
+      await admission.settle({ found: true, charged, billed: [...billedFingerprints] });
       const logs = done.map((o, i) => surfaceLogRow({ accountId: inv.accountId, surface: "bulk" }, cap, calls[i]!, { status: o.ok ? 200 : o.status, billed: o.ok && o.billed, durationMs: durations[i]! }));
       inv.waitUntil(logSurfaceCalls(inv.env, logs).catch((err) => logError("request log write failed", err)));
-      if (billedFingerprints.size) {
-        const charges = { accountId: inv.accountId, fingerprints: [...billedFingerprints], capability: cap.name, source: "bulk" as const, now: started };
-        inv.waitUntil(recordCharges(inv.env, charges).catch((err) => logError("charge record failed", err)));
-      }
     },
   };
 }

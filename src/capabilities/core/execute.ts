@@ -2,11 +2,11 @@ import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest, limiterFor } from "../../limits/admission.js";
-import { billedRecently, knownRepeat, recordCharge, requestFingerprint } from "../../limits/repeat-billing.js";
+import type { CreditBalance } from "../../limits/groups.js";
+import { knownRepeat, rememberWindow, requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
 import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
-import { logError } from "../../request-context.js";
 
 export type { Execution, Invocation } from "./invocation.js";
 
@@ -22,38 +22,38 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // but its calls still count against the shared rate limits.
   const paidPerRequest = inv.surface === "agent";
   const creditBilled = !paidPerRequest && cap.cost !== null;
-  // Contract §4: the same request within 30 days of a billed one is answered free. The lookup runs
-  // beside the admission (one round trip each, in parallel); a repeat gives its reservation back.
+  // Contract §4: the same request within 30 days of a billed one is answered free. The limiter
+  // decides it in the admission's round trip (repeat, or billed with its credits reserved), so two
+  // identical requests at the same instant are billed once.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
   const paced = inv.surface === "bulk" ? { ...cap, rateGroup: null } : cap;
-  const admit = (free: boolean) =>
-    admitRequest(inv.env, {
-      accountId: inv.accountId,
-      plan: inv.plan,
-      // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
-      capability: free ? { ...paced, cost: null } : paced,
-      extraCost: free ? {} : (cap.extraCostFor?.(params) ?? {}),
-      now: started,
-      waitUntil: inv.waitUntil,
-    });
-  // A window this isolate already knows is open (exact: see knownRepeat) skips both the D1 lookup
-  // and the reservation it would give back: the admission only counts the rate limit.
+  // A window this isolate already knows is open (exact: see knownRepeat) needs no decision: the
+  // admission only counts the rate limit (on plans without limits, without a round trip).
   const knownFree = fingerprint !== null && knownRepeat(inv.accountId, fingerprint, started);
-  let [repeat, admission] = knownFree
-    ? [true, await admit(true)]
-    : await Promise.all([fingerprint !== null ? billedRecently(inv.env, inv.accountId, fingerprint, started) : false, admit(paidPerRequest)]);
-  if (repeat && !knownFree) {
-    // Found in D1 while the admission reserved credits: give them back.
-    if (admission.admitted) inv.waitUntil(admission.settle({ found: false }));
-    // An empty balance does not stop a free repeat; the rate limit still applies.
-    else if (refusedForCredits(admission.refusal)) admission = await admit(true);
-  }
-  const free = paidPerRequest || repeat;
+  const billing =
+    fingerprint !== null && !knownFree
+      ? { accountId: inv.accountId, capability: cap.name, source: inv.surface === "bulk" ? ("bulk" as const) : ("api" as const), requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
+      : undefined;
+  const admission = await admitRequest(inv.env, {
+    accountId: inv.accountId,
+    plan: inv.plan,
+    // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
+    // A credit-billed call's cost travels with its fingerprint; the agent surface's payment is its charge.
+    capability: { ...paced, cost: null },
+    extraCost: {},
+    now: started,
+    waitUntil: inv.waitUntil,
+    billing,
+  });
   const finish = (execution: Execution): Execution => {
     if (inv.surface !== "v1") logSurfaceCall(inv, cap, params, execution, now() - started);
     return execution;
   };
   if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billed: false });
+  const openedAt = fingerprint !== null ? admission.repeats[fingerprint] : undefined;
+  // A window kept by an earlier call is remembered; one whose call is still running is not (it may close).
+  if (typeof openedAt === "number") rememberWindow(inv.accountId, fingerprint!, openedAt);
+  const repeat = knownFree || openedAt !== undefined;
 
   let result: CapabilityResult;
   try {
@@ -63,15 +63,12 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     const response = toErrorResponse(err);
     return finish({ response: withHeaders(response, admission.headers), billed: false });
   }
-  // Credits were taken at admission, so the next request already sees the lower balance; settling
-  // (refund when nothing was found, extra charges) can finish off the response path. A repeat's
-  // reservation was already given back above.
-  if (!repeat) inv.waitUntil(admission.settle({ found: result.found, extraCost: free ? undefined : result.extraCost }));
   const billed = creditBilled && !repeat && result.found;
-  if (billed) {
-    const charge = { accountId: inv.accountId, fingerprint: fingerprint!, capability: cap.name, source: inv.surface === "bulk" ? "bulk" : "api", now: started } as const;
-    inv.waitUntil(recordCharge(inv.env, charge).catch((err) => logError("charge record failed", err)));
-  }
+  // Credits were taken at admission, so the next request already sees the lower balance; settling
+  // (refund when nothing was found, options trued up, the window kept or closed) can finish off the
+  // response path, and the limiter sends the charge to the D1 copy (/v1/usage) on its own.
+  if (!repeat) inv.waitUntil(admission.settle({ found: result.found, charged: billed ? costOf(cap, result.extraCost) : undefined }));
+  if (billed) rememberWindow(inv.accountId, fingerprint!, started);
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
@@ -80,9 +77,11 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   return finish({ response: withHeaders(response, admission.headers), result, billed });
 }
 
-/** A refusal for an empty balance (402, or 429 without Retry-After), as opposed to a rate limit (429 with Retry-After). */
-function refusedForCredits(refusal: Response): boolean {
-  return refusal.status === 402 || (refusal.status === 429 && !refusal.headers.has("retry-after"));
+/** A credit-billed call's price: the capability's base cost plus what its options use. */
+function costOf(cap: AnyCapability, extra: Partial<Record<CreditBalance, number>> | undefined): Partial<Record<CreditBalance, number>> {
+  const cost: Partial<Record<CreditBalance, number>> = { ...extra };
+  if (cap.cost) cost[cap.cost.balance] = (cost[cap.cost.balance] ?? 0) + cap.cost.amount;
+  return cost;
 }
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */

@@ -32,7 +32,35 @@ export function rememberClaim(key: string, claimed: boolean, now: number, ttlMs:
   if (ttlMs > 0) entries.set(key, claimed, now);
 }
 
+/**
+ * Every claim of a kind, held whole while the kind has at most MAX_KIND_SNAPSHOT of them, so a
+ * value never asked before (a new number validated, a billed call) is answered without a D1 read:
+ * one read of the kind per `ttlMs` per isolate instead of one per value. Same bound as the entries
+ * above (a snapshot is used at most `ttlMs` after it was read); `null` values mean the kind has too
+ * many claims to hold, and lookups go value by value.
+ */
+export const MAX_KIND_SNAPSHOT = 10_000;
+const snapshots = new ExpiringMap<string, ReadonlySet<string> | null>(8);
+/** Bumped by every claim added or removed here: a snapshot read before that is not kept. */
+let generation = 0;
+
+/** The claims of `kind` as read less than `ttlMs` ago: a set, null (too many to hold) or undefined (not read). */
+export function cachedKind(kind: string, now: number, ttlMs: number): ReadonlySet<string> | null | undefined {
+  return snapshots.get(kind, now, ttlMs);
+}
+
+/** Where the snapshot generation stands, to pass to rememberKind when the read comes back. */
+export function claimsGeneration(): number {
+  return generation;
+}
+
+export function rememberKind(kind: string, values: ReadonlySet<string> | null, readAt: number, ttlMs: number, readInGeneration: number): void {
+  if (ttlMs > 0 && readInGeneration === generation) snapshots.set(kind, values, readAt);
+}
+
 /** A claim on `key` was added or removed in this isolate: the next lookup reads D1. */
 export function forgetClaim(key: string): void {
   entries.delete(key);
+  generation += 1;
+  snapshots.delete(key.slice(0, key.indexOf(":")));
 }

@@ -5,7 +5,7 @@ import { claims } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { Claimed } from "../errors.js";
 import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
-import { cachedClaim, claimsCacheTtl, forgetClaim, rememberClaim } from "./claims-cache.js";
+import { cachedClaim, cachedKind, claimsCacheTtl, claimsGeneration, forgetClaim, MAX_KIND_SNAPSHOT, rememberClaim, rememberKind } from "./claims-cache.js";
 import type { Memo } from "../memo.js";
 
 /**
@@ -100,6 +100,8 @@ export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_M
   const key = cacheKeyOf(kind, normalised);
   const ttl = claimsCacheTtl(env.CLAIMS_CACHE_TTL_MS);
   let claimed = cachedClaim(key, now, ttl);
+  const all = claimed === undefined && ttl > 0 ? (cachedKind(kind, now, ttl) ?? (await readKind(env, kind, now, ttl))) : null;
+  if (all) claimed = all.has(normalised);
   if (claimed === undefined) {
     const row = await db(env.DB)
       .select({ value: claims.value })
@@ -112,6 +114,15 @@ export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_M
   if (claimed) {
     throw new Claimed(kind, `${WHAT[kind]} was removed at its owner's request and cannot be served.`);
   }
+}
+
+/** Every claim of `kind` (null when there are more than this isolate holds), remembered for `ttl`. */
+async function readKind(env: Pick<Env, "DB">, kind: ClaimKind, now: number, ttl: number): Promise<ReadonlySet<string> | null> {
+  const generation = claimsGeneration();
+  const rows = await db(env.DB).select({ value: claims.value }).from(claims).where(eq(claims.kind, kind)).limit(MAX_KIND_SNAPSHOT + 1).all();
+  const all = rows.length > MAX_KIND_SNAPSHOT ? null : new Set(rows.map((r) => r.value));
+  rememberKind(kind, all, now, ttl, generation);
+  return all;
 }
 
 /**

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { db } from "../../../db/client.js";
 import { apiKeys } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
+import { forgetMeViews } from "../../me-cache.js";
 import { ErrorResponses } from "../../openapi-shared.js";
 import { findOwnKey, IdParam, keysDoc, keysWrite, MutationSchema } from "./shared.js";
 
@@ -23,6 +24,7 @@ export function registerRenameKey(v1: ApiApp) {
     const key = await findOwnKey(c, c.req.valid("param").id);
     const { name } = c.req.valid("json");
     await db(c.env.DB).update(apiKeys).set({ name, updatedAt: Date.now() }).where(eq(apiKeys.id, key.id)).run();
+    forgetMeViews(key.accountId);
     return c.json({ status: true, message: `The key is now named '${name}'.` }, 200);
   });
 }

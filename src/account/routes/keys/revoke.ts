@@ -4,6 +4,7 @@ import { db } from "../../../db/client.js";
 import { apiKeys } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
 import { forgetKey } from "../../auth-cache.js";
+import { forgetMeViews } from "../../me-cache.js";
 import { ErrorResponses } from "../../openapi-shared.js";
 import { findOwnKey, IdParam, keysDoc, keysWrite, MutationSchema } from "./shared.js";
 
@@ -22,6 +23,7 @@ export function registerRevokeKey(v1: ApiApp) {
     const key = await findOwnKey(c, c.req.valid("param").id);
     await db(c.env.DB).update(apiKeys).set({ revokedAt: Date.now(), updatedAt: Date.now() }).where(eq(apiKeys.id, key.id)).run();
     forgetKey(key.id);
+    forgetMeViews(key.accountId);
     return c.json({ status: true, message: "The key was revoked." }, 200);
   });
 }

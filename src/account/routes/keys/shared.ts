@@ -8,6 +8,7 @@ import { DAY_MS, rfc3339 } from "../../../http/time.js";
 import { fixedLimit } from "../../../limits/middleware.js";
 import { planFor } from "../../../limits/plans.js";
 import { forgetKey } from "../../auth-cache.js";
+import { forgetMeViews } from "../../me-cache.js";
 import { newKeyPair, sha256Hex } from "../../crypto.js";
 import { security } from "../../openapi-shared.js";
 
@@ -126,5 +127,6 @@ export async function resetKey(c: Ctx, key: ApiKey): Promise<z.infer<typeof Muta
     .where(eq(apiKeys.id, key.id))
     .returning();
   forgetKey(key.id);
+  forgetMeViews(key.accountId);
   return { status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row!), secret } };
 }

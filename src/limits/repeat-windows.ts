@@ -1,0 +1,148 @@
+import { DAY_MS } from "../http/time.js";
+
+/**
+ * Contract §4: an identical request (same capability, normalised parameters, account) is billed
+ * once per 30 days. The first billed answer opens the window; repeats inside it are free and do
+ * not extend it.
+ */
+export const REPEAT_WINDOW_MS = 30 * DAY_MS;
+
+/** Where a window stands when an admission looks it up. */
+export interface OpenWindow {
+  billedAt: number;
+  /** The reservation of the call that opened it while that call is still running, else null. */
+  reservation: string | null;
+}
+
+/** A billed request the D1 copy has not received yet (written by usage-copy.ts). */
+export interface WindowCharge {
+  accountId: number;
+  fingerprint: string;
+  billedAt: number;
+  capability: string;
+  source: string;
+}
+
+/** Rows handed to the D1 copy in one batch. */
+export const SYNC_BATCH = 500;
+
+/**
+ * The 30-day repeat windows of one account, in its AccountLimiter's SQLite storage (table
+ * `repeat_windows`). Every method is synchronous, so the limiter decides and writes a window in the
+ * same storage transaction as the rate-limit counters and the credit reservation.
+ *
+ * A window is opened by the admission of a request that had none, tied to that call's
+ * reservation ("in flight"): an identical request arriving meanwhile is a repeat, so two requests
+ * racing each other are billed once. The call's settlement keeps it (the answer was billed: the
+ * reservation becomes NULL) or closes it (nothing billed: the row is deleted). `synced` = 0 marks a
+ * kept window the D1 copy has not received yet.
+ */
+export class RepeatWindows {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS repeat_windows (
+      fingerprint TEXT PRIMARY KEY,
+      billed_at INTEGER NOT NULL,
+      reservation TEXT,
+      account_id INTEGER NOT NULL,
+      capability TEXT NOT NULL,
+      source TEXT NOT NULL,
+      synced INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID`);
+    sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_billed_at ON repeat_windows (billed_at)");
+    sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL");
+    sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0 AND reservation IS NULL");
+  }
+
+  /** The window of `fingerprint` if it is open at `now` (billed less than 30 days before). */
+  find(fingerprint: string, now: number): OpenWindow | null {
+    const [row] = this.sql
+      .exec<{ billed_at: number; reservation: string | null }>("SELECT billed_at, reservation FROM repeat_windows WHERE fingerprint = ?", fingerprint)
+      .toArray();
+    if (!row || row.billed_at <= now - REPEAT_WINDOW_MS) return null;
+    return { billedAt: row.billed_at, reservation: row.reservation };
+  }
+
+  /** Opens windows for a call still running; a closed window of the same request is replaced. */
+  open(fingerprints: readonly string[], charge: { accountId: number; capability: string; source: string; billedAt: number; reservation: string }): void {
+    for (const fingerprint of fingerprints) {
+      this.sql.exec(
+        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, ?, ?, ?, ?, 0)",
+        fingerprint,
+        charge.billedAt,
+        charge.reservation,
+        charge.accountId,
+        charge.capability,
+        charge.source,
+      );
+    }
+  }
+
+  /**
+   * Ends the call holding `reservation`: the windows of `kept` stay open (billed), the others close.
+   * `kept` undefined keeps all of them. Answers whether any was kept.
+   */
+  settle(reservation: string, kept: readonly string[] | undefined): boolean {
+    if (!kept) return this.sql.exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? RETURNING 1", reservation).toArray().length > 0;
+    const anyKept =
+      this.sql.exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? AND fingerprint IN (SELECT value FROM json_each(?)) RETURNING 1", reservation, JSON.stringify(kept)).toArray().length > 0;
+    this.close(reservation);
+    return anyKept;
+  }
+
+  /** Closes every window of a call that billed nothing (refunded, or swept after it died). */
+  close(reservation: string): void {
+    this.sql.exec("DELETE FROM repeat_windows WHERE reservation = ?", reservation);
+  }
+
+  /** Kept windows the D1 copy has not received, oldest first. */
+  unsynced(limit = SYNC_BATCH): WindowCharge[] {
+    return this.sql
+      .exec<{ fingerprint: string; billed_at: number; account_id: number; capability: string; source: string }>(
+        "SELECT fingerprint, billed_at, account_id, capability, source FROM repeat_windows WHERE synced = 0 AND reservation IS NULL ORDER BY billed_at LIMIT ?",
+        limit,
+      )
+      .toArray()
+      .map((r) => ({ accountId: r.account_id, fingerprint: r.fingerprint, billedAt: r.billed_at, capability: r.capability, source: r.source }));
+  }
+
+  /** Marks windows as received by D1 (a window replaced since it was read keeps its own mark). */
+  markSynced(charges: readonly WindowCharge[]): void {
+    this.sql.exec(
+      `UPDATE repeat_windows SET synced = 1 WHERE (fingerprint, billed_at) IN
+        (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
+      JSON.stringify(charges.map((c) => [c.fingerprint, c.billedAt])),
+    );
+  }
+
+  /** Windows already in D1 before they lived here (adopted once, see AccountLimiter.adoptD1Windows). */
+  adopt(accountId: number, rows: readonly { fingerprint: string; billedAt: number }[]): void {
+    for (const { fingerprint, billedAt } of rows) {
+      this.sql.exec(
+        "INSERT OR IGNORE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, NULL, ?, '', '', 1)",
+        fingerprint,
+        billedAt,
+        accountId,
+      );
+    }
+  }
+
+  /** Deletes windows closed at `now` that D1 already holds. */
+  sweep(now: number): void {
+    this.sql.exec("DELETE FROM repeat_windows WHERE billed_at <= ? AND synced = 1 AND reservation IS NULL", now - REPEAT_WINDOW_MS);
+  }
+
+  hasUnsynced(): boolean {
+    return this.sql.exec("SELECT 1 FROM repeat_windows WHERE synced = 0 AND reservation IS NULL LIMIT 1").toArray().length > 0;
+  }
+
+  /** The billing instant of the oldest window sweep() may delete one day, or null when there is none. */
+  oldestSynced(): number | null {
+    const [row] = this.sql.exec<{ at: number | null }>("SELECT min(billed_at) AS at FROM repeat_windows WHERE synced = 1 AND reservation IS NULL").toArray();
+    return row?.at ?? null;
+  }
+
+  count(): number {
+    const [row] = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM repeat_windows").toArray();
+    return row?.n ?? 0;
+  }
+}

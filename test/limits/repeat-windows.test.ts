@@ -1,0 +1,231 @@
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
+import { describe, expect, it, vi } from "vitest";
+import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
+import { executeCapability } from "../../src/capabilities/core/execute.js";
+import { defineCapability } from "../../src/capabilities/core/registry.js";
+import { db } from "../../src/db/client.js";
+import { billedRequests, usageDays } from "../../src/db/schema-contract.js";
+import { batchMemo } from "../../src/engine/memo.js";
+import type { Env } from "../../src/env.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { limiterFor } from "../../src/limits/admission.js";
+import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
+import { copyCharges } from "../../src/limits/usage-copy.js";
+import { call, createAccount, json } from "../support/accounts.js";
+import { collect, recordingEnv } from "../support/limiter.js";
+
+/** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
+let release: Promise<void> = Promise.resolve();
+const found: Record<string, boolean> = {};
+const probe = defineCapability({
+  name: "window-probe",
+  label: "Window probe",
+  summary: "test double",
+  tag: "Test",
+  paths: ["/window-probe"],
+  params: z.object({ q: z.string() }),
+  rateGroup: "phone",
+  cost: { balance: "phone", amount: 1 },
+  usageCategory: "phones",
+  handler: async (params) => {
+    await release;
+    return { body: { data: { q: params.q } }, found: found[params.q] ?? true };
+  },
+});
+
+const unreachableD1 = new Proxy({} as D1Database, {
+  get: () => () => {
+    throw new Error("D1 was asked");
+  },
+});
+
+type Stub = DurableObjectStub<AccountLimiter>;
+const stubOf = (accountId: number) => limiterFor(env, accountId) as unknown as Stub;
+const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale", Date.now())).phone.used;
+
+/** The limiter's repeat windows, read from its storage. */
+async function windowsOf(accountId: number) {
+  return runInDurableObject(stubOf(accountId), async (_instance: AccountLimiter, state) =>
+    state.storage.sql.exec<{ fingerprint: string; billed_at: number; reservation: string | null; synced: number }>("SELECT fingerprint, billed_at, reservation, synced FROM repeat_windows").toArray(),
+  );
+}
+
+async function logsOf(headers: Record<string, string>, count: number) {
+  let body: any;
+  await vi.waitUntil(async () => (body = await json(await call("/v1/logs?type=Phone%20Validator&limit=100", { headers }))).meta.total >= count);
+  return body.data as { cost: boolean; uri: string }[];
+}
+
+describe("the 30-day repeat rule, decided by the account's limiter", () => {
+  it("bills 20 identical requests arriving at the same instant once", async () => {
+    const a = await createAccount({ plan: "scale" });
+    let open!: () => void;
+    release = new Promise((r) => (open = r));
+    const { waitUntil, settled } = collect();
+    const q = crypto.randomUUID();
+    const calls = Array.from({ length: 20 }, () => executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }));
+    // Every admission is decided before any answer is ready: all 20 are in flight together.
+    await new Promise((r) => setTimeout(r, 50));
+    open();
+    const done = await Promise.all(calls);
+    await settled();
+    expect(done.map((d) => d.response.status)).toEqual(Array(20).fill(200));
+    expect(done.filter((d) => d.billed)).toHaveLength(1);
+    expect(await phoneUsed(a.accountId)).toBe(1);
+  });
+
+  it("bills 20 identical HTTP requests sent at once once, and logs one of them as charged", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const responses = await Promise.all(Array.from({ length: 20 }, () => call("/v1/phone-validator?phone=%2B33612345001", { headers: a.headers })));
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const logs = await logsOf(a.headers, 20);
+    expect(logs.filter((l) => l.cost)).toHaveLength(1);
+    await vi.waitUntil(async () => (await phoneUsed(a.accountId)) === 1);
+    await new Promise((r) => setTimeout(r, 100)); // nothing else arrives later
+    expect(await phoneUsed(a.accountId)).toBe(1);
+  });
+
+  it("closes the window of a call that found nothing, so the next identical request is billed", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    found[q] = false;
+    const first = collect();
+    expect((await executeCapability(probe, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
+    await first.settled();
+    expect(await windowsOf(a.accountId)).toEqual([]);
+    found[q] = true;
+    const second = collect();
+    expect((await executeCapability(probe, { q }, { env, waitUntil: second.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(true);
+    await second.settled();
+    expect(await phoneUsed(a.accountId)).toBe(1);
+  });
+
+  it("answers a billed call without touching D1: the charge reaches the D1 copy off the request path", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    const { waitUntil, settled } = collect();
+    const billed = await executeCapability(probe, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(billed).toMatchObject({ billed: true });
+    await settled();
+    await limiterFor(env, a.accountId).syncUsage();
+    const fingerprint = await requestFingerprint("window-probe", { q });
+    const rows = await db(env.DB).select().from(billedRequests).all();
+    expect(rows.filter((r) => r.accountId === a.accountId)).toEqual([expect.objectContaining({ fingerprint })]);
+    const usage = (await db(env.DB).select().from(usageDays).all()).filter((r) => r.accountId === a.accountId);
+    expect(usage).toEqual([expect.objectContaining({ capability: "window-probe", source: "api", count: 1 })]);
+    expect((await windowsOf(a.accountId)).map((w) => w.synced)).toEqual([1]);
+  });
+
+  it("counts a charge sent to the D1 copy twice once", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const billedAt = Date.now();
+    const charges = [
+      { accountId: a.accountId, fingerprint: "f1", billedAt, capability: "email-finder", source: "api" },
+      { accountId: a.accountId, fingerprint: "f2", billedAt, capability: "email-finder", source: "api" },
+    ];
+    await copyCharges(env.DB, charges);
+    await copyCharges(env.DB, charges);
+    // The same request billed again after its window closed is a new charge.
+    await copyCharges(env.DB, [{ ...charges[0]!, billedAt: billedAt + REPEAT_WINDOW_MS }]);
+    const usage = (await db(env.DB).select().from(usageDays).all()).filter((r) => r.accountId === a.accountId);
+    expect(usage.reduce((n, r) => n + r.count, 0)).toBe(3);
+  });
+
+  it("shows a billed call on /v1/usage at once: the route brings the D1 copy up to date first", async () => {
+    const a = await createAccount({ plan: "scale" });
+    expect((await call("/v1/phone-validator?phone=%2B33612345002", { headers: a.headers })).status).toBe(200);
+    const usage = await json(await call("/v1/usage", { headers: a.headers }));
+    expect(usage.total).toMatchObject({ phones: 1, usage: 1, api: 1 });
+  });
+
+  it("keeps a charge the D1 copy could not take, and sends it once D1 answers again", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const { waitUntil, settled } = collect();
+    await executeCapability(probe, { q: crypto.randomUUID() }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await settled();
+    const stub = stubOf(a.accountId);
+    const realEnv = await runInDurableObject(stub, async (instance: AccountLimiter) => {
+      const holder = instance as unknown as { env: { DB: D1Database } };
+      const saved = holder.env;
+      holder.env = { DB: unreachableD1 };
+      return saved;
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await windowsOf(a.accountId)).map((w) => w.synced)).toEqual([0]);
+    await runInDurableObject(stub, async (instance: AccountLimiter, state) => {
+      (instance as unknown as { env: { DB: D1Database } }).env = realEnv;
+      // The failed copy is tried again later.
+      expect(await state.storage.getAlarm()).not.toBeNull();
+    });
+    await limiterFor(env, a.accountId).syncUsage();
+    expect((await windowsOf(a.accountId)).map((w) => w.synced)).toEqual([1]);
+    expect((await db(env.DB).select().from(billedRequests).all()).filter((r) => r.accountId === a.accountId)).toHaveLength(1);
+  });
+
+  it("deletes windows 30 days after their billing, so the limiter's storage stays bounded", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const old = collect();
+    const longAgo = Date.now() - REPEAT_WINDOW_MS - 60_000;
+    await executeCapability(probe, { q: "old" }, { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", now: () => longAgo });
+    const recent = collect();
+    await executeCapability(probe, { q: "recent" }, { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await Promise.all([old.settled(), recent.settled()]);
+    expect(await windowsOf(a.accountId)).toHaveLength(2);
+    expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
+    const left = await windowsOf(a.accountId);
+    expect(left.map((w) => w.fingerprint)).toEqual([await requestFingerprint("window-probe", { q: "recent" })]);
+    // The next sweep is due when the remaining window closes.
+    const alarm = await runInDurableObject(stubOf(a.accountId), (_i: AccountLimiter, state) => state.storage.getAlarm());
+    expect(alarm).toBe(left[0]!.billed_at + REPEAT_WINDOW_MS + 1_000);
+  });
+
+  it("takes over the windows D1 held before the limiter did: a repeat billed before the move stays free", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    const fingerprint = await requestFingerprint("window-probe", { q });
+    await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - 86_400_000 });
+    const { waitUntil, settled } = collect();
+    expect((await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
+    await settled();
+    expect(await phoneUsed(a.accountId)).toBe(0);
+  });
+
+  it("bills a bulk chunk through the same windows, in one admission: a single call repeats a row, and a row repeats a single call", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const [x, y, z2] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const single = collect();
+    await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await single.settled();
+    const { env: recorded, calls } = recordingEnv();
+    const ctx = createExecutionContext();
+    const batch = await executeBatch(probe, [{ q: x }, { q: y }, { q: y }, { q: z2 }], {
+      env: recorded,
+      waitUntil: (p) => ctx.waitUntil(p),
+      accountId: a.accountId,
+      plan: "scale",
+      memo: batchMemo(),
+      concurrency: 4,
+    });
+    expect(calls).toEqual(["admit"]);
+    expect(batch!.outcomes.map((o) => o.ok && o.billed)).toEqual([false, true, false, true]);
+    await batch!.commit(() => true);
+    await new Promise((r) => setTimeout(r, 50)); // the chunk's settlement is on its way
+    expect(await phoneUsed(a.accountId)).toBe(3);
+    const again = collect();
+    expect((await executeCapability(probe, { q: y }, { env, waitUntil: again.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
+    await again.settled();
+    expect(await phoneUsed(a.accountId)).toBe(3);
+  });
+});
+
+describe("what makes two requests identical", () => {
+  it("bills `+1 415 555 0100` once, then answers `(415) 555-0100` with country US as its repeat", async () => {
+    const a = await createAccount({ plan: "scale" });
+    expect((await call("/v1/phone-validator?phone=%2B1%20415%20555%200100", { headers: a.headers })).status).toBe(200);
+    await logsOf(a.headers, 1);
+    expect((await call("/v1/phone-validator?phone=(415)%20555-0100&country_code=US", { headers: a.headers })).status).toBe(200);
+    expect((await logsOf(a.headers, 2)).map((l) => l.cost)).toEqual([false, true]);
+  });
+});

@@ -7,8 +7,11 @@ import { accounts } from "../../src/db/schema.js";
 import { call } from "../support/accounts.js";
 import { BASE, payingAgent, workerFetch } from "./support.js";
 
+// Enrollments are limited to 10 an hour per client address, and every test file shares one runtime:
+// this file uses an address of its own so other files' enrollments (the fuzz test) cannot spend its window.
+const ip = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
 const enroll = (body: unknown) =>
-  workerFetch(`${BASE}/agent-enrollments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  workerFetch(`${BASE}/agent-enrollments`, { method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify(body) });
 
 describe("agent enrollment (free, optional, grants nothing)", () => {
   it("registers an identity and reads it back", async () => {

@@ -42,14 +42,16 @@ function run(cmd, argv, cwd) {
 const wrangler = (argv, cwd) => run(process.execPath, [wranglerBin, ...argv], cwd);
 
 /**
- * A checkout of `ref` with this tree's node_modules (the lock file rarely differs), hard-linked
- * rather than symlinked: esbuild follows symlinks, and the longer module paths in the bundle's
- * comments would skew its size.
+ * A checkout of `ref` with this tree's node_modules, hard-linked rather than symlinked (esbuild
+ * follows symlinks, and the longer module paths in the bundle's comments would skew its size); a
+ * ref whose lock file differs (an older release with other dependencies) gets its own `npm ci`.
  */
 function worktreeOf(ref) {
   const dir = path.join(work, `ref-${ref.replace(/[^\w.-]/g, "_")}`);
   run("git", ["worktree", "add", "--detach", dir, ref], root);
-  run("cp", ["-al", path.join(root, "node_modules"), path.join(dir, "node_modules")], root);
+  const sameLock = readFileSync(path.join(dir, "package-lock.json"), "utf8") === readFileSync(path.join(root, "package-lock.json"), "utf8");
+  if (sameLock) run("cp", ["-al", path.join(root, "node_modules"), path.join(dir, "node_modules")], root);
+  else run("npm", ["ci", "--no-audit", "--no-fund"], dir);
   return dir;
 }
 

@@ -10,7 +10,7 @@ import type { Ctx } from "../http/openapi.js";
 import { describeIssue } from "../http/validation.js";
 import { currentLogRowId, logError } from "../request-context.js";
 import { CATALOGUE_URI, catalogueDocument } from "./catalogue.js";
-import { catalogueFor, documentResource, endpointOf, jsonResource, type McpEndpoint } from "./endpoint.js";
+import { catalogueFor, documentResource, endpointOf, jsonResource, openApiResources, type McpEndpoint } from "./endpoint.js";
 import { answerResult, errorResult, errorResultOf, queryOfArguments, toolName } from "./tools.js";
 
 /** Fetches one of our own endpoints in-process (the whole app: middleware, auth and logs as usual). */
@@ -55,14 +55,7 @@ export function accountEndpoint(c: Ctx, capabilities: readonly AnyCapability[], 
         { uri: CATALOGUE_URI, name: "catalogue", title: "Capability catalogue", description: "Every tool with its /v1 endpoint, credit cost and agent-surface price" },
         () => catalogueDocument([...catalogue.byName.values()], "account"),
       ),
-      jsonResource(
-        { uri: "contact-intelligence://openapi/account", name: "openapi-account", title: "OpenAPI: account API", description: "The OpenAPI 3.1 document of /v1 (GET /v1/openapi.json)" },
-        get("/v1/openapi.json"),
-      ),
-      jsonResource(
-        { uri: "contact-intelligence://openapi/agent", name: "openapi-agent", title: "OpenAPI: agent surface", description: "The OpenAPI 3.1 document of the pay-per-request agent surface (GET /openapi.json)" },
-        get("/openapi.json"),
-      ),
+      ...openApiResources(get),
     ],
   });
 }

@@ -7,7 +7,7 @@ import type { Ctx } from "../http/openapi.js";
 import { describeIssue } from "../http/validation.js";
 import type { SelfFetch } from "./account-surface.js";
 import { CATALOGUE_URI, catalogueDocument } from "./catalogue.js";
-import { catalogueFor, documentResource, endpointOf, jsonResource, type McpEndpoint, type ProtocolError, type ToolOutcome } from "./endpoint.js";
+import { catalogueFor, documentResource, endpointOf, openApiResources, type McpEndpoint, type ProtocolError, type ToolOutcome } from "./endpoint.js";
 import { answerResult, errorResult, errorResultOf, queryOfArguments } from "./tools.js";
 
 /**
@@ -50,14 +50,7 @@ export function agentEndpoint(c: Ctx, capabilities: readonly AnyCapability[], ga
         { uri: CATALOGUE_URI, name: "catalogue", title: "Capability catalogue", description: "Every tool with its price per call (USD, paid in USDC or USDT)" },
         () => catalogueDocument([...catalogue.byName.values()], "agent"),
       ),
-      jsonResource(
-        { uri: "contact-intelligence://openapi/agent", name: "openapi-agent", title: "OpenAPI: agent surface", description: "The OpenAPI 3.1 document of the pay-per-request HTTP endpoints, with x-payment-info (GET /openapi.json)" },
-        get("/openapi.json"),
-      ),
-      jsonResource(
-        { uri: "contact-intelligence://openapi/account", name: "openapi-account", title: "OpenAPI: account API", description: "The OpenAPI 3.1 document of the account API /v1, for holders of an account (GET /v1/openapi.json)" },
-        get("/v1/openapi.json"),
-      ),
+      ...openApiResources(get),
     ],
   });
 }

@@ -106,6 +106,20 @@ export function jsonResource(resource: Omit<Resource, "mimeType">, fetchJson: ()
 }
 
 /** A resource built here (no request to make). */
+/** The two OpenAPI documents, served by both MCP endpoints through the Worker's own routes. */
+export function openApiResources(get: (path: string) => () => Promise<Response>): McpResource[] {
+  return [
+    jsonResource(
+      { uri: "contact-intelligence://openapi/account", name: "openapi-account", title: "OpenAPI: account API", description: "The OpenAPI 3.1 document of the account API /v1, for holders of an account (GET /v1/openapi.json)" },
+      get("/v1/openapi.json"),
+    ),
+    jsonResource(
+      { uri: "contact-intelligence://openapi/agent", name: "openapi-agent", title: "OpenAPI: agent surface", description: "The OpenAPI 3.1 document of the pay-per-request HTTP endpoints, with x-payment-info (GET /openapi.json)" },
+      get("/openapi.json"),
+    ),
+  ];
+}
+
 export function documentResource(resource: Omit<Resource, "mimeType">, document: () => unknown): McpResource {
   return { resource: { ...resource, mimeType: "application/json" }, read: async () => ({ text: JSON.stringify(document()) }) };
 }

@@ -19,7 +19,7 @@ export interface StoredFormats extends PatternInference {
 }
 
 /** The most addresses read together; a larger domain is read from its most recently seen ones. */
-export const MAX_READ_TOGETHER = 2000;
+const MAX_READ_TOGETHER = 2000;
 
 export type NameCue = "shown" | "shown-family-first" | "stated";
 
@@ -42,7 +42,7 @@ interface StoredRow {
 }
 
 /** What an index row says about its owner's name: the displayed name when it kept one, else the stored parts. */
-export function evidenceOfRow(row: Pick<StoredRow, "firstName" | "middleName" | "lastName" | "displayName" | "nameCue">): NameEvidence | null {
+function evidenceOfRow(row: Pick<StoredRow, "firstName" | "middleName" | "lastName" | "displayName" | "nameCue">): NameEvidence | null {
   if (row.displayName && (row.nameCue === "shown" || row.nameCue === "shown-family-first")) {
     return { kind: "shown", text: row.displayName, familyFirstPage: row.nameCue === "shown-family-first" };
   }

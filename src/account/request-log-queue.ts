@@ -1,5 +1,3 @@
-import { db } from "../db/client.js";
-import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
 import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 import { logError } from "../request-context.js";
@@ -17,9 +15,6 @@ import { logError } from "../request-context.js";
 export { REQUEST_LOG_QUEUE } from "./request-log-row.js";
 
 export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
-
-/** D1 allows 100 bound parameters per statement; a row binds one per column. */
-const ROWS_PER_STATEMENT = 5;
 
 /**
  * Rows wait this long in the isolate so the rows of requests ending close together go to the queue
@@ -87,16 +82,50 @@ export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void>
   if (failures.length) throw failures[0];
 }
 
-/** Writes rows in one D1 batch (one transaction); rows already written are skipped. */
+/**
+ * The columns a log row fills, in the order of the JSON arrays insertLogRows binds (`id` is the
+ * table's own). A column added to request_logs that rows fill must be added here.
+ */
+const LOG_COLUMNS = [
+  ["account_id", (r) => r.accountId],
+  ["actor_account_id", (r) => r.actorAccountId],
+  ["api_key_id", (r) => r.apiKeyId ?? null],
+  ["http_method", (r) => r.httpMethod],
+  ["endpoint", (r) => r.endpoint],
+  ["uri", (r) => r.uri],
+  ["status_code", (r) => r.statusCode],
+  ["duration_ms", (r) => r.durationMs],
+  ["type", (r) => r.type ?? null],
+  ["usage_category", (r) => r.usageCategory ?? null],
+  ["cost", (r) => (r.cost ? 1 : 0)],
+  ["source", (r) => r.source ?? "api"],
+  ["ip_address", (r) => r.ipAddress ?? null],
+  ["user_agent", (r) => r.userAgent ?? null],
+  ["country", (r) => r.country ?? null],
+  ["oauth_client_id", (r) => r.oauthClientId ?? null],
+  ["created_at", (r) => r.createdAt],
+  ["request_id", (r) => r.requestId],
+] as const satisfies readonly (readonly [string, (row: RequestLogMessage) => string | number | null])[];
+
+/** Rows bound as one JSON parameter per statement (D1 allows 100 parameters, not 100 rows x 18 columns). */
+const ROWS_PER_STATEMENT = 100;
+const INSERT_LOG_ROWS = `INSERT INTO request_logs (${LOG_COLUMNS.map(([name]) => name).join(", ")})
+  SELECT ${LOG_COLUMNS.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ")} FROM json_each(?1) WHERE true
+  ON CONFLICT (request_id) DO NOTHING`;
+
+/**
+ * Writes rows in one D1 batch (one transaction); rows already written are skipped. One statement
+ * per 100 rows, the rows as one JSON parameter: written by hand rather than through the query
+ * builder, which cost more CPU than the insert itself on every /v1 request (bench:hot).
+ */
 export async function insertLogRows(env: Env, rows: RequestLogMessage[]): Promise<void> {
   if (!rows.length) return;
-  const store = db(env.DB);
-  const statements = [];
+  const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    statements.push(store.insert(requestLogs).values(rows.slice(i, i + ROWS_PER_STATEMENT)).onConflictDoNothing({ target: requestLogs.requestId }));
+    const json = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((row) => LOG_COLUMNS.map(([, value]) => value(row))));
+    statements.push(env.DB.prepare(INSERT_LOG_ROWS).bind(json));
   }
-  const [first, ...rest] = statements;
-  await store.batch([first!, ...rest]);
+  await env.DB.batch(statements);
 }
 
 /** Queue consumer: the whole batch in one D1 batch; on failure every message is retried. */

@@ -23,17 +23,18 @@ function routePattern(c: Parameters<MiddlewareHandler>[0]): string {
  */
 export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started: number, ended: number): RequestLogRow {
   const url = new URL(c.req.url);
+  const endpoint = routePattern(c);
   return {
     accountId: auth.account.id,
     actorAccountId: auth.actor.id,
     apiKeyId: auth.keyId,
     oauthClientId: auth.oauthClientId ?? null,
     httpMethod: c.req.method,
-    endpoint: routePattern(c),
+    endpoint,
     uri: loggedUri(url, c.get("declaredQuery") ?? []),
     statusCode: c.res.status,
     durationMs: Math.max(0, ended - started),
-    type: c.get("logType") ?? logTypeOf(routePattern(c)),
+    type: c.get("logType") ?? logTypeOf(endpoint),
     usageCategory: c.get("logCost") ? (c.get("usageCategory") ?? null) : null,
     cost: c.get("logCost") ?? false,
     source: "api",

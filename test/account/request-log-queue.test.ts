@@ -63,6 +63,41 @@ describe("request-log rows through the request-logs queue", () => {
     expect(new Set(written.map((r) => r.requestId)).size).toBe(23);
   });
 
+  it("writes every column of a row as given, text, numbers, nulls and the cost flag alike, and batches of more than 100 rows whole", async () => {
+    const a = await createAccount();
+    const full: RequestLogMessage = {
+      requestId: crypto.randomUUID(),
+      accountId: a.accountId,
+      actorAccountId: a.accountId + 1,
+      apiKeyId: 7,
+      httpMethod: "GET",
+      endpoint: "/v1/phone-validator",
+      uri: "/v1/phone-validator?phone=%2B33612345678",
+      statusCode: 200,
+      durationMs: 12,
+      type: "Phone Validator",
+      usageCategory: "phones",
+      cost: true,
+      source: "bulk",
+      ipAddress: "203.0.113.9",
+      userAgent: "café-client/1.0 \"quoted\"",
+      country: "FR",
+      oauthClientId: "client-1",
+      createdAt: 1_700_000_000_123,
+    };
+    const bare = { ...rows(a.accountId, 1)[0]!, cost: false };
+    const batch = createMessageBatch(REQUEST_LOG_QUEUE, messages([full, bare, ...rows(a.accountId, 130)]));
+    const ctx = createExecutionContext();
+    await worker.queue!(batch as MessageBatch, env as Env, ctx);
+    expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
+    const written = await logged(a.accountId);
+    expect(written).toHaveLength(132);
+    const { id: _id, ...stored } = written.find((r) => r.requestId === full.requestId)!;
+    expect(stored).toEqual(full);
+    const storedBare = written.find((r) => r.requestId === bare.requestId)!;
+    expect(storedBare).toMatchObject({ apiKeyId: null, type: null, usageCategory: null, cost: false, source: "api", ipAddress: null, userAgent: null, country: null, oauthClientId: null });
+  });
+
   it("retries the whole batch when D1 refuses it, so no row is lost", async () => {
     const a = await createAccount();
     const bodies = rows(a.accountId, 7);

@@ -18,11 +18,12 @@ export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 
 /**
  * Rows wait this long in the isolate so the rows of requests ending close together go to the queue
- * in one `sendBatch` (one queue call per batch instead of per request). The request whose timer
- * fires first sends every row waiting by then and keeps its own promise (its waitUntil) open until
- * the queue has accepted them, or they are in D1; the requests whose rows it took end at once.
- * So a row is always held by a request that is still running until it is the queue's: an isolate
- * that dies after answering loses nothing more than with one send per request.
+ * in one `sendBatch` (one queue call per batch instead of per request). The request whose row opens
+ * a batch sets the one timer, then sends every row added by then and keeps its own promise (its
+ * waitUntil) open until the queue has accepted them, or they are in D1; the requests that add rows
+ * to an open batch end at once, with no timer of their own. So a row is always held by a request
+ * that is still running until it is the queue's: an isolate that dies after answering loses
+ * nothing more than with one send per request.
  *
  * Why the others do not wait for the sender: a request that awaits only work another request does
  * is ended by the runtime ("Promise will never complete"), and I/O belongs to the request that
@@ -60,14 +61,16 @@ export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void>
   const message: RequestLogMessage = { ...row, requestId: row.requestId ?? crypto.randomUUID() };
   const queue = env.REQUEST_LOGS;
   if (!queue) return insertLogRows(env, [message]);
-  const waiting = pendingRows.get(queue) ?? [];
-  waiting.push(message);
-  pendingRows.set(queue, waiting);
+  const open = pendingRows.get(queue);
+  if (open) {
+    open.push(message);
+    return;
+  }
+  const batch = [message];
+  pendingRows.set(queue, batch);
   await new Promise((resolve) => setTimeout(resolve, LOG_WAIT_MS));
-  // Taken by a request whose timer fired first: it is that request's to send.
-  if (!pendingRows.get(queue)?.includes(message)) return;
-  const batch = pendingRows.get(queue)!;
-  pendingRows.delete(queue);
+  // Rows added from now on open the next batch.
+  if (pendingRows.get(queue) === batch) pendingRows.delete(queue);
   const failures: unknown[] = [];
   for (const messages of chunks(batch)) {
     try {

@@ -208,21 +208,35 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * nothing is counted, reserved or opened when refused.
    */
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    if (req.billing && !this.adopted) await this.adoptD1Windows(req.billing.accountId);
+    return (await this.admitMany([req]))[0]!;
+  }
+
+  /**
+   * Several admissions decided one after the other in the order given, each exactly as if it had
+   * come alone (the settlements it carries applied just before it), in one storage transaction:
+   * admission.ts sends together the admissions its isolate received for this account while its
+   * previous round trip was in flight, so a busy account costs one round trip and one commit per
+   * batch, not per request.
+   */
+  async admitMany(reqs: AdmitRequest[]): Promise<AdmitResult[]> {
+    const billing = reqs.find((r) => r.billing)?.billing;
+    if (billing && !this.adopted) await this.adoptD1Windows(billing.accountId);
     let syncSoon = false;
-    const result = this.ctx.storage.transactionSync(() => {
-      // Settlements this isolate had not sent yet ride along and are applied before deciding, so a
-      // refund is never overtaken by the next admission from the same isolate.
+    const results = this.ctx.storage.transactionSync(() => {
       const change = new Change();
-      syncSoon = this.applySettlements(req.settlements ?? [], req.now, change);
-      this.applyCounts(req.counts ?? [], change);
-      const decided = this.decide(req, change);
+      const decided = reqs.map((req) => {
+        // Settlements this isolate had not sent yet ride along and are applied before deciding, so
+        // a refund is never overtaken by the next admission from the same isolate.
+        syncSoon = this.applySettlements(req.settlements ?? [], req.now, change) || syncSoon;
+        this.applyCounts(req.counts ?? [], change);
+        return this.decide(req, change);
+      });
       this.persist(change);
       return decided;
     });
-    if (result.admitted && result.reservationIds.length) this.armAlarm(Date.now() + RESERVATION_TTL_MS + SECOND);
+    if (results.some((r) => r.admitted && r.reservationIds.length)) this.armAlarm(Date.now() + RESERVATION_TTL_MS + SECOND);
     if (syncSoon) this.armAlarm(Date.now() + SYNC_DELAY_MS);
-    return result;
+    return results;
   }
 
   private decide(req: AdmitRequest, change: Change): AdmitResult {

@@ -138,15 +138,78 @@ function unlimitedGroup(plan: string, group: RateGroup): boolean {
 }
 
 /**
- * One admission, one round trip of its own. Admissions are deliberately not coalesced across
- * requests: a request waiting for a round trip another request started is ended by workerd with
- * "Promise will never complete" (tried and measured; test/limits/hot-path-admission.test.ts fires
- * concurrent requests at one limiter). Under load, free calls on plans without limits make no
- * round trip at all (admitUnlimited) and settlements ride on admissions, which is what keeps the
- * limiter off the hot path.
+ * Admissions coalesced per account in this isolate. A lone request goes to the limiter at once;
+ * requests that arrive while a round trip for the same account is in flight wait for it to end and
+ * then go together in one `admitMany` call, which the limiter decides one by one in arrival order,
+ * exactly as single calls (counting stays exact), in one storage transaction.
+ *
+ * No request awaits a promise another request created: a round trip belongs to the request that
+ * started it (the runtime cancels it if that request ends first), a request awaiting only another
+ * request's promise is ended as hung, and settling one request's promise from another's context is
+ * refused. So every batch is sent by one of its own members, which awaits it; the others get plain
+ * values, looking at their lane every POLL_MS on a timer of their own, and the first of them that
+ * finds its admission unanswered and no round trip in flight sends the next batch, for everyone
+ * waiting by then. A lone request (nothing in flight) is sent at once: no wait at one connection.
  */
+interface PendingAdmission {
+  req: AdmitRequest;
+  outcome?: { result: AdmitResult } | { error: unknown };
+  /** Sent once in a batch that failed for another request (e.g. its sender was cancelled). */
+  resent?: true;
+}
+interface Lane {
+  inFlight: boolean;
+  waiting: PendingAdmission[];
+}
+const lanes = new Map<number, Lane>();
+/** How often a waiting admission looks at its lane again. */
+export const POLL_MS = 3;
+
 async function admitOne(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
-  return (await limiterFor(env, accountId).admit(req)) as AdmitResult;
+  let lane = lanes.get(accountId);
+  if (!lane) lanes.set(accountId, (lane = { inFlight: false, waiting: [] }));
+  const mine: PendingAdmission = { req };
+  lane.waiting.push(mine);
+  while (!mine.outcome) {
+    if (lane.inFlight) await tick();
+    else await sendBatch(env, accountId, lane, mine);
+  }
+  if ("error" in mine.outcome) throw mine.outcome.error;
+  return mine.outcome.result;
+}
+
+/**
+ * Sleeps POLL_MS on a timer of this request's own. Waiters are not woken by the request whose round
+ * trip they wait for: the runtime refuses to settle one request's promise from another's context.
+ */
+function tick(): Promise<void> {
+  return new Promise<void>((resolve) => setTimeout(resolve, POLL_MS));
+}
+
+async function sendBatch(env: Env, accountId: number, lane: Lane, sender: PendingAdmission): Promise<void> {
+  lane.inFlight = true;
+  const batch = lane.waiting.splice(0);
+  try {
+    const reqs = batch.map((p) => p.req);
+    const limiter = limiterFor(env, accountId);
+    const results = (batch.length === 1 ? [await limiter.admit(reqs[0]!)] : await limiter.admitMany(reqs)) as AdmitResult[];
+    batch.forEach((p, i) => (p.outcome = { result: results[i]! }));
+  } catch (error) {
+    // The round trip belonged to the sender: if it failed because that request was cancelled, the
+    // others are not at fault, so each goes again once, in the next batch, before taking the error.
+    const again: PendingAdmission[] = [];
+    for (const p of batch) {
+      if (p === sender || p.resent) p.outcome = { error };
+      else {
+        p.resent = true;
+        again.push(p);
+      }
+    }
+    lane.waiting.unshift(...again);
+  } finally {
+    lane.inFlight = false;
+    if (lane.waiting.length === 0 && lanes.get(accountId) === lane) lanes.delete(accountId);
+  }
 }
 
 const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };

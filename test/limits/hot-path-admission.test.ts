@@ -21,6 +21,44 @@ describe("limiter admissions on the hot path", () => {
     expect(admitted).toBeLessThanOrEqual(2);
   });
 
+  it("decides admissions that arrive while a round trip is in flight in one batch, in arrival order, with exact counts", async () => {
+    const a = await createAccount({ plan: "basic" }); // phone group: 2 per second
+    const { env: recorded, calls } = recordingEnv();
+    const now = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => admitRequest(recorded, { accountId: a.accountId, plan: "basic", capability: groupOnly("phone"), extraCost: {}, now, waitUntil: () => {} })),
+    );
+    expect(results.map((r, i) => (r.admitted ? i : -1)).filter((i) => i >= 0)).toEqual([0, 1]);
+    expect(calls).toEqual(["admit", "admitMany"]);
+  });
+
+  it("sends the others of a batch again when its round trip failed for the request that sent it", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const { env: recorded, calls } = recordingEnv();
+    let failNext = 1; // the lone first admission goes through; the first batch of the others fails once
+    const flaky = {
+      ...recorded,
+      ACCOUNT_LIMITER: {
+        idFromName: (name: string) => recorded.ACCOUNT_LIMITER.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = recorded.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
+          return new Proxy(stub, {
+            get: (target, prop) =>
+              prop === "admitMany" && --failNext === 0 ? async () => Promise.reject(new Error("the sending request was cancelled")) : target[prop as string],
+          });
+        },
+      },
+    } as unknown as Env;
+    const now = Date.now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, () => admitRequest(flaky, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {} })),
+    );
+    // Only the request that sent the failed batch takes its error; the others were decided next time.
+    expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === "fulfilled" && o.value.admitted)).toHaveLength(5);
+    expect(calls.filter((c) => c === "admitMany").length).toBeGreaterThanOrEqual(1);
+  });
+
   it("admits a free call on a plan without limits without a limiter round trip, with the headers the limiter would send", async () => {
     const a = await createAccount({ plan: "scale" });
     const { env: recorded, calls } = recordingEnv();

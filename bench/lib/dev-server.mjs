@@ -65,14 +65,14 @@ export async function benchPort() {
 export async function startDevServer({ state, port, vars = {} }) {
   const base = `http://127.0.0.1:${port}`;
   const varFlags = Object.entries({ ENVIRONMENT: "development", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(process.env.INSPECTOR_PORT ?? (await freePort())), "--persist-to", state, ...varFlags], {
+  const server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort()), "--persist-to", state, ...varFlags], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     // wrangler dev streams a trace of every event (each request, Durable Object call, storage and D1
     // query) into its local observability collector, in the same workerd process as the Worker:
     // production has no such collector on the request path, and it costs a call with a limiter
     // round trip about twice what it costs a bare route. Off unless BENCH_LOCAL_OBSERVABILITY=1.
-    env: { ...process.env, X_LOCAL_OBSERVABILITY: "false", WRANGLER_SEND_METRICS: "false", X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false" },
     detached: true,
   });
   let log = "";

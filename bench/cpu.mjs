@@ -1,0 +1,78 @@
+// npm run bench:cpu [-- <routes> [seconds] [connections]] — CPU milliseconds per request, per
+// process, route by route: where a route's cost goes when `wrangler dev` serves it (the Worker's
+// workerd process, which also runs its Durable Objects and local D1; wrangler's proxy process;
+// node). Reads each process's utime + stime from /proc (Linux) before and after an autocannon run,
+// so it counts native work (SQLite commits, RPC plumbing) that a V8 profile does not see.
+//   <routes>  comma-separated, from: root, billed, repeat, status, me (default: all, root first)
+//   BENCH_SECONDS / [seconds]  seconds per route (default 6); [connections] default 50
+// Requests/s per route are printed too; ratios between routes belong to bench:hot (same server,
+// alternating rounds), this one says which process pays.
+import autocannon from "autocannon";
+import { readdirSync, readFileSync } from "node:fs";
+import { devOperatorSecret, withBenchServer } from "./lib/dev-server.mjs";
+import { newNumberPath } from "./lib/side-by-side.mjs";
+
+const ROUTES = {
+  root: { path: "/", auth: false },
+  billed: { path: "/v1/phone-validator", auth: true, pathEachCall: newNumberPath },
+  repeat: { path: "/v1/phone-validator?phone=%2B33612345678", auth: true },
+  status: { path: "/v1/domain-status?domain=gmail.com", auth: true },
+  me: { path: "/v1/me", auth: true },
+};
+const names = (process.argv[2] ?? Object.keys(ROUTES).join(",")).split(",");
+for (const n of names) if (!ROUTES[n]) throw new Error(`unknown route '${n}': one of ${Object.keys(ROUTES).join(", ")}`);
+const seconds = Number(process.argv[3] ?? process.env.BENCH_SECONDS ?? 6);
+const connections = Number(process.argv[4] ?? 50);
+const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts clock ticks of 10 ms
+
+/** CPU ms used so far by every workerd, wrangler and this node process. */
+function cpuByProcess() {
+  const out = {};
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const name = cmd.includes("workerd") ? "workerd" : cmd.includes("wrangler") ? "wrangler" : pid === String(process.pid) ? "bench" : null;
+      if (!name) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      out[`${name}:${pid}`] = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return out;
+}
+
+const run = (base, headers, route, duration) =>
+  new Promise((resolve, reject) =>
+    autocannon(
+      { url: base + route.path, headers: route.auth ? headers : {}, connections, duration, requests: route.pathEachCall ? [{ setupRequest: (r) => ({ ...r, path: route.pathEachCall() }) }] : undefined },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    ),
+  );
+
+const operatorSecret = devOperatorSecret();
+await withBenchServer("cpu", { OPERATOR_SECRET: operatorSecret }, async ({ base, headers }) => {
+  const me = await (await fetch(`${base}/v1/me`, { headers })).json();
+  const accountId = me.data?.user_id ?? me.user_id;
+  const pack = await fetch(`${base}/operator/accounts/${accountId}/credit-packs`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-operator-secret": operatorSecret },
+    body: JSON.stringify({ credits: 10_000_000 }),
+  });
+  if (!pack.ok) throw new Error(`credit pack refused (${pack.status})`);
+  for (const n of names) await run(base, headers, ROUTES[n], 2); // warm-up
+  console.log(`\nCPU ms per request at ${connections} connections, ${seconds} s per route (wrangler dev, /proc)`);
+  for (const n of names) {
+    const before = cpuByProcess();
+    const res = await run(base, headers, ROUTES[n], seconds);
+    // Work the route leaves behind (log batches, the limiter's D1 copy) is counted with it.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const after = cpuByProcess();
+    const parts = Object.entries(after)
+      .map(([p, ms]) => [p, (ms - (before[p] ?? 0)) / res.requests.total])
+      .filter(([, ms]) => ms > 0.02);
+    const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+    console.log(`${n.padEnd(7)} ${res.requests.average.toFixed(0).padStart(6)} req/s  ${total.toFixed(2)} ms/req  ${parts.map(([p, ms]) => `${p}=${ms.toFixed(2)}`).join("  ")}`);
+    if (res.non2xx) console.log(`  ${res.non2xx} answers were not 2xx`);
+  }
+});

@@ -7,10 +7,8 @@
 //   BENCH_SECONDS / [seconds]  seconds per route (default 6); [connections] default 50
 // Requests/s per route are printed too; ratios between routes belong to bench:hot (same server,
 // alternating rounds), this one says which process pays.
-import autocannon from "autocannon";
 import { readdirSync, readFileSync } from "node:fs";
-import { devOperatorSecret, withBenchServer } from "./lib/dev-server.mjs";
-import { newNumberPath } from "./lib/side-by-side.mjs";
+import { load, newNumberPath, withFundedBenchServer } from "./lib/side-by-side.mjs";
 
 const ROUTES = {
   root: { path: "/", auth: false },
@@ -42,29 +40,12 @@ function cpuByProcess() {
   return out;
 }
 
-const run = (base, headers, route, duration) =>
-  new Promise((resolve, reject) =>
-    autocannon(
-      { url: base + route.path, headers: route.auth ? headers : {}, connections, duration, requests: route.pathEachCall ? [{ setupRequest: (r) => ({ ...r, path: route.pathEachCall() }) }] : undefined },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    ),
-  );
-
-const operatorSecret = devOperatorSecret();
-await withBenchServer("cpu", { OPERATOR_SECRET: operatorSecret }, async ({ base, headers }) => {
-  const me = await (await fetch(`${base}/v1/me`, { headers })).json();
-  const accountId = me.data?.user_id ?? me.user_id;
-  const pack = await fetch(`${base}/operator/accounts/${accountId}/credit-packs`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-operator-secret": operatorSecret },
-    body: JSON.stringify({ credits: 10_000_000 }),
-  });
-  if (!pack.ok) throw new Error(`credit pack refused (${pack.status})`);
-  for (const n of names) await run(base, headers, ROUTES[n], 2); // warm-up
+await withFundedBenchServer("cpu", async ({ base, headers }) => {
+  for (const n of names) await load(base, headers, ROUTES[n], connections, 2); // warm-up
   console.log(`\nCPU ms per request at ${connections} connections, ${seconds} s per route (wrangler dev, /proc)`);
   for (const n of names) {
     const before = cpuByProcess();
-    const res = await run(base, headers, ROUTES[n], seconds);
+    const res = await load(base, headers, ROUTES[n], connections, seconds);
     // Work the route leaves behind (log batches, the limiter's D1 copy) is counted with it.
     await new Promise((r) => setTimeout(r, 1_500));
     const after = cpuByProcess();

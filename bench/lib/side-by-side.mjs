@@ -19,15 +19,17 @@ function run(url, headers, connections, duration, pathEachCall) {
   });
 }
 
+/** One autocannon run of `route` (`{path, auth, pathEachCall?}`) against `base`. */
+export const load = (base, headers, route, connections, duration) => run(`${base}${route.path}`, route.auth ? headers : {}, connections, duration, route.pathEachCall);
+
 /**
- * Starts the bench server (scale plan, a pack of credits large enough for the run), measures
- * `routes` (`{name, path, auth, pathEachCall?}`; the first is the baseline) and returns the cells:
- * `${name}|${connections}` -> {rps, p50, p99, bad}. Prints the table; sets a failing exit code when
- * any answer was not 2xx.
+ * Starts the bench server (scale plan, no rate limits) and gives its account a pack of credits
+ * large enough for any run, then runs `body({ base, port, headers })`.
  */
-export async function measureSideBySide(name, routes, { seconds, rounds, connectionCounts }) {
+export async function withFundedBenchServer(name, body) {
   const operatorSecret = devOperatorSecret();
-  return withBenchServer(name, { OPERATOR_SECRET: operatorSecret }, async ({ base, port, headers }) => {
+  return withBenchServer(name, { OPERATOR_SECRET: operatorSecret }, async (server) => {
+    const { base, headers } = server;
     const me = await (await fetch(`${base}/v1/me`, { headers })).json();
     const accountId = me.data?.user_id ?? me.user_id;
     const pack = await fetch(`${base}/operator/accounts/${accountId}/credit-packs`, {
@@ -36,16 +38,27 @@ export async function measureSideBySide(name, routes, { seconds, rounds, connect
       body: JSON.stringify({ credits: 10_000_000 }),
     });
     if (!pack.ok) throw new Error(`credit pack refused (${pack.status}): ${await pack.text()} (account ${accountId})`);
+    return body(server);
+  });
+}
 
+/**
+ * Starts the bench server (withFundedBenchServer), measures
+ * `routes` (`{name, path, auth, pathEachCall?}`; the first is the baseline) and returns the cells:
+ * `${name}|${connections}` -> {rps, p50, p99, bad}. Prints the table; sets a failing exit code when
+ * any answer was not 2xx.
+ */
+export async function measureSideBySide(name, routes, { seconds, rounds, connectionCounts }) {
+  return withFundedBenchServer(name, async ({ base, port, headers }) => {
     // Warm-up: every route briefly, so isolates and SQLite pages are warm.
-    for (const r of routes) await run(`${base}${r.path}`, r.auth ? headers : {}, 10, 1, r.pathEachCall);
+    for (const r of routes) await load(base, headers, r, 10, 1);
 
     const raw = new Map(); // `${route}|${connections}` -> { requests, seconds, p50s, p99s, bad }
     for (let round = 0; round < rounds; round++) {
       for (const connections of connectionCounts) {
         const order = round % 2 ? [...routes].reverse() : routes;
         for (const r of order) {
-          const res = await run(`${base}${r.path}`, r.auth ? headers : {}, connections, seconds, r.pathEachCall);
+          const res = await load(base, headers, r, connections, seconds);
           const key = `${r.name}|${connections}`;
           const cell = raw.get(key) ?? { requests: 0, seconds: 0, p50s: [], p99s: [], bad: 0 };
           cell.requests += res.requests.total;

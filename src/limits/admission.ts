@@ -165,7 +165,7 @@ const lanes = new Map<number, Lane>();
 /** How often a waiting admission looks at its lane again. */
 export const POLL_MS = 3;
 
-async function admitOne(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
+async function admitCoalesced(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
   let lane = lanes.get(accountId);
   if (!lane) lanes.set(accountId, (lane = { inFlight: false, waiting: [] }));
   const mine: PendingAdmission = { req };
@@ -228,7 +228,7 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   // A reservation changes the balances this isolate may remember for /v1/me.
   if (billing || Object.keys(cost).length) forgetBalances(req.accountId);
   const generation = balancesGeneration;
-  const result = await admitOne(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances, billing });
+  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances, billing });
   if (result.admitted && result.balances) rememberBalances(req.accountId, req.plan, result.balances, req.now, generation);
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
@@ -272,7 +272,7 @@ async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup)
   // Settlements change the balances, so they ride along; counts do not, and stay owed (no write).
   const settlements = owed.get(req.accountId)?.settlements.splice(0) ?? [];
   const generation = balancesGeneration;
-  const result = await admitOne(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
+  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
   const balances = result.admitted ? result.balances : undefined;
   if (balances) rememberBalances(req.accountId, req.plan, balances, req.now, generation);
   return { admitted: true, headers, balances, repeats: {}, settle: async () => {} };

@@ -105,7 +105,6 @@ export function jsonResource(resource: Omit<Resource, "mimeType">, fetchJson: ()
   };
 }
 
-/** A resource built here (no request to make). */
 /** The two OpenAPI documents, served by both MCP endpoints through the Worker's own routes. */
 export function openApiResources(get: (path: string) => () => Promise<Response>): McpResource[] {
   return [
@@ -120,6 +119,7 @@ export function openApiResources(get: (path: string) => () => Promise<Response>)
   ];
 }
 
+/** A resource built here (no request to make). */
 export function documentResource(resource: Omit<Resource, "mimeType">, document: () => unknown): McpResource {
   return { resource: { ...resource, mimeType: "application/json" }, read: async () => ({ text: JSON.stringify(document()) }) };
 }

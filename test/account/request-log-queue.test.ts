@@ -151,6 +151,24 @@ describe("request-log rows through the request-logs queue", () => {
     expect(sent[0]).toHaveLength(5);
   });
 
+  it("sets one timer per batch: a row joining an open batch is handed over at once, and goes out with the batch", async () => {
+    const a = await createAccount();
+    const sent: unknown[][] = [];
+    const recordingQueue = {
+      send: async (body: unknown) => void sent.push([body]),
+      sendBatch: async (batch: { body: unknown }[]) => void sent.push(batch.map((m) => m.body)),
+    } as unknown as Queue;
+    const queueEnv = { ...(env as Env), REQUEST_LOGS: recordingQueue };
+    const [first, second] = rows(a.accountId, 2);
+    const opening = enqueueLogRow(queueEnv, first!);
+    const started = Date.now();
+    await enqueueLogRow(queueEnv, second!);
+    expect(Date.now() - started).toBeLessThan(LOG_WAIT_MS);
+    expect(sent).toHaveLength(0);
+    await opening;
+    expect(sent).toEqual([[first, second]]);
+  });
+
   it("writes every row of a refused batch straight to D1", async () => {
     const a = await createAccount();
     const refusingQueue = { send: async () => {}, sendBatch: async () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed } from "../engine/index/claims.js";
+import { assertNormalisedNotClaimed } from "../engine/index/claims.js";
 import { phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones/numbers.js";
 import { ApiError } from "../http/errors.js";
 import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
@@ -44,7 +44,8 @@ export const phoneValidator = defineCapability({
       if (err instanceof PhoneInputError) throw new ApiError(400, "params_invalid", err.message);
       throw err;
     }
-    if (facts.e164_format) await assertNotClaimed(ctx.env, "phone", facts.e164_format);
+    // The E.164 of a valid number is already the claims' normal form (normalisePhone would parse it again).
+    if (facts.e164_format) await assertNormalisedNotClaimed(ctx.env, "phone", facts.e164_format);
     // Invalid input is not billed (README, "What is billed"): a number that is not valid costs nothing.
     return { body: { data: facts }, found: facts.valid };
   },

@@ -55,9 +55,25 @@ export type Admission =
     }
   | { admitted: false; headers: Record<string, string>; refusal: Response };
 
+/**
+ * Object ids of account limiters, per namespace: deriving an id from its name hashes the name, and
+ * a busy account asks for its limiter on every call. Ids (unlike stubs, which belong to the request
+ * that made them) may be kept across requests.
+ */
+const MAX_LIMITER_IDS = 10_000;
+const limiterIds = new WeakMap<Env["ACCOUNT_LIMITER"], Map<number, DurableObjectId>>();
+
 /** The account's limiter: one object per (owner) account. */
 export function limiterFor(env: Env, accountId: number) {
-  return env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
+  const ns = env.ACCOUNT_LIMITER;
+  let ids = limiterIds.get(ns);
+  if (!ids) limiterIds.set(ns, (ids = new Map()));
+  let id = ids.get(accountId);
+  if (!id) {
+    if (ids.size >= MAX_LIMITER_IDS) ids.clear();
+    ids.set(accountId, (id = ns.idFromName(`account:${accountId}`)));
+  }
+  return ns.get(id);
 }
 
 /**

@@ -115,6 +115,27 @@ const unreachableD1 = new Proxy({} as D1Database, {
   },
 });
 
+describe("finding the account's limiter", () => {
+  it("derives each account's object id once per isolate and namespace, and asks the namespace for a stub on every call", () => {
+    const named: string[] = [];
+    const stubbed: DurableObjectId[] = [];
+    const namespace = {
+      idFromName: (name: string) => {
+        named.push(name);
+        return env.ACCOUNT_LIMITER.idFromName(name);
+      },
+      get: (id: DurableObjectId) => {
+        stubbed.push(id);
+        return env.ACCOUNT_LIMITER.get(id);
+      },
+    };
+    const fake = { ...(env as Env), ACCOUNT_LIMITER: namespace as unknown as Env["ACCOUNT_LIMITER"] };
+    for (const accountId of [7, 7, 8, 7]) limiterFor(fake, accountId);
+    expect(named).toEqual(["account:7", "account:8"]);
+    expect(stubbed.map(String)).toEqual([7, 7, 8, 7].map((n) => String(env.ACCOUNT_LIMITER.idFromName(`account:${n}`))));
+  });
+});
+
 describe("30-day repeats this isolate already knows", () => {
   it("answers a known repeat free without asking D1 and without reserving a credit", async () => {
     const a = await createAccount({ plan: "pro" });

@@ -97,6 +97,14 @@ const cacheKeyOf = (kind: ClaimKind, normalised: string) => `${kind}:${normalise
 export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">, kind: ClaimKind, value: string, now = Date.now()): Promise<void> {
   const normalised = normaliseClaimValue(kind, value);
   if (!normalised) return; // an unnormalisable value cannot match a stored claim
+  await assertNormalisedNotClaimed(env, kind, normalised, now);
+}
+
+/**
+ * assertNotClaimed for a value already in its normalised form (normaliseClaimValue's output, e.g.
+ * the E.164 of a number the caller parsed and validated): a phone number is not parsed twice.
+ */
+export async function assertNormalisedNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">, kind: ClaimKind, normalised: string, now = Date.now()): Promise<void> {
   const key = cacheKeyOf(kind, normalised);
   const ttl = claimsCacheTtl(env.CLAIMS_CACHE_TTL_MS);
   let claimed = cachedClaim(key, now, ttl);

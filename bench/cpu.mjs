@@ -8,15 +8,8 @@
 // Requests/s per route are printed too; ratios between routes belong to bench:hot (same server,
 // alternating rounds), this one says which process pays.
 import { readdirSync, readFileSync } from "node:fs";
-import { load, newNumberPath, withFundedBenchServer } from "./lib/side-by-side.mjs";
+import { load, NAMED_ROUTES as ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";
 
-const ROUTES = {
-  root: { path: "/", auth: false },
-  billed: { path: "/v1/phone-validator", auth: true, pathEachCall: newNumberPath },
-  repeat: { path: "/v1/phone-validator?phone=%2B33612345678", auth: true },
-  status: { path: "/v1/domain-status?domain=gmail.com", auth: true },
-  me: { path: "/v1/me", auth: true },
-};
 const names = (process.argv[2] ?? Object.keys(ROUTES).join(",")).split(",");
 for (const n of names) if (!ROUTES[n]) throw new Error(`unknown route '${n}': one of ${Object.keys(ROUTES).join(", ")}`);
 const seconds = Number(process.argv[3] ?? process.env.BENCH_SECONDS ?? 6);

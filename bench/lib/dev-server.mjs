@@ -62,10 +62,11 @@ export async function benchPort() {
  * Starts `wrangler dev` on a state directory and waits until it answers. `stop(signal)` ends it and
  * every process it started (its own process group): SIGKILL is a crash.
  */
-export async function startDevServer({ state, port, vars = {} }) {
+export async function startDevServer({ state, port, vars = {}, devFlags = [] }) {
   const base = `http://127.0.0.1:${port}`;
   const varFlags = Object.entries({ ENVIRONMENT: "development", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort()), "--persist-to", state, ...varFlags], {
+  const inspectorPort = await freePort();
+  const server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspectorPort), "--persist-to", state, ...varFlags, ...devFlags], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     // wrangler dev streams a trace of every event (each request, Durable Object call, storage and D1
@@ -96,25 +97,26 @@ export async function startDevServer({ state, port, vars = {} }) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { base, stop, log: () => log };
+  return { base, inspectorPort, stop, log: () => log };
 }
 
 /**
- * Starts the server and runs `body({ base, port, state, headers })`; `headers` authenticate the bench
- * account on /v1. `vars` become `--var` flags. BENCH_PORT overrides the free port (never 8787).
+ * Starts the server and runs `body({ base, port, inspectorPort, state, headers })`; `headers`
+ * authenticate the bench account on /v1. `vars` become `--var` flags, `devFlags` are added to
+ * `wrangler dev`'s arguments. BENCH_PORT overrides the free port (never 8787).
  * `prepare(state)` runs once the migrations are applied and the account exists, before the server
  * starts (e.g. to bulk-write rows into the state's SQLite file). `ownPorts`: a free port whatever
  * BENCH_PORT says (for benches that run several servers at once; the inspector port is always free).
  */
-export async function withBenchServer(name, vars, body, { prepare, ownPorts = false } = {}) {
+export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [] } = {}) {
   const port = ownPorts ? await freePort() : await benchPort();
   const { state, headers } = prepareBenchState(name);
   let server;
   try {
     // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).
     if (prepare) await prepare(state);
-    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars } });
-    return await body({ base: server.base, port, state, headers });
+    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags });
+    return await body({ base: server.base, port, inspectorPort: server.inspectorPort, state, headers });
   } finally {
     await server?.stop();
     await new Promise((r) => setTimeout(r, 500));

@@ -12,6 +12,15 @@ let nextNumber = 10_000_000 + Math.floor(Math.random() * 1_000_000);
 /** A phone-validator path with a number never asked before in this run: each call is billed. */
 export const newNumberPath = () => `/v1/phone-validator?phone=%2B336${String(nextNumber++ % 100_000_000).padStart(8, "0")}`;
 
+/** The routes bench:cpu and bench:profile take by name (bench:hot's, without its display names). */
+export const NAMED_ROUTES = {
+  root: { path: "/", auth: false },
+  billed: { path: "/v1/phone-validator", auth: true, pathEachCall: newNumberPath },
+  repeat: { path: "/v1/phone-validator?phone=%2B33612345678", auth: true },
+  status: { path: "/v1/domain-status?domain=gmail.com", auth: true },
+  me: { path: "/v1/me", auth: true },
+};
+
 function run(url, headers, connections, duration, pathEachCall) {
   const requests = pathEachCall ? [{ setupRequest: (req) => ({ ...req, path: pathEachCall() }) }] : undefined;
   return new Promise((resolve, reject) => {
@@ -24,9 +33,10 @@ export const load = (base, headers, route, connections, duration) => run(`${base
 
 /**
  * Starts the bench server (scale plan, no rate limits) and gives its account a pack of credits
- * large enough for any run, then runs `body({ base, port, headers })`.
+ * large enough for any run, then runs `body({ base, port, inspectorPort, headers })`. `options` go
+ * to withBenchServer (e.g. `devFlags`).
  */
-export async function withFundedBenchServer(name, body) {
+export async function withFundedBenchServer(name, body, options = {}) {
   const operatorSecret = devOperatorSecret();
   return withBenchServer(name, { OPERATOR_SECRET: operatorSecret }, async (server) => {
     const { base, headers } = server;
@@ -39,7 +49,7 @@ export async function withFundedBenchServer(name, body) {
     });
     if (!pack.ok) throw new Error(`credit pack refused (${pack.status}): ${await pack.text()} (account ${accountId})`);
     return body(server);
-  });
+  }, options);
 }
 
 /**

@@ -12,7 +12,7 @@
 //   BENCH_SECONDS  seconds per cell and round (default 5)
 //   BENCH_ROUNDS   rounds over every cell (default 3; cells are summed over rounds)
 //   BENCH_CONNECTIONS  comma-separated connection counts (default "50,1")
-import { measureSideBySide, newNumberPath } from "./lib/side-by-side.mjs";
+import { measureSideBySide, NAMED_ROUTES } from "./lib/side-by-side.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -20,11 +20,11 @@ const connectionCounts = (process.env.BENCH_CONNECTIONS ?? "50,1").split(",").ma
 
 const BILLED = "billed (new number)";
 const ROUTES = [
-  { name: "/", path: "/", auth: false },
-  { name: BILLED, path: "/v1/phone-validator", auth: true, pathEachCall: newNumberPath },
-  { name: "/v1/me", path: "/v1/me", auth: true },
-  { name: "repeat (same number)", path: "/v1/phone-validator?phone=%2B33612345678", auth: true },
-  { name: "/v1/domain-status", path: "/v1/domain-status?domain=gmail.com", auth: true },
+  { name: "/", ...NAMED_ROUTES.root },
+  { name: BILLED, ...NAMED_ROUTES.billed },
+  { name: "/v1/me", ...NAMED_ROUTES.me },
+  { name: "repeat (same number)", ...NAMED_ROUTES.repeat },
+  { name: "/v1/domain-status", ...NAMED_ROUTES.status },
 ];
 
 const cells = await measureSideBySide("hot", ROUTES, { seconds, rounds, connectionCounts });

@@ -23,7 +23,10 @@ const PHONE_PARAMS = new Set(["phone", "phone_number", "number", "mobile"]);
 const maskEmail = (value: string) => value.replace(EMAIL, (_, domain: string) => `${value[0]}***@${domain}`);
 const maskPhone = (value: string) => `***${value.replace(/\D/g, "").slice(-2)}`;
 const maskName = (value: string) => (value ? `${[...value][0]}***` : "");
-const cut = (value: string) => ([...value].length > MAX_VALUE ? `${[...value].slice(0, MAX_VALUE).join("")}…` : value);
+// A string of at most MAX_VALUE UTF-16 units has at most MAX_VALUE characters: nothing to count.
+const cut = (value: string) => (value.length > MAX_VALUE && [...value].length > MAX_VALUE ? `${[...value].slice(0, MAX_VALUE).join("")}…` : value);
+/** A path segment that is a plain word (`v1`, `phone-validator`): no address, number or URL to mask. */
+const PLAIN_SEGMENT = /^[A-Za-z][A-Za-z_-]*\d?$/;
 
 /** An absolute http(s) URL given as a value, with what may carry a secret masked; null when not a URL. */
 function maskUrlValue(value: string): string | null {
@@ -57,6 +60,7 @@ export function loggedUri(url: URL, declared: Iterable<string>): string {
   const path = url.pathname
     .split("/")
     .map((segment) => {
+      if (segment.length <= MAX_VALUE && PLAIN_SEGMENT.test(segment)) return segment;
       let decoded: string;
       try {
         decoded = decodeURIComponent(segment);

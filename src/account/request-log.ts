@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppBindings } from "../env.js";
 import type { AuthContext } from "./auth.js";
+import { clientCountry } from "./client-country.js";
 import { loggedUri } from "./log-uri.js";
 import { logTypeOf } from "./log-retention.js";
 import { enqueueLogRow, type RequestLogRow } from "./request-log-queue.js";
@@ -40,7 +41,7 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     source: "api",
     ipAddress: c.req.header("cf-connecting-ip") ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
-    country: (c.req.raw as { cf?: { country?: string } }).cf?.country ?? null,
+    country: clientCountry(c.req.raw, ended),
     createdAt: started,
     requestId: currentLogRowId(),
   };

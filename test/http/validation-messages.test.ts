@@ -45,6 +45,12 @@ describe("request-log URIs", () => {
     expect(maskValue("call me at jane@acme.com please", "q")).toBe("call me at j***@acme.com please");
   });
 
+  it("keeps plain path words as they are, and still cuts one longer than 64 characters or masks a number in the path", () => {
+    expect(loggedUri(new URL("https://api.test/v1/phone-validator"), [])).toBe("/v1/phone-validator");
+    expect(loggedUri(new URL(`https://api.test/v1/people/${"a".repeat(80)}`), [])).toBe(`/v1/people/${"a".repeat(64)}%E2%80%A6`);
+    expect(loggedUri(new URL("https://api.test/v1/phone/14155550142"), [])).toBe("/v1/phone/***42");
+  });
+
   it("stores only the parameters the route declares: credentials appended to a URL are dropped, name and value", () => {
     const url = new URL(
       "https://api.test/v1/me?access_token=at-SECRET1&refresh_token=rt-SECRET2&client_secret=cs-SECRET3&code=SECRET4&token=SECRET5&secret=SECRET6&key=SECRET7&api_key=SECRET8&password=SECRET9",

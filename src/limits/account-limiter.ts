@@ -3,7 +3,7 @@ import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
 import { DAY_MS } from "../http/time.js";
 import { planFor } from "./plans.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
-import { REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
+import { type OpenWindow, REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { copyCharges, d1Windows } from "./usage-copy.js";
 import { logError } from "../request-context.js";
 
@@ -39,8 +39,20 @@ interface Reservation {
   fromPlan: number;
   fromPack: number;
   at: number;
-  /** Set on a call's first reservation when its admission opened 30-day windows (its settlement keeps or closes them). */
-  windows?: true;
+  /**
+   * Set on a call's first reservation when its admission opened 30-day windows: they stay here (and
+   * in `inFlight`) until its settlement keeps them in `repeat_windows` or drops them. `true` on
+   * reservations made before in-flight windows left the table (their rows carry the reservation).
+   */
+  windows?: OpenedWindows | true;
+}
+/** The windows a running call opened, and what its charge is recorded as once it is billed. */
+interface OpenedWindows {
+  fingerprints: string[];
+  accountId: number;
+  capability: string;
+  source: string;
+  billedAt: number;
 }
 interface FixedWindow {
   start: number;
@@ -171,6 +183,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private groups = new Map<string, GroupState>();
   private credits: CreditState | undefined;
   private reservations = new Map<string, Reservation>();
+  /** Windows of calls still running, by fingerprint: rebuilt from the `r:` records that hold them. */
+  private inFlight = new Map<string, { reservation: string; billedAt: number }>();
   private windows = new Map<string, FixedWindow>();
   /** When the storage alarm is set for, null when none is (read once, then kept in step). */
   private alarmAt: number | null = null;
@@ -183,13 +197,40 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     ctx.blockConcurrencyWhile(async () => {
       for (const [key, value] of ctx.storage.kv.list<unknown>()) {
         if (key.startsWith("g:")) this.groups.set(key.slice(2), value as GroupState);
-        else if (key.startsWith("r:")) this.reservations.set(key.slice(2), value as Reservation);
+        else if (key.startsWith("r:")) this.holdReservation(key.slice(2), value as Reservation);
         else if (key.startsWith("w:")) this.windows.set(key.slice(2), value as FixedWindow);
         else if (key === "credits") this.credits = value as CreditState;
         else if (key === ADOPTED_KEY) this.adopted = true;
       }
       this.alarmAt = await ctx.storage.getAlarm();
     });
+  }
+
+  /** Keeps a reservation in memory, with the windows its call opened. */
+  private holdReservation(id: string, reservation: Reservation) {
+    this.reservations.set(id, reservation);
+    const opened = reservation.windows;
+    if (opened && opened !== true) for (const fingerprint of opened.fingerprints) this.inFlight.set(fingerprint, { reservation: id, billedAt: opened.billedAt });
+  }
+
+  /** Ends the in-flight windows of reservation `id`; answers whether any was kept (billed). */
+  private endWindows(id: string, opened: OpenedWindows | true, found: boolean, billed: readonly string[] | undefined): boolean {
+    if (opened === true) {
+      if (!found) {
+        this.repeatWindows.closeOpenedInTable(id);
+        return false;
+      }
+      return this.repeatWindows.settleOpenedInTable(id, billed);
+    }
+    const kept: string[] = [];
+    for (const fingerprint of opened.fingerprints) {
+      // A window replaced since (its 30 days ran out meanwhile) belongs to the newer call.
+      if (this.inFlight.get(fingerprint)?.reservation !== id) continue;
+      this.inFlight.delete(fingerprint);
+      if (found && (!billed || billed.includes(fingerprint))) kept.push(fingerprint);
+    }
+    if (kept.length) this.repeatWindows.keep(kept, opened);
+    return kept.length > 0;
   }
 
   /** The repeat-window table, created on first use (objects that never bill, e.g. `ip:*`, have none). */
@@ -304,9 +345,11 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     if (reservationIds.length) change.writes.credits = credits;
     const billing = req.billing;
     // The windows belong to the call's first reservation: its settlement keeps or closes them.
+    // They live with it (memory and its r: record, written below) until it settles: no table write yet.
     if (billing && fresh.length && reservationIds.length) {
-      this.reservations.get(reservationIds[0]!)!.windows = true;
-      this.repeatWindows.open(fresh, { accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: req.now, reservation: reservationIds[0]! });
+      const owner = reservationIds[0]!;
+      this.reservations.get(owner)!.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: req.now };
+      for (const fingerprint of fresh) this.inFlight.set(fingerprint, { reservation: owner, billedAt: req.now });
     }
     const snapshot = state && limits ? this.snapshot(state, limits, req.now) : null;
     const billed = billing ? { repeats, reserved: cost } : {};
@@ -315,7 +358,9 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   /** The window of `fingerprint` open at `now`; one left by a call whose reservation is gone counts as closed. */
-  private openWindow(fingerprint: string, now: number) {
+  private openWindow(fingerprint: string, now: number): OpenWindow | null {
+    const flying = this.inFlight.get(fingerprint);
+    if (flying && flying.billedAt > now - REPEAT_WINDOW_MS) return flying;
     const open = this.repeatWindows.find(fingerprint, now);
     if (open?.reservation != null && !this.reservations.has(open.reservation)) return null;
     return open;
@@ -400,10 +445,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     for (const { reservationIds, found, adjust, plan, billed } of settlements) {
       // A reservation already swept has had its windows closed with it.
       const owner = reservationIds[0];
-      if (owner !== undefined && this.reservations.get(owner)?.windows) {
-        if (found) windowsKept = this.repeatWindows.settle(owner, billed) || windowsKept;
-        else this.repeatWindows.close(owner);
-      }
+      const opened = owner !== undefined ? this.reservations.get(owner)?.windows : undefined;
+      if (opened) windowsKept = this.endWindows(owner!, opened, found, billed) || windowsKept;
       const kept: Reservation[] = [];
       for (const id of reservationIds) {
         const r = this.reservations.get(id);
@@ -502,7 +545,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
         this.refund(r, credits);
         this.reservations.delete(id);
         this.ctx.storage.kv.delete(`r:${id}`);
-        if (r.windows) this.repeatWindows.close(id);
+        if (r.windows) this.endWindows(id, r.windows, false, undefined);
         refunded = true;
       }
       if (refunded) this.ctx.storage.kv.put("credits", credits);

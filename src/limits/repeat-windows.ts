@@ -31,11 +31,17 @@ export const SYNC_BATCH = 500;
  * `repeat_windows`). Every method is synchronous, so the limiter decides and writes a window in the
  * same storage transaction as the rate-limit counters and the credit reservation.
  *
- * A window is opened by the admission of a request that had none, tied to that call's
- * reservation ("in flight"): an identical request arriving meanwhile is a repeat, so two requests
- * racing each other are billed once. The call's settlement keeps it (the answer was billed: the
- * reservation becomes NULL) or closes it (nothing billed: the row is deleted). `synced` = 0 marks a
- * kept window the D1 copy has not received yet.
+ * The table holds windows whose call was billed ("kept"). A window whose call is still running lives
+ * with that call's reservation in the limiter (memory and its `r:` record, see AccountLimiter's
+ * `inFlight`): an identical request arriving meanwhile is a repeat, so two requests racing each
+ * other are billed once, and the call's settlement writes its window here (billed) or drops it.
+ * Writing a window once, when it is kept, instead of when it opens and again when it is kept, halves
+ * the table's writes on the billed path. `synced` = 0 marks a kept window the D1 copy has not
+ * received yet.
+ *
+ * `reservation` is set only on rows opened before in-flight windows moved out of the table (issue
+ * 22, fourth round): `settleOpenedInTable` and `closeOpenedInTable` end those, and can go once every
+ * reservation made before that change has been settled or swept (RESERVATION_TTL_MS after it).
  */
 export class RepeatWindows {
   constructor(private readonly sql: SqlStorage) {
@@ -62,14 +68,13 @@ export class RepeatWindows {
     return { billedAt: row.billed_at, reservation: row.reservation };
   }
 
-  /** Opens windows for a call still running; a closed window of the same request is replaced. */
-  open(fingerprints: readonly string[], charge: { accountId: number; capability: string; source: string; billedAt: number; reservation: string }): void {
+  /** Keeps the windows of a billed call: repeats of these requests are free until 30 days after `billedAt`. */
+  keep(fingerprints: readonly string[], charge: { accountId: number; capability: string; source: string; billedAt: number }): void {
     for (const fingerprint of fingerprints) {
       this.sql.exec(
-        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, ?, ?, ?, ?, 0)",
+        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, NULL, ?, ?, ?, 0)",
         fingerprint,
         charge.billedAt,
-        charge.reservation,
         charge.accountId,
         charge.capability,
         charge.source,
@@ -78,19 +83,20 @@ export class RepeatWindows {
   }
 
   /**
-   * Ends the call holding `reservation`: the windows of `kept` stay open (billed), the others close.
-   * `kept` undefined keeps all of them. Answers whether any was kept.
+   * Ends a call whose windows were opened in the table (before they lived with the reservation): the
+   * windows of `kept` stay open (billed), the others close. `kept` undefined keeps all of them.
+   * Answers whether any was kept.
    */
-  settle(reservation: string, kept: readonly string[] | undefined): boolean {
+  settleOpenedInTable(reservation: string, kept: readonly string[] | undefined): boolean {
     if (!kept) return this.sql.exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? RETURNING 1", reservation).toArray().length > 0;
     const anyKept =
       this.sql.exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? AND fingerprint IN (SELECT value FROM json_each(?)) RETURNING 1", reservation, JSON.stringify(kept)).toArray().length > 0;
-    this.close(reservation);
+    this.closeOpenedInTable(reservation);
     return anyKept;
   }
 
-  /** Closes every window of a call that billed nothing (refunded, or swept after it died). */
-  close(reservation: string): void {
+  /** Closes every window opened in the table by a call that billed nothing (refunded, or swept after it died). */
+  closeOpenedInTable(reservation: string): void {
     this.sql.exec("DELETE FROM repeat_windows WHERE reservation = ?", reservation);
   }
 

@@ -9,7 +9,7 @@ import { db } from "../../src/db/client.js";
 import { billedRequests, usageDays } from "../../src/db/schema-contract.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
-import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { type AccountLimiter, RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
@@ -217,6 +217,101 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     expect((await executeCapability(probe, { q: y }, { env, waitUntil: again.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
     await again.settled();
     expect(await phoneUsed(a.accountId)).toBe(3);
+  });
+});
+
+describe("a running call's window, held with its reservation", () => {
+  type Restarted = {
+    openWindow(fingerprint: string, now: number): { reservation: string | null } | null;
+    settle(ids: string[], found: boolean, adjust: object, plan: string, now: number): void;
+  };
+  /** Runs `body` on a second limiter object built on the same storage: what the account's limiter reads after a restart. */
+  async function afterRestart<T>(accountId: number, body: (limiter: Restarted, state: DurableObjectState) => T) {
+    return runInDurableObject(stubOf(accountId), async (_instance: AccountLimiter, state) => {
+      const { AccountLimiter: Limiter } = await import("../../src/limits/account-limiter.js");
+      const fresh = new Limiter(state as never, env as never) as unknown as Restarted;
+      await state.blockConcurrencyWhile(async () => {});
+      return body(fresh, state);
+    });
+  }
+
+  it("writes the window to the table only once the call is billed: while it runs, an identical request is a repeat all the same", async () => {
+    const a = await createAccount({ plan: "scale" });
+    let open!: () => void;
+    release = new Promise((r) => (open = r));
+    const q = crypto.randomUUID();
+    const { waitUntil, settled } = collect();
+    const first = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await windowsOf(a.accountId)).toEqual([]);
+    const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await new Promise((r) => setTimeout(r, 20));
+    open();
+    expect((await Promise.all([first, second])).map((d) => d.billed)).toEqual([true, false]);
+    await settled();
+    const fingerprint = await requestFingerprint("window-probe", { q });
+    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null, synced: 0 })]);
+    expect(await phoneUsed(a.accountId)).toBe(1);
+  });
+
+  it("survives a restart of the limiter: the window is read back from the call's reservation record", async () => {
+    const a = await createAccount({ plan: "scale" });
+    let open!: () => void;
+    release = new Promise((r) => (open = r));
+    const q = crypto.randomUUID();
+    const { waitUntil, settled } = collect();
+    const running = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await new Promise((r) => setTimeout(r, 50));
+    const fingerprint = await requestFingerprint("window-probe", { q });
+    const [held, other] = await afterRestart(a.accountId, (limiter) => [limiter.openWindow(fingerprint, Date.now()), limiter.openWindow(crypto.randomUUID(), Date.now())]);
+    expect(held).toMatchObject({ reservation: expect.any(String) });
+    expect(other).toBeNull();
+    open();
+    await running;
+    await settled();
+  });
+
+  it("is closed with nothing written when the call's reservation is swept after its Worker died", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    await limiterFor(env, a.accountId).admit({
+      plan: "scale",
+      group: "phone",
+      cost: {},
+      now: Date.now(),
+      billing: { accountId: a.accountId, capability: "window-probe", source: "api", requests: [{ fingerprint: await requestFingerprint("window-probe", { q }), cost: { phone: 1 } }] },
+    });
+    expect(await phoneUsed(a.accountId)).toBe(1);
+    await runInDurableObject(stubOf(a.accountId), async (instance: AccountLimiter) => {
+      // Age the reservation past the TTL, as if its Worker had died long ago.
+      for (const r of (instance as unknown as { reservations: Map<string, { at: number }> }).reservations.values()) r.at -= RESERVATION_TTL_MS + 5_000;
+    });
+    expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
+    expect(await phoneUsed(a.accountId)).toBe(0);
+    expect(await windowsOf(a.accountId)).toEqual([]);
+    const { waitUntil, settled } = collect();
+    expect((await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(true);
+    await settled();
+  });
+
+  it("still ends a window opened in the table by a call admitted before windows moved to the reservation", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const now = Date.now();
+    await runInDurableObject(stubOf(a.accountId), async (instance: AccountLimiter, state) => {
+      (instance as unknown as { repeatWindows: unknown }).repeatWindows; // creates the table
+      state.storage.kv.put("r:legacy-kept", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
+      state.storage.kv.put("r:legacy-closed", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
+      for (const [fingerprint, reservation] of [["fp-kept", "legacy-kept"], ["fp-closed", "legacy-closed"]]) {
+        state.storage.sql.exec("INSERT INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, ?, ?, 'window-probe', 'api', 0)", fingerprint, now, reservation, a.accountId);
+      }
+    });
+    const rows = await afterRestart(a.accountId, (limiter, state) => {
+      expect(limiter.openWindow("fp-kept", now)).toMatchObject({ reservation: "legacy-kept" });
+      limiter.settle(["legacy-kept"], true, {}, "scale", now);
+      limiter.settle(["legacy-closed"], false, {}, "scale", now);
+      return state.storage.sql.exec<{ fingerprint: string; reservation: string | null }>("SELECT fingerprint, reservation FROM repeat_windows").toArray();
+    });
+    expect(rows).toEqual([{ fingerprint: "fp-kept", reservation: null }]);
   });
 });
 

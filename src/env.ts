@@ -69,6 +69,8 @@ export interface AppVariables {
   /** Filled by routes that belong to an endpoint group, read by the request logger. */
   logType?: string;
   logCost?: boolean;
+  /** Set when the call is charged late (src/limits/late-charges.ts): its log row's cost waits for the decision. */
+  lateCharge?: { whenDecided(followUp: (billed: boolean) => Promise<unknown>): Promise<unknown> | undefined };
   /** Usage bucket (search, verifier, phones, ...) counted by /v1/usage when logCost is true. */
   usageCategory?: string;
   /** Query parameters the matched route declares (set by newApiApp); a log row stores only these. */

@@ -59,6 +59,14 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
     const auth = c.get("auth");
     if (!auth) return;
     const row = buildLogRow(c, auth, started, now());
-    c.executionCtx.waitUntil(enqueueLogRow(c.env, row).catch((err) => logError("request log write failed", err)));
+    const env = c.env;
+    const write = (r: RequestLogRow) => enqueueLogRow(env, r).catch((err) => logError("request log write failed", err));
+    const late = c.get("lateCharge");
+    if (!late) return c.executionCtx.waitUntil(write(row));
+    // Charged late: the row waits for the limiter's decision, and is written by whichever request
+    // holds it last (this one if the decision is already known, else the one that receives it).
+    const category = c.get("usageCategory") ?? null;
+    const written = late.whenDecided((billed) => write({ ...row, cost: billed, usageCategory: billed ? category : null }));
+    if (written) c.executionCtx.waitUntil(written);
   };
 }

@@ -77,6 +77,29 @@ export interface BilledRequest {
   cost: Partial<Record<CreditBalance, number>>;
 }
 
+/**
+ * A credit-billed call answered before the limiter decided it (admission.ts, `chargeLater`: a plan
+ * without limits in the call's group, and credits far above its cost): the limiter now tells a
+ * repeat from a billed request and charges the latter, as the admission would have, once the
+ * answer is known. Never charged beyond the balance left.
+ */
+export interface LateCharge {
+  plan: string;
+  accountId: number;
+  capability: string;
+  source: "api" | "bulk";
+  fingerprint: string;
+  cost: Partial<Record<CreditBalance, number>>;
+  /** The instant the call was admitted (its window opens then if it is billed). */
+  at: number;
+}
+
+/** What the limiter made of late charges (in the order sent), and the balances after them. */
+export interface LateChargeOutcome {
+  billed: boolean[];
+  balances: Record<CreditBalance, BalanceView>;
+}
+
 /** Requests under the 30-day rule (contract §4), decided by the admission that carries them. */
 export interface Billing {
   accountId: number;
@@ -95,6 +118,8 @@ export interface AdmitRequest {
   limits?: Limits;
   /** Earlier calls' settlements to apply first (gate.ts piggybacks them to save a round trip). */
   settlements?: Settlement[];
+  /** Earlier calls' late charges to decide first (admission.ts piggybacks them too). */
+  charges?: LateCharge[];
   /** Also answer the credit balances after this admission (GET /v1/me shows them: no second round trip). */
   withBalances?: boolean;
   /** Requests an isolate admitted itself in groups without limits, to be counted now (gate.ts). */
@@ -130,7 +155,7 @@ export interface Settlement {
   billed?: readonly string[];
 }
 
-export type AdmitResult =
+export type AdmitResult = (
   | {
       admitted: true;
       reservationIds: string[];
@@ -145,7 +170,9 @@ export type AdmitResult =
       reserved?: Partial<Record<CreditBalance, number>>;
     }
   | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
-  | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number };
+  | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number })
+  /** With `charges`: what became of them, and the balances after them and this admission's decision. */
+  & { lateCharges?: LateChargeOutcome };
 
 export type { BalanceView } from "./groups.js";
 
@@ -260,17 +287,20 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * batch, not per request.
    */
   async admitMany(reqs: AdmitRequest[]): Promise<AdmitResult[]> {
-    const billing = reqs.find((r) => r.billing)?.billing;
-    if (billing && !this.adopted) await this.adoptD1Windows(billing.accountId);
+    const billingAccount = reqs.find((r) => r.billing)?.billing?.accountId ?? reqs.find((r) => r.charges?.length)?.charges?.[0]?.accountId;
+    if (billingAccount !== undefined && !this.adopted) await this.adoptD1Windows(billingAccount);
     let syncSoon = false;
     const results = this.ctx.storage.transactionSync(() => {
       const change = new Change();
-      const decided = reqs.map((req) => {
-        // Settlements this isolate had not sent yet ride along and are applied before deciding, so
-        // a refund is never overtaken by the next admission from the same isolate.
+      const decided = reqs.map((req): AdmitResult => {
+        // Settlements and late charges this isolate had not sent yet ride along and are applied
+        // before deciding, so a refund or a charge is never overtaken by the next admission.
         syncSoon = this.applySettlements(req.settlements ?? [], req.now, change) || syncSoon;
+        const late = req.charges?.length ? this.applyLateCharges(req.charges, change) : undefined;
+        if (late?.some(Boolean)) syncSoon = true;
         this.applyCounts(req.counts ?? [], change);
-        return this.decide(req, change);
+        const result = this.decide(req, change);
+        return late ? { ...result, lateCharges: { billed: late, balances: this.balances(req.plan, req.now) } } : result;
       });
       this.persist(change);
       return decided;
@@ -405,15 +435,37 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * Several settlements (and requests to count, see GroupCount) in one call and one storage
    * transaction: gate.ts sends those no admission carried.
    */
-  settleMany(settlements: Settlement[], now: number, counts: GroupCount[] = []): void {
-    const syncSoon = this.ctx.storage.transactionSync(() => {
+  async settleMany(settlements: Settlement[], now: number, counts: GroupCount[] = [], charges: LateCharge[] = []): Promise<LateChargeOutcome | undefined> {
+    if (charges.length && !this.adopted) await this.adoptD1Windows(charges[0]!.accountId);
+    const { syncSoon, late } = this.ctx.storage.transactionSync(() => {
       const change = new Change();
       const kept = this.applySettlements(settlements, now, change);
+      const late = charges.length ? this.applyLateCharges(charges, change) : undefined;
       this.applyCounts(counts, change);
       this.persist(change);
-      return kept;
+      return { syncSoon: kept || !!late?.some(Boolean), late };
     });
     if (syncSoon) this.armAlarm(Date.now() + SYNC_DELAY_MS);
+    return late ? { billed: late, balances: this.balances(charges[0]!.plan, now) } : undefined;
+  }
+
+  /**
+   * Decides calls answered before they were admitted here (LateCharge): a repeat costs nothing; the
+   * others are charged (at most what is left) and their windows kept at once. Answers, per charge,
+   * whether it was billed.
+   */
+  private applyLateCharges(charges: LateCharge[], change: Change): boolean[] {
+    return charges.map((c) => {
+      if (this.openWindow(c.fingerprint, c.at)) return false;
+      const credits = this.creditState(c.at);
+      for (const balance of BALANCES) {
+        const amount = Math.min(c.cost[balance] ?? 0, this.available(c.plan, balance, credits));
+        if (amount > 0) this.spend(c.plan, balance, amount, credits, c.at);
+      }
+      change.writes.credits = credits;
+      this.repeatWindows.keep([c.fingerprint], { accountId: c.accountId, capability: c.capability, source: c.source, billedAt: c.at });
+      return true;
+    });
   }
 
   /** Adds requests admitted elsewhere to their groups' counters, as of the instant each was admitted. */

@@ -2,7 +2,8 @@ import type { AnyCapability } from "../capabilities/core/registry.js";
 import type { CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type Billing, type GroupCount, type Settlement } from "./account-limiter.js";
+import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type Billing, type GroupCount, type LateChargeOutcome, type Settlement } from "./account-limiter.js";
+import { chargesAnswered, countUnanswered, creditViewFresh, handOut, mayChargeLater, PendingCharge, rememberCredits } from "./late-charges.js";
 import { planLimits } from "./rate-table.js";
 import { rateLimitHeaders } from "./headers.js";
 import { logError } from "../request-context.js";
@@ -24,6 +25,12 @@ export interface AdmissionRequest {
    * same round trip and reserves only for the latter.
    */
   billing?: Billing;
+  /**
+   * The caller can take the billing decision after its answer (a /v1 call: its log row waits for
+   * it): when the call cannot be refused, it is answered without a round trip and charged late
+   * (late-charges.ts). Only for one billed request without options priced up front.
+   */
+  chargeLater?: boolean;
 }
 
 type Amounts = Partial<Record<CreditBalance, number>>;
@@ -52,6 +59,12 @@ export type Admission =
        * it otherwise; with `billing`, keeps the windows of the requests billed and closes the others.
        */
       settle(outcome: CallOutcome): Promise<void>;
+      /**
+       * Set instead of a reservation when the call is charged late: ends the call (settle is then a
+       * no-op), sending what it is charged, if anything, to the limiter. The pending charge tells the
+       * caller, later, whether it was billed.
+       */
+      chargeLater?(outcome: { found: boolean; charged?: Amounts }): PendingCharge | undefined;
     }
   | { admitted: false; headers: Record<string, string>; refusal: Response };
 
@@ -96,6 +109,7 @@ export const COUNT_WAIT_MS = 1_000;
 interface Owed {
   settlements: Settlement[];
   counts: GroupCount[];
+  charges: PendingCharge[];
   /** A call of this isolate waits to send this batch: after SETTLE_WAIT_MS / COUNT_WAIT_MS. */
   settleTimer?: true;
   countTimer?: true;
@@ -105,24 +119,73 @@ const owed = new Map<number, Owed>();
 function takeOwed(accountId: number): Owed {
   const o = owed.get(accountId);
   owed.delete(accountId);
-  return o ?? { settlements: [], counts: [] };
+  return o ?? { settlements: [], counts: [], charges: [] };
 }
 
 function owedTo(accountId: number): Owed {
   let o = owed.get(accountId);
-  if (!o) owed.set(accountId, (o = { settlements: [], counts: [] }));
+  if (!o) owed.set(accountId, (o = { settlements: [], counts: [], charges: [] }));
   return o;
 }
 
 async function sendOwed(env: Env, accountId: number): Promise<void> {
-  const { settlements, counts } = takeOwed(accountId);
-  if (settlements.length || counts.length) await limiterFor(env, accountId).settleMany(settlements, Date.now(), counts);
+  const { settlements, counts, charges } = takeOwed(accountId);
+  if (!settlements.length && !counts.length && !charges.length) return;
+  let outcome: LateChargeOutcome | undefined;
+  try {
+    outcome = await limiterFor(env, accountId).settleMany(settlements, Date.now(), counts, charges.map((p) => p.charge));
+  } catch (err) {
+    // Charges are the only thing here nobody would ever send again: they go once more, after SETTLE_WAIT_MS.
+    if (charges.length && requeueCharges(accountId, charges)) {
+      logError("limiter: sending late charges failed; sending them again", err);
+      return sendAfterSettleWait(env, accountId, owedTo(accountId));
+    }
+    await answerCharges(accountId, charges, undefined);
+    throw err;
+  }
+  await answerCharges(accountId, charges, outcome);
+}
+
+/** Puts charges sent once back at the head of the queue; false when they had been sent before. */
+function requeueCharges(accountId: number, charges: PendingCharge[]): boolean {
+  if (charges.some((p) => p.resent)) return false;
+  for (const p of charges) p.resent = true;
+  owedTo(accountId).charges.unshift(...charges);
+  return true;
+}
+
+/** An admission carrying late charges failed: they go once more after SETTLE_WAIT_MS, or are answered as not billed. */
+function chargesNotCarried(env: Env, req: AdmissionRequest, charges: PendingCharge[]): void {
+  if (!charges.length) return;
+  if (requeueCharges(req.accountId, charges)) req.waitUntil(sendAfterSettleWait(env, req.accountId, owedTo(req.accountId)).catch((e) => logError("limiter: late charges failed", e)));
+  else req.waitUntil(answerCharges(req.accountId, charges, undefined));
+}
+
+/** Hands late charges the limiter's decisions (none: not billed), and runs the follow-ups that waited. */
+async function answerCharges(accountId: number, charges: PendingCharge[], outcome: LateChargeOutcome | undefined): Promise<void> {
+  if (!charges.length) return;
+  chargesAnswered(accountId, charges.map((p) => p.charge));
+  if (outcome) rememberCredits(accountId, charges[0]!.charge.plan, outcome.balances, Date.now());
+  else logError("limiter: late charges could not be sent; answered as not billed", new Error(`${charges.length} charge(s) for account ${accountId}`));
+  await Promise.all(handOut(charges, outcome));
 }
 
 async function settleSoon(env: Env, accountId: number, settlement: Settlement): Promise<void> {
   const o = owedTo(accountId);
   o.settlements.push(settlement);
   forgetBalances(accountId);
+  await sendAfterSettleWait(env, accountId, o);
+}
+
+/** Queues a late charge; it goes with the account's next round trip from this isolate, or within SETTLE_WAIT_MS. */
+async function chargeSoon(env: Env, accountId: number, charge: PendingCharge): Promise<void> {
+  const o = owedTo(accountId);
+  o.charges.push(charge);
+  forgetBalances(accountId);
+  await sendAfterSettleWait(env, accountId, o);
+}
+
+async function sendAfterSettleWait(env: Env, accountId: number, o: Owed): Promise<void> {
   if (o.settleTimer) return;
   o.settleTimer = true;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
@@ -240,12 +303,27 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
     return { admitted: true, headers: {}, repeats: {}, settle: async () => {} };
   }
   if (!billing && cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup)) return admitUnlimited(env, req, cap.rateGroup);
-  const { settlements, counts } = takeOwed(req.accountId);
+  // A call that cannot be refused (no limit in its group, credits far above its cost) is decided after its answer.
+  const late = req.chargeLater && billing?.requests.length === 1 && Object.keys(cost).length === 0 && (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
+  if (late && mayChargeLater(req.accountId, req.plan, billing.requests[0]!.cost, req.now)) return admitChargingLater(env, req, billing);
+  const { settlements, counts, charges } = takeOwed(req.accountId);
   // A reservation changes the balances this isolate may remember for /v1/me.
   if (billing || Object.keys(cost).length) forgetBalances(req.accountId);
   const generation = balancesGeneration;
-  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances: req.withBalances, billing });
-  if (result.admitted && result.balances) rememberBalances(req.accountId, req.plan, result.balances, req.now, generation);
+  // The balances after this call tell whether the next ones may be charged late.
+  const withBalances = req.withBalances || (late && !creditViewFresh(req.accountId, req.plan, req.now));
+  let result: AdmitResult;
+  try {
+    result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances, billing, charges: charges.map((p) => p.charge) });
+  } catch (err) {
+    chargesNotCarried(env, req, charges);
+    throw err;
+  }
+  if (charges.length) req.waitUntil(answerCharges(req.accountId, charges, result.lateCharges).catch((e) => logError("late charge follow-up failed", e)));
+  if (result.admitted && result.balances) {
+    rememberBalances(req.accountId, req.plan, result.balances, req.now, generation);
+    if (late) rememberCredits(req.accountId, req.plan, result.balances, req.now);
+  }
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (result.admitted) {
     const ids = result.reservationIds;
@@ -285,13 +363,51 @@ async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup)
   if (!req.withBalances) return { admitted: true, headers, repeats: {}, settle: async () => {} };
   const known = knownBalances(req.accountId, req.plan, req.now);
   if (known) return { admitted: true, headers, balances: known, repeats: {}, settle: async () => {} };
-  // Settlements change the balances, so they ride along; counts do not, and stay owed (no write).
+  // Settlements and late charges change the balances, so they ride along; counts do not, and stay owed (no write).
   const settlements = owed.get(req.accountId)?.settlements.splice(0) ?? [];
+  const charges = owed.get(req.accountId)?.charges.splice(0) ?? [];
   const generation = balancesGeneration;
-  const result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
+  let result: AdmitResult;
+  try {
+    result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true, charges: charges.map((p) => p.charge) });
+  } catch (err) {
+    chargesNotCarried(env, req, charges);
+    throw err;
+  }
+  if (charges.length) req.waitUntil(answerCharges(req.accountId, charges, result.lateCharges).catch((e) => logError("late charge follow-up failed", e)));
   const balances = result.admitted ? result.balances : undefined;
   if (balances) rememberBalances(req.accountId, req.plan, balances, req.now, generation);
   return { admitted: true, headers, balances, repeats: {}, settle: async () => {} };
+}
+
+/**
+ * A billed call answered before the limiter decides it (late-charges.ts): headers as admitUnlimited
+ * gives them, the count owed like its counts, and, once the answer is known, the charge owed like
+ * a settlement (it rides with the next round trip, or goes within SETTLE_WAIT_MS).
+ */
+function admitChargingLater(env: Env, req: AdmissionRequest, billing: Billing): Admission {
+  const group = req.capability.rateGroup;
+  const [{ fingerprint, cost: counted }] = billing.requests as [Billing["requests"][number]];
+  let headers: Record<string, string> = {};
+  if (group) {
+    headers = rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
+    req.waitUntil(countSoon(env, req.accountId, { group, at: req.now }).catch((err) => logError("limiter count failed", err)));
+  }
+  return {
+    admitted: true,
+    headers,
+    repeats: {},
+    settle: async () => {},
+    chargeLater: ({ found, charged }) => {
+      countUnanswered(req.accountId, counted, -1);
+      if (!found) return undefined;
+      const cost = charged ?? counted;
+      countUnanswered(req.accountId, cost, 1);
+      const pending = new PendingCharge({ plan: req.plan, accountId: req.accountId, capability: billing.capability, source: billing.source, fingerprint, cost, at: req.now });
+      req.waitUntil(chargeSoon(env, req.accountId, pending).catch((err) => logError("limiter: late charge failed", err)));
+      return pending;
+    },
+  };
 }
 
 /**

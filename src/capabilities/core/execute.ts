@@ -44,6 +44,8 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     now: started,
     waitUntil: inv.waitUntil,
     billing,
+    // Options priced up front and quota headers need the limiter before the answer.
+    chargeLater: inv.chargeLater && !cap.extraCostFor && !cap.quotaHeaders,
   });
   const finish = (execution: Execution): Execution => {
     if (inv.surface !== "v1") logSurfaceCall(inv, cap, params, execution, now() - started);
@@ -59,22 +61,25 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   try {
     result = await cap.handler(params, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
   } catch (err) {
-    if (!repeat) inv.waitUntil(admission.settle({ found: false }));
+    if (admission.chargeLater) admission.chargeLater({ found: false });
+    else if (!repeat) inv.waitUntil(admission.settle({ found: false }));
     const response = toErrorResponse(err);
     return finish({ response: withHeaders(response, admission.headers), billed: false });
   }
-  const billed = creditBilled && !repeat && result.found;
+  // A late charge is sent now, decided by the limiter after the answer (repeat, or billed).
+  const lateCharge = admission.chargeLater?.({ found: result.found, charged: result.found ? costOf(cap, result.extraCost) : undefined });
+  const billed = creditBilled && !repeat && result.found && !admission.chargeLater;
   // Credits were taken at admission, so the next request already sees the lower balance; settling
   // (refund when nothing was found, options trued up, the window kept or closed) can finish off the
   // response path, and the limiter sends the charge to the D1 copy (/v1/usage) on its own.
-  if (!repeat) inv.waitUntil(admission.settle({ found: result.found, charged: billed ? costOf(cap, result.extraCost) : undefined }));
+  if (!repeat && !admission.chargeLater) inv.waitUntil(admission.settle({ found: result.found, charged: billed ? costOf(cap, result.extraCost) : undefined }));
   if (billed) rememberWindow(inv.accountId, fingerprint!, started);
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
-  return finish({ response: withHeaders(response, admission.headers), result, billed });
+  return finish({ response: withHeaders(response, admission.headers), result, billed, lateCharge });
 }
 
 /** A credit-billed call's price: the capability's base cost plus what its options use. */

@@ -1,4 +1,5 @@
 import type { Env } from "../../env.js";
+import type { PendingCharge } from "../../limits/late-charges.js";
 import type { CapabilityResult } from "./registry.js";
 
 // How a surface asks the executor to run a capability, and what it gets back; apart from
@@ -11,11 +12,18 @@ export interface Invocation {
   plan: string;
   surface: "v1" | "agent" | "bulk";
   now?: () => number;
+  /**
+   * The surface can learn whether the call was billed after answering it (`Execution.lateCharge`):
+   * a call that cannot be refused is then answered without waiting for its limiter (late-charges.ts).
+   */
+  chargeLater?: boolean;
 }
 
 export interface Execution {
   response: Response;
   result?: CapabilityResult;
-  /** Credits were spent on this call (false for free, not-found, agent-paid and 30-day repeat calls). */
+  /** Credits were spent on this call (false for free, not-found, agent-paid and 30-day repeat calls, and for late charges). */
   billed: boolean;
+  /** A late charge: the limiter tells whether the call was billed after the answer (see Invocation.chargeLater). */
+  lateCharge?: PendingCharge;
 }

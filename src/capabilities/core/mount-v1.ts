@@ -18,15 +18,18 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, result, billed } = await executeCapability(cap, params, {
+      const { response, result, billed, lateCharge } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
         plan: auth.account.plan,
         surface: "v1",
+        // The log row can wait for the billing decision (logRequests), so the answer need not.
+        chargeLater: true,
       });
       // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
       c.set("logCost", billed);
+      if (lateCharge) c.set("lateCharge", lateCharge);
       if (callbackUrl && result && response.status === 200) {
         scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
       }

@@ -5,6 +5,7 @@ import { errorResponse } from "../http/errors.js";
 import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type Billing, type GroupCount, type LateChargeOutcome, type Settlement } from "./account-limiter.js";
 import { chargesAnswered, countUnanswered, creditViewFresh, handOut, mayChargeLater, PendingCharge, rememberCredits } from "./late-charges.js";
 import { planLimits } from "./rate-table.js";
+import { rememberWindow } from "./repeat-billing.js";
 import { rateLimitHeaders } from "./headers.js";
 import { logError } from "../request-context.js";
 import { ExpiringMap } from "../util/expiring-map.js";
@@ -165,8 +166,11 @@ function chargesNotCarried(env: Env, req: AdmissionRequest, charges: PendingChar
 async function answerCharges(accountId: number, charges: PendingCharge[], outcome: LateChargeOutcome | undefined): Promise<void> {
   if (!charges.length) return;
   chargesAnswered(accountId, charges.map((p) => p.charge));
-  if (outcome) rememberCredits(accountId, charges[0]!.charge.plan, outcome.balances, Date.now());
-  else logError("limiter: late charges could not be sent; answered as not billed", new Error(`${charges.length} charge(s) for account ${accountId}`));
+  if (outcome) {
+    rememberCredits(accountId, charges[0]!.charge.plan, outcome.balances, Date.now());
+    // A billed request's window is open from its admission on: its repeats in this isolate need no limiter.
+    charges.forEach((p, i) => outcome.billed[i] && rememberWindow(accountId, p.charge.fingerprint, p.charge.at));
+  } else logError("limiter: late charges could not be sent; answered as not billed", new Error(`${charges.length} charge(s) for account ${accountId}`));
   await Promise.all(handOut(charges, outcome));
 }
 

@@ -54,6 +54,21 @@ describe("late charges: a billed call that cannot be refused is answered first a
     expect(await phoneUsed(a.accountId)).toBe(2);
   });
 
+  it("remembers a window billed late: the isolate answers the next identical call as a repeat, sending nothing", async () => {
+    const { a, calls, inv } = await scaleAccount();
+    const q = crypto.randomUUID();
+    const w = collect();
+    const first = await executeCapability(probe, { q }, inv(w));
+    await w.settled();
+    expect(await decision(first)).toBe(true);
+    calls.length = 0;
+    const again = collect();
+    const repeat = await executeCapability(probe, { q }, inv(again));
+    expect(repeat).toMatchObject({ billed: false, lateCharge: undefined });
+    expect(calls).toEqual([]);
+    expect(await phoneUsed(a.accountId)).toBe(2);
+  });
+
   it("bills identical calls answered at once one time, and tells the others they were repeats", async () => {
     const { a, inv } = await scaleAccount();
     const w = collect();

@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
 import { executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
+import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { LATE_CHARGE_MARGIN, mayChargeLater, rememberCredits } from "../../src/limits/late-charges.js";
@@ -93,6 +94,22 @@ describe("late charges: a billed call that cannot be refused is answered first a
     // Only the call's count went to the limiter (GET /v1/rate-limits shows it), after COUNT_WAIT_MS.
     expect(calls).toEqual(["settleMany"]);
     expect(await phoneUsed(a.accountId)).toBe(1);
+  });
+
+  it("sends a charge whose round trip failed once more, and logs a call as not billed when that fails too", async () => {
+    const { a, inv } = await scaleAccount();
+    const failing = (times: number) => recordingEnv(env as Env, { settleMany: times }).env;
+    const once = collect();
+    const retried = await executeCapability(probe, { q: crypto.randomUUID() }, { ...inv(once), env: failing(1) });
+    expect(await decision(retried)).toBe(true);
+    expect(await phoneUsed(a.accountId)).toBe(2);
+
+    const twice = collect();
+    const lost = await executeCapability(probe, { q: crypto.randomUUID() }, { ...inv(twice), env: failing(2) });
+    expect(lost.lateCharge).toBeDefined();
+    expect(await decision(lost)).toBe(false);
+    await Promise.all([once.settled(), twice.settled()]);
+    expect(await phoneUsed(a.accountId)).toBe(2);
   });
 
   it("admits every call first again near the end of a balance, so refusals stay exact", async () => {

@@ -236,8 +236,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   /** Keeps a reservation in memory, with the windows its call opened. */
   private holdReservation(id: string, reservation: Reservation) {
     this.reservations.set(id, reservation);
-    const opened = reservation.windows;
-    if (opened && opened !== true) for (const fingerprint of opened.fingerprints) this.inFlight.set(fingerprint, { reservation: id, billedAt: opened.billedAt });
+    if (reservation.windows && reservation.windows !== true) this.holdWindows(id, reservation.windows);
+  }
+
+  /** The windows a running call opened, answered as open (its repeats) until the call ends. */
+  private holdWindows(id: string, opened: OpenedWindows) {
+    for (const fingerprint of opened.fingerprints) this.inFlight.set(fingerprint, { reservation: id, billedAt: opened.billedAt });
   }
 
   /** Ends the in-flight windows of reservation `id`; answers whether any was kept (billed). */
@@ -378,8 +382,9 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     // They live with it (memory and its r: record, written below) until it settles: no table write yet.
     if (billing && fresh.length && reservationIds.length) {
       const owner = reservationIds[0]!;
-      this.reservations.get(owner)!.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: req.now };
-      for (const fingerprint of fresh) this.inFlight.set(fingerprint, { reservation: owner, billedAt: req.now });
+      const opened = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: req.now };
+      this.reservations.get(owner)!.windows = opened;
+      this.holdWindows(owner, opened);
     }
     const snapshot = state && limits ? this.snapshot(state, limits, req.now) : null;
     const billed = billing ? { repeats, reserved: cost } : {};

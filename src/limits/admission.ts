@@ -137,7 +137,7 @@ async function sendOwed(env: Env, accountId: number): Promise<void> {
     outcome = await limiterFor(env, accountId).settleMany(settlements, Date.now(), counts, charges.map((p) => p.charge));
   } catch (err) {
     // Charges are the only thing here nobody would ever send again: they go once more, after SETTLE_WAIT_MS.
-    if (charges.length && requeueCharges(accountId, charges)) {
+    if (requeueCharges(accountId, charges)) {
       logError("limiter: sending late charges failed; sending them again", err);
       return sendAfterSettleWait(env, accountId, owedTo(accountId));
     }
@@ -149,17 +149,27 @@ async function sendOwed(env: Env, accountId: number): Promise<void> {
 
 /** Puts charges sent once back at the head of the queue; false when they had been sent before. */
 function requeueCharges(accountId: number, charges: PendingCharge[]): boolean {
-  if (charges.some((p) => p.resent)) return false;
+  if (!charges.length || charges.some((p) => p.resent)) return false;
   for (const p of charges) p.resent = true;
   owedTo(accountId).charges.unshift(...charges);
   return true;
 }
 
-/** An admission carrying late charges failed: they go once more after SETTLE_WAIT_MS, or are answered as not billed. */
-function chargesNotCarried(env: Env, req: AdmissionRequest, charges: PendingCharge[]): void {
-  if (!charges.length) return;
-  if (requeueCharges(req.accountId, charges)) req.waitUntil(sendAfterSettleWait(env, req.accountId, owedTo(req.accountId)).catch((e) => logError("limiter: late charges failed", e)));
-  else req.waitUntil(answerCharges(req.accountId, charges, undefined));
+/**
+ * An admission that carries this isolate's waiting late charges to the limiter and hands them their
+ * decisions. If it fails, they go once more after SETTLE_WAIT_MS, or are answered as not billed.
+ */
+async function admitCarrying(env: Env, req: AdmissionRequest, charges: PendingCharge[], admit: AdmitRequest): Promise<AdmitResult> {
+  let result: AdmitResult;
+  try {
+    result = await admitCoalesced(env, req.accountId, { ...admit, charges: charges.map((p) => p.charge) });
+  } catch (err) {
+    if (requeueCharges(req.accountId, charges)) req.waitUntil(sendAfterSettleWait(env, req.accountId, owedTo(req.accountId)).catch((e) => logError("limiter: late charges failed", e)));
+    else req.waitUntil(answerCharges(req.accountId, charges, undefined));
+    throw err;
+  }
+  if (charges.length) req.waitUntil(answerCharges(req.accountId, charges, result.lateCharges).catch((e) => logError("late charge follow-up failed", e)));
+  return result;
 }
 
 /** Hands late charges the limiter's decisions (none: not billed), and runs the follow-ups that waited. */
@@ -316,14 +326,7 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   const generation = balancesGeneration;
   // The balances after this call tell whether the next ones may be charged late.
   const withBalances = req.withBalances || (late && !creditViewFresh(req.accountId, req.plan, req.now));
-  let result: AdmitResult;
-  try {
-    result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances, billing, charges: charges.map((p) => p.charge) });
-  } catch (err) {
-    chargesNotCarried(env, req, charges);
-    throw err;
-  }
-  if (charges.length) req.waitUntil(answerCharges(req.accountId, charges, result.lateCharges).catch((e) => logError("late charge follow-up failed", e)));
+  const result = await admitCarrying(env, req, charges, { plan: req.plan, group: cap.rateGroup, cost, now: req.now, settlements, counts, withBalances, billing });
   if (result.admitted && result.balances) {
     rememberBalances(req.accountId, req.plan, result.balances, req.now, generation);
     if (late) rememberCredits(req.accountId, req.plan, result.balances, req.now);
@@ -356,14 +359,22 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
 }
 
 /**
+ * Admits a call in a group where the plan sets no limit: the limiter's headers for it (no limit,
+ * nothing left to count down), and its count owed to the limiter (countSoon).
+ */
+function admitWithoutLimit(env: Env, req: AdmissionRequest, group: RateGroup): Record<string, string> {
+  req.waitUntil(countSoon(env, req.accountId, { group, at: req.now }).catch((err) => logError("limiter count failed", err)));
+  return rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
+}
+
+/**
  * A free call in a group where the plan sets no limit: there is nothing to decide, so the isolate
  * admits it without a round trip (headers are the same as the limiter's: no limit, nothing left to
  * count down) and owes the limiter its count (countSoon). Only when the caller wants the credit
  * balances (/v1/me) is the limiter asked: a read, with this isolate's waiting settlements.
  */
 async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup): Promise<Admission> {
-  const headers = rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
-  req.waitUntil(countSoon(env, req.accountId, { group, at: req.now }).catch((err) => logError("limiter count failed", err)));
+  const headers = admitWithoutLimit(env, req, group);
   if (!req.withBalances) return { admitted: true, headers, repeats: {}, settle: async () => {} };
   const known = knownBalances(req.accountId, req.plan, req.now);
   if (known) return { admitted: true, headers, balances: known, repeats: {}, settle: async () => {} };
@@ -371,14 +382,7 @@ async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup)
   const settlements = owed.get(req.accountId)?.settlements.splice(0) ?? [];
   const charges = owed.get(req.accountId)?.charges.splice(0) ?? [];
   const generation = balancesGeneration;
-  let result: AdmitResult;
-  try {
-    result = await admitCoalesced(env, req.accountId, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true, charges: charges.map((p) => p.charge) });
-  } catch (err) {
-    chargesNotCarried(env, req, charges);
-    throw err;
-  }
-  if (charges.length) req.waitUntil(answerCharges(req.accountId, charges, result.lateCharges).catch((e) => logError("late charge follow-up failed", e)));
+  const result = await admitCarrying(env, req, charges, { plan: req.plan, group: null, cost: {}, now: req.now, settlements, withBalances: true });
   const balances = result.admitted ? result.balances : undefined;
   if (balances) rememberBalances(req.accountId, req.plan, balances, req.now, generation);
   return { admitted: true, headers, balances, repeats: {}, settle: async () => {} };
@@ -392,11 +396,7 @@ async function admitUnlimited(env: Env, req: AdmissionRequest, group: RateGroup)
 function admitChargingLater(env: Env, req: AdmissionRequest, billing: Billing): Admission {
   const group = req.capability.rateGroup;
   const [{ fingerprint, cost: counted }] = billing.requests as [Billing["requests"][number]];
-  let headers: Record<string, string> = {};
-  if (group) {
-    headers = rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
-    req.waitUntil(countSoon(env, req.accountId, { group, at: req.now }).catch((err) => logError("limiter count failed", err)));
-  }
+  const headers = group ? admitWithoutLimit(env, req, group) : {};
   return {
     admitted: true,
     headers,

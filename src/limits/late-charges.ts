@@ -1,5 +1,6 @@
 import type { BalanceView, LateCharge, LateChargeOutcome } from "./account-limiter.js";
 import type { CreditBalance } from "./groups.js";
+import { ExpiringMap } from "../util/expiring-map.js";
 
 /**
  * When a credit-billed call may be answered before its account's limiter decides it (a "late
@@ -28,49 +29,47 @@ type Amounts = Partial<Record<CreditBalance, number>>;
 interface CreditView {
   plan: string;
   available: Partial<Record<CreditBalance, number>>;
-  readAt: number;
 }
-const views = new Map<number, CreditView>();
+const views = new ExpiringMap<number, CreditView>(MAX_ACCOUNTS);
 /** Late charges of this isolate the limiter has not answered yet, per account: queued or in flight. */
 const unanswered = new Map<number, Amounts>();
 
 /** Remembers the balances the limiter answered with (after every charge it was sent so far was applied). */
 export function rememberCredits(accountId: number, plan: string, balances: Record<CreditBalance, BalanceView>, now: number): void {
-  if (views.size >= MAX_ACCOUNTS && !views.has(accountId)) views.delete(views.keys().next().value!);
   const available: CreditView["available"] = {};
   for (const [balance, view] of Object.entries(balances) as [CreditBalance, BalanceView][]) available[balance] = view.available;
-  views.set(accountId, { plan, available, readAt: now });
+  views.set(accountId, { plan, available }, now);
 }
 
 /** True when a call costing `cost` may be answered now and charged later; it then counts as unanswered. */
 export function mayChargeLater(accountId: number, plan: string, cost: Amounts, now: number): boolean {
-  if (!creditViewFresh(accountId, plan, now)) return false;
-  const view = views.get(accountId)!;
+  const view = freshView(accountId, plan, now);
+  if (!view) return false;
   const pending = unanswered.get(accountId) ?? {};
   for (const [balance, amount] of Object.entries(cost) as [CreditBalance, number][]) {
     if ((view.available[balance] ?? 0) - (pending[balance] ?? 0) - amount < LATE_CHARGE_MARGIN) return false;
   }
-  addUnanswered(accountId, cost, 1);
+  countUnanswered(accountId, cost, 1);
   return true;
 }
 
 /** The limiter answered (or will never answer) these charges: they no longer count against the view. */
 export function chargesAnswered(accountId: number, charges: readonly LateCharge[]): void {
-  for (const c of charges) addUnanswered(accountId, c.cost, -1);
+  for (const c of charges) countUnanswered(accountId, c.cost, -1);
 }
 
 /** True when this isolate read the account's balances recently enough to charge its calls late. */
 export function creditViewFresh(accountId: number, plan: string, now: number): boolean {
-  const view = views.get(accountId);
-  return !!view && view.plan === plan && now >= view.readAt && now - view.readAt < CREDIT_VIEW_TTL_MS;
+  return freshView(accountId, plan, now) !== undefined;
 }
 
-/** Counts (1) or releases (-1) an amount against the view: a call that will send a charge of another cost, or none. */
+function freshView(accountId: number, plan: string, now: number): CreditView | undefined {
+  const view = views.get(accountId, now, CREDIT_VIEW_TTL_MS);
+  return view?.plan === plan ? view : undefined;
+}
+
+/** Counts (1) or releases (-1) an amount of late charges not answered yet: a call that will send a charge of another cost, or none. */
 export function countUnanswered(accountId: number, cost: Amounts, sign: 1 | -1): void {
-  addUnanswered(accountId, cost, sign);
-}
-
-function addUnanswered(accountId: number, cost: Amounts, sign: 1 | -1) {
   const pending = unanswered.get(accountId) ?? {};
   for (const [balance, amount] of Object.entries(cost) as [CreditBalance, number][]) pending[balance] = Math.max(0, (pending[balance] ?? 0) + sign * amount);
   if (Object.values(pending).some((n) => n > 0)) unanswered.set(accountId, pending);

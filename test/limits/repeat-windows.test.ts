@@ -235,13 +235,19 @@ describe("a running call's window, held with its reservation", () => {
     });
   }
 
-  it("writes the window to the table only once the call is billed: while it runs, an identical request is a repeat all the same", async () => {
-    const a = await createAccount({ plan: "scale" });
+  /** Starts a billed call of `q` that runs until `open()` is called. */
+  function heldCall(accountId: number, q: string) {
     let open!: () => void;
     release = new Promise((r) => (open = r));
-    const q = crypto.randomUUID();
     const { waitUntil, settled } = collect();
-    const first = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    const running = executeCapability(probe, { q }, { env, waitUntil, accountId, plan: "scale", surface: "v1" });
+    return { running, open, waitUntil, settled };
+  }
+
+  it("writes the window to the table only once the call is billed: while it runs, an identical request is a repeat all the same", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
     await new Promise((r) => setTimeout(r, 50));
     expect(await windowsOf(a.accountId)).toEqual([]);
     const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
@@ -256,11 +262,8 @@ describe("a running call's window, held with its reservation", () => {
 
   it("survives a restart of the limiter: the window is read back from the call's reservation record", async () => {
     const a = await createAccount({ plan: "scale" });
-    let open!: () => void;
-    release = new Promise((r) => (open = r));
     const q = crypto.randomUUID();
-    const { waitUntil, settled } = collect();
-    const running = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    const { running, open, settled } = heldCall(a.accountId, q);
     await new Promise((r) => setTimeout(r, 50));
     const fingerprint = await requestFingerprint("window-probe", { q });
     const [held, other] = await afterRestart(a.accountId, (limiter) => [limiter.openWindow(fingerprint, Date.now()), limiter.openWindow(crypto.randomUUID(), Date.now())]);

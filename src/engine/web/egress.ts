@@ -3,6 +3,7 @@ import { type Env, isProduction } from "../../env.js";
 import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
 import { classifyAddress, isAllowedAddress } from "./ip-ranges.js";
 import { EgressError } from "./egress-error.js";
+import { decodeBody } from "./charset.js";
 
 /**
  * THE egress guard: every outbound request the service makes on behalf of a caller (crawler pages,
@@ -61,7 +62,7 @@ export interface GuardedResponse {
   /** Null when the status is not 2xx or the content type is not accepted (the body was not downloaded). */
   body: Uint8Array | null;
   truncated: boolean;
-  /** The body as text in its declared charset ("" when not read). */
+  /** The body as text in its encoding (charset.ts: BOM, header, <meta>, else UTF-8 or windows-1252; "" when not read). */
   text(): string;
 }
 
@@ -195,7 +196,7 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
     contentType,
     body: bytes,
     truncated,
-    text: () => (bytes ? decode(bytes, contentType) : ""),
+    text: () => (bytes ? decodeBody(bytes, contentType, truncated) : ""),
   };
 }
 
@@ -232,11 +233,3 @@ async function readCapped(res: Response, maxBytes: number, signal: AbortSignal):
   return { bytes, truncated };
 }
 
-function decode(bytes: Uint8Array, contentType: string): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? "utf-8";
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return new TextDecoder("utf-8").decode(bytes);
-  }
-}

@@ -15,12 +15,14 @@ import worker from "../../src/index.js";
 const store = () => db(env.DB);
 
 describe("crawl planning and guards", () => {
-  it("ranks keyword pages (people pages first), articles last, and drops other pages and assets", () => {
+  it("ranks keyword pages (people pages first), PDFs by what their name says, articles last, and drops other pages and assets", () => {
     const ranked = rankCandidates(
       ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum", "https://a.test/produkte/x"],
       new Set(),
     );
-    expect(ranked).toEqual(["https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about", "https://a.test/blog/post"]);
+    expect(ranked).toEqual([
+      "https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about", "https://a.test/brochure-contact.pdf", "https://a.test/blog/post",
+    ]);
   });
 
   it("reads sitemap locations, including CDATA and sitemap indexes", () => {

@@ -64,6 +64,7 @@ export interface CrawlRecord {
   pages: CrawledPage[];
   /** "crawling" while a deep pass is queued, "done" once nothing is left, "failed" when the site could not be read. */
   status: "crawling" | "done" | "failed";
+  /** What went wrong, or what the site's defences did to the crawl (crawl/notes.ts describeCrawl); null when nothing. */
   error: string | null;
   now: number;
 }

@@ -58,6 +58,8 @@ const WORDS: [Category, string[]][] = [
     "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
     "doi ngu", "doi ngu cua chung toi", "nhan su", "nhan vien", "ban lanh dao", "lanh dao", "chuyen gia",
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
+    "directory", "staff directory", "employee directory", "phone list", "contact list", "who's who", "whos who", "organigram",
+    "organigramm", "org chart", "mitarbeiterverzeichnis", "telefonliste", "annuaire", "directorio",
   ]],
   ["contact", [
     "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
@@ -127,6 +129,7 @@ function decodePath(path: string): string {
   }
 }
 
+const DOCUMENT = /\.pdf$/;
 const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
 const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
@@ -135,6 +138,32 @@ const DATED = /\/(19|20)\d\d\//;
 const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
 const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
 const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
+
+/** A PDF document: read only by a pass that reads documents (the deep pass), never on the request path. */
+export function isDocumentUrl(url: string): boolean {
+  try {
+    return DOCUMENT.test(new URL(url).pathname.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+/** Words of documents that may name people beside the directories: reports, brochures, profiles. */
+const REPORT = /\b(reports?|annual|jahresbericht|geschaftsbericht|geschaeftsbericht|rapport|informe|relazione|jaarverslag|brochure|broschure|brochura|prospectus|factsheet|fact sheet|newsletter|profile|profil|portrait|overview|ubersicht|uebersicht|presentation|praesentation|prasentation)\b/;
+
+/**
+ * A PDF's rank from its link text and file name: a directory of people ranks just below the
+ * people pages, one about contact or the company below the pages of its kind, reports and
+ * brochures after them, any other document last (read when the pass has budget left).
+ */
+function documentScore(text: string, path: string): number {
+  const name = path.replace(DOCUMENT, "");
+  const cats = [categoryOfText(text), categoryOfPath(name)];
+  if (cats.includes("people")) return CATEGORY_SCORE.people - 12;
+  if (cats.some((c) => c === "contact" || c === "imprint" || c === "about" || c === "press")) return 40;
+  if (REPORT.test(fold(`${text} ${decodePath(name).replace(/[/_-]+/g, " ")}`))) return 20;
+  return 3;
+}
 
 /** Score of a URL by itself (sitemap entries, guessed paths, pending URLs): null when not worth a fetch. */
 export function scoreUrl(url: string): number | null {
@@ -147,6 +176,7 @@ export function scoreUrl(url: string): number | null {
   const path = u.pathname.toLowerCase();
   if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
   if (path.endsWith(".vcf")) return VCARD_SCORE - 18;
+  if (DOCUMENT.test(path)) return documentScore("", path);
   if (ASSET.test(path)) return null;
   const cat = categoryOfPath(path);
   if (!cat) return ARTICLE.test(path) ? SITEMAP_ARTICLE_SCORE : null;
@@ -187,8 +217,10 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   }
   const path = u.pathname.toLowerCase();
   if (path.endsWith(".vcf")) return from?.listsPeople ? VCARD_SCORE : VCARD_SCORE - 18;
-  if (ASSET.test(path)) return null;
   const text = (link.text ?? "").replace(/\s+/g, " ").trim();
+  // A document a team page links to is most likely its directory.
+  if (DOCUMENT.test(path)) return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
+  if (ASSET.test(path)) return null;
   const rel = (link.rel ?? "").toLowerCase();
 
   if (from?.listsPeople) {

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { type CrawlBudget, crawlDeepPass, crawlFirstPass, type CrawlOutcome, DEEP_PASS, describeCrawl, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
 import { isBotChallenge, parseRetryAfter } from "../../src/engine/web/fetch-page.js";
 import { InlineDataFilter } from "../../src/engine/web/inline-data.js";
+import { LARGE_SITE_STAFF } from "../fixtures/handlers/web.js";
 
 const first: CrawlBudget = { ...FIRST_PASS, retryWaitMs: 300 };
 const deep: CrawlBudget = { ...DEEP_PASS, retryWaitMs: 300, totalMs: 20_000 };
@@ -127,6 +128,20 @@ describe("PDF documents", () => {
     expect(addressesOf(small)).not.toContain("tom.baker@pdf-staff.test");
     expect(small.notes.unreadableDocuments).toEqual(["https://pdf-staff.test/reports/annual-report-2024.pdf"]);
   }, 30_000);
+});
+
+describe("large sites", () => {
+  it("spend the first pass on the team reached from the footer and a submenu, all its ?page=N listings, before articles and known profiles", async () => {
+    const out = await crawlFirstPass(env, "large.test", first);
+    const found = new Set(addressesOf(out));
+    expect(LARGE_SITE_STAFF.filter((a) => !found.has(a))).toEqual([]);
+    expect(found.has("office@large.test")).toBe(true);
+    const urls = out.pages.map((p) => p.url);
+    expect(urls.filter((u) => u.includes("/company/our-people?"))).toEqual([2, 3, 4].map((n) => `https://large.test/company/our-people?page=${n}`));
+    // Profiles of people the listing showed with their address come after every other page of the site.
+    expect(urls.filter((u) => /\/our-people\/[a-z]+-[a-z]+$/.test(u))).toEqual([]);
+    expect(urls.filter((u) => /\/blog\//.test(u))).toEqual([]);
+  });
 });
 
 describe("heavy pages", () => {

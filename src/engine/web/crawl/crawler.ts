@@ -4,8 +4,8 @@ import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
 import { isGenericLocalPart } from "../../people/positions.js";
 import {
-  type Candidate, canonical, guessedCandidates, HOME_SCORE, isDocumentUrl, linkCandidates, listsPeople, onOrigin, rankChildSitemaps,
-  rankFrontier, scoreUrl, sitemapLocations,
+  type Candidate, canonical, guessedCandidates, HOME_SCORE, isDocumentUrl, linkCandidates, listsPeople, nameTokens, onOrigin,
+  rankChildSitemaps, rankFrontier, scoreUrl, sitemapLocations,
 } from "./plan.js";
 import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
@@ -297,7 +297,8 @@ async function runPass(env: Env, input: PassInput) {
       // Unnamed personal addresses count too: a listing whose names the reader missed is still a listing.
       const named = extraction.addresses.filter((a) => a.name).length;
       const personal = extraction.addresses.filter((a) => !isGenericLocalPart(a.email.slice(0, a.email.indexOf("@")))).length;
-      const from = { url, score: candidate.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal) };
+      const knownPeople = new Set(extraction.addresses.flatMap((a) => (a.name ? [nameTokens(`${a.name.first} ${a.name.last}`)] : [])));
+      const from = { url, score: candidate.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal), knownPeople };
       found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
     if (found.length) queue = rankFrontier([...queue, ...found], done);

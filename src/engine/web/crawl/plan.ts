@@ -198,7 +198,20 @@ export interface LinkSource {
   score: number;
   /** True when the page lists people (a team page, or one showing several named addresses). */
   listsPeople: boolean;
+  /** People the page already shows with their address (nameTokens of each): their profile pages can wait. */
+  knownPeople?: ReadonlySet<string>;
 }
+
+/** A name as its folded words in order of the alphabet: "Tanaka Hiroshi" and "Hiroshi Tanaka" are one key. */
+export function nameTokens(name: string): string {
+  return fold(name).split(" ").filter(Boolean).sort().join(" ");
+}
+
+/**
+ * The profile page of someone the listing already shows with an address adds little: it ranks
+ * below the site's other pages (contact, imprint, about, press, other sections), above articles.
+ */
+const KNOWN_PROFILE_SCORE = 20;
 
 function isPeopleDir(path: string): boolean {
   const first = path.split("/").filter(Boolean).slice(0, -1);
@@ -233,9 +246,11 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     const segments = path.split("/").filter(Boolean);
     const last = segments[segments.length - 1] ?? "";
     const underParent = path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
-    const named = looksLikePersonName(text) || looksLikePersonName(text.split(/\s{2,}|\n|,|–|—|\|/)[0] ?? "");
-    if ((underParent || isPeopleDir(path)) && (SLUG.test(last) || named)) return PROFILE_SCORE;
-    if (named && !categoryOfPath(path) && !ARCHIVE.test(path)) return PROFILE_SCORE - 10;
+    const nameText = looksLikePersonName(text) ? text : (text.split(/\s{2,}|\n|,|–|—|\|/)[0] ?? "");
+    const named = looksLikePersonName(nameText);
+    const profile = named && from.knownPeople?.has(nameTokens(nameText)) ? KNOWN_PROFILE_SCORE : PROFILE_SCORE;
+    if ((underParent || isPeopleDir(path)) && (SLUG.test(last) || named)) return profile;
+    if (named && !categoryOfPath(path) && !ARCHIVE.test(path)) return profile - 10;
   } else if (isPeopleDir(path)) {
     const last = path.split("/").filter(Boolean).pop() ?? "";
     if (SLUG.test(last) && !PAGE_NUMBER.test(path)) return PROFILE_SCORE - 6;
@@ -372,6 +387,8 @@ export function canonical(raw: string): string | null {
     const u = new URL(raw);
     u.hash = "";
     for (const k of [...u.searchParams.keys()]) if (/^(utm_|fbclid|gclid|ref$)/.test(k)) u.searchParams.delete(k);
+    // The first page of a listing is the listing: "?page=1" is read once, as the page without it.
+    for (const k of ["page", "paged"]) if (u.searchParams.get(k) === "1") u.searchParams.delete(k);
     if (u.pathname.length > 1) u.pathname = u.pathname.replace(/\/+$/, "");
     return u.href;
   } catch {

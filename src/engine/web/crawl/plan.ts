@@ -60,23 +60,29 @@ const WORDS: [Category, string[]][] = [
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
     "directory", "staff directory", "employee directory", "phone list", "contact list", "who's who", "whos who", "organigram",
     "organigramm", "org chart", "mitarbeiterverzeichnis", "telefonliste", "annuaire", "directorio",
+    "crew", "the crew", "our crew", "meet us", "colaboradores", "nossos colaboradores", "nuestros colaboradores", "collaborateurs",
+    "nos collaborateurs", "pessoas", "nossas pessoas", "as nossas pessoas", "nuestro personal", "nuestros profesionales",
+    "i nostri professionisti", "mensen", "onze mensen", "menschen", "unsere kopfe", "kollegaink", "munkatarsak", "ludzie",
+    "nasi ludzie", "lide", "zamestnanci", "команда", "наша команда", "сотрудники", "руководство", "구성원", "임직원", "직원",
+    "我们的团队", "管理团队", "员工",
   ]],
   ["contact", [
     "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
     "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
-    "問合せ", "連絡先", "联系", "연락", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
+    "問合せ", "連絡先", "联系", "연락", "연락처", "контакты", "связаться с нами", "contactos", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
     "lien he", "lien lac",
   ]],
   ["imprint", [
     "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
-    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
+    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "informacao legal", "informacion legal",
+    "informazioni legali", "juridische informatie", "правовая информация", "법적 고지", "法律声明", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
   ]],
   ["about", [
     "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
     "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
     "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
     "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
-    "gioi thieu", "ve chung toi", "关于我们", "회사소개",
+    "gioi thieu", "ve chung toi", "关于我们", "회사소개", "회사 소개", "о компании", "о нас",
   ]],
   ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
   ["security", ["security.txt"]],
@@ -187,7 +193,9 @@ export function scoreUrl(url: string): number | null {
 function adjust(score: number, path: string): number {
   const depth = path.split("/").filter(Boolean).length;
   let s = score - Math.min(9, Math.max(0, depth - 1));
-  if (ARCHIVE.test(path) || DATED.test(path)) s *= 0.3;
+  // An article, product or tag whose slug holds a keyword ("/news/2026/team-4", "/tag/partners") is
+  // seldom the page the keyword names: it ranks below the home page's unknown navigation.
+  if (ARCHIVE.test(path) || DATED.test(path)) s *= 0.07;
   return s;
 }
 
@@ -236,13 +244,19 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   if (ASSET.test(path)) return null;
   const rel = (link.rel ?? "").toLowerCase();
 
-  if (from?.listsPeople) {
+  if (from && from.score < HOME_SCORE) {
     const parent = new URL(from.url);
     const paged = PAGE_NUMBER.test(path + u.search);
     const pagerText = PAGER_TEXT.test(fold(text)) || /^[«‹<←]?\s*\d{1,3}\s*[»›>→]?$/.test(text);
     const sameSection = path.split("/")[1] === parent.pathname.toLowerCase().split("/")[1];
-    // The rest of a paginated listing ranks with the listing itself.
-    if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) return from.score - 1;
+    // The rest of a paginated listing ranks with the listing itself, a listing of people as a people
+    // page whatever its address said ("/colaboradores" reached through a label no list knows).
+    if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) {
+      return from.listsPeople ? Math.max(from.score, CATEGORY_SCORE.people) - 1 : from.score - 1;
+    }
+  }
+  if (from?.listsPeople) {
+    const parent = new URL(from.url);
     const segments = path.split("/").filter(Boolean);
     const last = segments[segments.length - 1] ?? "";
     const underParent = path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
@@ -363,8 +377,11 @@ export function linkCandidates(links: readonly LinkRef[], from: LinkSource, orig
   return out;
 }
 
-/** Whether a page is a listing of people: its address says so, or it shows several people's addresses or profile links. */
-export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[], personalAddresses = 0): boolean {
+/**
+ * Whether a page is a listing of people: its address says so, or it shows several people's
+ * addresses, profile links or names (a listing whose addresses the reader could not read).
+ */
+export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[], personalAddresses = 0, personNames = 0): boolean {
   let path: string;
   try {
     path = new URL(url).pathname.toLowerCase();
@@ -373,6 +390,7 @@ export function listsPeople(url: string, namedAddresses: number, links: readonly
   }
   if (categoryOfPath(path) === "people" && !isProfilePath(path)) return true;
   if (namedAddresses >= 2 || personalAddresses >= 3) return true;
+  if (personNames >= 4 && !ARCHIVE.test(path)) return true;
   return links.filter((l) => looksLikePersonName((l.text ?? "").trim())).length >= 3;
 }
 

@@ -131,16 +131,19 @@ describe("PDF documents", () => {
 });
 
 describe("large sites", () => {
-  it("spend the first pass on the team reached from the footer and a submenu, all its ?page=N listings, before articles and known profiles", async () => {
+  it("spend the first pass on the team reached from the footer and a submenu, its ?page=N listings and the site's own pages before known profiles and archives", async () => {
     const out = await crawlFirstPass(env, "large.test", first);
     const found = new Set(addressesOf(out));
     expect(LARGE_SITE_STAFF.filter((a) => !found.has(a))).toEqual([]);
     expect(found.has("office@large.test")).toBe(true);
     const urls = out.pages.map((p) => p.url);
     expect(urls.filter((u) => u.includes("/company/our-people?"))).toEqual([2, 3, 4].map((n) => `https://large.test/company/our-people?page=${n}`));
-    // Profiles of people the listing showed with their address come after every other page of the site.
-    expect(urls.filter((u) => /\/our-people\/[a-z]+-[a-z]+$/.test(u))).toEqual([]);
-    expect(urls.filter((u) => /\/blog\//.test(u))).toEqual([]);
+    // Profiles of people the listing showed with their address come after the site's own pages, and
+    // articles, products and tags whose titles say "team" after those profiles.
+    const firstProfile = urls.findIndex((u) => /\/our-people\/[a-z]+-[a-z]+$/.test(u));
+    const own = ["/legal-notice", "/company", "/company/history", "/company/locations", "/careers", "/privacy"].map((p) => urls.indexOf(`https://large.test${p}`));
+    expect(own.every((i) => i >= 0 && (firstProfile === -1 || i < firstProfile)), urls.join("\n")).toBe(true);
+    expect(urls.filter((u) => /\/(blog|products|tag)\//.test(u))).toEqual([]);
   });
 });
 

@@ -298,7 +298,7 @@ async function runPass(env: Env, input: PassInput) {
       const named = extraction.addresses.filter((a) => a.name).length;
       const personal = extraction.addresses.filter((a) => !isGenericLocalPart(a.email.slice(0, a.email.indexOf("@")))).length;
       const knownPeople = new Set(extraction.addresses.flatMap((a) => (a.name ? [nameTokens(`${a.name.first} ${a.name.last}`)] : [])));
-      const from = { url, score: candidate.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal, extraction.personNames?.length ?? 0), knownPeople };
+      const from = { url, score: candidate.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal), knownPeople };
       found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
     if (found.length) queue = rankFrontier([...queue, ...found], done);

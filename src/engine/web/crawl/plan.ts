@@ -42,6 +42,12 @@ const GUESS_CEILING = 7;
  * last, when the budget is left (a press release names its press contact; most articles name none).
  */
 const ARTICLE_SCORE = 0.5;
+/**
+ * A newsroom item (not a blog post) the home page links: the company's own latest news, often a
+ * press release that names its press contact. Read before guessed paths, after unknown navigation.
+ */
+const HOME_NEWS_SCORE = 7.5;
+const NEWSROOM = /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc)\/[^/]+\/?$/;
 const SITEMAP_ARTICLE_SCORE = 0.25;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
@@ -244,19 +250,16 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   if (ASSET.test(path)) return null;
   const rel = (link.rel ?? "").toLowerCase();
 
-  if (from && from.score < HOME_SCORE) {
+  if (from?.listsPeople) {
     const parent = new URL(from.url);
     const paged = PAGE_NUMBER.test(path + u.search);
     const pagerText = PAGER_TEXT.test(fold(text)) || /^[«‹<←]?\s*\d{1,3}\s*[»›>→]?$/.test(text);
     const sameSection = path.split("/")[1] === parent.pathname.toLowerCase().split("/")[1];
-    // The rest of a paginated listing ranks with the listing itself, a listing of people as a people
-    // page whatever its address said ("/colaboradores" reached through a label no list knows).
+    // The rest of a paginated listing ranks with the listing itself; one that shows people with
+    // their addresses as a people page, whatever its address said (a label no list knows).
     if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) {
-      return from.listsPeople ? Math.max(from.score, CATEGORY_SCORE.people) - 1 : from.score - 1;
+      return (from.knownPeople?.size ?? 0) >= 2 && from.score < HOME_SCORE ? Math.max(from.score, CATEGORY_SCORE.people) - 1 : from.score - 1;
     }
-  }
-  if (from?.listsPeople) {
-    const parent = new URL(from.url);
     const segments = path.split("/").filter(Boolean);
     const last = segments[segments.length - 1] ?? "";
     const underParent = path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
@@ -282,6 +285,7 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a
     // team page often sits under "about" whatever the language calls it.
     if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain) return UNKNOWN_NAV_SCORE - 1;
+    if (from?.score === HOME_SCORE && NEWSROOM.test(path) && !u.search) return HOME_NEWS_SCORE;
     const fromHomeOrPress = from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
     if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;
@@ -377,11 +381,8 @@ export function linkCandidates(links: readonly LinkRef[], from: LinkSource, orig
   return out;
 }
 
-/**
- * Whether a page is a listing of people: its address says so, or it shows several people's
- * addresses, profile links or names (a listing whose addresses the reader could not read).
- */
-export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[], personalAddresses = 0, personNames = 0): boolean {
+/** Whether a page is a listing of people: its address says so, or it shows several people's addresses or profile links. */
+export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[], personalAddresses = 0): boolean {
   let path: string;
   try {
     path = new URL(url).pathname.toLowerCase();
@@ -390,7 +391,6 @@ export function listsPeople(url: string, namedAddresses: number, links: readonly
   }
   if (categoryOfPath(path) === "people" && !isProfilePath(path)) return true;
   if (namedAddresses >= 2 || personalAddresses >= 3) return true;
-  if (personNames >= 4 && !ARCHIVE.test(path)) return true;
   return links.filter((l) => looksLikePersonName((l.text ?? "").trim())).length >= 3;
 }
 

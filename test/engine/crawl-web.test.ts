@@ -23,9 +23,11 @@ describe("pages that fail at first", () => {
     for (const host of ["flaky.test", "ratelimit.test", "down-team.test", "challenged.test"]) await fetch(`https://${host}/__reset`);
   });
 
-  it("a 429 whose Retry-After is an HTTP date is tried once more after the wait, cut to the pass's cap, and read", async () => {
-    const out = await crawlFirstPass(env, "ratelimit.test", first);
-    expect(addressesOf(out)).toEqual(["clara.oswald@ratelimit.test", "john.smith@ratelimit.test"]);
+  it("a 429 whose Retry-After is an HTTP date is tried once more after the wait, cut to the pass's cap, and read before lower pages", async () => {
+    // Ten pages, four at a time: the pages ranked below the team (guessed paths, blog posts) wait
+    // with it instead of using the budget up, so its next page fits too.
+    const out = await crawlFirstPass(env, "ratelimit.test", { ...first, maxPages: 10, concurrency: 4 });
+    expect(addressesOf(out)).toEqual(["amy.pond@ratelimit.test", "clara.oswald@ratelimit.test", "john.smith@ratelimit.test"]);
     expect(out.notes).toMatchObject({ retried: 1, recovered: 1, stillFailing: [] });
     const team = (await requestsOf("ratelimit.test")).filter((r) => r.path === "/team");
     expect(team).toHaveLength(2);

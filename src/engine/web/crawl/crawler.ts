@@ -223,7 +223,11 @@ async function runPass(env: Env, input: PassInput) {
       batch.push({ candidate: w.candidate, retry: true });
     }
     // Retries do not count against the page budget (a page is read once), only against the time.
+    // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
+    // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
+    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (queue.length > 0 && batch.filter((b) => !b.retry).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
+      if (queue[0]!.score < waitingBest) break;
       const next = queue.shift()!;
       if (done.has(next.url)) continue;
       if (isDocumentUrl(next.url) && !readsDocument()) {

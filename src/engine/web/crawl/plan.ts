@@ -61,7 +61,7 @@ const WORDS: [Category, string[]][] = [
     "geschaftsleitung", "geschaeftsleitung", "geschaftsfuhrung", "geschaeftsfuehrung", "direction", "directie", "who we are",
     "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
     "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
-    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
+    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "kadromuz", "kadro", "echipa", "munkatarsaink", "csapat",
     "doi ngu", "doi ngu cua chung toi", "nhan su", "nhan vien", "ban lanh dao", "lanh dao", "chuyen gia",
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
     "directory", "staff directory", "employee directory", "phone list", "contact list", "who's who", "whos who", "organigram",

@@ -6,10 +6,11 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { type CrawlBudget, crawlDeepPass, crawlFirstPass, type CrawlOutcome, DEEP_PASS, describeCrawl, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
 import { isBotChallenge, parseRetryAfter } from "../../src/engine/web/fetch-page.js";
 import { InlineDataFilter } from "../../src/engine/web/inline-data.js";
+import { retryWait } from "../../src/engine/web/crawl/retry.js";
 import { LARGE_SITE_STAFF } from "../fixtures/handlers/web.js";
 
-const first: CrawlBudget = { ...FIRST_PASS, retryWaitMs: 300 };
-const deep: CrawlBudget = { ...DEEP_PASS, retryWaitMs: 300, totalMs: 20_000 };
+const first: CrawlBudget = { ...FIRST_PASS, retry: { ...FIRST_PASS.retry, maxWaitMs: 300 } };
+const deep: CrawlBudget = { ...DEEP_PASS, retry: { ...DEEP_PASS.retry, maxWaitMs: 300 }, totalMs: 20_000 };
 const addressesOf = (...outcomes: CrawlOutcome[]) => outcomes.flatMap((o) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).sort();
 const namesOf = (o: CrawlOutcome) => Object.fromEntries(o.pages.flatMap((p) => p.extraction.addresses.map((a) => [a.email, a.name ? `${a.name.first} ${a.name.last}` : null])));
 const handOver = (o: CrawlOutcome) => ({ done: o.done, pending: o.pending, pendingScores: o.pendingScores, retry: o.retry });
@@ -23,27 +24,45 @@ describe("pages that fail at first", () => {
     for (const host of ["flaky.test", "ratelimit.test", "down-team.test", "challenged.test"]) await fetch(`https://${host}/__reset`);
   });
 
-  it("a 429 whose Retry-After is an HTTP date is tried once more after the wait, cut to the pass's cap, and read before lower pages", async () => {
+  it("a 429 whose Retry-After is an HTTP date within the first pass's wait is retried no sooner than asked, before lower pages", async () => {
     // Ten pages, four at a time: the pages ranked below the team (guessed paths, blog posts) wait
     // with it instead of using the budget up, so its next page fits too.
-    const out = await crawlFirstPass(env, "ratelimit.test", { ...first, maxPages: 10, concurrency: 4 });
+    const out = await crawlFirstPass(env, "ratelimit.test", { ...FIRST_PASS, maxPages: 10, concurrency: 4 });
     expect(addressesOf(out)).toEqual(["amy.pond@ratelimit.test", "clara.oswald@ratelimit.test", "john.smith@ratelimit.test"]);
     expect(out.notes).toMatchObject({ retried: 1, recovered: 1, stillFailing: [] });
     const team = (await requestsOf("ratelimit.test")).filter((r) => r.path === "/team");
     expect(team).toHaveLength(2);
-    // Asked to wait until a date ~1 s away, the pass waited its cap (300 ms), not less.
-    expect(team[1]!.at - team[0]!.at).toBeGreaterThanOrEqual(280);
+    // The date asked for is at least a second away (whole seconds, rounded up).
+    expect(team[1]!.at - team[0]!.at).toBeGreaterThanOrEqual(990);
   });
 
-  it("a team page still answering 503 after its retry is handed to the deep pass, which reads it", async () => {
+  it("a first pass does not ask sooner than the server said: the page goes to the deep pass, which waits its cap and reads it", async () => {
+    // The team answers 503 with Retry-After: 1 twice; this first pass waits 300 ms at most.
     const firstPass = await crawlFirstPass(env, "flaky.test", first);
     expect(addressesOf(firstPass)).toEqual([]);
+    expect(firstPass.notes.retried).toBe(0);
     expect(firstPass.retry).toEqual(["https://flaky.test/team"]);
     expect(firstPass.done).not.toContain("https://flaky.test/team");
-    expect(firstPass.notes).toMatchObject({ retried: 1, recovered: 0, stillFailing: ["https://flaky.test/team"] });
     const deepPass = await crawlDeepPass(env, "flaky.test", handOver(firstPass), deep);
     expect(addressesOf(deepPass)).toEqual(["clara.oswald@flaky.test", "john.smith@flaky.test"]);
+    expect(deepPass.notes).toMatchObject({ retried: 1, recovered: 1 });
     expect(deepPass.pages[0]!.url).toBe("https://flaky.test/team");
+  });
+
+  it("decides the wait before a retry from the failure, Retry-After and the pass", () => {
+    const policyFirst = FIRST_PASS.retry;
+    const policyDeep = DEEP_PASS.retry;
+    const r429 = (retryAfterMs?: number) => ({ kind: "unusable" as const, url: "u", status: 429, reason: "HTTP 429", transient: true, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    const r502 = { kind: "unreachable" as const, url: "u", reason: "HTTP 502", timedOut: false, status: 502 };
+    expect(retryWait(r429(1_500), policyFirst, 10_000, 6_000)).toBe(1_500);
+    expect(retryWait(r429(), policyFirst, 10_000, 6_000), "no Retry-After: a second").toBe(1_000);
+    expect(retryWait(r429(5_000), policyFirst, 10_000, 6_000), "beyond the first pass's wait: handed on").toBeNull();
+    expect(retryWait(r429(120_000), policyDeep, 60_000, 10_000), "the last pass waits its cap").toBe(10_000);
+    expect(retryWait(r502, policyFirst, 10_000, 6_000), "not asked: the first pass hands it on").toBeNull();
+    expect(retryWait(r502, policyDeep, 60_000, 10_000)).toBe(1_000);
+    expect(retryWait({ ...r502, timedOut: true, reason: "timed out" }, policyDeep, 60_000, 10_000), "a timeout is not retried in its pass").toBeNull();
+    expect(retryWait({ ...r429(), challenge: true }, policyDeep, 60_000, 10_000), "a challenge is never retried").toBeNull();
+    expect(retryWait(r429(1_000), policyFirst, 2_000, 6_000), "no time left for the wait and the page").toBeNull();
   });
 
   it("a page failing with 502 is retried once in the deep pass, then recorded as still failing and left alone", async () => {

@@ -9,6 +9,7 @@ import {
 } from "./plan.js";
 import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
+import { askedToComeBack, isTransient, type RetryPolicy, retryWait } from "./retry.js";
 
 export { describeCrawl, type CrawlNotes } from "./notes.js";
 
@@ -22,14 +23,8 @@ export interface CrawlBudget {
   totalMs: number;
   pageTimeoutMs: number;
   concurrency: number;
-  /**
-   * The longest wait honoured before the one retry of a transient failure (429, 5xx, a network
-   * error): a `Retry-After` beyond it is cut to it; 0 = no retry in this pass (the failure is
-   * handed to the next pass).
-   */
-  retryWaitMs: number;
-  /** Also retry failures the server did not ask to retry (502, 504, network errors), not only 429 and 503. */
-  retryUnasked: boolean;
+  /** When a failed page is tried once more in this pass (retry.ts). */
+  retry: RetryPolicy;
   /** PDF documents read in this pass (deep pass only): how many, their size cap and the pages read of each. */
   documents: { max: number; maxBytes: number; maxPages: number } | null;
 }
@@ -39,20 +34,22 @@ export interface CrawlBudget {
  * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
  * team listing with a dozen profile pages be read whole in the first answer (12 left most of
  * them to the deep pass: first-answer recall 84% on generated sites, issue 20). A page answered
- * 429 or 503 is tried once more after its Retry-After, cut to 1.5 s; PDFs wait for the deep pass.
+ * 429 or 503 is tried once more when its Retry-After asks for at most 2 s, else handed to the deep
+ * pass; PDFs wait for the deep pass.
  */
 export const FIRST_PASS: CrawlBudget = {
-  maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8, retryWaitMs: 1_500, retryUnasked: false,
-  documents: null,
+  maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8,
+  retry: { maxWaitMs: 2_000, clamp: false, unasked: false }, documents: null,
 };
-/** Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that failed at first, PDFs. */
+/**
+ * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
+ * failed at first, PDFs. The last pass: a failure is retried once, a Retry-After cut to 10 s.
+ */
 export const DEEP_PASS: CrawlBudget = {
-  maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4, retryWaitMs: 10_000, retryUnasked: true,
-  documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
+  maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4,
+  retry: { maxWaitMs: 10_000, clamp: true, unasked: true }, documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
-/** Without a Retry-After, a transient failure is tried again after this long (within the pass's retryWaitMs). */
-const DEFAULT_RETRY_WAIT_MS = 1_000;
 /** Retries one pass makes at most: a site failing everywhere is not hammered. */
 const MAX_RETRIES_PER_PASS = 8;
 
@@ -96,32 +93,6 @@ function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A failure worth one more try later: 429, 5xx, a network error or a timeout; never a bot challenge or a missing host. */
-function isTransient(r: PageFetch): r is Extract<PageFetch, { kind: "unreachable" | "unusable" }> {
-  if (r.kind === "unreachable") return !r.noSuchHost && !r.challenge;
-  return r.kind === "unusable" && !!r.transient;
-}
-
-const retryAfterOf = (r: PageFetch) => ("retryAfterMs" in r && r.retryAfterMs !== undefined ? r.retryAfterMs : null);
-
-/** The server said "later": 429, 503, or any answer with a Retry-After. */
-function askedToComeBack(r: PageFetch): boolean {
-  return (r.kind === "unreachable" || r.kind === "unusable") && !r.challenge && (r.status === 429 || r.status === 503 || retryAfterOf(r) !== null);
-}
-
-/**
- * The wait before retrying `r` in this pass, or null when this pass does not retry it: no retries
- * in the budget, not enough time left, or a failure the server did not ask to retry (a 502, a
- * network error) in a pass that retries only those (`retryUnasked`). A timeout is never retried
- * in the pass that waited for it.
- */
-function retryWait(r: PageFetch, budget: CrawlBudget, left: number): number | null {
-  if (budget.retryWaitMs <= 0 || !isTransient(r) || ("timedOut" in r && r.timedOut)) return null;
-  if (!askedToComeBack(r) && !budget.retryUnasked) return null;
-  const wait = Math.min(retryAfterOf(r) ?? DEFAULT_RETRY_WAIT_MS, budget.retryWaitMs);
-  return wait + budget.pageTimeoutMs / 4 < left ? wait : null;
-}
-
 /**
  * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
@@ -135,7 +106,7 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
     const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 };
     let fetched = await fetchPage(robotsUrl, env, limits);
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
-    const wait = askedToComeBack(fetched) ? retryWait(fetched, budget, budget.totalMs) : null;
+    const wait = askedToComeBack(fetched) ? retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs) : null;
     if (wait !== null) {
       notes.retried++;
       await sleep(wait);
@@ -266,7 +237,8 @@ async function runPass(env: Env, input: PassInput) {
       }
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
-        const wait = retried || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget, budget.totalMs - (Date.now() - input.startedAt));
+        const left = budget.totalMs - (Date.now() - input.startedAt);
+        const wait = retried || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
           retries++;
           notes.retried++;

@@ -37,6 +37,8 @@ interface Job {
   };
 }
 
+/** A job can be downloaded for this long after it was created (the spec's expired_at). */
+const JOB_VALIDITY_DAYS = 180;
 const ENDED = new Set(["completed", "failed", "cancelled"]);
 const STATUS_BADGE: Record<string, string> = { completed: "ok", failed: "bad", cancelled: "warn", running: "", pending: "" };
 
@@ -65,6 +67,8 @@ async function typesOf(v1: V1Client): Promise<BulkType[]> {
   return answer.ok ? answer.body.data : [];
 }
 
+const creditsText = (c: { search: number; verify: number; phone: number }) =>
+  [c.search ? `${fmt(c.search)} search` : "", c.verify ? `${fmt(c.verify)} verification` : "", c.phone ? `${fmt(c.phone)} phone` : ""].filter(Boolean).join(" + ").concat(" credits").replace(/^ credits$/, "no credits");
 const typeName = (s: string | undefined) => (s && /^[a-z-]{1,40}$/.test(s) ? s : null);
 const jobId = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? Number(s) : null);
 const jobHref = (type: string, id: number) => `${PATHS.bulk}/${type}/${id}`;
@@ -82,8 +86,12 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 413 
   const types = await typesOf(v1);
   const chosen = types.find((t) => t.type === typeName(c.req.param("type") ?? c.req.query("type"))) ?? types.find((t) => t.type === "finder") ?? types[0];
   const archived = c.req.query("archived") === "true";
-  // One list per type (newest first), merged: the page shows the account's latest jobs of every type.
-  const lists = await Promise.all(types.map((t) => v1.read<{ data: Job[] }>(`/v1/bulk/${t.type}`, { limit: 20, archived: archived ? "true" : undefined })));
+  // The types the account has jobs of (created within a job's validity), then one list per such
+  // type (newest first), merged: the page shows the account's latest jobs of every type.
+  const since = new Date(Date.now() - JOB_VALIDITY_DAYS * 86_400_000).toISOString().slice(0, 10);
+  const stats = await v1.read<{ data: { by_type: { type: string }[] } }>("/v1/bulk/stats", { from: since });
+  const used = stats.ok ? stats.body.data.by_type.map((t) => t.type) : types.map((t) => t.type);
+  const lists = await Promise.all(used.map((t) => v1.read<{ data: Job[] }>(`/v1/bulk/${t}`, { limit: 20, archived: archived ? "true" : undefined })));
   const jobs = lists
     .flatMap((l) => (l.ok ? l.body.data : []))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id)
@@ -226,7 +234,7 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
         ) : null}
         {e ? (
           <div class={e.sufficient === false ? "warning" : "notice"}>
-            <strong>Estimate:</strong> {fmt(e.rows)} rows to run, at most {fmt(e.credits.total)} credits ({e.note})
+            <strong>Estimate:</strong> {fmt(e.rows)} rows to run, at most {creditsText(e.credits)}. {e.note}
             {e.remaining ? ` You have ${fmt(e.remaining.search)} search, ${fmt(e.remaining.verify)} verification and ${fmt(e.remaining.phone)} phone credits.` : ""}
             {e.sufficient === false ? " That is not enough for every row: the job stops when the credits run out." : ""}
           </div>

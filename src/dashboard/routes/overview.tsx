@@ -80,14 +80,16 @@ export function registerOverviewRoutes(app: DashApp) {
               return (
                 <section class="card" aria-labelledby={`bal-${b.key}`}>
                   <h2 id={`bal-${b.key}`}>{b.label}</h2>
-                  <p class="stat">{fmt(v.available)}</p>
+                  <p class="stat">
+                    {fmt(v.available)} <span class="muted">left</span>
+                  </p>
                   <div class="meter">
                     <progress max={Math.max(1, v.allowance)} value={Math.min(v.used, v.allowance)} aria-label={`${b.label} used this month`}>
                       {fmt(v.used)}
                     </progress>
                   </div>
                   <p class="muted">
-                    left · {fmt(v.used)} used of {fmt(v.allowance)} this month
+                    {fmt(v.used)} used of {fmt(v.allowance)} this month
                   </p>
                 </section>
               );

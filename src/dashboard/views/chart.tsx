@@ -26,6 +26,7 @@ export const DailyBars: FC<{ days: { day: string; counts: Record<string, number>
   const total = totals.reduce((a, b) => a + b, 0);
   return (
     <figure class="chart">
+      <div class="chart-scroll">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${label}: ${total.toLocaleString("en")} billed calls over ${days.length} days`}>
         {ticks.map((t) => (
           <g>
@@ -57,6 +58,7 @@ export const DailyBars: FC<{ days: { day: string; counts: Record<string, number>
           );
         })}
       </svg>
+      </div>
       <ul class="legend">
         {series.map((s, k) => (
           <li>

@@ -1,4 +1,5 @@
 import { hashPassword, verifyPassword } from "../../account/crypto.js";
+import { forgetAccountKeys } from "../../account/auth-cache.js";
 import { forgetMeViews } from "../../account/me-cache.js";
 import { logError } from "../../request-context.js";
 import {
@@ -13,7 +14,7 @@ import {
 } from "../account-records.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
 import { type DashApp, type DashCtx, clientIp, formOf, render, safeNext, signedIn } from "../http.js";
-import { confirmationMessage, linkOrigin, mailerFor, resetMessage } from "../mailer.js";
+import { confirmationMessage, linkOrigin, MailNotConfigured, mailerFor, resetMessage } from "../mailer.js";
 import { csrfOk, currentSession, endAccountSessions, endSession, formToken, startSession } from "../session.js";
 import { throttleMail, throttleSignIn, throttleSignUp } from "../throttle.js";
 import { Csrf, Notice, PublicPage } from "../views/layout.js";
@@ -40,6 +41,25 @@ const tooMany = (c: DashCtx, title: string, seconds: number) => {
     429,
   );
 };
+
+/** Null when mail can be sent; else the page that says so (a deployment without its mail settings). */
+function mailUnavailable(c: DashCtx, title: string) {
+  try {
+    mailerFor(c.env);
+    linkOrigin(c.env, c.req.url);
+    return null;
+  } catch (err) {
+    if (!(err instanceof MailNotConfigured)) throw err;
+    logError("dashboard: mail is not configured", err);
+    return render(
+      c,
+      <PublicPage title={title}>
+        <Notice kind="error">This service cannot send email yet, so accounts cannot be created or recovered here. Contact its administrator.</Notice>
+      </PublicPage>,
+      503,
+    );
+  }
+}
 
 /** Sends a confirmation or reset link; a failure is logged and said on the page, never a 500. */
 async function sendLink(c: DashCtx, kind: "confirm" | "reset", accountId: number, email: string): Promise<boolean> {
@@ -104,6 +124,12 @@ const SignUpForm = ({ csrf, email, error }: { csrf: string; email?: string; erro
   </PublicPage>
 );
 
+/** This isolate answers the account's keys as confirmed at once (others within the auth cache's 10 s). */
+function forgetConfirmed(accountId: number) {
+  forgetAccountKeys(accountId);
+  forgetMeViews(accountId);
+}
+
 const SIGN_IN_NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   confirmed: "Your address is confirmed. Sign in to continue.",
@@ -150,6 +176,8 @@ export function registerAuthRoutes(app: DashApp) {
     if (email.length > 254 || !EMAIL_SHAPE.test(email)) return again("Enter a valid email address.", 400);
     const problem = passwordProblem(password);
     if (problem) return again(problem, 400);
+    const unavailable = mailUnavailable(c, "Create your account");
+    if (unavailable) return unavailable;
     const wait = await throttleSignUp(c.env, clientIp(c));
     if (wait !== null) return tooMany(c, "Create your account", wait);
     const taken = () => again("An account already uses this address. Sign in, or reset its password if you forgot it.", 400);
@@ -177,7 +205,7 @@ export function registerAuthRoutes(app: DashApp) {
       );
     }
     await markConfirmed(c.env.DB, accountId);
-    forgetMeViews(accountId);
+    forgetConfirmed(accountId);
     const session = await currentSession(c);
     return c.redirect(session?.accountId === accountId ? `${PATHS.overview}?ok=confirmed` : `${PATHS.signIn}?ok=confirmed`, 303);
   });
@@ -227,6 +255,8 @@ export function registerAuthRoutes(app: DashApp) {
     const email = normaliseEmail(form.email ?? "");
     if (!(await csrfOk(c, null, form.csrf))) return render(c, <ResetRequest csrf={formToken(c)} error={EXPIRED_FORM} />, 403);
     if (email.length > 254 || !EMAIL_SHAPE.test(email)) return render(c, <ResetRequest csrf={formToken(c)} error="Enter a valid email address." />, 400);
+    const unavailable = mailUnavailable(c, "Reset your password");
+    if (unavailable) return unavailable;
     const wait = await throttleMail(c.env, clientIp(c), email);
     if (wait !== null) return tooMany(c, "Reset your password", wait);
     // The same answer whether or not the address has an account: the form tells no one who is a customer.
@@ -285,7 +315,7 @@ export function registerAuthRoutes(app: DashApp) {
     await setPassword(c.env.DB, accountId, hash);
     // The link reached the mailbox: the address is confirmed too.
     await markConfirmed(c.env.DB, accountId);
-    forgetMeViews(accountId);
+    forgetConfirmed(accountId);
     await endAccountSessions(c.env.DB, accountId);
     await startSession(c, accountId);
     return c.redirect(`${PATHS.overview}?ok=password-reset`, 303);

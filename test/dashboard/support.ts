@@ -1,8 +1,15 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { randomToken, sha256Hex } from "../../src/account/crypto.js";
+import { IDLE_MS } from "../../src/dashboard/session.js";
 import { localOutbox, type MailMessage } from "../../src/dashboard/mailer.js";
+import { createAccount } from "../support/accounts.js";
 
 export const ORIGIN = "https://api.test";
+
+// The local mailer prints each message (npm start shows the links); the tests read its outbox instead.
+const print = console.log;
+console.log = (...args: unknown[]) => (typeof args[0] === "string" && args[0].startsWith("[mail]") ? undefined : print(...args));
 let counter = 0;
 let addresses = 0;
 
@@ -60,7 +67,8 @@ export class Browser {
   }
 }
 
-export const PASSWORD = "a long enough password";
+/** The password of every test account (test/support/accounts.ts) and of the accounts signed up here. */
+export const PASSWORD = "correct horse battery staple";
 
 /** The latest message the local mailer sent to `to`. */
 export function lastMail(to: string): MailMessage {
@@ -84,11 +92,21 @@ export async function signUp(browser = new Browser(), email = newEmail()) {
   return { browser, email, accountId: row!.id };
 }
 
-/** Signs up and opens the confirmation link: a confirmed account, signed in. */
+/**
+ * A confirmed account (made as test/support/accounts.ts makes them: one password hash per isolate)
+ * and a browser signed in to it, its session written as sign-in writes one. Tests of signing in
+ * itself go through the pages; the others need not pay a PBKDF2 run each.
+ */
 export async function confirmedUser(plan = "pro") {
-  const user = await signUp();
-  const confirm = await user.browser.get(pathOf(lastMail(user.email).link));
-  expect(confirm.status).toBe(303);
-  if (plan !== "free") await env.DB.prepare("UPDATE accounts SET plan = ? WHERE id = ?").bind(plan, user.accountId).run();
-  return user;
+  const account = await createAccount({ plan });
+  await env.DB.prepare("DELETE FROM api_keys WHERE account_id = ?").bind(account.accountId).run();
+  const { email } = (await env.DB.prepare("SELECT email FROM accounts WHERE id = ?").bind(account.accountId).first<{ email: string }>())!;
+  const browser = new Browser();
+  const token = randomToken(32);
+  const now = Date.now();
+  await env.DB.prepare("INSERT INTO dashboard_sessions (token_hash, account_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+    .bind(await sha256Hex(token), account.accountId, now, now, now + IDLE_MS)
+    .run();
+  browser.cookies.set("__Host-ci_app", token);
+  return { browser, email, accountId: account.accountId };
 }

@@ -184,28 +184,34 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
     return probe.$eval("tbody a[href^='/app/bulk/']", (a) => a.getAttribute("href"));
   })();
   for (const [i, p] of [...DASHBOARD_PAGES, bulkJob].entries()) {
-    await probe.goto(`${base}${p}`, { waitUntil: "load" });
-    // The paint entry is recorded when the frame is presented, which may come just after "load".
-    await probe.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0, { timeout: 5_000 });
+    // Each page is loaded three times (cache off) and its median first paint kept: one load on a
+    // machine shared with other work measures the machine as much as the page.
+    const loads = [];
+    for (let n = 0; n < 3; n++) {
+      await probe.goto(`${base}${p}`, { waitUntil: "load" });
+      // The paint entry is recorded when the frame is presented, which may come just after "load".
+      await probe.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0, { timeout: 5_000 });
+      loads.push(await probe.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0].startTime));
+    }
     const m = await probe.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0];
       const res = performance.getEntriesByType("resource");
-      const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null;
       const controls = [...document.querySelectorAll("input:not([type=hidden]),select,textarea")];
       const unlabelled = controls.filter((c) => !(c.labels?.length || c.getAttribute("aria-label") || c.getAttribute("aria-labelledby"))).map((c) => c.outerHTML.slice(0, 80));
-      return { fcp, bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0), html: nav.transferSize, unlabelled };
+      return { bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0), html: nav.transferSize, unlabelled };
     });
     // Keyboard: the first Tab reaches the skip link, and a focused control shows the focus ring.
     await probe.keyboard.press("Tab");
     const focus = await probe.evaluate(() => ({ skip: document.activeElement?.classList.contains("skip"), outline: getComputedStyle(document.activeElement).outlineStyle }));
     assert(focus.skip && focus.outline !== "none", `${p}: Tab does not reach a visible skip link (${JSON.stringify(focus)})`);
+    m.fcp = loads.sort((a, b) => a - b)[1];
     assert(m.unlabelled.length === 0, `${p}: controls without a label: ${m.unlabelled.join(" | ")}`);
     assert(m.fcp !== null && m.fcp < 500, `${p}: first paint ${m.fcp} ms`);
     assert(m.bytes < 100 * 1024, `${p}: ${m.bytes} bytes transferred`);
-    measured.push(`${p} ${Math.round(m.fcp)} ms ${(m.bytes / 1024).toFixed(1)} KB`);
+    measured.push(`${p} ${Math.round(m.fcp)} ms (${loads.map(Math.round).join("/")}) ${(m.bytes / 1024).toFixed(1)} KB`);
     await probe.screenshot({ path: path.join(screens, `dash-page-${String(i + 1).padStart(2, "0")}-${p.replace(/\W+/g, "-").replace(/^-|-$/g, "")}.png`), fullPage: true });
   }
-  step(`every page: labelled controls, skip link and focus ring on the first Tab, first paint and transfer (cache off): ${measured.join("; ")}`);
+  step(`every page: labelled controls, skip link and focus ring on the first Tab, first paint (median of 3 loads) and transfer (cache off): ${measured.join("; ")}`);
 
   const phone = await newPage(360, 740);
   for (const p of [...DASHBOARD_PAGES, bulkJob]) {

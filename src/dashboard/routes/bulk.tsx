@@ -61,10 +61,18 @@ const ACTIONS: Record<string, { method: "PUT" | "POST" | "DELETE"; path: (t: str
   delete: { method: "DELETE", path: (t, id) => `/v1/bulk/${t}/${id}/delete` },
 };
 
-/** The bulk types, as GET /v1/bulk/types lists them. */
-async function typesOf(v1: V1Client): Promise<BulkType[]> {
-  const answer = await v1.read<{ data: BulkType[] }>("/v1/bulk/types");
-  return answer.ok ? answer.body.data : [];
+/**
+ * The bulk types, as GET /v1/bulk/types lists them: read once per isolate (they are derived from the
+ * capability declarations, which change only with a deploy).
+ */
+let bulkTypes: Promise<BulkType[]> | undefined;
+function typesOf(v1: V1Client): Promise<BulkType[]> {
+  bulkTypes ??= v1.read<{ data: BulkType[] }>("/v1/bulk/types").then((answer) => {
+    if (!answer.ok) throw new Error(`GET /v1/bulk/types answered ${answer.status}`);
+    return answer.body.data;
+  });
+  bulkTypes.catch(() => (bulkTypes = undefined));
+  return bulkTypes;
 }
 
 const creditsText = (c: { search: number; verify: number; phone: number }) =>

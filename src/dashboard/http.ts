@@ -3,7 +3,7 @@ import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppVariables } from "../env.js";
 import { APP, type DashboardBindings, PATHS } from "./config.js";
 import { csrfOk, currentSession, type Session } from "./session.js";
-import type { V1Client } from "./v1-client.js";
+import type { V1Answer, V1Client } from "./v1-client.js";
 
 export type DashEnv = { Bindings: DashboardBindings; Variables: AppVariables & { session: Session; v1: V1Client } };
 export type DashApp = Hono<DashEnv>;
@@ -87,3 +87,13 @@ export const fmt = (n: number | null | undefined) => (n === null || n === undefi
 
 /** An RFC 3339 instant as "2026-11-26 18:45 UTC". */
 export const when = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "–");
+
+/** A record id from the path as /v1 expects it (digits; anything else asks for a record that does not exist). */
+export const recordId = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? s : "0");
+
+/** The status a page answers with when it shows a failed /v1 answer: the same client error, or 502 for a server one. */
+export function statusFor(answer: V1Answer): 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 502 {
+  const s = answer.status;
+  if (s === 401 || s === 403 || s === 404 || s === 409 || s === 413 || s === 422 || s === 429) return s;
+  return s >= 500 ? 502 : 400;
+}

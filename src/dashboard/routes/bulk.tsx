@@ -1,8 +1,9 @@
 import type { FC } from "hono/jsx";
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, fmt, render, when } from "../http.js";
+import { type DashApp, type DashCtx, fmt, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
-import { AppPage, Csrf, Notice, TableWrap } from "../views/layout.js";
+import { AppPage, Notice } from "../views/layout.js";
+import { DataTable, PostButton, V1Error } from "../views/parts.js";
 
 interface BulkType {
   type: string;
@@ -81,14 +82,7 @@ const typeName = (s: string | undefined) => (s && /^[a-z-]{1,40}$/.test(s) ? s :
 const jobId = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? Number(s) : null);
 const jobHref = (type: string, id: number) => `${PATHS.bulk}/${type}/${id}`;
 
-const Problem: FC<{ answer: V1Answer | null | undefined }> = ({ answer }) =>
-  answer && !answer.ok ? (
-    <Notice kind="error">
-      {answer.error!.message} <span class="muted">({answer.error!.type})</span>
-    </Notice>
-  ) : null;
-
-async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 413 | 422 | 429 = 200) {
+async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
   const types = await typesOf(v1);
@@ -109,7 +103,7 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 413 
     c,
     <AppPage title="Bulk" session={session} active="bulk" script>
       {c.req.query("ok") === "delete" ? <Notice kind="success">{DONE.delete}</Notice> : null}
-      <Problem answer={problem} />
+      <V1Error answer={problem} />
       <section class="card" aria-labelledby="upload-h">
         <h2 id="upload-h">Upload a CSV</h2>
         <form method="get" action={PATHS.bulk} class="row">
@@ -165,20 +159,7 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 413 
         {jobs.length === 0 ? (
           <p class="muted">No jobs yet.</p>
         ) : (
-          <TableWrap label="Bulk jobs">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Rows
-                  </th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable label="Bulk jobs" columns={["Name", "Type", "Status", "Rows #", "Created"]}>
                 {jobs.map((j) => (
                   <tr>
                     <td>
@@ -192,24 +173,13 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 413 
                     <td>{when(j.created_at)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          </DataTable>
         )}
       </section>
     </AppPage>,
     status,
   );
 }
-
-const ActionButton: FC<{ csrf: string; job: Job; action: string; label: string; danger?: boolean; confirm?: string }> = ({ csrf, job, action, label, danger, confirm }) => (
-  <form method="post" action={`${jobHref(job.bulk_type, job.id)}/${action}`} class="inline" data-confirm={confirm}>
-    <Csrf token={csrf} />
-    <button type="submit" class={action === "launch" ? "primary" : danger ? "danger" : undefined}>
-      {label}
-    </button>
-  </form>
-);
 
 /** What can change while the job runs: status, progress, actions and results (replaced in place by the script). */
 const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate: V1Answer | null }> = ({ csrf, job, type, estimate }) => {
@@ -248,11 +218,11 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
           </div>
         ) : null}
         <div class="actions">
-          {job.status === "pending" && !job.expired ? <ActionButton csrf={csrf} job={job} action="launch" label="Launch" /> : null}
-          {running ? <ActionButton csrf={csrf} job={job} action="cancel" label="Cancel" danger confirm="Cancel this job? Rows already done stay done." /> : null}
-          {(job.status === "failed" || job.status === "cancelled") && !job.expired ? <ActionButton csrf={csrf} job={job} action="retry" label="Retry" /> : null}
-          {!running ? job.archived ? <ActionButton csrf={csrf} job={job} action="restore" label="Restore" /> : <ActionButton csrf={csrf} job={job} action="archive" label="Archive" /> : null}
-          {!running ? <ActionButton csrf={csrf} job={job} action="delete" label="Delete" danger confirm="Delete this job and its files for good?" /> : null}
+          {job.status === "pending" && !job.expired ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/launch`} label="Launch" kind="primary" /> : null}
+          {running ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/cancel`} label="Cancel" kind="danger" confirm="Cancel this job? Rows already done stay done." /> : null}
+          {(job.status === "failed" || job.status === "cancelled") && !job.expired ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/retry`} label="Retry" /> : null}
+          {!running ? job.archived ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/restore`} label="Restore" /> : <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/archive`} label="Archive" /> : null}
+          {!running ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/delete`} label="Delete" kind="danger" confirm="Delete this job and its files for good?" /> : null}
         </div>
       </section>
       {ended && job.processed > 0 ? (
@@ -280,20 +250,7 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
       {m.distribution.rows.length ? (
         <section class="card" aria-labelledby="reasons-h">
           <h2 id="reasons-h">What became of the rows</h2>
-          <TableWrap label="Rows by outcome">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Outcome</th>
-                  <th scope="col" class="num">
-                    Rows
-                  </th>
-                  <th scope="col" class="num">
-                    Share
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable label="Rows by outcome" columns={["Outcome", "Rows #", "Share #"]}>
                 {m.distribution.rows.map((r) => (
                   <tr>
                     <td>{r.label}</td>
@@ -301,9 +258,7 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
                     <td class="num">{Math.round(r.percent * 10) / 10}%</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          </DataTable>
           <p class="hint">
             Read: {fmt(m.rows.input)} rows · to run {fmt(m.rows.valid_input)} · invalid {fmt(m.rows.invalid_input)} · duplicates {fmt(m.rows.duplicates)} · skipped{" "}
             {fmt(m.rows.skipped)}
@@ -314,7 +269,7 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
   );
 };
 
-async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 | 409 | 429 = 200) {
+async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
   const type = typeName(c.req.param("type"));
@@ -325,12 +280,12 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 |
     return render(
       c,
       <AppPage title="Bulk job" session={session} active="bulk">
-        <Problem answer={answer} />
+        <V1Error answer={answer} />
         <p>
           <a href={PATHS.bulk}>All jobs</a>
         </p>
       </AppPage>,
-      answer.status === 404 ? 404 : 400,
+      statusFor(answer),
     );
   }
   const job = answer.body.data;
@@ -345,7 +300,7 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 |
         <a href={PATHS.bulk}>All jobs</a>
       </p>
       {ok ? <Notice kind="success">{ok}</Notice> : null}
-      <Problem answer={problem} />
+      <V1Error answer={problem} />
       <section class="card" aria-labelledby="job-h">
         <h2 id="job-h">{bulkType?.label ?? job.bulk_type}</h2>
         <dl class="facts">
@@ -395,7 +350,7 @@ export function registerBulkRoutes(app: DashApp) {
     const created = await c.get("v1").act<{ data: { id: number } }>("POST", `/v1/bulk/${type}`, {
       body: { stream: c.req.raw.body, contentType, contentLength: c.req.header("content-length") ?? null },
     });
-    if (!created.ok) return listPage(c, created, created.status === 413 || created.status === 422 || created.status === 429 ? created.status : 400);
+    if (!created.ok) return listPage(c, created, statusFor(created));
     return c.redirect(jobHref(type, created.body.data.id), 303);
   });
 
@@ -432,7 +387,7 @@ export function registerBulkRoutes(app: DashApp) {
     const action = ACTIONS[c.req.param("action")];
     if (!type || id === null || !action) return c.notFound();
     const done = await c.get("v1").act(action.method, action.path(type, id));
-    if (!done.ok) return jobPage(c, done, done.status === 404 || done.status === 409 || done.status === 429 ? done.status : 400);
+    if (!done.ok) return jobPage(c, done, statusFor(done));
     return c.redirect(c.req.param("action") === "delete" ? `${PATHS.bulk}?ok=delete` : `${jobHref(type, id)}?ok=${c.req.param("action")}`, 303);
   });
 }

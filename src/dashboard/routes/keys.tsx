@@ -1,8 +1,9 @@
 import type { FC } from "hono/jsx";
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, formOf, render, when } from "../http.js";
+import { type DashApp, type DashCtx, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
-import { AppPage, Csrf, Notice, TableWrap } from "../views/layout.js";
+import { AppPage, Csrf, Notice } from "../views/layout.js";
+import { Copyable, DataTable, PostButton, RenameForm, V1Error } from "../views/parts.js";
 
 interface Key {
   id: number;
@@ -29,21 +30,11 @@ const NewSecret: FC<{ origin: string; k: Key; rolled: boolean }> = ({ origin, k,
     <p>
       <strong>X-Service-Key</strong>
     </p>
-    <div class="secret">
-      <code id="new-key">{k.key}</code>
-      <button type="button" class="small" data-copy="new-key" aria-label="Copy the key">
-        Copy
-      </button>
-    </div>
+    <Copyable id="new-key" value={k.key} what="key" />
     <p>
       <strong>X-Service-Secret</strong>
     </p>
-    <div class="secret">
-      <code id="new-secret">{k.secret}</code>
-      <button type="button" class="small" data-copy="new-secret" aria-label="Copy the secret">
-        Copy
-      </button>
-    </div>
+    <Copyable id="new-secret" value={k.secret ?? ""} what="secret" />
     <p class="hint">Try it from a terminal:</p>
     <pre>
       <code>{`curl -s "${origin}/v1/me" -H "X-Service-Key: ${k.key}" -H "X-Service-Secret: ${k.secret}"`}</code>
@@ -51,7 +42,7 @@ const NewSecret: FC<{ origin: string; k: Key; rolled: boolean }> = ({ origin, k,
   </section>
 );
 
-async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; problem?: V1Answer; ok?: string } = {}, status: 200 | 400 | 404 | 422 | 429 = 200) {
+async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; problem?: V1Answer; ok?: string } = {}, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const list = await c.get("v1").read<{ data: { keys: Key[] } }>("/v1/keys");
   const now = Date.now();
@@ -61,11 +52,7 @@ async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; proble
     c,
     <AppPage title="API keys" session={session} active="keys" script>
       {extra.ok ? <Notice kind="success">{extra.ok}</Notice> : null}
-      {failed ? (
-        <Notice kind="error">
-          {failed.error!.message} <span class="muted">({failed.error!.type})</span>
-        </Notice>
-      ) : null}
+      <V1Error answer={failed} />
       {extra.created ? <NewSecret origin={origin} k={extra.created} rolled={extra.rolled ?? false} /> : null}
       <section class="card" aria-labelledby="create-h">
         <h2 id="create-h">Create a key</h2>
@@ -98,67 +85,30 @@ async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; proble
         <h2 id="keys-h">Active keys</h2>
         {list.ok && list.body.data.keys.length === 0 ? <p class="muted">No active keys yet.</p> : null}
         {list.ok && list.body.data.keys.length > 0 ? (
-          <TableWrap label="Active keys">
-            <table>
-              <thead>
+          <DataTable label="Active keys" columns={["Name", "Key", "Created", "Expires", "Last used", "Actions"]}>
+            {list.body.data.keys.map((k) => {
+              const expired = k.expires_at !== null && Date.parse(k.expires_at) <= now;
+              return (
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
+                  <td>
+                    <RenameForm csrf={session.csrf} action={`${PATHS.keys}/${k.id}/rename`} id={`name-${k.id}`} label={`Name of key ${k.key}`} value={k.name} maxlength={100} />
+                  </td>
+                  <td>
+                    <code>{k.key}</code>
+                  </td>
+                  <td>{when(k.created_at)}</td>
+                  <td>{expired ? <span class="badge bad">expired {k.expires_at!.slice(0, 10)}</span> : when(k.expires_at)}</td>
+                  <td>{when(k.last_used_at)}</td>
+                  <td>
+                    <div class="actions">
+                      <PostButton csrf={session.csrf} action={`${PATHS.keys}/${k.id}/roll`} label="Roll secret" small confirm={`Give "${k.name}" a new secret? The current secret stops working at once.`} />
+                      <PostButton csrf={session.csrf} action={`${PATHS.keys}/${k.id}/revoke`} label="Revoke" kind="danger" small confirm={`Revoke "${k.name}"? It stops working at once.`} />
+                    </div>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.body.data.keys.map((k) => {
-                  const expired = k.expires_at !== null && Date.parse(k.expires_at) <= now;
-                  return (
-                    <tr>
-                      <td>
-                        <form method="post" action={`${PATHS.keys}/${k.id}/rename`} class="row">
-                          <Csrf token={session.csrf} />
-                          <div>
-                            <label class="sr-only" for={`name-${k.id}`}>
-                              Name of key {k.key}
-                            </label>
-                            <input id={`name-${k.id}`} name="name" type="text" value={k.name} maxlength={100} required />
-                          </div>
-                          <div class="shrink">
-                            <button type="submit" class="small">
-                              Rename
-                            </button>
-                          </div>
-                        </form>
-                      </td>
-                      <td>
-                        <code>{k.key}</code>
-                      </td>
-                      <td>{when(k.created_at)}</td>
-                      <td>{expired ? <span class="badge bad">expired {k.expires_at!.slice(0, 10)}</span> : when(k.expires_at)}</td>
-                      <td>{when(k.last_used_at)}</td>
-                      <td>
-                        <div class="actions">
-                          <form method="post" action={`${PATHS.keys}/${k.id}/roll`} class="inline" data-confirm={`Give "${k.name}" a new secret? The current secret stops working at once.`}>
-                            <Csrf token={session.csrf} />
-                            <button type="submit" class="small">
-                              Roll secret
-                            </button>
-                          </form>
-                          <form method="post" action={`${PATHS.keys}/${k.id}/revoke`} class="inline" data-confirm={`Revoke "${k.name}"? It stops working at once.`}>
-                            <Csrf token={session.csrf} />
-                            <button type="submit" class="small danger">
-                              Revoke
-                            </button>
-                          </form>
-                        </div>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableWrap>
+              );
+            })}
+          </DataTable>
         ) : null}
       </section>
     </AppPage>,
@@ -166,8 +116,7 @@ async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; proble
   );
 }
 
-const keyId = (c: DashCtx) => (/^\d{1,15}$/.test(c.req.param("id") ?? "") ? c.req.param("id")! : "0");
-const statusOf = (a: V1Answer) => (a.status === 404 || a.status === 422 || a.status === 429 ? a.status : 400);
+const keyId = (c: DashCtx) => recordId(c.req.param("id"));
 
 export function registerKeyRoutes(app: DashApp) {
   app.get(PATHS.keys, (c) => page(c, { ok: DONE[c.req.query("ok") ?? ""] }));
@@ -177,22 +126,22 @@ export function registerKeyRoutes(app: DashApp) {
     const days = Number(form.expires_in_days);
     const body = { ...(form.name?.trim() ? { name: form.name.trim() } : {}), ...(LIFETIMES.includes(days) ? { expires_in_days: days } : {}) };
     const created = await c.get("v1").act<{ data: Key }>("POST", "/v1/keys", { json: body });
-    return created.ok ? page(c, { created: created.body.data }) : page(c, { problem: created }, statusOf(created));
+    return created.ok ? page(c, { created: created.body.data }) : page(c, { problem: created }, statusFor(created));
   });
 
   app.post(`${PATHS.keys}/:id/rename`, async (c) => {
     const form = await formOf(c);
     const done = await c.get("v1").act("PATCH", `/v1/keys/${keyId(c)}`, { json: { name: form.name ?? "" } });
-    return done.ok ? c.redirect(`${PATHS.keys}?ok=renamed`, 303) : page(c, { problem: done }, statusOf(done));
+    return done.ok ? c.redirect(`${PATHS.keys}?ok=renamed`, 303) : page(c, { problem: done }, statusFor(done));
   });
 
   app.post(`${PATHS.keys}/:id/roll`, async (c) => {
     const rolled = await c.get("v1").act<{ data: Key }>("PUT", `/v1/keys/${keyId(c)}`);
-    return rolled.ok ? page(c, { created: rolled.body.data, rolled: true }) : page(c, { problem: rolled }, statusOf(rolled));
+    return rolled.ok ? page(c, { created: rolled.body.data, rolled: true }) : page(c, { problem: rolled }, statusFor(rolled));
   });
 
   app.post(`${PATHS.keys}/:id/revoke`, async (c) => {
     const done = await c.get("v1").act("DELETE", `/v1/keys/${keyId(c)}`);
-    return done.ok ? c.redirect(`${PATHS.keys}?ok=revoked`, 303) : page(c, { problem: done }, statusOf(done));
+    return done.ok ? c.redirect(`${PATHS.keys}?ok=revoked`, 303) : page(c, { problem: done }, statusFor(done));
   });
 }

@@ -1,9 +1,10 @@
 import type { FC } from "hono/jsx";
 import { csvLine } from "../../bulk/csv-out.js";
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, fmt, formOf, render, when } from "../http.js";
+import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
-import { AppPage, Csrf, Notice, Pager, TableWrap } from "../views/layout.js";
+import { AppPage, Csrf, Pager } from "../views/layout.js";
+import { DataTable, Done, PostButton, RenameForm, V1Error } from "../views/parts.js";
 
 interface Lead {
   id: number;
@@ -54,16 +55,6 @@ const DONE: Record<string, string> = {
   "list-renamed": "The list was renamed.",
   "list-deleted": "The list was deleted.",
 };
-
-const Problem: FC<{ answer: V1Answer | null | undefined }> = ({ answer }) =>
-  answer && !answer.ok ? (
-    <Notice kind="error">
-      {answer.error!.message} <span class="muted">({answer.error!.type})</span>
-    </Notice>
-  ) : null;
-
-const statusOf = (a: V1Answer) => (a.status === 404 || a.status === 422 ? a.status : 400);
-const idOf = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? s : "0");
 
 async function listsOf(v1: V1Client): Promise<List[]> {
   const answer = await v1.read<{ data: { list_leads: List[] } }>("/v1/leads_lists");
@@ -130,7 +121,7 @@ const LeadForm: FC<{ csrf: string; action: string; lead?: Partial<Lead>; lists: 
   </form>
 );
 
-async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 | 422 = 200) {
+async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
   const page = Math.max(1, Number(c.req.query("page")) || 1);
@@ -145,8 +136,8 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404
   return render(
     c,
     <AppPage title="Leads" session={session} active="leads">
-      {DONE[c.req.query("ok") ?? ""] ? <Notice kind="success">{DONE[c.req.query("ok")!]}</Notice> : null}
-      <Problem answer={problem ?? (answer.ok ? null : answer)} />
+      <Done messages={DONE} code={c.req.query("ok")} />
+      <V1Error answer={problem ?? (answer.ok ? null : answer)} />
       <form method="get" action={PATHS.leads} class="card">
         <div class="row">
           <div>
@@ -179,38 +170,21 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404
       {answer.ok && answer.body.data.leads.length === 0 ? <p class="muted">No leads here yet. Add one below, or save them with POST /v1/leads.</p> : null}
       {answer.ok && answer.body.data.leads.length > 0 ? (
         <>
-          <TableWrap label="Leads">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Company</th>
-                  <th scope="col">Position</th>
-                  <th scope="col">List</th>
-                  <th scope="col" class="num">
-                    Score
-                  </th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.body.data.leads.map((l) => (
-                  <tr>
-                    <td>
-                      <a href={`${PATHS.leads}/${l.id}`}>{l.email}</a>
-                    </td>
-                    <td>{[l.first_name, l.last_name].filter(Boolean).join(" ")}</td>
-                    <td>{l.company ?? ""}</td>
-                    <td>{l.position ?? ""}</td>
-                    <td>{l.leads_list?.name ?? ""}</td>
-                    <td class="num">{l.score ?? ""}</td>
-                    <td>{when(l.updated_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable label="Leads" columns={["Email", "Name", "Company", "Position", "List", "Score #", "Updated"]}>
+            {answer.body.data.leads.map((l) => (
+              <tr>
+                <td>
+                  <a href={`${PATHS.leads}/${l.id}`}>{l.email}</a>
+                </td>
+                <td>{[l.first_name, l.last_name].filter(Boolean).join(" ")}</td>
+                <td>{l.company ?? ""}</td>
+                <td>{l.position ?? ""}</td>
+                <td>{l.leads_list?.name ?? ""}</td>
+                <td class="num">{l.score ?? ""}</td>
+                <td>{when(l.updated_at)}</td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager page={page} pages={answer.body.data.meta.total_pages} total={answer.body.data.meta.total} href={href} />
         </>
       ) : null}
@@ -223,10 +197,10 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404
   );
 }
 
-async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 | 422 = 200) {
+async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
-  const id = idOf(c.req.param("id"));
+  const id = recordId(c.req.param("id"));
   const [answer, lists] = await Promise.all([v1.read<{ data: { leads: Lead[] } }>(`/v1/leads/${id}`), listsOf(v1)]);
   const lead = answer.ok ? answer.body.data.leads[0] : undefined;
   return render(
@@ -235,8 +209,8 @@ async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 
       <p>
         <a href={PATHS.leads}>All leads</a>
       </p>
-      {DONE[c.req.query("ok") ?? ""] ? <Notice kind="success">{DONE[c.req.query("ok")!]}</Notice> : null}
-      <Problem answer={problem ?? (answer.ok ? null : answer)} />
+      <Done messages={DONE} code={c.req.query("ok")} />
+      <V1Error answer={problem ?? (answer.ok ? null : answer)} />
       {lead ? (
         <>
           <section class="card" aria-labelledby="edit-h">
@@ -246,12 +220,7 @@ async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 
               Created {when(lead.created_at)} · saving sends the <code>save_lead</code> event to your enabled webhooks.
             </p>
           </section>
-          <form method="post" action={`${PATHS.leads}/${lead.id}/delete`} data-confirm="Delete this lead for good?">
-            <Csrf token={session.csrf} />
-            <button type="submit" class="danger">
-              Delete lead
-            </button>
-          </form>
+          <PostButton csrf={session.csrf} action={`${PATHS.leads}/${lead.id}/delete`} label="Delete lead" kind="danger" confirm="Delete this lead for good?" />
         </>
       ) : null}
     </AppPage>,
@@ -259,14 +228,14 @@ async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 
   );
 }
 
-async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 | 422 = 200) {
+async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const answer = await c.get("v1").read<{ data: { list_leads: List[] } }>("/v1/leads_lists");
   return render(
     c,
     <AppPage title="Lead lists" session={session} active="lists" script>
-      {DONE[c.req.query("ok") ?? ""] ? <Notice kind="success">{DONE[c.req.query("ok")!]}</Notice> : null}
-      <Problem answer={problem ?? (answer.ok ? null : answer)} />
+      <Done messages={DONE} code={c.req.query("ok")} />
+      <V1Error answer={problem ?? (answer.ok ? null : answer)} />
       <form method="post" action={PATHS.lists} class="card">
         <Csrf token={session.csrf} />
         <div class="row">
@@ -283,59 +252,27 @@ async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404
       </form>
       {answer.ok && answer.body.data.list_leads.length === 0 ? <p class="muted">No lists yet.</p> : null}
       {answer.ok && answer.body.data.list_leads.length > 0 ? (
-        <TableWrap label="Lead lists">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="num">
-                  Leads
-                </th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.data.list_leads.map((l) => (
-                <tr>
-                  <td>
-                    <form method="post" action={`${PATHS.lists}/${l.id}/rename`} class="row">
-                      <Csrf token={session.csrf} />
-                      <div>
-                        <label class="sr-only" for={`list-${l.id}`}>
-                          Name of list {l.id}
-                        </label>
-                        <input id={`list-${l.id}`} name="name" type="text" value={l.name} required maxlength={200} />
-                      </div>
-                      <div class="shrink">
-                        <button type="submit" class="small">
-                          Rename
-                        </button>
-                      </div>
-                    </form>
-                  </td>
-                  <td class="num">
-                    <a href={`${PATHS.leads}?list=${l.id}`}>{fmt(l.size)}</a>
-                  </td>
-                  <td>{when(l.created_at)}</td>
-                  <td>
-                    <div class="actions">
-                      <a class="btn small" href={`${PATHS.leads}/export.csv?list=${l.id}`} download>
-                        Export CSV
-                      </a>
-                      <form method="post" action={`${PATHS.lists}/${l.id}/delete`} class="inline" data-confirm={`Delete the list "${l.name}"? Its leads stay, without a list.`}>
-                        <Csrf token={session.csrf} />
-                        <button type="submit" class="small danger">
-                          Delete
-                        </button>
-                      </form>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable label="Lead lists" columns={["Name", "Leads #", "Created", "Actions"]}>
+          {answer.body.data.list_leads.map((l) => (
+            <tr>
+              <td>
+                <RenameForm csrf={session.csrf} action={`${PATHS.lists}/${l.id}/rename`} id={`list-${l.id}`} label={`Name of list ${l.id}`} value={l.name} maxlength={200} />
+              </td>
+              <td class="num">
+                <a href={`${PATHS.leads}?list=${l.id}`}>{fmt(l.size)}</a>
+              </td>
+              <td>{when(l.created_at)}</td>
+              <td>
+                <div class="actions">
+                  <a class="btn small" href={`${PATHS.leads}/export.csv?list=${l.id}`} download>
+                    Export CSV
+                  </a>
+                  <PostButton csrf={session.csrf} action={`${PATHS.lists}/${l.id}/delete`} label="Delete" kind="danger" small confirm={`Delete the list "${l.name}"? Its leads stay, without a list.`} />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </AppPage>,
     status,
@@ -369,7 +306,7 @@ function exportLeads(c: DashCtx): Response {
     },
   });
   return new Response(stream, {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="leads${filter.list ? `-list-${idOf(filter.list)}` : ""}.csv"`, "cache-control": "no-store", "x-content-type-options": "nosniff" },
+    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="leads${filter.list ? `-list-${recordId(filter.list)}` : ""}.csv"`, "cache-control": "no-store", "x-content-type-options": "nosniff" },
   });
 }
 
@@ -378,30 +315,30 @@ export function registerLeadRoutes(app: DashApp) {
   app.get(`${PATHS.leads}/export.csv`, (c) => exportLeads(c));
   app.post(PATHS.leads, async (c) => {
     const done = await c.get("v1").act("POST", "/v1/leads", { json: leadBody(await formOf(c), false) });
-    return done.ok ? c.redirect(`${PATHS.leads}?ok=added`, 303) : leadsPage(c, done, statusOf(done));
+    return done.ok ? c.redirect(`${PATHS.leads}?ok=added`, 303) : leadsPage(c, done, statusFor(done));
   });
   app.get(`${PATHS.leads}/:id`, (c) => leadPage(c));
   app.post(`${PATHS.leads}/:id`, async (c) => {
-    const id = idOf(c.req.param("id"));
+    const id = recordId(c.req.param("id"));
     const done = await c.get("v1").act("PUT", `/v1/leads/${id}`, { json: leadBody(await formOf(c), true) });
-    return done.ok ? c.redirect(`${PATHS.leads}/${id}?ok=saved`, 303) : leadPage(c, done, statusOf(done));
+    return done.ok ? c.redirect(`${PATHS.leads}/${id}?ok=saved`, 303) : leadPage(c, done, statusFor(done));
   });
   app.post(`${PATHS.leads}/:id/delete`, async (c) => {
-    const done = await c.get("v1").act("DELETE", `/v1/leads/${idOf(c.req.param("id"))}`);
-    return done.ok ? c.redirect(`${PATHS.leads}?ok=deleted`, 303) : leadPage(c, done, statusOf(done));
+    const done = await c.get("v1").act("DELETE", `/v1/leads/${recordId(c.req.param("id"))}`);
+    return done.ok ? c.redirect(`${PATHS.leads}?ok=deleted`, 303) : leadPage(c, done, statusFor(done));
   });
 
   app.get(PATHS.lists, (c) => listsPage(c));
   app.post(PATHS.lists, async (c) => {
     const done = await c.get("v1").act("POST", "/v1/leads_lists", { json: { name: (await formOf(c)).name ?? "" } });
-    return done.ok ? c.redirect(`${PATHS.lists}?ok=list-created`, 303) : listsPage(c, done, statusOf(done));
+    return done.ok ? c.redirect(`${PATHS.lists}?ok=list-created`, 303) : listsPage(c, done, statusFor(done));
   });
   app.post(`${PATHS.lists}/:id/rename`, async (c) => {
-    const done = await c.get("v1").act("PUT", `/v1/leads_lists/${idOf(c.req.param("id"))}`, { json: { name: (await formOf(c)).name ?? "" } });
-    return done.ok ? c.redirect(`${PATHS.lists}?ok=list-renamed`, 303) : listsPage(c, done, statusOf(done));
+    const done = await c.get("v1").act("PUT", `/v1/leads_lists/${recordId(c.req.param("id"))}`, { json: { name: (await formOf(c)).name ?? "" } });
+    return done.ok ? c.redirect(`${PATHS.lists}?ok=list-renamed`, 303) : listsPage(c, done, statusFor(done));
   });
   app.post(`${PATHS.lists}/:id/delete`, async (c) => {
-    const done = await c.get("v1").act("DELETE", `/v1/leads_lists/${idOf(c.req.param("id"))}`);
-    return done.ok ? c.redirect(`${PATHS.lists}?ok=list-deleted`, 303) : listsPage(c, done, statusOf(done));
+    const done = await c.get("v1").act("DELETE", `/v1/leads_lists/${recordId(c.req.param("id"))}`);
+    return done.ok ? c.redirect(`${PATHS.lists}?ok=list-deleted`, 303) : listsPage(c, done, statusFor(done));
   });
 }

@@ -1,6 +1,7 @@
 import { PATHS } from "../config.js";
-import { type DashApp, fmt, render, when } from "../http.js";
-import { AppPage, Notice, Pager, TableWrap } from "../views/layout.js";
+import { type DashApp, fmt, render, statusFor, when } from "../http.js";
+import { AppPage, Pager } from "../views/layout.js";
+import { DataTable, V1Error } from "../views/parts.js";
 
 interface LogEntry {
   id: number;
@@ -56,32 +57,11 @@ export function registerLogRoutes(app: DashApp) {
             </div>
           </div>
         </form>
-        {answer.ok ? null : (
-          <Notice kind="error">
-            {answer.error!.message} <span class="muted">({answer.error!.type})</span>
-          </Notice>
-        )}
+        <V1Error answer={answer} />
         {answer.ok && answer.body.data.length === 0 ? <p class="muted">No requests match.</p> : null}
         {answer.ok && answer.body.data.length > 0 ? (
           <>
-            <TableWrap label="Requests">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Request</th>
-                    <th scope="col" class="num">
-                      Status
-                    </th>
-                    <th scope="col" class="num">
-                      Time
-                    </th>
-                    <th scope="col">Type</th>
-                    <th scope="col">From</th>
-                    <th scope="col">Billed</th>
-                  </tr>
-                </thead>
-                <tbody>
+            <DataTable label="Requests" columns={["When", "Request", "Status #", "Time #", "Type", "From", "Billed"]}>
                   {answer.body.data.map((l) => (
                     <tr>
                       <td>{when(l.created_at)}</td>
@@ -102,14 +82,12 @@ export function registerLogRoutes(app: DashApp) {
                       <td>{l.cost ? "yes" : "no"}</td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            </DataTable>
             <Pager page={page} pages={answer.body.meta.total_pages} total={answer.body.meta.total} href={href} />
           </>
         ) : null}
       </AppPage>,
-      answer.ok ? 200 : 400,
+      answer.ok ? 200 : statusFor(answer),
     );
   });
 }

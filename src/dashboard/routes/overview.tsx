@@ -1,7 +1,8 @@
 import { PATHS } from "../config.js";
 import { type DashApp, fmt, render } from "../http.js";
 import { DailyBars } from "../views/chart.js";
-import { AppPage, Notice, TableWrap } from "../views/layout.js";
+import { AppPage, Notice } from "../views/layout.js";
+import { DataTable, V1Error } from "../views/parts.js";
 
 /** Usage buckets of GET /v1/usage shown in the chart, in its order. */
 const USAGE_SERIES = [
@@ -57,11 +58,7 @@ export function registerOverviewRoutes(app: DashApp) {
       c,
       <AppPage title="Overview" session={session} active="overview">
         {notice ? <Notice kind={notice[1]}>{notice[0]}</Notice> : null}
-        {failed ? (
-          <Notice kind="error">
-            {failed.error!.message} <span class="muted">({failed.error!.type})</span>
-          </Notice>
-        ) : null}
+        <V1Error answer={failed} />
         {data ? (
           <div class="grid">
             <section class="card" aria-labelledby="plan-h">
@@ -110,23 +107,7 @@ export function registerOverviewRoutes(app: DashApp) {
           <p class="hint">
             Shared by every key, app and member of the account. "searches" counts the calls made from the <a href={PATHS.tryIt}>Try it</a> page.
           </p>
-          <TableWrap label="Rate limits">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col" class="num">
-                    This second
-                  </th>
-                  <th scope="col" class="num">
-                    This minute
-                  </th>
-                  <th scope="col" class="num">
-                    Today
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable label="Rate limits" columns={["Endpoint", "This second #", "This minute #", "Today #"]}>
                 {rows.map(([key, r]) => (
                   <tr>
                     <th scope="row">
@@ -137,9 +118,7 @@ export function registerOverviewRoutes(app: DashApp) {
                     <td class="num">{limitText(r.daily)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          </DataTable>
         </section>
       </AppPage>,
     );

@@ -1,8 +1,8 @@
-import type { FC } from "hono/jsx";
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, fmt, formOf, render, when } from "../http.js";
+import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
-import { AppPage, Csrf, Notice, Pager, TableWrap } from "../views/layout.js";
+import { AppPage, Csrf, Notice, Pager } from "../views/layout.js";
+import { Copyable, DataTable, Done, PostButton, V1Error } from "../views/parts.js";
 
 interface Webhook {
   id: number;
@@ -46,16 +46,6 @@ const ACTIONS: Record<string, { method: "POST" | "DELETE"; path: (id: string) =>
   delete: { method: "DELETE", path: (id) => `/v1/webhooks/${id}` },
 };
 
-const Problem: FC<{ answer: V1Answer | null | undefined }> = ({ answer }) =>
-  answer && !answer.ok ? (
-    <Notice kind="error">
-      {answer.error!.message} <span class="muted">({answer.error!.type})</span>
-    </Notice>
-  ) : null;
-
-const statusOf = (a: V1Answer) => (a.status === 404 || a.status === 409 || a.status === 422 ? a.status : 400);
-const idOf = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? s : "0");
-
 /** "Name: value" lines into headers; a line without a colon is refused by name. */
 function headersOf(text: string): Record<string, string> | string {
   const out: Record<string, string> = {};
@@ -67,37 +57,17 @@ function headersOf(text: string): Record<string, string> | string {
   return out;
 }
 
-const Action: FC<{ csrf: string; id: number; action: string; label: string; danger?: boolean; confirm?: string }> = ({ csrf, id, action, label, danger, confirm }) => (
-  <form method="post" action={`${PATHS.webhooks}/${id}/${action}`} class="inline" data-confirm={confirm}>
-    <Csrf token={csrf} />
-    <button type="submit" class={danger ? "small danger" : "small"}>
-      {label}
-    </button>
-  </form>
-);
-
-async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | 400 | 404 | 409 | 422 = 200) {
+async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
   const [answer, secret] = await Promise.all([v1.read<{ data: { webhooks: Webhook[] } }>("/v1/webhooks"), v1.read<{ data: { secret: string } }>("/v1/webhooks/secret")]);
   return render(
     c,
     <AppPage title="Webhooks" session={session} active="webhooks" script>
-      {DONE[c.req.query("ok") ?? ""] ? <Notice kind="success">{DONE[c.req.query("ok")!]}</Notice> : null}
-      {typeof problem === "string" ? <Notice kind="error">{problem}</Notice> : <Problem answer={problem ?? (answer.ok ? null : answer)} />}
+      <Done messages={DONE} code={c.req.query("ok")} />
+      {typeof problem === "string" ? <Notice kind="error">{problem}</Notice> : <V1Error answer={problem ?? (answer.ok ? null : answer)} />}
       {answer.ok && answer.body.data.webhooks.length > 0 ? (
-        <TableWrap label="Webhooks">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Event</th>
-                <th scope="col">Sent to</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
+        <DataTable label="Webhooks" columns={["Name", "Event", "Sent to", "Status", "Actions"]}>
               {answer.body.data.webhooks.map((w) => (
                 <tr>
                   <td>
@@ -116,19 +86,17 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | 4
                   </td>
                   <td>
                     <div class="actions">
-                      {w.status === "enabled" ? <Action csrf={session.csrf} id={w.id} action="disable" label="Disable" /> : <Action csrf={session.csrf} id={w.id} action="enable" label="Enable" />}
-                      {w.status === "enabled" ? <Action csrf={session.csrf} id={w.id} action="test" label="Send test" /> : null}
+                      {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/disable`} label="Disable" small /> : <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/enable`} label="Enable" small />}
+                      {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/test`} label="Send test" small /> : null}
                       <a class="btn small" href={`${PATHS.webhooks}/${w.id}`}>
                         Delivery log
                       </a>
-                      <Action csrf={session.csrf} id={w.id} action="delete" label="Delete" danger confirm={`Delete the webhook "${w.name}"?`} />
+                      <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/delete`} label="Delete" kind="danger" small confirm={`Delete the webhook "${w.name}"?`} />
                     </div>
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        </DataTable>
       ) : (
         <p class="muted">No webhooks yet.</p>
       )}
@@ -180,12 +148,7 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | 4
         <details class="card">
           <summary>Signing secret</summary>
           <p>Every delivery is signed (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature headers) with this secret. Check the signature before trusting a delivery.</p>
-          <div class="secret">
-            <code id="signing-secret">{secret.body.data.secret}</code>
-            <button type="button" class="small" data-copy="signing-secret" aria-label="Copy the signing secret">
-              Copy
-            </button>
-          </div>
+          <Copyable id="signing-secret" value={secret.body.data.secret} what="signing secret" />
         </details>
       ) : null}
     </AppPage>,
@@ -193,10 +156,10 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | 4
   );
 }
 
-async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 | 409 = 200) {
+async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
-  const id = idOf(c.req.param("id"));
+  const id = recordId(c.req.param("id"));
   const page = Math.max(1, Number(c.req.query("page")) || 1);
   const [hook, log] = await Promise.all([
     v1.read<{ data: Webhook }>(`/v1/webhooks/${id}`),
@@ -209,8 +172,8 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 |
       <p>
         <a href={PATHS.webhooks}>All webhooks</a>
       </p>
-      {DONE[c.req.query("ok") ?? ""] ? <Notice kind="success">{DONE[c.req.query("ok")!]}</Notice> : null}
-      <Problem answer={problem ?? (hook.ok ? (log.ok ? null : log) : hook)} />
+      <Done messages={DONE} code={c.req.query("ok")} />
+      <V1Error answer={problem ?? (hook.ok ? (log.ok ? null : log) : hook)} />
       {w ? (
         <section class="card">
           <dl class="facts">
@@ -232,8 +195,8 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 |
             <dd>{Object.keys(w.headers).length ? Object.keys(w.headers).join(", ") : "none"}</dd>
           </dl>
           <div class="actions">
-            {w.status === "enabled" ? <Action csrf={session.csrf} id={w.id} action="test" label="Send test" /> : null}
-            {w.status === "enabled" ? <Action csrf={session.csrf} id={w.id} action="disable" label="Disable" /> : <Action csrf={session.csrf} id={w.id} action="enable" label="Enable" />}
+            {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/test`} label="Send test" small /> : null}
+            {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/disable`} label="Disable" small /> : <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/enable`} label="Enable" small />}
           </div>
         </section>
       ) : null}
@@ -242,25 +205,7 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 |
           <h2 id="log-h">Delivery log</h2>
           {log.body.data.deliveries.length === 0 ? <p class="muted">No deliveries yet.</p> : null}
           {log.body.data.deliveries.length > 0 ? (
-            <TableWrap label="Delivery attempts">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Delivery</th>
-                    <th scope="col" class="num">
-                      Attempt
-                    </th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col" class="num">
-                      Response
-                    </th>
-                    <th scope="col" class="num">
-                      Time
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
+            <DataTable label="Delivery attempts" columns={["When", "Delivery", "Attempt #", "Outcome", "Response #", "Time #"]}>
                   {log.body.data.deliveries.map((a) => (
                     <tr>
                       <td>{when(a.created_at)}</td>
@@ -276,9 +221,7 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | 400 | 404 |
                       <td class="num">{fmt(a.duration_ms)} ms</td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            </DataTable>
           ) : null}
           <Pager page={page} pages={log.body.data.meta.total_pages} total={log.body.data.meta.total} href={(p) => `${PATHS.webhooks}/${id}?page=${p}`} />
         </section>
@@ -296,16 +239,16 @@ export function registerWebhookRoutes(app: DashApp) {
     if (typeof headers === "string") return listPage(c, headers, 400);
     const body = { name: form.name ?? "", url: form.url ?? "", event: form.event, method: form.method, headers };
     const done = await c.get("v1").act("POST", "/v1/webhooks", { json: body });
-    return done.ok ? c.redirect(`${PATHS.webhooks}?ok=created`, 303) : listPage(c, done, statusOf(done));
+    return done.ok ? c.redirect(`${PATHS.webhooks}?ok=created`, 303) : listPage(c, done, statusFor(done));
   });
   app.get(`${PATHS.webhooks}/:id`, (c) => logPage(c));
   app.post(`${PATHS.webhooks}/:id/:action`, async (c) => {
     const name = c.req.param("action");
     const action = ACTIONS[name];
     if (!action) return c.notFound();
-    const id = idOf(c.req.param("id"));
+    const id = recordId(c.req.param("id"));
     const done = await c.get("v1").act(action.method, action.path(id));
-    if (!done.ok) return listPage(c, done, statusOf(done));
+    if (!done.ok) return listPage(c, done, statusFor(done));
     // Back where the button was: the webhook's own page for a test (its log shows it), else the list.
     const back = (c.req.header("referer") ?? "").includes(`${PATHS.webhooks}/${id}`) && name !== "delete" ? `${PATHS.webhooks}/${id}` : PATHS.webhooks;
     return c.redirect(`${back}?ok=${name}`, 303);

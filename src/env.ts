@@ -1,5 +1,5 @@
-import type { AuthContext } from "./account/auth-context.js";
-import type { RequestLogMessage } from "./account/request-log-row.js";
+import type { AuthContext } from "./auth/auth-context.js";
+import type { RequestLogMessage } from "./platform/request-log-row.js";
 import type { BulkRowsMessage } from "./bulk/messages.js";
 import type { DeliveryMessage } from "./delivery/types.js";
 import type { DeepCrawlMessage } from "./engine/web/crawl/deep-crawl-message.js";
@@ -19,7 +19,7 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   ENVIRONMENT?: string;
   /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
   CRAWL_QUEUE?: Queue<DeepCrawlMessage>;
-  /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/account/request-log-queue.ts). */
+  /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/platform/request-log-queue.ts). */
   REQUEST_LOGS?: Queue<RequestLogMessage>;
   /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
   BULK_QUEUE: Queue<BulkRowsMessage>;
@@ -55,6 +55,14 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   OAUTH_ISSUER?: string;
   /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
   AGENT_PAYER_RPM?: string;
+  /** API key of the transactional email service the dashboard mails its links through (src/dashboard/mailer.ts); unset outside production: links are printed. */
+  MAIL_API_KEY?: string;
+  /** Sender of the dashboard's mail, on a domain verified with the email service. */
+  MAIL_FROM?: string;
+  /** The email service's send endpoint; default Resend's (https://api.resend.com/emails). */
+  MAIL_API_URL?: string;
+  /** Origin put in mailed links (https://api.example.com); required in production. */
+  APP_ORIGIN?: string;
   /** Seconds a sent bulk chunk may go unstarted or unfinished before its job's alarm sends it again (src/bulk/job-object.ts); default 300. */
   BULK_CHUNK_LEASE_SECONDS?: string;
 }

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
-import { randomToken, sha256Hex } from "../account/crypto.js";
+import { randomToken, sha256Hex } from "../platform/crypto.js";
 import { db } from "../db/client.js";
 import { type Account, accounts } from "../db/schema.js";
 import { accountTokens } from "../db/schema-dashboard.js";

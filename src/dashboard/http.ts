@@ -1,11 +1,11 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import type { AppVariables } from "../env.js";
-import { APP, type DashboardBindings, PATHS } from "./config.js";
+import type { AppVariables, Env } from "../env.js";
+import { APP, PATHS } from "./config.js";
 import { csrfOk, currentSession, type Session } from "./session.js";
 import type { V1Answer, V1Client } from "./v1-client.js";
 
-export type DashEnv = { Bindings: DashboardBindings; Variables: AppVariables & { session: Session; v1: V1Client } };
+export type DashEnv = { Bindings: Env; Variables: AppVariables & { session: Session; v1: V1Client } };
 export type DashApp = Hono<DashEnv>;
 export type DashCtx = Context<DashEnv>;
 

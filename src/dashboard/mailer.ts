@@ -1,6 +1,6 @@
-import { isProduction } from "../env.js";
+import { type Env, isProduction } from "../env.js";
 import { guardedFetch } from "../engine/web/egress.js";
-import type { DashboardBindings } from "./config.js";
+import { isolateValue } from "../platform/isolate-state.js";
 
 /**
  * The dashboard's outgoing mail (confirmation and password-reset links) behind one interface. In
@@ -30,16 +30,17 @@ export class MailNotConfigured extends Error {
 
 /** The last messages the local mailer "sent", newest last (per isolate; see docs/storage.md). */
 const OUTBOX_SIZE = 50;
-const outbox: MailMessage[] = [];
+const outbox = isolateValue<MailMessage[]>("dashboardOutbox");
 
 export function localOutbox(): readonly MailMessage[] {
-  return outbox;
+  return outbox.get() ?? [];
 }
 
 const logMailer: Mailer = {
   async send(message) {
-    outbox.push(message);
-    if (outbox.length > OUTBOX_SIZE) outbox.shift();
+    const kept = outbox.get() ?? outbox.set([]);
+    kept.push(message);
+    if (kept.length > OUTBOX_SIZE) kept.shift();
     console.log(`[mail] to ${message.to}: ${message.subject}\n[mail]   ${message.link}`);
   },
 };
@@ -47,7 +48,7 @@ const logMailer: Mailer = {
 const DEFAULT_MAIL_API_URL = "https://api.resend.com/emails";
 
 /** Resend's send-email API (and any service speaking it): POST JSON {from, to, subject, text}, bearer key. */
-export function httpMailer(env: DashboardBindings): Mailer {
+export function httpMailer(env: Env): Mailer {
   const key = env.MAIL_API_KEY;
   const from = env.MAIL_FROM;
   if (!key) throw new MailNotConfigured("MAIL_API_KEY is not set");
@@ -68,14 +69,14 @@ export function httpMailer(env: DashboardBindings): Mailer {
   };
 }
 
-export function mailerFor(env: DashboardBindings): Mailer {
+export function mailerFor(env: Env): Mailer {
   if (env.MAIL_API_KEY) return httpMailer(env);
   if (isProduction(env)) throw new MailNotConfigured("MAIL_API_KEY is not set");
   return logMailer;
 }
 
 /** The origin mailed links point to: APP_ORIGIN, or outside production the request's own. */
-export function linkOrigin(env: DashboardBindings, requestUrl: string): string {
+export function linkOrigin(env: Env, requestUrl: string): string {
   if (env.APP_ORIGIN) return new URL(env.APP_ORIGIN).origin;
   if (isProduction(env)) throw new MailNotConfigured("APP_ORIGIN is not set");
   return new URL(requestUrl).origin;

@@ -1,7 +1,7 @@
 import { and, eq, gt, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { base64url, randomToken, sha256Hex, timingSafeEqualText } from "../account/crypto.js";
+import { base64url, randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import { dashboardSessions } from "../db/schema-dashboard.js";

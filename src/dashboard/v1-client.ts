@@ -1,5 +1,5 @@
 import type { Context, ExecutionContext } from "hono";
-import { type CallCharge, openSessionCall, SESSION_CALL_HEADER } from "../account/session-calls.js";
+import { type CallCharge, openSessionCall, SESSION_CALL_HEADER } from "../auth/session-calls.js";
 import type { Env } from "../env.js";
 
 /** The whole app's fetch: the dashboard sends its /v1 requests through it, in-process. */
@@ -31,7 +31,7 @@ interface Send {
 
 /**
  * The dashboard's only way to the account's data: every page reads and changes it through the /v1
- * routes, sent in-process with the session's call token (src/account/session-calls.ts), so /v1's
+ * routes, sent in-process with the session's call token (src/auth/session-calls.ts), so /v1's
  * authentication, limits, credits, validation and error answers apply unchanged. `read` is what a
  * page needs to draw itself (kept out of the request log); `act` is what the person asked for.
  */

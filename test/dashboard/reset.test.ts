@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { httpMailer, linkOrigin, localOutbox, MailNotConfigured, mailerFor } from "../../src/dashboard/mailer.js";
-import type { DashboardBindings } from "../../src/dashboard/config.js";
+import type { Env } from "../../src/env.js";
 import { Browser, confirmedUser, lastMail, newEmail, PASSWORD, pathOf, signUp } from "./support.js";
 
 async function askReset(email: string, browser = new Browser()) {
@@ -72,7 +72,7 @@ describe("password reset", () => {
 });
 
 describe("the mailer", () => {
-  const base = env as DashboardBindings;
+  const base = env as Env;
 
   it("sends through the email service's HTTPS API, with its key, from the configured sender", async () => {
     const box = `mail-${crypto.randomUUID()}`;

@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/account/crypto.js";
-import { openSessionCall, SESSION_CALL_HEADER } from "../../src/account/session-calls.js";
+import { sha256Hex } from "../../src/platform/crypto.js";
+import { openSessionCall, SESSION_CALL_HEADER } from "../../src/auth/session-calls.js";
 import { DASHBOARD_LIMITS } from "../../src/dashboard/throttle.js";
 import { Browser, confirmedUser, newEmail, ORIGIN, PASSWORD, signUp } from "./support.js";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
-import { sha256Hex } from "../../src/account/crypto.js";
+import { sha256Hex } from "../../src/platform/crypto.js";
 import { addKey, call } from "../support/accounts.js";
 import { Browser, lastMail, newEmail, PASSWORD, pathOf, signUp } from "./support.js";
 

@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { randomToken, sha256Hex } from "../../src/account/crypto.js";
+import { randomToken, sha256Hex } from "../../src/platform/crypto.js";
 import { IDLE_MS } from "../../src/dashboard/session.js";
 import { localOutbox, type MailMessage } from "../../src/dashboard/mailer.js";
 import { createAccount } from "../support/accounts.js";

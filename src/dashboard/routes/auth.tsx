@@ -1,6 +1,7 @@
-import { hashPassword, verifyPassword } from "../../account/crypto.js";
-import { forgetAccountKeys } from "../../account/auth-cache.js";
+import { hashPassword, verifyPassword } from "../../platform/crypto.js";
+import { forgetAccountKeys } from "../../auth/auth-cache.js";
 import { forgetMeViews } from "../../account/me-cache.js";
+import { isolateValue } from "../../platform/isolate-state.js";
 import { logError } from "../../request-context.js";
 import {
   accountByEmail,
@@ -23,7 +24,7 @@ const EMAIL_SHAPE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,}$/;
 const EXPIRED_FORM = "This form expired. Please try again.";
 
 // Compared against when the email matches no account, so both cases cost one PBKDF2 run.
-let dummyHash: Promise<string> | undefined;
+const dummyHash = isolateValue<Promise<string>>("dashboardDummyHash");
 
 function passwordProblem(password: string): string | null {
   if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
@@ -153,8 +154,8 @@ export function registerAuthRoutes(app: DashApp) {
     const wait = await throttleSignIn(c.env, clientIp(c), email);
     if (wait !== null) return tooMany(c, "Sign in", wait);
     const account = await accountByEmail(c.env.DB, email);
-    dummyHash ??= hashPassword("no account has this password");
-    const matches = await verifyPassword(password, account?.passwordHash ?? (await dummyHash));
+    const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
+    const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
     if (!account || !account.passwordHash || !matches || account.kind !== "user") return again("The email or password is wrong.", 400);
     if (account.blocked) return again("This account is blocked. Contact support.", 403);
     // An unconfirmed account may sign in: its pages say what to do, and /v1 answers it 401 until then.

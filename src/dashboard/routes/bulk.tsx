@@ -1,4 +1,5 @@
 import type { FC } from "hono/jsx";
+import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, fmt, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
@@ -66,14 +67,16 @@ const ACTIONS: Record<string, { method: "PUT" | "POST" | "DELETE"; path: (t: str
  * The bulk types, as GET /v1/bulk/types lists them: read once per isolate (they are derived from the
  * capability declarations, which change only with a deploy).
  */
-let bulkTypes: Promise<BulkType[]> | undefined;
+const bulkTypes = isolateValue<Promise<BulkType[]>>("dashboardBulkTypes");
 function typesOf(v1: V1Client): Promise<BulkType[]> {
-  bulkTypes ??= v1.read<{ data: BulkType[] }>("/v1/bulk/types").then((answer) => {
+  const known = bulkTypes.get();
+  if (known) return known;
+  const read = v1.read<{ data: BulkType[] }>("/v1/bulk/types").then((answer) => {
     if (!answer.ok) throw new Error(`GET /v1/bulk/types answered ${answer.status}`);
     return answer.body.data;
   });
-  bulkTypes.catch(() => (bulkTypes = undefined));
-  return bulkTypes;
+  read.catch(() => bulkTypes.reset());
+  return bulkTypes.set(read);
 }
 
 const creditsText = (c: { search: number; verify: number; phone: number }) =>

@@ -1,5 +1,6 @@
 import type { FC } from "hono/jsx";
-import type { CallCharge } from "../../account/session-calls.js";
+import type { CallCharge } from "../../auth/session-calls.js";
+import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, formOf, render } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
@@ -38,10 +39,12 @@ interface OpenApiParam {
  * capability operation carries x-capability and x-credit-cost). Built once per isolate: the
  * document changes only with a deploy. The per-request callback parameter has no place here.
  */
-let catalog: Promise<Capability[]> | undefined;
+const catalog = isolateValue<Promise<Capability[]>>("tryItCatalog");
 
 function catalogOf(v1: V1Client): Promise<Capability[]> {
-  catalog ??= v1.read("/v1/openapi.json").then((doc) => {
+  const known = catalog.get();
+  if (known) return known;
+  const built = v1.read("/v1/openapi.json").then((doc) => {
     if (!doc.ok) throw new Error(`the /v1 OpenAPI document answered ${doc.status}`);
     const out: Capability[] = [];
     for (const [path, ops] of Object.entries(doc.body.paths as Record<string, Record<string, Record<string, unknown>>>)) {
@@ -67,8 +70,8 @@ function catalogOf(v1: V1Client): Promise<Capability[]> {
     }
     return out;
   });
-  catalog.catch(() => (catalog = undefined));
-  return catalog;
+  built.catch(() => catalog.reset());
+  return catalog.set(built);
 }
 
 const BALANCE_NAMES: Record<string, [string, string]> = { search: ["search credit", "search credits"], verification: ["verification credit", "verification credits"], phone: ["phone credit", "phone credits"] };

@@ -1,10 +1,11 @@
 import type { CreditBalance } from "../limits/groups.js";
-import { randomToken } from "./crypto.js";
+import { randomToken } from "../platform/crypto.js";
+import { boundedMap } from "../platform/isolate-state.js";
 
 /**
  * /v1 calls made in-process for a signed-in dashboard session (src/dashboard/v1-client.ts). The
  * dashboard opens a call for the session's account and sends its request to the app with a random
- * token in SESSION_CALL_HEADER; /v1's authentication (auth.ts) looks the token up here and acts for
+ * token in SESSION_CALL_HEADER; /v1's authentication (authenticate.ts) looks the token up here and acts for
  * that account exactly as for a key: the same account checks, limits, credits and routes. A token
  * exists only while its call is under way, in the isolate that opened it, so a request from outside
  * can never carry a live one (256 random bits, never sent off the isolate).
@@ -27,12 +28,10 @@ export interface SessionCall {
   charge?: CallCharge;
 }
 
-/** Calls under way; each is removed when its caller has the response. Bounded so a leak cannot grow memory. */
-const MAX_OPEN_CALLS = 10_000;
-const open = new Map<string, SessionCall>();
+/** Calls under way; each is removed when its caller has the response (bounded: a leak cannot grow memory). */
+const open = boundedMap<string, SessionCall>("dashboardCalls");
 
 export function openSessionCall(accountId: number, pageRead: boolean): { token: string; call: SessionCall; close(): void } {
-  if (open.size >= MAX_OPEN_CALLS) throw new Error(`more than ${MAX_OPEN_CALLS} dashboard calls under way in this isolate`);
   const token = randomToken(32);
   const call: SessionCall = { accountId, pageRead };
   open.set(token, call);

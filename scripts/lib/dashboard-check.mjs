@@ -198,7 +198,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
       const res = performance.getEntriesByType("resource");
       const controls = [...document.querySelectorAll("input:not([type=hidden]),select,textarea")];
       const unlabelled = controls.filter((c) => !(c.labels?.length || c.getAttribute("aria-label") || c.getAttribute("aria-labelledby"))).map((c) => c.outerHTML.slice(0, 80));
-      return { bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0), html: nav.transferSize, unlabelled };
+      return { bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0), decoded: nav.decodedBodySize + res.reduce((a, r) => a + r.decodedBodySize, 0), unlabelled };
     });
     // Keyboard: the first Tab reaches the skip link, and a focused control shows the focus ring.
     await probe.keyboard.press("Tab");
@@ -208,7 +208,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
     assert(m.unlabelled.length === 0, `${p}: controls without a label: ${m.unlabelled.join(" | ")}`);
     assert(m.fcp !== null && m.fcp < 500, `${p}: first paint ${m.fcp} ms`);
     assert(m.bytes < 100 * 1024, `${p}: ${m.bytes} bytes transferred`);
-    measured.push(`${p} ${Math.round(m.fcp)} ms (${loads.map(Math.round).join("/")}) ${(m.bytes / 1024).toFixed(1)} KB`);
+    measured.push(`${p} ${Math.round(m.fcp)} ms (${loads.map(Math.round).join("/")}) ${(m.bytes / 1024).toFixed(1)} KB (${(m.decoded / 1024).toFixed(1)} KB unpacked)`);
     await probe.screenshot({ path: path.join(screens, `dash-page-${String(i + 1).padStart(2, "0")}-${p.replace(/\W+/g, "-").replace(/^-|-$/g, "")}.png`), fullPage: true });
   }
   step(`every page: labelled controls, skip link and focus ring on the first Tab, first paint (median of 3 loads) and transfer (cache off): ${measured.join("; ")}`);

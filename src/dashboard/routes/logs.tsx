@@ -64,7 +64,7 @@ export function registerLogRoutes(app: DashApp) {
             <DataTable label="Requests" columns={["When", "Request", "Status #", "Time #", "Type", "From", "Billed"]}>
                   {answer.body.data.map((l) => (
                     <tr>
-                      <td>{when(l.created_at)}</td>
+                      <td class="nowrap">{when(l.created_at)}</td>
                       <td>
                         <code>
                           {l.http_method} {l.uri}

@@ -208,7 +208,7 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
             <DataTable label="Delivery attempts" columns={["When", "Delivery", "Attempt #", "Outcome", "Response #", "Time #"]}>
                   {log.body.data.deliveries.map((a) => (
                     <tr>
-                      <td>{when(a.created_at)}</td>
+                      <td class="nowrap">{when(a.created_at)}</td>
                       <td>
                         <code>{a.delivery_id}</code>
                       </td>

@@ -51,10 +51,19 @@ export function prepareBenchState(name) {
   return { state, headers: { "X-Service-Key": key, "X-Service-Secret": secret } };
 }
 
+/** Whether something already listens on `port` (it, not the bench's server, would answer). */
+const inUse = (port) =>
+  new Promise((resolve) => {
+    const srv = createServer()
+      .once("error", () => resolve(true))
+      .listen(port, "127.0.0.1", () => srv.close(() => resolve(false)));
+  });
+
 /** A port for a bench server: BENCH_PORT, or a free one (never 8787). */
 export async function benchPort() {
   const port = Number(process.env.BENCH_PORT ?? (await freePort()));
   if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
+  if (await inUse(port)) throw new Error(`BENCH_PORT ${port} is in use: a server left running there would answer instead.`);
   return port;
 }
 
@@ -97,11 +106,12 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [] }) 
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { base, inspectorPort, stop, log: () => log };
+  // `pid` leads the server's process group (wrangler and every workerd it started).
+  return { base, inspectorPort, pid: server.pid, stop, log: () => log };
 }
 
 /**
- * Starts the server and runs `body({ base, port, inspectorPort, state, headers })`; `headers`
+ * Starts the server and runs `body({ base, port, inspectorPort, pid, state, headers })`; `headers`
  * authenticate the bench account on /v1. `vars` become `--var` flags, `devFlags` are added to
  * `wrangler dev`'s arguments. BENCH_PORT overrides the free port (never 8787).
  * `prepare(state)` runs once the migrations are applied and the account exists, before the server
@@ -116,7 +126,7 @@ export async function withBenchServer(name, vars, body, { prepare, ownPorts = fa
     // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).
     if (prepare) await prepare(state);
     server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags });
-    return await body({ base: server.base, port, inspectorPort: server.inspectorPort, state, headers });
+    return await body({ base: server.base, port, inspectorPort: server.inspectorPort, pid: server.pid, state, headers });
   } finally {
     await server?.stop();
     await new Promise((r) => setTimeout(r, 500));

@@ -7,7 +7,7 @@ import { assertDeliverableUrl } from "../delivery/index.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { MAX_BODY_BYTES } from "../http/request-limits.js";
-import { DAY_MS } from "../http/time.js";
+import { DAY_MS } from "../platform/time.js";
 import { secondsToUtcMidnight } from "../limits/account-limiter.js";
 import { csvRecords } from "./csv-source.js";
 import { dataRecords, ingestRows, listRecords, type IngestResult } from "./ingest.js";

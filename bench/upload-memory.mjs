@@ -1,4 +1,4 @@
-// `npm run bench:upload-memory [-- --uploads 8 --bytes 52000000 --auth-bytes 54525952,104857600 --via-proxy]`:
+// `npm run bench -- upload-memory [--uploads 8 --bytes 52000000 --auth-bytes 54525952,104857600 --via-proxy]`:
 // what large chunked uploads cost the Worker, measured from outside on a throwaway `wrangler dev`.
 //   1. One authenticated multipart POST /v1/bulk/verifier per size in `--auth-bytes` (file parts of
 //      52 MiB and 100 MiB by default, over the 50 MiB upload cap), sent with Transfer-Encoding: chunked.

@@ -223,8 +223,9 @@ const goal = (ok, text) => {
   log(`${ok ? "goal met" : "GOAL MISSED"}: ${text}`);
 };
 
-// wrangler dev reads a body the Worker left unread before its answer may leave (see above).
-if (!values["via-proxy"]) process.env.WRANGLER_DISABLE_REQUEST_BODY_DRAINING = "1";
+// wrangler dev reads a body the Worker left unread before its answer may leave (see above): off,
+// unless the uploads go through its proxy as npm start's do.
+const wranglerEnv = values["via-proxy"] ? {} : { WRANGLER_DISABLE_REQUEST_BODY_DRAINING: "1" };
 
 await withBenchServer("upload-memory", {}, async ({ base: proxyBase, port, pid, inspectorPort, headers }) => {
   const base = values["via-proxy"] ? proxyBase : await workerBase(pid, port);
@@ -299,5 +300,5 @@ await withBenchServer("upload-memory", {}, async ({ base: proxyBase, port, pid, 
   goal(anonymous.rssGrowth <= 20 * MB, `the Worker's process memory flat (+${mb(anonymous.rssGrowth)} MB, goal within 20 MB)`);
   goal(anonymous.heapGrowth <= 20 * MB, `the Worker's isolate memory flat (+${mb(anonymous.heapGrowth)} MB, goal within 20 MB)`);
   inspector.close();
-});
+}, { wranglerEnv });
 process.exit(failed ? 1 : 0);

@@ -71,7 +71,7 @@ export async function benchPort() {
  * Starts `wrangler dev` on a state directory and waits until it answers. `stop(signal)` ends it and
  * every process it started (its own process group): SIGKILL is a crash.
  */
-export async function startDevServer({ state, port, vars = {}, devFlags = [] }) {
+export async function startDevServer({ state, port, vars = {}, devFlags = [], wranglerEnv = {} }) {
   const base = `http://127.0.0.1:${port}`;
   const varFlags = Object.entries({ ENVIRONMENT: "development", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const inspectorPort = await freePort();
@@ -82,7 +82,12 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [] }) 
     // query) into its local observability collector, in the same workerd process as the Worker:
     // production has no such collector on the request path, and it costs a call with a limiter
     // round trip about twice what it costs a bare route. Off unless BENCH_LOCAL_OBSERVABILITY=1.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false",
+      ...wranglerEnv,
+    },
     detached: true,
   });
   let log = "";
@@ -117,15 +122,16 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [] }) 
  * `prepare(state)` runs once the migrations are applied and the account exists, before the server
  * starts (e.g. to bulk-write rows into the state's SQLite file). `ownPorts`: a free port whatever
  * BENCH_PORT says (for benches that run several servers at once; the inspector port is always free).
+ * `wranglerEnv`: variables for wrangler itself (its own switches), beside this process's environment.
  */
-export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [] } = {}) {
+export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [], wranglerEnv = {} } = {}) {
   const port = ownPorts ? await freePort() : await benchPort();
   const { state, headers } = prepareBenchState(name);
   let server;
   try {
     // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).
     if (prepare) await prepare(state);
-    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags });
+    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags, wranglerEnv });
     return await body({ base: server.base, port, inspectorPort: server.inspectorPort, pid: server.pid, state, headers });
   } finally {
     await server?.stop();

@@ -69,7 +69,7 @@ try {
   const hash = passwordHash(PASSWORD);
   wrangler(["d1", "execute", "DB", "--local", "--command", `INSERT INTO accounts (email, first_name, confirmed, plan, kind, password_hash) VALUES ('${EMAIL}', 'Browser', 1, 'pro', 'user', '${hash}')`]);
 
-  server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
+  server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--var", "ENVIRONMENT:development"], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },

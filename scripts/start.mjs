@@ -46,7 +46,8 @@ console.log(`
 `);
 for (const u of missing) console.log(offlineLine(u));
 
-const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1"];
+// wrangler.toml sets no ENVIRONMENT (unset is production); the local server is development.
+const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1", "--var", "ENVIRONMENT:development"];
 if (persistTo) args.push("--persist-to", persistTo);
 if (process.env.DOH_URL) args.push("--var", `DOH_URL:${process.env.DOH_URL}`);
 // Arguments after `npm start --` go to wrangler dev (e.g. `-- --inspector-port 9310`).

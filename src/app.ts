@@ -211,9 +211,14 @@ export function createApp(options: AppOptions = {}): App {
     // First, so every response (errors from the middlewares below included) carries X-Request-Id.
     app.use("*", withRequestId());
     app.use("*", withDeadline(deadlineMs));
-    // Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2 and have their own, larger cap.
+    // Caps every body without reading it (src/http/request-limits.ts): each route authenticates its
+    // caller before it reads a byte. Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2
+    // and have their own, larger cap.
     const apiBodyLimit = limitBody();
-    const bulkUploadLimit = limitBody(MAX_UPLOAD_BYTES + 1024 * 1024);
+    const bulkUploadLimit = limitBody(
+      MAX_UPLOAD_BYTES + 1024 * 1024,
+      `The upload is larger than the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB bulk file limit (plus 1 MB for the form fields).`,
+    );
     app.use("*", (c, next) => (isBulkUpload(c.req.raw) ? bulkUploadLimit(c, next) : apiBodyLimit(c, next)));
     app.use(
       methodNotAllowed({

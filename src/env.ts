@@ -12,10 +12,13 @@ import type { BalanceView, CreditBalance } from "./limits/groups.js";
  * bindings the code treats as optional, and the variables and secrets wrangler.toml does not set.
  * Every import above is a leaf module, so this file sits in no import cycle.
  */
-type RefinedBindings = "CRAWL_QUEUE" | "REQUEST_LOGS" | "DELIVERY_QUEUE" | "BULK_QUEUE" | "ENVIRONMENT";
+type RefinedBindings = "CRAWL_QUEUE" | "REQUEST_LOGS" | "DELIVERY_QUEUE" | "BULK_QUEUE";
 
 export interface Env extends Omit<WranglerBindings, RefinedBindings> {
-  /** "production" turns on production-only guards (private-address fetch ban, no dev payment method). */
+  /**
+   * "development" relaxes the production-only guards (loopback fetches and deliveries, the play-money
+   * payment method, the demo hint on sign-in pages); unset or anything else is production (isProduction).
+   */
   ENVIRONMENT?: string;
   /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
   CRAWL_QUEUE?: Queue<DeepCrawlMessage>;
@@ -85,6 +88,11 @@ export interface AppVariables {
   declaredQuery?: readonly string[];
 }
 
+/**
+ * Production unless ENVIRONMENT says exactly "development": a deploy that leaves it unset or
+ * misspells it keeps every production guard (the strict egress guard, real-money payments only).
+ * The local tooling (npm start, the tests, the benches, the scripts) sets "development".
+ */
 export function isProduction(env: Pick<Env, "ENVIRONMENT">): boolean {
-  return env.ENVIRONMENT === "production";
+  return env.ENVIRONMENT !== "development";
 }

@@ -1,5 +1,5 @@
 import type { FC } from "hono/jsx";
-import { csvLine } from "../../bulk/csv-out.js";
+import { csvLine } from "../../http/csv.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";

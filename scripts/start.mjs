@@ -7,7 +7,7 @@ import { lookup } from "node:dns/promises";
 import { ensureDevVars, persistTo, root, wranglerBin } from "./lib/local.mjs";
 import { localConfigOrExit } from "./lib/config.mjs";
 import { createOutputFilter, missingUpstreams, offlineLine, upstreams } from "./lib/offline.mjs";
-import { seed } from "./seed.mjs";
+import { DEMO_PASSWORD, seed } from "./seed.mjs";
 
 const config = localConfigOrExit();
 const port = String(config.port);
@@ -37,6 +37,10 @@ console.log(`
 
   Try:
     curl -s ${base}/v1/me -H 'X-Service-Key: ${creds.key}' -H 'X-Service-Secret: ${creds.secret}'
+
+  Dashboard: ${base}/app
+    sign in as ${creds.email} with the password ${DEMO_PASSWORD}, or create an account;
+    the links a real server would mail (confirmation, password reset) are printed here as [mail] lines.
 
   (database ready in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl+C stops the server)
 `);

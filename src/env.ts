@@ -58,6 +58,14 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   OAUTH_ISSUER?: string;
   /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
   AGENT_PAYER_RPM?: string;
+  /** API key of the transactional email service the dashboard mails its links through (src/dashboard/mailer.ts); unset outside production: links are printed. */
+  MAIL_API_KEY?: string;
+  /** Sender of the dashboard's mail, on a domain verified with the email service. */
+  MAIL_FROM?: string;
+  /** The email service's send endpoint; default Resend's (https://api.resend.com/emails). */
+  MAIL_API_URL?: string;
+  /** Origin put in mailed links (https://api.example.com); required in production. */
+  APP_ORIGIN?: string;
   /** Seconds a sent bulk chunk may go unstarted or unfinished before its job's alarm sends it again (src/bulk/job-object.ts); default 300. */
   BULK_CHUNK_LEASE_SECONDS?: string;
 }

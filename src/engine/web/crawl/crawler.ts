@@ -34,12 +34,12 @@ export interface CrawlBudget {
  * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
  * team listing with a dozen profile pages be read whole in the first answer (12 left most of
  * them to the deep pass: first-answer recall 84% on generated sites, issue 20). A page answered
- * 429 or 503 is tried once more when its Retry-After asks for at most 2 s, else handed to the deep
+ * 429 or 503 is tried once more when its Retry-After asks for at most 3 s, else handed to the deep
  * pass; PDFs wait for the deep pass.
  */
 export const FIRST_PASS: CrawlBudget = {
   maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8,
-  retry: { maxWaitMs: 2_000, clamp: false, unasked: false }, documents: null,
+  retry: { maxWaitMs: 3_000, clamp: false, unasked: false }, documents: null,
 };
 /**
  * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that

@@ -41,6 +41,14 @@ describe("crawl planning and guards", () => {
     for (const s of keywordItems) expect(s).toBeLessThan(unknownNav);
   });
 
+  it("reads the newsroom the home page's menu names wherever it lives, then its items, its other years late", () => {
+    const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
+    expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2026", text: "Aktualności" }, home)).toBe(49);
+    const newsroom = { url: "https://a.test/aktualnosci/archive/2026", score: 49, listsPeople: false };
+    expect(scoreLink({ url: "https://a.test/aktualnosci/2026-otwieramy-nowe-biuro", text: "Otwieramy nowe biuro" }, newsroom)).toBe(7.5);
+    expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2025", text: "2025" }, newsroom)).toBe(4);
+  });
+
   it("ranks a listing's next page as a people page once the listing shows people with their addresses, and reads ?page=1 as the listing", () => {
     const listing = { url: "https://a.test/colecao", score: 8, listsPeople: true };
     const next = { url: "https://a.test/colecao?page=2", text: "Próxima", rel: "next" };

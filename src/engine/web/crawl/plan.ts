@@ -43,10 +43,12 @@ const GUESS_CEILING = 7;
  */
 const ARTICLE_SCORE = 0.5;
 /**
- * A newsroom item (not a blog post) the home page links: the company's own latest news, often a
- * press release that names its press contact. Read before guessed paths, after unknown navigation.
+ * A newsroom item (not a blog post) the home page or the newsroom links: the company's own news,
+ * often a press release that names its press contact. Read before guessed paths, after unknown navigation.
  */
 const HOME_NEWS_SCORE = 7.5;
+/** Another page of the newsroom (a year's archive, a next page), linked from the newsroom. */
+const NEWSROOM_PAGE_SCORE = 4;
 const NEWSROOM = /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc)\/[^/]+\/?$/;
 const SITEMAP_ARTICLE_SCORE = 0.25;
 
@@ -90,7 +92,10 @@ const WORDS: [Category, string[]][] = [
     "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
     "gioi thieu", "ve chung toi", "关于我们", "회사소개", "회사 소개", "о компании", "о нас",
   ]],
-  ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
+  ["press", [
+    "press", "presse", "prensa", "stampa", "pers", "media", "newsroom", "news", "aktuelles", "aktualnosci", "actualites", "actualidad",
+    "noticias", "notizie", "nieuws", "nyheter", "uutiset", "haberler", "tin tuc", "новости", "ニュース", "お知らせ", "新闻", "뉴스",
+  ]],
   ["security", ["security.txt"]],
   ["careers", ["careers", "career", "jobs", "karriere", "empleo", "trabaja con nosotros", "lavora con noi", "vacatures", "werken bij", "recrutement", "emploi", "採用"]],
   ["privacy", ["privacy", "datenschutz", "privacidad", "confidentialite", "privacyverklaring", "riservatezza", "個人情報"]],
@@ -275,6 +280,16 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
 
   const byText = categoryOfText(text);
   const byPath = categoryOfPath(path);
+  // The newsroom: the one the home page's menu names ("News", "Aktualności") ranks as a press page
+  // wherever it lives (/news/archive/2026), and its items as the home page's news items; its other
+  // pages (years, next pages) are read late.
+  if (!u.search) {
+    const fromHome = from?.score === HOME_SCORE;
+    const fromNewsroom = !!from && !fromHome && categoryOfPath(new URL(from.url).pathname) === "press";
+    if ((fromHome || fromNewsroom) && NEWSROOM.test(path)) return HOME_NEWS_SCORE;
+    if (fromHome && byText === "press") return CATEGORY_SCORE.press - 1;
+    if (fromNewsroom && byPath === "press") return NEWSROOM_PAGE_SCORE;
+  }
   const best = Math.max(byText ? CATEGORY_SCORE[byText] : 0, byPath ? CATEGORY_SCORE[byPath] : 0);
   if (!best) {
     if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
@@ -285,7 +300,6 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a
     // team page often sits under "about" whatever the language calls it.
     if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain) return UNKNOWN_NAV_SCORE - 1;
-    if (from?.score === HOME_SCORE && NEWSROOM.test(path) && !u.search) return HOME_NEWS_SCORE;
     const fromHomeOrPress = from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
     if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;

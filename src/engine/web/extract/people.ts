@@ -1,4 +1,5 @@
-import { looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
+import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
+import { alignRomanized, annotatedName, looksLikeNativeName } from "../../people/native-names.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
@@ -13,7 +14,9 @@ export interface FoundAddress {
   /** This page's own reading of that evidence, for page-level use (the index may read it otherwise). */
   name: PersonName | null;
   position: string | null;
-  via: "mailto" | "text" | "cfemail" | "jsonld" | "vcard";
+  via: "mailto" | "text" | "cfemail" | "jsonld" | "microdata" | "data" | "vcard";
+  /** The owner's name in its own script (CJK), when the page shows it: read with a rendering another page gives. */
+  native?: string | null;
 }
 
 /** Evidence for a name written out on a page. */
@@ -62,28 +65,70 @@ function familyCommaGiven(text: string): boolean {
   return looksLikePersonName(`${given} ${family}`.split(/\s+/).filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t)).join(" "));
 }
 
+export interface LineReading {
+  name: string | null;
+  position: string | null;
+  /**
+   * The Latin name is a rendering of a name in another script on the same line ("田中 太郎 Taro
+   * Tanaka", "王伟 (David Wang)"): written for Western readers, given name first unless the native
+   * name says otherwise, whatever the page's language.
+   */
+  transcribed: boolean;
+  /** The name in its own script (CJK) that the line shows, with or without a Latin rendering. */
+  native: string | null;
+  /** Which part is which, told by the native name beside the rendering (its family name comes first). */
+  stated: PersonName | null;
+}
+
 /**
  * A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer").
- * `transcribed` marks a Latin name taken from beside a name in another script ("田中 太郎 Taro
- * Tanaka"): such a rendering is written for Western readers, given name first, whatever the page's
- * language.
+ * `localPart` (the address the name is looked up for) picks among spellings a native name allows.
  */
-export function readLine(line: string): { name: string | null; position: string | null; transcribed: boolean } {
+export function readLine(line: string, localPart = ""): LineReading {
+  // Ruby as it renders without ruby support: each reading after its part, family name first.
+  const annotated = annotatedName(line, localPart);
+  if (annotated) {
+    const rest = readLine(annotated.rest, localPart);
+    return { name: fullNameOf(annotated.name), position: rest.position, transcribed: true, native: null, stated: annotated.name };
+  }
   const segments = segmentsOf(line);
   let name: string | null = null;
   let position: string | null = null;
   let transcribed = false;
+  let native: string | null = null;
+  let single: string | null = null;
   for (const s of segments) {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
-    if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
+    if (!native && looksLikeNativeName(s)) native = s;
+    else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
       transcribed = name !== null;
-    }
+      const rest = name ? s.replace(name, " ").trim() : "";
+      if (name && !native && looksLikeNativeName(rest)) native = rest;
+    } else if (!single && /^\p{Lu}\p{Ll}+$/u.test(s)) single = s;
   }
-  return { name, position, transcribed };
+  if (native && name) return { name, position, transcribed: true, native, stated: alignRomanized(native, name, localPart) };
+  // "王伟 (David)": the given name the person goes by, beside the native name that gives the family name.
+  const goesBy = native && single ? alignRomanized(native, single, localPart) : null;
+  if (goesBy) return { name: fullNameOf(goesBy), position, transcribed: true, native, stated: goesBy };
+  return { name, position, transcribed, native, stated: null };
+}
+
+/** A line read as a Latin name rendered from the native name on a line beside it (a two-column table, a card). */
+function besideNative(read: LineReading, neighbours: readonly (string | undefined)[], localPart: string): LineReading {
+  if (!read.name || read.native) return read;
+  const native = neighbours.find((l): l is string => !!l && looksLikeNativeName(l));
+  if (!native) return read;
+  return { ...read, transcribed: true, native, stated: alignRomanized(native, read.name, localPart) };
+}
+
+/** The evidence a line's reading gives: stated when the native name tells the parts, else the name as shown. */
+function evidenceOf(read: LineReading, familyFirstPage: boolean): NameEvidence | null {
+  if (read.stated) return { kind: "stated", name: read.stated };
+  return read.name ? shown(read.name, familyFirstPage && !read.transcribed) : null;
 }
 
 /**
@@ -121,13 +166,15 @@ export function personNear(
 
   let found: Person | null = null;
   let position: string | null = null;
-  const consider = (line: string) => {
-    const read = readLine(line);
+  let native: string | null = null;
+  const consider = (line: string, neighbours: readonly (string | undefined)[] = []) => {
+    const read = besideNative(readLine(line, local), neighbours, local);
+    if (!native && read.native) native = read.native;
     if (!found && read.name) {
-      const evidence = shown(read.name, familyFirstPage && !read.transcribed);
+      const evidence = evidenceOf(read, familyFirstPage)!;
       const name = readingFor(email, evidence);
       if (name) {
-        found = { evidence, name, position: position ?? read.position };
+        found = { evidence, name, position: position ?? read.position, native: read.native };
         return;
       }
     }
@@ -136,14 +183,16 @@ export function personNear(
 
   if (anchorText && !anchorText.includes("@")) consider(anchorText);
   const here = sameLineBefore ?? lines[lineIndex] ?? "";
-  if (!found) consider(here.replace(/\S+@\S+/g, " "));
+  if (!found) consider(here.replace(/\S+@\S+/g, " "), [lines[lineIndex - 1]]);
   for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !found; i--) {
     const line = lines[i]!;
     if (/@/.test(line)) break;
-    consider(line);
+    consider(line, [lines[i - 1], lines[i + 1]]);
   }
-  // A position without the person it belongs to is not attached to anyone.
-  return found ?? NOBODY;
+  if (found) return found;
+  // A position without the person it belongs to is not attached to anyone; a native name is kept,
+  // for a rendering of it on another page (an English version) to be read with.
+  return native ? { ...NOBODY, native } : NOBODY;
 }
 
 /** A person read off a page for an address: the name evidence, this page's reading of it, and a position. */
@@ -151,6 +200,8 @@ export interface Person {
   evidence: NameEvidence | null;
   name: PersonName | null;
   position: string | null;
+  /** The owner's name in its own script (CJK), when the page shows it. */
+  native?: string | null;
 }
 const NOBODY: Person = { evidence: null, name: null, position: null };
 
@@ -159,11 +210,10 @@ export function personOfPage(email: string, pageNames: readonly string[], family
   const local = email.slice(0, email.indexOf("@"));
   if (isRoleOnly(local)) return NOBODY;
   for (const text of pageNames) {
-    const read = readLine(text);
-    if (!read.name) continue;
-    const evidence = shown(read.name, familyFirstPage && !read.transcribed);
-    const name = readingFor(email, evidence);
-    if (name) return { evidence, name, position: null };
+    const read = readLine(text, local);
+    const evidence = evidenceOf(read, familyFirstPage);
+    const name = evidence ? readingFor(email, evidence) : null;
+    if (name) return { evidence, name, position: null, native: read.native };
   }
   return NOBODY;
 }

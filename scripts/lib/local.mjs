@@ -62,7 +62,7 @@ export function ensureDevVars() {
   );
 }
 
-/** The stored form of a password, as the Worker checks it (src/account/crypto.ts). */
+/** The stored form of a password, as the Worker checks it (src/platform/crypto.ts). */
 export function passwordHash(password) {
   const salt = randomBytes(16);
   const hash = pbkdf2Sync(password, salt, 100_000, 32, "sha256");

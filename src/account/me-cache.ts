@@ -1,6 +1,6 @@
 import { forgetBalances } from "../limits/admission.js";
-import { ExpiringMap } from "../util/expiring-map.js";
-import { AUTH_CACHE_TTL_MS } from "./auth-cache.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
+import { AUTH_CACHE_TTL_MS } from "../auth/auth-cache.js";
 
 /**
  * What GET /v1/me reads from D1 besides the credential (the workspace the login belongs to),

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { parseFilters, searchCompanies } from "../engine/company/search.js";
 import type { ApiApp } from "../http/openapi.js";
 import { fixedLimit } from "../limits/middleware.js";
-import { ErrorResponses, security } from "./openapi-shared.js";
+import { ErrorResponses, security } from "../http/openapi-shared.js";
 import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
 
 const FilterValue = z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() });

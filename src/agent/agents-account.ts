@@ -7,7 +7,7 @@ import { PLAN_NAMES } from "../limits/plans.js";
 /**
  * The one account every agent-surface call runs as, so agents share its rate limits and the
  * rate-limit headers they see are that account's real counters. kind "agents" means no key can
- * log in as it (src/account/auth.ts refuses every kind but "user"); it has no password and no keys.
+ * log in as it (src/auth/authenticate.ts refuses every kind but "user"); it has no password and no keys.
  */
 export const AGENTS_ACCOUNT_EMAIL = "agents@agent-surface.invalid";
 

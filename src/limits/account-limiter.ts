@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
-import { DAY_MS } from "../http/time.js";
+import { DAY_MS } from "../platform/time.js";
 import { planFor } from "./plans.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
 import { type OpenWindow, REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";

@@ -1,5 +1,4 @@
-import type { AnyCapability } from "../capabilities/core/registry.js";
-import type { CreditBalance, RateGroup } from "./groups.js";
+import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { limitSnapshot, type AdmitRequest, type AdmitResult, type BalanceView, type Billing, type GroupCount, type LateChargeOutcome, type Settlement } from "./account-limiter.js";
@@ -8,12 +7,12 @@ import { planLimits } from "./rate-table.js";
 import { rememberWindow } from "./repeat-billing.js";
 import { rateLimitHeaders } from "./headers.js";
 import { logError } from "../request-context.js";
-import { ExpiringMap } from "../util/expiring-map.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
 
 export interface AdmissionRequest {
   accountId: number;
   plan: string;
-  capability: Pick<AnyCapability, "rateGroup" | "cost" | "exhaustedAs" | "estimatedCostHeader">;
+  capability: BillingTerms;
   extraCost: Partial<Record<CreditBalance, number>>;
   now: number;
   /** Ask the limiter for the credit balances after admission in the same round trip. */

@@ -1,6 +1,6 @@
 import type { BalanceView, LateCharge, LateChargeOutcome } from "./account-limiter.js";
 import type { CreditBalance } from "./groups.js";
-import { ExpiringMap } from "../util/expiring-map.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
 
 /**
  * When a credit-billed call may be answered before its account's limiter decides it (a "late

@@ -1,11 +1,11 @@
 import { lt } from "drizzle-orm";
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import { sha256Hex } from "../account/crypto.js";
+import { sha256Hex } from "../platform/crypto.js";
 import { db } from "../db/client.js";
 import { billedRequests } from "../db/schema-contract.js";
 import type { Env } from "../env.js";
 import { normaliseEmail } from "../engine/index/claims.js";
-import { ExpiringMap } from "../util/expiring-map.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
 import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 
 export { REPEAT_WINDOW_MS } from "./repeat-windows.js";

@@ -1,4 +1,4 @@
-import { DAY_MS } from "../http/time.js";
+import { DAY_MS } from "../platform/time.js";
 
 /**
  * Contract §4: an identical request (same capability, normalised parameters, account) is billed

@@ -7,7 +7,7 @@ import { LOG_RETENTION_ROWS, logTypeOf, pruneRequestLogs, retentionCutoff } from
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import { usageDays } from "../../src/db/schema-contract.js";
-import { DAY_MS, startOfUtcDay } from "../../src/http/time.js";
+import { DAY_MS, startOfUtcDay } from "../../src/platform/time.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
 
 const LEGACY_USAGE_KEYS = ["usage", "domain", "finder", "verifier", "technologies", "ip", "website", "bulk", "extension", "api", "mobile", "desktop", "sheets"];

@@ -1,7 +1,7 @@
 import type { Env } from "../../env.js";
 import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
 import { acceptAllOf, type CompanyRecord, evidenceScore, jsonList, type PersonRecord, sourcesOf } from "../../engine/index/people.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { socialFields } from "./social-fields.js";
 
 /** Wire shapes of stored people and companies (contract §5.1, §5.5), from the index's records. */

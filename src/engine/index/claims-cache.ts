@@ -1,4 +1,4 @@
-import { ExpiringMap } from "../../util/expiring-map.js";
+import { ExpiringMap } from "../../platform/expiring-map.js";
 
 /**
  * In-isolate memory of recent claim lookups (assertNotClaimed), so a value asked about again and

@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
 import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { Hono } from "hono";
-import { assertAccountUsable } from "../../account/auth.js";
-import { hashPassword, verifyPassword } from "../../account/crypto.js";
+import { assertAccountUsable } from "../../auth/authenticate.js";
+import { hashPassword, verifyPassword } from "../../platform/crypto.js";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
 import { fixedLimit } from "../../limits/middleware.js";
-import { OAUTH_PATHS } from "../config.js";
+import { OAUTH_PATHS } from "../../auth/oauth-config.js";
 import { renderPage } from "../pages/layout.js";
 import { signInBody } from "../pages/sign-in.js";
 import { csrfOk, currentSession, endSession, preSessionCsrf, startSession } from "../session.js";

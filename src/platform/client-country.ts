@@ -1,4 +1,4 @@
-import { ExpiringMap } from "../util/expiring-map.js";
+import { ExpiringMap } from "./expiring-map.js";
 
 /**
  * The caller's country for its request-log row, without reading `request.cf` on every request.

@@ -1,5 +1,5 @@
 import type { Account, ApiKey } from "../db/schema.js";
-import { ExpiringMap } from "../util/expiring-map.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
 
 /**
  * In-isolate cache of verified API keys, so a busy key does not pay a D1 join on every request.

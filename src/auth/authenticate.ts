@@ -5,11 +5,11 @@ import { accounts, apiKeys, type Account, type ApiKey } from "../db/schema.js";
 import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import type { AuthContext } from "./auth-context.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
-import { sha256Hex, timingSafeEqualText } from "./crypto.js";
-import { assertScopeAllows, bearerToken, resolveBearer } from "../oauth/bearer.js";
+import { sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
+import { assertScopeAllows, bearerToken, resolveBearer } from "./bearer.js";
 import { logError } from "../request-context.js";
 
 export type { AuthContext } from "./auth-context.js";

@@ -77,7 +77,11 @@ export interface Proposal {
  */
 export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string, inference: PatternInference = formatsOf(undefined, rows)): Proposal | null {
   const seen = verbatimMatch(rows, name);
-  if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
+  if (seen) {
+    // The query may leave out the middle name the page showed ({f}{m}{last}): the row knows it.
+    const known = name.middle || !seen.middleName ? name : { ...name, middle: seen.middleName };
+    return { email: seen.email, pattern: matchPatterns(seen.localPart, known).patterns[0] ?? null, seen, share: 1 };
+  }
   // Formats stored before a habit was learnt lack its field: read as "not shown".
   const spelling = {
     style: inference.style ?? defaultStyle(domain),

@@ -7,6 +7,7 @@ import type { CrawledPage } from "../web/crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
 import { nameFromSite } from "../web/extract/people.js";
 import { fullNameOf, type PersonName } from "../people/names.js";
+import { alignRomanized } from "../people/native-names.js";
 import type { NameEvidence } from "../people/readings.js";
 import { evidenceColumns, readDomainNames } from "./domain-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
@@ -25,6 +26,8 @@ interface AddressFacts {
   evidence: NameEvidence | null;
   name: PersonName | null;
   position: string | null;
+  /** The owner's name in its own script, from any page that shows it. */
+  native: string | null;
   uris: Set<string>;
 }
 
@@ -33,9 +36,10 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
   for (const page of pages) {
     for (const a of page.extraction.addresses) {
       const known = all.get(a.email);
-      if (!known) all.set(a.email, { email: a.email, evidence: a.evidence, name: a.name, position: a.position, uris: new Set([page.url]) });
+      if (!known) all.set(a.email, { email: a.email, evidence: a.evidence, name: a.name, position: a.position, native: a.native ?? null, uris: new Set([page.url]) });
       else {
         known.uris.add(page.url);
+        known.native ??= a.native ?? null;
         if (!known.name && a.name) {
           known.name = a.name;
           known.evidence = a.evidence;
@@ -50,6 +54,13 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
     if (facts.name) continue;
     const person = nameFromSite(facts.email, names);
     if (person) Object.assign(facts, { name: person.name, evidence: person.evidence });
+  }
+  // A name one page renders in Latin script ("Taro Tanaka" on /en/) and another shows in its own
+  // (田中 太郎 on the Japanese page): the native name says which word is the family name.
+  for (const facts of all.values()) {
+    if (facts.evidence?.kind !== "shown" || !facts.native) continue;
+    const stated = alignRomanized(facts.native, facts.evidence.text, facts.email.slice(0, facts.email.indexOf("@")));
+    if (stated) Object.assign(facts, { name: stated, evidence: { kind: "stated", name: stated } });
   }
   return all;
 }

@@ -25,6 +25,28 @@ export function looksLikeNativeName(text: string): boolean {
   return length >= 2 && length <= 10;
 }
 
+/** Titles and departments written in CJK script, which a page shows where a name could stand ("部長", "高级经理", "이사"). */
+const TITLE_LIKE = /(?:部|課|室|長|役|員|社|所|局|係|係長|担当|代表|主任|顧問|理事|経理|经理|总监|總監|主管|总裁|總裁|董事|助理|秘书|秘書|工程师|工程師|设计师|設計師|律师|律師|会计|會計|师|師|员|員|部门|部門|센터|팀장|대표|이사|부장|과장|차장|사원|주임|실장|상무|전무|사장|회장|팀|부|실)$/u;
+
+/**
+ * A native-script text that is a person's name, not a title or department beside it: family name
+ * and given name written apart ("田中 太郎", neither part a title), or written together after a
+ * known family name ("王伟", "김민준").
+ */
+export function isNativePersonName(text: string): boolean {
+  if (!looksLikeNativeName(text)) return false;
+  const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
+  if (parts.length === 2) return parts.every((p) => [...p].length <= 5) && !TITLE_LIKE.test(parts[1]!) && (!TITLE_LIKE.test(parts[0]!) || CJK_FAMILY_NAMES.has(parts[0]!));
+  const family = nativeFamily(text);
+  const length = [...text].length;
+  return !!family && length >= 2 && length <= 4 && !TITLE_LIKE.test(text.slice(family.family.length)) && !TITLE_LIKE.test(text);
+}
+
+/** Written in two parts, family name apart from given name, as Japanese sites write names. */
+export function writtenInParts(text: string): boolean {
+  return text.trim().split(PART_SEPARATOR).filter(Boolean).length === 2;
+}
+
 // Hepburn romanization of kana, as passports write it (long vowels unmarked).
 const KANA: Record<string, string> = {};
 const ROWS = `あa いi うu えe おo かka きki くku けke こko さsa しshi すsu せse そso たta ちchi つtsu てte とto なna にni ぬnu ねne のno

@@ -1,5 +1,5 @@
 import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
-import { alignRomanized, annotatedName, looksLikeNativeName } from "../../people/native-names.js";
+import { alignRomanized, annotatedName, isNativePersonName, writtenInParts } from "../../people/native-names.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
@@ -100,17 +100,21 @@ export function readLine(line: string, localPart = ""): LineReading {
   for (const s of segments) {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
-    if (!native && looksLikeNativeName(s)) native = s;
+    if (!native && isNativePersonName(s)) native = s;
     else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
       transcribed = name !== null;
       const rest = name ? s.replace(name, " ").trim() : "";
-      if (name && !native && looksLikeNativeName(rest)) native = rest;
+      if (name && !native && isNativePersonName(rest)) native = rest;
     } else if (!single && /^\p{Lu}\p{Ll}+$/u.test(s)) single = s;
   }
-  if (native && name) return { name, position, transcribed: true, native, stated: alignRomanized(native, name, localPart) };
+  if (native && name) {
+    const stated = alignRomanized(native, name, localPart);
+    // Without a known family name, a name written in two parts beside it is still a rendering for Western readers.
+    return { name, position, transcribed: transcribed || !!stated || writtenInParts(native), native, stated };
+  }
   // "王伟 (David)": the given name the person goes by, beside the native name that gives the family name.
   const goesBy = native && single ? alignRomanized(native, single, localPart) : null;
   if (goesBy) return { name: fullNameOf(goesBy), position, transcribed: true, native, stated: goesBy };
@@ -120,9 +124,10 @@ export function readLine(line: string, localPart = ""): LineReading {
 /** A line read as a Latin name rendered from the native name on a line beside it (a two-column table, a card). */
 function besideNative(read: LineReading, neighbours: readonly (string | undefined)[], localPart: string): LineReading {
   if (!read.name || read.native) return read;
-  const native = neighbours.find((l): l is string => !!l && looksLikeNativeName(l));
+  const native = neighbours.find((l): l is string => !!l && isNativePersonName(l));
   if (!native) return read;
-  return { ...read, transcribed: true, native, stated: alignRomanized(native, read.name, localPart) };
+  const stated = alignRomanized(native, read.name, localPart);
+  return { ...read, transcribed: read.transcribed || !!stated || writtenInParts(native), native, stated };
 }
 
 /** The evidence a line's reading gives: stated when the native name tells the parts, else the name as shown. */
@@ -189,10 +194,36 @@ export function personNear(
     if (/@/.test(line)) break;
     consider(line, [lines[i - 1], lines[i + 1]]);
   }
+  // A table written row by row: a row of names, perhaps a row of titles, then their addresses.
+  if (!found) {
+    const partner = columnPartner(lines, lineIndex);
+    if (partner !== null) consider(lines[partner]!, [lines[partner - 1], lines[partner + 1]]);
+  }
   if (found) return found;
   // A position without the person it belongs to is not attached to anyone; a native name is kept,
   // for a rendering of it on another page (an English version) to be read with.
   return native ? { ...NOBODY, native } : NOBODY;
+}
+
+const isAddressCell = (line: string | undefined) => !!line && line.length <= 80 && /@|\(at\)|\[at\]/i.test(line);
+
+/**
+ * The line in the same column as the address, in the rows above its row of addresses: a layout
+ * table of k people gives k name cells, (k title cells,) then k address cells, one line each.
+ */
+function columnPartner(lines: readonly string[], lineIndex: number): number | null {
+  if (!isAddressCell(lines[lineIndex])) return null;
+  let start = lineIndex;
+  while (start > 0 && isAddressCell(lines[start - 1])) start--;
+  let end = lineIndex;
+  while (isAddressCell(lines[end + 1])) end++;
+  const width = end - start + 1;
+  if (width < 2) return null;
+  for (let rows = 1; rows <= 3 && start - rows * width >= 0; rows++) {
+    const at = start - rows * width + (lineIndex - start);
+    if (readLine(lines[at]!).name) return at;
+  }
+  return null;
 }
 
 /** A person read off a page for an address: the name evidence, this page's reading of it, and a position. */

@@ -465,18 +465,21 @@ class LiteralReader {
     try {
       const name = this.ident();
       if (name === null || !this.scope.has(name)) return;
-      let target = this.scope.get(name);
-      let key: string | null = null;
+      const path: string[] = [];
       for (;;) {
-        if (key !== null) target = (target as Record<string, unknown>)?.[key];
-        if (this.eat(".")) key = this.ident();
-        else if (this.eat("[")) {
-          key = String(this.sub((r) => r.expression()));
+        if (this.eat(".")) {
+          const key = this.ident();
+          if (key === null) return;
+          path.push(key);
+        } else if (this.eat("[")) {
+          path.push(String(this.sub((r) => r.expression())));
           this.expect("]");
         } else break;
-        if (key === null) return;
       }
-      if (key === null || !this.eat("=") || target === null || typeof target !== "object") return;
+      const key = path.pop();
+      let target = this.scope.get(name);
+      for (const step of path) target = target !== null && typeof target === "object" ? (target as Record<string, unknown>)[step] : undefined;
+      if (key === undefined || !this.eat("=") || target === null || typeof target !== "object") return;
       const value = this.sub((r) => r.expression());
       if (this.pos <= end) (target as Record<string, unknown>)[key] = value;
     } catch {

@@ -64,6 +64,21 @@ describe("app-rendered pages: people only in embedded data", () => {
     expect(named(await read(html, "app-x4.com"))).toEqual({ "mlorenz@app-x4.com": "Mia / Lorenz" });
   });
 
+  it("reads an Astro island's props and Inertia's data-page attribute", async () => {
+    const pair = (v: unknown): unknown => (Array.isArray(v) ? [1, v.map(pair)] : v && typeof v === "object" ? [0, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, pair(x)]))] : [0, v]);
+    const props = { title: pair("Team"), people: pair([{ name: "Mia Lorenz", position: "CTO", email: "mia.lorenz@app-x7.com" }]) };
+    const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+    const inertia = { component: "Team", props: { members: [{ first_name: "Jonas", last_name: "Weber", email: "jweber@app-x7.com" }] } };
+    const html = `<html><body><astro-island uid="Z1" props="${esc(JSON.stringify(props))}" ssr client="load"></astro-island><div id="app" data-page="${esc(JSON.stringify(inertia))}"></div></body></html>`;
+    expect(named(await read(html, "app-x7.com"))).toEqual({ "mia.lorenz@app-x7.com": "Mia / Lorenz", "jweber@app-x7.com": "Jonas / Weber" });
+  });
+
+  it("reads a native name and its romanized form given in one value of the data", async () => {
+    const data = { people: [{ name: "小林 宏 (Hiroshi Kobayashi)", email: "hiroshi.kobayashi@app-x8.jp" }, { name: "伊藤 結衣 (Yui Ito)", email: "yui.ito@app-x8.jp" }] };
+    const html = `<html lang="ja"><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
+    expect(named(await read(html, "app-x8.jp"))).toEqual({ "hiroshi.kobayashi@app-x8.jp": "Hiroshi / Kobayashi", "yui.ito@app-x8.jp": "Yui / Ito" });
+  });
+
   it("returns no other domain's address from embedded data: form services, analytics, error trackers", async () => {
     const data = {
       form: { action: "https://formspree.io/f/abc", notify: "forms@formspree.io" },
@@ -100,6 +115,11 @@ describe("schema.org microdata", () => {
     const html = `<html><body><div itemscope itemtype="https://schema.org/Organization"><span itemprop="name">Acme</span> <span itemprop="email">office@md-x3.com</span>
       <DIV ITEMPROP=employee ITEMSCOPE ITEMTYPE=https://schema.org/Person><SPAN ITEMPROP=name>Jonas <b>Weber</b></SPAN> <SPAN ITEMPROP=email>jweber@md-x3.com</SPAN></DIV></div></body></html>`;
     expect(named(await read(html, "md-x3.com"))).toEqual({ "jweber@md-x3.com": "Jonas / Weber", "office@md-x3.com": null });
+  });
+
+  it("reads ruby inside a microdata name the way the page text reads it", async () => {
+    const html = `<html lang="ja"><body>${person(`<span itemprop="name"><ruby>木村<rt>Kimura</rt></ruby> <ruby>由紀<rt>Yuki</rt></ruby></span><link itemprop="email" href="mailto:ykimura@md-x4.co.jp">`)}</body></html>`;
+    expect(named(await read(html, "md-x4.co.jp"))).toEqual({ "ykimura@md-x4.co.jp": "Yuki / Kimura" });
   });
 
   it("reads additionalName as the middle name, so that a {f}{m}{last} site has a format", async () => {
@@ -196,6 +216,10 @@ describe("obfuscations in words", () => {
     expect(await one("jan.jansen [apenstaartje] obf-x5 [punt] nl", "obf-x5.nl", "nl")).toEqual(["jan.jansen@obf-x5.nl"]);
     expect(await one("tanaka（アットマーク）obf-x6.co.jp", "obf-x6.co.jp", "ja")).toEqual(["tanaka@obf-x6.co.jp"]);
     expect(await one("wang.wei#obf-x7.cn（请把#换成@）", "obf-x7.cn", "zh")).toEqual(["wang.wei@obf-x7.cn"]);
+    expect(await one("ali nokta yilmaz (at) obf-x10 nokta com nokta tr", "obf-x10.com.tr", "tr")).toEqual(["ali.yilmaz@obf-x10.com.tr"]);
+    expect(await one("max punkt muster (at) obf-x11 punkt de", "obf-x11.de", "de")).toEqual(["max.muster@obf-x11.de"]);
+    expect(await one("ola.nordmann krøllalfa obf-x12 punktum no", "obf-x12.no", "nb")).toEqual(["ola.nordmann@obf-x12.no"]);
+    expect(await one("minh chấm tran (a còng) obf-x13 chấm vn", "obf-x13.vn", "vi")).toEqual(["minh.tran@obf-x13.vn"]);
   });
 
   it("does not read ordinary prose as an address", async () => {
@@ -225,5 +249,21 @@ describe("the finder uses the people it read", () => {
   it("gives a studio whose people publish given-name-only addresses beside their full names the {first} format", async () => {
     const { formats } = await crawl("studio-x9.com", [["/team", `<html><body>${card("Mia Lorenz", "mia@studio-x9.com")}${card("Jonas Weber", "jonas@studio-x9.com")}</body></html>`]]);
     expect(formats.shares[0]?.pattern).toBe("{first}");
+  });
+});
+
+describe("the finder completes a query from the names the site shows", () => {
+  it("reads the middle initial a {f}{m}{last} site shows for a person whose address it does not publish", async () => {
+    const card = (n: string, e: string | null) => `<div><h3>${n}</h3><p>Partner</p>${e ? `<p>${e}</p>` : ""}</div>`;
+    const html = `<html><body>${card("Stanisław J. Pawłowski", null)}${card("MUÑOZ GIL Jesús L.", null)}${card("Anna Maria Kowal", "amkowal@mid-x8.pl")}${card("Piotr K. Nowak", "pknowak@mid-x8.pl")}</body></html>`;
+    const { rows, formats } = await crawl("mid-x8.pl", [["/zespol", html]]);
+    expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
+    const { findEmail } = await import("../../src/engine/finder/email-finder.js");
+    const ctx = { env, now: () => Date.now() };
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Stanisław", last: "Pawłowski" }, { verify: false })).email).toBe("sjpawlowski@mid-x8.pl");
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Jesús", last: "Muñoz Gil" }, { verify: false })).email).toBe("jlmunozgil@mid-x8.pl");
+    // Nobody of that name is shown: no middle initial to guess.
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Ewa", last: "Lis" }, { verify: false })).email).toBeNull();
+    expect(rows.filter((r) => r.email.startsWith("sj"))).toEqual([]);
   });
 });

@@ -4,8 +4,9 @@ import { rfc3339 } from "../../platform/time.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
-import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../index/read.js";
-import { nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, shownNamesOf, type SourceOut, sourcesOf } from "../index/read.js";
+import { nameKey, nicknamesOf, parseName, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { db } from "../../db/client.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 import { verifyEmail } from "../verify/verifier.js";
 import { type Memo, noMemo } from "../memo.js";
@@ -59,6 +60,39 @@ function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | 
 function defaultStyle(domain: string): Transliteration {
   const c = countryOfDomain(domain);
   return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
+}
+
+/**
+ * The query's name with the middle name the domain's pages show for this person, when the domain's
+ * format needs one ({f}{m}{last}) and the query has none: "Jesús Muñoz Gil" is shown as "MUÑOZ GIL
+ * Jesús L.". Only a name that matches one shown name, or several with the same middle, completes.
+ */
+async function withShownMiddle(ctx: FinderCtx, domain: string, name: PersonName, rows: readonly EmailRow[], formats: PatternInference): Promise<PersonName> {
+  if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
+  const memo = ctx.memo ?? noMemo;
+  const shown = await memo.once(`shown-names:${domain}`, () => shownNamesOf(db(ctx.env.DB), domain));
+  const middles = new Set<string>();
+  for (const { fullName } of shown) {
+    const middle = fullName ? middleBeside(fullName, name) : null;
+    if (middle) middles.add(middle);
+  }
+  return middles.size === 1 ? { ...name, middle: [...middles][0]! } : name;
+}
+
+/** The words of a displayed name left over once the given and family names are taken out: its middle name. */
+function middleBeside(shown: string, name: PersonName): string | null {
+  const tokens = parseName(shown).tokens;
+  const left = tokens.map((t) => nameKey(t));
+  const take = (key: string) => {
+    const i = left.indexOf(key);
+    if (i < 0) return false;
+    left[i] = "";
+    return true;
+  };
+  const given = [name.first, ...nicknamesOf(name.first)].map((n) => nameKey(n));
+  if (!given.some(take) || !name.last.split(/\s+/).every((part) => take(nameKey(part)))) return null;
+  const middle = tokens.filter((_, i) => left[i] !== "");
+  return middle.length ? middle.join(" ") : null;
 }
 
 export interface Proposal {
@@ -119,7 +153,8 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
-  const proposal = proposeAddress(rows, name, domain, formats);
+  const named = await withShownMiddle(ctx, domain, name, rows, formats);
+  const proposal = proposeAddress(rows, named, domain, formats);
   if (!proposal) {
     return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
   }

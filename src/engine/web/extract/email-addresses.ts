@@ -29,11 +29,14 @@ export function decodeEntities(text: string): string {
 
 // "at" and "dot" as sites spell them to fool harvesters, in the words of the page's language: at,
 // ät, "(a)" (de), arroba (es, pt), arobase, chez (fr), chiocciola (it), apenstaartje (nl), małpa
-// (pl), snabel-a (sv, da, no), kukac (hu), zavináč (cs), собака (ru); dot, punkt (de, sv, da, no,
-// pl), punto (es, it), point (fr), punt (nl), kropka (pl), ponto (pt), punktum (da, no), prik (da),
-// piste (fi), pont (hu), tečka (cs), nokta (tr), точка (ru).
-const AT_WORDS = ["at", "ät", "arroba", "arobase", "chez", "chiocciola", "apenstaartje", "apestaartje", "małpa", "malpa", "snabel-a", "snabela", "kukac", "zavináč", "zavinac", "собака", "klammeraffe"];
-const DOT_WORDS = ["dot", "punkt", "punto", "point", "punt", "kropka", "ponto", "punktum", "prik", "piste", "pont", "tečka", "tecka", "nokta", "точка"];
+// (pl), snabel-a (sv, da), krøllalfa (no), kukac (hu), zavináč (cs), a còng (vi), собака (ru); dot,
+// punkt (de, sv, da, no, pl), punto (es, it), point (fr), punt (nl), kropka (pl), ponto (pt),
+// punktum (da, no), prik (da), piste (fi), pont (hu), tečka (cs), nokta (tr), chấm (vi), точка (ru).
+const AT_WORDS = [
+  "at", "ät", "arroba", "arobase", "chez", "chiocciola", "apenstaartje", "apestaartje", "małpa", "malpa", "snabel-a", "snabela",
+  "krøllalfa", "krollalfa", "kukac", "zavináč", "zavinac", "a còng", "a cong", "собака", "klammeraffe",
+];
+const DOT_WORDS = ["dot", "punkt", "punto", "point", "punt", "kropka", "ponto", "punktum", "prik", "piste", "pont", "tečka", "tecka", "nokta", "chấm", "cham", "точка"];
 const AT_WORD = `(?:${[...AT_WORDS, "@", "a"].join("|")})`;
 const DOT_WORD = `(?:${[...DOT_WORDS, "\\."].join("|")})`;
 const bracketed = (word: string, dashed: string) =>
@@ -57,6 +60,9 @@ const SPELLED_OUT = new RegExp(
   "giu",
 );
 const SPELLED_DOTS = new RegExp(SPELLED_DOT, "giu");
+const HAS_SPELLED_DOT = new RegExp(SPELLED_DOT, "iu");
+/** "max punkt muster@firma punkt de": an @ already read (from "(at)"), the dots still spelled. */
+const SPELLED_AROUND_AT = new RegExp(`${NOT_AFTER_WORD}(${LOCAL}(?:${SPELLED_DOT}${LOCAL})*)@(${LABEL}(?:(?:${SPELLED_DOT}|\\.)${LABEL})+)${NOT_BEFORE_WORD}`, "giu");
 /** An upper-case " AT " is deliberate ("jane AT acme.com"), unlike the prose " at ". */
 const UPPER_AT = new RegExp(`\\b(${LOCAL})\\s+AT\\s+((?:${LABEL}\\.)+[a-z]{2,24})\\b`, "g");
 /** "jane.doe at acme.com": an " at " after a local part with a dot, dash or underscore in it, before a domain. */
@@ -83,6 +89,7 @@ export function deobfuscate(text: string): string {
     .replace(DOT_BRACKETED, ".")
     .replace(UPPER_AT, "$1@$2")
     .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}`)
+    .replace(SPELLED_AROUND_AT, (w, local: string, domain: string) => (HAS_SPELLED_DOT.test(w) ? `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}` : w))
     .replace(DOTTED_LOCAL_AT, "$1@$2")
     // "jane.doe @ acme.com": spaces around a real @, trusted only when the left side reads like an
     // address (a dot, dash, underscore or digit in it): "Tickets @ shop.acme.com" is a sign, not a mailbox.

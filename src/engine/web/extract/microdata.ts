@@ -33,6 +33,7 @@ export async function microdataItems(body: string): Promise<MicrodataItem[]> {
   const top: MicrodataItem[] = [];
   const items: MicrodataItem[] = [];
   const texts: { text: string }[] = [];
+  let dropText = false;
   const rewriter = new HTMLRewriter()
     .on("[itemscope], [itemprop]", {
       element(el) {
@@ -72,6 +73,14 @@ export async function microdataItems(body: string): Promise<MicrodataItem[]> {
       },
     })
     .on("br", { element: () => void texts.forEach((c) => (c.text += " ")) })
+    // Ruby as the page pass reads it: each reading in brackets after its base, <rp> dropped.
+    .on("rt", {
+      element(el) {
+        for (const c of texts) c.text += "(";
+        el.onEndTag(() => void texts.forEach((c) => (c.text += ")")));
+      },
+    })
+    .on("rp", { text: () => void (dropText = true) })
     .on("script, style, template", {
       element(el) {
         // Text inside these is never a property's text.
@@ -81,7 +90,9 @@ export async function microdataItems(body: string): Promise<MicrodataItem[]> {
     })
     .onDocument({
       text(t) {
-        for (const c of texts) c.text += t.text;
+        // An element's own text handler runs before this one for the same chunk.
+        if (!dropText) for (const c of texts) c.text += t.text;
+        dropText = false;
       },
     });
   await rewriter.transform(new Response(body, { headers: { "content-type": "text/html" } })).arrayBuffer();

@@ -112,6 +112,15 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
       },
     })
     .on("rp", { text: () => void (dropText = true) })
+    // Frameworks that hand their data to the page in an attribute: Astro islands, Inertia, React on Rails.
+    .on(DATA_ATTRIBUTE_ELEMENTS, {
+      element(el) {
+        for (const [attribute, type] of DATA_ATTRIBUTES) {
+          const value = el.getAttribute(attribute);
+          if (value && (attribute !== "props" || el.tagName === "astro-island")) skipped.scripts.push({ type, id: attribute, text: decodeEntities(value) });
+        }
+      },
+    })
     .on("br, hr, img", { element: () => breakLine() })
     .on("a[href]", {
       element(el) {
@@ -244,6 +253,10 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   };
 }
 
+/** Attributes whose value is the JSON an app renders from, with how to read it. */
+const DATA_ATTRIBUTES: [string, string][] = [["props", "astro-island"], ["data-page", "application/json"], ["data-props", "application/json"], ["data-react-props", "application/json"]];
+const DATA_ATTRIBUTE_ELEMENTS = "astro-island[props], [data-page], [data-props], [data-react-props]";
+
 /** A page without a lang attribute whose text is mostly in a script written family name first (CJK, Hangul). */
 function writtenFamilyFirst(lines: readonly string[]): boolean {
   let cjk = 0;
@@ -308,6 +321,8 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
     title: null,
     jsonLd: [],
     lines,
+    personNames: personNamesIn(lines),
+    statedFormats: statedFormatsIn(lines, targetDomain),
   };
 }
 
@@ -338,7 +353,7 @@ function personOfData(p: DataPerson, email: string, familyFirstPage: boolean): P
     const name: PersonName = { first: p.given, last: p.family, ...(p.middle ? { middle: p.middle } : {}) };
     return { evidence: { kind: "stated", name }, name, position: p.position, native: p.native };
   }
-  const aligned = p.native && p.name ? alignRomanized(p.native, p.name, local) : null;
+  const aligned = p.stated ?? (p.native && p.name ? alignRomanized(p.native, p.name, local) : null);
   if (aligned) return { evidence: { kind: "stated", name: aligned }, name: aligned, position: p.position, native: p.native };
   if (!p.name) return { evidence: null, name: null, position: p.position, native: p.native };
   // A bare `name` is only a displayed name; beside a native one it is a rendering for Western readers.

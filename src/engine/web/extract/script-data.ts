@@ -17,7 +17,7 @@ export interface ScriptBlock {
 /** Scripts worth reading as data: JSON of any kind, and inline scripts that assign state to a global. */
 export function isDataScript(type: string): "json" | "js" | null {
   const t = type.trim().toLowerCase();
-  if (/json/.test(t)) return "json";
+  if (/json|astro-island/.test(t)) return "json";
   if (t === "" || /javascript|ecmascript|^module$/.test(t)) return "js";
   return null;
 }
@@ -38,7 +38,7 @@ export function appDataOf(blocks: readonly ScriptBlock[]): unknown[] {
     try {
       if (isDataScript(b.type) === "json") {
         const value = JSON.parse(b.text.trim().replace(/^<!--|-->$/g, ""));
-        out.push(b.id === "__NUXT_DATA__" ? unflatten(value) : value);
+        out.push(b.id === "__NUXT_DATA__" ? unflatten(value) : b.type === "astro-island" ? astroProps(value) : value);
       } else if (STATE_SCRIPT.test(b.text)) {
         out.push(...stateAssignments(b.text));
       }
@@ -119,6 +119,24 @@ export function unflatten(values: unknown): unknown {
     return obj;
   };
   return at(0, 0);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+
+/**
+ * Astro's island props: every value a `[type, value]` pair, 0 a plain value (objects holding pairs
+ * again), 1 an array of pairs; the other types (dates, maps, regular expressions, ...) are not needed.
+ */
+export function astroProps(value: unknown): unknown {
+  const revive = (v: unknown): unknown => {
+    if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== "number") return null;
+    const [type, x] = v as [number, unknown];
+    if (type === 0) return isRecord(x) ? mapValues(x, revive) : x;
+    if (type === 1) return Array.isArray(x) ? x.map(revive) : [];
+    return null;
+  };
+  return isRecord(value) ? mapValues(value, revive) : null;
 }
 
 /** Raised when the text is not a literal this reader understands. */

@@ -1,5 +1,6 @@
-import { looksLikePersonName } from "../../people/names.js";
-import { isNativeScript, looksLikeNativeName } from "../../people/native-names.js";
+import type { PersonName } from "../../people/names.js";
+import { isNativePersonName, isNativeScript } from "../../people/native-names.js";
+import { readLine } from "./people.js";
 
 /**
  * People in structured data, whatever carried it: JSON-LD, microdata items (read into the same
@@ -20,6 +21,8 @@ export interface DataPerson {
   name: string | null;
   /** The name (or its family and given parts, family first) in the person's own script: 田中 太郎. */
   native: string | null;
+  /** Which part is which, when a name value says so itself ("田中(Tanaka) 太郎(Taro)", "小林 宏 (Hiroshi Kobayashi)"). */
+  stated: PersonName | null;
   position: string | null;
 }
 
@@ -121,8 +124,11 @@ function personOf(o: Obj, typed: boolean): DataPerson | null {
   const family = latin(k.family);
   const nativeFamily = native(k.family);
   const nativeGiven = native(k.given);
-  const fullLatin = k.names.find((n) => !isNativeScript(n) && looksLikePersonName(n)) ?? null;
-  const fullNative = k.names.find((n) => looksLikeNativeName(n)) ?? (nativeFamily && nativeGiven ? `${nativeFamily} ${nativeGiven}` : nativeFamily);
+  // Name values are read as a line of page text is: "小林 宏 (Hiroshi Kobayashi)" gives both scripts.
+  const reads = k.names.filter((n) => n.length <= 120).map((n) => readLine(n));
+  const fullLatin = reads.find((r) => r.name)?.name ?? null;
+  const stated = reads.find((r) => r.stated)?.stated ?? null;
+  const fullNative = reads.find((r) => r.native)?.native ?? k.names.find((n) => isNativePersonName(n)) ?? (nativeFamily && nativeGiven ? `${nativeFamily} ${nativeGiven}` : nativeFamily);
   const emails = [...new Set(k.emails)];
   const hasParts = !!(given && family);
   const hasName = hasParts || !!fullLatin || !!fullNative;
@@ -138,6 +144,7 @@ function personOf(o: Obj, typed: boolean): DataPerson | null {
     middle: hasParts ? middle : null,
     name: fullLatin ?? (given && family ? [given, middle, family].filter(Boolean).join(" ") : null),
     native: fullNative,
+    stated,
     position: k.positions.find((p) => p.length <= 80 && !ADDRESS.test(p)) ?? null,
   };
 }

@@ -253,6 +253,16 @@ describe("the finder uses the people it read", () => {
 });
 
 describe("the finder completes a query from the names the site shows", () => {
+  it("takes a one-letter word after the given name for an initial, and a title glued to a name for a title", async () => {
+    const { parseName } = await import("../../src/engine/people/names.js");
+    const { readLine } = await import("../../src/engine/web/extract/people.js");
+    expect(parseName("Hélène M. Dupré").tokens).toEqual(["Hélène", "M.", "Dupré"]);
+    expect(parseName("M. Jean Dupont").tokens).toEqual(["Jean", "Dupont"]);
+    expect(readLine("Inês M. das Neves Diretor-geral")).toMatchObject({ name: "Inês M. das Neves", position: "Diretor-geral" });
+    expect(readLine("Светлана Богданова, директор")).toMatchObject({ name: "Светлана Богданова", position: "директор" });
+    expect(readLine("Alpha Consultores S.A.").name).toBeNull();
+  });
+
   it("reads the middle initial a {f}{m}{last} site shows for a person whose address it does not publish", async () => {
     const card = (n: string, e: string | null) => `<div><h3>${n}</h3><p>Partner</p>${e ? `<p>${e}</p>` : ""}</div>`;
     const html = `<html><body>${card("Stanisław J. Pawłowski", null)}${card("MUÑOZ GIL Jesús L.", null)}${card("Anna Maria Kowal", "amkowal@mid-x8.pl")}${card("Piotr K. Nowak", "pknowak@mid-x8.pl")}</body></html>`;

@@ -145,7 +145,7 @@ const HONORIFICS = new Set([
   "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m",
   // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
   "me", "maître", "maitre", "dott", "dottssa", "avv", "ing", "arch", "geom", "rag", "sr", "sra", "srta", "don", "doña", "dña", "dra",
-  "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag",
+  "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag", "eng", "arq",
 ]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
@@ -209,8 +209,10 @@ export function parseName(fullName: string): { tokens: string[]; turned: boolean
     turned = true;
   }
   let tokens = text.split(" ").filter(Boolean);
-  // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end.
-  const untitled = tokens.filter((t) => !isTitle(t));
+  // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end. A
+  // one-letter title ("M." for Monsieur) is one only before the name: "Inês M. das Neves" has an initial.
+  const leading = fullName.trim().split(/\s+/)[0];
+  const untitled = tokens.filter((t) => !isTitle(t) || (/^\p{Lu}\.$/u.test(t) && t !== leading));
   if (untitled.length >= 2) tokens = untitled;
   while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
   return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned, nickname: quoted?.[1] ?? null };
@@ -269,6 +271,9 @@ const NOT_NAME_WORDS = new Set(
     "inc", "gmbh", "ltd", "llc", "ag", "co", "company", "headquarters", "department", "management", "board", "leadership",
     "founders", "people", "staff", "general", "inquiries", "enquiries", "customer", "service", "services", "read", "more",
     "learn", "get", "in", "touch", "meet", "write", "call", "follow", "linkedin", "twitter", "github", "address", "and",
+    // Legal forms: "Alpha Consultores S.A." and "Cobalt Conseil SAS" are companies.
+    "s.a.", "sa", "sas", "sarl", "s.l.", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.", "kk", "k.k.", "oy", "oyj", "plc",
+    "pty", "kft", "kft.", "zrt", "zrt.", "ltda", "ltda.", "sp.", "gbr", "ohg", "kg", "e.k.", "a.s.", "a.ş.", "s.r.o.", "d.o.o.", "ooo",
   ],
 );
 

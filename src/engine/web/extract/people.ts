@@ -25,7 +25,7 @@ export function shown(text: string, familyFirstPage = false): NameEvidence {
 }
 
 const TITLE_WORDS =
-  /\b(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?)\b/i;
+  /(?<![\p{L}])(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?|ingenieur(in)?|projektleiter(in)?|prokurist(in)?|sachbearbeiter(in)?|assistent(in)?|diretor(a)?|engenheir[oa]|consultor(a)?|coordenador(a)?|assistente|analista|técnic[oa]|tecnic[oa]|presidente|administrador(a)?|contabilista|economista|arquitet[oa]|ingenier[oa]|coordinador(a)?|jefe|jefa|responsable|administrativ[oa]|arquitect[oa]|consultante?|chef|chargée?|assistante?|experte?|présidente?|analyste|consulente|responsabile|impiegat[oa]|amministratore|architetto|medewerker|projectleider|specjalista|inżynier|konsultant|doradca|asystent(ka)?|wiceprezes|uzman|danışman|genel|konsult|rådgivare|rådgiver|ingenjör|ingeniør|projektledare|prosjektleder|tanácsadó|vezető|директор|менеджер|инженер|бухгалтер|юрист|руководитель|специалист|консультант|giám đốc|trưởng phòng|kỹ sư|chuyên viên|nhân viên)(?![\p{L}])/iu;
 
 /** Titles written as one compound word (German, Dutch, Nordic): "Accountmanager", "Projektleiterin", "Bedrijfsleider". */
 const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin)$/u;
@@ -100,8 +100,12 @@ export function readLine(line: string, localPart = ""): LineReading {
   for (const s of segments) {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
+    const glued: { name: string; position: string } | null = isPosition && !name ? nameThenPosition(s) : null;
     if (!native && isNativePersonName(s)) native = s;
-    else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
+    else if (glued) {
+      name = glued.name;
+      position ??= glued.position;
+    } else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
@@ -119,6 +123,17 @@ export function readLine(line: string, localPart = ""): LineReading {
   const goesBy = native && single ? alignRomanized(native, single, localPart) : null;
   if (goesBy) return { name: fullNameOf(goesBy), position, transcribed: true, native, stated: goesBy };
   return { name, position, transcribed, native, stated: null };
+}
+
+/** "Inês M. das Neves Diretor-geral": a name and a title with nothing between them (a link, then a span). */
+function nameThenPosition(segment: string): { name: string; position: string } | null {
+  const words = segment.split(/\s+/);
+  for (let k = words.length - 1; k >= 2; k--) {
+    const name = words.slice(0, k).join(" ");
+    const position = words.slice(k).join(" ");
+    if (looksLikePosition(position) && !looksLikePosition(name) && looksLikePersonName(name)) return { name, position };
+  }
+  return null;
 }
 
 /** A line read as a Latin name rendered from the native name on a line beside it (a two-column table, a card). */

@@ -222,6 +222,11 @@ describe("obfuscations in words", () => {
     expect(await one("minh chấm tran (a còng) obf-x13 chấm vn", "obf-x13.vn", "vi")).toEqual(["minh.tran@obf-x13.vn"]);
   });
 
+  it("does not take a Russian or Korean example or placeholder for a mailbox", async () => {
+    expect(await one("Адреса сотрудников имеют вид imya.familiya@obf-x14.ru, например ivanov.ivan@obf-x14.ru", "obf-x14.ru", "ru")).toEqual([]);
+    expect(await one("직원 이메일 주소는 firstname.lastname@obf-x15.kr 형식입니다. 예: gildong.hong@obf-x15.kr", "obf-x15.kr", "ko")).toEqual([]);
+  });
+
   it("does not read ordinary prose as an address", async () => {
     expect(await one("Find us at obf-x8.com or meet us at the fair; Tickets @ shop.obf-x8.com", "obf-x8.com")).toEqual([]);
     expect(await one("Call #1 at obf-x8.com", "obf-x8.com")).toEqual([]);
@@ -261,6 +266,25 @@ describe("the finder completes a query from the names the site shows", () => {
     expect(readLine("Inês M. das Neves Diretor-geral")).toMatchObject({ name: "Inês M. das Neves", position: "Diretor-geral" });
     expect(readLine("Светлана Богданова, директор")).toMatchObject({ name: "Светлана Богданова", position: "директор" });
     expect(readLine("Alpha Consultores S.A.").name).toBeNull();
+  });
+
+  it("reads a middle name only beside the given name: not a byline word before it or a title after it", async () => {
+    const names = ["Par Jean-Baptiste Claude Dupré", "Dahl, Solveig Johan Kontorschef", "Jean-Baptiste Claude Dupré"];
+    const card = (n: string, e: string) => `<div><h3>${n}</h3><p>${e}</p></div>`;
+    const html = `<html><body>${names.map((n) => `<p>${n}</p>`).join("")}${card("Anna Maria Kowal", "amkowal@mid-x7.fr")}${card("Piotr K. Nowak", "pknowak@mid-x7.fr")}</body></html>`;
+    await crawl("mid-x7.fr", [["/equipe", html]]);
+    const { findEmail } = await import("../../src/engine/finder/email-finder.js");
+    const ctx = { env, now: () => Date.now() };
+    expect((await findEmail(ctx, "mid-x7.fr", { first: "Jean-Baptiste", last: "Dupré" }, { verify: false })).email).toBe("jcdupre@mid-x7.fr");
+    expect((await findEmail(ctx, "mid-x7.fr", { first: "Solveig", last: "Dahl" }, { verify: false })).email).toBe("sjdahl@mid-x7.fr");
+  });
+
+  it("reads 'Family Given Middle' when the domain's addresses say so", async () => {
+    const card = (n: string, e: string) => `<div><h3>${n}</h3><p>${e}</p></div>`;
+    const html = `<html lang="de"><body>${card("Dr. Dekker Bram Cornelis", "bcdekker@mid-x6.de")}${card("Neumann Günter E.", "geneumann@mid-x6.de")}${card("Fonseca Luís Maria", "lmfonseca@mid-x6.de")}</body></html>`;
+    const { rows, formats } = await crawl("mid-x6.de", [["/team", html]]);
+    expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
+    expect(rows.map((r) => [r.firstName, r.middleName, r.lastName])).toEqual([["Bram", "Cornelis", "Dekker"], ["Günter", "E.", "Neumann"], ["Luís", "Maria", "Fonseca"]]);
   });
 
   it("reads the middle initial a {f}{m}{last} site shows for a person whose address it does not publish", async () => {

@@ -71,27 +71,32 @@ async function withShownMiddle(ctx: FinderCtx, domain: string, name: PersonName,
   if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
   const memo = ctx.memo ?? noMemo;
   const shown = await memo.once(`shown-names:${domain}`, () => shownNamesOf(db(ctx.env.DB), domain));
-  const middles = new Set<string>();
+  // Only the middle name's initial goes into an address: names that agree on it agree.
+  const middles = new Map<string, string>();
   for (const { fullName } of shown) {
     const middle = fullName ? middleBeside(fullName, name) : null;
-    if (middle) middles.add(middle);
+    if (middle) middles.set(nameKey(middle).charAt(0), middle);
   }
-  return middles.size === 1 ? { ...name, middle: [...middles][0]! } : name;
+  return middles.size === 1 ? { ...name, middle: [...middles.values()][0]! } : name;
 }
 
-/** The words of a displayed name left over once the given and family names are taken out: its middle name. */
+/**
+ * The middle name of a displayed name that shows the query's given and family names: the words
+ * right after the given name, up to the family name ("Jean-Baptiste Claude Dupré", "MUÑOZ GIL Jesús
+ * L."). Words elsewhere ("Par …", a title after the name) are not part of it.
+ */
 function middleBeside(shown: string, name: PersonName): string | null {
   const tokens = parseName(shown).tokens;
-  const left = tokens.map((t) => nameKey(t));
-  const take = (key: string) => {
-    const i = left.indexOf(key);
-    if (i < 0) return false;
-    left[i] = "";
-    return true;
-  };
-  const given = [name.first, ...nicknamesOf(name.first)].map((n) => nameKey(n));
-  if (!given.some(take) || !name.last.split(/\s+/).every((part) => take(nameKey(part)))) return null;
-  const middle = tokens.filter((_, i) => left[i] !== "");
+  const keys = tokens.map((t) => nameKey(t));
+  const givenKeys = new Set([name.first, ...nicknamesOf(name.first)].map((n) => nameKey(n)));
+  const given = keys.findIndex((k) => givenKeys.has(k));
+  const familyKeys = name.last.split(/\s+/).map((part) => nameKey(part));
+  const family = familyKeys.map((k) => keys.indexOf(k));
+  if (given < 0 || family.some((i) => i < 0 || i === given)) return null;
+  const familyStart = Math.min(...family);
+  const end = familyStart > given ? familyStart : tokens.length;
+  const middle: string[] = [];
+  for (let i = given + 1; i < end && !family.includes(i); i++) middle.push(tokens[i]!);
   return middle.length ? middle.join(" ") : null;
 }
 

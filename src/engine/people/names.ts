@@ -246,6 +246,8 @@ export function splitsOfTokens(tokens: readonly string[]): NameSplit[] {
   for (let k = 1; k < Math.min(n, 4); k++) {
     out.push({ ...build(tokens.slice(n - 1), tokens.slice(k, n - 1), tokens.slice(0, k)), reversed: true });
     if (n - k > 1) out.push({ ...build(tokens.slice(k), [], tokens.slice(0, k)), reversed: true });
+    // "Dekker Bram Cornelis": a family name first, then the given name and a middle name.
+    if (n - k > 1) out.push({ ...build(tokens.slice(k, k + 1), tokens.slice(k + 1), tokens.slice(0, k)), reversed: true });
   }
   const seen = new Set<string>();
   return out.filter((p) => {
@@ -282,7 +284,9 @@ export function looksLikePersonName(text: string): boolean {
   const t = text.replace(QUOTED_NICKNAME, " ").replace(/\s+/g, " ").trim();
   if (t.length < 4 || t.length > 60 || /[\d@:/|()[\]{}]/.test(t)) return false;
   const tokens = t.split(" ");
-  if (tokens.length < 2 || tokens.length > 5) return false;
+  // Particles and titles do not make a name long: "Eng. Anaïs Anne de la Fontaine".
+  const words = tokens.filter((tok) => !PARTICLES.has(tok.toLowerCase()) && !isTitle(tok)).length;
+  if (tokens.length < 2 || words > 5 || tokens.length > 8) return false;
   if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
   // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and

@@ -123,6 +123,7 @@ const EXAMPLE_BEFORE = new RegExp(
     "exemple", "p\\.\\s?ej\\.", "por ejemplo", "ejemplo", "por exemplo", "exemplo", "ex\\.", "per esempio", "ad esempio", "ad es\\.", "esempio",
     "bijv\\.", "bijvoorbeeld", "bv\\.", "np\\.", "na przyk[łl]ad", "örn\\.", "örneğin", "t\\.\\s?ex\\.", "till exempel", "f\\.\\s?eks\\.",
     "for eksempel", "esim\\.", "esimerkiksi", "pl\\.", "például", "ví dụ", "例えば", "例", "例如", "比如", "如",
+    "например", "напр\\.", "к примеру", "пример", "(?<![\\p{Script=Hangul}])예", "예시", "예를 들어",
   ].join("|")})\\s*[:：]?\\s*["'“„«(]?\\s*$`,
   "iu",
 );

@@ -266,6 +266,10 @@ describe("the finder completes a query from the names the site shows", () => {
     expect(readLine("Inês M. das Neves Diretor-geral")).toMatchObject({ name: "Inês M. das Neves", position: "Diretor-geral" });
     expect(readLine("Светлана Богданова, директор")).toMatchObject({ name: "Светлана Богданова", position: "директор" });
     expect(readLine("Alpha Consultores S.A.").name).toBeNull();
+    const { namesOnLine } = await import("../../src/engine/web/extract/people.js");
+    expect(namesOnLine("Directeur de la publication : Anaïs C. Tessier (actessier [at] x.fr), Daniel J. Sullivan, Lisa-Marie A. Strauß")).toEqual([
+      "Anaïs C. Tessier", "Daniel J. Sullivan", "Lisa-Marie A. Strauß",
+    ]);
   });
 
   it("reads a middle name only beside the given name: not a byline word before it or a title after it", async () => {

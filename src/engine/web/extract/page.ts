@@ -2,7 +2,7 @@ import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
 import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./email-addresses.js";
-import { type FoundAddress, type Person, personNear, personOfPage, readingFor, readLine, shown } from "./people.js";
+import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
 import { isFamilyFirstLanguage } from "../../people/readings.js";
 import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
 import type { Pattern } from "../../finder/patterns.js";
@@ -291,9 +291,8 @@ function statedFormatsIn(lines: readonly string[], targetDomain: string): Patter
 function personNamesIn(lines: readonly string[]): string[] {
   const out = new Set<string>();
   for (const line of lines) {
-    if (line.length > 120) continue;
-    const name = readLine(line).name;
-    if (name) out.add(name);
+    if (line.length > 300) continue;
+    for (const name of namesOnLine(line)) out.add(name);
     if (out.size >= 300) break;
   }
   return [...out];

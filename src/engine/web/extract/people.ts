@@ -125,6 +125,21 @@ export function readLine(line: string, localPart = ""): LineReading {
   return { name, position, transcribed, native, stated: null };
 }
 
+/**
+ * Every name a line shows, not only the first: "Directeur de la publication : Anaïs C. Tessier
+ * (…), Daniel J. Sullivan, Lisa-Marie A. Strauß" names three people.
+ */
+export function namesOnLine(line: string): string[] {
+  const first = readLine(line).name;
+  if (!first || !/[,;]/.test(line)) return first ? [first] : [];
+  const out = new Set([first]);
+  for (const s of segmentsOf(line)) {
+    const read = readLine(s);
+    if (read.name) out.add(read.name);
+  }
+  return [...out];
+}
+
 /** "Inês M. das Neves Diretor-geral": a name and a title with nothing between them (a link, then a span). */
 function nameThenPosition(segment: string): { name: string; position: string } | null {
   const words = segment.split(/\s+/);

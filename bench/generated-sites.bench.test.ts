@@ -1,4 +1,4 @@
-// npm run bench:quality -- --seed N --sites 60 [--profile real-web]: the engine on randomized company
+// npm run bench -- quality --seed N --sites 60 [--profile real-web]: the engine on randomized company
 // sites nobody tuned it against (test/fixtures/generator, issue 20), measured through the /v1 routes
 // as a customer meets it. The wrapper bench/quality.mjs sets QUALITY_SEED / QUALITY_SITES /
 // QUALITY_PROFILE; the fixture network serves the same seed's sites (test/fixtures/handlers/
@@ -18,7 +18,7 @@ it.skipIf(!selection)("engine quality on generated sites", async () => {
   const generatedMs = Date.now() - t0;
   const measures = await measureSites(sites, Number(env.QUALITY_CONCURRENCY || 1));
   const goals = profile === "real-web" ? realWebGoalProblems(measures) : [];
-  const replay = `npm run bench:quality -- --seed ${seed} --sites ${count}${profile === "classic" ? "" : ` --profile ${profile}`}`;
+  const replay = `npm run bench -- quality --seed ${seed} --sites ${count}${profile === "classic" ? "" : ` --profile ${profile}`}`;
   console.log(
     `${report(`seed ${seed} (${profile})`, measures)}${profile === "real-web" ? `\nreal-web goals: ${goals.length ? `NOT met: ${goals.join("; ")}` : "met"}` : ""}` +
       `\nwall time ${((Date.now() - t0) / 1000).toFixed(1)} s for ${count} sites (generation ${generatedMs} ms); replay: ${replay}`,

@@ -1,4 +1,4 @@
-// npm run bench:quality [-- --seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web]
+// npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web]
 // Engine quality in one run: the hand-written fixture web (bench/quality.bench.test.ts, truth.json)
 // and N randomized sites from one seed (bench/generated-sites.bench.test.ts). Without --seed a fresh
 // seed is drawn and printed first, so each run meets sites nobody has seen; pass it back to replay.
@@ -10,7 +10,7 @@ import { randomInt } from "node:crypto";
 
 const PROFILES = ["classic", "real-web"];
 const args = process.argv.slice(2);
-const usage = "usage: npm run bench:quality -- [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web]";
+const usage = "usage: npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web]";
 function flag(name, fallback) {
   const i = args.indexOf(`--${name}`);
   if (i === -1) return fallback;
@@ -41,14 +41,14 @@ if (sites < 1 || concurrency < 1) {
   console.error("--sites and --concurrency must be at least 1");
   process.exit(2);
 }
-const replay = `npm run bench:quality -- --seed ${seed} --sites ${sites}${profile === "classic" ? "" : ` --profile ${profile}`}`;
-console.log(`bench:quality seed ${seed}, ${sites} generated sites, profile ${profile} (replay: ${replay})`);
+const replay = `npm run bench -- quality --seed ${seed} --sites ${sites}${profile === "classic" ? "" : ` --profile ${profile}`}`;
+console.log(`quality bench: seed ${seed}, ${sites} generated sites, profile ${profile} (replay: ${replay})`);
 
 const child = spawn("npx", ["vitest", "run", "--config", "vitest.bench.config.ts", "bench/quality.bench.test.ts", "bench/generated-sites.bench.test.ts"], {
   stdio: "inherit",
   env: { ...process.env, QUALITY_SEED: String(seed), QUALITY_SITES: String(sites), QUALITY_CONCURRENCY: String(concurrency), QUALITY_PROFILE: profile },
 });
 child.on("close", (code) => {
-  console.log(`bench:quality seed ${seed}, profile ${profile} (replay: ${replay})`);
+  console.log(`quality bench: seed ${seed}, profile ${profile} (replay: ${replay})`);
   process.exit(code ?? 1);
 });

@@ -100,7 +100,7 @@ export interface LateChargeOutcome {
   balances: Record<CreditBalance, BalanceView>;
 }
 
-/** Requests under the 30-day rule (contract §4), decided by the admission that carries them. */
+/** Requests under the 30-day rule (docs/wire-contract.md §3.2), decided by the admission that carries them. */
 export interface Billing {
   accountId: number;
   capability: string;
@@ -326,7 +326,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, req.now) };
     }
 
-    // Contract §4: a request with an open window is a repeat and costs nothing; the others cost theirs.
+    // docs/wire-contract.md §3.2: a request with an open window is a repeat and costs nothing; the others cost theirs.
     const cost: Partial<Record<CreditBalance, number>> = { ...req.cost };
     const repeats: Record<string, number | null> = {};
     const fresh: string[] = [];

@@ -22,7 +22,7 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // but its calls still count against the shared rate limits.
   const paidPerRequest = inv.surface === "agent";
   const creditBilled = !paidPerRequest && cap.cost !== null;
-  // Contract §4: the same request within 30 days of a billed one is answered free. The limiter
+  // docs/wire-contract.md §3.2: the same request within 30 days of a billed one is answered free. The limiter
   // decides it in the admission's round trip (repeat, or billed with its credits reserved), so two
   // identical requests at the same instant are billed once.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;

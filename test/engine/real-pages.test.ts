@@ -266,6 +266,10 @@ describe("the finder completes a query from the names the site shows", () => {
     expect(readLine("Inês M. das Neves Diretor-geral")).toMatchObject({ name: "Inês M. das Neves", position: "Diretor-geral" });
     expect(readLine("Светлана Богданова, директор")).toMatchObject({ name: "Светлана Богданова", position: "директор" });
     expect(readLine("Alpha Consultores S.A.").name).toBeNull();
+    expect(readLine("Leclerc, François Louis, Segreteria")).toMatchObject({ name: "Leclerc, François Louis", position: "Segreteria" });
+    expect(readLine("Lindgren Øyvind K., Kontorleder")).toMatchObject({ name: "Lindgren Øyvind K.", position: "Kontorleder" });
+    expect(readLine("Anna Berg, Clara Wolf, Tom Lee").name).toBe("Anna Berg");
+    expect(readLine("田中 太郎 営業部長")).toMatchObject({ native: "田中 太郎", position: "営業部長" });
     const { namesOnLine } = await import("../../src/engine/web/extract/people.js");
     expect(namesOnLine("Directeur de la publication : Anaïs C. Tessier (actessier [at] x.fr), Daniel J. Sullivan, Lisa-Marie A. Strauß")).toEqual([
       "Anaïs C. Tessier", "Daniel J. Sullivan", "Lisa-Marie A. Strauß",

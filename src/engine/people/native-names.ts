@@ -28,6 +28,24 @@ export function looksLikeNativeName(text: string): boolean {
 /** Titles and departments written in CJK script, which a page shows where a name could stand ("部長", "高级经理", "이사"). */
 const TITLE_LIKE = /(?:部|課|室|長|役|員|社|所|局|係|係長|担当|代表|主任|顧問|理事|経理|经理|总监|總監|主管|总裁|總裁|董事|助理|秘书|秘書|工程师|工程師|设计师|設計師|律师|律師|会计|會計|师|師|员|員|部门|部門|센터|팀장|대표|이사|부장|과장|차장|사원|주임|실장|상무|전무|사장|회장|팀|부|실)$/u;
 
+/** A title or department in CJK script ("営業部長", "项目经理", "영업팀장", "エンジニア"). */
+export function isNativeTitle(text: string): boolean {
+  const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
+  return parts.length > 0 && parts.every((p) => NATIVE_RUN.test(p) && (TITLE_LIKE.test(p) || NATIVE_TITLE_WORDS.test(p)));
+}
+
+/** "田中 太郎 営業部長": a native name and a title written one after the other. */
+export function nativeNameThenTitle(text: string): { name: string; title: string } | null {
+  const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
+  if (parts.length < 2) return null;
+  const title = parts[parts.length - 1]!;
+  const name = parts.slice(0, -1).join(" ");
+  return isNativeTitle(title) && isNativePersonName(name) ? { name, title } : null;
+}
+
+/** Titles in CJK script that do not end like a department or a rank. */
+const NATIVE_TITLE_WORDS = /マネージャー|エンジニア|コンサルタント|デザイナー|ディレクター|取締役|代表|顾问|顧問|经理|經理|总监|主管|컨설턴트|엔지니어|매니저|대표|담당/u;
+
 /**
  * A native-script text that is a person's name, not a title or department beside it: family name
  * and given name written apart ("田中 太郎", neither part a title), or written together after a

@@ -1,5 +1,5 @@
 import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
-import { alignRomanized, annotatedName, isNativePersonName, writtenInParts } from "../../people/native-names.js";
+import { alignRomanized, annotatedName, isNativePersonName, isNativeTitle, nativeNameThenTitle, writtenInParts } from "../../people/native-names.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
@@ -25,15 +25,15 @@ export function shown(text: string, familyFirstPage = false): NameEvidence {
 }
 
 const TITLE_WORDS =
-  /(?<![\p{L}])(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?|ingenieur(in)?|projektleiter(in)?|prokurist(in)?|sachbearbeiter(in)?|assistent(in)?|diretor(a)?|engenheir[oa]|consultor(a)?|coordenador(a)?|assistente|analista|técnic[oa]|tecnic[oa]|presidente|administrador(a)?|contabilista|economista|arquitet[oa]|ingenier[oa]|coordinador(a)?|jefe|jefa|responsable|administrativ[oa]|arquitect[oa]|consultante?|chef|chargée?|assistante?|experte?|présidente?|analyste|consulente|responsabile|impiegat[oa]|amministratore|architetto|medewerker|projectleider|specjalista|inżynier|konsultant|doradca|asystent(ka)?|wiceprezes|uzman|danışman|genel|konsult|rådgivare|rådgiver|ingenjör|ingeniør|projektledare|prosjektleder|tanácsadó|vezető|директор|менеджер|инженер|бухгалтер|юрист|руководитель|специалист|консультант|giám đốc|trưởng phòng|kỹ sư|chuyên viên|nhân viên)(?![\p{L}])/iu;
+  /(?<![\p{L}])(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?|ingenieur(in)?|projektleiter(in)?|prokurist(in)?|sachbearbeiter(in)?|assistent(in)?|diretor(a)?|engenheir[oa]|consultor(a)?|coordenador(a)?|assistente|analista|técnic[oa]|tecnic[oa]|presidente|administrador(a)?|contabilista|economista|arquitet[oa]|ingenier[oa]|coordinador(a)?|jefe|jefa|responsable|administrativ[oa]|arquitect[oa]|consultante?|chef|chargée?|assistante?|experte?|présidente?|analyste|consulente|responsabile|impiegat[oa]|amministratore|architetto|medewerker|projectleider|specjalista|inżynier|konsultant|doradca|asystent(ka)?|wiceprezes|uzman|danışman|genel|konsult|rådgivare|rådgiver|ingenjör|ingeniør|projektledare|prosjektleder|leder|ledare|sjef|daglig leder|vd|segretari[oa]|segreteria|commerciale|amministrazione|assistenz|technik|verwaltung|ventes|technique|administration|administración|ventas|ingeniería|gestor(a)?|comercial|engenharia|verkoop|financiën|techniek|administratie|specjalist(k)?a|sprzedaż|księgowość|technika|administracja|yönetici(si)?|asistan(ı)?|satış|finans|mühendislik|[iİ]dari|försäljning|ekonomi|teknik|teknikk|salg|økonomi|administrasjon|\p{L}*vezető|értékesítés|pénzügy|műszaki|adminisztráció|quản lý|kế toán|kinh doanh|tài chính|kỹ thuật|hành chính|отдел|бухгалтерия|администрация|технический|tanácsadó|vezető|директор|менеджер|инженер|бухгалтер|юрист|руководитель|специалист|консультант|giám đốc|trưởng phòng|kỹ sư|chuyên viên|nhân viên)(?![\p{L}])/iu;
 
 /** Titles written as one compound word (German, Dutch, Nordic): "Accountmanager", "Projektleiterin", "Bedrijfsleider". */
-const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin)$/u;
+const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin|leder|ledare|sjef|ansvarlig|ansvarig|rådgiver|rådgivare|sekretær|sekreterare|ingeniør|ingenjör|medarbeider)$/u;
 
 export function looksLikePosition(text: string): boolean {
   const t = text.trim();
   if (t.length < 2 || t.length > 80 || /[@\d]/.test(t) || t.split(/\s+/).length > 9) return false;
-  return TITLE_WORDS.test(t) || COMPOUND_TITLE.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null;
+  return TITLE_WORDS.test(t) || COMPOUND_TITLE.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null || isNativeTitle(t);
 }
 
 
@@ -49,9 +49,18 @@ function segmentsOf(line: string): string[] {
   return line
     .replace(/\((\p{Lu}[\p{L}'’.-]{1,20})\)(?=\s+\p{Lu})/gu, '"$1"')
     .split(NON_COMMA_SEPARATORS)
-    .flatMap((part) => (familyCommaGiven(part) ? [part] : part.split(",")))
+    .flatMap((part) => (familyCommaGiven(part) ? [part] : commaPieces(part)))
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** "Leclerc, François Louis, Segreteria": a "Family, Given" name at the head of a list that ends in a title. */
+function commaPieces(part: string): string[] {
+  const pieces = part.split(",");
+  if (pieces.length >= 3 && familyCommaGiven(`${pieces[0]},${pieces[1]}`) && pieces.slice(2).every((p) => looksLikePosition(p))) {
+    return [`${pieces[0]},${pieces[1]}`, ...pieces.slice(2)];
+  }
+  return pieces;
 }
 
 const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
@@ -101,7 +110,11 @@ export function readLine(line: string, localPart = ""): LineReading {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
     const glued: { name: string; position: string } | null = isPosition && !name ? nameThenPosition(s) : null;
-    if (!native && isNativePersonName(s)) native = s;
+    const nativeGlued: { name: string; title: string } | null = native ? null : nativeNameThenTitle(s);
+    if (nativeGlued) {
+      native = nativeGlued.name;
+      position ??= nativeGlued.title;
+    } else if (!native && isNativePersonName(s)) native = s;
     else if (glued) {
       name = glued.name;
       position ??= glued.position;

@@ -43,6 +43,11 @@ export const BENCHES = {
     about: "hot-path calls, imports and the repeat lookup as the index grows (`-- --sizes 1000,1000000`)",
   },
   startup: { file: "bench/startup.mjs", kind: "node", about: "bundle size and startup CPU of the Worker (`-- --against <git ref>` compares)" },
+  "upload-memory": {
+    file: "bench/upload-memory.mjs",
+    kind: "node",
+    about: "large chunked uploads, with and without credentials: answers, their times, the Worker's heap and RSS",
+  },
   throughput: { file: "bench/throughput.mjs", kind: "node", about: "requests/s, p50 and p99 of /, /v1/me, phone-validator, domain-status at 1 and 50 connections" },
 };
 

@@ -87,7 +87,7 @@ export interface LateCharge {
   plan: string;
   accountId: number;
   capability: string;
-  source: "api" | "bulk";
+  source: BillingSource;
   fingerprint: string;
   cost: Partial<Record<CreditBalance, number>>;
   /** The instant the call was admitted (its window opens then if it is billed). */
@@ -100,11 +100,14 @@ export interface LateChargeOutcome {
   balances: Record<CreditBalance, BalanceView>;
 }
 
+/** Where a billed call came from, as /v1/usage counts it (source_api, source_website, source_bulk). */
+export type BillingSource = "api" | "website" | "bulk";
+
 /** Requests under the 30-day rule (docs/wire-contract.md §3.2), decided by the admission that carries them. */
 export interface Billing {
   accountId: number;
   capability: string;
-  source: "api" | "bulk";
+  source: BillingSource;
   requests: BilledRequest[];
 }
 

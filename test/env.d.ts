@@ -11,10 +11,12 @@ declare namespace Cloudflare {
     FUZZ_RUNS: string;
     /** Replays a fuzz run (the seed is printed by every run). */
     FUZZ_SEED: string;
-    /** Seed of the generated fixture sites `npm run bench:quality` measures (test/fixtures/generator). */
+    /** Seed of the generated fixture sites `npm run bench -- quality` measures (test/fixtures/generator). */
     QUALITY_SEED: string;
     /** How many generated sites that bench measures. */
     QUALITY_SITES: string;
+    /** The generator profile of those sites ("classic" or "real-web"). */
+    QUALITY_PROFILE: string;
     /** Sites measured at once by that bench. */
     QUALITY_CONCURRENCY: string;
   }

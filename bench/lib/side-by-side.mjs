@@ -12,7 +12,7 @@ let nextNumber = 10_000_000 + Math.floor(Math.random() * 1_000_000);
 /** A phone-validator path with a number never asked before in this run: each call is billed. */
 export const newNumberPath = () => `/v1/phone-validator?phone=%2B336${String(nextNumber++ % 100_000_000).padStart(8, "0")}`;
 
-/** The routes bench:hot measures, by the names bench:cpu and bench:profile take. */
+/** The routes the hot bench measures, by the names the cpu and profile benches take. */
 export const NAMED_ROUTES = {
   root: { path: "/", auth: false },
   billed: { path: "/v1/phone-validator", auth: true, pathEachCall: newNumberPath },

@@ -11,7 +11,7 @@ import { ErrorResponses, security } from "../http/openapi-shared.js";
 import { creditSummary, type CreditSummary } from "./credits.js";
 import { cachedMeView, rememberMeView } from "./me-cache.js";
 
-/** GET /v1/me (contract §5.6), typed the way the strictest clients unmarshal it. */
+/** GET /v1/me (docs/wire-contract.md §9.1), typed the way the strictest clients unmarshal it. */
 
 const int = () => z.number().int();
 const str = () => z.string().nullable();

@@ -52,7 +52,10 @@ const route = createRoute({
   },
 });
 
-/** POST /v1/reveal/search: company search over the index (contract §5.5); authenticated like all of /v1, 5/s fixed limit. */
+/**
+ * POST /v1/reveal/search: company search over the index (docs/wire-contract.md §8.3); authenticated like all of
+ * /v1, 5/s fixed limit.
+ */
 export function registerRevealRoute(v1: ApiApp) {
   v1.openapi(route, async (c) => {
     c.set("logType", "Reveal Search");

@@ -13,7 +13,7 @@ import { flushOwed, limiterFor } from "../limits/admission.js";
 import { logError } from "../request-context.js";
 
 /**
- * GET /v1/usage (contract §5.6): the union of the two documented shapes, one row per day of the
+ * GET /v1/usage (docs/wire-contract.md §9.2): the union of the two documented shapes, one row per day of the
  * range (newest first, zeros on days without a charged call) and a `total` with the same keys.
  * Counts come from `usage_days`, the D1 copy of the billed calls the account's limiter holds
  * (src/limits/usage-copy.ts). The limiter sends it within a second of a charge; this route asks it
@@ -85,6 +85,9 @@ function add(counts: Counts, capability: string, source: string, n: number) {
   if (source === "bulk") {
     counts.source_bulk += n;
     counts.bulk += n;
+  } else if (source === "website") {
+    counts.source_website += n;
+    counts.website += n;
   } else {
     counts.source_api += n;
     counts.api += n;

@@ -87,7 +87,7 @@ export interface LateCharge {
   plan: string;
   accountId: number;
   capability: string;
-  source: "api" | "bulk";
+  source: BillingSource;
   fingerprint: string;
   cost: Partial<Record<CreditBalance, number>>;
   /** The instant the call was admitted (its window opens then if it is billed). */
@@ -100,11 +100,14 @@ export interface LateChargeOutcome {
   balances: Record<CreditBalance, BalanceView>;
 }
 
-/** Requests under the 30-day rule (contract §4), decided by the admission that carries them. */
+/** Where a billed call came from, as /v1/usage counts it (source_api, source_website, source_bulk). */
+export type BillingSource = "api" | "website" | "bulk";
+
+/** Requests under the 30-day rule (docs/wire-contract.md §3.2), decided by the admission that carries them. */
 export interface Billing {
   accountId: number;
   capability: string;
-  source: "api" | "bulk";
+  source: BillingSource;
   requests: BilledRequest[];
 }
 
@@ -326,7 +329,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, req.now) };
     }
 
-    // Contract §4: a request with an open window is a repeat and costs nothing; the others cost theirs.
+    // docs/wire-contract.md §3.2: a request with an open window is a repeat and costs nothing; the others cost theirs.
     const cost: Partial<Record<CreditBalance, number>> = { ...req.cost };
     const repeats: Record<string, number | null> = {};
     const fresh: string[] = [];

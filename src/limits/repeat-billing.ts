@@ -11,7 +11,7 @@ import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 export { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 
 /**
- * Credits rule (contract §4): an identical request (same capability, same normalised parameters,
+ * Credits rule (docs/wire-contract.md §3.2): an identical request (same capability, same normalised parameters,
  * same account) is billed once per 30 days. The windows live in the account's AccountLimiter
  * (src/limits/repeat-windows.ts), which decides "repeat or billed" in the admission itself, so two
  * identical requests racing each other are billed once. This module says what "identical" means

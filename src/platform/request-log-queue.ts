@@ -120,7 +120,7 @@ const INSERT_LOG_ROWS = `INSERT INTO request_logs (${LOG_COLUMNS.map(([name]) =>
 /**
  * Writes rows in one D1 batch (one transaction); rows already written are skipped. One statement
  * per 100 rows, the rows as one JSON parameter: written by hand rather than through the query
- * builder, which cost more CPU than the insert itself on every /v1 request (bench:hot).
+ * builder, which cost more CPU than the insert itself on every /v1 request (`npm run bench -- hot`).
  */
 export async function insertLogRows(env: Env, rows: RequestLogMessage[]): Promise<void> {
   if (!rows.length) return;

@@ -22,24 +22,26 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // but its calls still count against the shared rate limits.
   const paidPerRequest = inv.surface === "agent";
   const creditBilled = !paidPerRequest && cap.cost !== null;
-  // Contract §4: the same request within 30 days of a billed one is answered free. The limiter
+  // docs/wire-contract.md §3.2: the same request within 30 days of a billed one is answered free. The limiter
   // decides it in the admission's round trip (repeat, or billed with its credits reserved), so two
   // identical requests at the same instant are billed once.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
-  const paced = inv.surface === "bulk" ? { ...cap, rateGroup: null } : cap;
+  // Bulk rows are paced by the job's queue; dashboard searches have counters of their own.
+  const rateGroup = inv.surface === "bulk" ? null : inv.fromDashboard && cap.rateGroup ? "searches" : cap.rateGroup;
+  const source = inv.surface === "bulk" ? ("bulk" as const) : inv.fromDashboard ? ("website" as const) : ("api" as const);
   // A window this isolate already knows is open (exact: see knownRepeat) needs no decision: the
   // admission only counts the rate limit (on plans without limits, without a round trip).
   const knownFree = fingerprint !== null && knownRepeat(inv.accountId, fingerprint, started);
   const billing =
     fingerprint !== null && !knownFree
-      ? { accountId: inv.accountId, capability: cap.name, source: inv.surface === "bulk" ? ("bulk" as const) : ("api" as const), requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
+      ? { accountId: inv.accountId, capability: cap.name, source, requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
       : undefined;
   const admission = await admitRequest(inv.env, {
     accountId: inv.accountId,
     plan: inv.plan,
     // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
     // A credit-billed call's cost travels with its fingerprint; the agent surface's payment is its charge.
-    capability: { ...paced, cost: null },
+    capability: { ...cap, rateGroup, cost: null },
     extraCost: {},
     now: started,
     waitUntil: inv.waitUntil,
@@ -72,14 +74,15 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // Credits were taken at admission, so the next request already sees the lower balance; settling
   // (refund when nothing was found, options trued up, the window kept or closed) can finish off the
   // response path, and the limiter sends the charge to the D1 copy (/v1/usage) on its own.
-  if (!repeat && !admission.chargeLater) inv.waitUntil(admission.settle({ found: result.found, charged: billed ? costOf(cap, result.extraCost) : undefined }));
+  const charged = billed ? costOf(cap, result.extraCost) : undefined;
+  if (!repeat && !admission.chargeLater) inv.waitUntil(admission.settle({ found: result.found, charged }));
   if (billed) rememberWindow(inv.accountId, fingerprint!, started);
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
-  return finish({ response: withHeaders(response, admission.headers), result, billed, lateCharge });
+  return finish({ response: withHeaders(response, admission.headers), result, billed, charged, lateCharge });
 }
 
 /** A credit-billed call's price: the capability's base cost plus what its options use. */

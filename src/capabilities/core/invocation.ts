@@ -1,4 +1,5 @@
 import type { Env } from "../../env.js";
+import type { CreditBalance } from "../../limits/groups.js";
 import type { PendingCharge } from "../../limits/late-charges.js";
 import type { CapabilityResult } from "./registry.js";
 
@@ -11,6 +12,11 @@ export interface Invocation {
   accountId: number;
   plan: string;
   surface: "v1" | "agent" | "bulk";
+  /**
+   * A /v1 call a person made from the dashboard (its "Try it" page): counted under the "searches"
+   * rate group (the spec's dashboard searches) instead of the capability's, billed as source "website".
+   */
+  fromDashboard?: boolean;
   now?: () => number;
   /**
    * The surface can learn whether the call was billed after answering it (`Execution.lateCharge`):
@@ -24,6 +30,8 @@ export interface Execution {
   result?: CapabilityResult;
   /** Credits were spent on this call (false for free, not-found, agent-paid and 30-day repeat calls, and for late charges). */
   billed: boolean;
+  /** What a billed call was charged, by balance. */
+  charged?: Partial<Record<CreditBalance, number>>;
   /** A late charge: the limiter tells whether the call was billed after the answer (see Invocation.chargeLater). */
   lateCharge?: PendingCharge;
 }

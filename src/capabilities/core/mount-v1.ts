@@ -18,15 +18,18 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, result, billed, lateCharge } = await executeCapability(cap, params, {
+      const { response, result, billed, charged, lateCharge } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
         plan: auth.account.plan,
         surface: "v1",
-        // The log row can wait for the billing decision (logRequests), so the answer need not.
-        chargeLater: true,
+        fromDashboard: auth.session !== undefined,
+        // The log row can wait for the billing decision (logRequests), so the answer need not; the
+        // dashboard shows the call's cost with its answer, so its calls are decided up front.
+        chargeLater: auth.session === undefined,
       });
+      if (auth.session) auth.session.charge = { found: result?.found ?? false, billed, charged: charged ?? {} };
       // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
       c.set("logCost", billed);
       if (lateCharge) c.set("lateCharge", lateCharge);
@@ -60,6 +63,9 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         summary: cap.summary,
         hide: !documented.has(path),
         responses,
+        // Which capability the operation runs and its price: the dashboard's "Try it" forms are built from these.
+        "x-capability": cap.name,
+        "x-credit-cost": cap.cost ? { balance: cap.cost.balance, amount: cap.cost.amount } : null,
       };
       if (inPath.length) {
         v1.openapi(createRoute({ ...doc, request: { query, params } }), (c) => serve(c, { ...c.req.valid("query"), ...c.req.valid("param") }));

@@ -24,7 +24,7 @@ export type { VerdictReason, VerifierData, VerifierSource, VerifierStatus } from
 type Draft = Verdict & { sources: VerifierSource[] };
 
 export interface Verification {
-  /** The wire shape (contract §5.3): `email` is the verdict object, `sources` beside it. */
+  /** The wire shape (docs/wire-contract.md §6.1): `email` is the verdict object, `sources` beside it. */
   data: VerifierData;
   /** A verdict someone can act on (anything but `unknown`); what the caller is billed for. */
   definitive: boolean;

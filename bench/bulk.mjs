@@ -34,7 +34,11 @@ function workerdRssKb() {
     const mine = new Set([childPid]);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) (mine.add(r.pid), (grew = true));
+      for (const r of rows) {
+        if (mine.has(r.pid) || !mine.has(r.ppid)) continue;
+        mine.add(r.pid);
+        grew = true;
+      }
     }
     return rows.filter((r) => mine.has(r.pid) && /workerd/.test(r.args)).reduce((sum, r) => sum + r.rss, 0);
   } catch {
@@ -109,7 +113,10 @@ child.on("exit", async (code) => {
   }
   heap.socket?.close();
   const phases = {};
-  for (const m of log.matchAll(/BENCH phase (\S+) (start|end) (\d+)/g)) (phases[m[1]] ??= {})[m[2]] = Number(m[3]);
+  for (const [, name, edge, at] of log.matchAll(/BENCH phase (\S+) (start|end) (\d+)/g)) {
+    phases[name] ??= {};
+    phases[name][edge] = Number(at);
+  }
   for (const [name, { start, end }] of Object.entries(phases)) {
     if (!start || !end) continue;
     const during = samples.filter(([t]) => t >= start && t <= end).map(([, kb]) => kb);

@@ -202,7 +202,8 @@ try {
         });
         const report = await res.text();
         if (res.status !== 200) throw new Error(`import on ${label(s.emails)} answered ${res.status}: ${report.slice(0, 300)}`);
-        (s.writes ??= []).push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
+        s.writes ??= [];
+        s.writes.push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
       }
     }
     if (writeRounds > 0) {

@@ -80,6 +80,7 @@ try {
   server.stdout.on("data", (d) => (serverOutput += d));
   mailLink = async (email, kind) => {
     for (let i = 0; i < 100; i++) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes, which start with ESC.
       const link = mailLinkIn(serverOutput.replace(/\x1b\[[0-9;]*m/g, ""), email, kind);
       if (link) return link;
       await new Promise((r) => setTimeout(r, 100));

@@ -180,7 +180,10 @@ export function createApp(options: AppOptions = {}): App {
     mount(app, OAUTH);
     // Before /v1: /v1/mcp authenticates its callers itself (an MCP 401 names the OAuth metadata).
     mount(app, MCP);
-    app.get("/v1/openapi.json", async (c) => c.json(await (v1Document ??= buildV1Document())));
+    app.get("/v1/openapi.json", async (c) => {
+      v1Document ??= buildV1Document();
+      return c.json(await v1Document);
+    });
     const v1 = loader.get(V1);
     if (v1) app.route(V1.at, v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
     mount(app, OPERATOR);

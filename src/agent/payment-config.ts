@@ -51,7 +51,10 @@ const MAX_REALMS_PER_ISOLATE = 8;
 export function paymentProviderFor(env: Env, host = "localhost"): Promise<PaymentProvider> {
   const realm = env.MPP_REALM?.trim() || host;
   let byRealm = cache.get(env);
-  if (!byRealm) cache.set(env, (byRealm = new Map()));
+  if (!byRealm) {
+    byRealm = new Map();
+    cache.set(env, byRealm);
+  }
   const cached = byRealm.get(realm);
   if (cached) return cached;
   const provider = buildProvider(env, realm);

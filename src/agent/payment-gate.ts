@@ -1,4 +1,4 @@
-import type { Credential, Errors } from "mppx";
+import type { Credential, Errors, Receipt } from "mppx";
 import { executeCapability } from "../capabilities/core/execute.js";
 import type { Capability } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
@@ -130,7 +130,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
       return unbilled(upstream);
     }
 
-    let receipt;
+    let receipt: Receipt.Receipt;
     try {
       receipt = await provider.settle(credential, offer, currency);
     } catch (err) {

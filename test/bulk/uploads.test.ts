@@ -34,7 +34,13 @@ function streamedUpload(bytes: number, line: number, name = "Big upload") {
   const body = new ReadableStream<Uint8Array>({
     pull(originalController) {
       // Counts what the server has taken of the body so far.
-      const controller = { enqueue: (c: Uint8Array) => ((pulled += c.byteLength), originalController.enqueue(c)), close: () => originalController.close() };
+      const controller = {
+        enqueue: (c: Uint8Array) => {
+          pulled += c.byteLength;
+          originalController.enqueue(c);
+        },
+        close: () => originalController.close(),
+      };
       if (i === -1) controller.enqueue(encoder.encode(head + HEADER));
       else if (i < rows) {
         // About 64 KiB per pull.
@@ -100,8 +106,13 @@ describe("streamToR2", () => {
     let completed: number | null = null;
     const bucket = {
       createMultipartUpload: async () => ({
-        uploadPart: async (n: number, data: Uint8Array) => (parts.push(data.byteLength), { partNumber: n, etag: String(n) }),
-        complete: async (list: unknown[]) => void (completed = list.length),
+        uploadPart: async (n: number, data: Uint8Array) => {
+          parts.push(data.byteLength);
+          return { partNumber: n, etag: String(n) };
+        },
+        complete: async (list: unknown[]) => {
+          completed = list.length;
+        },
         abort: async () => {},
       }),
       put: async () => {

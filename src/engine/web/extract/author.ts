@@ -65,7 +65,9 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
       const span = { start: doc.length, end: null as number | null };
       spans[rule].push(span);
       try {
-        el.onEndTag(() => void (span.end = doc.length));
+        el.onEndTag(() => {
+          span.end = doc.length;
+        });
       } catch {
         span.end = span.start;
       }
@@ -79,7 +81,11 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
         if (key && !meta.has(key)) meta.set(key, decodeEntities(el.getAttribute("content") ?? "").trim());
       },
     })
-    .on("title", { text: (t) => void (title += t.text) })
+    .on("title", {
+      text(t) {
+        title += t.text;
+      },
+    })
     .on("[itemprop*=author] [itemprop=name]", capture("itemprop"))
     .on("[rel=author]", capture("rel"))
     .on('a[href*="/author/"]', capture("href"))

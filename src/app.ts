@@ -163,7 +163,7 @@ export function createApp(options: AppOptions = {}): App {
   let v1Document: Promise<unknown> | undefined;
   const buildV1Document = async () => {
     await loader.load([V1, ...V1_FAMILIES]);
-    return loader.get(V1)!.document(V1_FAMILIES.map((family) => loader.get(family)!));
+    return loader.loaded(V1).document(V1_FAMILIES.map((family) => loader.loaded(family)));
   };
 
   // Rebuilt (cheaply: the families' routes are built once, here they are only mounted) whenever a

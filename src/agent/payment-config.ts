@@ -114,7 +114,7 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
     !(usdt && ADDRESS.test(usdt)) && "TEMPO_USDT_ADDRESS",
     !Number.isInteger(chainId) && "TEMPO_CHAIN_ID",
   ].filter(Boolean);
-  if (missing.length) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
+  if (missing.length || !usdt) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
   const chain = { ...tempoChain, id: chainId };
   const mppx = Mppx.create({
     realm,
@@ -135,7 +135,7 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
     method: "tempo",
     currencies: [
       { symbol: "USDC", address: usdc, decimals: STABLECOIN_DECIMALS },
-      { symbol: "USDT", address: usdt!, decimals: STABLECOIN_DECIMALS },
+      { symbol: "USDT", address: usdt, decimals: STABLECOIN_DECIMALS },
     ],
   });
 }

@@ -43,7 +43,8 @@ export interface PaidRequest {
  * credential can pay for a later request.
  */
 export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDeps): Promise<Response> {
-  const endpoint = cap.agentPath!;
+  const endpoint = cap.agentPath;
+  if (endpoint === undefined) throw new Error(`${cap.name} has no agent path: it is not sold to agents.`);
   const now = deps.now ?? Date.now;
   const price = priceFor(endpoint);
   if (!price) return gateUnavailable(`${endpoint} has no price configured.`, 300);

@@ -56,7 +56,7 @@ export function registerUpdateLead(v1: ApiApp) {
         .where(and(eq(leads.id, lead.id), eq(leads.accountId, accountId)))
         .returning();
     } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateLead(columns.email!);
+      if (isUniqueViolation(err)) throw duplicateLead(columns.email ?? lead.email);
       throw err;
     }
     // No row: the lead was deleted between the read above and this update.

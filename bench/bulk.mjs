@@ -66,10 +66,15 @@ async function connectInspector() {
   const targets = await (await fetch(`http://127.0.0.1:${inspectPort}/json`)).json();
   const runner = targets.find((t) => /vitest-plugin-runner/.test(t.title ?? ""));
   heap.socket = new WebSocket(runner.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => (heap.socket.on("open", resolve), heap.socket.on("error", reject)));
+  await new Promise((resolve, reject) => {
+    heap.socket.on("open", resolve);
+    heap.socket.on("error", reject);
+  });
   heap.socket.on("message", (m) => {
     const d = JSON.parse(m);
-    if (d.id && heap.pending.has(d.id)) (heap.pending.get(d.id)(d.result), heap.pending.delete(d.id));
+    if (!d.id || !heap.pending.has(d.id)) return;
+    heap.pending.get(d.id)(d.result);
+    heap.pending.delete(d.id);
   });
 }
 async function usedAfterGc() {

@@ -77,7 +77,12 @@ async function lookupStatement() {
   });
   const { RepeatWindows } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
   const seen = [];
-  const sql = { exec: (statement, ...params) => (seen.push({ sql: statement, params }), { toArray: () => [], one: () => null }) };
+  const sql = {
+    exec: (statement, ...params) => {
+      seen.push({ sql: statement, params });
+      return { toArray: () => [], one: () => null };
+    },
+  };
   const windows = new RepeatWindows(sql);
   const schema = seen.splice(0).map((s) => s.sql);
   windows.find("f".repeat(64), Date.now());

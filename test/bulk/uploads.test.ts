@@ -179,7 +179,7 @@ describe("hostile multipart and CSV bodies", () => {
   it("takes a wide file whose header names a usable column, and recognises a column of addresses by its values", async () => {
     const account = await createAccount();
     const columns = Array.from({ length: 800 }, (_, i) => (i === 700 ? "Work Email" : `field_${i}`));
-    const rows = [columns.join(","), ...Array.from({ length: 200 }, (_, r) => columns.map((c, i) => (i === 700 ? `p${r}@acme-verify.test` : `v${r}`)).join(","))];
+    const rows = [columns.join(","), ...Array.from({ length: 200 }, (_, r) => columns.map((_, i) => (i === 700 ? `p${r}@acme-verify.test` : `v${r}`)).join(","))];
     const named = await getJob(account, "verifier", await createdId(await createJob(account, "verifier", csvForm(rows.join("\n"), { name: "Wide but usable" }))));
     expect(named.job.config.input.fields).toEqual({ email_field_index: 700 });
     expect(named.job.metrics.rows).toMatchObject({ input: 200, valid_input: 200 });

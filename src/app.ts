@@ -188,7 +188,7 @@ export function createApp(options: AppOptions = {}): App {
     if (v1) app.route(V1.at, v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
     mount(app, OPERATOR);
     mount(app, DASHBOARD);
-    app.get("/", (c) =>
+    app.get("/", async (c) =>
       // A browser gets a small page linking the API reference; programs keep the JSON index.
       c.req.header("accept")?.includes("text/html")
         ? homePage(c)

@@ -9,8 +9,8 @@ import { InlineDataFilter } from "../../src/engine/web/inline-data.js";
 import { retryWait } from "../../src/engine/web/crawl/retry.js";
 import { LARGE_SITE_STAFF } from "../fixtures/handlers/web.js";
 
-const first: CrawlBudget = { ...FIRST_PASS, retry: { ...FIRST_PASS.retry, maxWaitMs: 300 } };
-const deep: CrawlBudget = { ...DEEP_PASS, retry: { ...DEEP_PASS.retry, maxWaitMs: 300 }, totalMs: 20_000 };
+const first: CrawlBudget = { ...FIRST_PASS, retry: { ...FIRST_PASS.retry, maxWaitMs: 300, challengePauseMs: 300 } };
+const deep: CrawlBudget = { ...DEEP_PASS, retry: { ...DEEP_PASS.retry, maxWaitMs: 300, challengePauseMs: 300 }, totalMs: 20_000 };
 const addressesOf = (...outcomes: CrawlOutcome[]) => outcomes.flatMap((o) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).sort();
 const namesOf = (o: CrawlOutcome) => Object.fromEntries(o.pages.flatMap((p) => p.extraction.addresses.map((a) => [a.email, a.name ? `${a.name.first} ${a.name.last}` : null])));
 const handOver = (o: CrawlOutcome) => ({ done: o.done, pending: o.pending, pendingScores: o.pendingScores, retry: o.retry });
@@ -49,6 +49,23 @@ describe("pages that fail at first", () => {
     expect(deepPass.pages[0]!.url).toBe("https://flaky.test/team");
   });
 
+  it("a 503 failing twice with a short Retry-After is read in the first pass, its waits overlapping a slow page, within the pass's time", async () => {
+    // /team answers 503 (Retry-After: 1) twice; /about, read in the same round, takes 1.5 s.
+    const started = Date.now();
+    const out = await crawlFirstPass(env, "flaky.test");
+    const wall = Date.now() - started;
+    expect(addressesOf(out)).toEqual(["clara.oswald@flaky.test", "john.smith@flaky.test"]);
+    expect(out.notes).toMatchObject({ retried: 1, recovered: 1, stillFailing: [] });
+    expect(out.retry).toEqual([]);
+    const team = (await requestsOf("flaky.test")).filter((r) => r.path === "/team");
+    expect(team).toHaveLength(3);
+    // No sooner than asked; the first wait ran while /about was still loading (not 1.5 s + 1 s).
+    expect(team[1]!.at - team[0]!.at).toBeGreaterThanOrEqual(990);
+    expect(team[1]!.at - team[0]!.at).toBeLessThan(2_300);
+    expect(team[2]!.at - team[1]!.at).toBeGreaterThanOrEqual(990);
+    expect(wall).toBeLessThan(FIRST_PASS.totalMs);
+  });
+
   it("decides the wait before a retry from the failure, Retry-After and the pass", () => {
     const policyFirst = FIRST_PASS.retry;
     const policyDeep = DEEP_PASS.retry;
@@ -62,7 +79,9 @@ describe("pages that fail at first", () => {
     expect(retryWait(r502, policyDeep, 60_000, 10_000)).toBe(1_000);
     expect(retryWait({ ...r502, timedOut: true, reason: "timed out" }, policyDeep, 60_000, 10_000), "a timeout is not retried in its pass").toBeNull();
     const challenge = { kind: "unusable" as const, url: "u", status: 403, reason: "bot challenge", challenge: true };
-    expect(retryWait(challenge, policyFirst, 10_000, 6_000), "a challenge: the first pass hands it on").toBeNull();
+    expect(retryWait(challenge, policyFirst, 10_000, 6_000), "a challenge: the first pass asks again after a 2 s pause").toBe(2_000);
+    expect(retryWait(challenge, policyFirst, 3_000, 6_000), "no time left for the pause and the page: handed on").toBeNull();
+    expect(retryWait(challenge, { ...policyFirst, challengePauseMs: 0 }, 10_000, 6_000), "no pause set: handed on").toBeNull();
     expect(retryWait(challenge, policyDeep, 60_000, 10_000), "the deep pass asks once more after a pause").toBe(1_000);
     expect(retryWait(r429(1_000), policyFirst, 2_000, 6_000), "no time left for the wait and the page").toBeNull();
   });
@@ -78,15 +97,33 @@ describe("pages that fail at first", () => {
     expect(describeCrawl(deepPass)).toContain("1 transient failure(s) retried, 0 recovered, still failing: https://down-team.test/team");
   });
 
-  it("a bot challenge is recorded; the first pass hands it on, the deep pass asks twice at most, then records it as still failing", async () => {
+  it("a page challenged once is asked again by the first pass after a pause and read there", async () => {
+    const out = await crawlFirstPass(env, "challenged-once.test", first);
+    expect(addressesOf(out)).toEqual(["clara.oswald@challenged-once.test", "john.smith@challenged-once.test"]);
+    expect(out.notes).toMatchObject({ challenged: ["https://challenged-once.test/team"], retried: 1, recovered: 1, stillFailing: [] });
+    const team = (await requestsOf("challenged-once.test")).filter((r) => r.path === "/team");
+    expect(team).toHaveLength(2);
+    expect(team[1]!.at - team[0]!.at, "after the pause").toBeGreaterThanOrEqual(290);
+  });
+
+  it("the first pass asks two challenged pages again at most, no more once a second ask is challenged; the deep pass asks a handed-on page once", async () => {
+    // /team is always challenged, /people on its first two requests, /contact on its first.
     const firstPass = await crawlFirstPass(env, "challenged.test", first);
     expect(addressesOf(firstPass)).toEqual(["office@challenged.test"]);
-    expect(firstPass.notes.challenged.sort()).toEqual(["https://challenged.test/people", "https://challenged.test/team"]);
-    expect(firstPass.retry.sort()).toEqual(["https://challenged.test/people", "https://challenged.test/team"]);
-    expect(describeCrawl(firstPass)).toMatch(/^bot challenge on 2 page\(s\) \(https:\/\/challenged\.test\/(team|people)\)/);
+    expect(firstPass.notes.challenged.sort()).toEqual(["https://challenged.test/contact", "https://challenged.test/people", "https://challenged.test/team"]);
+    expect(firstPass.notes).toMatchObject({ retried: 2, recovered: 0 });
+    expect(firstPass.retry.sort()).toEqual(["https://challenged.test/contact", "https://challenged.test/people", "https://challenged.test/team"]);
+    expect(describeCrawl(firstPass)).toMatch(/^bot challenge on 3 page\(s\)/);
+    const asked = async (path: string) => (await requestsOf("challenged.test")).filter((r) => r.path === path);
+    expect(await asked("/team")).toHaveLength(2);
+    expect(await asked("/people")).toHaveLength(2);
+    expect(await asked("/contact"), "beyond the pass's two").toHaveLength(1);
     const deepPass = await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
-    expect(deepPass.notes).toMatchObject({ retried: 2, recovered: 1, stillFailing: ["https://challenged.test/team"] });
-    expect((await requestsOf("challenged.test")).filter((r) => r.path === "/team")).toHaveLength(3);
+    expect(addressesOf(deepPass)).toEqual(["clara.oswald@challenged.test", "john.smith@challenged.test", "press@challenged.test"]);
+    expect(deepPass.notes).toMatchObject({ retried: 0, stillFailing: ["https://challenged.test/team"] });
+    // At most three asks of a challenged page over both passes.
+    expect(await asked("/team")).toHaveLength(3);
+    expect(await asked("/people")).toHaveLength(3);
   });
 
   it("a page challenged while the first pass reads the site in a burst is read by the deep pass", async () => {
@@ -94,8 +131,9 @@ describe("pages that fail at first", () => {
     const firstPass = await crawlFirstPass(env, "challenged.test", first);
     expect(firstPass.retry).toContain("https://challenged.test/people");
     const deepPass = await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
-    expect(addressesOf(deepPass)).toEqual(["clara.oswald@challenged.test", "john.smith@challenged.test"]);
-    expect(deepPass.notes).toMatchObject({ challenged: expect.arrayContaining(["https://challenged.test/people"]), recovered: 1 });
+    expect(addressesOf(deepPass)).toEqual(["clara.oswald@challenged.test", "john.smith@challenged.test", "press@challenged.test"]);
+    expect(deepPass.notes).toMatchObject({ challenged: expect.arrayContaining(["https://challenged.test/team"]), stillFailing: ["https://challenged.test/team"] });
+    expect(deepPass.pages.map((p) => p.url)).toContain("https://challenged.test/people");
   });
 
   it("tells a challenge from a plain error page, and reads Retry-After as seconds or an HTTP date", () => {

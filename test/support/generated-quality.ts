@@ -43,6 +43,8 @@ export interface SiteMeasure {
   verifier: { email: string; status: string | null; result: string | null }[];
   deepAcked: boolean;
   ms: number;
+  /** Wall time of the first answer (the first pass on the request path, through /v1). */
+  firstMs: number;
 }
 
 /** Calls the Worker with `via` as its env (a recording queue binding), or as a client does. */
@@ -117,6 +119,7 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
   await resetSite(domain);
   const queue = recordingQueueEnv();
   const first = await listAll(domain, headers, queue.via);
+  const firstMs = Date.now() - started;
   const formatFirst = (await formatsOf(domain, headers))[0]?.format ?? null;
   const deepAcked = await runDeepPass(domain, queue.sent.find((m) => m.domain === domain));
   const settled = await listAll(domain, headers);
@@ -133,7 +136,7 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
     const { status, body } = await getJson(`/v1/email-verifier?email=${encodeURIComponent(email)}`, headers);
     verifier.push({ email, status: status === 200 ? body.data.email.status : `http ${status}`, result: status === 200 ? body.data.email.result : null });
   }
-  return { labels, first, settled, formatFirst, formats, finder, verifier, deepAcked, ms: Date.now() - started };
+  return { labels, first, settled, formatFirst, formats, finder, verifier, deepAcked, ms: Date.now() - started, firstMs };
 }
 
 /** Measures every site, `concurrency` at a time, with one account on an unlimited plan. */
@@ -181,6 +184,11 @@ export interface Totals {
   namesReversed: number;
   deepFailures: number;
   ms: number;
+  /** First-answer wall times: the longest of all sites; the sum and longest on sites with the transient feature. */
+  firstMaxMs: number;
+  transientSites: number;
+  transientFirstMs: number;
+  transientFirstMaxMs: number;
 }
 
 const fmt = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`);
@@ -231,7 +239,7 @@ export interface Summary {
 }
 
 export function summarize(measures: SiteMeasure[]): Summary {
-  const t: Totals = { sites: 0, published: 0, firstHits: 0, settledHits: 0, returned: 0, returnedPublished: 0, trapsReturned: 0, formatHits: 0, formatFirstHits: 0, probes: 0, finderHits: 0, verified: 0, deliverable: 0, namesRead: 0, namesRight: 0, namesReversed: 0, deepFailures: 0, ms: 0 };
+  const t: Totals = { sites: 0, published: 0, firstHits: 0, settledHits: 0, returned: 0, returnedPublished: 0, trapsReturned: 0, formatHits: 0, formatFirstHits: 0, probes: 0, finderHits: 0, verified: 0, deliverable: 0, namesRead: 0, namesRight: 0, namesReversed: 0, deepFailures: 0, ms: 0, firstMaxMs: 0, transientSites: 0, transientFirstMs: 0, transientFirstMaxMs: 0 };
   const misses: Miss[] = [];
   // [format hits, sites, finder hits, probes]
   const byFormat = new Map<string, [number, number, number, number]>();
@@ -253,6 +261,12 @@ export function summarize(measures: SiteMeasure[]): Summary {
     const miss = (measure: Miss["measure"], cause: Miss["cause"], detail: string) => misses.push({ site: l.domain, seed: l.seed, measure, cause, detail });
     t.sites++;
     t.ms += m.ms;
+    t.firstMaxMs = Math.max(t.firstMaxMs, m.firstMs);
+    if (l.features?.includes("transient")) {
+      t.transientSites++;
+      t.transientFirstMs += m.firstMs;
+      t.transientFirstMaxMs = Math.max(t.transientFirstMaxMs, m.firstMs);
+    }
     if (!m.deepAcked) t.deepFailures++;
     const published = new Map(l.published.map((p) => [p.email, p]));
     const firstSet = new Set(m.first.map((e) => e.email));
@@ -439,6 +453,8 @@ export function report(title: string, measures: SiteMeasure[]): string {
     `verifier            ${t.deliverable} of ${t.verified} answered deliverable without SMTP proof (goal 0${t.deliverable === 0 ? ", met" : ", NOT met"})`,
     `names read          ${fmt(t.namesRight, t.namesRead)} right (${t.namesRight}/${t.namesRead}), ${t.namesReversed} given/family reversed`,
     `time                ${(t.ms / 1000).toFixed(1)} s of site work, ${(t.ms / Math.max(1, t.sites) / 1000).toFixed(2)} s per site${t.deepFailures ? `; ${t.deepFailures} deep passes not acknowledged` : ""}`,
+    `first answer        longest ${(t.firstMaxMs / 1000).toFixed(2)} s` +
+      (t.transientSites ? `; on ${t.transientSites} transient sites mean ${(t.transientFirstMs / t.transientSites / 1000).toFixed(2)} s, longest ${(t.transientFirstMaxMs / 1000).toFixed(2)} s` : ""),
   );
   const table = (label: string, map: Breakdown) => {
     lines.push(`${label.padEnd(16)} format top-1      finder top-1`);

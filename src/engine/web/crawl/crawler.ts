@@ -34,12 +34,13 @@ export interface CrawlBudget {
  * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
  * team listing with a dozen profile pages be read whole in the first answer (12 left most of
  * them to the deep pass: first-answer recall 84% on generated sites, issue 20). A page answered
- * 429 or 503 is tried once more when its Retry-After asks for at most 3 s, else handed to the deep
- * pass; PDFs wait for the deep pass.
+ * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
+ * allows, else handed to the deep pass; a bot challenge is asked once more after a 2 s pause (see
+ * runPass for the limits); PDFs wait for the deep pass.
  */
 export const FIRST_PASS: CrawlBudget = {
   maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8,
-  retry: { maxWaitMs: 3_000, clamp: false, unasked: false }, documents: null,
+  retry: { maxWaitMs: 3_000, clamp: false, unasked: false, tries: 2, challengePauseMs: 2_000 }, documents: null,
 };
 /**
  * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
@@ -47,7 +48,7 @@ export const FIRST_PASS: CrawlBudget = {
  */
 export const DEEP_PASS: CrawlBudget = {
   maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4,
-  retry: { maxWaitMs: 10_000, clamp: true, unasked: true }, documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
+  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000 }, documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
 /**
@@ -59,6 +60,14 @@ const LOW_RANK = 10;
 
 /** Retries one pass makes at most: a site failing everywhere is not hammered. */
 const MAX_RETRIES_PER_PASS = 8;
+
+/**
+ * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
+ * over both passes: twice by the first pass, once by the deep pass (which does not ask again in
+ * the pass a page the first pass handed on); and once a second ask is challenged too, the pass asks
+ * no other challenged page again (the defence is not letting this client through).
+ */
+const MAX_CHALLENGE_RETRIES_PER_PASS = 2;
 
 export interface CrawledPage {
   url: string;
@@ -162,13 +171,17 @@ interface PassInput {
   notFound: Promise<NotFoundPage | null>;
   /** Pages to hand to the next pass (url → rank). */
   retryLater: Map<string, number>;
+  /** Pages the previous pass could not read (asked there already): a challenge there is not asked again in this pass. */
+  askedBefore?: ReadonlySet<string>;
 }
 
 interface Fetched {
   candidate: Candidate;
   result: PageFetch;
-  /** This fetch was the retry. */
-  retried: boolean;
+  /** How many times this page was asked before in this pass (0: the first ask). */
+  tries: number;
+  /** When the answer came: a retry's wait starts then, not once the slowest page of the round is in. */
+  at: number;
 }
 
 async function runPass(env: Env, input: PassInput) {
@@ -181,11 +194,14 @@ async function runPass(env: Env, input: PassInput) {
   const disallowed: string[] = [];
   /** PDFs this pass does not read (none in the first pass; beyond the cap in the deep pass): left pending. */
   const documentsLeft: Candidate[] = [];
-  const waiting: { candidate: Candidate; at: number }[] = [];
+  const waiting: { candidate: Candidate; at: number; tries: number }[] = [];
   let failure: CrawlOutcome["failure"] = null;
   let fetchedCount = 0;
   let documentsRead = 0;
   let retries = 0;
+  let challengeRetries = 0;
+  /** A second ask was challenged too: no challenged page is asked again in this pass. */
+  let challengeBackOff = false;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
 
   while ((queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0) {
@@ -195,16 +211,16 @@ async function runPass(env: Env, input: PassInput) {
       failure = { reason: "crawl time budget used up", timedOut: true };
       break;
     }
-    const batch: { candidate: Candidate; retry: boolean }[] = [];
+    const batch: { candidate: Candidate; tries: number }[] = [];
     for (const w of waiting.filter((w) => w.at <= now)) {
       waiting.splice(waiting.indexOf(w), 1);
-      batch.push({ candidate: w.candidate, retry: true });
+      batch.push({ candidate: w.candidate, tries: w.tries });
     }
     // Retries do not count against the page budget (a page is read once), only against the time.
     // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
     // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
     const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
-    while (queue.length > 0 && batch.filter((b) => !b.retry).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
+    while (queue.length > 0 && batch.filter((b) => !b.tries).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
       if (queue[0]!.score < waitingBest) break;
       if (queue[0]!.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
       const next = queue.shift()!;
@@ -218,41 +234,50 @@ async function runPass(env: Env, input: PassInput) {
         disallowed.push(next.url);
         continue;
       }
-      batch.push({ candidate: next, retry: false });
+      batch.push({ candidate: next, tries: 0 });
     }
     if (batch.length === 0) {
       if (waiting.length === 0) break;
       await sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
       continue;
     }
-    fetchedCount += batch.filter((b) => !b.retry).length;
+    fetchedCount += batch.filter((b) => !b.tries).length;
     const results: Fetched[] = await Promise.all(
-      batch.map(async ({ candidate, retry }) => {
+      batch.map(async ({ candidate, tries }) => {
         const document = isDocumentUrl(candidate.url) && budget.documents;
         const limits = {
           timeoutMs: Math.min(budget.pageTimeoutMs, left),
           maxBytes: document ? budget.documents!.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
         };
-        return { candidate, result: await fetchPage(candidate.url, env, limits), retried: retry };
+        const result = await fetchPage(candidate.url, env, limits);
+        return { candidate, result, tries, at: Date.now() };
       }),
     );
     const found: Candidate[] = [];
-    for (const { candidate, result: r, retried } of results) {
+    for (const { candidate, result: r, tries, at } of results) {
+      const retried = tries > 0;
       // A challenge is recorded, and asked again like a failure the server did not ask to retry: the
       // first pass hands it to the deep pass, which asks once more (slower, later) after a pause.
       if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
-        const left = budget.totalMs - (Date.now() - input.startedAt);
-        const wait = retried || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+        const challenged = r.kind === "unusable" && !!r.challenge;
+        if (challenged && retried) challengeBackOff = true;
+        const mayAsk = challenged
+          ? !retried && !challengeBackOff && challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS && !input.askedBefore?.has(candidate.url)
+          : tries < budget.retry.tries;
+        // The wait runs from the answer, so it overlaps the rest of the round.
+        const left = budget.totalMs - (at - input.startedAt);
+        const wait = !mayAsk || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
           retries++;
-          notes.retried++;
-          waiting.push({ candidate, at: Date.now() + wait });
+          if (challenged) challengeRetries++;
+          if (!retried) notes.retried++;
+          waiting.push({ candidate, at: at + wait, tries: tries + 1 });
         } else {
           retryLater.set(candidate.url, candidate.score);
-          if (retried) noteStillFailing(notes, candidate.url);
+          if (retried || input.askedBefore?.has(candidate.url)) noteStillFailing(notes, candidate.url);
         }
         continue;
       }
@@ -432,7 +457,8 @@ export async function crawlDeepPass(env: Env, domain: string, previous: Previous
   // Pending URLs were ranked with their link text and page; without their ranks they keep a place even when their address alone says little.
   const pending = previous.pending.map((url, i) => ({ url, score: previous.pendingScores?.[i] ?? Math.max(scoreUrl(url) ?? 0, 50) }));
   const queue = [...retry.map((url) => ({ url, score: Math.max(scoreUrl(url) ?? 0, RETRY_SCORE) })), ...pending, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
-  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt, notes, notFound, retryLater });
+  const askedBefore = new Set(retry);
+  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt, notes, notFound, retryLater, askedBefore });
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);
 }

@@ -1,8 +1,8 @@
 import type { PageFetch } from "../fetch-page.js";
 
 /**
- * When a crawl pass tries a failed page once more. A page is retried at most once a pass, after the
- * server's `Retry-After` (seconds or an HTTP date; 1 s without one).
+ * When a crawl pass tries a failed page again: after the server's `Retry-After` (seconds or an HTTP
+ * date; 1 s without one), at most `tries` times a pass; a bot challenge at most once a pass, after a pause.
  */
 export interface RetryPolicy {
   /** The longest wait this pass honours; 0 = no retry in this pass (the failure is handed on). */
@@ -14,6 +14,13 @@ export interface RetryPolicy {
   clamp: boolean;
   /** Also retry failures the server did not ask to retry (502, 504, network errors), not only 429 and 503. */
   unasked: boolean;
+  /** How many times one page the server asked to come back (429, 503, Retry-After) is retried in this pass. */
+  tries: number;
+  /**
+   * The pause before a page that answered with a bot challenge is asked once more in this pass; 0 =
+   * handed on. Never sooner: a defence that challenged a burst lets a slower client through.
+   */
+  challengePauseMs: number;
 }
 
 /** Without a Retry-After, a transient failure is tried again after this long. */
@@ -43,7 +50,9 @@ export function askedToComeBack(r: PageFetch): boolean {
  * would not fit in the `leftMs` the pass has.
  */
 export function retryWait(r: PageFetch, policy: RetryPolicy, leftMs: number, pageTimeoutMs: number): number | null {
-  if (policy.maxWaitMs <= 0 || !isTransient(r) || (r.kind === "unreachable" && r.timedOut)) return null;
+  if (!isTransient(r) || (r.kind === "unreachable" && r.timedOut)) return null;
+  if (r.challenge) return policy.challengePauseMs > 0 && policy.challengePauseMs + pageTimeoutMs / 4 < leftMs ? policy.challengePauseMs : null;
+  if (policy.maxWaitMs <= 0) return null;
   if (!askedToComeBack(r) && !policy.unasked) return null;
   const asked = retryAfterOf(r) ?? DEFAULT_RETRY_WAIT_MS;
   if (asked > policy.maxWaitMs && !policy.clamp) return null;

@@ -7,7 +7,7 @@ export interface CrawlNotes {
   softNotFound: boolean;
   /** Pages dropped because they were the site's not-found page again. */
   notFoundPages: number;
-  /** Pages (the first 10) that answered with a bot challenge: handed on by the first pass, asked again by the deep pass (twice at most). */
+  /** Pages (the first 10) that answered with a bot challenge: asked again once a pass at most (crawler.ts), three asks over both passes. */
   challenged: string[];
   /** Transient failures (429, 5xx, network) retried in this pass, and how many of them then answered. */
   retried: number;

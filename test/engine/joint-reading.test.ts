@@ -271,6 +271,25 @@ describe("Gaelic prefixes", () => {
   });
 });
 
+describe("capitalised prefixes and initials", () => {
+  it("writes De Luca joined as one family name and learns the particle habit from lower-case particles only", () => {
+    const r = read([["horst.floor", "Floor ter Horst"], ["deluca.gianluca", "Gianluca De Luca"], ["colombo.marco", "Marco Colombo"]]);
+    expect(r.inference.particleForm).toBe("last");
+    expect(proposeAddress([], { first: "Inês", last: "do Carmo" }, "x.it", r.inference)?.email).toBe("carmo.ines@x.it");
+    expect(proposeAddress([], { first: "Andrea", last: "De Luca" }, "x.it", r.inference)?.email).toBe("deluca.andrea@x.it");
+  });
+
+  it("reads an upper-cased family name's particle as a particle: VAN DIJK Jan is Jan van Dijk", () => {
+    expect(readingsOf(shown("VAN DIJK Jan"))[0]?.name).toEqual({ first: "Jan", last: "van Dijk" });
+  });
+
+  it("never reads an initial as the start of a family name: Ingrid K. Møller with ikmoller is {f}{m}{last}", () => {
+    const r = read([["fjhoelzl", "Frauke J. Hölzl"], ["ikmoller", "Ingrid K. Møller"], ["hksorensen", "Håkon K. Sørensen"]]);
+    expect(r.inference.shares.map((s) => s.pattern)).toEqual(["{f}{m}{last}"]);
+    expect(r.names[1]).toEqual({ first: "Ingrid", middle: "K.", last: "Møller" });
+  });
+});
+
 describe("a name, then a title after a comma", () => {
   it("reads 'Niamh O'Brien, Accountmanager' as a name and a title, not as a name written family name first", async () => {
     const html = `<html lang="nl"><body><p>Niamh O'Brien, Accountmanager</p><p>nobrien@visser-x.nl</p><p>García López, María</p><p>mgarcia@visser-x.nl</p></body></html>`;

@@ -125,7 +125,7 @@ export function nordicMatters(name: PersonName): boolean {
  */
 export function hasParticle(last: string): boolean {
   const words = last.trim().split(/\s+/);
-  return words.length > 1 && !hasGaelicPrefix(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
+  return words.length > 1 && !prefixIsPartOfName(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
 }
 
 /** A particle alone ("de", "van") is never a whole family or given name. */
@@ -139,6 +139,17 @@ const GAELIC_PREFIXES = new Set(["ó", "ua", "mac", "nic", "ní", "ap", "ab", "f
 export function hasGaelicPrefix(last: string): boolean {
   const words = last.trim().split(/\s+/);
   return words.length > 1 && GAELIC_PREFIXES.has(words[0]!.toLowerCase());
+}
+
+/**
+ * A prefix every domain writes joined, so that its match says nothing about the domain's habits: a
+ * Gaelic one ("Ó Briain"), or one capitalised particle before one name, which makes one family name
+ * ("De Luca", "Di Stefano", "Van Damme" → deluca), unlike a lower-case particle ("do Carmo", "ter
+ * Horst"), which domains join or drop. "Van der Meer" (two particles) stays a particle.
+ */
+export function prefixIsPartOfName(last: string): boolean {
+  const words = last.trim().split(/\s+/);
+  return hasGaelicPrefix(last) || (words.length === 2 && /^\p{Lu}\p{Ll}*$/u.test(words[0]!) && PARTICLES.has(words[0]!.toLowerCase()));
 }
 
 const HONORIFICS = new Set([

@@ -1,4 +1,4 @@
-import { isParticle, type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
+import { hasGaelicPrefix, isParticle, type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
 
 /**
  * What a page tells about the name of an address's owner, before anyone decides which word is the
@@ -44,6 +44,8 @@ export function isFamilyFirstLanguage(lang: string): boolean {
   return FAMILY_FIRST_LANGUAGES.has(lang.trim().toLowerCase().split(/[-_]/)[0] ?? "");
 }
 
+/** An initial with its dot ("J."): a middle name or a given name, never part of a family name. */
+const INITIAL = /^\p{Lu}\.$/u;
 const isUpperWord = (token: string) => /^\p{Lu}[\p{Lu}'’.-]*\p{Lu}$/u.test(token);
 const hasLower = (token: string) => /\p{Ll}/u.test(token);
 /** "TANAKA" → "Tanaka", "O'BRIEN" → "O'Brien". */
@@ -72,7 +74,7 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
   // Written family name first ("NGUYỄN Thị Mai"), the given name comes last; otherwise first.
   // An initial ("J.") is a middle name, never the given name.
   const familyFirst = family.at[0] === 0;
-  const names = given.filter((w) => !/^\p{Lu}\.$/u.test(w));
+  const names = given.filter((w) => !INITIAL.test(w));
   const first = (familyFirst ? names[names.length - 1] : names[0]) ?? given[0]!;
   const middle = given.filter((w) => w !== first);
   const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
@@ -91,11 +93,15 @@ function upperFamily(tokens: readonly string[]): { at: number[]; name: string } 
   if (at.length === 0) return null;
   const beside = (i: number) => /^\p{Lu}$/u.test(tokens[i]!) && (at.includes(i - 1) || at.includes(i + 1));
   const all = tokens.map((_, i) => i).filter((i) => at.includes(i) || beside(i));
-  return { at: all, name: all.map((i) => titleCase(tokens[i]!)).join(" ") };
+  // A particle before the name is lower-case again ("VAN DIJK" → "van Dijk"), as written beside a given name.
+  const word = (i: number, k: number) => (k < all.length - 1 && isParticle(tokens[i]!) && !hasGaelicPrefix(`${tokens[i]} x`) ? tokens[i]!.toLowerCase() : titleCase(tokens[i]!));
+  return { at: all, name: all.map(word).join(" ") };
 }
 
 function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {
   if (isParticle(split.last) || isParticle(split.first)) return CONTRADICTED * UNCUED_REVERSED;
+  // "Ingrid K. Møller" is never Ingrid of the "K. Møller" family.
+  if (split.last.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;

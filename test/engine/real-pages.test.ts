@@ -176,6 +176,13 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
     expect(alignRomanized("山田 一郎", "Ichiro Yamaguchi")).toBeNull();
   });
 
+  it("reads Seo as a Korean family name, not the acronym SEO, and a card's labels (이메일:, 전화:) as no name", async () => {
+    const html = `<html lang="ko"><body><div><h3>서수아 (Sua Seo)</h3><p>대표이사</p><p>전화: +82 81 208 2171</p><p>이메일: <a href="mailto:seos@kr-x1.kr">seos@kr-x1.kr</a></p></div></body></html>`;
+    expect(named(await read(html, "kr-x1.kr"))).toEqual({ "seos@kr-x1.kr": "Sua / Seo" });
+    const unnamed = await read(`<html lang="ko"><body><p>전화: +82 81 208 2171</p><p>이메일: kimm@kr-x1.kr</p></body></html>`, "kr-x1.kr");
+    expect(unnamed[0]).toMatchObject({ name: null, native: null });
+  });
+
   it("reads native names and their romanized forms from embedded data", async () => {
     const data = { members: [{ nameJa: "高橋 健一", nameEn: "Kenichi Takahashi", email: "takahashi.kenichi@jp-x5.co.jp" }] };
     const html = `<html lang="ja"><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;

@@ -283,6 +283,10 @@ describe("capitalised prefixes and initials", () => {
     expect(readingsOf(shown("VAN DIJK Jan"))[0]?.name).toEqual({ first: "Jan", last: "van Dijk" });
   });
 
+  it("never ends a given name with a particle: tiago-dossantos is Tiago of the dos Santos family", () => {
+    expect(read([["tiago-dossantos", "Tiago dos Santos"]]).names[0]).toEqual({ first: "Tiago", last: "dos Santos" });
+  });
+
   it("never reads an initial as the start of a family name: Ingrid K. Møller with ikmoller is {f}{m}{last}", () => {
     const r = read([["fjhoelzl", "Frauke J. Hölzl"], ["ikmoller", "Ingrid K. Møller"], ["hksorensen", "Håkon K. Sørensen"]]);
     expect(r.inference.shares.map((s) => s.pattern)).toEqual(["{f}{m}{last}"]);

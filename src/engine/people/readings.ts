@@ -102,6 +102,8 @@ function weightOf(split: NameSplit, family: string | null, turned: boolean, fami
   if (isParticle(split.last) || isParticle(split.first)) return CONTRADICTED * UNCUED_REVERSED;
   // "Ingrid K. Møller" is never Ingrid of the "K. Møller" family.
   if (split.last.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
+  // A particle leads the family name: "Tiago dos Santos" is never Tiago Dos of the Santos family.
+  if (!split.reversed && isParticle(split.first.split(" ").at(-1) ?? "") && /^\p{Ll}/u.test(split.first.split(" ").at(-1) ?? "")) return CONTRADICTED * UNCUED_REVERSED;
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;

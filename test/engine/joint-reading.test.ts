@@ -6,6 +6,7 @@ import { percentages } from "../../src/engine/finder/patterns.js";
 import { placeholderFormat } from "../../src/engine/finder/stated-format.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { readingsOf } from "../../src/engine/people/readings.js";
+import { looksLikePersonName } from "../../src/engine/people/names.js";
 import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
@@ -279,8 +280,11 @@ describe("capitalised prefixes and initials", () => {
     expect(proposeAddress([], { first: "Andrea", last: "De Luca" }, "x.it", r.inference)?.email).toBe("deluca.andrea@x.it");
   });
 
-  it("reads an upper-cased family name's particle as a particle: VAN DIJK Jan is Jan van Dijk", () => {
+  it("reads an upper-cased family name's particles as particles: VAN DIJK Jan, VAN 'T HOF Wouter Maria", () => {
     expect(readingsOf(shown("VAN DIJK Jan"))[0]?.name).toEqual({ first: "Jan", last: "van Dijk" });
+    expect(readingsOf(shown("VAN 'T HOF Wouter Maria")).map((r) => r.name)).toContainEqual({ first: "Wouter", middle: "Maria", last: "van 't Hof" });
+    expect(read([["wmvanthof", "VAN 'T HOF Wouter Maria"], ["pmmulder", "MULDER Pieter Maria"]]).inference.shares[0]?.pattern).toBe("{f}{m}{last}");
+    expect(looksLikePersonName("VAN 'T HOF Wouter Maria")).toBe(true);
   });
 
   it("never ends a given name with a particle: tiago-dossantos is Tiago of the dos Santos family", () => {

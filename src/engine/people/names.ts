@@ -276,7 +276,7 @@ export function nameKey(text: string): string {
   return ascii(text, "plain").replace(/[^a-z0-9]/g, "");
 }
 
-const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
+const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|['’]\p{Lu}|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
 const NOT_NAME_WORDS = new Set(
   [
     "contact", "contacts", "team", "our", "the", "about", "us", "sales", "support", "office", "press", "email", "e-mail",

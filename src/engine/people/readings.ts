@@ -46,7 +46,8 @@ export function isFamilyFirstLanguage(lang: string): boolean {
 
 /** An initial with its dot ("J."): a middle name or a given name, never part of a family name. */
 const INITIAL = /^\p{Lu}\.$/u;
-const isUpperWord = (token: string) => /^\p{Lu}[\p{Lu}'’.-]*\p{Lu}$/u.test(token);
+/** An upper-cased word of a family name: "TANAKA", "O'BRIEN", and the Dutch "'T" of "VAN 'T HOF". */
+const isUpperWord = (token: string) => /^(?:\p{Lu}[\p{Lu}'’.-]*\p{Lu}|['’]\p{Lu}+)$/u.test(token);
 const hasLower = (token: string) => /\p{Ll}/u.test(token);
 /** "TANAKA" → "Tanaka", "O'BRIEN" → "O'Brien". */
 const titleCase = (token: string) => token.toLowerCase().replace(/(^|[\s'’-])(\p{Ll})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
@@ -78,6 +79,8 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
   const first = (familyFirst ? names[names.length - 1] : names[0]) ?? given[0]!;
   const middle = given.filter((w) => w !== first);
   const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
+  // "MULDER Pieter Maria": in European names the given name leads what follows the family name.
+  if (familyFirst && names.length > 1) stated.push({ first: names[0]!, last: family.name, middle: given.filter((w) => w !== names[0]).join(" ") });
   if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
   return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
 }

@@ -61,7 +61,9 @@ describe("pages that fail at first", () => {
     expect(retryWait(r502, policyFirst, 10_000, 6_000), "not asked: the first pass hands it on").toBeNull();
     expect(retryWait(r502, policyDeep, 60_000, 10_000)).toBe(1_000);
     expect(retryWait({ ...r502, timedOut: true, reason: "timed out" }, policyDeep, 60_000, 10_000), "a timeout is not retried in its pass").toBeNull();
-    expect(retryWait({ ...r429(), challenge: true }, policyDeep, 60_000, 10_000), "a challenge is never retried").toBeNull();
+    const challenge = { kind: "unusable" as const, url: "u", status: 403, reason: "bot challenge", challenge: true };
+    expect(retryWait(challenge, policyFirst, 10_000, 6_000), "a challenge: the first pass hands it on").toBeNull();
+    expect(retryWait(challenge, policyDeep, 60_000, 10_000), "the deep pass asks once more after a pause").toBe(1_000);
     expect(retryWait(r429(1_000), policyFirst, 2_000, 6_000), "no time left for the wait and the page").toBeNull();
   });
 
@@ -76,14 +78,24 @@ describe("pages that fail at first", () => {
     expect(describeCrawl(deepPass)).toContain("1 transient failure(s) retried, 0 recovered, still failing: https://down-team.test/team");
   });
 
-  it("a bot challenge is recorded with the crawl and never retried, in either pass", async () => {
+  it("a bot challenge is recorded; the first pass hands it on, the deep pass asks twice at most, then records it as still failing", async () => {
     const firstPass = await crawlFirstPass(env, "challenged.test", first);
     expect(addressesOf(firstPass)).toEqual(["office@challenged.test"]);
-    expect(firstPass.notes.challenged).toEqual(["https://challenged.test/team"]);
-    expect(firstPass.retry).toEqual([]);
-    expect(describeCrawl(firstPass)).toMatch(/^bot challenge on 1 page\(s\), not retried \(https:\/\/challenged\.test\/team\)/);
-    await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
-    expect((await requestsOf("challenged.test")).filter((r) => r.path === "/team")).toHaveLength(1);
+    expect(firstPass.notes.challenged.sort()).toEqual(["https://challenged.test/people", "https://challenged.test/team"]);
+    expect(firstPass.retry.sort()).toEqual(["https://challenged.test/people", "https://challenged.test/team"]);
+    expect(describeCrawl(firstPass)).toMatch(/^bot challenge on 2 page\(s\) \(https:\/\/challenged\.test\/(team|people)\)/);
+    const deepPass = await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
+    expect(deepPass.notes).toMatchObject({ retried: 2, recovered: 1, stillFailing: ["https://challenged.test/team"] });
+    expect((await requestsOf("challenged.test")).filter((r) => r.path === "/team")).toHaveLength(3);
+  });
+
+  it("a page challenged while the first pass reads the site in a burst is read by the deep pass", async () => {
+    // /people is challenged on its first two requests (a defence against bursts), then served.
+    const firstPass = await crawlFirstPass(env, "challenged.test", first);
+    expect(firstPass.retry).toContain("https://challenged.test/people");
+    const deepPass = await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
+    expect(addressesOf(deepPass)).toEqual(["clara.oswald@challenged.test", "john.smith@challenged.test"]);
+    expect(deepPass.notes).toMatchObject({ challenged: expect.arrayContaining(["https://challenged.test/people"]), recovered: 1 });
   });
 
   it("tells a challenge from a plain error page, and reads Retry-After as seconds or an HTTP date", () => {

@@ -231,10 +231,9 @@ async function runPass(env: Env, input: PassInput) {
     );
     const found: Candidate[] = [];
     for (const { candidate, result: r, retried } of results) {
-      if (r.kind === "unusable" && r.challenge) {
-        noteChallenge(notes, candidate.url);
-        continue;
-      }
+      // A challenge is recorded, and asked again like a failure the server did not ask to retry: the
+      // first pass hands it to the deep pass, which asks once more (slower, later) after a pause.
+      if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
         const left = budget.totalMs - (Date.now() - input.startedAt);

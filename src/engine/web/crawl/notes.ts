@@ -7,7 +7,7 @@ export interface CrawlNotes {
   softNotFound: boolean;
   /** Pages dropped because they were the site's not-found page again. */
   notFoundPages: number;
-  /** Pages (the first 10) that answered with a bot challenge: not retried. */
+  /** Pages (the first 10) that answered with a bot challenge: handed on by the first pass, asked again by the deep pass (twice at most). */
   challenged: string[];
   /** Transient failures (429, 5xx, network) retried in this pass, and how many of them then answered. */
   retried: number;
@@ -35,14 +35,14 @@ export function noteStillFailing(notes: CrawlNotes, url: string): void {
 
 /**
  * One line for the crawl record: the failure that ended the pass, if any, then what the site did
- * ("bot challenge on 3 pages, not retried; soft 404s: any path answers 200 (2 pages dropped); …").
+ * ("bot challenge on 3 pages; soft 404s: any path answers 200 (2 pages dropped); …").
  * Null when there is nothing to say.
  */
 export function describeCrawl(outcome: { failure: { reason: string } | null; notes: CrawlNotes }): string | null {
   const n = outcome.notes;
   const parts: string[] = [];
   if (outcome.failure) parts.push(outcome.failure.reason);
-  if (n.challenged.length) parts.push(`bot challenge on ${n.challenged.length}${n.challenged.length >= LISTED ? "+" : ""} page(s), not retried (${n.challenged[0]})`);
+  if (n.challenged.length) parts.push(`bot challenge on ${n.challenged.length}${n.challenged.length >= LISTED ? "+" : ""} page(s) (${n.challenged[0]})`);
   if (n.softNotFound) parts.push(`soft 404s: any path answers 200${n.notFoundPages ? ` (${n.notFoundPages} page(s) dropped as the not-found page)` : ""}`);
   if (n.retried) parts.push(`${n.retried} transient failure(s) retried, ${n.recovered} recovered${n.stillFailing.length ? `, still failing: ${n.stillFailing.join(" ")}` : ""}`);
   if (n.unreadableDocuments.length) parts.push(`unreadable PDF(s): ${n.unreadableDocuments.join(" ")}`);

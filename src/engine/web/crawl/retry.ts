@@ -19,15 +19,19 @@ export interface RetryPolicy {
 /** Without a Retry-After, a transient failure is tried again after this long. */
 export const DEFAULT_RETRY_WAIT_MS = 1_000;
 
-/** A failure worth one more try later: 429, 5xx, a network error or a timeout; never a bot challenge or a missing host. */
+/**
+ * A failure worth one more try later: 429, 5xx, a network error, a timeout, or a bot challenge
+ * (defences often challenge a burst of requests and let a slower client through later; a retry
+ * asks again, it never tries to solve the challenge); never a missing host.
+ */
 export function isTransient(r: PageFetch): r is Extract<PageFetch, { kind: "unreachable" | "unusable" }> {
-  if (r.kind === "unreachable") return !r.noSuchHost && !r.challenge;
-  return r.kind === "unusable" && !!r.transient && !r.challenge;
+  if (r.kind === "unreachable") return !r.noSuchHost;
+  return r.kind === "unusable" && (!!r.transient || !!r.challenge);
 }
 
 const retryAfterOf = (r: PageFetch) => ("retryAfterMs" in r && r.retryAfterMs !== undefined ? r.retryAfterMs : null);
 
-/** The server said "later": 429, 503, or any answer with a Retry-After. */
+/** The server said "later": 429, 503, or any answer with a Retry-After (a challenge never says so: it is not asked to come back). */
 export function askedToComeBack(r: PageFetch): boolean {
   return (r.kind === "unreachable" || r.kind === "unusable") && !r.challenge && (r.status === 429 || r.status === 503 || retryAfterOf(r) !== null);
 }

@@ -315,6 +315,15 @@ describe("names inside a sentence", () => {
     const page = await extractPage(html, "https://castano-x.es/aviso-legal", "castano-x.es");
     expect(page.addresses.map((a) => a.name)).toEqual([{ first: "Begoña", last: "Gómez Ibáñez" }, { first: "Robert", last: "Smith" }]);
   });
+
+  it("names each of several addresses on one line by the name just before it", async () => {
+    const html = `<html lang="tr"><body><p>Yönetim: Işıl Koç (<a href="mailto:isilk@g-x.com.tr">isilk@g-x.com.tr</a>), Koen Hendriks (koenh@g-x.com.tr)</p></body></html>`;
+    const page = await extractPage(html, "https://g-x.com.tr/yasal-uyari", "g-x.com.tr");
+    expect(page.addresses.map((a) => [a.email, a.name])).toEqual([
+      ["isilk@g-x.com.tr", { first: "Işıl", last: "Koç" }],
+      ["koenh@g-x.com.tr", { first: "Koen", last: "Hendriks" }],
+    ]);
+  });
 });
 
 describe("cards with many lines between the name and the address", () => {

@@ -291,6 +291,16 @@ describe("capitalised prefixes and initials", () => {
     expect(read([["tiago-dossantos", "Tiago dos Santos"]]).names[0]).toEqual({ first: "Tiago", last: "dos Santos" });
   });
 
+  it("reads an initial after the given name as a middle name, never as part of the given name: grzegorzj is {first}{l}", () => {
+    expect(read([["grzegorzj", "Grzegorz J. Jabłoński"]]).names[0]).toEqual({ first: "Grzegorz", middle: "J.", last: "Jabłoński" });
+  });
+
+  it("reads 'Trần, Thị Dũng' with dttran@ as Dũng Thị of the Trần family ({f}{m}{last})", () => {
+    const r = read([["dttran", "Trần, Thị Dũng"], ["qqdang", "Đặng, Quốc Quân"]]);
+    expect(r.inference.shares[0]?.pattern).toBe("{f}{m}{last}");
+    expect(r.names[0]).toEqual({ first: "Dũng", middle: "Thị", last: "Trần" });
+  });
+
   it("never reads an initial as the start of a family name: Ingrid K. Møller with ikmoller is {f}{m}{last}", () => {
     const r = read([["fjhoelzl", "Frauke J. Hölzl"], ["ikmoller", "Ingrid K. Møller"], ["hksorensen", "Håkon K. Sørensen"]]);
     expect(r.inference.shares.map((s) => s.pattern)).toEqual(["{f}{m}{last}"]);

@@ -57,7 +57,14 @@ export function readingsOf(evidence: NameEvidence): Reading[] {
   if (evidence.kind === "stated") return [{ name: evidence.name, weight: 1 }];
   const { tokens, turned, nickname } = parseName(evidence.text);
   if (tokens.length < 2) return [];
-  const readings = readingsOfTokens(tokens, turned, evidence.familyFirstPage);
+  const readings = [...readingsOfTokens(tokens, turned, evidence.familyFirstPage)];
+  // "Trần, Thị Dũng": written family name first with a comma, the given name may be the last word (Vietnamese).
+  if (turned) {
+    for (const r of readings.filter((r) => r.weight === 1 && !r.name.middle && r.name.first.includes(" "))) {
+      const given = r.name.first.split(" ");
+      if (!given.some((w) => INITIAL.test(w))) readings.push({ name: { first: given.at(-1)!, middle: given.slice(0, -1).join(" "), last: r.name.last }, weight: 1 });
+    }
+  }
   // The name a person goes by, written beside the given name ('Katherine "Kate" Sullivan'), is as good a reading.
   if (!nickname) return readings;
   return [...readings, ...readings.filter((r) => r.weight === 1).map((r) => ({ name: { ...r.name, first: nickname }, weight: 1 }))];
@@ -105,6 +112,8 @@ function weightOf(split: NameSplit, family: string | null, turned: boolean, fami
   if (isParticle(split.last) || isParticle(split.first)) return CONTRADICTED * UNCUED_REVERSED;
   // "Ingrid K. Møller" is never Ingrid of the "K. Møller" family.
   if (split.last.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
+  // "Grzegorz J.": an initial after the given name is a middle name, not part of a two-word given name.
+  if (split.first.includes(" ") && split.first.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
   // A particle leads the family name: "Tiago dos Santos" is never Tiago Dos of the Santos family.
   if (!split.reversed && isParticle(split.first.split(" ").at(-1) ?? "") && /^\p{Ll}/u.test(split.first.split(" ").at(-1) ?? "")) return CONTRADICTED * UNCUED_REVERSED;
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;

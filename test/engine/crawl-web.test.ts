@@ -181,6 +181,11 @@ describe("large sites", () => {
 });
 
 describe("heavy pages", () => {
+  it("a first pass never reads guessed paths or articles in a round with better pages: an office's team four links from home is reached", async () => {
+    const out = await crawlFirstPass(env, "deep-office.test", FIRST_PASS);
+    expect(addressesOf(out)).toContain("rose.tyler@deep-office.test");
+  });
+
   it("a 700 KB team page whose inline images come before the people is read whole within the first pass's byte limit", async () => {
     const out = await crawlFirstPass(env, "heavy.test", first);
     expect(addressesOf(out)).toEqual(["clara.oswald@heavy.test", "john.smith@heavy.test"]);

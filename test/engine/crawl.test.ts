@@ -47,6 +47,9 @@ describe("crawl planning and guards", () => {
     const newsroom = { url: "https://a.test/aktualnosci/archive/2026", score: 49, listsPeople: false };
     expect(scoreLink({ url: "https://a.test/aktualnosci/2026-otwieramy-nowe-biuro", text: "Otwieramy nowe biuro" }, newsroom)).toBe(7.5);
     expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2025", text: "2025" }, newsroom)).toBe(4);
+    // Russian and Hungarian newsrooms under their transliterated words.
+    expect(scoreLink({ url: "https://a.test/novosti/2026-new-office", text: "Открыли новый офис" }, home)).toBe(7.5);
+    expect(scoreLink({ url: "https://a.test/hirek/2026-uj-irodat-nyitunk", text: "Új irodát nyitunk" }, home)).toBe(7.5);
   });
 
   it("ranks a listing's next page as a people page once the listing shows people with their addresses, and reads ?page=1 as the listing", () => {

@@ -50,6 +50,13 @@ export const DEEP_PASS: CrawlBudget = {
   retry: { maxWaitMs: 10_000, clamp: true, unasked: true }, documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
+/**
+ * Pages ranked below this (guessed paths, navigation in unknown words, newsroom items, articles)
+ * are never read in a round with better-ranked pages: those may lead to pages that outrank them
+ * (an office's team four links from home), and the page budget would be gone by then.
+ */
+const LOW_RANK = 10;
+
 /** Retries one pass makes at most: a site failing everywhere is not hammered. */
 const MAX_RETRIES_PER_PASS = 8;
 
@@ -199,6 +206,7 @@ async function runPass(env: Env, input: PassInput) {
     const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (queue.length > 0 && batch.filter((b) => !b.retry).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
       if (queue[0]!.score < waitingBest) break;
+      if (queue[0]!.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
       const next = queue.shift()!;
       if (done.has(next.url)) continue;
       if (isDocumentUrl(next.url) && !readsDocument()) {

@@ -49,7 +49,7 @@ const ARTICLE_SCORE = 0.5;
 const HOME_NEWS_SCORE = 7.5;
 /** Another page of the newsroom (a year's archive, a next page), linked from the newsroom. */
 const NEWSROOM_PAGE_SCORE = 4;
-const NEWSROOM = /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc)\/[^/]+\/?$/;
+const NEWSROOM = /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc)\/[^/]+\/?$/;
 const SITEMAP_ARTICLE_SCORE = 0.25;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
@@ -94,7 +94,7 @@ const WORDS: [Category, string[]][] = [
   ]],
   ["press", [
     "press", "presse", "prensa", "stampa", "pers", "media", "newsroom", "news", "aktuelles", "aktualnosci", "actualites", "actualidad",
-    "noticias", "notizie", "nieuws", "nyheter", "uutiset", "haberler", "tin tuc", "новости", "ニュース", "お知らせ", "新闻", "뉴스",
+    "noticias", "notizie", "nieuws", "nyheter", "uutiset", "haberler", "hirek", "novosti", "tin tuc", "новости", "ニュース", "お知らせ", "新闻", "뉴스",
   ]],
   ["security", ["security.txt"]],
   ["careers", ["careers", "career", "jobs", "karriere", "empleo", "trabaja con nosotros", "lavora con noi", "vacatures", "werken bij", "recrutement", "emploi", "採用"]],
@@ -152,7 +152,7 @@ const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|
 const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
 const DATED = /\/(19|20)\d\d\//;
 /** News and press articles (not products or tag pages): a press release may name its press contact. */
-const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
+const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
 const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
 const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 

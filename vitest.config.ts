@@ -52,6 +52,9 @@ export default defineConfig(async () => {
       // and module state, so tests must not assume an empty database (each creates its own
       // accounts via test/support/accounts.ts and scopes what it asserts to them).
       isolate: false,
+      // A few tests drive hundreds of rows or twenty signatures through the Worker: ~2 s alone,
+      // but beside the typecheck on a loaded two-core machine they crossed the default 5 s.
+      testTimeout: 15_000,
     },
   };
 });

@@ -149,7 +149,8 @@ export function hasGaelicPrefix(last: string): boolean {
  */
 export function prefixIsPartOfName(last: string): boolean {
   const words = last.trim().split(/\s+/);
-  return hasGaelicPrefix(last) || (words.length === 2 && /^\p{Lu}\p{Ll}*$/u.test(words[0]!) && PARTICLES.has(words[0]!.toLowerCase()));
+  const [prefix = ""] = words;
+  return hasGaelicPrefix(last) || (words.length === 2 && /^\p{Lu}\p{Ll}*$/u.test(prefix) && PARTICLES.has(prefix.toLowerCase()));
 }
 
 const HONORIFICS = new Set([

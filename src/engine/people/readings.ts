@@ -62,7 +62,8 @@ export function readingsOf(evidence: NameEvidence): Reading[] {
   if (turned) {
     for (const r of readings.filter((r) => r.weight === 1 && !r.name.middle && r.name.first.includes(" "))) {
       const given = r.name.first.split(" ");
-      if (!given.some((w) => INITIAL.test(w))) readings.push({ name: { first: given.at(-1)!, middle: given.slice(0, -1).join(" "), last: r.name.last }, weight: 1 });
+      const lastGiven = given.at(-1);
+      if (lastGiven && !given.some((w) => INITIAL.test(w))) readings.push({ name: { first: lastGiven, middle: given.slice(0, -1).join(" "), last: r.name.last }, weight: 1 });
     }
   }
   // The name a person goes by, written beside the given name ('Katherine "Kate" Sullivan'), is as good a reading.
@@ -78,16 +79,18 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
   // The upper-cased words are the family name, wherever they stand; the rest is the given name
   // (with any further words as middle names, or as a two-word given name).
   const given = words.filter((_, i) => !family.at.includes(i));
-  if (given.length === 0) return readings;
+  const [firstGiven] = given;
+  if (firstGiven === undefined) return readings;
   // Written family name first ("NGUYỄN Thị Mai"), the given name comes last; otherwise first.
   // An initial ("J.") is a middle name, never the given name.
   const familyFirst = family.at[0] === 0;
   const names = given.filter((w) => !INITIAL.test(w));
-  const first = (familyFirst ? names[names.length - 1] : names[0]) ?? given[0]!;
+  const first = (familyFirst ? names[names.length - 1] : names[0]) ?? firstGiven;
   const middle = given.filter((w) => w !== first);
   const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
   // "MULDER Pieter Maria": in European names the given name leads what follows the family name.
-  if (familyFirst && names.length > 1) stated.push({ first: names[0]!, last: family.name, middle: given.filter((w) => w !== names[0]).join(" ") });
+  const [leading] = names;
+  if (familyFirst && leading !== undefined && names.length > 1) stated.push({ first: leading, last: family.name, middle: given.filter((w) => w !== leading).join(" ") });
   if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
   return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
 }
@@ -101,11 +104,11 @@ function upperFamily(tokens: readonly string[]): { at: number[]; name: string } 
   if (!tokens.some(hasLower)) return null;
   const at = tokens.map((t, i) => (isUpperWord(t) ? i : -1)).filter((i) => i >= 0);
   if (at.length === 0) return null;
-  const beside = (i: number) => /^\p{Lu}$/u.test(tokens[i]!) && (at.includes(i - 1) || at.includes(i + 1));
-  const all = tokens.map((_, i) => i).filter((i) => at.includes(i) || beside(i));
+  const beside = (t: string, i: number) => /^\p{Lu}$/u.test(t) && (at.includes(i - 1) || at.includes(i + 1));
+  const all = tokens.map((t, i) => ({ t, i })).filter(({ t, i }) => at.includes(i) || beside(t, i));
   // A particle before the name is lower-case again ("VAN DIJK" → "van Dijk"), as written beside a given name.
-  const word = (i: number, k: number) => (k < all.length - 1 && isParticle(tokens[i]!) && !hasGaelicPrefix(`${tokens[i]} x`) ? tokens[i]!.toLowerCase() : titleCase(tokens[i]!));
-  return { at: all, name: all.map(word).join(" ") };
+  const word = (t: string, k: number) => (k < all.length - 1 && isParticle(t) && !hasGaelicPrefix(`${t} x`) ? t.toLowerCase() : titleCase(t));
+  return { at: all.map(({ i }) => i), name: all.map(({ t }, k) => word(t, k)).join(" ") };
 }
 
 function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {

@@ -257,7 +257,7 @@ const ADDRESS_TOKEN = /\S+@\S+/g;
 function ownText(email: string, line: string, before: boolean): string | null {
   const at = before ? line.length : line.toLowerCase().indexOf(email);
   if (at < 0) return null;
-  const text = line.slice(0, at).split(ADDRESS_TOKEN).at(-1)!.trim();
+  const text = line.slice(0, at).split(ADDRESS_TOKEN).at(-1)?.trim();
   return text || null;
 }
 

@@ -158,6 +158,8 @@ const HONORIFICS = new Set([
   // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
   "me", "maître", "maitre", "dott", "dottssa", "avv", "ing", "arch", "geom", "rag", "sr", "sra", "srta", "don", "doña", "dña", "dra",
   "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag", "eng", "arq",
+  // German diploma titles written before the name ("Dipl.-Ing. Næss Sigrid M.").
+  "dipl-ing", "dipl-kfm", "dipl-kffr", "dipl-inf", "dipl-psych", "dipl-betrw", "dr-ing", "dr-med",
 ]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */

@@ -257,6 +257,13 @@ describe("initials and particles", () => {
     expect(plain.addresses[0]?.name).toBeNull();
   });
 
+  it("takes a short placeholder word in a short Turkish sentence for the convention, not a mailbox", async () => {
+    const html = `<html lang="tr"><body><p>Tüm çalışanlarımıza ad@tr-x1.com.tr adresinden ulaşabilirsiniz.</p><p>Burak Güler</p><p>burak@tr-x1.com.tr</p></body></html>`;
+    const page = await extractPage(html, "https://tr-x1.com.tr/iletisim", "tr-x1.com.tr");
+    expect(page.addresses.map((a) => a.email)).toEqual(["burak@tr-x1.com.tr"]);
+    expect(page.statedFormats).toEqual(["{first}"]);
+  });
+
   it("takes a placeholder made only of short placeholder words (tên_họ) as a placeholder", () => {
     expect(placeholderFormat("ten_ho")).toBe("{first}_{last}");
     expect(placeholderFormat("ho.l")).toBeNull();

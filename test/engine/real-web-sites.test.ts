@@ -7,11 +7,11 @@
 // other guard sites cost about 30 s more and add no feature (large sites and bot challenges are
 // measured at unit level on large.test and challenged.test in crawl-web.test.ts). `npm run bench -- quality --profile real-web` measures fresh seeds.
 import { describe, expect, it } from "vitest";
-import { generateSites, REAL_WEB_GUARD_SEEDS, REAL_WEB_GUARD_SITES } from "../fixtures/generator/index.js";
+import { type Feature, generateSites, REAL_WEB_GUARD_SEEDS, REAL_WEB_GUARD_SITES } from "../fixtures/generator/index.js";
 import { measureSites, realWebGoalProblems, report } from "../support/generated-quality.js";
 
-const EXTRACTION_FEATURES = new Set(["app-data", "microdata", "cjk", "messy-markup", "obfuscation", "middle-initial", "ja-romanized", "given-only"]);
-const CRAWL_FEATURES = ["legacy-charset", "pdf", "transient", "localized-words", "deep-pages"];
+const EXTRACTION_FEATURES = new Set<Feature>(["app-data", "microdata", "cjk", "messy-markup", "obfuscation", "middle-initial", "ja-romanized", "given-only"]);
+const CRAWL_FEATURES: Feature[] = ["legacy-charset", "pdf", "transient", "localized-words", "deep-pages"];
 const guardSites = REAL_WEB_GUARD_SEEDS.flatMap((seed) => generateSites(seed, REAL_WEB_GUARD_SITES, { profile: "real-web" }));
 const featuresOf = (s: (typeof guardSites)[number]) => s.labels.features ?? [];
 const extractionSites = guardSites.filter((s) => featuresOf(s).length > 0 && featuresOf(s).every((f) => EXTRACTION_FEATURES.has(f)));

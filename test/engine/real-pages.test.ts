@@ -304,13 +304,15 @@ describe("the finder completes a query from the names the site shows", () => {
 
   it("reads the middle initial a {f}{m}{last} site shows for a person whose address it does not publish", async () => {
     const card = (n: string, e: string | null) => `<div><h3>${n}</h3><p>Partner</p>${e ? `<p>${e}</p>` : ""}</div>`;
-    const html = `<html><body>${card("Stanisław J. Pawłowski", null)}${card("MUÑOZ GIL Jesús L.", null)}${card("Anna Maria Kowal", "amkowal@mid-x8.pl")}${card("Piotr K. Nowak", "pknowak@mid-x8.pl")}</body></html>`;
+    const html = `<html><body>${card("Stanisław J. Pawłowski", null)}${card("MUÑOZ GIL Jesús L.", null)}${card("LÊ Ngọc Trang", null)}${card("Anna Maria Kowal", "amkowal@mid-x8.pl")}${card("Piotr K. Nowak", "pknowak@mid-x8.pl")}</body></html>`;
     const { rows, formats } = await crawl("mid-x8.pl", [["/zespol", html]]);
     expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
     const { findEmail } = await import("../../src/engine/finder/email-finder.js");
     const ctx = { env, now: () => Date.now() };
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Stanisław", last: "Pawłowski" }, { verify: false })).email).toBe("sjpawlowski@mid-x8.pl");
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Jesús", last: "Muñoz Gil" }, { verify: false })).email).toBe("jlmunozgil@mid-x8.pl");
+    // Family name first, the middle name between it and the given name.
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Trang", last: "Lê" }, { verify: false })).email).toBe("tnle@mid-x8.pl");
     // Nobody of that name is shown: no middle initial to guess.
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Ewa", last: "Lis" }, { verify: false })).email).toBeNull();
     expect(rows.filter((r) => r.email.startsWith("sj"))).toEqual([]);

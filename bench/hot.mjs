@@ -9,6 +9,8 @@
 //
 // It starts its own `wrangler dev` on a free port (bench/lib/dev-server.mjs; BENCH_PORT overrides)
 // with a throwaway state directory, a scale-plan account (no rate limits) and a large credit pack.
+//   BENCH_PLAN     the account's plan (default scale; pro-plus is the same path, enterprise admits
+//                  every billed call through its limiter, its plan having a daily limit)
 //   BENCH_SECONDS  seconds per cell and round (default 5)
 //   BENCH_ROUNDS   rounds over every cell (default 3; cells are summed over rounds)
 //   BENCH_CONNECTIONS  comma-separated connection counts (default "50,1")

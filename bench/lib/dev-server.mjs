@@ -1,5 +1,6 @@
 // A throwaway `wrangler dev` for HTTP benchmarks: its own port and state directory, migrations
-// applied, one scale-plan account (no rate limits) with a key, stopped and removed afterwards.
+// applied, one account (scale plan, no rate limits, unless BENCH_PLAN names another) with a key,
+// stopped and removed afterwards.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -43,12 +44,20 @@ export function prepareBenchState(name) {
   const sha = createHash("sha256").update(secret).digest("hex");
   // An account without a password cannot use the API (spec: 401), so give it one.
   const pw = passwordHash("bench");
-  sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, 'scale', 'user', '${pw}')`);
+  const plan = benchPlan();
+  sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, '${plan}', 'user', '${pw}')`);
   sql(
     `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
      SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
   );
   return { state, headers: { "X-Service-Key": key, "X-Service-Secret": secret } };
+}
+
+/** The bench account's plan: BENCH_PLAN (e.g. pro-plus, enterprise), scale by default. */
+export function benchPlan() {
+  const plan = process.env.BENCH_PLAN ?? "scale";
+  if (!/^[a-z-]+$/.test(plan)) throw new Error(`BENCH_PLAN ${plan} is not a plan name`);
+  return plan;
 }
 
 /** A port for a bench server: BENCH_PORT, or a free one (never 8787). */

@@ -12,6 +12,10 @@ export interface OpenWindow {
   billedAt: number;
   /** The reservation of the call that opened it while that call is still running, else null. */
   reservation: string | null;
+  /** The call whose charge kept it (its reservation or late-charge key; null on older rows). */
+  call?: string | null;
+  /** What that call was charged for this request (null on older rows). */
+  charged?: Record<string, number> | null;
 }
 
 /** A billed request the D1 copy has not received yet (written by usage-copy.ts). */
@@ -52,8 +56,14 @@ export class RepeatWindows {
       account_id INTEGER NOT NULL,
       capability TEXT NOT NULL,
       source TEXT NOT NULL,
-      synced INTEGER NOT NULL DEFAULT 0
+      synced INTEGER NOT NULL DEFAULT 0,
+      call TEXT,
+      charged TEXT
     ) WITHOUT ROWID`);
+    // Tables made before charges were keyed by their call.
+    const columns = sql.exec<{ name: string }>("PRAGMA table_info(repeat_windows)").toArray().map((c) => c.name);
+    if (!columns.includes("call")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN call TEXT");
+    if (!columns.includes("charged")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN charged TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_billed_at ON repeat_windows (billed_at)");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0 AND reservation IS NULL");
@@ -62,22 +72,31 @@ export class RepeatWindows {
   /** The window of `fingerprint` if it is open at `now` (billed less than 30 days before). */
   find(fingerprint: string, now: number): OpenWindow | null {
     const [row] = this.sql
-      .exec<{ billed_at: number; reservation: string | null }>("SELECT billed_at, reservation FROM repeat_windows WHERE fingerprint = ?", fingerprint)
+      .exec<{ billed_at: number; reservation: string | null; call: string | null; charged: string | null }>(
+        "SELECT billed_at, reservation, call, charged FROM repeat_windows WHERE fingerprint = ?",
+        fingerprint,
+      )
       .toArray();
     if (!row || row.billed_at <= now - REPEAT_WINDOW_MS) return null;
-    return { billedAt: row.billed_at, reservation: row.reservation };
+    return { billedAt: row.billed_at, reservation: row.reservation, call: row.call, charged: row.charged === null ? null : (JSON.parse(row.charged) as Record<string, number>) };
   }
 
-  /** Keeps the windows of a billed call: repeats of these requests are free until 30 days after `billedAt`. */
-  keep(fingerprints: readonly string[], charge: { accountId: number; capability: string; source: string; billedAt: number }): void {
-    for (const fingerprint of fingerprints) {
+  /**
+   * Keeps the windows of a billed call: repeats of these requests are free until 30 days after
+   * `billedAt`. `call` names the charge and `charged` what each request cost (a settlement or late
+   * charge sent again is answered from them).
+   */
+  keep(requests: readonly { fingerprint: string; charged: Record<string, number> | null }[], charge: { accountId: number; capability: string; source: string; billedAt: number; call: string }): void {
+    for (const { fingerprint, charged } of requests) {
       this.sql.exec(
-        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, NULL, ?, ?, ?, 0)",
+        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced, call, charged) VALUES (?, ?, NULL, ?, ?, ?, 0, ?, ?)",
         fingerprint,
         charge.billedAt,
         charge.accountId,
         charge.capability,
         charge.source,
+        charge.call,
+        charged === null ? null : JSON.stringify(charged),
       );
     }
   }

@@ -89,7 +89,7 @@ describe("a bulk job owns its liveness", () => {
     expect(new Set(rows.map((r) => r[3])).size).toBe(120);
     expect(rows.every((r) => r.at(-2) === "found")).toBe(true);
     expect(done.metrics.credits.search).toBe(120);
-    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro", Date.now())).search.used === 120, { timeout: 5_000 });
+    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used === 120, { timeout: 5_000 });
 
     // The running slot is free again: the index row says completed, and the alarm is gone.
     const [index] = await db(env.DB).select({ status: bulkJobs.status }).from(bulkJobs).where(eq(bulkJobs.id, id));

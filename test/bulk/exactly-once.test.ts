@@ -37,7 +37,7 @@ async function deliver(body: BulkRowsMessage, attempts = 1) {
 async function searchCreditsUsed(account: TestAccount) {
   // Settlement runs after the answer; wait for reservations to settle before reading.
   await new Promise((r) => setTimeout(r, 200));
-  return (await limiterFor(env as unknown as Env, account.accountId).balances("pro", Date.now())).search.used;
+  return (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used;
 }
 
 async function downloadedEmails(account: TestAccount, id: number) {
@@ -135,7 +135,7 @@ describe("credits running out mid-job", () => {
     expect(estimate).toMatchObject({ basis: "upper_bound", rows: 5, credits: { search: 5, total: 5 }, remaining: { search: 0 }, sufficient: false });
     await expectRetryRefused(account, id);
 
-    await limiterFor(env as unknown as Env, account.accountId).grantPack(10, Date.now());
+    await limiterFor(env as unknown as Env, account.accountId).grantPack(10);
     expect((await act(account, "POST", `/v1/bulk/finder/${id}/retry`)).status).toBe(200);
     const done = await waitForEnd(account, "finder", id);
     expect(done).toMatchObject({ status: "completed", processed: 30, retry_count: 1, error_message: null });

@@ -1,9 +1,11 @@
 import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
-import { admitRequest, limiterFor } from "../../limits/admission.js";
+import { admitRequest } from "../../limits/admission.js";
+import { type BillingDecision, billedWhen, NOT_BILLED } from "../../limits/billing-decision.js";
 import type { CreditBalance } from "../../limits/groups.js";
-import { knownRepeat, rememberWindow, requestFingerprint } from "../../limits/repeat-billing.js";
+import { isolateClient } from "../../limits/limiter-client.js";
+import { requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
 import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
@@ -17,6 +19,7 @@ export type { Execution, Invocation } from "./invocation.js";
  */
 export async function executeCapability(cap: AnyCapability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
   const now = inv.now ?? Date.now;
+  const client = inv.client ?? isolateClient;
   const started = now();
   // On the agent surface the payment is the charge: the shared agents account spends no credits,
   // but its calls still count against the shared rate limits.
@@ -27,9 +30,9 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // identical requests at the same instant are billed once.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
   const paced = inv.surface === "bulk" ? { ...cap, rateGroup: null } : cap;
-  // A window this isolate already knows is open (exact: see knownRepeat) needs no decision: the
-  // admission only counts the rate limit (on plans without limits, without a round trip).
-  const knownFree = fingerprint !== null && knownRepeat(inv.accountId, fingerprint, started);
+  // A window this isolate already knows is open (exact: see LimiterClient.knownRepeat) needs no
+  // decision: the admission only counts the rate limit (on plans without limits, without a round trip).
+  const knownFree = fingerprint !== null && client.knownRepeat(inv.accountId, fingerprint, started);
   const billing =
     fingerprint !== null && !knownFree
       ? { accountId: inv.accountId, capability: cap.name, source: inv.surface === "bulk" ? ("bulk" as const) : ("api" as const), requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
@@ -46,15 +49,16 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     billing,
     // Options priced up front and quota headers need the limiter before the answer.
     chargeLater: inv.chargeLater && !cap.extraCostFor && !cap.quotaHeaders,
+    client,
   });
   const finish = (execution: Execution): Execution => {
     if (inv.surface !== "v1") logSurfaceCall(inv, cap, params, execution, now() - started);
     return execution;
   };
-  if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billed: false });
+  if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billing: NOT_BILLED });
   const openedAt = fingerprint !== null ? admission.repeats[fingerprint] : undefined;
   // A window kept by an earlier call is remembered; one whose call is still running is not (it may close).
-  if (typeof openedAt === "number") rememberWindow(inv.accountId, fingerprint!, openedAt);
+  if (typeof openedAt === "number") client.rememberWindow(inv.accountId, fingerprint!, openedAt);
   const repeat = knownFree || openedAt !== undefined;
 
   let result: CapabilityResult;
@@ -62,24 +66,26 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     result = await cap.handler(params, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
   } catch (err) {
     if (admission.chargeLater) admission.chargeLater({ found: false });
-    else if (!repeat) inv.waitUntil(admission.settle({ found: false }));
+    else if (!repeat) admission.settle({ found: false });
     const response = toErrorResponse(err);
-    return finish({ response: withHeaders(response, admission.headers), billed: false });
+    return finish({ response: withHeaders(response, admission.headers), billing: NOT_BILLED });
   }
-  // A late charge is sent now, decided by the limiter after the answer (repeat, or billed).
-  const lateCharge = admission.chargeLater?.({ found: result.found, charged: result.found ? costOf(cap, result.extraCost) : undefined });
-  const billed = creditBilled && !repeat && result.found && !admission.chargeLater;
-  // Credits were taken at admission, so the next request already sees the lower balance; settling
-  // (refund when nothing was found, options trued up, the window kept or closed) can finish off the
-  // response path, and the limiter sends the charge to the D1 copy (/v1/usage) on its own.
-  if (!repeat && !admission.chargeLater) inv.waitUntil(admission.settle({ found: result.found, charged: billed ? costOf(cap, result.extraCost) : undefined }));
-  if (billed) rememberWindow(inv.accountId, fingerprint!, started);
+  // The limiter decides after the answer whether a call that found something new was billed: from
+  // the isolate's lease (a late charge), or by keeping its reservation (the settlement). Credits were
+  // set aside before the answer either way, so the next request already sees the lower balance.
+  const charged = result.found && creditBilled ? costOf(cap, result.extraCost) : undefined;
+  let decision: BillingDecision = NOT_BILLED;
+  if (admission.chargeLater) decision = admission.chargeLater({ found: result.found, charged }) ?? NOT_BILLED;
+  else if (!repeat) {
+    const settled = admission.settle({ found: result.found, charged });
+    if (settled && charged) decision = billedWhen(settled, (outcome) => outcome.billed.includes(fingerprint!));
+  }
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
-  return finish({ response: withHeaders(response, admission.headers), result, billed, lateCharge });
+  return finish({ response: withHeaders(response, admission.headers), result, billing: decision });
 }
 
 /** A credit-billed call's price: the capability's base cost plus what its options use. */
@@ -91,6 +97,6 @@ function costOf(cap: AnyCapability, extra: Partial<Record<CreditBalance, number>
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */
 async function quotaHeaders(inv: Invocation, balance: NonNullable<AnyCapability["cost"]>["balance"], names: NonNullable<AnyCapability["quotaHeaders"]>) {
-  const view = (await limiterFor(inv.env, inv.accountId).balances(inv.plan, Date.now()))[balance];
+  const view = (await (inv.client ?? isolateClient).limiter(inv.env, inv.accountId).balances(inv.plan))[balance];
   return { [names.limit]: String(view.allowance), [names.remaining]: String(Math.max(0, view.available)) };
 }

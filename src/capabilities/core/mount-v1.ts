@@ -18,7 +18,7 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, result, billed, lateCharge } = await executeCapability(cap, params, {
+      const { response, result, billing } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
@@ -27,9 +27,9 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         // The log row can wait for the billing decision (logRequests), so the answer need not.
         chargeLater: true,
       });
-      // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
-      c.set("logCost", billed);
-      if (lateCharge) c.set("lateCharge", lateCharge);
+      // The log row's cost is the limiter's decision (a repeat, a not-found answer or a free
+      // capability: not billed).
+      c.set("billing", billing);
       if (callbackUrl && result && response.status === 200) {
         scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
       }

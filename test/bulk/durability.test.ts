@@ -3,17 +3,14 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index.js";
-import { runRow } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
-import { inputChunkKey, type InputRow } from "../../src/bulk/storage.js";
-import { bulkType } from "../../src/bulk/types.js";
 import { db } from "../../src/db/client.js";
 import { bulkJobs } from "../../src/db/schema-bulk.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
-import { act, createdId, createJob, getJob, parseCsv, waitForEnd } from "./support.js";
+import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, parseCsv, waitForEnd } from "./support.js";
 
 const FIRST = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas"];
 const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein"];
@@ -58,23 +55,17 @@ describe("a bulk job owns its liveness", () => {
 
     // Chunk 0 ran to the end before the crash.
     expect((await deliver(id, 0)).explicitAcks).toHaveLength(1);
-    // Chunk 1: a consumer recorded its first 10 rows, then the process died.
-    const plan = await stub.beginChunk(1, 1);
-    const input = (await (await env.BULK_FILES.get(inputChunkKey(plan.prefix!, 1)))!.json()) as InputRow[];
-    const ctx = createExecutionContext();
-    for (let i = 0; i < 10; i++) {
-      const row = await runRow(env as unknown as Env, ctx, bulkType("finder")!, plan.fields!, plan.options!, input[i]!, 50 + i, account.accountId, "pro");
-      if (row.kind !== "done") throw new Error("row should have run");
-      await stub.recordRow(1, 1, row.record);
-    }
+    // Chunk 1: a consumer recorded its rows, then the process died before billing them.
+    await deliverAndDieBeforeBilling(env as unknown as Env, id, 1, "pro");
     // Chunk 2's message was never delivered.
-    expect((await getJob(account, "finder", id)).job.processed).toBe(60);
+    expect((await getJob(account, "finder", id)).job.processed).toBe(100);
 
     // The object restarts (its in-memory state and the queue that lost messages are gone); its alarm is still set.
     await evictDurableObject(stub);
     expect(await alarmOf(id)).not.toBeNull();
     // The chunks' lease time passes: the alarm sends exactly the two unfinished chunks again.
     await expireLeases(id);
+    await ageBilling(id);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const done = await waitForEnd(account, "finder", id);
     expect(done).toMatchObject({ status: "completed", processed: 120, retry_count: 0 });

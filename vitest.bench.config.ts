@@ -1,4 +1,4 @@
-// Benchmarks run inside workerd with the same bindings as the tests; `npm run bench:limits`.
+// Benchmarks run inside workerd with the same bindings as the tests; `npm run bench -- limits`.
 import base from "./vitest.config.js";
 import { defineConfig, mergeConfig } from "vitest/config";
 

@@ -1,4 +1,4 @@
-// npm run bench:agent — median latency of a paid agent-surface call against the same capability
+// npm run bench -- agent — median latency of a paid agent-surface call against the same capability
 // through /v1 (key + secret), side by side in one run, over real HTTP against `wrangler dev`.
 //
 // Why over HTTP and not in-process: workerd's clock does not advance during pure CPU work, and the

@@ -1,4 +1,4 @@
-// `npm run bench:bulk -- --kill [--rows N] [--wait-sweep]`: a bulk job survives its server dying.
+// `npm run bench -- bulk --kill [--rows N] [--wait-sweep]`: a bulk job survives its server dying.
 // Starts `wrangler dev` on a throwaway state directory, launches a phone-validator job (it runs
 // offline: no DNS, no sites), kills the server with SIGKILL when about a third of the rows are
 // done (queued messages and in-flight chunks are lost with it), starts it again on the same state

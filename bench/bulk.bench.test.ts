@@ -1,4 +1,4 @@
-// npm run bench:bulk — inside workerd with the test network (fixture DNS and sites), not part of `npm test`.
+// npm run bench -- bulk — inside workerd with the test network (fixture DNS and sites), not part of `npm test`.
 // Whole bulk jobs end to end: create (JSON rows -> R2 chunks), launch, every row through the real
 // local `bulk-rows` queue and the capability executor, results written to R2, then the download.
 // Baseline in the same run: the same capability called row after row through the executor directly

@@ -1,4 +1,4 @@
-// `npm run bench:bulk`: runs bench/bulk.bench.test.ts inside workerd and reports, per job (1,000
+// `npm run bench -- bulk`: runs bench/bulk.bench.test.ts inside workerd and reports, per job (1,000
 // against 10,000 rows), two memory figures:
 //  - the V8 heap of the isolate the queue consumer runs in (read over the inspector protocol:
 //    used size after a forced GC before and after the job, and the peak sampled every 250 ms);
@@ -6,7 +6,7 @@
 //  - the resident memory of this run's workerd processes (every isolate plus the simulated
 //    R2/D1/queues and their SQLite files), sampled every 200 ms: an upper bound.
 // The inspector listens on BENCH_INSPECT_PORT (default 9229).
-// `npm run bench:bulk -- --kill` runs the crash bench instead (bench/bulk-kill.mjs).
+// `npm run bench -- bulk --kill` runs the crash bench instead (bench/bulk-kill.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { root } from "../scripts/lib/local.mjs";
@@ -42,7 +42,7 @@ function workerdRssKb() {
   }
 }
 const timer = setInterval(() => samples.push([Date.now(), workerdRssKb()]), 200);
-// Extra arguments go to vitest (e.g. `npm run bench:bulk -- -t memory`).
+// Extra arguments go to vitest (e.g. `npm run bench -- bulk -t memory`).
 const child = spawn(
   process.execPath,
   ["node_modules/vitest/vitest.mjs", "run", "--config", "vitest.bench.config.ts", "bench/bulk.bench.test.ts", `--inspect=127.0.0.1:${inspectPort}`, "--no-file-parallelism", ...process.argv.slice(2)],

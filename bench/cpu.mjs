@@ -1,11 +1,11 @@
-// npm run bench:cpu [-- <routes> [seconds] [connections]] — CPU milliseconds per request, per
+// npm run bench -- cpu [<routes> [seconds] [connections]] — CPU milliseconds per request, per
 // process, route by route: where a route's cost goes when `wrangler dev` serves it (the Worker's
 // workerd process, which also runs its Durable Objects and local D1; wrangler's proxy process;
 // node). Reads each process's utime + stime from /proc (Linux) before and after an autocannon run,
 // so it counts native work (SQLite commits, RPC plumbing) that a V8 profile does not see.
 //   <routes>  comma-separated, from: root, billed, repeat, status, me (default: all, root first)
 //   BENCH_SECONDS / [seconds]  seconds per route (default 6); [connections] default 50
-// Requests/s per route are printed too; ratios between routes belong to bench:hot (same server,
+// Requests/s per route are printed too; ratios between routes belong to `npm run bench -- hot` (same server,
 // alternating rounds), this one says which process pays.
 import { readdirSync, readFileSync } from "node:fs";
 import { load, NAMED_ROUTES as ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";

@@ -1,4 +1,4 @@
-// npm run bench:crawl — runs inside workerd with the test network (fixture sites), not part of `npm test`.
+// npm run bench -- crawl — runs inside workerd with the test network (fixture sites), not part of `npm test`.
 // 1. Pages per second fetched + extracted (HTMLRewriter pass: addresses with names, company facts,
 //    phones, links) against a plain regex scan of the same pages fetched the same way (baseline).
 // 2. Whole first-pass crawls per second (robots.txt, ranking, extraction) of a fixture site.

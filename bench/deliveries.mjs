@@ -1,4 +1,4 @@
-// npm run bench:deliveries — median latency of a /v1 call with `webhook_url` against the same call
+// npm run bench -- deliveries — median latency of a /v1 call with `webhook_url` against the same call
 // without it, side by side in one run, over real HTTP against `wrangler dev` (goal: at most 1.1x).
 //
 // The callback is queued after the answer (waitUntil), so the difference is the URL check before

@@ -1,4 +1,4 @@
-// npm run bench:enrichment — enrichment latency on a warm contact index, against a bare /v1/me
+// npm run bench -- enrichment — enrichment latency on a warm contact index, against a bare /v1/me
 // measured side by side in the same run, over real HTTP against `wrangler dev`.
 //
 // It starts its own `wrangler dev` on BENCH_PORT (default: a free port, never 8787) with a throwaway state

@@ -1,4 +1,4 @@
-// npm run bench:quality -- --seed N --sites 60: the engine on randomized company sites nobody tuned it
+// npm run bench -- quality --seed N --sites 60: the engine on randomized company sites nobody tuned it
 // against (test/fixtures/generator, issue 20), measured through the /v1 routes as a customer meets it.
 // The wrapper bench/quality.mjs sets QUALITY_SEED / QUALITY_SITES; the fixture network serves the
 // same seed's sites (test/fixtures/handlers/generated.ts). Prints every miss with its likely cause,

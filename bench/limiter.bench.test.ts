@@ -1,4 +1,4 @@
-// npm run bench:limits — runs inside workerd like the tests, but is not part of `npm test`.
+// npm run bench -- limits — runs inside workerd like the tests, but is not part of `npm test`.
 // 1. Exactness: 500 concurrent admissions against a 50-per-minute limit must admit exactly 50.
 // 2. Cost: median latency of a capability call with the limiter against the same call without it,
 //    measured side by side in one run.

@@ -1,4 +1,4 @@
-// npm run bench:mcp — a tool call on /v1/mcp against the same call on its /v1 endpoint, side by side
+// npm run bench -- mcp — a tool call on /v1/mcp against the same call on its /v1 endpoint, side by side
 // in one run, over real HTTP against a throwaway `wrangler dev` (bench/lib/dev-server.mjs: a free
 // port or BENCH_PORT, its own state directory, a scale-plan account with a key; stopped at the end).
 //

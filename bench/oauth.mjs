@@ -1,4 +1,4 @@
-// npm run bench:oauth — latency of /v1/me with an OAuth bearer token against the same call with
+// npm run bench -- oauth — latency of /v1/me with an OAuth bearer token against the same call with
 // X-Service-Key + X-Service-Secret, side by side in one run, over real HTTP against `wrangler dev`
 // (its own free port, or BENCH_PORT, and a throwaway state directory). The token comes from the real
 // flow: registration, sign-in, consent, code exchange with PKCE.

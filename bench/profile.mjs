@@ -1,4 +1,4 @@
-// npm run bench:profile [-- <route> [seconds] [connections]] — where the Worker isolate's time goes
+// npm run bench -- profile [<route> [seconds] [connections]] — where the Worker isolate's time goes
 // on one route under load: V8's sampling CPU profiler, over `wrangler dev`'s inspector, on the
 // isolate that runs the Worker and its Durable Objects' code, summarised by function (share of
 // samples spent in the function itself, and in it with everything it called). The whole profile
@@ -7,7 +7,7 @@
 //   <route>  one of root, billed, repeat, status, me (default billed); [seconds] default 8;
 //   [connections] default 50
 // Native work (SQLite, RPC plumbing, commits) is counted inside the JS frame that called it or as
-// "(program)": bench:cpu gives each process's CPU per request, `perf record` on workerd names it.
+// "(program)": `npm run bench -- cpu` gives each process's CPU per request, `perf record` on workerd names it.
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// npm run bench:quality — engine quality on the fixture web of test/fixtures/quality/truth.json
+// npm run bench -- quality — engine quality on the fixture web of test/fixtures/quality/truth.json
 // (ten company sites in seven languages, each with its own structure and way of publishing
 // addresses). Runs inside workerd with the test network; not part of `npm test`.
 // Prints, over every site: recall of the published addresses in the first answer (first pass

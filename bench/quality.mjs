@@ -1,4 +1,4 @@
-// npm run bench:quality [-- --seed N] [--sites 60] [--concurrency 1]
+// npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1]
 // Engine quality in one run: the hand-written fixture web (bench/quality.bench.test.ts, truth.json)
 // and N randomized sites from one seed (bench/generated-sites.bench.test.ts). Without --seed a fresh
 // seed is drawn and printed first, so each run meets sites nobody has seen; pass it back to replay.
@@ -19,7 +19,7 @@ function flag(name, fallback) {
 const known = new Set(["--seed", "--sites", "--concurrency"]);
 for (let i = 0; i < args.length; i += 2) {
   if (!known.has(args[i])) {
-    console.error(`unknown option ${args[i]}; usage: npm run bench:quality -- [--seed N] [--sites 60] [--concurrency 1]`);
+    console.error(`unknown option ${args[i]}; usage: npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1]`);
     process.exit(2);
   }
 }
@@ -30,13 +30,13 @@ if (sites < 1 || concurrency < 1) {
   console.error("--sites and --concurrency must be at least 1");
   process.exit(2);
 }
-console.log(`bench:quality seed ${seed}, ${sites} generated sites (replay: npm run bench:quality -- --seed ${seed} --sites ${sites})`);
+console.log(`quality bench: seed ${seed}, ${sites} generated sites (replay: npm run bench -- quality --seed ${seed} --sites ${sites})`);
 
 const child = spawn("npx", ["vitest", "run", "--config", "vitest.bench.config.ts", "bench/quality.bench.test.ts", "bench/generated-sites.bench.test.ts"], {
   stdio: "inherit",
   env: { ...process.env, QUALITY_SEED: String(seed), QUALITY_SITES: String(sites), QUALITY_CONCURRENCY: String(concurrency) },
 });
 child.on("close", (code) => {
-  console.log(`bench:quality seed ${seed}`);
+  console.log(`quality bench: seed ${seed}`);
   process.exit(code ?? 1);
 });

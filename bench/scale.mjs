@@ -1,4 +1,4 @@
-// `npm run bench:scale [-- --sizes 1000,1000000 --rounds 40 --big 10000]`: how the contact index's
+// `npm run bench -- scale [--sizes 1000,1000000 --rounds 40 --big 10000]`: how the contact index's
 // hot-path queries behave as the index grows.
 //
 // One throwaway `wrangler dev` per size, each with its own state directory holding a synthetic index
@@ -9,10 +9,11 @@
 // machine's noise falls on every size alike. Prints the median (p50) per call and size and the
 // ratio of the largest size to the smallest.
 //
-// The 30-day repeat lookup runs beside the limiter's round trip inside a call and cannot be seen
-// over HTTP, so it is timed on its own: the statement `billedAmong` (src/limits/repeat-billing.ts)
-// sends, captured from the code itself, run against each size's database file (node:sqlite), for
-// windows that exist and windows that do not.
+// The 30-day repeat lookup runs inside the account's limiter (its `repeat_windows` table) and cannot
+// be seen over HTTP, so it is timed on its own: the table and the statement `RepeatWindows.find`
+// (src/limits/repeat-windows.ts) runs, captured from the code itself, in SQLite (node:sqlite) on a
+// table holding one tenth of each size as windows of one account (seed-scale opens a window per 10
+// addresses; in one account's limiter that is the worst case), for windows that exist and ones that do not.
 //
 // Writes: people imported through POST /operator/import (each writes a `people` and an `emails` row,
 // in D1 batches) on new domains, 2,000 people per request, --write-rounds requests per size; the
@@ -21,7 +22,9 @@
 // No network: every domain is in the index (nothing is crawled) and DNS (the finder verifies its
 // answer) comes from a stub DNS-over-HTTPS server in this process.
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
@@ -61,10 +64,10 @@ function startDoh() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-/** The statement billedAmong sends to D1, taken from the code: bundled for Node, run on a recording binding. */
+/** The limiter's window table and its lookup, taken from the code: RepeatWindows bundled for Node, run on a recording SqlStorage. */
 async function lookupStatement() {
   const built = await esbuild.build({
-    stdin: { contents: `export { billedAmong } from "./src/limits/repeat-billing.ts";`, resolveDir: root, loader: "ts" },
+    stdin: { contents: `export { RepeatWindows } from "./src/limits/repeat-windows.ts";`, resolveDir: root, loader: "ts" },
     bundle: true,
     platform: "node",
     format: "esm",
@@ -72,46 +75,50 @@ async function lookupStatement() {
     external: ["cloudflare:*"],
     logLevel: "error",
   });
-  const { billedAmong } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
+  const { RepeatWindows } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
   const seen = [];
-  const statement = (sql) => ({
-    bind: (...params) => {
-      seen.push({ sql, params });
-      return { all: async () => ({ results: [] }), raw: async () => [], first: async () => null, run: async () => ({}) };
-    },
-  });
-  await billedAmong({ DB: { prepare: statement } }, 1, ["f".repeat(64)], Date.now());
-  if (seen.length !== 1) throw new Error(`billedAmong sent ${seen.length} statements; the bench expects one`);
-  return seen[0];
+  const sql = { exec: (statement, ...params) => (seen.push({ sql: statement, params }), { toArray: () => [], one: () => null }) };
+  const windows = new RepeatWindows(sql);
+  const schema = seen.splice(0).map((s) => s.sql);
+  windows.find("f".repeat(64), Date.now());
+  if (seen.length !== 1) throw new Error(`RepeatWindows.find ran ${seen.length} statements; the bench expects one`);
+  return { schema, ...seen[0] };
 }
 
-/** p50 of the lookup statement on one database file, for windows that exist and ones that do not. */
-function timeLookup(file, { sql, params }, emails) {
-  const db = new DatabaseSync(file, { readOnly: true });
-  const stmt = db.prepare(sql);
-  const accountAt = params.indexOf(1);
-  const fingerprintAt = params.indexOf("f".repeat(64));
-  const run = (account, fingerprint) => {
-    const p = [...params];
-    p[accountAt] = account;
-    p[fingerprintAt] = fingerprint;
-    const start = process.hrtime.bigint();
-    const rows = stmt.all(...p);
-    return { ms: Number(process.hrtime.bigint() - start) / 1e6, found: rows.length };
-  };
-  // seed-scale opens a window for every 10th address n: account 1e9 + n % 1000, fingerprint sha256("scale n").
-  const total = emails + PER_DOMAIN + big;
-  const hit = [];
-  const miss = [];
-  for (let i = 0; i < 2000; i++) {
-    const n = ((i * 7919) % Math.max(1, Math.floor(total / 10))) * 10;
-    const fingerprint = createHash("sha256").update(`scale ${n}`).digest("hex");
-    const h = run(1_000_000_000 + (n % 1000), fingerprint);
-    if (h.found) hit.push(h.ms);
-    miss.push(run(1_000_000_000 + (n % 1000), createHash("sha256").update(`absent ${n}`).digest("hex")).ms);
+/** p50 of the lookup on a window table of `count` windows, for windows that exist and ones that do not. */
+function timeLookup({ schema, sql, params }, count) {
+  const dir = mkdtempSync(path.join(tmpdir(), "bench-scale-windows-"));
+  const db = new DatabaseSync(path.join(dir, "limiter.sqlite"));
+  try {
+    for (const statement of schema) db.exec(statement);
+    const now = Date.now();
+    const fingerprint = (n) => createHash("sha256").update(`scale ${n}`).digest("hex");
+    const insert = db.prepare("INSERT INTO repeat_windows (fingerprint, billed_at, account_id, capability, source, synced) VALUES (?, ?, 1, 'email-finder', 'API', 1)");
+    db.exec("BEGIN");
+    for (let n = 0; n < count; n++) insert.run(fingerprint(n), now - (n % 40) * 86_400_000);
+    db.exec("COMMIT");
+    const stmt = db.prepare(sql);
+    const at = params.indexOf("f".repeat(64));
+    const run = (fp) => {
+      const p = [...params];
+      p[at] = fp;
+      const start = process.hrtime.bigint();
+      const rows = stmt.all(...p);
+      return { ms: Number(process.hrtime.bigint() - start) / 1e6, found: rows.length };
+    };
+    const hit = [];
+    const miss = [];
+    for (let i = 0; i < 2000; i++) {
+      const n = (i * 7919) % Math.max(1, count);
+      const h = run(fingerprint(n));
+      if (h.found) hit.push(h.ms);
+      miss.push(run(createHash("sha256").update(`absent ${n}`).digest("hex")).ms);
+    }
+    return { hit: median(hit), miss: median(miss), hits: hit.length };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-  db.close();
-  return { hit: median(hit), miss: median(miss), hits: hit.length };
 }
 
 /** Starts one server per size (nested), each on its own seeded state. */
@@ -204,9 +211,9 @@ try {
       row[`${label(last.emails)}/${label(first.emails)}`] = (median(first.writes) / median(last.writes)).toFixed(2);
       rows.push(row);
     }
-    const lookups = servers.map((s) => ({ s, ...timeLookup(d1File(s.state), statement, s.emails) }));
+    const lookups = servers.map((s) => ({ s, windows: Math.floor((s.emails + PER_DOMAIN + big) / 10), ...timeLookup(statement, Math.floor((s.emails + PER_DOMAIN + big) / 10)) }));
     for (const kind of ["hit", "miss"]) {
-      const row = { call: `30-day repeat lookup (${kind === "hit" ? "window open" : "no window"})`, domain: "(billed_requests)" };
+      const row = { call: `30-day repeat lookup (${kind === "hit" ? "window open" : "no window"})`, domain: "(a limiter's repeat_windows)" };
       for (const l of lookups) row[`p50 ms @${label(l.s.emails)}`] = l[kind].toFixed(3);
       row[`${label(last.emails)}/${label(first.emails)}`] = (lookups.at(-1)[kind] / lookups[0][kind]).toFixed(2);
       rows.push(row);
@@ -214,7 +221,7 @@ try {
     console.log(
       `\nHot-path calls over HTTP (${rounds} rounds, sizes alternated), p50 per call; background index of ${sizes.map(label).join(" / ")} addresses plus the two measured domains (${PER_DOMAIN} and ${big} addresses).`,
     );
-    console.log(`30-day lookup: the statement billedAmong sends, in SQLite on each size's database file (${lookups[0].hits} open windows found among 2,000 asked).\n`);
+    console.log(`30-day lookup: the statement RepeatWindows.find runs, in SQLite on one account's window table of ${lookups.map((l) => l.windows).join(" / ")} windows (${lookups[0].hits} open windows found among 2,000 asked).\n`);
     console.table(rows);
     console.log(`lookup statement: ${statement.sql}`);
     console.log("The import row shows rows written per second (median) in the p50 columns; its ratio is time per row, largest size over smallest.");

@@ -1,4 +1,4 @@
-// `npm run bench:startup [-- --runs 7] [-- --against <git ref> [--against <git ref>]]`: the Worker's
+// `npm run bench -- startup [--runs 7] [--against <git ref> [--against <git ref>]]`: the Worker's
 // cold-start cost.
 //
 // For the current tree (and, with --against, for each git ref checked out in a temporary worktree

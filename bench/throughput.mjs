@@ -1,4 +1,4 @@
-// npm run bench:throughput — what a /v1 call costs next to a bare route, over real HTTP against
+// npm run bench -- throughput — what a /v1 call costs next to a bare route, over real HTTP against
 // `wrangler dev`, all routes measured side by side in one run with autocannon.
 //
 // Routes: `/` (the baseline: no auth, no limiter, no log), `/v1/me` (auth + limiter + log),

@@ -41,17 +41,22 @@ try {
   res = await mppx.fetch(url);
 } catch (err) {
   console.error(`request failed: ${err.message}${err.cause ? ` (${err.cause.message ?? err.cause})` : ""}`);
-  console.error(`Is the server running? Start it with \`npm start\` (or set AGENT_BASE_URL).`);
+  console.error(`Is the server running? Start it with \`npm start\` (or set BASE_URL).`);
   process.exit(1);
 }
 console.log(`status  ${res.status}`);
 console.log(`charged ${res.headers.get("x-payment-charged") ?? "(no header)"}`);
 const receiptHeader = res.headers.get("payment-receipt");
 if (receiptHeader) console.log(`receipt ${JSON.stringify(Receipt.deserialize(receiptHeader))}`);
-for (const name of ["x-daily-request-left", "x-minute-request-left", "retry-after"]) {
-  const v = res.headers.get(name);
-  if (v !== null) console.log(`${name} ${v}`);
+// A window without a limit sends 0 as its limit and 0 as what is left: say so rather than "0 left".
+for (const window of ["daily", "minute"]) {
+  const left = res.headers.get(`x-${window}-request-left`);
+  if (left === null) continue;
+  const unlimited = res.headers.get(`x-${window}-rate-limit`) === "0";
+  console.log(`x-${window}-request-left ${left}${unlimited ? ` (x-${window}-rate-limit 0: no ${window} limit)` : ""}`);
 }
+const retryAfter = res.headers.get("retry-after");
+if (retryAfter !== null) console.log(`retry-after ${retryAfter}`);
 const text = await res.text();
 let body = text;
 try {

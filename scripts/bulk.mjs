@@ -1,8 +1,8 @@
 // `npm run bulk -- <type> <file.csv> [--launch] [--name NAME] [--base-url URL] [--out FILE]`
 // Uploads a CSV as a bulk job, and with --launch follows it with a live progress bar (rows/s, ETA)
-// and downloads the result CSV when it ends. Credentials: --key/--secret, SERVICE_KEY/SERVICE_SECRET,
-// or the demo account `npm start` created (.wrangler/demo-credentials.json).
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// and downloads the result CSV when it ends, into bulk-results/ (ignored by git) unless --out says.
+// Credentials: --key/--secret, SERVICE_KEY/SERVICE_SECRET, or the demo account `npm start` created (.wrangler/demo-credentials.json).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { openAsBlob } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -82,7 +82,7 @@ for (;;) {
   const filled = Math.round((p.progress / 100) * width);
   const eta = p.eta_seconds === null ? "--" : `${p.eta_seconds}s`;
   const r = p.metrics.rows;
-  const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(p.progress).padStart(3)}%  ${p.processed}/${p.total} rows  ${r.processed} run, ${r.invalid_input + r.duplicates + r.skipped} skipped, ${r.errors} failed  ${p.rows_per_second.toFixed(1)} rows/s  ETA ${eta}  ${p.state}`;
+  const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(p.progress).padStart(3)}%  ${p.processed}/${p.total} rows  ${r.processed} run, ${r.errors} failed, ${r.invalid_input} invalid, ${r.duplicates} duplicates, ${r.skipped} skipped  ${p.rows_per_second.toFixed(1)} rows/s  ETA ${eta}  ${p.state}`;
   if (tty) process.stdout.write(`\r${line}`);
   else if (line !== last) console.log(line);
   last = line;
@@ -106,6 +106,7 @@ if (!res.ok) {
   console.error(`download -> ${res.status}: ${await res.text()}`);
   process.exit(1);
 }
-const out = values.out ?? `${path.basename(file, path.extname(file))}-${type}-${id}-${values.file}.csv`;
+const out = values.out ?? path.join("bulk-results", `${path.basename(file, path.extname(file))}-${type}-${id}-${values.file}.csv`);
+mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, Buffer.from(await res.arrayBuffer()));
 console.log(`Saved ${out}`);

@@ -9,7 +9,7 @@
 // - `--emails` addresses on domains `d<n>-scale.test` of 10 addresses each (2 role addresses, 8
 //   people), with `domains` (crawled now), `companies`, `people`, 1-2 `email_sources` per address
 //   (every 7th no longer on its page) and a removal request (`claims`) for every 1,000th address;
-// - two domains measured by `npm run bench:scale`: `small-scale.test` (10 addresses) and
+// - two domains measured by `npm run bench -- scale`: `small-scale.test` (10 addresses) and
 //   `big-scale.test` (`--big`, default 10,000), the same at every size;
 // - `billed_requests`: one 30-day window per 10 addresses, spread over 1,000 synthetic accounts.
 import { createHash } from "node:crypto";

@@ -45,6 +45,8 @@ for (const u of missing) console.log(offlineLine(u));
 const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1"];
 if (persistTo) args.push("--persist-to", persistTo);
 if (process.env.DOH_URL) args.push("--var", `DOH_URL:${process.env.DOH_URL}`);
+// Arguments after `npm start --` go to wrangler dev (e.g. `-- --inspector-port 9310`).
+args.push(...process.argv.slice(2));
 const child = spawn(process.execPath, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: childEnv });
 // One filter for both streams: a report can start on one and its stack follow on the other.
 const filter = createOutputFilter();

@@ -1,5 +1,5 @@
-import type { AuthContext } from "./account/auth-context.js";
-import type { RequestLogMessage } from "./account/request-log-row.js";
+import type { AuthContext } from "./auth/auth-context.js";
+import type { RequestLogMessage } from "./platform/request-log-row.js";
 import type { BulkRowsMessage } from "./bulk/messages.js";
 import type { DeliveryMessage } from "./delivery/types.js";
 import type { DeepCrawlMessage } from "./engine/web/crawl/deep-crawl-message.js";
@@ -19,7 +19,7 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   ENVIRONMENT?: string;
   /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
   CRAWL_QUEUE?: Queue<DeepCrawlMessage>;
-  /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/account/request-log-queue.ts). */
+  /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/platform/request-log-queue.ts). */
   REQUEST_LOGS?: Queue<RequestLogMessage>;
   /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
   BULK_QUEUE: Queue<BulkRowsMessage>;

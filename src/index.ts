@@ -2,7 +2,7 @@ import { createApp } from "./app.js";
 import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./bulk/messages.js";
 import type { Env } from "./env.js";
 import { DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-message.js";
-import { REQUEST_LOG_QUEUE } from "./account/request-log-row.js";
+import { REQUEST_LOG_QUEUE } from "./platform/request-log-row.js";
 import { DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/queue-names.js";
 import { logError } from "./request-context.js";
 
@@ -20,7 +20,7 @@ type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionCont
 /** Queue consumers by queue name, each imported with the first batch of its queue; add yours beside these. */
 const QUEUE_CONSUMERS: Record<string, () => Promise<QueueConsumer>> = {
   [DEEP_CRAWL_QUEUE]: async () => (await import("./engine/web/crawl/deep-crawl-queue.js")).consumeDeepCrawls,
-  [REQUEST_LOG_QUEUE]: async () => (await import("./account/request-log-queue.js")).consumeRequestLogs,
+  [REQUEST_LOG_QUEUE]: async () => (await import("./platform/request-log-queue.js")).consumeRequestLogs,
   [DELIVERY_QUEUE]: async () => (await import("./delivery/queue.js")).consumeDeliveries,
   [BULK_ROWS_QUEUE]: async () => (await import("./bulk/consumer.js")).consumeBulkRows,
   [BULK_ROWS_DEAD_LETTER_QUEUE]: async () => (await import("./bulk/consumer.js")).consumeDeadBulkRows,

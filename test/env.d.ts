@@ -11,7 +11,7 @@ declare namespace Cloudflare {
     FUZZ_RUNS: string;
     /** Replays a fuzz run (the seed is printed by every run). */
     FUZZ_SEED: string;
-    /** Seed of the generated fixture sites `npm run bench:quality` measures (test/fixtures/generator). */
+    /** Seed of the generated fixture sites `npm run bench -- quality` measures (test/fixtures/generator). */
     QUALITY_SEED: string;
     /** How many generated sites that bench measures. */
     QUALITY_SITES: string;

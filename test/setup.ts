@@ -1,6 +1,6 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { forgetAgentsAccount } from "../src/agent/agents-account.js";
+import { resetIsolateState } from "../src/platform/isolate-state.js";
 import { createApp } from "../src/app.js";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
@@ -19,8 +19,9 @@ if (results.length) {
     ...results.map(({ name }) => env.DB.prepare(`DELETE FROM "${name.replaceAll('"', '""')}"`)),
   ]);
 }
-// Module state that remembers rows of the emptied tables goes with them.
-forgetAgentsAccount();
+// Per-isolate state that remembers rows of the emptied tables (or anything else a file did) goes with
+// them: each file starts as a new isolate would.
+resetIsolateState();
 
 // The route families are imported on the first request that needs them (src/app.ts). Loading all of
 // their modules once, here, keeps that one-time cost (the test runner transforms each module) out

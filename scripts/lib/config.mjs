@@ -1,4 +1,4 @@
-// The one set of environment variables the local scripts read (README, "Environment variables").
+// The one set of environment variables the local scripts read (docs/configuration.md).
 // Pure (no Node built-ins): the test suite imports it inside workerd.
 
 export const DEFAULT_PORT = 8787;

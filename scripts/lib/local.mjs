@@ -8,7 +8,7 @@ export const root = path.resolve(import.meta.dirname, "../..");
 export const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /**
- * Where the local state lives: PERSIST_TO (README, "Environment variables") or wrangler's default
+ * Where the local state lives: PERSIST_TO (docs/configuration.md) or wrangler's default
  * .wrangler/state. The demo credentials are kept beside it.
  */
 export const persistTo = process.env.PERSIST_TO ? path.resolve(process.env.PERSIST_TO) : undefined;
@@ -62,7 +62,7 @@ export function ensureDevVars() {
   );
 }
 
-/** The stored form of a password, as the Worker checks it (src/account/crypto.ts). */
+/** The stored form of a password, as the Worker checks it (src/platform/crypto.ts). */
 export function passwordHash(password) {
   const salt = randomBytes(16);
   const hash = pbkdf2Sync(password, salt, 100_000, 32, "sha256");

@@ -15,7 +15,7 @@ export function upstreams(dohUrl) {
     {
       host: "workers.cloudflare.com",
       what: "wrangler's Request.cf data",
-      without: "requests carry a placeholder request.cf (no country in the logs)",
+      without: "requests carry wrangler's placeholder request.cf (every log row's country is US)",
       env: { CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     },
     {
@@ -83,6 +83,11 @@ export function createOutputFilter() {
         "lookup",
         "offline: an outbound request could not resolve its host name (no internet): such lookups answer 503/502, unbilled; further ones are not shown.",
       );
+    }
+    if (text.includes("Your types might be out of date")) {
+      // wrangler dev regenerates the types with .dev.vars' local secrets, which
+      // worker-configuration.d.ts leaves out on purpose (`npm run types`, --env-file=/dev/null).
+      return once("types", "(wrangler's notice about types counts the local secrets in .dev.vars, which the committed types leave out on purpose; `npm run typecheck` says whether they are current.)");
     }
     return `${raw}\n`;
   }

@@ -4,7 +4,7 @@ import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
 
 /**
- * What /v1/logs keeps (contract §5.6): the last 1,000 requests of the last 3 months, per account.
+ * What /v1/logs keeps (docs/wire-contract.md §9.3): the last 1,000 requests of the last 3 months, per account.
  * Serving applies the window on every read, so an entry past it is never shown; the rows
  * themselves are deleted by `pruneRequestLogs` from the scheduled handler, never on a request.
  */
@@ -73,7 +73,7 @@ const ROUTE_TYPES: Record<string, string> = {
   oauth: "OAuth",
 };
 
-/** `type` of a log entry from its route pattern: always a string (contract §5.6). */
+/** `type` of a log entry from its route pattern: always a string (docs/wire-contract.md §9.3). */
 export function logTypeOf(endpoint: string): string {
   const segments = endpoint.replace(/^\/v1(?=\/|$)/, "").split("/").filter(Boolean);
   if (segments[0] === "leads" && segments[1] === "attributes") return ROUTE_TYPES.attributes!;

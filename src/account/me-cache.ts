@@ -1,6 +1,6 @@
 import { forgetBalances } from "../limits/admission.js";
-import { ExpiringMap } from "../util/expiring-map.js";
-import { AUTH_CACHE_TTL_MS } from "./auth-cache.js";
+import { expiringMap } from "../platform/isolate-state.js";
+import { AUTH_CACHE_TTL_MS } from "../auth/auth-cache.js";
 
 /**
  * What GET /v1/me reads from D1 besides the credential (the workspace the login belongs to),
@@ -14,13 +14,11 @@ import { AUTH_CACHE_TTL_MS } from "./auth-cache.js";
  * was read, and a key change through /v1/keys (revoke, reset, rename, delete) forgets the
  * account's entries, and its remembered balances, in this isolate at once.
  */
-const MAX_ENTRIES = 5_000;
-
 export interface MeView {
   teamId: number | null;
 }
 
-const views = new ExpiringMap<string, MeView & { accountId: number; actorId: number }>(MAX_ENTRIES);
+const views = expiringMap<string, MeView & { accountId: number; actorId: number }>("meViews");
 const viewKey = (accountId: number, actorId: number) => `${accountId}:${actorId}`;
 
 export function cachedMeView(accountId: number, actorId: number, now: number): MeView | undefined {

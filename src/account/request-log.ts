@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppBindings } from "../env.js";
-import type { AuthContext } from "./auth.js";
-import { clientCountry } from "./client-country.js";
-import { loggedUri } from "./log-uri.js";
+import type { AuthContext } from "../auth/authenticate.js";
+import { clientCountry } from "../platform/client-country.js";
+import { loggedUri } from "../platform/log-uri.js";
 import { logTypeOf } from "./log-retention.js";
-import { enqueueLogRow, type RequestLogRow } from "./request-log-queue.js";
+import { enqueueLogRow, type RequestLogRow } from "../platform/request-log-queue.js";
 import { currentLogRowId, logError } from "../request-context.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */

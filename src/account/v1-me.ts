@@ -4,14 +4,14 @@ import { db } from "../db/client.js";
 import { type Account, workspaceMembers, workspaces } from "../db/schema.js";
 import type { Env } from "../env.js";
 import type { ApiApp } from "../http/openapi.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import { tableLimit } from "../limits/middleware.js";
 import { planFor } from "../limits/plans.js";
-import { ErrorResponses, security } from "./openapi-shared.js";
+import { ErrorResponses, security } from "../http/openapi-shared.js";
 import { creditSummary, type CreditSummary } from "./credits.js";
 import { cachedMeView, rememberMeView } from "./me-cache.js";
 
-/** GET /v1/me (contract §5.6), typed the way the strictest clients unmarshal it. */
+/** GET /v1/me (docs/wire-contract.md §9.1), typed the way the strictest clients unmarshal it. */
 
 const int = () => z.number().int();
 const str = () => z.string().nullable();

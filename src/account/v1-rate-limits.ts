@@ -3,7 +3,7 @@ import { RATE_GROUPS } from "../limits/groups.js";
 import type { ApiApp } from "../http/openapi.js";
 import { flushOwed, limiterFor } from "../limits/admission.js";
 import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
-import { ErrorResponses, security } from "./openapi-shared.js";
+import { ErrorResponses, security } from "../http/openapi-shared.js";
 
 const route = createRoute({
   method: "get",

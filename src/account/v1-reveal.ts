@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { parseFilters, searchCompanies } from "../engine/company/search.js";
 import type { ApiApp } from "../http/openapi.js";
 import { fixedLimit } from "../limits/middleware.js";
-import { ErrorResponses, security } from "./openapi-shared.js";
+import { ErrorResponses, security } from "../http/openapi-shared.js";
 import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
 
 const FilterValue = z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() });
@@ -52,7 +52,10 @@ const route = createRoute({
   },
 });
 
-/** POST /v1/reveal/search: company search over the index (contract §5.5); authenticated like all of /v1, 5/s fixed limit. */
+/**
+ * POST /v1/reveal/search: company search over the index (docs/wire-contract.md §8.3); authenticated like all of
+ * /v1, 5/s fixed limit.
+ */
 export function registerRevealRoute(v1: ApiApp) {
   v1.openapi(route, async (c) => {
     c.set("logType", "Reveal Search");

@@ -5,15 +5,15 @@ import { db } from "../db/client.js";
 import { usageDays } from "../db/schema-contract.js";
 import { ApiError } from "../http/errors.js";
 import type { ApiApp } from "../http/openapi.js";
-import { DAY_MS, parseInstant, startOfUtcDay } from "../http/time.js";
-import { ErrorResponses, security } from "./openapi-shared.js";
+import { DAY_MS, parseInstant, startOfUtcDay } from "../platform/time.js";
+import { ErrorResponses, security } from "../http/openapi-shared.js";
 import { creditSummary } from "./credits.js";
 import type { Env } from "../env.js";
 import { flushOwed, limiterFor } from "../limits/admission.js";
 import { logError } from "../request-context.js";
 
 /**
- * GET /v1/usage (contract §5.6): the union of the two documented shapes, one row per day of the
+ * GET /v1/usage (docs/wire-contract.md §9.2): the union of the two documented shapes, one row per day of the
  * range (newest first, zeros on days without a charged call) and a `total` with the same keys.
  * Counts come from `usage_days`, the D1 copy of the billed calls the account's limiter holds
  * (src/limits/usage-copy.ts). The limiter sends it within a second of a charge; this route asks it

@@ -1,8 +1,8 @@
-import { authenticate } from "./auth.js";
+import { authenticate } from "../auth/authenticate.js";
 import { hasEndpoint, logRequests } from "./request-log.js";
 import { newApiApp, type ApiApp } from "../http/openapi.js";
 import { toErrorResponse } from "../http/errors.js";
-import { OAUTH_PATHS, SCOPES } from "../oauth/config.js";
+import { OAUTH_PATHS, SCOPES } from "../auth/oauth-config.js";
 
 /**
  * /v1 without its routes: the security schemes of its OpenAPI document, the request log and

@@ -3,11 +3,12 @@ import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import type { Env } from "../env.js";
 import { PLAN_NAMES } from "../limits/plans.js";
+import { perBinding } from "../platform/isolate-state.js";
 
 /**
  * The one account every agent-surface call runs as, so agents share its rate limits and the
  * rate-limit headers they see are that account's real counters. kind "agents" means no key can
- * log in as it (src/account/auth.ts refuses every kind but "user"); it has no password and no keys.
+ * log in as it (src/auth/authenticate.ts refuses every kind but "user"); it has no password and no keys.
  */
 export const AGENTS_ACCOUNT_EMAIL = "agents@agent-surface.invalid";
 
@@ -16,12 +17,7 @@ export function agentsPlan(env: Env): string {
   return (PLAN_NAMES as readonly string[]).includes(plan) ? plan : "scale";
 }
 
-let known = new WeakMap<D1Database, number>();
-
-/** Drops the remembered id; only tests need it, because they empty D1 between files in one runtime. */
-export function forgetAgentsAccount(): void {
-  known = new WeakMap();
-}
+const known = perBinding<D1Database, number>("agentsAccountIds");
 
 /** Id of the agents account, created on first use (idempotent under concurrent first requests). */
 export async function agentsAccountId(env: Env): Promise<number> {

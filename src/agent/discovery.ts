@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../http/errors.js";
 import type { Capability } from "../capabilities/core/registry.js";
-import { MCP_PATHS, MCP_PROTOCOL_REVISION } from "../mcp/paths.js";
+import { MCP_PATHS, MCP_PROTOCOL_REVISION } from "../http/mcp-paths.js";
 import { FORWARDED_HEADERS } from "./forwarded-headers.js";
 import { priceFor, toBaseUnits } from "./prices.js";
 import type { PaymentProvider } from "./provider.js";

@@ -8,7 +8,7 @@ import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { jsonBodyOr400 } from "../http/json-body.js";
 import type { ApiApp } from "../http/openapi.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 
 /**
  * Free, optional agent identity. It unlocks nothing: the paid routes never look at it. The id is

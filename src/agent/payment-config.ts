@@ -4,6 +4,7 @@ import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_METHOD_LABEL, DEV_RECIPIENT, DEV_T
 import { durableMppxStore } from "./ledger-client.js";
 import { type CurrencyOffer, mppxProvider, PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
 import { STABLECOIN_DECIMALS } from "./prices.js";
+import { perBinding } from "../platform/isolate-state.js";
 
 /**
  * Which payment method the gate sells with, from configuration:
@@ -34,7 +35,7 @@ export function chosenMethod(env: Env): MethodChoice {
   return wanted;
 }
 
-const cache = new WeakMap<object, Map<string, Promise<PaymentProvider>>>();
+const cache = perBinding<object, Map<string, Promise<PaymentProvider>>>("paymentProviders");
 /** Host names come from the request: bound the per-isolate cache so junk Host headers cannot grow it. */
 const MAX_REALMS_PER_ISOLATE = 8;
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { type BatchCallOutcome, type BatchRun, executeBatch } from "../capabilities/core/execute-batch.js";
 import { logSurfaceCalls, surfaceLogRow } from "../capabilities/core/surface-log.js";
-import { sha256Hex } from "../account/crypto.js";
+import { sha256Hex } from "../platform/crypto.js";
 import type { SettlementOutcome } from "../limits/account-limiter.js";
 import { isolateClient, type LimiterClient } from "../limits/limiter-client.js";
 import type { AnyCapability, BulkOptionValues, BulkRowResult } from "../capabilities/core/registry.js";
@@ -68,7 +68,7 @@ export async function processChunk(
   msg: BulkRowsMessage,
   planOf: (accountId: number) => Promise<string>,
   memo: Memo = batchMemo(),
-  client: LimiterClient = isolateClient,
+  client: LimiterClient = isolateClient(),
 ) {
   const job = jobStub(env, msg.jobId);
   const plan = await job.beginChunk(msg.run, msg.chunk);

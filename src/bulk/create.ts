@@ -6,7 +6,7 @@ import { bulkJobs } from "../db/schema-bulk.js";
 import { assertDeliverableUrl } from "../delivery/index.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { DAY_MS } from "../http/time.js";
+import { DAY_MS } from "../platform/time.js";
 import { secondsToUtcMidnight } from "../limits/account-limiter.js";
 import { csvRecords } from "./csv-source.js";
 import { dataRecords, ingestRows, listRecords, type IngestResult } from "./ingest.js";

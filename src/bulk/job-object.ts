@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import type { ErrorCode, StatusOf } from "../http/errors.js";
 import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
 import type { BulkRowsMessage } from "./messages.js";

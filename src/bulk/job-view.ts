@@ -1,5 +1,5 @@
 import type { BulkOptionValues } from "../capabilities/core/registry.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import type { RowCounts } from "./ingest.js";
 import type { RowOutcome } from "./storage.js";
 

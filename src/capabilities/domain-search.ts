@@ -5,7 +5,7 @@ import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
 import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, liveSourceCounts, type SourceOut, sourcesOf } from "../engine/index/read.js";
 import { matchPatterns } from "../engine/finder/patterns.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
 import { phoneDataFor } from "../engine/phones/phone-data.js";
 import { verifyEmail } from "../engine/verify/verifier.js";

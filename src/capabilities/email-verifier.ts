@@ -53,7 +53,7 @@ export const emailVerifier = defineCapability({
   async handler(params, ctx) {
     const { data, definitive } = await verifyEmail(ctx.env, params.email, { memo: ctx.memo });
     // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on. Nor is
-    // invalid input (README, "What is billed"): an address whose syntax is invalid costs nothing.
+    // invalid input (docs/limits-and-credits.md, "What is billed"): an address whose syntax is invalid costs nothing.
     return { body: { data }, found: definitive && data.email.reason !== "invalid_syntax" };
   },
 });

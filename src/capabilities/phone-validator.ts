@@ -46,7 +46,7 @@ export const phoneValidator = defineCapability({
     }
     // The E.164 of a valid number is already the claims' normal form (normalisePhone would parse it again).
     if (facts.e164_format) await assertNormalisedNotClaimed(ctx.env, "phone", facts.e164_format);
-    // Invalid input is not billed (README, "What is billed"): a number that is not valid costs nothing.
+    // Invalid input is not billed (docs/limits-and-credits.md, "What is billed"): an invalid number costs nothing.
     return { body: { data: facts }, found: facts.valid };
   },
 });

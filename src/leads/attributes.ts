@@ -4,7 +4,7 @@ import { db } from "../db/client.js";
 import { type LeadAttributeRow, leadAttributes } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { parseInstant, rfc3339 } from "../http/time.js";
+import { parseInstant, rfc3339 } from "../platform/time.js";
 import { notFound } from "./shared.js";
 
 export const ATTRIBUTE_TYPES = ["string", "date", "number"] as const;

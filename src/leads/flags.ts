@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { flags } from "../db/schema-leads.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import { fixedLimit } from "../limits/middleware.js";
 
 /** Reading and reporting flags share one fixed limit: 10 requests per minute per client address. */

@@ -5,7 +5,7 @@ import { socialFields, SocialFieldsSchema } from "../capabilities/shapes/social-
 import { type LeadListRow, type LeadRow, leads } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import { finderFactsOf } from "../engine/index/people.js";
 import { notFound } from "./shared.js";
 

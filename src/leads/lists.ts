@@ -3,7 +3,7 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { type LeadListRow, leadLists, leads } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import { notFound } from "./shared.js";
 
 export const LeadListSchema = z

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { type WebhookRow, webhooks } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import { notFound } from "./shared.js";
 
 /** Webhook configurations per account; deliveries go through src/delivery. */

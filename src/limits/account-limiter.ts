@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
-import { DAY_MS } from "../http/time.js";
+import { DAY_MS } from "../platform/time.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
 import { type OpenWindow, REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { copyCharges, d1Windows } from "./usage-copy.js";
@@ -94,7 +94,7 @@ export interface BilledRequest {
   cost: Amounts;
 }
 
-/** Requests under the 30-day rule (contract §4), decided by the admission that carries them. */
+/** Requests under the 30-day rule (docs/wire-contract.md §3.2), decided by the admission that carries them. */
 export interface Billing {
   accountId: number;
   capability: string;
@@ -337,7 +337,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       }
       this.credits = new CreditBook(credits);
       for (const [id, r] of this.reservations) this.holdReservation(id, r);
-      for (const lease of this.leases.values()) for (const b of BALANCES) this.credits.hold(b, lease.held[b] ?? 0);
+      for (const lease of this.leases.values()) for (const b of BALANCES) this.credits.hold(b, lease.held[b] ?? 0, true);
       this.alarmAt = await ctx.storage.getAlarm();
     });
   }
@@ -477,7 +477,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     }
     const snapshot = () => (state && limits ? this.snapshot(state, limits, now) : null);
 
-    // Contract §4: a request with an open window is a repeat and costs nothing; the others cost theirs.
+    // docs/wire-contract.md §3.2: a request with an open window is a repeat and costs nothing; the others cost theirs.
     const cost: Amounts = { ...req.cost };
     const repeats: Record<string, number | null> = {};
     const fresh: string[] = [];
@@ -711,7 +711,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       if (amount <= 0) continue;
       if (fromLease) {
         lease.held[balance]! -= amount;
-        this.credits.release(balance, amount);
+        this.credits.release(balance, amount, true);
       }
       this.credits.charge(plan, balance, amount, now);
     }
@@ -752,7 +752,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     lease.seq = req.seq;
     for (const [balance, amount] of Object.entries(grant) as [CreditBalance, number][]) {
       lease.held[balance] = (lease.held[balance] ?? 0) + amount;
-      this.credits.hold(balance, amount);
+      this.credits.hold(balance, amount, true);
     }
     lease.at = now;
     change.writes[`l:${req.id}`] = lease;
@@ -760,7 +760,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   private endLease(id: string, lease: Lease, change: Change) {
-    for (const b of BALANCES) this.credits.release(b, lease.held[b] ?? 0);
+    for (const b of BALANCES) this.credits.release(b, lease.held[b] ?? 0, true);
     this.leases.delete(id);
     delete change.writes[`l:${id}`];
     change.deletes.push(`l:${id}`);

@@ -1,5 +1,4 @@
-import type { AnyCapability } from "../capabilities/core/registry.js";
-import type { CreditBalance, RateGroup } from "./groups.js";
+import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { limitSnapshot, type AdmitResult, type BalanceView, type Billing, type SettlementOutcome } from "./account-limiter.js";
@@ -14,7 +13,7 @@ export { BALANCES_TTL_MS } from "./limiter-client.js";
 export interface AdmissionRequest {
   accountId: number;
   plan: string;
-  capability: Pick<AnyCapability, "rateGroup" | "cost" | "exhaustedAs" | "estimatedCostHeader">;
+  capability: BillingTerms;
   extraCost: Partial<Record<CreditBalance, number>>;
   now: number;
   /** Ask the limiter for the credit balances after admission in the same round trip. */
@@ -82,7 +81,7 @@ export type Admission =
   | { admitted: false; headers: Record<string, string>; refusal: Response };
 
 /** The account's limiter: one object per (owner) account. */
-export function limiterFor(env: Env, accountId: number, client: LimiterClient = isolateClient) {
+export function limiterFor(env: Env, accountId: number, client: LimiterClient = isolateClient()) {
   return client.limiter(env, accountId);
 }
 
@@ -90,12 +89,12 @@ export function limiterFor(env: Env, accountId: number, client: LimiterClient = 
  * Sends whatever this isolate still owes the account's limiter, so a read that follows (GET
  * /v1/rate-limits, /v1/usage) sees every call this isolate has made.
  */
-export async function flushOwed(env: Env, accountId: number, client: LimiterClient = isolateClient): Promise<void> {
+export async function flushOwed(env: Env, accountId: number, client: LimiterClient = isolateClient()): Promise<void> {
   await client.flush(env, accountId);
 }
 
 /** The account's credits changed (or may have): its next /v1/me asks the limiter. */
-export function forgetBalances(accountId: number, client: LimiterClient = isolateClient): void {
+export function forgetBalances(accountId: number, client: LimiterClient = isolateClient()): void {
   client.forgetBalances(accountId);
 }
 
@@ -110,7 +109,7 @@ const NOTHING_RESERVED = { repeats: {}, reservationIds: [], settle: () => undefi
 
 /** Rate limit plus credit reservation for one capability call, in one round trip to the limiter. */
 export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Admission> {
-  const client = req.client ?? isolateClient;
+  const client = req.client ?? isolateClient();
   const cap = req.capability;
   const cost: Amounts = { ...req.extraCost };
   if (cap.cost) cost[cap.cost.balance] = (cost[cap.cost.balance] ?? 0) + cap.cost.amount;

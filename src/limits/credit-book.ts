@@ -30,6 +30,8 @@ const zero = (): Record<CreditBalance, number> => ({ search: 0, verification: 0,
  */
 export class CreditBook {
   private held = zero();
+  /** The part of `held` that isolates hold as leases (not shown as taken: see view). */
+  private leased = zero();
   /** Set when the stored state changed and `credits` must be written with the decision. */
   dirty = false;
 
@@ -57,13 +59,15 @@ export class CreditBook {
     return this.held[balance];
   }
 
-  /** Sets credits aside (callers check available() first). */
-  hold(balance: CreditBalance, amount: number): void {
+  /** Sets credits aside (callers check available() first); `lease`: an isolate's lease. */
+  hold(balance: CreditBalance, amount: number, lease = false): void {
     this.held[balance] += amount;
+    if (lease) this.leased[balance] += amount;
   }
 
-  release(balance: CreditBalance, amount: number): void {
+  release(balance: CreditBalance, amount: number, lease = false): void {
     this.held[balance] = Math.max(0, this.held[balance] - amount);
+    if (lease) this.leased[balance] = Math.max(0, this.leased[balance] - amount);
   }
 
   /** Charges credits (held ones released by the caller first): the monthly allowance first, then the pack. */
@@ -100,11 +104,16 @@ export class CreditBook {
     return this.current(now).pack;
   }
 
+  /**
+   * The balances as the account sees them: what is used this month and what is left. Credits an
+   * isolate holds as a lease are shown as left (they are not spent; a lease is given back when its
+   * isolate stops using it); a running call's reservation is not.
+   */
   view(plan: string, now: number): Record<CreditBalance, BalanceView> {
     const s = this.current(now);
     const allowance = planFor(plan).credits;
     const out = {} as Record<CreditBalance, BalanceView>;
-    for (const b of BALANCES) out[b] = { available: Math.max(0, this.available(plan, b, now)), used: s.used[b], allowance: allowance[b] };
+    for (const b of BALANCES) out[b] = { available: Math.max(0, this.available(plan, b, now) + this.leased[b]), used: s.used[b], allowance: allowance[b] };
     return out;
   }
 

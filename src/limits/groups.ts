@@ -22,6 +22,21 @@ export type RateGroup = (typeof RATE_GROUPS)[number];
 
 export type CreditBalance = "search" | "verification" | "phone";
 
+export interface CreditCost {
+  balance: CreditBalance;
+  amount: number;
+}
+
+/** What admission needs to know of a capability: its group, its price and how an empty balance is told. */
+export interface BillingTerms {
+  /** Null: never rate-limited. */
+  rateGroup: RateGroup | null;
+  /** Null: free. */
+  cost: CreditCost | null;
+  exhaustedAs?: "quota_exceeded" | "rate_limit";
+  estimatedCostHeader?: string;
+}
+
 /** One credit balance as the limiter reports it. */
 export interface BalanceView {
   available: number;

@@ -5,7 +5,8 @@ import type { CreditBalance } from "./groups.js";
 import { IsolateLease } from "./isolate-lease.js";
 import { PendingDecision } from "./billing-decision.js";
 import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
-import { ExpiringMap } from "../util/expiring-map.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
+import { isolateValue } from "../platform/isolate-state.js";
 import { logError } from "../request-context.js";
 
 /**
@@ -440,7 +441,11 @@ export class LimiterClient {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The Worker's one client: the isolate's money state. */
-export const isolateClient = new LimiterClient();
+const client = isolateValue<LimiterClient>("limiterClient");
+
+/** The Worker's one client: the isolate's money state (a new isolate, or a reset, starts a new one). */
+export function isolateClient(): LimiterClient {
+  return client.get() ?? client.set(new LimiterClient());
+}
 
 export type { Amounts };

@@ -1,6 +1,6 @@
 import { lt } from "drizzle-orm";
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import { sha256Hex } from "../account/crypto.js";
+import { sha256Hex } from "../platform/crypto.js";
 import { db } from "../db/client.js";
 import { billedRequests } from "../db/schema-contract.js";
 import type { Env } from "../env.js";
@@ -10,7 +10,7 @@ import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 export { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 
 /**
- * Credits rule (contract §4): an identical request (same capability, same normalised parameters,
+ * Credits rule (docs/wire-contract.md §3.2): an identical request (same capability, same normalised parameters,
  * same account) is billed once per 30 days. The windows live in the account's AccountLimiter
  * (src/limits/repeat-windows.ts), which decides "repeat or billed" in the admission itself, so two
  * identical requests racing each other are billed once. This module says what "identical" means

@@ -1,7 +1,7 @@
-import { DAY_MS } from "../http/time.js";
+import { DAY_MS } from "../platform/time.js";
 
 /**
- * Contract §4: an identical request (same capability, normalised parameters, account) is billed
+ * docs/wire-contract.md §3.2: an identical request (same capability, normalised parameters, account) is billed
  * once per 30 days. The first billed answer opens the window; repeats inside it are free and do
  * not extend it.
  */

@@ -1,4 +1,4 @@
-import { authenticate } from "../account/auth.js";
+import { authenticate } from "../auth/authenticate.js";
 import { apiErrorOf, errorResponse } from "../http/errors.js";
 import type { Ctx } from "../http/openapi.js";
 import { bearerChallenge, resourceMetadataUrl } from "./protected-resource.js";

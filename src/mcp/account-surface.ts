@@ -1,8 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { loggedUri } from "../account/log-uri.js";
+import { loggedUri } from "../platform/log-uri.js";
 import { buildLogRow } from "../account/request-log.js";
-import { enqueueLogRow } from "../account/request-log-queue.js";
-import type { AuthContext } from "../account/auth-context.js";
+import { enqueueLogRow } from "../platform/request-log-queue.js";
+import type { AuthContext } from "../auth/auth-context.js";
 import { executeCapability } from "../capabilities/core/execute.js";
 import { type BillingDecision, NOT_BILLED } from "../limits/billing-decision.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";

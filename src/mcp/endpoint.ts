@@ -5,6 +5,7 @@ import { errorBody } from "../http/errors.js";
 import { logError } from "../request-context.js";
 import { listPrompts, MissingPromptArguments, renderPrompt } from "./prompts.js";
 import { errorResult, type McpSurface, ToolCatalogue } from "./tools.js";
+import { perBinding } from "../platform/isolate-state.js";
 
 /**
  * What an MCP endpoint serves, in plain data: the SDK-facing server (server.ts, loaded on the
@@ -45,7 +46,7 @@ export interface McpEndpoint {
 export type RunTool = (cap: AnyCapability, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined) => Promise<ToolOutcome>;
 
 /** Tool catalogues per capability list and surface, built once per isolate (schemas are converted once). */
-const catalogues = new WeakMap<readonly AnyCapability[], Map<McpSurface, ToolCatalogue>>();
+const catalogues = perBinding<readonly AnyCapability[], Map<McpSurface, ToolCatalogue>>("mcpCatalogues");
 
 /** The account API serves every capability; the agent surface sells those with an agent path and a price. */
 export function catalogueFor(capabilities: readonly AnyCapability[], surface: McpSurface): ToolCatalogue {

@@ -1,5 +1,5 @@
 import type { Env } from "../env.js";
-import { issuerFor, resourceFor, SUPPORTED_SCOPES } from "../oauth/config.js";
+import { issuerFor, resourceFor, SUPPORTED_SCOPES } from "../auth/oauth-config.js";
 
 /**
  * MCP authorization (protocol 2025-06-18 onward): /v1/mcp is an OAuth 2.0 protected resource. A

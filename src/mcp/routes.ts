@@ -9,7 +9,7 @@ import type { Ctx } from "../http/openapi.js";
 import { authenticateMcpCaller } from "./account-auth.js";
 import { accountEndpoint } from "./account-surface.js";
 import { agentEndpoint } from "./agent-surface.js";
-import { MCP_PATHS } from "./paths.js";
+import { MCP_PATHS } from "../http/mcp-paths.js";
 import { PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
 
 export interface McpRouteOptions {

@@ -5,6 +5,7 @@ import { priceFor } from "../agent/prices.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { type ErrorBody, errorBody } from "../http/errors.js";
 import { TOOL_GUIDANCE } from "./guidance.js";
+import { perBinding } from "../platform/isolate-state.js";
 
 /**
  * One MCP tool per capability, generated from its declaration: the input schema from its zod
@@ -97,7 +98,7 @@ export function describeTool(cap: AnyCapability, surface: McpSurface): string {
   return `${summary}${guidance ? ` ${guidance.use}` : ""}${needsLine(cap)} ${costLine(cap, surface)}`;
 }
 
-const schemaCache = new WeakMap<AnyCapability, { input: Tool["inputSchema"]; output: Tool["outputSchema"] | undefined }>();
+const schemaCache = perBinding<AnyCapability, { input: Tool["inputSchema"]; output: Tool["outputSchema"] | undefined }>("mcpToolSchemas");
 
 function schemasOf(cap: AnyCapability) {
   let cached = schemaCache.get(cap);

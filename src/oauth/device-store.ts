@@ -1,6 +1,6 @@
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { randomToken, sha256Hex } from "../account/crypto.js";
+import { randomToken, sha256Hex } from "../platform/crypto.js";
 import { oauthDeviceCodes, type OAuthDeviceCode } from "../db/schema-oauth.js";
 
 export const DEVICE_CODE_TTL_SECONDS = 600;

@@ -8,7 +8,7 @@ import { registerSignInRoutes } from "./routes/sign-in.js";
 import { registerTokenRoutes } from "./routes/token.js";
 
 export { registerClientRegistrationRoute } from "./routes/register.js";
-export { OAUTH_PATHS, SCOPES } from "./config.js";
+export { OAUTH_PATHS, SCOPES } from "../auth/oauth-config.js";
 
 /** OAuth 2.0 endpoints, the sign-in / consent / device pages and /docs, all outside /v1. */
 export function registerOAuth(app: Hono<AppBindings>) {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { randomToken, sha256Hex, timingSafeEqualText } from "../account/crypto.js";
+import { randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 import type { AppBindings } from "../env.js";
 
 /**

@@ -3,7 +3,7 @@ import { addClaim, type ClaimKind, type ClaimRecord, isClaimKind, listClaims, no
 import { ApiError } from "../http/errors.js";
 import { jsonBodyOr400 } from "../http/json-body.js";
 import type { ApiApp } from "../http/openapi.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 
 /**
  * Removal requests, recorded by the operator: POST/GET/DELETE /operator/claims. Once recorded, the

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { timingSafeEqualText } from "../account/crypto.js";
+import { timingSafeEqualText } from "../platform/crypto.js";
 import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { AUTH_CACHE_TTL_MS } from "../../src/account/auth-cache.js";
+import { AUTH_CACHE_TTL_MS } from "../../src/auth/auth-cache.js";
 import { db } from "../../src/db/client.js";
 import { accounts, apiKeys } from "../../src/db/schema.js";
 import { addKey, call, createAccount, json } from "../support/accounts.js";

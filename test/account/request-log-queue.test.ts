@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { enqueueLogRow, LOG_WAIT_MS, REQUEST_LOG_QUEUE, type RequestLogMessage } from "../../src/account/request-log-queue.js";
+import { enqueueLogRow, LOG_WAIT_MS, REQUEST_LOG_QUEUE, type RequestLogMessage } from "../../src/platform/request-log-queue.js";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import type { Env } from "../../src/env.js";

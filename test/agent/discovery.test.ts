@@ -61,7 +61,7 @@ describe("GET /openapi.json", () => {
 });
 
 describe("GET /openapi.json response schemas", () => {
-  it("§5.3: the verifier's data.email is the verdict object and data.sources an array, as on /v1", async () => {
+  it("wire contract §6.1: the verifier's data.email is the verdict object and data.sources an array, as on /v1", async () => {
     const doc = await (await workerFetch(`${BASE}/openapi.json`)).json<any>();
     const data = doc.paths["/email-verifier"].get.responses["200"].content["application/json"].schema.properties.data;
     expect(data.properties.email.type).toBe("object");

@@ -32,7 +32,7 @@ describe("paid agent surface (dev method, real signatures)", () => {
     // The shared agents account is on "scale" (no per-endpoint limits: 0 means none), as /v1 shows it.
     for (const h of RATE_LIMIT_HEADERS) expect(res.headers.get(h), h).toMatch(/^\d+$/);
     expect(res.headers.get("x-daily-rate-limit")).toBe("0");
-    // Same wire shape as /v1 (contract §5.3): data.email is the verdict object, sources beside it.
+    // Same wire shape as /v1 (docs/wire-contract.md §6.1): data.email is the verdict object, sources beside it.
     const body = await res.json<{ data: { email: { email: string; smtp_check_run: boolean }; sources: unknown[] } }>();
     expect(body.data.email.email).toBe("jane.doe@acme-verify.test");
     expect(body.data.email.smtp_check_run).toBe(false);

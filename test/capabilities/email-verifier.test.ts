@@ -10,7 +10,7 @@ async function verificationsUsed(headers: Record<string, string>): Promise<numbe
 }
 
 describe("GET /v1/email-verifier", () => {
-  it("§5.3: data.email is an object holding the verdict fields, with data.sources[] beside it, on ?email= and /{email}", async () => {
+  it("wire contract §6.1: data.email is an object holding the verdict fields, with data.sources[] beside it, on ?email= and /{email}", async () => {
     const { headers } = await createAccount();
     for (const path of ["/v1/email-verifier?email=jane.doe%40acme-verify.test", "/v1/email-verifier/jane.doe@acme-verify.test"]) {
       const res = await call(path, { headers });
@@ -31,7 +31,7 @@ describe("GET /v1/email-verifier", () => {
     }
   });
 
-  it("§5.3: the OpenAPI response schema declares data.email as the verdict object and data.sources as an array", async () => {
+  it("wire contract §6.1: the OpenAPI response schema declares data.email as the verdict object and data.sources as an array", async () => {
     const doc = await json(await call("/v1/openapi.json"));
     const schema = doc.paths["/email-verifier"].get.responses["200"].content["application/json"].schema;
     const resolve = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split("/").pop()!] : s);

@@ -7,7 +7,7 @@ import { LOG_RETENTION_ROWS, logTypeOf, pruneRequestLogs, retentionCutoff } from
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import { usageDays } from "../../src/db/schema-contract.js";
-import { DAY_MS, startOfUtcDay } from "../../src/http/time.js";
+import { DAY_MS, startOfUtcDay } from "../../src/platform/time.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
 
 const LEGACY_USAGE_KEYS = ["usage", "domain", "finder", "verifier", "technologies", "ip", "website", "bulk", "extension", "api", "mobile", "desktop", "sheets"];
@@ -18,8 +18,8 @@ function logRow(accountId: number, createdAt: number, extra: Partial<typeof requ
   return { accountId, actorAccountId: accountId, httpMethod: "GET", endpoint: "/v1/me", uri: "/v1/me", statusCode: 200, durationMs: 1, createdAt, ...extra };
 }
 
-describe("contract §5.6 GET /v1/usage", () => {
-  it("§5.6: answers the union of both shapes in data[] and total, with every day of the range present (zeros included)", async () => {
+describe("docs/wire-contract.md §9.2 GET /v1/usage", () => {
+  it("§9.2: answers the union of both shapes in data[] and total, with every day of the range present (zeros included)", async () => {
     const a = await createAccount();
     const today = startOfUtcDay(Date.now());
     await db(env.DB)
@@ -46,14 +46,14 @@ describe("contract §5.6 GET /v1/usage", () => {
     expect(usage.total).toMatchObject({ search: 3, domain: 2, finder: 1, verifier: 3, usage: 6, api: 3, bulk: 3, source_bulk: 3 });
   });
 
-  it("§5.6: the default range is the last 30 days, every one of them present", async () => {
+  it("§9.2: the default range is the last 30 days, every one of them present", async () => {
     const a = await createAccount();
     const usage = await json(await call("/v1/usage", { headers: a.headers }));
     expect(usage.data).toHaveLength(30);
     expect(usage.data.every((d: { usage: number; search: number }) => d.usage === 0 && d.search === 0)).toBe(true);
   });
 
-  it("§5.6: refuses a reversed or unbounded range with 400 params_invalid", async () => {
+  it("§9.2: refuses a reversed or unbounded range with 400 params_invalid", async () => {
     const a = await createAccount();
     for (const q of ["start=2026-02-01&end=2026-01-01", "start=2020-01-01&end=2026-01-01", "start=nope"]) {
       const res = await call(`/v1/usage?${q}`, { headers: a.headers });
@@ -62,7 +62,7 @@ describe("contract §5.6 GET /v1/usage", () => {
     }
   });
 
-  it("§5.6: a billed call shows up in usage once settled", async () => {
+  it("§9.2: a billed call shows up in usage once settled", async () => {
     const a = await createAccount();
     // A definitive verdict on a well-formed address (its domain does not exist) is billed.
     expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
@@ -72,8 +72,8 @@ describe("contract §5.6 GET /v1/usage", () => {
   });
 });
 
-describe("contract §5.6 GET /v1/me", () => {
-  it("§5.6: teams.limit is an object of integers and the legacy available/used/payment_status/time fields are typed", async () => {
+describe("docs/wire-contract.md §9.1 GET /v1/me", () => {
+  it("§9.1: teams.limit is an object of integers and the legacy available/used/payment_status/time fields are typed", async () => {
     const a = await createAccount({ plan: "basic" });
     const me = (await json(await call("/v1/me", { headers: a.headers }))).data;
     for (const k of ["search", "verifier", "domain", "finder"]) expect(Number.isInteger(me.teams.limit[k]), k).toBe(true);
@@ -88,7 +88,7 @@ describe("contract §5.6 GET /v1/me", () => {
     expect(Number.isInteger(me.pricing.pricing_id)).toBe(true);
   });
 
-  it("§5.6: a workspace member sees its workspace id in teams.team_id; a free account is not paying", async () => {
+  it("§9.1: a workspace member sees its workspace id in teams.team_id; a free account is not paying", async () => {
     const owner = await createAccount({ plan: "growth" });
     const member = await createAccount({ plan: "free" });
     await joinWorkspace(owner.accountId, member.accountId);
@@ -103,8 +103,8 @@ describe("contract §5.6 GET /v1/me", () => {
   });
 });
 
-describe("contract §5.6 GET /v1/logs", () => {
-  it("§5.6: type is a string on every entry, account routes included, and source says API", async () => {
+describe("docs/wire-contract.md §9.3 GET /v1/logs", () => {
+  it("§9.3: type is a string on every entry, account routes included, and source says API", async () => {
     const a = await createAccount();
     await call("/v1/me", { headers: a.headers });
     await call("/v1/keys", { headers: a.headers });
@@ -117,7 +117,7 @@ describe("contract §5.6 GET /v1/logs", () => {
     expect(body.data.every((l: { type: unknown; source: string }) => typeof l.type === "string" && l.source === "API")).toBe(true);
   });
 
-  it("§5.6: a row written before types were recorded still answers a string type", async () => {
+  it("§9.3: a row written before types were recorded still answers a string type", async () => {
     const a = await createAccount();
     await db(env.DB).insert(requestLogs).values(logRow(a.accountId, Date.now(), { endpoint: "/v1/leads_lists/:id", type: null }));
     const body = await json(await call("/v1/logs", { headers: a.headers }));
@@ -126,7 +126,7 @@ describe("contract §5.6 GET /v1/logs", () => {
     expect(logTypeOf("/v1/some-new-thing")).toBe("Some New Thing");
   });
 
-  it("§5.6: source tells API, agent and bulk rows apart", async () => {
+  it("§9.3: source tells API, agent and bulk rows apart", async () => {
     const a = await createAccount();
     const now = Date.now();
     await db(env.DB)
@@ -136,7 +136,7 @@ describe("contract §5.6 GET /v1/logs", () => {
     expect(body.data.map((l: { source: string }) => l.source).sort()).toEqual(["API", "Agent", "Bulk"]);
   });
 
-  it("§5.6: serves only the last 1,000 requests of the last 3 months, and pruning deletes the rest", async () => {
+  it("§9.3: serves only the last 1,000 requests of the last 3 months, and pruning deletes the rest", async () => {
     const a = await createAccount();
     const other = await createAccount();
     const now = Date.now();
@@ -172,7 +172,7 @@ describe("contract §5.6 GET /v1/logs", () => {
 });
 
 describe("retention cron (scheduled handler)", () => {
-  it("§5.6: the scheduled run prunes expired log rows off the request path", async () => {
+  it("§9.3: the scheduled run prunes expired log rows off the request path", async () => {
     const a = await createAccount();
     const now = Date.now();
     await db(env.DB).insert(requestLogs).values([logRow(a.accountId, retentionCutoff(now) - DAY_MS, { endpoint: "/v1/cron-old" }), logRow(a.accountId, now)]);
@@ -184,8 +184,8 @@ describe("retention cron (scheduled handler)", () => {
   });
 });
 
-describe("contract §5.7 PUT /v1/keys and DELETE /v1/keys (no id)", () => {
-  it("§5.7: PUT /v1/keys with the client's empty body gives the calling key a new secret, returned once", async () => {
+describe("docs/wire-contract.md §10.1 PUT /v1/keys and DELETE /v1/keys (no id)", () => {
+  it("§10.1: PUT /v1/keys with the client's empty body gives the calling key a new secret, returned once", async () => {
     const a = await createAccount();
     const res = await call("/v1/keys", { method: "PUT", headers: { ...a.headers, "content-type": "application/json" }, body: "{}" });
     expect(res.status).toBe(200);
@@ -196,7 +196,7 @@ describe("contract §5.7 PUT /v1/keys and DELETE /v1/keys (no id)", () => {
     expect((await call("/v1/me", { headers: { "X-Service-Key": a.key, "X-Service-Secret": body.data.secret } })).status).toBe(200);
   });
 
-  it("§5.7: PUT and DELETE /v1/keys take a key id in the body; DELETE without one revokes the calling key", async () => {
+  it("§10.1: PUT and DELETE /v1/keys take a key id in the body; DELETE without one revokes the calling key", async () => {
     const a = await createAccount();
     const created = await json(await call("/v1/keys", { method: "POST", headers: { ...a.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "second" }) }));
     const second = { "X-Service-Key": created.data.key, "X-Service-Secret": created.data.secret };
@@ -212,7 +212,7 @@ describe("contract §5.7 PUT /v1/keys and DELETE /v1/keys (no id)", () => {
     expect((await call("/v1/me", { headers: a.headers })).status).toBe(401);
   });
 
-  it("§5.7: an unknown or foreign key id answers 404 unknown_record, a malformed id 400", async () => {
+  it("§10.1: an unknown or foreign key id answers 404 unknown_record, a malformed id 400", async () => {
     const a = await createAccount();
     const b = await createAccount();
     const foreign = await call("/v1/keys", { method: "DELETE", headers: { ...a.headers, "content-type": "application/json" }, body: JSON.stringify({ id: b.keyId }) });
@@ -223,7 +223,7 @@ describe("contract §5.7 PUT /v1/keys and DELETE /v1/keys (no id)", () => {
     expect((await call("/v1/me", { headers: b.headers })).status).toBe(200);
   });
 
-  it("§5.7: both are documented in the OpenAPI document", async () => {
+  it("§10.1: both are documented in the OpenAPI document", async () => {
     const doc = await json(await call("/v1/openapi.json"));
     expect(Object.keys(doc.paths["/keys"])).toEqual(expect.arrayContaining(["get", "post", "put", "delete"]));
   });

@@ -17,8 +17,8 @@ async function logsOf(headers: Record<string, string>, count: number) {
   return body.data as { cost: boolean; uri: string }[];
 }
 
-describe("contract §4: an identical request is billed once per 30 days", () => {
-  it("§4: the repeat (same endpoint, normalised parameters, account) answers the same and is logged cost: false", async () => {
+describe("docs/wire-contract.md §3.2: an identical request is billed once per 30 days", () => {
+  it("§3.2: the repeat (same endpoint, normalised parameters, account) answers the same and is logged cost: false", async () => {
     const a = await createAccount();
     const first = await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect(first.status).toBe(200);
@@ -34,7 +34,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
   });
 
-  it("§4: a repeat is answered even when the balance is empty; a new request is refused", async () => {
+  it("§3.2: a repeat is answered even when the balance is empty; a new request is refused", async () => {
     const a = await createAccount({ plan: "basic" });
     expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
     await logsOf(a.headers, 1);
@@ -51,7 +51,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     expect((await json(repeat)).data.email.status).toBe("invalid");
   });
 
-  it("§4: a different parameter is a different request, billed again", async () => {
+  it("§3.2: a different parameter is a different request, billed again", async () => {
     const a = await createAccount();
     await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     await call("/v1/email-verifier?email=still%40gone-verify.test", { headers: a.headers });
@@ -60,7 +60,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 2);
   });
 
-  it("§4: the same request by another account is billed to that account", async () => {
+  it("§3.2: the same request by another account is billed to that account", async () => {
     const a = await createAccount();
     const b = await createAccount();
     await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
@@ -69,7 +69,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     expect((await logsOf(b.headers, 1)).map((l) => l.cost)).toEqual([true]);
   });
 
-  it("§4: after 30 days the same request is billed again", async () => {
+  it("§3.2: after 30 days the same request is billed again", async () => {
     const a = await createAccount();
     const fingerprint = await requestFingerprint("email-verifier", { email: "nobody@gone-verify.test" });
     await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - REPEAT_WINDOW_MS - 60_000 });
@@ -78,7 +78,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
   });
 
-  it("§4: an answer that found nothing opens no window (it was not billed)", async () => {
+  it("§3.2: an answer that found nothing opens no window (it was not billed)", async () => {
     const a = await createAccount();
     // No SMTP prober in tests: an open verdict, not billed.
     await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers: a.headers });
@@ -88,7 +88,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
     expect(rows.some((r) => r.accountId === a.accountId && r.fingerprint === fingerprint)).toBe(false);
   });
 
-  it("§4: normalisation sorts keys, trims, ignores case where it carries no meaning and drops webhook_url", () => {
+  it("§3.2: normalisation sorts keys, trims, ignores case where it carries no meaning and drops webhook_url", () => {
     expect(normalisedParams({ domain: " Acme.COM ", first_name: "Jane", webhook_url: "https://x.test/a" })).toBe(
       normalisedParams({ first_name: "jane", domain: "acme.com" }),
     );
@@ -98,7 +98,7 @@ describe("contract §4: an identical request is billed once per 30 days", () => 
   });
 });
 
-describe("§4: what counts as the same request", () => {
+describe("docs/wire-contract.md §3.2: what counts as the same request", () => {
   it("compares phone numbers in E.164: the country parameter of a national number is part of the number", () => {
     const e164 = normalisedParams({ phone: "+1 415 555 0100" });
     expect(normalisedParams({ phone: "(415) 555-0100", country_code: "US" })).toBe(e164);

@@ -85,7 +85,7 @@ describe("social fields: neutral and older names everywhere a person has them (o
   });
 });
 
-describe("§5.2 enrich_mobile on domain-search and email-finder", () => {
+describe("docs/wire-contract.md §5.4: enrich_mobile on domain-search and email-finder", () => {
   async function janeHasAPhone() {
     const now = Date.now();
     await db(env.DB).insert(phones).values({ domain: "acme-widgets.test", email: JANE, e164: "+14155552671", source: "import", firstSeenAt: now, lastSeenAt: now }).onConflictDoNothing();

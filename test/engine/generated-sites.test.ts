@@ -1,6 +1,6 @@
 // Regression guard for issue 20: the engine on randomized company sites (test/fixtures/generator)
 // of three fixed seeds, measured through the /v1 routes as a customer meets it. The seeds were
-// picked before any result was seen. `npm run bench:quality` measures fresh seeds the same way.
+// picked before any result was seen. `npm run bench -- quality` measures fresh seeds the same way.
 import { describe, expect, it } from "vitest";
 import { generateSites, GUARD_SEEDS, GUARD_SITES } from "../fixtures/generator/index.js";
 import { call, createAccount } from "../support/accounts.js";

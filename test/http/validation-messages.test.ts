@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { loggedUri, maskValue } from "../../src/account/log-uri.js";
+import { loggedUri, maskValue } from "../../src/platform/log-uri.js";
 import { surfaceLogRow } from "../../src/capabilities/core/surface-log.js";
 import { call, createAccount, json } from "../support/accounts.js";
 

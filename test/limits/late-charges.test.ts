@@ -57,11 +57,15 @@ describe("late charges: a billed call that cannot be refused is paid from the is
     expect(await phoneUsed(a.accountId)).toBe(2);
   });
 
-  it("sets the lease's credits aside on the limiter: the balance shows them held, not used", async () => {
+  it("sets the lease's credits aside on the limiter, and shows them to the account as not spent", async () => {
     const { a, client } = await scaleAccount();
     const lease = client.currentLease(a.accountId)!;
     expect(lease.spendable().phone).toBe(200);
-    expect((await limiterFor(env, a.accountId).balances("scale")).phone).toMatchObject({ used: 1, available: 10_000 - 1 - 200 });
+    expect((await limiterFor(env, a.accountId).balances("scale")).phone).toMatchObject({ used: 1, available: 10_000 - 1 });
+    // Another isolate's reservation cannot take them.
+    const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
+    const all = await stub.admit({ plan: "scale", group: null, cost: { phone: 10_000 - 1 } });
+    expect(all).toMatchObject({ admitted: false, reason: "credits", available: 10_000 - 1 - 200 });
   });
 
   it("remembers a window billed late: the isolate answers the next identical call as a repeat, sending nothing", async () => {

@@ -90,7 +90,7 @@ describe("rate-limit headers on /v1", () => {
     expect(res.headers.get("X-RateLimit-Limit")).toBe("100");
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("99");
     expect(res.headers.get("X-RateLimit-Reset")).toMatch(INT);
-    // The x-* family too (contract §4): keys are limited per minute.
+    // The x-* family too (docs/wire-contract.md §3.1): keys are limited per minute.
     expect([res.headers.get("x-second-rate-limit"), res.headers.get("x-minute-rate-limit"), res.headers.get("x-daily-rate-limit")]).toEqual(["0", "100", "0"]);
     expect(res.headers.get("x-minute-request-left")).toBe("99");
     expect(res.headers.get("x-minute-reset-seconds")).toBe(res.headers.get("X-RateLimit-Reset"));

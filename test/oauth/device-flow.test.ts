@@ -23,7 +23,7 @@ const poll = (clientId: string, deviceCode: string) => tokenRequest({ grant_type
 
 /** Lets the next poll through without waiting out the interval in real time. */
 async function waitOutInterval(deviceCode: string) {
-  const { sha256Hex } = await import("../../src/account/crypto.js");
+  const { sha256Hex } = await import("../../src/platform/crypto.js");
   await drizzle(env.DB).update(oauthDeviceCodes).set({ lastPolledAt: 0 }).where(eq(oauthDeviceCodes.deviceCodeHash, await sha256Hex(deviceCode)));
 }
 

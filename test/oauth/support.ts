@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
-import { base64url } from "../../src/account/crypto.js";
+import { base64url } from "../../src/platform/crypto.js";
 import { db } from "../../src/db/client.js";
 import { accounts } from "../../src/db/schema.js";
 import { call, createAccount, type TestAccount } from "../support/accounts.js";

@@ -67,6 +67,13 @@ describe("npm start without internet", () => {
       expect(out).toContain(kept);
     }
   });
+
+  it("explains wrangler's notice about types instead of asking for a `wrangler types` that would add local secrets", () => {
+    const filter = createOutputFilter();
+    const out = filter.push("Ready\n❓ Your types might be out of date. Re-run `wrangler types` to ensure your types are correct.\n") + filter.end();
+    expect(out).not.toContain("Re-run `wrangler types`");
+    expect(out).toMatch(/^Ready\n\(wrangler's notice about types counts the local secrets in \.dev\.vars.*npm run typecheck/);
+  });
 });
 
 describe("npm run seed shows progress", () => {

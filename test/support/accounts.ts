@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { env, exports } from "cloudflare:workers";
-import { hashPassword, newKeyPair, sha256Hex } from "../../src/account/crypto.js";
+import { hashPassword, newKeyPair, sha256Hex } from "../../src/platform/crypto.js";
 import { db } from "../../src/db/client.js";
 import { accounts, apiKeys, workspaceMembers, workspaces } from "../../src/db/schema.js";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { ErrorResponses, ErrorSchema, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, ErrorSchema, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { bulkJobs } from "../../db/schema-bulk.js";
 import type { Ctx } from "../../http/openapi.js";

@@ -4,7 +4,7 @@ import { db } from "../../db/client.js";
 import { bulkJobs } from "../../db/schema-bulk.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
-import { DAY_MS } from "../../http/time.js";
+import { DAY_MS } from "../../platform/time.js";
 import { BULK_TYPE_NAMES, bulkType } from "../types.js";
 import { JobErrors, security, TAG } from "./shared.js";
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { rotateSigningSecret, signingSecretRecord } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { JobErrors, security, TAG } from "./shared.js";
 
 const SecretSchema = z

@@ -67,7 +67,7 @@ function add(into: Amounts, from: Amounts | undefined) {
 
 export async function executeBatch(cap: AnyCapability, calls: readonly Record<string, unknown>[], inv: BatchInvocation): Promise<BatchRun | null> {
   const now = inv.now ?? Date.now;
-  const client = inv.client ?? isolateClient;
+  const client = inv.client ?? isolateClient();
   const started = now();
   const cost = cap.cost;
   const fingerprints = cost ? await Promise.all(calls.map((params) => requestFingerprint(cap.name, params))) : [];

@@ -19,13 +19,13 @@ export type { Execution, Invocation } from "./invocation.js";
  */
 export async function executeCapability(cap: AnyCapability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
   const now = inv.now ?? Date.now;
-  const client = inv.client ?? isolateClient;
+  const client = inv.client ?? isolateClient();
   const started = now();
   // On the agent surface the payment is the charge: the shared agents account spends no credits,
   // but its calls still count against the shared rate limits.
   const paidPerRequest = inv.surface === "agent";
   const creditBilled = !paidPerRequest && cap.cost !== null;
-  // Contract §4: the same request within 30 days of a billed one is answered free. The limiter
+  // docs/wire-contract.md §3.2: the same request within 30 days of a billed one is answered free. The limiter
   // decides it in the admission's round trip (repeat, or billed with its credits reserved), so two
   // identical requests at the same instant are billed once.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
@@ -97,6 +97,6 @@ function costOf(cap: AnyCapability, extra: Partial<Record<CreditBalance, number>
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */
 async function quotaHeaders(inv: Invocation, balance: NonNullable<AnyCapability["cost"]>["balance"], names: NonNullable<AnyCapability["quotaHeaders"]>) {
-  const view = (await (inv.client ?? isolateClient).limiter(inv.env, inv.accountId).balances(inv.plan))[balance];
+  const view = (await (inv.client ?? isolateClient()).limiter(inv.env, inv.accountId).balances(inv.plan))[balance];
   return { [names.limit]: String(view.allowance), [names.remaining]: String(Math.max(0, view.available)) };
 }

@@ -1,6 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import type { Env } from "../../env.js";
-import type { CreditBalance, RateGroup } from "../../limits/groups.js";
+import type { CreditBalance, CreditCost, RateGroup } from "../../limits/groups.js";
 
 /**
  * A capability is declared once: its parameters, price, rate-limit group and handler. The /v1 routes,
@@ -35,10 +35,7 @@ export interface CapabilityResult<Body = unknown> {
   extraCost?: Partial<Record<CreditBalance, number>>;
 }
 
-export interface CreditCost {
-  balance: CreditBalance;
-  amount: number;
-}
+export type { CreditCost } from "../../limits/groups.js";
 
 /**
  * `P` is the parameters schema, `R` the response schema: the handler receives what `P` parses to

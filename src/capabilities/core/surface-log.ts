@@ -1,6 +1,6 @@
-import { enqueueLogRow, insertLogRows, type RequestLogMessage, type RequestLogRow } from "../../account/request-log-queue.js";
+import { enqueueLogRow, insertLogRows, type RequestLogMessage, type RequestLogRow } from "../../platform/request-log-queue.js";
 import type { Env } from "../../env.js";
-import { loggedUri } from "../../account/log-uri.js";
+import { loggedUri } from "../../platform/log-uri.js";
 import type { Capability } from "./registry.js";
 import type { Execution, Invocation } from "./invocation.js";
 import { currentLogRowId, logError } from "../../request-context.js";

@@ -11,7 +11,7 @@ import { fullNameOf, type PersonName } from "../../engine/people/names.js";
 import { departmentOf, seniorityOf } from "../../engine/people/positions.js";
 import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
 
-/** Response pieces shared by the finder family (contract §5.1–5.2). */
+/** Response pieces shared by the finder family (docs/wire-contract.md §4.3, §5). */
 
 export const SourceSchema = z
   .object({

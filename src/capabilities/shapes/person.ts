@@ -1,12 +1,12 @@
 import type { Env } from "../../env.js";
 import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
 import { acceptAllOf, type CompanyRecord, evidenceScore, jsonList, type PersonRecord, sourcesOf } from "../../engine/index/people.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { socialFields } from "./social-fields.js";
 
-/** Wire shapes of stored people and companies (contract §5.1, §5.5), from the index's records. */
+/** Wire shapes of stored people and companies (docs/wire-contract.md §4.3, §8.2), from the index's records. */
 
-/** FinderData (contract §5.1) for a stored person; also carries the neutral field names. */
+/** FinderData (docs/wire-contract.md §4.3) for a stored person; also carries the neutral field names. */
 export async function storedPersonData(env: Env, person: PersonRecord, company: CompanyRecord | null) {
   const domain = person.domain;
   const [sources, acceptAll] = await Promise.all([person.email ? sourcesOf(env, person.email) : [], acceptAllOf(env, domain)]);
@@ -36,7 +36,7 @@ export async function storedPersonData(env: Env, person: PersonRecord, company: 
   };
 }
 
-/** The flat organization of `companies/find` (contract §5.5). */
+/** The flat organization of `companies/find` (docs/wire-contract.md §8.2). */
 export function flatOrganization(c: CompanyRecord) {
   return {
     name: c.name,
@@ -70,7 +70,7 @@ export function flatOrganization(c: CompanyRecord) {
   };
 }
 
-/** `people/find` data: FinderData's person fields plus type and seniority (contract §5.5). */
+/** `people/find` data: FinderData's person fields plus type and seniority (docs/wire-contract.md §8.2). */
 export async function personFindData(env: Env, person: PersonRecord, company: CompanyRecord | null) {
   const f = await storedPersonData(env, person, company);
   return {

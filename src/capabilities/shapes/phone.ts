@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-/** PhoneData without the lookup key (contract §5.4). */
+/** PhoneData without the lookup key (docs/wire-contract.md §4.5). */
 export const PhoneFactsSchema = z
   .object({
     valid: z.boolean(),

@@ -4,7 +4,7 @@ import type { Verdict, VerifierData } from "../../engine/verify/verdict.js";
 import { VERDICT_REASONS, VERIFIER_RESULTS, VERIFIER_STATUSES } from "../../engine/verify/verdict.js";
 
 /**
- * The verifier's answer (contract §5.3), declared once: the OpenAPI documents of both surfaces are
+ * The verifier's answer (docs/wire-contract.md §6.1), declared once: the OpenAPI documents of both surfaces are
  * generated from these schemas, which must describe exactly the engine's verdict (checked below).
  * `data.email` is the verdict object, `data.sources[]` sits beside it.
  */

@@ -182,7 +182,10 @@ export async function searchCompanies(env: Env, opts: SearchOptions) {
   return { total, companies: results.map(revealCompany) };
 }
 
-/** Reveal `Company` (contract §5.5). `total_similar` is not precomputed, so it is null rather than a guess. */
+/**
+ * Reveal `Company` (docs/wire-contract.md §8.3). `total_similar` is not precomputed, so it is null rather than a
+ * guess.
+ */
 export function revealCompany(r: Record<string, unknown>) {
   const s = (k: string) => (r[k] as string | null) ?? null;
   return {

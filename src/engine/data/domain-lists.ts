@@ -1,6 +1,7 @@
 import { disposableEmailBlocklist } from "disposable-email-domains-js";
 import { FREE_EMAIL_DOMAINS } from "./free-email-domains.js";
 import roleAddresses from "./role-addresses.json";
+import { isolateValue } from "../../platform/isolate-state.js";
 
 /**
  * Domain and local-part lists from maintained packages (see data/free-email-domains.md for the
@@ -14,10 +15,11 @@ interface Lists {
   role: Set<string>;
 }
 
-let lists: Lists | undefined;
+const lists = isolateValue<Lists>("domainLists");
 
 function load(): Lists {
-  if (lists) return lists;
+  const built = lists.get();
+  if (built) return built;
   // mailchecker's larger list (56k) was dropped: its single 1 MB module breaks the test runner's
   // 1 MiB module transport in workerd; disposable-email-domains-js is CC0 and maintained.
   const disposable = new Set<string>();
@@ -31,8 +33,7 @@ function load(): Lists {
     if (!isListed(disposable, domain)) webmail.add(domain);
   }
   const role = new Set<string>(roleAddresses.map((r) => r.toLowerCase()));
-  lists = { disposable, webmail, role };
-  return lists;
+  return lists.set({ disposable, webmail, role });
 }
 
 /** True when `domain` or one of its parent domains is in `set` (throwaway services hand out subdomains). */

@@ -1,5 +1,6 @@
 import type { Env } from "../../env.js";
 import { Unavailable } from "../errors.js";
+import { boundedMap } from "../../platform/isolate-state.js";
 
 /**
  * DNS over HTTPS (JSON API, `application/dns-json`). Workers cannot open UDP sockets, so every
@@ -154,7 +155,7 @@ function negativeTtl(body: DohAnswer): number {
 }
 
 // One resolver (and so one cache) per isolate and resolver URL.
-const resolvers = new Map<string, DohResolver>();
+const resolvers = boundedMap<string, DohResolver>("dnsResolvers");
 
 export function resolverFor(env: Pick<Env, "DOH_URL">): DohResolver {
   const url = env.DOH_URL || DEFAULT_DOH_URL;

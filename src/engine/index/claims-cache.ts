@@ -1,4 +1,4 @@
-import { ExpiringMap } from "../../util/expiring-map.js";
+import { expiringMap, isolateValue } from "../../platform/isolate-state.js";
 
 /**
  * In-isolate memory of recent claim lookups (assertNotClaimed), so a value asked about again and
@@ -11,10 +11,7 @@ import { ExpiringMap } from "../../util/expiring-map.js";
  * fixtures write claims straight into D1, behind this cache's back).
  */
 export const DEFAULT_CLAIMS_CACHE_TTL_MS = 5_000;
-/** Bounds memory: beyond this many values the oldest entry is dropped. */
-const MAX_ENTRIES = 10_000;
-
-const entries = new ExpiringMap<string, boolean>(MAX_ENTRIES);
+const entries = expiringMap<string, boolean>("claimLookups");
 
 /** The TTL configured for this deployment (an unset or unreadable value keeps the default). */
 export function claimsCacheTtl(configured: string | undefined): number {
@@ -40,9 +37,9 @@ export function rememberClaim(key: string, claimed: boolean, now: number, ttlMs:
  * many claims to hold, and lookups go value by value.
  */
 export const MAX_KIND_SNAPSHOT = 10_000;
-const snapshots = new ExpiringMap<string, ReadonlySet<string> | null>(8);
+const snapshots = expiringMap<string, ReadonlySet<string> | null>("claimKinds");
 /** Bumped by every claim added or removed here: a snapshot read before that is not kept. */
-let generation = 0;
+const generation = isolateValue<number>("claimKindsGeneration");
 
 /** The claims of `kind` as read less than `ttlMs` ago: a set, null (too many to hold) or undefined (not read). */
 export function cachedKind(kind: string, now: number, ttlMs: number): ReadonlySet<string> | null | undefined {
@@ -51,16 +48,16 @@ export function cachedKind(kind: string, now: number, ttlMs: number): ReadonlySe
 
 /** Where the snapshot generation stands, to pass to rememberKind when the read comes back. */
 export function claimsGeneration(): number {
-  return generation;
+  return generation.get() ?? 0;
 }
 
 export function rememberKind(kind: string, values: ReadonlySet<string> | null, readAt: number, ttlMs: number, readInGeneration: number): void {
-  if (ttlMs > 0 && readInGeneration === generation) snapshots.set(kind, values, readAt);
+  if (ttlMs > 0 && readInGeneration === claimsGeneration()) snapshots.set(kind, values, readAt);
 }
 
 /** A claim on `key` was added or removed in this isolate: the next lookup reads D1. */
 export function forgetClaim(key: string): void {
   entries.delete(key);
-  generation += 1;
+  generation.set(claimsGeneration() + 1);
   snapshots.delete(key.slice(0, key.indexOf(":")));
 }

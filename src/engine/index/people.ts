@@ -4,7 +4,7 @@ import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { InvalidInput } from "../errors.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { normaliseEmail } from "./claims.js";
 
 /**

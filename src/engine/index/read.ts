@@ -3,7 +3,7 @@ import { db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { NotFound } from "../errors.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { inferPatterns, type NamedAddress, type PatternInference } from "../finder/patterns.js";
 import { parseStoredFormats } from "./domain-names.js";
 import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";

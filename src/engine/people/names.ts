@@ -1,4 +1,5 @@
 import transliterate from "@sindresorhus/transliterate";
+import { boundedMap } from "../../platform/isolate-state.js";
 
 /**
  * Person names as mail systems spell them: lowercase ASCII letters. Transliteration is ambiguous
@@ -25,13 +26,12 @@ const EXPANDED_NORDIC: Record<string, string> = { ø: "oe", å: "aa" };
 const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]];
 
 // Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
-const spellings = new Map<string, string>();
+const spellings = boundedMap<string, string>("nameSpellings");
 
 function ascii(part: string, style: Transliteration, nordic: NordicSpelling = "plain"): string {
   const key = `${style}:${nordic}:${part}`;
   const known = spellings.get(key);
   if (known !== undefined) return known;
-  if (spellings.size > 10_000) spellings.clear();
   const value = spell(part, style, nordic);
   spellings.set(key, value);
   return value;

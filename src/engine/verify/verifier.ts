@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
 import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
@@ -24,7 +24,7 @@ export type { VerdictReason, VerifierData, VerifierSource, VerifierStatus } from
 type Draft = Verdict & { sources: VerifierSource[] };
 
 export interface Verification {
-  /** The wire shape (contract §5.3): `email` is the verdict object, `sources` beside it. */
+  /** The wire shape (docs/wire-contract.md §6.1): `email` is the verdict object, `sources` beside it. */
   data: VerifierData;
   /** A verdict someone can act on (anything but `unknown`); what the caller is billed for. */
   definitive: boolean;

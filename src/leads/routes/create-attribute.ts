@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { leadAttributes } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { allAttributes, AttributeSchema, renderAttribute } from "../attributes.js";
 import { ClassicMetaSchema, classicMeta, jsonContent, type LeadsCtx, ownerOf } from "../shared.js";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { listAttempts } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { classicMeta, jsonContent, ownerOf, pageQuery } from "../shared.js";

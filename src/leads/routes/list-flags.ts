@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { flags } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";

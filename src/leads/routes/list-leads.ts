@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { leadLists, leads } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne } from "drizzle-orm";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { webhooks } from "../../db/schema-leads.js";
 import { assertDeliverableUrl } from "../../delivery/index.js";

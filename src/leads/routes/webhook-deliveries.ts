@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { DeliveryAttemptRow } from "../../db/schema-delivery.js";
 import { listAttempts } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { ClassicMetaSchema, classicMeta, IdParam, jsonContent, ownerOf, pageQuery, recordId } from "../shared.js";
 import { DeliveryAttemptSchema, findWebhook } from "../webhooks.js";
 

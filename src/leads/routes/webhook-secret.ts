@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../account/openapi-shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { signingSecretRecord } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { rfc3339 } from "../../http/time.js";
+import { rfc3339 } from "../../platform/time.js";
 import { jsonContent, ownerOf } from "../shared.js";
 
 export const SigningSecretSchema = z

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { OAUTH_PATHS, SCOPES, type Scope } from "../config.js";
+import { OAUTH_PATHS, SCOPES, type Scope } from "../../auth/oauth-config.js";
 
 /** "Not you?": ends the session from any signed-in page. */
 export function signOutForm(csrf: string) {

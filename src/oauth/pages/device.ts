@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { OAUTH_PATHS } from "../config.js";
+import { OAUTH_PATHS } from "../../auth/oauth-config.js";
 import { decisionForm, scopeList, signOutForm } from "./consent.js";
 import { errorBox } from "./layout.js";
 

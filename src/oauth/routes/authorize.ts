@@ -4,7 +4,7 @@ import type { Context, Hono } from "hono";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEFAULT_SCOPES, type GrantProps, OAUTH_PATHS, SUPPORTED_SCOPES } from "../config.js";
+import { authorizationServer, DEFAULT_SCOPES, type GrantProps, OAUTH_PATHS, SUPPORTED_SCOPES } from "../../auth/oauth-config.js";
 import { consentBody, messageBody } from "../pages/consent.js";
 import { renderPage } from "../pages/layout.js";
 import { csrfOk, currentSession } from "../session.js";

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import type { AppBindings } from "../../env.js";
-import { forwardToTokenEndpoint, OAUTH_PATHS } from "../config.js";
+import { forwardToTokenEndpoint, OAUTH_PATHS } from "../../auth/oauth-config.js";
 import { admitPoll, findByDeviceCode, takeDeviceCode } from "../device-store.js";
 import { oauthError } from "../oauth-errors.js";
-import { recordIssuedToken } from "../token-records.js";
+import { recordIssuedToken } from "../../auth/token-records.js";
 
 /** client_id from the form, or from HTTP Basic client authentication. */
 export function clientIdOf(c: Context<AppBindings>, form: FormData): string | null {

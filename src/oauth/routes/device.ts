@@ -1,11 +1,11 @@
 import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
 import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
-import { base64url, randomToken } from "../../account/crypto.js";
+import { base64url, randomToken } from "../../platform/crypto.js";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEFAULT_SCOPES, type GrantProps, issuerFor, OAUTH_PATHS, resourceFor, SUPPORTED_SCOPES } from "../config.js";
+import { authorizationServer, DEFAULT_SCOPES, type GrantProps, issuerFor, OAUTH_PATHS, resourceFor, SUPPORTED_SCOPES } from "../../auth/oauth-config.js";
 import {
   approveDeviceCode,
   createDeviceCode,

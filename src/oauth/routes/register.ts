@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
-import { ErrorSchema } from "../../account/openapi-shared.js";
+import { ErrorSchema } from "../../http/openapi-shared.js";
 import { errorBody } from "../../http/errors.js";
-import { authorizationServer, DEVICE_CODE_GRANT, OAUTH_PATHS, SUPPORTED_SCOPES, workerCtx } from "../config.js";
+import { authorizationServer, DEVICE_CODE_GRANT, OAUTH_PATHS, SUPPORTED_SCOPES, workerCtx } from "../../auth/oauth-config.js";
 
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 

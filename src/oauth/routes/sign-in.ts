@@ -1,13 +1,14 @@
 import { sql } from "drizzle-orm";
 import type { Hono } from "hono";
-import { assertAccountUsable } from "../../account/auth.js";
-import { hashPassword, verifyPassword } from "../../account/crypto.js";
+import { assertAccountUsable } from "../../auth/authenticate.js";
+import { hashPassword, verifyPassword } from "../../platform/crypto.js";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
+import { isolateValue } from "../../platform/isolate-state.js";
 import { fixedLimit } from "../../limits/middleware.js";
-import { OAUTH_PATHS } from "../config.js";
+import { OAUTH_PATHS } from "../../auth/oauth-config.js";
 import { renderPage } from "../pages/layout.js";
 import { signInBody } from "../pages/sign-in.js";
 import { csrfOk, currentSession, endSession, preSessionCsrf, startSession } from "../session.js";
@@ -24,7 +25,7 @@ export function signInRedirect(url: URL): string {
 }
 
 // Compared against when the email matches no account, so both cases cost one PBKDF2 run.
-let dummyHash: Promise<string> | undefined;
+const dummyHash = isolateValue<Promise<string>>("signInDummyHash");
 
 export function registerSignInRoutes(app: Hono<AppBindings>) {
   app.get(OAUTH_PATHS.signIn, async (c) => {
@@ -45,8 +46,8 @@ export function registerSignInRoutes(app: Hono<AppBindings>) {
     if (!email || !password) return again("Enter your email and password.", 400);
 
     const [account] = await db(c.env.DB).select().from(accounts).where(sql`lower(${accounts.email}) = ${email}`).limit(1);
-    dummyHash ??= hashPassword("no account has this password");
-    const matches = await verifyPassword(password, account?.passwordHash ?? (await dummyHash));
+    const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
+    const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
     if (!account || !account.passwordHash || !matches) return again("The email or password is wrong.", 400);
     try {
       assertAccountUsable(account, Date.now());

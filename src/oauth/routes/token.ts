@@ -1,9 +1,9 @@
 import type { Context, Hono } from "hono";
-import { sha256Hex } from "../../account/crypto.js";
+import { sha256Hex } from "../../platform/crypto.js";
 import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEVICE_CODE_GRANT, forwardToTokenEndpoint, OAUTH_PATHS, workerCtx } from "../config.js";
+import { authorizationServer, DEVICE_CODE_GRANT, forwardToTokenEndpoint, OAUTH_PATHS, workerCtx } from "../../auth/oauth-config.js";
 import { oauthError } from "../oauth-errors.js";
-import { recordIssuedToken, recordRevokedToken } from "../token-records.js";
+import { recordIssuedToken, recordRevokedToken } from "../../auth/token-records.js";
 import { pollDeviceToken } from "./device-token.js";
 
 type C = Context<AppBindings>;

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { ApiError } from "../../../http/errors.js";
 import type { ApiApp } from "../../../http/openapi.js";
 import { describeIssue } from "../../../http/validation.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { CreateBody, createKey, IdParam, isLiteralIdTemplate, KeyWithSecretSchema, keysDoc, keysWrite } from "./shared.js";
 
 const route = createRoute({

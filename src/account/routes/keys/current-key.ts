@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiKey } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
 import type { Ctx } from "../../../http/openapi.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { findOwnKey, keysDoc, keysWrite, MutationSchema, MutationWithKeySchema } from "./shared.js";
 
 /**

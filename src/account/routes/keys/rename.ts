@@ -4,7 +4,7 @@ import { db } from "../../../db/client.js";
 import { apiKeys } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
 import { forgetMeViews } from "../../me-cache.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { findOwnKey, IdParam, keysDoc, keysWrite, MutationSchema } from "./shared.js";
 
 const RenameBody = z.object({ name: z.string().trim().min(1).max(100) });

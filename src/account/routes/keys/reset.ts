@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../../http/openapi.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { findOwnKey, IdParam, keysDoc, keysWrite, MutationWithKeySchema, resetKey } from "./shared.js";
 
 /** `PUT /keys/{id}` and its older spelling `PUT /keys/{id}/reset`. */

@@ -3,9 +3,9 @@ import { eq } from "drizzle-orm";
 import { db } from "../../../db/client.js";
 import { apiKeys } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
-import { forgetKey } from "../../auth-cache.js";
+import { forgetKey } from "../../../auth/auth-cache.js";
 import { forgetMeViews } from "../../me-cache.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { findOwnKey, IdParam, keysDoc, keysWrite, MutationSchema } from "./shared.js";
 
 const route = createRoute({

@@ -4,13 +4,13 @@ import { db } from "../../../db/client.js";
 import { apiKeys, type ApiKey } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
 import type { Ctx } from "../../../http/openapi.js";
-import { DAY_MS, rfc3339 } from "../../../http/time.js";
+import { DAY_MS, rfc3339 } from "../../../platform/time.js";
 import { fixedLimit } from "../../../limits/middleware.js";
 import { planFor } from "../../../limits/plans.js";
-import { forgetKey } from "../../auth-cache.js";
+import { forgetKey } from "../../../auth/auth-cache.js";
 import { forgetMeViews } from "../../me-cache.js";
-import { newKeyPair, sha256Hex } from "../../crypto.js";
-import { security } from "../../openapi-shared.js";
+import { newKeyPair, sha256Hex } from "../../../platform/crypto.js";
+import { security } from "../../../http/openapi-shared.js";
 
 export const MAX_KEY_LIFETIME_DAYS = 730;
 export const DEFAULT_KEY_LIFETIME_DAYS = 365;

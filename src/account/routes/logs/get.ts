@@ -5,7 +5,7 @@ import { requestLogs } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
 import type { ApiApp } from "../../../http/openapi.js";
 import { retainedLogs } from "../../log-retention.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { LogEntry, logsDoc, renderLog } from "./shared.js";
 
 const route = createRoute({

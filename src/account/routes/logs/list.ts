@@ -5,7 +5,7 @@ import { requestLogs } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
 import { queryInt, queryIntOr } from "../../../http/validation.js";
 import { retainedLogs } from "../../log-retention.js";
-import { ErrorResponses } from "../../openapi-shared.js";
+import { ErrorResponses } from "../../../http/openapi-shared.js";
 import { instant, LogEntry, logsDoc, renderLog } from "./shared.js";
 
 export const LOGS_DEFAULT_PAGE_SIZE = 20;

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { RequestLog } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
-import { parseInstant, rfc3339 } from "../../../http/time.js";
-import { security } from "../../openapi-shared.js";
+import { parseInstant, rfc3339 } from "../../../platform/time.js";
+import { security } from "../../../http/openapi-shared.js";
 import { logTypeOf } from "../../log-retention.js";
 
 /** What every logs route shares in the OpenAPI document. */

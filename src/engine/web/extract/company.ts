@@ -1,6 +1,7 @@
 import { type CountryCode, findPhoneNumbersInText, isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { getDomain, getPublicSuffix } from "tldts";
 import { type JsonNode, strings, text, typesOf } from "./jsonld.js";
+import { isolateValue } from "../../../platform/isolate-state.js";
 
 /** Company facts a site states about itself. Every field is null unless a page said it. */
 export interface CompanyFacts {
@@ -54,29 +55,30 @@ function pickOrganization(nodes: JsonNode[], targetDomain: string): JsonNode | n
   return own ?? orgs[0] ?? null;
 }
 
-let regionCodes: Map<string, string> | undefined;
+const regionCodes = isolateValue<Map<string, string>>("regionCodes");
 /** ISO 3166 alpha-2 from a code or an English country name ("Germany" → "DE"); null when unknown. */
 export function countryCode(value: string | null): string | null {
   if (!value) return null;
   const v = value.trim();
   if (/^[A-Za-z]{2}$/.test(v)) return v.toUpperCase() === "UK" ? "GB" : v.toUpperCase();
-  if (!regionCodes) {
-    regionCodes = new Map();
+  let codes = regionCodes.get();
+  if (!codes) {
+    codes = regionCodes.set(new Map());
     try {
       const names = new Intl.DisplayNames(["en"], { type: "region" });
       for (let a = 65; a <= 90; a++)
         for (let b = 65; b <= 90; b++) {
           const code = String.fromCharCode(a, b);
           const name = names.of(code);
-          if (name && name !== code) regionCodes.set(name.toLowerCase(), code);
+          if (name && name !== code) codes.set(name.toLowerCase(), code);
         }
     } catch {
       /* without ICU region names only codes are understood */
     }
     for (const [name, code] of [["usa", "US"], ["united states of america", "US"], ["deutschland", "DE"], ["uk", "GB"], ["england", "GB"], ["österreich", "AT"], ["schweiz", "CH"]] as const)
-      regionCodes.set(name, code);
+      codes.set(name, code);
   }
-  return regionCodes.get(v.toLowerCase()) ?? null;
+  return codes.get(v.toLowerCase()) ?? null;
 }
 
 /** Country implied by a country-code TLD (acme.de → DE), used as the default for local phone numbers. */

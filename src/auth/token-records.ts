@@ -1,4 +1,4 @@
-import { sha256Hex } from "../account/crypto.js";
+import { sha256Hex } from "../platform/crypto.js";
 import type { Env } from "../env.js";
 
 /**

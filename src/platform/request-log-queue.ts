@@ -1,6 +1,7 @@
 import type { Env } from "../env.js";
 import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 import { logError } from "../request-context.js";
+import { boundedMap } from "./isolate-state.js";
 
 /**
  * How request-log rows reach D1: not one INSERT per request, but one queue message per request,
@@ -54,7 +55,7 @@ function chunks(rows: RequestLogMessage[]): RequestLogMessage[][] {
 }
 
 /** Rows waiting per queue binding (a test may pass its own queue: its rows never mix with others). */
-const pendingRows = new Map<Queue, RequestLogMessage[]>();
+const pendingRows = boundedMap<Queue, RequestLogMessage[]>("requestLogBatches");
 
 /** Hands one row to the queue (batched with its neighbours); without the binding it is inserted directly. */
 export async function enqueueLogRow(env: Env, row: RequestLogRow): Promise<void> {
@@ -119,7 +120,7 @@ const INSERT_LOG_ROWS = `INSERT INTO request_logs (${LOG_COLUMNS.map(([name]) =>
 /**
  * Writes rows in one D1 batch (one transaction); rows already written are skipped. One statement
  * per 100 rows, the rows as one JSON parameter: written by hand rather than through the query
- * builder, which cost more CPU than the insert itself on every /v1 request (bench:hot).
+ * builder, which cost more CPU than the insert itself on every /v1 request (`npm run bench -- hot`).
  */
 export async function insertLogRows(env: Env, rows: RequestLogMessage[]): Promise<void> {
   if (!rows.length) return;

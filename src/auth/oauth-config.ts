@@ -1,5 +1,6 @@
 import { OAuthAuthorizationServer } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.js";
+import { boundedMap } from "../platform/isolate-state.js";
 
 /** Paths of the OAuth endpoints. The spec leaves them open; the metadata document advertises them. */
 export const OAUTH_PATHS = {
@@ -37,7 +38,7 @@ export interface GrantProps {
   accountId: number;
 }
 
-const servers = new Map<string, OAuthAuthorizationServer<Env>>();
+const servers = boundedMap<string, OAuthAuthorizationServer<Env>>("oauthServers");
 
 /** The issuer: OAUTH_ISSUER when set (production), else the request's own origin. */
 export function issuerFor(env: Pick<Env, "OAUTH_ISSUER">, url: URL): string {
@@ -70,8 +71,7 @@ export function authorizationServer(env: Env, url: URL): OAuthAuthorizationServe
       accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
     });
-    // A handful of origins at most (the pinned issuer in production); the cap only guards odd Host headers.
-    if (servers.size > 16) servers.clear();
+    // A handful of origins at most (the pinned issuer in production); the bound only guards odd Host headers.
     servers.set(issuer, server);
   }
   return server;

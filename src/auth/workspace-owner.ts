@@ -4,7 +4,7 @@ import { accounts, type Account, workspaceMembers, workspaces } from "../db/sche
 
 /**
  * A member of a workspace acts for its owner (credits, limits and usage are the owner's). Both ways
- * in (key + secret in auth.ts, bearer tokens in oauth/bearer.ts) read the credential's account and
+ * in (key + secret in authenticate.ts, bearer tokens in bearer.ts) read the credential's account and
  * its workspace owner in the same query, built here.
  */
 export const owners = alias(accounts, "owners");

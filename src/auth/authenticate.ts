@@ -5,12 +5,13 @@ import { accounts, apiKeys, type Account, type ApiKey } from "../db/schema.js";
 import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { rfc3339 } from "../http/time.js";
+import { rfc3339 } from "../platform/time.js";
 import type { AuthContext } from "./auth-context.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
-import { sha256Hex, timingSafeEqualText } from "./crypto.js";
-import { assertScopeAllows, bearerToken, resolveBearer } from "../oauth/bearer.js";
+import { sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
+import { assertScopeAllows, bearerToken, resolveBearer } from "./bearer.js";
 import { logError } from "../request-context.js";
+import { boundedMap } from "../platform/isolate-state.js";
 
 export type { AuthContext } from "./auth-context.js";
 
@@ -22,7 +23,7 @@ const DUMMY_HASH = "0".repeat(64);
 
 /** Writes last_used_at at most once a minute per key per isolate, off the response path. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-const lastUsedWrites = new Map<number, number>();
+const lastUsedWrites = boundedMap<number, number>("lastUsedWrites");
 
 // The clock is read through Date at call time (not captured), so tests can move it past the auth cache TTL.
 export function authenticate(now: () => number = () => Date.now()): MiddlewareHandler<AppBindings> {

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { db } from "../db/client.js";
-import { joinWorkspaceOwner, otherOwner, owners } from "../account/workspace-owner.js";
+import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 import { accounts, type Account } from "../db/schema.js";
 import type { Env } from "../env.js";
 import { ApiError, type CodeWithStatus } from "../http/errors.js";
-import { authorizationServer, type GrantProps, resourceFor, issuerFor, type Scope } from "./config.js";
+import { authorizationServer, type GrantProps, resourceFor, issuerFor, type Scope } from "./oauth-config.js";
 import { TOKEN_SHAPE, whyRefused } from "./token-records.js";
 
 export interface BearerIdentity {

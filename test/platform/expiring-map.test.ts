@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExpiringMap } from "../../src/util/expiring-map.js";
+import { ExpiringMap } from "../../src/platform/expiring-map.js";
 
 describe("ExpiringMap (the per-isolate caches' shared shape)", () => {
   it("answers until ttl has run out, and not one millisecond longer", () => {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../http/errors.js";
+import { ERROR_CODES } from "./errors.js";
 
 export const ErrorSchema = z
   .object({

@@ -1,4 +1,4 @@
-import { ExpiringMap } from "../util/expiring-map.js";
+import { expiringMap } from "./isolate-state.js";
 
 /**
  * The caller's country for its request-log row, without reading `request.cf` on every request.
@@ -11,8 +11,7 @@ import { ExpiringMap } from "../util/expiring-map.js";
  * address's country does not change between two of its calls.
  */
 export const COUNTRY_TTL_MS = 10 * 60_000;
-const MAX_ADDRESSES = 5_000;
-const byAddress = new ExpiringMap<string, string | null>(MAX_ADDRESSES);
+const byAddress = expiringMap<string, string | null>("clientCountries");
 
 export function clientCountry(request: Request, now: number): string | null {
   const header = request.headers.get("cf-ipcountry");

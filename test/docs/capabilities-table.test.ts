@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import readme from "../../README.md?raw";
+import apiDoc from "../../docs/api.md?raw";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
 import type { Capability } from "../../src/capabilities/core/registry.js";
 
-// The README's capability table is the documented price list; it must say what the registry says.
+// docs/api.md's capability table is the documented price list; it must say what the registry says.
 const ROW_LABEL: Record<string, string> = {
   search: "Domain search, email finder, similar, technology",
   verifier: "Email verifier",
@@ -29,10 +29,10 @@ export function capabilityRow(cap: Capability): string {
   return `| ${paths} | ${row} | ${cost}${extra}${exhausted} | ${agent} |`;
 }
 
-describe("README", () => {
+describe("docs/api.md", () => {
   it("lists every capability with its paths, rate-limit row, credit cost and agent path", () => {
     const expected = CAPABILITIES.map(capabilityRow);
-    const missing = expected.filter((row) => !readme.includes(row));
-    expect(missing, `README rows to add or fix:\n${expected.join("\n")}`).toEqual([]);
+    const missing = expected.filter((row) => !apiDoc.includes(row));
+    expect(missing, `docs/api.md rows to add or fix:\n${expected.join("\n")}`).toEqual([]);
   });
 });

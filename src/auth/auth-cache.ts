@@ -1,5 +1,5 @@
 import type { Account, ApiKey } from "../db/schema.js";
-import { ExpiringMap } from "../util/expiring-map.js";
+import { expiringMap } from "../platform/isolate-state.js";
 
 /**
  * In-isolate cache of verified API keys, so a busy key does not pay a D1 join on every request.
@@ -17,8 +17,6 @@ import { ExpiringMap } from "../util/expiring-map.js";
  *   within AUTH_CACHE_TTL_MS, because no entry is used longer than that after it was read.
  */
 export const AUTH_CACHE_TTL_MS = 10_000;
-/** Bounds memory: beyond this many credentials the oldest entry is dropped. */
-const MAX_ENTRIES = 5_000;
 
 export interface VerifiedKey {
   key: ApiKey;
@@ -26,7 +24,7 @@ export interface VerifiedKey {
   owner: Account | null;
 }
 
-const entries = new ExpiringMap<string, VerifiedKey>(MAX_ENTRIES);
+const entries = expiringMap<string, VerifiedKey>("verifiedKeys");
 
 const cacheKey = (publicKey: string, secretHash: string) => `${publicKey}:${secretHash}`;
 

@@ -42,9 +42,9 @@ interface Reservation {
   /** When it was made or last kept alive, on the limiter's clock (the sweep refunds it RESERVATION_TTL_MS later). */
   at: number;
   /**
-   * Set on a call's first reservation when its admission opened 30-day windows: they stay here (and
-   * in `inFlight`) until its settlement keeps them in `repeat_windows` or drops them. `true` on
-   * reservations made before in-flight windows left the table (their rows carry the reservation).
+   * Set on a call's first reservation when its admission reserved requests under the 30-day rule:
+   * its settlement keeps their windows in `repeat_windows` (those it is billed for) or none. `true`
+   * on reservations made before windows were kept at settlement (their rows carry the reservation).
    */
   windows?: OpenedWindows | true;
   /**
@@ -312,8 +312,6 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private credits!: CreditBook;
   private reservations = new Map<string, Reservation>();
   private leases = new Map<string, Lease>();
-  /** Windows of calls still running, by fingerprint: rebuilt from the `r:` records that hold them. */
-  private inFlight = new Map<string, { reservation: string; billedAt: number }>();
   private windows = new Map<string, FixedWindow>();
   private countKeys = new Set<string>();
   /** When the storage alarm is set for, null when none is (read once, then kept in step). */
@@ -342,11 +340,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     });
   }
 
-  /** Keeps a reservation in memory: its credits held, its call's windows open. */
+  /** Keeps a reservation in memory, its credits held. */
   private holdReservation(id: string, r: Reservation) {
     this.reservations.set(id, r);
     if (r.amount !== undefined) this.credits.hold(r.balance, r.amount);
-    if (r.windows && r.windows !== true) for (const fingerprint of r.windows.fingerprints) this.inFlight.set(fingerprint, { reservation: id, billedAt: r.windows.billedAt });
   }
 
   /** Ends a reservation: its hold released (charged by the caller when found) or, if it was charged at admission and not found, refunded. */
@@ -357,24 +354,32 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     else if (!found) this.credits.refundCharged(r.balance, r.fromPlan ?? 0, r.fromPack ?? 0, r.month, now);
   }
 
-  /** Ends the in-flight windows of reservation `id`; keeps those billed (found and listed). Answers the fingerprints kept. */
-  private endWindows(id: string, opened: OpenedWindows | true, found: boolean, billed: readonly string[] | undefined, now: number, charged: (fingerprint: string) => Amounts | null = () => null): string[] {
+  /**
+   * Ends the windows reservation `id`'s call asked for: those it was billed for are kept, opening
+   * now (`charged` says what each request cost); the others stay closed. Answers those kept.
+   * Reservations made before windows were kept at settlement had theirs opened in the table.
+   */
+  private endWindows(id: string, opened: OpenedWindows | true, kept: readonly string[] | "all", now: number, charged: (fingerprint: string) => Amounts | null = () => null): string[] {
     if (opened === true) {
-      if (!found) {
+      if (!kept.length) {
         this.repeatWindows.closeOpenedInTable(id);
         return [];
       }
-      return this.repeatWindows.settleOpenedInTable(id, billed) ? [...(billed ?? [])] : [];
+      return this.repeatWindows.settleOpenedInTable(id, kept === "all" ? undefined : kept) ? (kept === "all" ? [] : [...kept]) : [];
     }
-    const kept: string[] = [];
-    for (const fingerprint of opened.fingerprints) {
-      // A window replaced since (its 30 days ran out meanwhile) belongs to the newer call.
-      if (this.inFlight.get(fingerprint)?.reservation !== id) continue;
-      this.inFlight.delete(fingerprint);
-      if (found && (!billed || billed.includes(fingerprint))) kept.push(fingerprint);
-    }
+    if (kept === "all") return [];
     if (kept.length) this.repeatWindows.keep(kept.map((fingerprint) => ({ fingerprint, charged: charged(fingerprint) })), { ...opened, billedAt: now, call: id });
-    return kept;
+    return [...kept];
+  }
+
+  /** Requests another call was billed for since (a window kept under another call): this call is their repeat. */
+  private billedElsewhere(owner: string, fingerprints: readonly string[], now: number): Set<string> {
+    const out = new Set<string>();
+    for (const fingerprint of fingerprints) {
+      const open = this.openWindow(fingerprint, now);
+      if (open && open.call !== owner) out.add(fingerprint);
+    }
+    return out;
   }
 
   /** The repeat-window table, created on first use (objects that never bill, e.g. `ip:*`, have none). */
@@ -487,7 +492,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       if (fingerprint in repeats || fresh.includes(fingerprint) || refused.includes(fingerprint)) continue;
       const open = this.openWindow(fingerprint, now);
       if (open) {
-        repeats[fingerprint] = open.reservation === null ? open.billedAt : null;
+        repeats[fingerprint] = open.billedAt;
         continue;
       }
       if (req.partial) {
@@ -530,13 +535,11 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       reservationIds.push(id);
     }
     const billing = req.billing;
-    // The windows belong to the call's first reservation: its settlement keeps or closes them.
-    // They live with it (memory and its r: record) until it settles: no table write yet.
+    // The requests it may be billed for belong to the call's first reservation: its settlement
+    // keeps their windows (billed) or none. Nothing is written to the table before.
     if (billing && fresh.length && reservationIds.length) {
       const owner = reservationIds[0]!;
-      const opened = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: now };
-      this.reservations.get(owner)!.windows = opened;
-      for (const fingerprint of fresh) this.inFlight.set(fingerprint, { reservation: owner, billedAt: now });
+      this.reservations.get(owner)!.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: now };
     }
     const result: AdmitResult = { admitted: true, reservationIds, snapshot: snapshot() };
     if (billing) Object.assign(result, { repeats, reserved: cost });
@@ -545,13 +548,16 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     return result;
   }
 
-  /** The window of `fingerprint` open at `now`; one left by a call whose reservation is gone counts as closed. */
+  /**
+   * The window of `fingerprint` open at `now`: a request billed less than 30 days ago. A call still
+   * running opens none: identical calls running side by side each hold their cost, and whichever is
+   * charged first is billed, the others are its repeats (so a call that fails or finds nothing
+   * never leaves another one free). Rows opened by a running call before windows were kept at
+   * settlement (`reservation` set) are not open either.
+   */
   private openWindow(fingerprint: string, now: number): OpenWindow | null {
-    const flying = this.inFlight.get(fingerprint);
-    if (flying && flying.billedAt > now - REPEAT_WINDOW_MS) return flying;
     const open = this.repeatWindows.find(fingerprint, now);
-    if (open?.reservation != null && !this.reservations.has(open.reservation)) return null;
-    return open;
+    return open && open.reservation == null ? open : null;
   }
 
   /**
@@ -593,18 +599,25 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     const live = s.reservationIds.map((id) => [id, this.reservations.get(id)] as const).filter((e): e is readonly [string, Reservation] => e[1] !== undefined);
     if (!live.length) return this.settledBefore(owner, s.found ? (billedList ?? []) : [], now);
     const opened = owner !== undefined ? this.reservations.get(owner)?.windows : undefined;
-    for (const [id, r] of live) this.dropReservation(id, r, s.found, now, change);
+    // The requests this call may be billed for; one another call was billed for meanwhile is its repeat.
+    const asked = opened && opened !== true ? opened.fingerprints.filter((fp) => !billedList || billedList.includes(fp)) : [...(billedList ?? [])];
+    const elsewhere = opened && opened !== true && s.found ? this.billedElsewhere(owner!, asked, now) : new Set<string>();
+    const billing = s.found ? asked.filter((fp) => !elsewhere.has(fp)) : [];
+    // A single call whose request was billed elsewhere is a repeat: nothing is charged.
+    const found = s.found && !(opened && opened !== true && !billing.length);
+    for (const [id, r] of live) this.dropReservation(id, r, found, now, change);
     let charged: Amounts = {};
     let parts: Amounts[] | undefined;
-    if (s.found && s.parts) {
-      parts = this.chargeParts(s.parts, live, plan, now);
+    if (found && s.parts) {
+      parts = this.chargeParts(s.parts.map((p) => (elsewhere.has(p.fingerprint) ? { ...p, cost: {} } : p)), live, plan, now);
       for (const part of parts) for (const [b, n] of Object.entries(part) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) + n;
-    } else if (s.found) charged = this.chargeAdjusted(s.adjust, live, plan, now);
+    } else if (found) charged = this.chargeAdjusted(s.adjust, live, plan, now);
     const chargedFor = (fingerprint: string): Amounts | null => {
       if (parts) return parts[s.parts!.findIndex((p) => p.fingerprint === fingerprint)] ?? null;
-      return opened && opened !== true && opened.fingerprints.length === 1 ? charged : null;
+      return billing.length === 1 ? charged : null;
     };
-    const kept = opened ? this.endWindows(owner!, opened, s.found, billedList, now, chargedFor) : [];
+    // Legacy rows opened while their call ran are kept all when found and nothing says which.
+    const kept = opened ? this.endWindows(owner!, opened, opened === true && found && !billedList ? "all" : billing, now, chargedFor) : [];
     const out: SettlementOutcome = { billed: kept, at: kept.length ? now : null, charged };
     if (parts) out.parts = parts;
     return out;
@@ -702,7 +715,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    */
   private applyLateCharge(c: LateCharge, plan: string, now: number, change: Change): ChargeDecision {
     const open = this.openWindow(c.fingerprint, now);
-    if (open) return open.reservation === null && open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
+    if (open) return open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
     const lease = c.lease ? this.leases.get(c.lease) : undefined;
     const fromLease = lease !== undefined && BALANCES.every((b) => (lease.held[b] ?? 0) >= (c.cost[b] ?? 0));
     if (!fromLease && !BALANCES.every((b) => this.credits.available(plan, b, now) >= (c.cost[b] ?? 0))) return { billed: false, at: null };
@@ -857,7 +870,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const change = new Change();
       for (const [id, r] of this.reservations) {
         if (now - r.at < RESERVATION_TTL_MS) continue;
-        if (r.windows) this.endWindows(id, r.windows, false, undefined, now);
+        if (r.windows) this.endWindows(id, r.windows, [], now);
         this.dropReservation(id, r, false, now, change);
         // A bulk chunk sent again under the same key decides anew.
         if (this.keyTable) this.admissionKeys.forget(keyOf(id));

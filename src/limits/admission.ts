@@ -128,7 +128,8 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   if (billing || Object.keys(cost).length) client.forgetBalances(req.accountId);
   const generation = client.generation;
   const key = req.key ?? crypto.randomUUID();
-  const result = await client.admit(env, req.accountId, { key, plan: req.plan, group: cap.rateGroup, cost, withBalances: req.withBalances, billing, partial: req.partial });
+  const admit = { key, plan: req.plan, group: cap.rateGroup, cost, withBalances: req.withBalances, billing, partial: req.partial };
+  const result = await client.admit(env, req.accountId, admit, req.key !== undefined);
   if (result.admitted && result.balances) client.rememberBalances(req.accountId, req.plan, result.balances, generation, req.now);
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (!result.admitted) return { admitted: false, headers, refusal: refusalResponse(result, cap, billing ? {} : cost) };

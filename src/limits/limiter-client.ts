@@ -74,6 +74,8 @@ const ORPHAN_MS = 10_000;
 
 interface PendingAdmission {
   req: AdmitRequest;
+  /** Its key is the caller's, shared with other requests (a bulk chunk's deliveries): never released for it. */
+  shared: boolean;
   outcome?: { result: AdmitResult } | { error: unknown };
   failures: number;
   /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
@@ -177,9 +179,9 @@ export class LimiterClient {
    * sends the next message itself when none is in flight (or the one in flight is stale), else
    * looks again every pollMs.
    */
-  async admit(env: Env, accountId: number, req: AdmitRequest): Promise<AdmitResult> {
+  async admit(env: Env, accountId: number, req: AdmitRequest, shared = false): Promise<AdmitResult> {
     const line = this.line(accountId, req.plan);
-    const mine: PendingAdmission = { req, failures: 0, seen: Date.now() };
+    const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now() };
     line.admissions.push(mine);
     for (;;) {
       mine.seen = Date.now();
@@ -369,8 +371,9 @@ export class LimiterClient {
       const result = reply.admissions[i]!;
       const orphan = a.outcome !== undefined || now - a.seen > ORPHAN_MS;
       a.outcome ??= { result };
-      // Its request gave up on it: what it was given goes back at once.
-      if (orphan && result.admitted && result.reservationIds.length) {
+      // Its request gave up on it: what it was given goes back at once (unless other requests share
+      // its key: a later delivery of the same bulk rows holds it; the sweep releases it otherwise).
+      if (orphan && !a.shared && result.admitted && result.reservationIds.length) {
         this.settle(env, line.accountId, a.req.plan, { reservationIds: result.reservationIds, found: false, adjust: {} }, () => {});
       }
     });

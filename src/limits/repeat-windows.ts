@@ -35,16 +35,15 @@ export const SYNC_BATCH = 500;
  * `repeat_windows`). Every method is synchronous, so the limiter decides and writes a window in the
  * same storage transaction as the rate-limit counters and the credit reservation.
  *
- * The table holds windows whose call was billed ("kept"). A window whose call is still running lives
- * with that call's reservation in the limiter (memory and its `r:` record, see AccountLimiter's
- * `inFlight`): an identical request arriving meanwhile is a repeat, so two requests racing each
- * other are billed once, and the call's settlement writes its window here (billed) or drops it.
- * Writing a window once, when it is kept, instead of when it opens and again when it is kept, halves
- * the table's writes on the billed path. `synced` = 0 marks a kept window the D1 copy has not
- * received yet.
+ * The table holds windows of requests that were billed ("kept"), written in the transaction that
+ * charges them, with the call that paid (`call`) and what it paid (`charged`): a settlement or late
+ * charge sent again is answered from them. Identical calls running side by side each hold their
+ * cost; the first charged keeps the window, the others find it and are its repeats (so two requests
+ * racing each other are billed once, and one that fails or finds nothing leaves no other free).
+ * `synced` = 0 marks a kept window the D1 copy has not received yet.
  *
- * `reservation` is set only on rows opened before in-flight windows moved out of the table (issue
- * 22, fourth round): `settleOpenedInTable` and `closeOpenedInTable` end those, and can go once every
+ * `reservation` is set only on rows opened while their call ran, before windows were kept at
+ * settlement: `settleOpenedInTable` and `closeOpenedInTable` end those, and can go once every
  * reservation made before that change has been settled or swept (RESERVATION_TTL_MS after it).
  */
 export class RepeatWindows {

@@ -1,4 +1,4 @@
-import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
@@ -20,6 +20,8 @@ import { billedOf, collect, limiterClock, recordingEnv } from "../support/limite
 /** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
 let release: Promise<void> = Promise.resolve();
 const found: Record<string, boolean> = {};
+/** Per request, the answers its next calls give (found or not), in the order they start. */
+const answers: Record<string, boolean[]> = {};
 const probe = defineCapability({
   name: "window-probe",
   label: "Window probe",
@@ -31,8 +33,9 @@ const probe = defineCapability({
   cost: { balance: "phone", amount: 1 },
   usageCategory: "phones",
   handler: async (params) => {
+    const mine = answers[params.q]?.shift();
     await release;
-    return { body: { data: { q: params.q } }, found: found[params.q] ?? true };
+    return { body: { data: { q: params.q } }, found: mine ?? found[params.q] ?? true };
   },
 });
 
@@ -257,7 +260,7 @@ describe("a running call's window, held with its reservation", () => {
     return { running, open, waitUntil, settled };
   }
 
-  it("writes the window to the table only once the call is billed: while it runs, an identical request is a repeat all the same", async () => {
+  it("writes the window only once the call is billed: an identical call running beside it is billed only if charged first", async () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
@@ -273,18 +276,33 @@ describe("a running call's window, held with its reservation", () => {
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
-  it("survives a restart of the limiter: the window is read back from the call's reservation record", async () => {
+  it("survives a restart of the limiter: the call's requests are read back from its reservation record, and its settlement keeps the window", async () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const { running, open, settled } = heldCall(a.accountId, q);
     await new Promise((r) => setTimeout(r, 50));
-    const fingerprint = await requestFingerprint("window-probe", { q });
-    const [held, other] = await afterRestart(a.accountId, (limiter) => [limiter.openWindow(fingerprint, Date.now()), limiter.openWindow(crypto.randomUUID(), Date.now())]);
-    expect(held).toMatchObject({ reservation: expect.any(String) });
-    expect(other).toBeNull();
+    await evictDurableObject(stubOf(a.accountId));
     open();
-    await running;
+    expect(await billedOf(await running)).toBe(true);
     await settled();
+    const fingerprint = await requestFingerprint("window-probe", { q });
+    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null })]);
+  });
+
+  it("bills the identical call that is charged first when one running beside it finds nothing: no call is left free", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    // The first call finds nothing, the identical one started while it runs finds something.
+    answers[q] = [false, true];
+    const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
+    await new Promise((r) => setTimeout(r, 20));
+    const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await new Promise((r) => setTimeout(r, 20));
+    open();
+    const [one, two] = await Promise.all([first, second]);
+    expect([await billedOf(one), await billedOf(two)]).toEqual([false, true]);
+    await settled();
+    expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
   it("is closed with nothing written when the call's reservation is swept after its Worker died", async () => {
@@ -322,7 +340,8 @@ describe("a running call's window, held with its reservation", () => {
       }
     });
     const rows = await afterRestart(a.accountId, (limiter, state) => {
-      expect(limiter.openWindow("fp-kept", now)).toMatchObject({ reservation: "legacy-kept" });
+      // Opened while its call ran: not a repeat (only a billed request's window is).
+      expect(limiter.openWindow("fp-kept", now)).toBeNull();
       void limiter.exchange({ plan: "scale", settlements: [{ reservationIds: ["legacy-kept"], found: true, adjust: {} }] });
       void limiter.exchange({ plan: "scale", settlements: [{ reservationIds: ["legacy-closed"], found: false, adjust: {} }] });
       return state.storage.sql.exec<{ fingerprint: string; reservation: string | null }>("SELECT fingerprint, reservation FROM repeat_windows").toArray();

@@ -2,7 +2,7 @@ import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { limitSnapshot, type AdmitResult, type BalanceView, type Billing, type SettlementOutcome } from "./account-limiter.js";
-import { type BillingDecision, billedWhen, type PendingDecision } from "./billing-decision.js";
+import { type BillingDecision, BillingOnReport, type PendingDecision } from "./billing-decision.js";
 import { isolateClient, type LimiterClient } from "./limiter-client.js";
 import type { IsolateLease } from "./isolate-lease.js";
 import { planLimits } from "./rate-table.js";
@@ -73,8 +73,8 @@ export type Admission =
       settle(outcome: CallOutcome): PendingDecision<SettlementOutcome> | undefined;
       /**
        * Set instead of a reservation when the call was paid from the isolate's lease: ends the call
-       * (settle is then a no-op), sending its charge to the limiter if it found something. The
-       * decision tells the caller, later, whether it was billed.
+       * (settle is then a no-op). When it found something, its charge goes to the limiter once a
+       * surface takes its report (the decision tells it, later, whether it was billed).
        */
       chargeLater?(outcome: { found: boolean; charged?: Amounts }): BillingDecision | undefined;
     }
@@ -203,7 +203,8 @@ function admitFromLease(env: Env, client: LimiterClient, req: AdmissionRequest, 
       }
       // The lease paid the declared cost; an answer that uses more is charged that (late charges carry no options).
       const charge = { key: crypto.randomUUID(), lease: lease.id, accountId: req.accountId, capability: billing.capability, source: billing.source, fingerprint, cost };
-      return billedWhen(client.charge(env, req.accountId, req.plan, charge, lease, req.waitUntil), (d) => d.billed);
+      // Sent when the call's report asks for the decision (BillingOnReport).
+      return new BillingOnReport(() => client.charge(env, req.accountId, req.plan, charge, lease, req.waitUntil), (d) => d.billed);
     },
   };
 }

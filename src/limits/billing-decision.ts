@@ -11,21 +11,20 @@
  */
 export class PendingDecision<T> {
   private value?: { decided: T };
-  private followUp?: (decided: T) => Promise<unknown>;
+  private followUps: ((decided: T) => Promise<unknown>)[] = [];
 
-  /** Hands over the limiter's decision; answers the follow-up that waited for it, to be awaited by the caller. */
+  /** Hands over the limiter's decision; answers the follow-ups that waited for it, to be awaited by the caller. */
   decide(decided: T): Promise<unknown> | undefined {
     if (this.value) return undefined;
     this.value = { decided };
-    const followUp = this.followUp;
-    this.followUp = undefined;
-    return followUp?.(decided);
+    const waiting = this.followUps.splice(0);
+    return waiting.length ? Promise.all(waiting.map((f) => f(decided))) : undefined;
   }
 
   /** Runs `followUp` with the decision: now if it is known (the promise is the caller's to await), else when it comes. */
   whenDecided(followUp: (decided: T) => Promise<unknown>): Promise<unknown> | undefined {
     if (this.value) return followUp(this.value.decided);
-    this.followUp = followUp;
+    this.followUps.push(followUp);
     return undefined;
   }
 
@@ -40,9 +39,24 @@ export interface BillingDecision {
   whenDecided(followUp: (billed: boolean) => Promise<unknown>): Promise<unknown> | undefined;
 }
 
-/** A decision of any kind, read as billed or not. */
-export function billedWhen<T>(pending: PendingDecision<T>, billed: (decided: T) => boolean): BillingDecision {
-  return { whenDecided: (followUp) => pending.whenDecided((decided) => followUp(billed(decided))) };
+/**
+ * The billing of a call that found something, sent to the limiter only when a surface takes its
+ * report (asks for the decision): a request that ends before it reports its answer (cancelled,
+ * answered by the deadline's 504 meanwhile) was never given it, and is charged nothing. The report
+ * is the trigger, so no call is charged without a report waiting for the decision.
+ */
+export class BillingOnReport<T> implements BillingDecision {
+  private pending?: PendingDecision<T>;
+
+  constructor(
+    private readonly send: () => PendingDecision<T>,
+    private readonly billed: (decided: T) => boolean,
+  ) {}
+
+  whenDecided(followUp: (billed: boolean) => Promise<unknown>): Promise<unknown> | undefined {
+    this.pending ??= this.send();
+    return this.pending.whenDecided((decided) => followUp(this.billed(decided)));
+  }
 }
 
 /** A decision known at the answer. */

@@ -183,7 +183,7 @@ describe("30-day repeats this isolate already knows", () => {
     const q = crypto.randomUUID();
     const { waitUntil, settled } = collect();
     const client = new LimiterClient();
-    await executeCapability(double, { q }, { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client });
+    expect(await billedOf(await executeCapability(double, { q }, { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client }))).toBe(true);
     await settled();
     // Its window opened when the limiter kept it, on the limiter's clock.
     const fingerprint = await requestFingerprint("repeat-probe", { q });

@@ -147,7 +147,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
   it("keeps a charge the D1 copy could not take, and sends it once D1 answers again", async () => {
     const a = await createAccount({ plan: "scale" });
     const { waitUntil, settled } = collect();
-    await executeCapability(probe, { q: crypto.randomUUID() }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: crypto.randomUUID() }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await settled();
     const stub = stubOf(a.accountId);
     const realEnv = await runInDurableObject(stub, async (instance: AccountLimiter) => {
@@ -173,11 +173,11 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const old = collect();
     // The old call is billed on a limiter whose clock says 30 days ago.
     const clock = await limiterClock(stubOf(a.accountId), Date.now() - REPEAT_WINDOW_MS - 60_000);
-    await executeCapability(probe, { q: "old" }, { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: "old" }, { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await old.settled();
     clock.at(null);
     const recent = collect();
-    await executeCapability(probe, { q: "recent" }, { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: "recent" }, { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await Promise.all([old.settled(), recent.settled()]);
     expect(await windowsOf(a.accountId)).toHaveLength(2);
     expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
@@ -212,7 +212,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const a = await createAccount({ plan: "scale" });
     const [x, y, z2] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     const single = collect();
-    await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await single.settled();
     const { env: recorded, calls } = recordingEnv();
     const ctx = createExecutionContext();

@@ -5,6 +5,7 @@ import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
+import { billedOf } from "../support/limiter.js";
 
 const INT = /^\d+$/;
 
@@ -159,6 +160,8 @@ describe("capability calls through the limiter", () => {
     const t = Date.now();
     const ok = await run(a.accountId, "pro", probe, t);
     expect(ok.response.status).toBe(200);
+    // The answer's report (its log row) takes the decision: that sends the charge.
+    expect(await billedOf(ok)).toBe(true);
     expect(ok.response.headers.get("x-second-rate-limit")).toBe("8");
     await run(a.accountId, "pro", probe, t + 10);
     const failed = await run(a.accountId, "pro", probe, t + 20);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { processChunk } from "../../src/bulk/consumer.js";
@@ -113,12 +114,23 @@ interface Answer {
 
 const never = () => new Promise<never>(() => {});
 /**
- * A request whose round trip hangs (its sender never resumes) is cancelled by the runtime in
- * production; here its call is given up after this long, and whatever it would have answered is
- * not an answer.
+ * The request each round trip is made in (the harness runs every call in its own context): a round
+ * trip that hangs leaves its request waiting for ever, as a request the runtime cancelled; it is
+ * marked so the harness stops waiting for it. Nothing it would have answered is an answer.
  */
-const CANCEL_AFTER_MS = 400;
-const cancelled = () => new Promise<void>((r) => setTimeout(r, CANCEL_AFTER_MS));
+interface Request {
+  hung: boolean;
+  onHang: () => void;
+}
+const requests = new AsyncLocalStorage<Request>();
+function asRequest<T>(body: () => Promise<T>): Promise<T | undefined> {
+  let onHang!: () => void;
+  const hung = new Promise<undefined>((r) => (onHang = () => r(undefined)));
+  const request: Request = { hung: false, onHang: () => ((request.hung = true), onHang()) };
+  return Promise.race([requests.run(request, body), hung]);
+}
+/** A waitUntil whose round trip hangs is cancelled after this long, as the runtime would. */
+const WAIT_UNTIL_CANCEL_MS = 2_000;
 const LIMITER_METHODS = new Set(["exchange", "admit", "balances", "status", "syncUsage"]);
 
 /** The isolate's env: its round trips to limiters meet its faults; once dead, nothing it sends comes back. */
@@ -147,6 +159,7 @@ function isolateEnv(iso: Isolate, faults: Random): Env {
             if (faults.chance(f.hang)) {
               // The limiter decides; the request that sent it never resumes.
               void target[prop]!(...args).catch(() => {});
+              requests.getStore()?.onHang();
               return never();
             }
             const result = await target[prop]!(...args);
@@ -236,8 +249,7 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   let bulkDeliveries: Promise<unknown>[] = [];
 
   const call = (iso: Isolate, surface: Answer["surface"], email: string) => {
-    let gone = false;
-    const op = (async () => {
+    const op = asRequest(async () => {
       const execution = await executeCapability(emailVerifier, { email }, {
         env: iso.env,
         waitUntil: (p) => void iso.pending.push(p),
@@ -248,23 +260,22 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
         client: iso.client,
         now: () => Date.now() + iso.skew,
       });
-      if (gone) return;
+      if (requests.getStore()?.hung) return;
       const answer: Answer = { iso, surface, fingerprint: fingerprints.get(email) ?? (await requestFingerprint("email-verifier", { email })), status: execution.response.status, found: execution.result?.found ?? false };
       answers.push(answer);
       const written = execution.billing.whenDecided(async (billed) => void (answer.report = billed));
       if (written) await written;
-    })().catch((err) => {
+    }).catch(() => {
       // A call whose admission could not be had answers an error (503): not an answer.
-      if (!iso.dead && !gone) answers.push({ iso, surface, fingerprint: "", status: 503, found: false, report: false });
-      void err;
+      if (!iso.dead) answers.push({ iso, surface, fingerprint: "", status: 503, found: false, report: false });
     });
-    return Promise.race([op, iso.died, cancelled().then(() => void (gone = true))]);
+    return Promise.race([op, iso.died]);
   };
 
   const deliver = (iso: Isolate) => {
     const ctx = createExecutionContext();
-    const run = processChunk(iso.env, ctx, { jobId: bulk!.id, chunk: 0, run: 1 }, planOf, batchMemo(), iso.client).catch(() => {});
-    return Promise.race([run, iso.died, cancelled()]);
+    const run = asRequest(() => processChunk(iso.env, ctx, { jobId: bulk!.id, chunk: 0, run: 1 }, planOf, batchMemo(), iso.client)).catch(() => {});
+    return Promise.race([run, iso.died]);
   };
 
   for (let done = 0; done < steps; ) {
@@ -437,7 +448,7 @@ function checkReports(
  */
 async function settleLive(isolates: Isolate[], accountId: number) {
   for (let round = 0; round < 2; round++) {
-    for (const iso of isolates.filter((i) => !i.dead)) await Promise.race([Promise.all(iso.pending.splice(0)), cancelled()]);
+    for (const iso of isolates.filter((i) => !i.dead)) await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
   }
   for (const iso of isolates.filter((i) => !i.dead)) await iso.client.flush(iso.env, accountId);
 }

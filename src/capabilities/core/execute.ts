@@ -2,7 +2,8 @@ import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest } from "../../limits/admission.js";
-import { type BillingDecision, billedWhen, NOT_BILLED } from "../../limits/billing-decision.js";
+import type { SettlementOutcome } from "../../limits/account-limiter.js";
+import { type BillingDecision, BillingOnReport, NOT_BILLED, PendingDecision } from "../../limits/billing-decision.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateClient } from "../../limits/limiter-client.js";
 import { requestFingerprint } from "../../limits/repeat-billing.js";
@@ -73,19 +74,28 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // The limiter decides after the answer whether a call that found something new was billed: from
   // the isolate's lease (a late charge), or by keeping its reservation (the settlement). Credits were
   // set aside before the answer either way, so the next request already sees the lower balance.
+  // What it found is charged once the surface takes the call's report (BillingOnReport): a request
+  // that ends before reporting its answer never gave it, and is charged nothing.
   const charged = result.found && creditBilled ? costOf(cap, result.extraCost) : undefined;
   let decision: BillingDecision = NOT_BILLED;
   if (admission.chargeLater) decision = admission.chargeLater({ found: result.found, charged }) ?? NOT_BILLED;
-  else if (!repeat) {
-    const settled = admission.settle({ found: result.found, charged });
-    if (settled && charged) decision = billedWhen(settled, (outcome) => outcome.billed.includes(fingerprint!));
-  }
+  else if (!repeat && charged) {
+    const settle = admission.settle;
+    decision = new BillingOnReport(() => settle({ found: true, charged }) ?? nothingReserved(), (outcome) => outcome.billed.includes(fingerprint!));
+  } else if (!repeat) admission.settle({ found: result.found });
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
   return finish({ response: withHeaders(response, admission.headers), result, billing: decision });
+}
+
+/** The decision of a call that reserved nothing: not billed. */
+function nothingReserved(): PendingDecision<SettlementOutcome> {
+  const decided = new PendingDecision<SettlementOutcome>();
+  decided.decide({ billed: [], at: null, charged: {} });
+  return decided;
 }
 
 /** A credit-billed call's price: the capability's base cost plus what its options use. */

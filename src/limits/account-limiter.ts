@@ -561,8 +561,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   /**
-   * The windows D1 held before this object held them (billed_requests, written by the Worker until
-   * issue 22), taken over once per object so a repeat billed before the move stays free. Runs before
+   * The windows D1 held before this object held them (billed_requests, written by the Worker before
+   * the limiter kept the windows), taken over once per object so a repeat billed before the move stays free. Runs before
    * the first message that bills, with every other event held back. Can go once every window billed
    * before the move has closed (30 days after it shipped).
    */

@@ -10,7 +10,7 @@ import { bulkJobs } from "../../src/db/schema-bulk.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
-import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, parseCsv, waitForEnd } from "./support.js";
+import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, launchLosingMessages, parseCsv, waitForEnd } from "./support.js";
 
 const FIRST = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas"];
 const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein"];
@@ -18,16 +18,6 @@ const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffma
 const PEOPLE = [["domain", "first_name", "last_name"], ...LAST.flatMap((l) => FIRST.map((f) => ["acme-widgets.test", f, l]))];
 
 type Internals = { env: Env; job: { run: number } };
-
-/** Launches the job through an object whose queue loses every message (as a crash between send and delivery would). */
-async function launchLosingMessages(account: TestAccount, id: number) {
-  await runInDurableObject(jobStub(env, id), async (instance: BulkJob) => {
-    const o = instance as unknown as Internals;
-    const lost = async () => {};
-    o.env = { ...o.env, BULK_QUEUE: { send: lost, sendBatch: lost } as unknown as Env["BULK_QUEUE"] };
-    await instance.launch(Date.now(), account.accountId);
-  });
-}
 
 async function deliver(jobId: number, chunk: number, run = 1) {
   const batch = createMessageBatch("bulk-rows", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { jobId, chunk, run } }]);

@@ -95,3 +95,13 @@ export async function ageBilling(jobId: number) {
     state.storage.sql.exec(`UPDATE billing SET at = 0`);
   });
 }
+
+/** Launches a job through an object whose queue loses every message: the test delivers its chunks itself (as a crash between send and delivery would leave them). */
+export async function launchLosingMessages(account: TestAccount, id: number) {
+  await runInDurableObject(jobStub(env, id), async (instance: BulkJob) => {
+    const o = instance as unknown as { env: Env };
+    const lost = async () => {};
+    o.env = { ...o.env, BULK_QUEUE: { send: lost, sendBatch: lost } as unknown as Env["BULK_QUEUE"] };
+    await instance.launch(Date.now(), account.accountId);
+  });
+}

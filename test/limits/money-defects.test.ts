@@ -13,7 +13,7 @@ import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, recordingEnv } from "../support/limiter.js";
-import { createdId, createJob } from "../bulk/support.js";
+import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 
 // One test per money defect found by reading and trying the code (each fails when its fix is
 // taken out; see the commits that added them).
@@ -153,12 +153,7 @@ describe("money defects", () => {
     /** A running verifier job whose chunk the test delivers itself (its queue loses what it is sent). */
     async function runningJob(account: TestAccount) {
       const id = await createdId(await createJob(account, "verifier", { name: "Sent twice", data: [["email"], ...EMAILS.map((e) => [e])] }));
-      await runInDurableObject(jobStub(env, id), async (instance: BulkJob) => {
-        const o = instance as unknown as { env: Env };
-        const lost = async () => {};
-        o.env = { ...o.env, BULK_QUEUE: { send: lost, sendBatch: lost } as unknown as Env["BULK_QUEUE"] };
-        await instance.launch(Date.now(), account.accountId);
-      });
+      await launchLosingMessages(account, id);
       return id;
     }
 

@@ -14,7 +14,7 @@ import { planFor } from "../../src/limits/plans.js";
 import { requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { createAccount } from "./accounts.js";
 import { limiterClock } from "./limiter.js";
-import { createdId, createJob } from "../bulk/support.js";
+import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 
 /**
  * A fault-injection harness for the money invariants (docs/billing.md). One schedule plays one
@@ -456,13 +456,8 @@ async function settleLive(isolates: Isolate[], accountId: number) {
 async function bulkJob(account: Awaited<ReturnType<typeof createAccount>>, emails: string[]) {
   if (!emails.length) return null;
   const id = await createdId(await createJob(account, "verifier", { name: "harness", data: [["email"], ...emails.map((e) => [e])] }));
-  // Launched with a queue that loses its messages: the harness delivers the chunk itself.
-  await runInDurableObject(jobStub(env, id), async (instance: BulkJob) => {
-    const o = instance as unknown as { env: Env };
-    const lost = async () => {};
-    o.env = { ...o.env, BULK_QUEUE: { send: lost, sendBatch: lost } as unknown as Env["BULK_QUEUE"] };
-    await instance.launch(Date.now(), account.accountId);
-  });
+  // Its chunk is delivered by the harness itself.
+  await launchLosingMessages(account, id);
   return { id, emails };
 }
 

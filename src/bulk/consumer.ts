@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { type BatchCallOutcome, type BatchRun, executeBatch } from "../capabilities/core/execute-batch.js";
 import { logSurfaceCalls, surfaceLogRow } from "../capabilities/core/surface-log.js";
 import { sha256Hex } from "../platform/crypto.js";
-import type { SettlementOutcome } from "../limits/account-limiter.js";
+import type { SettlementOutcome } from "../limits/limiter-messages.js";
 import { isolateClient, type LimiterClient } from "../limits/limiter-client.js";
 import type { AnyCapability, BulkOptionValues, BulkRowResult } from "../capabilities/core/registry.js";
 import { batchMemo, type Memo } from "../engine/memo.js";

@@ -7,7 +7,7 @@ import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } 
 import type { BulkRowsMessage } from "./messages.js";
 import { inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
 import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
-import type { LimiterReply, Settlement, SettlementOutcome } from "../limits/account-limiter.js";
+import type { LimiterReply, Settlement, SettlementOutcome } from "../limits/limiter-messages.js";
 
 /** One processed row, as the consumer reports it. */
 export interface RowRecord {

@@ -1,7 +1,8 @@
 import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import { limitSnapshot, type AdmitResult, type BalanceView, type Billing, type SettlementOutcome } from "./account-limiter.js";
+import { limitSnapshot, type BalanceView } from "./account-limiter.js";
+import type { AdmitResult, Billing, SettlementOutcome } from "./limiter-messages.js";
 import { type BillingDecision, BillingOnReport, type PendingDecision } from "./billing-decision.js";
 import { isolateClient, type LimiterClient } from "./limiter-client.js";
 import type { IsolateLease } from "./isolate-lease.js";
@@ -129,7 +130,7 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   const generation = client.generation;
   const key = req.key ?? crypto.randomUUID();
   const admit = { key, plan: req.plan, group: cap.rateGroup, cost, withBalances: req.withBalances, billing, partial: req.partial };
-  const result = await client.admit(env, req.accountId, admit, req.key !== undefined);
+  const result = await client.admit(env, req.accountId, admit, req.waitUntil, req.key !== undefined);
   if (result.admitted && result.balances) client.rememberBalances(req.accountId, req.plan, result.balances, generation, req.now);
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (!result.admitted) return { admitted: false, headers, refusal: refusalResponse(result, cap, billing ? {} : cost) };
@@ -179,7 +180,7 @@ function admitWithoutLimit(env: Env, client: LimiterClient, req: AdmissionReques
 async function admitUnlimited(env: Env, client: LimiterClient, req: AdmissionRequest, group: RateGroup): Promise<Admission> {
   const headers = admitWithoutLimit(env, client, req, group);
   if (!req.withBalances) return { admitted: true, headers, ...NOTHING_RESERVED };
-  const balances = client.knownBalances(req.accountId, req.plan, req.now) ?? (await client.readBalances(env, req.accountId, req.plan, req.now));
+  const balances = client.knownBalances(req.accountId, req.plan, req.now) ?? (await client.readBalances(env, req.accountId, req.plan, req.now, req.waitUntil));
   return { admitted: true, headers, balances, ...NOTHING_RESERVED };
 }
 

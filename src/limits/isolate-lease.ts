@@ -1,4 +1,4 @@
-import type { LeaseRequest, LeaseState } from "./account-limiter.js";
+import type { LeaseRequest, LeaseState } from "./limiter-messages.js";
 import { type Amounts, BALANCES } from "./credit-book.js";
 import type { CreditBalance } from "./groups.js";
 

@@ -1,4 +1,5 @@
-import type { AdmitRequest, AdmitResult, BalanceView, ChargeDecision, GroupCount, LateCharge, LimiterMessage, LimiterReply, Settlement, SettlementOutcome } from "./account-limiter.js";
+import type { BalanceView } from "./groups.js";
+import type { AdmitRequest, AdmitResult, ChargeDecision, GroupCount, LateCharge, LimiterMessage, LimiterReply, Settlement, SettlementOutcome } from "./limiter-messages.js";
 import type { Env } from "../env.js";
 import type { Amounts } from "./credit-book.js";
 import type { CreditBalance } from "./groups.js";
@@ -33,6 +34,12 @@ import { logError } from "../request-context.js";
 export interface ClientOptions {
   /** A settlement or late charge waits this long for a round trip to ride with, then goes on its own. */
   settleWaitMs: number;
+  /**
+   * While admissions keep coming for the account (one in the last settleWaitMs), what is owed waits
+   * for the next one, up to this long in all: a message of its own would hold that admission back
+   * one round trip (one message in flight per account).
+   */
+  rideWaitMs: number;
   /** A count waits this long (counts decide nothing; within the isolate they count at once). */
   countWaitMs: number;
   /** How often a waiting admission looks at its line. */
@@ -57,6 +64,7 @@ export interface ClientOptions {
 
 export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   settleWaitMs: 10,
+  rideWaitMs: 100,
   countWaitMs: 1_000,
   pollMs: 3,
   resendAfterMs: 2_000,
@@ -117,6 +125,8 @@ class AccountLine {
   ackedSeq = 0;
   settleTimer = false;
   countTimer = false;
+  /** When an admission was last queued on the line (this isolate's clock). */
+  lastAdmission = 0;
   lease: IsolateLease | null = null;
   /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
   noLeaseUntil = 0;
@@ -179,13 +189,14 @@ export class LimiterClient {
    * sends the next message itself when none is in flight (or the one in flight is stale), else
    * looks again every pollMs.
    */
-  async admit(env: Env, accountId: number, req: AdmitRequest, shared = false): Promise<AdmitResult> {
+  async admit(env: Env, accountId: number, req: AdmitRequest, waitUntil: (p: Promise<unknown>) => void, shared = false): Promise<AdmitResult> {
     const line = this.line(accountId, req.plan);
     const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now() };
     line.admissions.push(mine);
+    line.lastAdmission = mine.seen;
     for (;;) {
       mine.seen = Date.now();
-      if (!mine.outcome) await this.pump(env, line);
+      if (!mine.outcome) await this.pump(env, line, waitUntil);
       if (mine.outcome) break;
       await sleep(this.options.pollMs);
     }
@@ -260,6 +271,8 @@ export class LimiterClient {
     waitUntil(
       (async () => {
         await sleep(wait);
+        // Admissions are flowing: the next one carries what waits.
+        for (let waited = wait; kind === "settle" && Date.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs; waited += wait) await sleep(wait);
         line[flag] = false;
         await this.drain(env, line, target);
       })().catch((err) => logError("limiter: sending what this isolate owes failed", err)),
@@ -284,10 +297,11 @@ export class LimiterClient {
 
   /**
    * Sends the line's next message (or the one in flight, again, when it failed or its sender has
-   * not come back for resendAfterMs), and applies the answer; the follow-ups it hands out run in
-   * this request.
+   * not come back for resendAfterMs), and applies the answer; the follow-ups it hands out (other
+   * calls' log rows) run in this request, given to `waitUntil` so that an admission does not wait
+   * for them (awaited when none is given: a drain already runs after its request's answer).
    */
-  private async pump(env: Env, line: AccountLine): Promise<void> {
+  private async pump(env: Env, line: AccountLine, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
     const now = Date.now();
     let m = line.inFlight;
     if (m) {
@@ -320,7 +334,9 @@ export class LimiterClient {
     if (line.inFlight !== m) return;
     line.inFlight = null;
     line.ackedSeq = m.seq;
-    await Promise.all(this.apply(env, line, m, reply));
+    const followUps = Promise.all(this.apply(env, line, m, reply));
+    if (waitUntil) waitUntil(followUps.catch((err) => logError("limiter: a decision's follow-up failed", err)));
+    else await followUps;
     if (line.idle) this.lines.delete(line.accountId);
   }
 
@@ -405,9 +421,9 @@ export class LimiterClient {
   }
 
   /** Reads the account's balances with the next round trip (which carries what the line owes), for a request of instant `now`. */
-  async readBalances(env: Env, accountId: number, plan: string, now: number): Promise<Record<CreditBalance, BalanceView> | undefined> {
+  async readBalances(env: Env, accountId: number, plan: string, now: number, waitUntil: (p: Promise<unknown>) => void): Promise<Record<CreditBalance, BalanceView> | undefined> {
     const generation = this.balancesGeneration;
-    const result = await this.admit(env, accountId, { plan, group: null, cost: {}, withBalances: true });
+    const result = await this.admit(env, accountId, { plan, group: null, cost: {}, withBalances: true }, waitUntil);
     const balances = result.admitted ? result.balances : undefined;
     if (balances) this.rememberBalances(accountId, plan, balances, generation, now);
     return balances;

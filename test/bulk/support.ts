@@ -7,7 +7,7 @@ import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
-import type { LimiterMessage } from "../../src/limits/account-limiter.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, json, type TestAccount } from "../support/accounts.js";
 

@@ -1,7 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { AccountLimiter, AdmitRequest } from "../../src/limits/account-limiter.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import type { AdmitRequest } from "../../src/limits/limiter-messages.js";
 import { RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
 import { limiterClock, settleOn } from "../support/limiter.js";
 

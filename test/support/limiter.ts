@@ -1,7 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Env } from "../../src/env.js";
-import type { AccountLimiter, LimiterMessage, LimiterReply, Settlement } from "../../src/limits/account-limiter.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import type { LimiterMessage, LimiterReply, Settlement } from "../../src/limits/limiter-messages.js";
 
 /**
  * The test env with its limiter namespace wrapped so every RPC made to a limiter is recorded;

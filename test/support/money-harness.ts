@@ -8,7 +8,8 @@ import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { emailVerifier } from "../../src/capabilities/email-verifier.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
-import type { AccountLimiter, LimiterMessage } from "../../src/limits/account-limiter.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { type ClientOptions, LimiterClient } from "../../src/limits/limiter-client.js";
 import { planFor } from "../../src/limits/plans.js";
 import { requestFingerprint } from "../../src/limits/repeat-billing.js";
@@ -49,6 +50,7 @@ export interface ScheduleResult {
 /** The clients of the harness's isolates: quick timers, and a small lease so balances run out. */
 export const HARNESS_CLIENT: Partial<ClientOptions> = {
   settleWaitMs: 2,
+  rideWaitMs: 10,
   countWaitMs: 5,
   pollMs: 2,
   resendAfterMs: 25,

@@ -1,7 +1,7 @@
 import type { Memo } from "../../engine/memo.js";
 import type { Env } from "../../env.js";
 import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
-import type { Settlement, SettlementOutcome } from "../../limits/account-limiter.js";
+import type { Settlement, SettlementOutcome } from "../../limits/limiter-messages.js";
 import { admitRequest } from "../../limits/admission.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateClient, type LimiterClient } from "../../limits/limiter-client.js";

@@ -2,7 +2,7 @@ import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest } from "../../limits/admission.js";
-import type { SettlementOutcome } from "../../limits/account-limiter.js";
+import type { SettlementOutcome } from "../../limits/limiter-messages.js";
 import { type BillingDecision, BillingOnReport, NOT_BILLED, PendingDecision } from "../../limits/billing-decision.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateClient } from "../../limits/limiter-client.js";

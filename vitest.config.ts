@@ -14,10 +14,11 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          // Test-only bindings: the migrations applied by test/setup.ts and a known operator secret.
+          // Test-only bindings: development (wrangler.toml sets no ENVIRONMENT: production), the
+          // migrations applied by test/setup.ts and a known operator secret.
           // Claims are read from D1 on every call: fixtures insert claims straight into D1, behind
           // the in-isolate claims cache (test/engine/claims-cache.test.ts covers the cache itself).
-          bindings: { TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production", DELIVERY_RETRY_BASE_SECONDS: "0", CLAIMS_CACHE_TTL_MS: "0", FUZZ_RUNS: process.env.FUZZ_RUNS ?? "", FUZZ_SEED: process.env.FUZZ_SEED ?? "", QUALITY_SEED: process.env.QUALITY_SEED ?? "", QUALITY_SITES: process.env.QUALITY_SITES ?? "", QUALITY_CONCURRENCY: process.env.QUALITY_CONCURRENCY ?? "", MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "", MONEY_SEED: process.env.MONEY_SEED ?? "", MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "" },
+          bindings: { ENVIRONMENT: "development", TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production", DELIVERY_RETRY_BASE_SECONDS: "0", CLAIMS_CACHE_TTL_MS: "0", FUZZ_RUNS: process.env.FUZZ_RUNS ?? "", FUZZ_SEED: process.env.FUZZ_SEED ?? "", QUALITY_SEED: process.env.QUALITY_SEED ?? "", QUALITY_SITES: process.env.QUALITY_SITES ?? "", QUALITY_PROFILE: process.env.QUALITY_PROFILE ?? "", QUALITY_CONCURRENCY: process.env.QUALITY_CONCURRENCY ?? "", MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "", MONEY_SEED: process.env.MONEY_SEED ?? "", MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "" },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
           // Queued work is consumed within 50 ms instead of 1-5 s, so tests see log rows, bulk results

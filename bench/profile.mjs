@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import WebSocket from "ws";
+import { inspect } from "./lib/inspector.mjs";
 import { load, NAMED_ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";
 
 const name = process.argv[2] ?? "billed";
@@ -20,26 +20,6 @@ if (!route) throw new Error(`unknown route '${name}': one of ${Object.keys(NAMED
 const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.argv[4] ?? 50);
 const SAMPLE_EVERY_US = 200;
-
-/** A Chrome DevTools Protocol session on the first inspector target (the user Worker). */
-async function inspect(inspectorPort) {
-  const [target] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  let nextId = 0;
-  const pending = new Map();
-  ws.on("message", (data) => {
-    const msg = JSON.parse(data);
-    pending.get(msg.id)?.(msg);
-    pending.delete(msg.id);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve) => {
-      pending.set(++nextId, resolve);
-      ws.send(JSON.stringify({ id: nextId, method, params }));
-    });
-  return { send, close: () => ws.close() };
-}
 
 /** Self and inclusive share of samples per function (name, file, line), largest first. */
 function summarise(profile, rows) {

@@ -35,7 +35,7 @@ export const BENCHES = {
   money: { file: "bench/money.mjs", kind: "node", about: "random schedules against the money invariants: violations (goal 0) and the loss bound (`-- --schedules 1000`)" },
   oauth: { file: "bench/oauth.mjs", kind: "node", about: "/v1/me with an OAuth bearer token against the same call with key + secret" },
   profile: { file: "bench/profile.mjs", kind: "node", about: "where the Worker isolate's time goes on one route (V8 profiler; `-- <route>`)" },
-  quality: { file: "bench/quality.mjs", kind: "node", about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60`)" },
+  quality: { file: "bench/quality.mjs", kind: "node", about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60 [--profile real-web]`)" },
   scale: {
     file: "bench/scale.mjs",
     kind: "node",
@@ -43,6 +43,11 @@ export const BENCHES = {
     about: "hot-path calls, imports and the repeat lookup as the index grows (`-- --sizes 1000,1000000`)",
   },
   startup: { file: "bench/startup.mjs", kind: "node", about: "bundle size and startup CPU of the Worker (`-- --against <git ref>` compares)" },
+  "upload-memory": {
+    file: "bench/upload-memory.mjs",
+    kind: "node",
+    about: "large chunked uploads, with and without credentials: answers, their times, the Worker's heap and RSS",
+  },
   throughput: { file: "bench/throughput.mjs", kind: "node", about: "requests/s, p50 and p99 of /, /v1/me, phone-validator, domain-status at 1 and 50 connections" },
 };
 

@@ -3,7 +3,10 @@
 // redirect with a code (then the code is exchanged and the token used on /v1/me), the device page
 // (then the device's poll gets a token), every page at a 360 px phone width (no horizontal scroll,
 // the home page's demo card inside the screen, form fields in the page font, a favicon), and /docs
-// with every request off this machine blocked (it must still render, first paint under 1 s).
+// with every request off this machine blocked (it must still render, first paint under 1 s); then
+// the account dashboard (/app) as a new customer meets it (scripts/lib/dashboard-check.mjs): sign up,
+// confirm with the link the local mailer printed, sign in, create a key, one "Try it" call, a
+// 1,000-row CSV followed to 100 %, its download, the key revoked, and every page's checks.
 // Screenshots go to SCREENS_DIR (default /work/notes/screens). Not part of `npm test`.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -12,7 +15,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
-import { passwordHash, root, wrangler as runWrangler, wranglerBin } from "./lib/local.mjs";
+import { checkDashboard, mailLinkIn } from "./lib/dashboard-check.mjs";
+import { passwordHash, root, sqlText, wrangler as runWrangler, wranglerBin } from "./lib/local.mjs";
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -58,19 +62,30 @@ async function challengePair() {
 
 let server;
 let browser;
+let mailLink;
 try {
   mkdirSync(screens, { recursive: true });
   wrangler(["d1", "migrations", "apply", "DB", "--local"]);
   const hash = passwordHash(PASSWORD);
   wrangler(["d1", "execute", "DB", "--local", "--command", `INSERT INTO accounts (email, first_name, confirmed, plan, kind, password_hash) VALUES ('${EMAIL}', 'Browser', 1, 'pro', 'user', '${hash}')`]);
 
-  server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
+  server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--var", "ENVIRONMENT:development"], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
   });
-  server.stderr.on("data", () => {});
-  server.stdout.on("data", () => {});
+  // The server's output is kept: the local mailer prints the dashboard's confirmation links there.
+  let serverOutput = "";
+  server.stderr.on("data", (d) => (serverOutput += d));
+  server.stdout.on("data", (d) => (serverOutput += d));
+  mailLink = async (email, kind) => {
+    for (let i = 0; i < 100; i++) {
+      const link = mailLinkIn(serverOutput.replace(/\x1b\[[0-9;]*m/g, ""), email, kind);
+      if (link) return link;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no ${kind} link for ${email} in the server's output`);
+  };
   await waitForServer();
   step(`wrangler dev is up on ${base}`);
 
@@ -86,7 +101,7 @@ try {
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${path.join(state, "chromium")}`],
   });
   const page = await browser.newPage();
   await page.setViewport({ width: 800, height: 640 });
@@ -239,6 +254,17 @@ try {
   step(`/docs at 360 px: ${docsFits ? "no horizontal scroll" : "scrolls sideways (the reference UI's own layout)"}`);
 
   assert(cspViolations.length === 0, `CSP violations: ${cspViolations.join(" | ")}`);
+
+  // 6. The account dashboard, as a new customer meets it.
+  await checkDashboard({
+    base,
+    browser,
+    screens,
+    mailLink: (email, kind) => mailLink(email, kind),
+    setPlan: (email, plan) => wrangler(["d1", "execute", "DB", "--local", "--command", `UPDATE accounts SET plan = ${sqlText(plan)} WHERE email = ${sqlText(email)}`]),
+    step,
+    assert,
+  });
   console.log("browser check passed");
 } catch (err) {
   console.error(err);

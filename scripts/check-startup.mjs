@@ -22,7 +22,7 @@ const PAYMENT_PACKAGES = /node_modules\/(mppx|viem|ox|abitype|@noble\/curves)\//
 const NOT_AT_STARTUP = /node_modules\/(zod|@hono\/zod-openapi|@asteasolutions\/zod-to-openapi|drizzle-orm|@cloudflare\/workers-oauth-provider|@modelcontextprotocol\/sdk|@sindresorhus\/transliterate|libphonenumber-js|tldts|disposable-email-domains-js)\//;
 
 /** Folders of the route families (src/app.ts), built on the first request that needs them. */
-const FAMILY_FOLDERS = /^src\/(account\/routes|bulk\/routes|leads\/routes|oauth\/routes|operator|capabilities|mcp)\//;
+const FAMILY_FOLDERS = /^src\/(account\/routes|bulk\/routes|leads\/routes|oauth\/routes|operator|capabilities|mcp|dashboard)\//;
 
 /** The modules `from` reaches through static imports, each with the module that imported it first. */
 function staticGraph(inputs, from) {

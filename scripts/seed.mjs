@@ -9,7 +9,7 @@ import { applyMigrations, d1, demoCredentialsFile, passwordHash, sqlText } from 
 import { stepper } from "./lib/progress.mjs";
 
 const PLANS = ["free", "basic", "growth", "pro", "pro-plus", "scale", "enterprise"];
-const DEMO_PASSWORD = "demo-password";
+export const DEMO_PASSWORD = "demo-password";
 // Credentials of demo accounts are kept beside the local database (never committed) so that
 // restarting `npm start` prints the same working pair.
 const cacheFile = demoCredentialsFile;

@@ -7,7 +7,7 @@ import { lookup } from "node:dns/promises";
 import { ensureDevVars, persistTo, root, wranglerBin } from "./lib/local.mjs";
 import { localConfigOrExit } from "./lib/config.mjs";
 import { createOutputFilter, missingUpstreams, offlineLine, upstreams } from "./lib/offline.mjs";
-import { seed } from "./seed.mjs";
+import { DEMO_PASSWORD, seed } from "./seed.mjs";
 
 const config = localConfigOrExit();
 const port = String(config.port);
@@ -38,11 +38,16 @@ console.log(`
   Try:
     curl -s ${base}/v1/me -H 'X-Service-Key: ${creds.key}' -H 'X-Service-Secret: ${creds.secret}'
 
+  Dashboard: ${base}/app
+    sign in as ${creds.email} with the password ${DEMO_PASSWORD}, or create an account;
+    the links a real server would mail (confirmation, password reset) are printed here as [mail] lines.
+
   (database ready in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl+C stops the server)
 `);
 for (const u of missing) console.log(offlineLine(u));
 
-const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1"];
+// wrangler.toml sets no ENVIRONMENT (unset is production); the local server is development.
+const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1", "--var", "ENVIRONMENT:development"];
 if (persistTo) args.push("--persist-to", persistTo);
 if (process.env.DOH_URL) args.push("--var", `DOH_URL:${process.env.DOH_URL}`);
 // Arguments after `npm start --` go to wrangler dev (e.g. `-- --inspector-port 9310`).

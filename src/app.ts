@@ -70,6 +70,14 @@ const OPERATOR: RootFamily = {
   build: async () => (await import("./operator/app.js")).createOperatorApp(),
 };
 
+/** The account dashboard (server-rendered pages over /v1, sent in-process through the app's fetch). */
+const DASHBOARD: RootFamily = {
+  name: "dashboard",
+  at: "/",
+  prefixes: ["/app"],
+  build: async ({ appFetch }) => (await import("./dashboard/index.js")).createDashboard(appFetch),
+};
+
 /** The agent surface: every root path no other family claims (the paid paths follow the registry). */
 const AGENT: RootFamily = {
   name: "agent",
@@ -125,7 +133,7 @@ const V1_FAMILIES: readonly V1Family[] = [
  * own; under `/.well-known` only the two documents above are served (anything else is a 404 that
  * needs no family).
  */
-export const FAMILIES = new FamilyIndex<FamilyDeps>([OAUTH, MCP, V1, ...V1_FAMILIES, OPERATOR, AGENT], { "": AGENT, "/v1": CAPABILITY_ROUTES }, [
+export const FAMILIES = new FamilyIndex<FamilyDeps>([OAUTH, MCP, V1, ...V1_FAMILIES, OPERATOR, DASHBOARD, AGENT], { "": AGENT, "/v1": CAPABILITY_ROUTES }, [
   "/",
   "/v1/openapi.json",
   "/.well-known",
@@ -176,6 +184,7 @@ export function createApp(options: AppOptions = {}): App {
     const v1 = loader.get(V1);
     if (v1) app.route(V1.at, v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
     mount(app, OPERATOR);
+    mount(app, DASHBOARD);
     app.get("/", (c) =>
       // A browser gets a small page linking the API reference; programs keep the JSON index.
       c.req.header("accept")?.includes("text/html")
@@ -202,9 +211,14 @@ export function createApp(options: AppOptions = {}): App {
     // First, so every response (errors from the middlewares below included) carries X-Request-Id.
     app.use("*", withRequestId());
     app.use("*", withDeadline(deadlineMs));
-    // Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2 and have their own, larger cap.
+    // Caps every body without reading it (src/http/request-limits.ts): each route authenticates its
+    // caller before it reads a byte. Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2
+    // and have their own, larger cap.
     const apiBodyLimit = limitBody();
-    const bulkUploadLimit = limitBody(MAX_UPLOAD_BYTES + 1024 * 1024);
+    const bulkUploadLimit = limitBody(
+      MAX_UPLOAD_BYTES + 1024 * 1024,
+      `The upload is larger than the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB bulk file limit (plus 1 MB for the form fields).`,
+    );
     app.use("*", (c, next) => (isBulkUpload(c.req.raw) ? bulkUploadLimit(c, next) : apiBodyLimit(c, next)));
     app.use(
       methodNotAllowed({

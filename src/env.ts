@@ -12,10 +12,13 @@ import type { BalanceView, CreditBalance } from "./limits/groups.js";
  * bindings the code treats as optional, and the variables and secrets wrangler.toml does not set.
  * Every import above is a leaf module, so this file sits in no import cycle.
  */
-type RefinedBindings = "CRAWL_QUEUE" | "REQUEST_LOGS" | "DELIVERY_QUEUE" | "BULK_QUEUE" | "ENVIRONMENT";
+type RefinedBindings = "CRAWL_QUEUE" | "REQUEST_LOGS" | "DELIVERY_QUEUE" | "BULK_QUEUE";
 
 export interface Env extends Omit<WranglerBindings, RefinedBindings> {
-  /** "production" turns on production-only guards (private-address fetch ban, no dev payment method). */
+  /**
+   * "development" relaxes the production-only guards (loopback fetches and deliveries, the play-money
+   * payment method, the demo hint on sign-in pages); unset or anything else is production (isProduction).
+   */
   ENVIRONMENT?: string;
   /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
   CRAWL_QUEUE?: Queue<DeepCrawlMessage>;
@@ -55,6 +58,14 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   OAUTH_ISSUER?: string;
   /** Paid agent requests per minute per payer (src/agent/payer-limit.ts); default 60. */
   AGENT_PAYER_RPM?: string;
+  /** API key of the transactional email service the dashboard mails its links through (src/dashboard/mailer.ts); unset outside production: links are printed. */
+  MAIL_API_KEY?: string;
+  /** Sender of the dashboard's mail, on a domain verified with the email service. */
+  MAIL_FROM?: string;
+  /** The email service's send endpoint; default Resend's (https://api.resend.com/emails). */
+  MAIL_API_URL?: string;
+  /** Origin put in mailed links (https://api.example.com); required in production. */
+  APP_ORIGIN?: string;
   /** Seconds a sent bulk chunk may go unstarted or unfinished before its job's alarm sends it again (src/bulk/job-object.ts); default 300. */
   BULK_CHUNK_LEASE_SECONDS?: string;
 }
@@ -79,6 +90,11 @@ export interface AppVariables {
   declaredQuery?: readonly string[];
 }
 
+/**
+ * Production unless ENVIRONMENT says exactly "development": a deploy that leaves it unset or
+ * misspells it keeps every production guard (the strict egress guard, real-money payments only).
+ * The local tooling (npm start, the tests, the benches, the scripts) sets "development".
+ */
 export function isProduction(env: Pick<Env, "ENVIRONMENT">): boolean {
-  return env.ENVIRONMENT === "production";
+  return env.ENVIRONMENT !== "development";
 }

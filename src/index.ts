@@ -40,7 +40,8 @@ export default {
   },
   // Cron (wrangler.toml [triggers]): retention work that must stay off the request path.
   async scheduled(controller, env, ctx) {
-    const { runRetention } = await import("./account/retention-job.js");
+    const [{ runRetention }, { pruneDashboard }] = await Promise.all([import("./account/retention-job.js"), import("./dashboard/retention.js")]);
     ctx.waitUntil(runRetention(env, controller.scheduledTime));
+    ctx.waitUntil(pruneDashboard(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

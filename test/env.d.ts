@@ -15,6 +15,8 @@ declare namespace Cloudflare {
     QUALITY_SEED: string;
     /** How many generated sites that bench measures. */
     QUALITY_SITES: string;
+    /** The generator profile of those sites ("classic" or "real-web"). */
+    QUALITY_PROFILE: string;
     /** Sites measured at once by that bench. */
     QUALITY_CONCURRENCY: string;
     /** Schedules `npm run bench -- money` runs (bench/money.mjs sets them from its arguments). */

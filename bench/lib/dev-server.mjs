@@ -53,10 +53,19 @@ export function prepareBenchState(name, plan = "scale") {
   return { state, headers: { "X-Service-Key": key, "X-Service-Secret": secret } };
 }
 
+/** Whether something already listens on `port` (it, not the bench's server, would answer). */
+const inUse = (port) =>
+  new Promise((resolve) => {
+    const srv = createServer()
+      .once("error", () => resolve(true))
+      .listen(port, "127.0.0.1", () => srv.close(() => resolve(false)));
+  });
+
 /** A port for a bench server: BENCH_PORT, or a free one (never 8787). */
 export async function benchPort() {
   const port = Number(process.env.BENCH_PORT ?? (await freePort()));
   if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
+  if (await inUse(port)) throw new Error(`BENCH_PORT ${port} is in use: a server left running there would answer instead.`);
   return port;
 }
 
@@ -64,7 +73,7 @@ export async function benchPort() {
  * Starts `wrangler dev` on a state directory and waits until it answers. `stop(signal)` ends it and
  * every process it started (its own process group): SIGKILL is a crash.
  */
-export async function startDevServer({ state, port, vars = {}, devFlags = [] }) {
+export async function startDevServer({ state, port, vars = {}, devFlags = [], wranglerEnv = {} }) {
   const base = `http://127.0.0.1:${port}`;
   const varFlags = Object.entries({ ENVIRONMENT: "development", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const inspectorPort = await freePort();
@@ -75,7 +84,12 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [] }) 
     // query) into its local observability collector, in the same workerd process as the Worker:
     // production has no such collector on the request path, and it costs a call with a limiter
     // round trip about twice what it costs a bare route. Off unless BENCH_LOCAL_OBSERVABILITY=1.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false",
+      ...wranglerEnv,
+    },
     detached: true,
   });
   let log = "";
@@ -99,27 +113,29 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [] }) 
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { base, inspectorPort, stop, log: () => log };
+  // `pid` leads the server's process group (wrangler and every workerd it started).
+  return { base, inspectorPort, pid: server.pid, stop, log: () => log };
 }
 
 /**
- * Starts the server and runs `body({ base, port, inspectorPort, state, headers })`; `headers`
+ * Starts the server and runs `body({ base, port, inspectorPort, pid, state, headers })`; `headers`
  * authenticate the bench account on /v1. `vars` become `--var` flags, `devFlags` are added to
  * `wrangler dev`'s arguments. BENCH_PORT overrides the free port (never 8787).
  * `prepare(state)` runs once the migrations are applied and the account exists, before the server
  * starts (e.g. to bulk-write rows into the state's SQLite file). `ownPorts`: a free port whatever
  * BENCH_PORT says (for benches that run several servers at once; the inspector port is always free).
- * `plan`: the account's plan (scale by default).
+ * `plan`: the account's plan (scale by default). `wranglerEnv`: variables for wrangler itself (its own
+ * switches), beside this process's environment.
  */
-export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [], plan } = {}) {
+export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [], plan, wranglerEnv = {} } = {}) {
   const port = ownPorts ? await freePort() : await benchPort();
   const { state, headers } = prepareBenchState(name, plan);
   let server;
   try {
     // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).
     if (prepare) await prepare(state);
-    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags });
-    return await body({ base: server.base, port, inspectorPort: server.inspectorPort, state, headers });
+    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags, wranglerEnv });
+    return await body({ base: server.base, port, inspectorPort: server.inspectorPort, pid: server.pid, state, headers });
   } finally {
     await server?.stop();
     await new Promise((r) => setTimeout(r, 500));

@@ -39,7 +39,7 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     // Written from the limiter's decision when the call may be billed (logRequests).
     usageCategory: null,
     cost: false,
-    source: "api",
+    source: auth.session ? "website" : "api",
     ipAddress: c.req.header("cf-connecting-ip") ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
     country: clientCountry(c.req.raw, ended),
@@ -59,6 +59,9 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
     await next();
     const auth = c.get("auth");
     if (!auth) return;
+    // The dashboard reads /v1 to draw its pages; those reads are not the account's requests. What a
+    // person does there (a "Try it" call, a change) is logged, with source "website".
+    if (auth.session?.pageRead) return;
     const row = buildLogRow(c, auth, started, now());
     const env = c.env;
     const write = (r: RequestLogRow) => enqueueLogRow(env, r).catch((err) => logError("request log write failed", err));

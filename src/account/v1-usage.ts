@@ -85,6 +85,9 @@ function add(counts: Counts, capability: string, source: string, n: number) {
   if (source === "bulk") {
     counts.source_bulk += n;
     counts.bulk += n;
+  } else if (source === "website") {
+    counts.source_website += n;
+    counts.website += n;
   } else {
     counts.source_api += n;
     counts.api += n;

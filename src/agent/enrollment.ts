@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { db } from "../db/client.js";
 import { type AgentEnrollment, agentEnrollments } from "../db/schema-agent.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { jsonBodyOr400 } from "../http/json-body.js";
 import type { ApiApp } from "../http/openapi.js";
+import { limitBody } from "../http/request-limits.js";
 import { rfc3339 } from "../platform/time.js";
 
 /**
@@ -62,12 +62,7 @@ const perAddressLimit: MiddlewareHandler<AppBindings> = async (c, next) => {
 };
 
 /** Refuses more than the cap from Content-Length up front, or while the body streams. */
-const cappedBody = bodyLimit({
-  maxSize: MAX_ENROLLMENT_BODY_BYTES,
-  onError: () => {
-    throw new ApiError(413, "payload_too_large", `The request body is over ${MAX_ENROLLMENT_BODY_BYTES} bytes; an enrollment is a few hundred.`);
-  },
-});
+const cappedBody = limitBody(MAX_ENROLLMENT_BODY_BYTES, `The request body is over ${MAX_ENROLLMENT_BODY_BYTES} bytes; an enrollment is a few hundred.`);
 
 const enrollRoute = createRoute({
   method: "post",

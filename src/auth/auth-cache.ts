@@ -41,3 +41,8 @@ export function rememberKey(publicKey: string, secretHash: string, value: Verifi
 export function forgetKey(keyId: number): void {
   entries.deleteWhere((value) => value.key.id === keyId);
 }
+
+/** Called when an account changes in a way its keys' answers depend on (confirmed): its keys are read again. */
+export function forgetAccountKeys(accountId: number): void {
+  entries.deleteWhere((value) => value.actor.id === accountId || value.owner?.id === accountId);
+}

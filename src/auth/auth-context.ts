@@ -1,4 +1,5 @@
 import type { Account } from "../db/schema.js";
+import type { SessionCall } from "./session-calls.js";
 
 // Kept apart from auth.ts (no imports of the Worker's modules) so that src/env.ts can type the
 // `auth` request variable without an import cycle.
@@ -12,4 +13,6 @@ export interface AuthContext {
   keyId: number | null;
   /** The OAuth app acting for the account (bearer tokens); null for key + secret. */
   oauthClientId?: string | null;
+  /** Set when a signed-in dashboard session made the call in-process (session-calls.ts). */
+  session?: SessionCall;
 }

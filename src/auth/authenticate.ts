@@ -9,6 +9,7 @@ import { rfc3339 } from "../platform/time.js";
 import type { AuthContext } from "./auth-context.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
+import { sessionCallOf, type SessionCall } from "./session-calls.js";
 import { assertScopeAllows, bearerToken, resolveBearer } from "./bearer.js";
 import { logError } from "../request-context.js";
 import { boundedMap } from "../platform/isolate-state.js";
@@ -28,6 +29,16 @@ const lastUsedWrites = boundedMap<number, number>("lastUsedWrites");
 // The clock is read through Date at call time (not captured), so tests can move it past the auth cache TTL.
 export function authenticate(now: () => number = () => Date.now()): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
+    // A dashboard session's call, made in-process (session-calls.ts): the same checks as a key's account.
+    const session = sessionCallOf(c.req.raw);
+    if (session) {
+      const found = await accountFor(c.env.DB, session);
+      const t = now();
+      assertAccountUsable(found.actor, t);
+      if (found.owner) assertAccountUsable(found.owner, t);
+      c.set("auth", { account: found.owner ?? found.actor, actor: found.actor, keyId: null, session });
+      return next();
+    }
     const key = c.req.header("x-service-key");
     const secret = c.req.header("x-service-secret");
     // OAuth 2.0: a bearer token acts for its account exactly as a key would (same limits, credits).
@@ -85,6 +96,14 @@ async function verifyKey(d1: D1Database, publicKey: string, secretHash: string, 
   if (!found || !secretMatches || found.key.revokedAt !== null) return null;
   rememberKey(publicKey, secretHash, found, now);
   return found;
+}
+
+/** The account a dashboard session acts as, with its workspace owner. */
+async function accountFor(d1: D1Database, session: SessionCall): Promise<{ actor: Account; owner: Account | null }> {
+  const query = db(d1).select({ actor: accounts, owner: owners }).from(accounts).$dynamic();
+  const [row] = await joinWorkspaceOwner(query).where(eq(accounts.id, session.accountId)).limit(1);
+  if (!row) throw new ApiError(401, "invalid_credentials", "The signed-in account no longer exists.");
+  return { actor: row.actor, owner: otherOwner(row.actor, row.owner) };
 }
 
 async function findKey(d1: D1Database, publicKey: string): Promise<VerifiedKey | null> {

@@ -159,38 +159,14 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
     chunks += 1;
     chunk = [];
   };
-  const isBlank = (record: string[]) => record.every((c) => c.trim() === "");
-
   // The header row and the first rows decide the columns; nothing further is read before that.
-  const iterator = records[Symbol.asyncIterator]();
-  let header: string[] | null = null;
-  const sample: string[][] = [];
-  let width = 0;
-  let done = false;
-  const next = async () => {
-    const r = await iterator.next();
-    if (r.done) done = true;
-    // Cells are kept as they came (the download echoes them); classification reads them trimmed.
-    return r.done ? null : r.value;
-  };
+  const reader = new RecordReader(records);
+  const next = () => reader.next();
   try {
-    for (;;) {
-      const record = await next();
-      if (!record) break;
-      if (isBlank(record) && header === null && sample.length === 0) continue;
-      if (record.length > MAX_COLUMNS) throw new ApiError(400, "params_invalid", `The ${source} has ${record.length.toLocaleString("en")} columns on one row; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`);
-      if (hasHeader && header === null) {
-        header = record.map((h) => h.replace(/^\uFEFF/, "").trim());
-        width = header.length;
-        continue;
-      }
-      sample.push(record);
-      if (sample.length >= SAMPLE_ROWS) break;
-    }
-    if (header === null && sample.length === 0) throw new ApiError(400, "params_invalid", `The ${source} is empty.`);
+    const { header, sample } = await readHead(reader, hasHeader, source);
+    let width = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
     const nothingToDo = () => new ApiError(400, "params_invalid", header ? `The ${source} has a header row but no rows to process.` : `The ${source} has no rows to process.`);
-    if (done && sample.every(isBlank)) throw nothingToDo();
-    width = Math.max(width, ...sample.map((r) => r.length));
+    if (reader.done && sample.every(isBlank)) throw nothingToDo();
     const detected = detectColumns(type, header, sample.filter((r) => !isBlank(r)), width, options, source);
 
     const classify = (record: string[]): InputRow => {
@@ -247,7 +223,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
       if (chunk.length === CHUNK_ROWS) await flush();
     };
     for (const record of sample) await take(record);
-    while (!done) {
+    while (!reader.done) {
       const record = await next();
       if (record) await take(record);
     }
@@ -258,7 +234,84 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
     return { header: outHeader, fields: detected.fields, fieldIndexes: detected.fieldIndexes, chunks, counts };
   } finally {
     // A refused file stops reading here; the source releases what it holds.
-    if (!done) await iterator.return?.();
+    await reader.close();
+  }
+}
+
+const isBlank = (record: string[]) => record.every((c) => c.trim() === "");
+
+/** Reads records one at a time and knows when they ran out. */
+class RecordReader {
+  private readonly iterator: AsyncIterator<string[]>;
+  done = false;
+
+  constructor(records: AsyncIterable<string[]>) {
+    this.iterator = records[Symbol.asyncIterator]();
+  }
+
+  /** The next record, as it came (the download echoes cells untrimmed); null once there are none. */
+  async next(): Promise<string[] | null> {
+    const r = await this.iterator.next();
+    if (r.done) this.done = true;
+    return r.done ? null : r.value;
+  }
+
+  async close(): Promise<void> {
+    if (!this.done) await this.iterator.return?.();
+  }
+}
+
+/**
+ * The header row (when the input has one) and the first SAMPLE_ROWS rows after it, which decide the
+ * columns. Blank lines before them are not rows.
+ */
+async function readHead(reader: RecordReader, hasHeader: boolean, source: string): Promise<{ header: string[] | null; sample: string[][] }> {
+  let header: string[] | null = null;
+  const sample: string[][] = [];
+  for (;;) {
+    const record = await reader.next();
+    if (!record) break;
+    if (isBlank(record) && header === null && sample.length === 0) continue;
+    if (record.length > MAX_COLUMNS) throw new ApiError(400, "params_invalid", `The ${source} has ${record.length.toLocaleString("en")} columns on one row; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`);
+    if (hasHeader && header === null) {
+      header = record.map((h) => h.replace(/^\uFEFF/, "").trim());
+      continue;
+    }
+    sample.push(record);
+    if (sample.length >= SAMPLE_ROWS) break;
+  }
+  if (header === null && sample.length === 0) throw new ApiError(400, "params_invalid", `The ${source} is empty.`);
+  return { header, sample };
+}
+
+/** What a job would make of an input's first lines: its header, first rows and the columns it would use. */
+export interface ColumnPreview {
+  header: string[] | null;
+  rows: string[][];
+  /** Create option naming each column ("domain_field_index") -> zero-based column; empty when none could be chosen. */
+  fieldIndexes: Record<string, number>;
+  /** Why no columns could be chosen (the message a create would answer with), else null. */
+  problem: string | null;
+}
+
+/**
+ * The columns a job created from these records would use, chosen exactly as a create chooses them
+ * (readHead and detectColumns), without storing anything: POST /v1/bulk/{type}/columns.
+ */
+export async function previewColumns(type: BulkType, records: AsyncIterable<string[]>, options: CreateOptions, source: string): Promise<ColumnPreview> {
+  const reader = new RecordReader(records);
+  try {
+    const { header, sample } = await readHead(reader, options.has_header ?? true, source);
+    const width = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
+    try {
+      const { fieldIndexes } = detectColumns(type, header, sample.filter((r) => !isBlank(r)), width, options, source);
+      return { header, rows: sample, fieldIndexes, problem: null };
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 422) return { header, rows: sample, fieldIndexes: {}, problem: err.message };
+      throw err;
+    }
+  } finally {
+    await reader.close();
   }
 }
 

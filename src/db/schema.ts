@@ -86,8 +86,8 @@ export const requestLogs = sqliteTable(
     /** Usage bucket counted by /v1/usage (search, verifier, phones, ...), null if the call is free. */
     usageCategory: text("usage_category"),
     cost: integer("cost", { mode: "boolean" }).notNull().default(false),
-    /** Which surface made the call: api (/v1), agent (paid per request) or bulk (a bulk job's row). */
-    source: text("source", { enum: ["api", "agent", "bulk"] }).notNull().default("api"),
+    /** Which surface made the call: api (/v1), website (the dashboard, through /v1), agent (paid per request) or bulk (a bulk job's row). */
+    source: text("source", { enum: ["api", "website", "agent", "bulk"] }).notNull().default("api"),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
     country: text("country"),

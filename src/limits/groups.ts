@@ -17,6 +17,7 @@ export const RATE_GROUPS = [
   "sources",
   "suggestions",
   "me",
+  "searches", // dashboard searches: capability calls made from the dashboard's "Try it" page
 ] as const;
 export type RateGroup = (typeof RATE_GROUPS)[number];
 

@@ -26,11 +26,14 @@ export interface BilledRequest {
   cost: Amounts;
 }
 
+/** Where a billed call came from, as /v1/usage counts it (source_api, source_website, source_bulk). */
+export type BillingSource = "api" | "website" | "bulk";
+
 /** Requests under the 30-day rule (docs/wire-contract.md §3.2), decided by the admission that carries them. */
 export interface Billing {
   accountId: number;
   capability: string;
-  source: "api" | "bulk";
+  source: BillingSource;
   requests: BilledRequest[];
 }
 
@@ -124,7 +127,7 @@ export interface LateCharge {
   lease: string | null;
   accountId: number;
   capability: string;
-  source: "api" | "bulk";
+  source: BillingSource;
   fingerprint: string;
   cost: Amounts;
 }

@@ -1,4 +1,5 @@
 import type { Env } from "../env.js";
+import { spendBudgets } from "../limits/budgets.js";
 
 /**
  * RFC 8628 §5.1: a user code has about 34 bits, so typing codes must be rate limited or the
@@ -14,19 +15,15 @@ export const DEVICE_CODE_LIMITS = {
   perCode: { limit: 5, windowMs: 600_000 },
 } as const;
 
-const counter = (env: Env, name: string) => env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(name));
-
 /** Counts one code submission; the seconds to wait when a budget is used up, else null. */
-export async function throttleDeviceCode(env: Env, who: { ip: string; accountId: number; code: string }, now = Date.now()): Promise<number | null> {
-  const budgets = [
-    { object: `ip:${who.ip}`, window: "device-code:address", ...DEVICE_CODE_LIMITS.perAddress },
-    { object: `device-code-account:${who.accountId}`, window: "device-code:account", ...DEVICE_CODE_LIMITS.perAccount },
-    { object: `device-code:${who.code}`, window: "device-code:code", ...DEVICE_CODE_LIMITS.perCode },
-  ];
-  // One at a time: a request refused by an earlier budget does not use up the later ones.
-  for (const b of budgets) {
-    const r = await counter(env, b.object).fixedWindow(b.window, b.limit, b.windowMs, now);
-    if (!r.allowed) return r.resetSeconds;
-  }
-  return null;
+export function throttleDeviceCode(env: Env, who: { ip: string; accountId: number; code: string }, now = Date.now()): Promise<number | null> {
+  return spendBudgets(
+    env,
+    [
+      { object: `ip:${who.ip}`, window: "device-code:address", ...DEVICE_CODE_LIMITS.perAddress },
+      { object: `device-code-account:${who.accountId}`, window: "device-code:account", ...DEVICE_CODE_LIMITS.perAccount },
+      { object: `device-code:${who.code}`, window: "device-code:code", ...DEVICE_CODE_LIMITS.perCode },
+    ],
+    now,
+  );
 }

@@ -30,8 +30,11 @@ function streamedUpload(bytes: number, line: number, name = "Big upload") {
   if (last !== 0 && last < 64) throw new Error("pick a size whose last row fits");
   const encoder = new TextEncoder();
   let i = -1;
+  let pulled = 0;
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    pull(originalController) {
+      // Counts what the server has taken of the body so far.
+      const controller = { enqueue: (c: Uint8Array) => ((pulled += c.byteLength), originalController.enqueue(c)), close: () => originalController.close() };
       if (i === -1) controller.enqueue(encoder.encode(head + HEADER));
       else if (i < rows) {
         // About 64 KiB per pull.
@@ -46,14 +49,14 @@ function streamedUpload(bytes: number, line: number, name = "Big upload") {
       i += 1;
     },
   });
-  return { body, contentType: `multipart/form-data; boundary=${boundary}`, rows: rows + (last ? 1 : 0) };
+  return { body, contentType: `multipart/form-data; boundary=${boundary}`, rows: rows + (last ? 1 : 0), pulled: () => pulled };
 }
 
 /** Rows of 8 KiB keep the 50 MiB file's row count (and the test's time) modest; the bytes are what is tested. */
 async function upload(account: TestAccount, bytes: number, line = 8 * 1024) {
-  const { body, contentType, rows } = streamedUpload(bytes, line);
+  const { body, contentType, rows, pulled } = streamedUpload(bytes, line);
   const res = await call("/v1/bulk/finder", { method: "POST", headers: { ...account.headers, "content-type": contentType }, body, duplex: "half" } as RequestInit);
-  return { res, rows };
+  return { res, rows, pulled };
 }
 
 /** The job's uploaded file as R2 holds it. */
@@ -78,13 +81,15 @@ describe("uploads up to the documented 50 MB limit", () => {
     }, 180_000);
   }
 
-  it("answers 413 for a file one byte over the limit, and leaves nothing behind", async () => {
+  it("answers 413 as soon as a chunked upload's file crosses the limit, without reading the rest, and leaves nothing behind", async () => {
     const account = await createAccount();
     const before = (await env.BULK_FILES.list({ prefix: "bulk/" })).objects.length;
-    const { res } = await upload(account, MAX_UPLOAD_BYTES + 1);
+    const { res, pulled } = await upload(account, MAX_UPLOAD_BYTES + 2 * MiB);
     const body = await json(res);
     expect(res.status, JSON.stringify(body)).toBe(413);
     expect(body.errors).toMatchObject({ type: "payload_too_large", message: "The file is larger than the 50 MB bulk upload limit." });
+    // The parser stopped at the file's limit (one byte past MAX_UPLOAD_BYTES); the body's own cap, 1 MB above it, was not reached.
+    expect(pulled()).toBeLessThan(MAX_UPLOAD_BYTES + 256 * 1024);
     expect((await env.BULK_FILES.list({ prefix: "bulk/" })).objects.length).toBe(before);
   }, 180_000);
 });

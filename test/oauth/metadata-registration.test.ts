@@ -154,7 +154,7 @@ describe("pages for people", () => {
     const { createApp } = await import("../../src/app.js");
     const res = await createApp().fetch(new Request("https://api.test/sign-in"), { ...env, ENVIRONMENT: "production" }, { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext);
     const page = await res.text();
-    expect(page).toContain("No account yet? Accounts are opened by your Contact Intelligence administrator.");
+    expect(page).toContain('No account yet? <a href="/app/sign-up">Create one</a> (free).');
     expect(page).not.toContain("demo-password");
   });
 

@@ -4,7 +4,7 @@ import { ISOLATE_STATE, type IsolateStateDeclaration, type IsolateStateName, pie
 import { cachedKey, rememberKey, type VerifiedKey } from "../../src/auth/auth-cache.js";
 import { isWebmailDomain as isWebmail } from "../../src/engine/data/domain-lists.js";
 
-const sources = import.meta.glob(["../../src/**/*.ts", "!../../src/vendor/**"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const sources = import.meta.glob(["../../src/**/*.{ts,tsx}", "!../../src/vendor/**"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 const declarations = Object.entries(ISOLATE_STATE) as [IsolateStateName, IsolateStateDeclaration][];
 
 /** Where each piece is asked for: `expiringMap<…>("name")` and its siblings. */

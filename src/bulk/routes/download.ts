@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
-import { csvLine } from "../csv-out.js";
+import { csvLine } from "../../http/csv.js";
 import { jobStub, onJob } from "../jobs.js";
 import { resultPartKey, type ResultRow } from "../storage.js";
 import { DOWNLOAD_FILES, type DownloadFile } from "../types.js";

@@ -4,6 +4,7 @@ import { registerCancelJob } from "./cancel-job.js";
 import { registerLaunchJob } from "./launch-job.js";
 import { registerRestoreJob } from "./restore-job.js";
 import { registerRetryJob } from "./retry-job.js";
+import { registerColumns } from "./columns.js";
 import { registerCreateJob } from "./create-job.js";
 import { registerDeleteJob } from "./delete-job.js";
 import { registerDownload } from "./download.js";
@@ -24,6 +25,7 @@ export function registerBulkRoutes(app: ApiApp) {
   registerWebhookSecret(app);
   registerListJobs(app);
   registerCreateJob(app);
+  registerColumns(app);
   registerGetJob(app);
   registerProgress(app);
   registerLaunchJob(app);

@@ -30,20 +30,22 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // decides it in the admission's round trip (repeat, or billed with its credits reserved), so two
   // identical requests at the same instant are billed once.
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
-  const paced = inv.surface === "bulk" ? { ...cap, rateGroup: null } : cap;
+  // Bulk rows are paced by the job's queue; dashboard searches have counters of their own.
+  const rateGroup = inv.surface === "bulk" ? null : inv.fromDashboard && cap.rateGroup ? "searches" : cap.rateGroup;
+  const source = inv.surface === "bulk" ? ("bulk" as const) : inv.fromDashboard ? ("website" as const) : ("api" as const);
   // A window this isolate already knows is open (exact: see LimiterClient.knownRepeat) needs no
   // decision: the admission only counts the rate limit (on plans without limits, without a round trip).
   const knownFree = fingerprint !== null && client.knownRepeat(inv.accountId, fingerprint, started);
   const billing =
     fingerprint !== null && !knownFree
-      ? { accountId: inv.accountId, capability: cap.name, source: inv.surface === "bulk" ? ("bulk" as const) : ("api" as const), requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
+      ? { accountId: inv.accountId, capability: cap.name, source, requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
       : undefined;
   const admission = await admitRequest(inv.env, {
     accountId: inv.accountId,
     plan: inv.plan,
     // Bulk rows are paced by the job's queue, not by the per-request table; their credits are the same.
     // A credit-billed call's cost travels with its fingerprint; the agent surface's payment is its charge.
-    capability: { ...paced, cost: null },
+    capability: { ...cap, rateGroup, cost: null },
     extraCost: {},
     now: started,
     waitUntil: inv.waitUntil,
@@ -88,7 +90,7 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
-  return finish({ response: withHeaders(response, admission.headers), result, billing: decision });
+  return finish({ response: withHeaders(response, admission.headers), result, billing: decision, charged });
 }
 
 /** The decision of a call that reserved nothing: not billed. */

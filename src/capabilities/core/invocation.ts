@@ -1,5 +1,6 @@
 import type { Env } from "../../env.js";
 import type { BillingDecision } from "../../limits/billing-decision.js";
+import type { CreditBalance } from "../../limits/groups.js";
 import type { LimiterClient } from "../../limits/limiter-client.js";
 import type { CapabilityResult } from "./registry.js";
 
@@ -12,6 +13,11 @@ export interface Invocation {
   accountId: number;
   plan: string;
   surface: "v1" | "agent" | "bulk";
+  /**
+   * A /v1 call a person made from the dashboard (its "Try it" page): counted under the "searches"
+   * rate group (the spec's dashboard searches) instead of the capability's, billed as source "website".
+   */
+  fromDashboard?: boolean;
   now?: () => number;
   /**
    * The surface can take the billing decision after answering (`Execution.billing`): a call that
@@ -31,4 +37,6 @@ export interface Execution {
    * that found something new. Every report of the call (log row, bulk row) is written from it.
    */
   billing: BillingDecision;
+  /** What the call is charged, by balance, if its decision says billed (a credit-billed call that found something). */
+  charged?: Partial<Record<CreditBalance, number>>;
 }

@@ -3,6 +3,7 @@ import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp, Ctx } from "../../http/openapi.js";
 import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
 import { executeCapability } from "./execute.js";
+import { flushOwed } from "../../limits/admission.js";
 import { rateLimitHeadersOnEveryAnswer } from "../../limits/middleware.js";
 import type { AnyCapability } from "./registry.js";
 
@@ -18,18 +19,28 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, result, billing } = await executeCapability(cap, params, {
+      const { response, result, billing, charged } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
         plan: auth.account.plan,
         surface: "v1",
-        // The log row can wait for the billing decision (logRequests), so the answer need not.
-        chargeLater: true,
+        fromDashboard: auth.session !== undefined,
+        // The log row can wait for the billing decision (logRequests), so the answer need not; the
+        // dashboard shows the call's cost with its answer, so its calls are decided up front.
+        chargeLater: auth.session === undefined,
       });
       // The log row's cost is the limiter's decision (a repeat, a not-found answer or a free
       // capability: not billed).
       c.set("billing", billing);
+      if (auth.session) {
+        // The "Try it" page shows what the call cost with its answer: the decision is taken (its
+        // report) and sent now, within this request.
+        let billed = false;
+        void billing.whenDecided(async (decided) => void (billed = decided));
+        await flushOwed(c.env, auth.account.id);
+        auth.session.charge = { found: result?.found ?? false, billed, charged: billed ? (charged ?? {}) : {} };
+      }
       if (callbackUrl && result && response.status === 200) {
         scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
       }
@@ -60,6 +71,9 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         summary: cap.summary,
         hide: !documented.has(path),
         responses,
+        // Which capability the operation runs and its price: the dashboard's "Try it" forms are built from these.
+        "x-capability": cap.name,
+        "x-credit-cost": cap.cost ? { balance: cap.cost.balance, amount: cap.cost.amount } : null,
       };
       if (inPath.length) {
         v1.openapi(createRoute({ ...doc, request: { query, params } }), (c) => serve(c, { ...c.req.valid("query"), ...c.req.valid("param") }));

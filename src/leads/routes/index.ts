@@ -21,6 +21,7 @@ import { registerListLeads } from "./list-leads.js";
 import { registerListLists } from "./list-lists.js";
 import { registerListWebhooks } from "./list-webhooks.js";
 import { registerRotateWebhookSecret } from "./rotate-webhook-secret.js";
+import { registerTestWebhook } from "./test-webhook.js";
 import { registerUpdateAttribute } from "./update-attribute.js";
 import { registerUpdateLead } from "./update-lead.js";
 import { registerUpdateList } from "./update-list.js";
@@ -58,6 +59,7 @@ export function registerLeadRoutes(v1: ApiApp) {
   registerDeleteWebhook(v1);
   registerEnableWebhook(v1);
   registerDisableWebhook(v1);
+  registerTestWebhook(v1);
   registerWebhookDeliveries(v1);
   registerListDeliveries(v1);
 

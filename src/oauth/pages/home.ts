@@ -11,6 +11,7 @@ export function homePage(c: Context<AppBindings>) {
     html`<h1>Contact Intelligence</h1>
 <p>Find and verify email addresses and phone numbers, and enrich people and companies.</p>
 <ul>
+<li><a href="/app">Your account</a>: sign in or <a href="/app/sign-up">create one</a>, keys, bulk jobs, usage</li>
 <li><a href="/docs">API reference</a> (account API and agent surface)</li>
 <li><a href="/device">Connect a device</a> with a code</li>
 <li><a href="/.well-known/oauth-authorization-server">OAuth 2.0 metadata</a></li>

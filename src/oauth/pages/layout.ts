@@ -57,13 +57,14 @@ export function securityHeaders(csp: string): Record<string, string> {
 }
 
 /**
- * How a person gets an account: no route creates one (operators do), and a local server has demo
- * accounts. The demo credentials are only named outside production.
+ * How a person gets an account: the dashboard's sign-up page; a local server also has demo accounts,
+ * whose credentials are only named outside production.
  */
 function accountHint(production: boolean) {
+  const signUp = html`No account yet? <a href="/app/sign-up">Create one</a> (free).`;
   return production
-    ? html`No account yet? Accounts are opened by your Contact Intelligence administrator.`
-    : html`No account yet? On this local server <code>npm start</code> (or <code>npm run seed</code>) creates demo accounts: <code>demo-pro@example.com</code>, password <code>demo-password</code>.`;
+    ? signUp
+    : html`${signUp} On this local server <code>npm start</code> (or <code>npm run seed</code>) also creates demo accounts: <code>demo-pro@example.com</code>, password <code>demo-password</code>.`;
 }
 
 export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>, opts: { production?: boolean } = {}) {

@@ -21,13 +21,15 @@ export const LogEntry = z
     ip_address: z.string().nullable(),
     user_agent: z.string().nullable(),
     country: z.string().nullable(),
-    source: z.enum(["API", "Agent", "Bulk"]).openapi({ description: "API: a /v1 call; Agent: the paid agent surface; Bulk: a row of a bulk job" }),
+    source: z
+      .enum(["API", "Website", "Agent", "Bulk"])
+      .openapi({ description: "API: a /v1 call; Website: made from the dashboard (/app); Agent: the paid agent surface; Bulk: a row of a bulk job" }),
     cost: z.boolean(),
     created_at: z.string(),
   })
   .openapi("LogEntry");
 
-const SOURCE_LABELS = { api: "API", agent: "Agent", bulk: "Bulk" } as const;
+const SOURCE_LABELS = { api: "API", website: "Website", agent: "Agent", bulk: "Bulk" } as const;
 
 export function renderLog(l: RequestLog): z.infer<typeof LogEntry> {
   return {

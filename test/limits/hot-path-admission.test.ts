@@ -1,14 +1,12 @@
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
 import { admitRequest, BALANCES_TTL_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
 import { DEFAULT_CLIENT_OPTIONS, LimiterClient } from "../../src/limits/limiter-client.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { billedOf, collect, recordingEnv } from "../support/limiter.js";
+import { billedOf, collect, probeCapability, recordingEnv } from "../support/limiter.js";
 
 const COUNT_WAIT_MS = DEFAULT_CLIENT_OPTIONS.countWaitMs;
 
@@ -119,18 +117,7 @@ describe("limiter admissions on the hot path", () => {
 });
 
 // A capability double billed one phone credit when it finds something (always).
-const double = defineCapability({
-  name: "repeat-probe",
-  label: "Repeat probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/repeat-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "phone",
-  cost: { balance: "phone", amount: 1 },
-  usageCategory: "phones",
-  handler: async () => ({ body: { data: { ok: true } }, found: true }),
-});
+const double = probeCapability("repeat-probe", "phone", () => true);
 
 const unreachableD1 = new Proxy({} as D1Database, {
   get: () => () => {

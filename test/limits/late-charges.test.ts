@@ -1,31 +1,18 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
 import { executeCapability, type Execution, type Invocation } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { IsolateLease } from "../../src/limits/isolate-lease.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { collect, recordingEnv } from "../support/limiter.js";
+import { collect, probeCapability, recordingEnv } from "../support/limiter.js";
 
 /** A capability double billed one phone credit when found. */
 const found: Record<string, boolean> = {};
-const probe = defineCapability({
-  name: "late-probe",
-  label: "Late probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/late-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "phone",
-  cost: { balance: "phone", amount: 1 },
-  usageCategory: "phones",
-  handler: async (params) => ({ body: { data: { q: params.q } }, found: found[params.q] ?? true }),
-});
+const probe = probeCapability("late-probe", "phone", (q) => found[q] ?? true);
 
 const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale")).phone.used;
 const billed = (execution: Execution) => new Promise<boolean>((resolve) => execution.billing.whenDecided(async (b) => resolve(b)));

@@ -1,18 +1,16 @@
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
 import { processChunk } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
-import { billedOf, collect, limiterClock, recordingEnv } from "../support/limiter.js";
+import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 
 // One test per money defect found by reading and trying the code (each fails when its fix is
@@ -21,20 +19,9 @@ import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 /** A capability double billed one search credit when found; `gate` holds its answers back. */
 let gate: Promise<void> = Promise.resolve();
 const found: Record<string, boolean> = {};
-const probe = defineCapability({
-  name: "money-probe",
-  label: "Money probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/money-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "search",
-  cost: { balance: "search", amount: 1 },
-  usageCategory: "search",
-  handler: async (params) => {
-    await gate;
-    return { body: { data: { q: params.q } }, found: found[params.q] ?? true };
-  },
+const probe = probeCapability("money-probe", "search", async (q) => {
+  await gate;
+  return found[q] ?? true;
 });
 
 type Stub = DurableObjectStub<AccountLimiter>;

@@ -1,10 +1,8 @@
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
 import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { db } from "../../src/db/client.js";
 import { billedRequests, usageDays } from "../../src/db/schema-contract.js";
 import { batchMemo } from "../../src/engine/memo.js";
@@ -16,28 +14,17 @@ import { limiterFor } from "../../src/limits/admission.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { billedOf, collect, limiterClock, recordingEnv } from "../support/limiter.js";
+import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
 
 /** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
 let release: Promise<void> = Promise.resolve();
 const found: Record<string, boolean> = {};
 /** Per request, the answers its next calls give (found or not), in the order they start. */
 const answers: Record<string, boolean[]> = {};
-const probe = defineCapability({
-  name: "window-probe",
-  label: "Window probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/window-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "phone",
-  cost: { balance: "phone", amount: 1 },
-  usageCategory: "phones",
-  handler: async (params) => {
-    const mine = answers[params.q]?.shift();
-    await release;
-    return { body: { data: { q: params.q } }, found: mine ?? found[params.q] ?? true };
-  },
+const probe = probeCapability("window-probe", "phone", async (q) => {
+  const mine = answers[q]?.shift();
+  await release;
+  return mine ?? found[q] ?? true;
 });
 
 const unreachableD1 = new Proxy({} as D1Database, {

@@ -1,5 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
+import { z } from "@hono/zod-openapi";
 import { env } from "cloudflare:workers";
+import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import type { LimiterMessage, LimiterReply, Settlement } from "../../src/limits/limiter-messages.js";
@@ -84,3 +86,22 @@ export async function limiterClock(stub: DurableObjectStub<AccountLimiter>, star
 /** Whether a call was billed, once its limiter has decided (the report every surface writes). */
 export const billedOf = (execution: { billing: { whenDecided(f: (billed: boolean) => Promise<unknown>): unknown } }) =>
   new Promise<boolean>((resolve) => execution.billing.whenDecided(async (billed) => resolve(billed)));
+
+/**
+ * A capability double for the money tests, under `/<name>` with one parameter `q`: costs one credit
+ * of `balance` (rate group and usage category to match) and answers what `answer` says it found.
+ */
+export function probeCapability(name: string, balance: "search" | "phone", answer: (q: string) => Promise<boolean> | boolean) {
+  return defineCapability({
+    name,
+    label: name,
+    summary: "test double",
+    tag: "Test",
+    paths: [`/${name}`],
+    params: z.object({ q: z.string() }),
+    rateGroup: balance,
+    cost: { balance, amount: 1 },
+    usageCategory: balance === "phone" ? "phones" : "search",
+    handler: async (params) => ({ body: { data: { q: params.q } }, found: await answer(params.q) }),
+  });
+}

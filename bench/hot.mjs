@@ -1,5 +1,5 @@
-// npm run bench -- hot — the paths customers pay for, next to a bare route, side by side in one run
-// (issue 22): a billed call (/v1/phone-validator with a number never asked before, so every call
+// npm run bench -- hot — the paths customers pay for, next to a bare route, side by side in one run:
+// a billed call (/v1/phone-validator with a number never asked before, so every call
 // reserves and is charged a credit and opens a 30-day window), /v1/me, the free 30-day repeat (the
 // same number every time) and /v1/domain-status (auth and log, no limiter), each at 50 and at 1
 // connection, as requests/s and p50 next to `/` (no auth, no limiter, no log).

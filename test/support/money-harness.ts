@@ -322,10 +322,9 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
         }
       }
     }
-     await Promise.all(wave);
+    await Promise.all(wave);
   }
 
-  
   // ---- rest: what is alive finishes its work; then the invariants are read --------------------
   for (const iso of live()) iso.faults = { ...CALM };
   await settleLive(isolates, accountId);
@@ -337,7 +336,7 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
     await runDurableObjectAlarm(jobStub(env, bulk.id));
   }
   await settleLive(isolates, accountId);
-   await stub.syncUsage();
+  await stub.syncUsage();
 
   const { credits, windows } = await runInDurableObject(stub, (_instance: AccountLimiter, state) => ({
     credits: state.storage.kv.get<{ month: string; used: { verification: number }; pack: { remaining: number } | null }>("credits"),

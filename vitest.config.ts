@@ -4,10 +4,11 @@ import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { outbound } from "./test/fixtures/outbound.js";
 import { buildPaymentVendor } from "./scripts/build-payment-vendor.mjs";
+import { buildPdfVendor } from "./scripts/build-pdf-vendor.mjs";
 
 export default defineConfig(async () => {
-  // The payment stack is a module of its own, built from node_modules (wrangler builds it before dev and deploy).
-  await buildPaymentVendor();
+  // The payment stack and the PDF reader are modules of their own, built from node_modules (wrangler builds them before dev and deploy).
+  await Promise.all([buildPaymentVendor(), buildPdfVendor()]);
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     plugins: [
@@ -51,6 +52,9 @@ export default defineConfig(async () => {
       // and module state, so tests must not assume an empty database (each creates its own
       // accounts via test/support/accounts.ts and scopes what it asserts to them).
       isolate: false,
+      // A few tests drive hundreds of rows or twenty signatures through the Worker: ~2 s alone,
+      // but beside the typecheck on a loaded two-core machine they crossed the default 5 s.
+      testTimeout: 15_000,
     },
   };
 });

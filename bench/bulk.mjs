@@ -34,7 +34,11 @@ function workerdRssKb() {
     const mine = new Set([childPid]);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) (mine.add(r.pid), (grew = true));
+      for (const r of rows) {
+        if (mine.has(r.pid) || !mine.has(r.ppid)) continue;
+        mine.add(r.pid);
+        grew = true;
+      }
     }
     return rows.filter((r) => mine.has(r.pid) && /workerd/.test(r.args)).reduce((sum, r) => sum + r.rss, 0);
   } catch {
@@ -62,10 +66,15 @@ async function connectInspector() {
   const targets = await (await fetch(`http://127.0.0.1:${inspectPort}/json`)).json();
   const runner = targets.find((t) => /vitest-plugin-runner/.test(t.title ?? ""));
   heap.socket = new WebSocket(runner.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => (heap.socket.on("open", resolve), heap.socket.on("error", reject)));
+  await new Promise((resolve, reject) => {
+    heap.socket.on("open", resolve);
+    heap.socket.on("error", reject);
+  });
   heap.socket.on("message", (m) => {
     const d = JSON.parse(m);
-    if (d.id && heap.pending.has(d.id)) (heap.pending.get(d.id)(d.result), heap.pending.delete(d.id));
+    if (!d.id || !heap.pending.has(d.id)) return;
+    heap.pending.get(d.id)(d.result);
+    heap.pending.delete(d.id);
   });
 }
 async function usedAfterGc() {
@@ -109,7 +118,10 @@ child.on("exit", async (code) => {
   }
   heap.socket?.close();
   const phases = {};
-  for (const m of log.matchAll(/BENCH phase (\S+) (start|end) (\d+)/g)) (phases[m[1]] ??= {})[m[2]] = Number(m[3]);
+  for (const [, name, edge, at] of log.matchAll(/BENCH phase (\S+) (start|end) (\d+)/g)) {
+    phases[name] ??= {};
+    phases[name][edge] = Number(at);
+  }
   for (const [name, { start, end }] of Object.entries(phases)) {
     if (!start || !end) continue;
     const during = samples.filter(([t]) => t >= start && t <= end).map(([, kb]) => kb);

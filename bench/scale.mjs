@@ -77,7 +77,12 @@ async function lookupStatement() {
   });
   const { RepeatWindows } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
   const seen = [];
-  const sql = { exec: (statement, ...params) => (seen.push({ sql: statement, params }), { toArray: () => [], one: () => null }) };
+  const sql = {
+    exec: (statement, ...params) => {
+      seen.push({ sql: statement, params });
+      return { toArray: () => [], one: () => null };
+    },
+  };
   const windows = new RepeatWindows(sql);
   const schema = seen.splice(0).map((s) => s.sql);
   windows.find("f".repeat(64), Date.now());
@@ -202,7 +207,8 @@ try {
         });
         const report = await res.text();
         if (res.status !== 200) throw new Error(`import on ${label(s.emails)} answered ${res.status}: ${report.slice(0, 300)}`);
-        (s.writes ??= []).push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
+        s.writes ??= [];
+        s.writes.push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
       }
     }
     if (writeRounds > 0) {

@@ -11,7 +11,7 @@ import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_TOKENS } from "../src/agent/dev-ch
 import { localConfigOrExit } from "./lib/config.mjs";
 
 const path = process.argv[2];
-if (!path || !path.startsWith("/")) {
+if (!path?.startsWith("/")) {
   console.error('usage: npm run agent -- "/email-verifier?email=someone@example.com"');
   process.exit(2);
 }

@@ -80,6 +80,7 @@ try {
   server.stdout.on("data", (d) => (serverOutput += d));
   mailLink = async (email, kind) => {
     for (let i = 0; i < 100; i++) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes, which start with ESC.
       const link = mailLinkIn(serverOutput.replace(/\x1b\[[0-9;]*m/g, ""), email, kind);
       if (link) return link;
       await new Promise((r) => setTimeout(r, 100));
@@ -232,9 +233,11 @@ try {
   const started = Date.now();
   await docs.goto(`${base}/docs`, { waitUntil: "domcontentloaded" });
   try {
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
     await docs.waitForFunction(() => /Open Group - Finder/.test(document.body.innerText) && /Open Group - Phones/.test(document.body.innerText), { timeout: 30_000 });
   } catch (err) {
     await docs.screenshot({ path: path.join(screens, "12-docs-offline-failed.png") });
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
     console.error(`/docs did not render. Console:\n${docsConsole.join("\n")}\nBlocked: ${offsite.join(", ")}\nFailed: ${failed.join(", ")}\nText: ${(await docs.evaluate(() => document.body.innerText)).slice(0, 500)}`);
     throw err;
   }
@@ -244,6 +247,7 @@ try {
   assert(offsite.length === 0, `/docs asked for other hosts: ${offsite.join(", ")}`);
   assert(failed.length === 0, `/docs requests failed: ${failed.join(", ")}`);
   assert(fcp !== null && fcp < 1000, `/docs first contentful paint ${fcp} ms (must be under 1 s)`);
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
   const finderGroups = await docs.evaluate(() => document.body.innerText.split("\n").filter((t) => /^Open Group - Finders?$/.test(t.trim())).length);
   assert(finderGroups === 1, `${finderGroups} "Finder"/"Finders" groups in the reference's sidebar`);
   const docsErrors = docsConsole.filter((l) => /^(error|pageerror)/.test(l));

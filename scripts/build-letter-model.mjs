@@ -49,5 +49,5 @@ const costs = counts.map((row) => {
   return row.map((c) => Math.round(-Math.log2((c + 0.5) / total) * 10));
 });
 const out = path.join(import.meta.dirname, "../src/engine/data/letter-bigrams.json");
-writeFileSync(out, JSON.stringify({ corpusTokens: tokens.size, unit: "decibits", costs }) + "\n");
+writeFileSync(out, `${JSON.stringify({ corpusTokens: tokens.size, unit: "decibits", costs })}\n`);
 console.log(`wrote ${out} from ${tokens.size} tokens`);

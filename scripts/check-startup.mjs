@@ -8,7 +8,10 @@
 //   src/app.ts, the queue consumers of src/index.ts, ...) is also reached by static imports from
 //   src/index.ts, which would evaluate it at startup and make the lazy import pointless;
 // - no module of a route family's folder, and none of the heavy libraries below, is reached by
-//   static imports from src/index.ts.
+//   static imports from src/index.ts;
+// - the PDF reader (unpdf, PDF.js) is not in the entry module: it is src/vendor/pdf.mjs, loaded by
+//   src/pdf-vendor.ts, which only src/engine/web/pdf-text.ts imports, and that module only lazily
+//   (the deep crawl, when it holds a PDF): no /v1 route evaluates it.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +21,9 @@ import { root, wranglerBin } from "./lib/local.mjs";
 
 const ENTRY = "src/index.ts";
 const PAYMENT_PACKAGES = /node_modules\/(mppx|viem|ox|abitype|@noble\/curves)\//;
+const PDF_PACKAGES = /node_modules\/(unpdf|pdfjs-dist)\//;
+const PDF_READER = "src/engine/web/pdf-text.ts";
+const PDF_LOADER = "src/pdf-vendor.ts";
 /** Libraries whose evaluation cost most of the startup before the route families were made lazy. */
 const NOT_AT_STARTUP = /node_modules\/(zod|@hono\/zod-openapi|@asteasolutions\/zod-to-openapi|drizzle-orm|@cloudflare\/workers-oauth-provider|@modelcontextprotocol\/sdk|@sindresorhus\/transliterate|libphonenumber-js|tldts|disposable-email-domains-js)\//;
 
@@ -55,6 +61,17 @@ export function startupProblems(meta) {
     problems.push(`the entry module bundles ${leaked.length} files of ${packages}; import their values through src/payment-vendor.ts (type imports are fine)`);
   }
 
+  if (Object.keys(entry.inputs).some((input) => PDF_PACKAGES.test(input))) {
+    problems.push(`the entry module bundles the PDF reader; import it through ${PDF_LOADER} (src/vendor/pdf.mjs)`);
+  }
+  for (const [file, input] of Object.entries(meta.inputs)) {
+    for (const imp of input.imports ?? []) {
+      if (imp.path === PDF_READER && imp.kind !== "dynamic-import") problems.push(`${file} imports ${PDF_READER} statically; the PDF reader is loaded only lazily, by the deep crawl`);
+      if (imp.path === PDF_LOADER && file !== PDF_READER) problems.push(`${file} imports ${PDF_LOADER}; only ${PDF_READER} may load the PDF reader`);
+      if (/vendor\/pdf\.mjs$/.test(imp.path) && file !== PDF_LOADER) problems.push(`${file} imports vendor/pdf.mjs; only ${PDF_LOADER} may`);
+    }
+  }
+
   const importer = staticGraph(meta.inputs, ENTRY);
   const lazy = new Set();
   for (const input of Object.values(meta.inputs)) for (const imp of input.imports ?? []) if (imp.kind === "dynamic-import" && !imp.external) lazy.add(imp.path);
@@ -80,12 +97,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     });
     if (res.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${res.stderr}${res.stdout}`);
     const { problems, staticModules } = startupProblems(JSON.parse(readFileSync(path.join(out, "meta.json"), "utf8")));
-    if (!existsSync(path.join(out, "vendor", "payments.mjs"))) problems.push("vendor/payments.mjs is not part of the upload (wrangler.toml find_additional_modules and its ESModule rule)");
+    for (const vendor of ["payments.mjs", "pdf.mjs"]) {
+      if (!existsSync(path.join(out, "vendor", vendor))) problems.push(`vendor/${vendor} is not part of the upload (wrangler.toml find_additional_modules and its ESModule rule)`);
+    }
     if (problems.length) {
       console.error(`check:startup failed (docs/architecture.md, "The entry point"):\n- ${problems.join("\n- ")}`);
       process.exit(1);
     }
-    console.log(`check:startup: ${staticModules} modules evaluated at startup; the payment stack, the route families and the queue consumers load on first use`);
+    console.log(`check:startup: ${staticModules} modules evaluated at startup; the payment stack, the PDF reader, the route families and the queue consumers load on first use`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -15,7 +15,8 @@ const byCountry = {};
 for (const line of readFileSync(source, "utf8").split("\n")) {
   if (!line || line.startsWith("#")) continue;
   const [code, , zone] = line.split("\t");
-  (byCountry[code] ??= []).push(zone);
+  byCountry[code] ??= [];
+  byCountry[code].push(zone);
 }
 const body = Object.keys(byCountry)
   .sort()

@@ -44,7 +44,7 @@ try {
   if (!dryRun && rows.length) {
     applyMigrations();
     const sqlFile = path.join(work, "import.sql");
-    writeFileSync(sqlFile, statementsFor(rows, Date.now()).map(inlineStatement).join("\n") + "\n");
+    writeFileSync(sqlFile, `${statementsFor(rows, Date.now()).map(inlineStatement).join("\n")}\n`);
     wrangler(["d1", "execute", "DB", "--local", "--file", sqlFile]);
   }
   console.log(`${dryRun ? "checked" : "imported"} ${file}: ${report.accepted} accepted (${report.by_kind.person} people, ${report.by_kind.company} companies, ${report.by_kind.phone} phones), ${report.rejected} rejected`);

@@ -48,7 +48,7 @@ export function d1File(persistTo) {
 }
 
 /** The person (or role) behind address `k` of a domain: deterministic, unique within a domain up to 40,000 addresses. */
-export function addressOf(domain, k) {
+export function addressOf(_domain, k) {
   if (k < 2 && k < GENERIC.length) return { local: GENERIC[k], generic: true };
   const i = k - 2;
   const first = FIRST[i % FIRST.length];

@@ -163,7 +163,7 @@ export function createApp(options: AppOptions = {}): App {
   let v1Document: Promise<unknown> | undefined;
   const buildV1Document = async () => {
     await loader.load([V1, ...V1_FAMILIES]);
-    return loader.get(V1)!.document(V1_FAMILIES.map((family) => loader.get(family)!));
+    return loader.loaded(V1).document(V1_FAMILIES.map((family) => loader.loaded(family)));
   };
 
   // Rebuilt (cheaply: the families' routes are built once, here they are only mounted) whenever a
@@ -180,12 +180,15 @@ export function createApp(options: AppOptions = {}): App {
     mount(app, OAUTH);
     // Before /v1: /v1/mcp authenticates its callers itself (an MCP 401 names the OAuth metadata).
     mount(app, MCP);
-    app.get("/v1/openapi.json", async (c) => c.json(await (v1Document ??= buildV1Document())));
+    app.get("/v1/openapi.json", async (c) => {
+      v1Document ??= buildV1Document();
+      return c.json(await v1Document);
+    });
     const v1 = loader.get(V1);
     if (v1) app.route(V1.at, v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
     mount(app, OPERATOR);
     mount(app, DASHBOARD);
-    app.get("/", (c) =>
+    app.get("/", async (c) =>
       // A browser gets a small page linking the API reference; programs keep the JSON index.
       c.req.header("accept")?.includes("text/html")
         ? homePage(c)

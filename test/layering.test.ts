@@ -13,7 +13,7 @@ const sources = import.meta.glob(["../src/**/*.ts", "../src/**/*.tsx", "!../src/
 
 /** Lowest first. Folders on one line share a rank and may not import each other, but on the floor and at the entry. */
 const LAYERS: string[][] = [
-  ["platform", "db", "vendor", "env.ts", "request-context.ts", "payment-vendor.ts"],
+  ["platform", "db", "vendor", "env.ts", "request-context.ts", "payment-vendor.ts", "pdf-vendor.ts"],
   ["engine"],
   ["http"],
   ["limits", "delivery"],

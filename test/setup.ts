@@ -29,4 +29,5 @@ resetIsolateState();
 // own app still builds each family on first use (test/http/families.test.ts covers that path);
 // only the modules are loaded already.
 const warm = globalThis as { familyModules?: Promise<void> };
-await (warm.familyModules ??= createApp().loadAll());
+warm.familyModules ??= createApp().loadAll();
+await warm.familyModules;

@@ -35,6 +35,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   };
   const submit = (page, selector) => Promise.all([page.waitForNavigation(), page.click(selector)]);
   const pathOf = (page) => new URL(page.url()).pathname;
+  // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, which textContent does not give
   const text = (page) => page.$eval("main", (m) => m.innerText);
 
   await browser.defaultBrowserContext().overridePermissions(base, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);

@@ -44,6 +44,7 @@ export async function missingUpstreams(list, lookup, timeoutMs = 2_000) {
 
 export const offlineLine = (u) => `offline: ${u.host} (${u.what}) cannot be reached: ${u.without}.`;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC.
 const ANSI = /\x1b\[[0-9;]*m/g;
 const plain = (line) => line.replace(ANSI, "");
 

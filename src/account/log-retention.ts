@@ -1,5 +1,5 @@
-import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
-import { db } from "../db/client.js";
+import { desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { allOf, anyOf, db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
 
@@ -24,7 +24,7 @@ export function retentionCutoff(now: number): number {
  */
 export async function retainedLogs(env: Pick<Env, "DB">, accountId: number, now: number): Promise<SQL> {
   const cutoff = retentionCutoff(now);
-  const mine = and(eq(requestLogs.accountId, accountId), gte(requestLogs.createdAt, cutoff))!;
+  const mine = allOf(eq(requestLogs.accountId, accountId), gte(requestLogs.createdAt, cutoff));
   const [oldestKept] = await db(env.DB)
     .select({ createdAt: requestLogs.createdAt, id: requestLogs.id })
     .from(requestLogs)
@@ -33,11 +33,11 @@ export async function retainedLogs(env: Pick<Env, "DB">, accountId: number, now:
     .limit(1)
     .offset(LOG_RETENTION_ROWS - 1);
   if (!oldestKept) return mine;
-  const notOlder = or(
+  const notOlder = anyOf(
     sql`${requestLogs.createdAt} > ${oldestKept.createdAt}`,
-    and(eq(requestLogs.createdAt, oldestKept.createdAt), gte(requestLogs.id, oldestKept.id)),
-  )!;
-  return and(mine, notOlder)!;
+    allOf(eq(requestLogs.createdAt, oldestKept.createdAt), gte(requestLogs.id, oldestKept.id)),
+  );
+  return allOf(mine, notOlder);
 }
 
 /** Deletes what the window no longer covers: rows older than 3 months, and each account's rows beyond its last 1,000. */
@@ -56,6 +56,9 @@ export async function pruneRequestLogs(env: Pick<Env, "DB">, now: number): Promi
   return { expired: expired.meta.changes ?? 0, overflow: overflow.meta.changes ?? 0 };
 }
 
+/** The label of /v1/leads/attributes/…, which the first path segment alone would call "Leads". */
+const ATTRIBUTES_TYPE = "Attributes";
+
 /** Labels of the account routes, by first path segment; capabilities set their own ("Email Finder"). */
 const ROUTE_TYPES: Record<string, string> = {
   me: "Account",
@@ -65,7 +68,7 @@ const ROUTE_TYPES: Record<string, string> = {
   "rate-limits": "Rate Limits",
   leads: "Leads",
   leads_lists: "Leads Lists",
-  attributes: "Attributes",
+  attributes: ATTRIBUTES_TYPE,
   bulk: "Bulk",
   flag: "Flags",
   webhooks: "Webhooks",
@@ -76,13 +79,13 @@ const ROUTE_TYPES: Record<string, string> = {
 /** `type` of a log entry from its route pattern: always a string (docs/wire-contract.md §9.3). */
 export function logTypeOf(endpoint: string): string {
   const segments = endpoint.replace(/^\/v1(?=\/|$)/, "").split("/").filter(Boolean);
-  if (segments[0] === "leads" && segments[1] === "attributes") return ROUTE_TYPES.attributes!;
+  if (segments[0] === "leads" && segments[1] === "attributes") return ATTRIBUTES_TYPE;
   const first = segments[0] ?? "";
   if (ROUTE_TYPES[first]) return ROUTE_TYPES[first];
   if (!first) return "API";
   return first
     .split(/[-_]/)
     .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join(" ");
 }

@@ -66,8 +66,9 @@ export function registerRevealRoute(v1: ApiApp) {
     const limit = body.limit ?? 10;
     const { total, companies } = await searchCompanies(c.env, { query: body.query, filters, page, limit });
     const pages = Math.ceil(total / limit);
-    const projected = body._source?.length
-      ? companies.map((co) => Object.fromEntries(Object.entries(co).filter(([k]) => body._source!.includes(k))))
+    const source = body._source;
+    const projected = source?.length
+      ? companies.map((co) => Object.fromEntries(Object.entries(co).filter(([k]) => source.includes(k))))
       : companies;
     const answer = {
       success: true,

@@ -53,7 +53,7 @@ export function createAgentApp(options: AgentAppOptions = {}) {
   app.route("/", enrollments);
 
   for (const cap of soldCapabilities(capabilities())) {
-    app.get(cap.agentPath!, (c) =>
+    app.get(cap.agentPath, (c) =>
       servePaid(
         cap,
         {

@@ -7,14 +7,23 @@ import { priceFor, toBaseUnits } from "./prices.js";
 import type { PaymentProvider } from "./provider.js";
 
 /** Capabilities sold on the agent surface: an agentPath and a price. */
-export function soldCapabilities(capabilities: readonly Capability[]): Capability[] {
-  return capabilities.filter((c) => c.agentPath && priceFor(c.agentPath));
+export function soldCapabilities(capabilities: readonly Capability[]): SoldCapability[] {
+  return capabilities.filter((c): c is SoldCapability => Boolean(c.agentPath && priceFor(c.agentPath)));
+}
+
+/** A capability agents can buy: it has an agent path, and that path a price. */
+export type SoldCapability = Capability & { agentPath: string };
+
+function priceOf(cap: SoldCapability): string {
+  const price = priceFor(cap.agentPath);
+  if (price === undefined) throw new Error(`${cap.agentPath} is sold but has no price.`);
+  return price;
 }
 
 const TAG = "Contact intelligence";
 
-function offers(cap: Capability, provider: PaymentProvider | null) {
-  const price = priceFor(cap.agentPath!)!;
+function offers(cap: SoldCapability, provider: PaymentProvider | null) {
+  const price = priceOf(cap);
   const currencies = provider?.currencies ?? [
     { symbol: "USDC", address: "USDC", decimals: 6 },
     { symbol: "USDT", address: "USDT", decimals: 6 },
@@ -58,7 +67,7 @@ const charged = { "X-Payment-Charged": { schema: { type: "string", enum: ["true"
 export function agentOpenApiDocument(capabilities: readonly Capability[], provider: PaymentProvider | null, origin: string) {
   const paths: Record<string, unknown> = {};
   for (const cap of soldCapabilities(capabilities)) {
-    paths[cap.agentPath!] = {
+    paths[cap.agentPath] = {
       get: {
         operationId: cap.name,
         summary: cap.summary,
@@ -217,7 +226,7 @@ export function llmsTxt(capabilities: readonly Capability[], provider: PaymentPr
   ];
   for (const cap of soldCapabilities(capabilities)) {
     const params = Object.keys(cap.params.shape).map((p) => `\`${p}\``).join(", ");
-    lines.push(`- [GET ${cap.agentPath}](${origin}${cap.agentPath}): ${cap.summary}. Price ${priceFor(cap.agentPath!)} USD (USDC or USDT). Query: ${params || "none"}.`);
+    lines.push(`- [GET ${cap.agentPath}](${origin}${cap.agentPath}): ${cap.summary}. Price ${priceOf(cap)} USD (USDC or USDT). Query: ${params || "none"}.`);
   }
   lines.push(
     "",

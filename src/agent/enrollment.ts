@@ -88,7 +88,8 @@ export function registerEnrollmentRoutes(app: ApiApp) {
       .insert(agentEnrollments)
       .values({ id, name: body.name, contact: body.contact, publicKey: body.public_key ?? null, did: body.did ?? null, createdAt: Date.now() })
       .returning();
-    return c.json(present(row!), 201, { location: `/agent-enrollments/${id}` });
+    if (!row) throw new Error("inserting an agent enrollment returned no row");
+    return c.json(present(row), 201, { location: `/agent-enrollments/${id}` });
   });
 
   app.openapi(readRoute, async (c) => {

@@ -51,7 +51,10 @@ const MAX_REALMS_PER_ISOLATE = 8;
 export function paymentProviderFor(env: Env, host = "localhost"): Promise<PaymentProvider> {
   const realm = env.MPP_REALM?.trim() || host;
   let byRealm = cache.get(env);
-  if (!byRealm) cache.set(env, (byRealm = new Map()));
+  if (!byRealm) {
+    byRealm = new Map();
+    cache.set(env, byRealm);
+  }
   const cached = byRealm.get(realm);
   if (cached) return cached;
   const provider = buildProvider(env, realm);
@@ -111,7 +114,7 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
     !(usdt && ADDRESS.test(usdt)) && "TEMPO_USDT_ADDRESS",
     !Number.isInteger(chainId) && "TEMPO_CHAIN_ID",
   ].filter(Boolean);
-  if (missing.length) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
+  if (missing.length || !usdt) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
   const chain = { ...tempoChain, id: chainId };
   const mppx = Mppx.create({
     realm,
@@ -132,7 +135,7 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
     method: "tempo",
     currencies: [
       { symbol: "USDC", address: usdc, decimals: STABLECOIN_DECIMALS },
-      { symbol: "USDT", address: usdt!, decimals: STABLECOIN_DECIMALS },
+      { symbol: "USDT", address: usdt, decimals: STABLECOIN_DECIMALS },
     ],
   });
 }

@@ -1,4 +1,4 @@
-import type { Credential, Errors } from "mppx";
+import type { Credential, Errors, Receipt } from "mppx";
 import { executeCapability } from "../capabilities/core/execute.js";
 import type { Capability } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
@@ -43,7 +43,8 @@ export interface PaidRequest {
  * credential can pay for a later request.
  */
 export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDeps): Promise<Response> {
-  const endpoint = cap.agentPath!;
+  const endpoint = cap.agentPath;
+  if (endpoint === undefined) throw new Error(`${cap.name} has no agent path: it is not sold to agents.`);
   const now = deps.now ?? Date.now;
   const price = priceFor(endpoint);
   if (!price) return gateUnavailable(`${endpoint} has no price configured.`, 300);
@@ -130,7 +131,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
       return unbilled(upstream);
     }
 
-    let receipt;
+    let receipt: Receipt.Receipt;
     try {
       receipt = await provider.settle(credential, offer, currency);
     } catch (err) {

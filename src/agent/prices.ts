@@ -40,7 +40,7 @@ export function priceFor(agentPath: string): string | undefined {
 export function toBaseUnits(usd: string, decimals = STABLECOIN_DECIMALS): string {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(usd);
   if (!match) throw new Error(`Price '${usd}' is not a plain decimal.`);
-  const [, whole, frac = ""] = match;
+  const [, whole = "", frac = ""] = match;
   if (frac.length > decimals) throw new Error(`Price '${usd}' has more than ${decimals} decimals.`);
-  return (BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, "0") || "0")).toString();
+  return (BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, "0") || "0")).toString();
 }

@@ -66,7 +66,10 @@ export function mppxProvider<M extends Mppx.Methods>(opts: {
 }): PaymentProvider {
   const { mppx, method } = opts;
   // why: mppx types `challenge` per configured method tuple; a provider for any method indexes it by wire name (mppx typing).
-  const challengeFn = (mppx.challenge as unknown as Record<string, { charge(o: Record<string, unknown>): Promise<Challenge.Challenge> }>)[method]!.charge;
+  type Charge = { charge(o: Record<string, unknown>): Promise<Challenge.Challenge> };
+  const charge = (mppx.challenge as unknown as Record<string, Charge | undefined>)[method];
+  if (!charge) throw new Error(`The mppx instance has no payment method '${method}'.`);
+  const challengeFn = charge.charge;
   const route = (offer: Offer, currency: CurrencyOffer) => ({
     request: { amount: offer.amount, currency: currency.address, decimals: currency.decimals, description: offer.description },
     scope: offer.endpoint,

@@ -6,7 +6,6 @@ import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../platform/time.js";
-import type { AuthContext } from "./auth-context.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 import { sessionCallOf, type SessionCall } from "./session-calls.js";
@@ -65,7 +64,7 @@ export function authenticate(now: () => number = () => Date.now()): MiddlewareHa
     const found = cachedKey(key, secretHash, t) ?? (await verifyKey(c.env.DB, key, secretHash, t));
     if (!found) throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
     if (found.key.expiresAt !== null && found.key.expiresAt <= t) {
-      const expiredAt = rfc3339(found.key.expiresAt)!;
+      const expiredAt = rfc3339(found.key.expiresAt);
       throw new ApiError(400, "api_key_expired", `This API key expired at ${expiredAt}. Create a new key or reset this one.`, {
         "X-Service-Key-Expired": expiredAt,
       });

@@ -28,7 +28,7 @@ function refuse(type: Extract<CodeWithStatus<401>, `access_token_${string}`>, me
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer[ ]+(.*)$/i.exec(header);
-  return match ? match[1]!.trim() : null;
+  return match?.[1]?.trim() ?? null;
 }
 
 /**

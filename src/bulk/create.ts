@@ -221,9 +221,11 @@ export async function createJob(env: Env, request: Request, type: BulkType, acco
     } else if (options.data !== undefined) {
       source = "data";
       ingest = await ingestRows(env.BULK_FILES, prefix, type, dataRecords(options.data, options.delimiter ?? ","), options, "data");
-    } else {
+    } else if (options.list !== undefined) {
       source = "list";
-      ingest = await ingestRows(env.BULK_FILES, prefix, type, listRecords(options.list!), { ...options, has_header: options.has_header ?? false }, "list");
+      ingest = await ingestRows(env.BULK_FILES, prefix, type, listRecords(options.list), { ...options, has_header: options.has_header ?? false }, "list");
+    } else {
+      throw new Error("no input after checking that exactly one was given");
     }
 
     const values = rowOptions(options);
@@ -238,7 +240,8 @@ export async function createJob(env: Env, request: Request, type: BulkType, acco
       .insert(bulkJobs)
       .values({ accountId, type: type.type, name: options.name, status: "pending", rowsInput: ingest.counts.input, snapshot: {}, createdAt: now, updatedAt: now, expiredAt: now + JOB_VALIDITY_MS })
       .returning({ id: bulkJobs.id });
-    jobId = row!.id;
+    if (!row) throw new Error("inserting a bulk job returned no row");
+    jobId = row.id;
     const job = await jobStub(env, jobId).init(
       {
         id: jobId,

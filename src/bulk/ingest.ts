@@ -3,7 +3,7 @@ import { getDomain } from "tldts";
 import type { BulkField } from "../capabilities/core/registry.js";
 import { ApiError } from "../http/errors.js";
 import { type CreateOptions, rowOptions } from "./options.js";
-import { CHUNK_ROWS, MAX_COLUMNS, MAX_ROWS, MAX_ROWS_TEXT, neededColumns, type BulkType } from "./types.js";
+import { CHUNK_ROWS, MAX_COLUMNS, MAX_ROWS, MAX_ROWS_TEXT, neededColumns, type BulkType, fieldOf } from "./types.js";
 import { inputChunkKey, type InputRow } from "./storage.js";
 
 export interface RowCounts {
@@ -51,7 +51,7 @@ function columnLabel(field: BulkField) {
 /** 422: no set of columns the type needs, naming what was looked for and (briefly) what the header holds. */
 function noUsableColumn(type: BulkType, header: string[] | null, source: string): ApiError {
   const needed = neededColumns(type);
-  const wanted = [...new Set(type.decl.requires.flat())].map((p) => type.decl.fields.find((f) => f.param === p)!).filter(Boolean);
+  const wanted = [...new Set(type.decl.requires.flat())].flatMap((p) => type.decl.fields.find((f) => f.param === p) ?? []);
   const shown = header?.slice(0, 12).map((h) => JSON.stringify(h.slice(0, 40))) ?? [];
   const seen = header ? ` Its header row has ${header.length} column${header.length === 1 ? "" : "s"}: ${shown.join(", ")}${header.length > shown.length ? `, and ${header.length - shown.length} more` : ""}.` : "";
   return new ApiError(
@@ -118,8 +118,7 @@ export function detectColumns(
   }
   const primaryParam = options.input_type === "company" ? "company" : type.decl.primaryParam;
   if (Object.keys(fields).length === 0 && width === 1) {
-    const primary = type.decl.fields.find((f) => f.param === primaryParam)!;
-    use(primary, 0);
+    use(fieldOf(type.decl, primaryParam), 0);
   }
   if (!type.decl.requires.some((set) => set.every((p) => p in fields))) {
     if (explicit) {
@@ -146,7 +145,8 @@ function domainKey(value: string): string {
 export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkType, records: AsyncIterable<string[]>, options: CreateOptions, source: string): Promise<IngestResult> {
   const hasHeader = options.has_header ?? source !== "list";
   const values = rowOptions(options);
-  const cap = type.decl.domainOf && typeof options.max_emails_per_domain === "number" ? options.max_emails_per_domain : null;
+  const { domainOf } = type.decl;
+  const cap = domainOf && typeof options.max_emails_per_domain === "number" ? { domainOf, max: options.max_emails_per_domain } : null;
   const counts: RowCounts = { input: 0, valid_input: 0, invalid_input: 0, duplicates: 0, skipped: 0 };
   const firstSeen = new Map<string, number>();
   const perDomain = new Map<string, number>();
@@ -194,12 +194,12 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
       }
       firstSeen.set(request, counts.input);
       if (cap !== null) {
-        const owner = type.decl.domainOf!(cells);
+        const owner = cap.domainOf(cells);
         if (owner) {
           const key = domainKey(owner);
           const n = (perDomain.get(key) ?? 0) + 1;
           perDomain.set(key, n);
-          if (n > cap) {
+          if (n > cap.max) {
             counts.skipped += 1;
             return { ...row, x: "over_cap", r: key };
           }
@@ -230,7 +230,7 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
     if (filled === 0) throw nothingToDo();
     await flush();
     const primary = options.input_type === "company" ? "company" : type.decl.primaryParam;
-    const outHeader = header ?? Array.from({ length: width }, (_, i) => (i === 0 && source === "list" ? type.decl.fields.find((f) => f.param === primary)!.param : `column_${i + 1}`));
+    const outHeader = header ?? Array.from({ length: width }, (_, i) => (i === 0 && source === "list" ? fieldOf(type.decl, primary).param : `column_${i + 1}`));
     return { header: outHeader, fields: detected.fields, fieldIndexes: detected.fieldIndexes, chunks, counts };
   } finally {
     // A refused file stops reading here; the source releases what it holds.

@@ -165,11 +165,11 @@ export function renderJob(job: JobState, agg: Aggregate, now: number, preview?: 
     error_message: job.errorMessage,
     summary: summarise(job, agg),
     retry_count: job.retryCount,
-    created_at: rfc3339(job.createdAt)!,
+    created_at: rfc3339(job.createdAt),
     started_at: rfc3339(job.startedAt),
     completed_at: rfc3339(job.completedAt),
     cancelled_at: rfc3339(job.cancelledAt),
-    expired_at: rfc3339(job.expiredAt)!,
+    expired_at: rfc3339(job.expiredAt),
     expired: now >= job.expiredAt,
     config: job.config,
     metrics: {

@@ -23,10 +23,11 @@ export function valueAt(value: unknown, path: string): unknown {
 }
 
 function at(value: unknown, parts: string[]): unknown {
-  if (parts.length === 0) return value;
+  const [first, ...rest] = parts;
+  if (first === undefined) return value;
   if (Array.isArray(value)) return value.map((item) => at(item, parts));
   if (value === null || typeof value !== "object") return undefined;
-  return at((value as Record<string, unknown>)[parts[0]!], parts.slice(1));
+  return at((value as Record<string, unknown>)[first], rest);
 }
 
 /** A cell: scalars as text, lists joined with "; " (addresses of email lists, URLs of page lists). */

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { filterClaimed } from "../engine/index/claims.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
-import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, liveSourceCounts, type SourceOut, sourcesOf } from "../engine/index/read.js";
+import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, liveSourceCounts, sourcesOf } from "../engine/index/read.js";
 import { matchPatterns } from "../engine/finder/patterns.js";
 import { rfc3339 } from "../platform/time.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
@@ -198,7 +198,8 @@ export const domainSearch = defineCapability({
       else if (typeof options.max_emails_per_domain === "number") params.limit = String(options.max_emails_per_domain);
       if (plain && (options.email_type === "personal" || options.email_type === "generic")) params.type = options.email_type;
       const departments = options.departments;
-      if (plain && Array.isArray(departments) && departments.length === 1) params.department = departments[0]!;
+      const [only, ...more] = Array.isArray(departments) ? departments : [];
+      if (plain && only !== undefined && more.length === 0) params.department = only;
       return params;
     },
     resultColumns: { "organization.name": "organization.organization", "organization.pattern": "organization.pattern", emails: "emails" },

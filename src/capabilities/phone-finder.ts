@@ -18,12 +18,14 @@ async function findPhones(env: Env, params: { email?: string; domain?: string; p
   }
   let key: PhoneKey;
   if (params.email) {
-    key = { email: emailParam(params.email) };
-    await assertNotClaimed(env, "email", key.email!);
+    const email = emailParam(params.email);
+    key = { email };
+    await assertNotClaimed(env, "email", email);
   } else if (params.domain) {
     key = { domain: domainParam(params.domain) };
   } else {
-    const url = normaliseProfileUrl(profileText!);
+    // Exactly one was given, neither an email nor a domain: the profile.
+    const url = profileText ? normaliseProfileUrl(profileText) : null;
     if (!url) throw new ApiError(400, "params_invalid", "The parameter 'professional_network' is invalid: it is not a profile URL.");
     await assertNotClaimed(env, "linkedin", url);
     key = { url };

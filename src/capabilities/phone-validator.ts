@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { assertNormalisedNotClaimed } from "../engine/index/claims.js";
-import { phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones/numbers.js";
+import { type PhoneFacts, phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones/numbers.js";
 import { ApiError } from "../http/errors.js";
 import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
@@ -37,7 +37,7 @@ export const phoneValidator = defineCapability({
     invalidInput: (data) => ((data as { valid?: unknown } | null)?.valid === false ? "not a valid phone number" : null),
   },
   async handler(params, ctx) {
-    let facts;
+    let facts: PhoneFacts;
     try {
       facts = phoneFacts(params.phone, phoneCountry(params.country_code ?? params.country));
     } catch (err) {

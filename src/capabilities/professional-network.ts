@@ -45,21 +45,24 @@ export const professionalNetwork = defineCapability({
     if (!url) throw new ApiError(400, "params_invalid", "The parameter 'url' is invalid: it is not a profile URL (https://www.linkedin.com/in/<handle>).");
     await assertNotClaimed(ctx.env, "linkedin", url);
 
-    const addressed = (await peopleByProfile(ctx.env, url)).filter((p) => p.email);
-    const claimed = await claimedAmong(ctx.env, "email", addressed.map((p) => p.email!));
-    const people = addressed.filter((p) => !claimed.has(p.email!));
-    if (people.length === 0 && addressed.length > 0) {
+    const addressed = (await peopleByProfile(ctx.env, url)).filter((p): p is typeof p & { email: string } => Boolean(p.email));
+    const claimed = await claimedAmong(ctx.env, "email", addressed.map((p) => p.email));
+    const people = addressed.filter((p) => !claimed.has(p.email));
+    const [first] = people;
+    if (!first && addressed.length > 0) {
       throw new ApiError(451, "claimed_email", "This email address was removed at its owner's request and cannot be served.");
     }
-    if (people.length === 0) return { body: { data: params.full ? [] : null }, found: false };
+    if (!first) return { body: { data: params.full ? [] : null }, found: false };
 
-    const company = await companyByDomain(ctx.env, people[0]!.domain);
+    const company = await companyByDomain(ctx.env, first.domain);
     const answers = await Promise.all(people.map((p) => storedPersonData(ctx.env, p, company)));
     // The most likely address is the best-evidenced one; personal addresses before shared ones.
     answers.sort((a, b) => Number(a.type === "generic") - Number(b.type === "generic") || b.score - a.score);
-    const data: Record<string, unknown>[] | Record<string, unknown> = params.full ? answers : answers[0]!;
+    const [best] = answers;
+    if (!best) throw new Error("no answer for a non-empty list of people");
+    const data: Record<string, unknown>[] | Record<string, unknown> = params.full ? answers : best;
     if (!params.enrich_mobile) return { body: { data }, found: true };
-    const phone = await phoneDataFor(ctx.env, { url, email: answers[0]!.email }, { strict: true });
+    const phone = await phoneDataFor(ctx.env, { url, email: best.email }, { strict: true });
     for (const a of Array.isArray(data) ? data : [data]) a.phone_data = phone;
     return { body: { data }, found: true, extraCost: phoneExtraCost(phone) };
   },

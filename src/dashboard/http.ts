@@ -79,7 +79,7 @@ export function signedIn(): MiddlewareHandler<DashEnv> {
 /** Where to go after signing in: only a dashboard page of ours. */
 export function safeNext(value: unknown): string {
   if (typeof value !== "string" || !value.startsWith(`${APP}`) || value.startsWith("//") || value.includes("\\")) return PATHS.overview;
-  const path = value.split(/[?#]/)[0]!;
+  const path = value.replace(/[?#].*$/s, "");
   return path === APP || path.startsWith(`${APP}/`) ? value : PATHS.overview;
 }
 

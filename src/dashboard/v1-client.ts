@@ -5,18 +5,23 @@ import type { Env } from "../env.js";
 /** The whole app's fetch: the dashboard sends its /v1 requests through it, in-process. */
 export type AppFetch = (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
 
-/** A /v1 answer as the pages use it. */
-export interface V1Answer<T = any> {
+interface V1AnswerBase<T> {
   status: number;
-  ok: boolean;
   /** The JSON body (null when the answer was not JSON). */
   body: T;
-  /** The error envelope's type and message when the call failed. */
-  error: { type: string; message: string } | null;
   headers: Headers;
   /** What a capability call was charged (the "Try it" page). */
   charge?: CallCharge;
 }
+
+/**
+ * A /v1 answer as the pages use it: a failed one carries the error envelope's type and message.
+ * Bodies are loosely typed: a page names the shape it reads where it matters.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above; callers pass T for the bodies they type
+export type V1Answer<T = any> =
+  | (V1AnswerBase<T> & { ok: true; error: null })
+  | (V1AnswerBase<T> & { ok: false; error: { type: string; message: string } });
 
 type Query = Record<string, string | number | boolean | undefined | null>;
 
@@ -43,10 +48,12 @@ export class V1Client {
     private readonly accountId: number,
   ) {}
 
+  // biome-ignore lint/suspicious/noExplicitAny: loosely typed bodies, as V1Answer
   read<T = any>(path: string, query?: Query): Promise<V1Answer<T>> {
     return this.answer(this.send("GET", path, { query }, true));
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: loosely typed bodies, as V1Answer
   act<T = any>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, opts: Send = {}): Promise<V1Answer<T>> {
     return this.answer(this.send(method, path, opts, opts.pageRead ?? false));
   }
@@ -86,15 +93,12 @@ export class V1Client {
 
   private async answer<T>(sent: Promise<{ response: Response; charge?: CallCharge }>): Promise<V1Answer<T>> {
     const { response, charge } = await sent;
-    const json = (response.headers.get("content-type") ?? "").includes("json") ? await response.json().catch(() => null) : (await response.body?.cancel(), null);
-    const errors = response.ok ? null : ((json as { errors?: { type?: string; message?: string } } | null)?.errors ?? null);
-    return {
-      status: response.status,
-      ok: response.ok,
-      body: json as T,
-      error: response.ok ? null : { type: errors?.type ?? "error", message: errors?.message ?? `The request failed (${response.status}).` },
-      headers: response.headers,
-      charge,
-    };
+    let json: unknown = null;
+    if ((response.headers.get("content-type") ?? "").includes("json")) json = await response.json().catch(() => null);
+    else await response.body?.cancel();
+    const base = { status: response.status, body: json as T, headers: response.headers, charge };
+    if (response.ok) return { ...base, ok: true, error: null };
+    const errors = (json as { errors?: { type?: string; message?: string } } | null)?.errors ?? null;
+    return { ...base, ok: false, error: { type: errors?.type ?? "error", message: errors?.message ?? `The request failed (${response.status}).` } };
   }
 }

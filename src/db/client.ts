@@ -1,3 +1,4 @@
+import { and, or, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema.js";
 import { perBinding } from "../platform/isolate-state.js";
@@ -17,3 +18,18 @@ export function db(d1: D1Database) {
   return instance;
 }
 export type Db = ReturnType<typeof db>;
+
+
+/** drizzle's `and` over one or more conditions, which always yields one (drizzle also types the empty case). */
+export function allOf(...conditions: [SQL, ...SQL[]]): SQL {
+  const all = and(...conditions);
+  if (!all) throw new Error("and() of at least one condition returned nothing");
+  return all;
+}
+
+/** drizzle's `or` over one or more conditions, which always yields one. */
+export function anyOf(...conditions: [SQL, ...SQL[]]): SQL {
+  const any = or(...conditions);
+  if (!any) throw new Error("or() of at least one condition returned nothing");
+  return any;
+}

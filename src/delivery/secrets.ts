@@ -30,7 +30,8 @@ export async function signingSecretRecord(env: Env, accountId: number, scope: Se
   // Two first uses can race: the insert that loses does nothing and both read the winner.
   await store.insert(signingSecrets).values({ accountId, scope, secret: newSecret(), createdAt: Date.now() }).onConflictDoNothing();
   const [row] = await store.select().from(signingSecrets).where(where).limit(1);
-  return row!;
+  if (!row) throw new Error("reading a signing secret after its upsert found no row");
+  return row;
 }
 
 /** The account's `whsec_...` secret for a scope, created on first use. */

@@ -21,7 +21,7 @@ export const noMemo: Memo = {
 interface Pending<V> {
   keys: string[];
   loadMany: (keys: string[]) => Promise<Map<string, V>>;
-  result?: Promise<Map<string, V>>;
+  result: Promise<Map<string, V>>;
 }
 
 export function batchMemo(): Memo {
@@ -42,17 +42,18 @@ export function batchMemo(): Memo {
       if (known) return known;
       let group = pending.get(kind) as Pending<V> | undefined;
       if (!group) {
-        const created: Pending<V> = { keys: [], loadMany };
+        const keys: string[] = [];
+        // Rows that reach this lookup in the same turn (they waited on the same shared answer) join the group.
+        const result = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
+          pending.delete(kind);
+          return loadMany(keys);
+        });
+        const created: Pending<V> = { keys, loadMany, result };
         group = created;
         pending.set(kind, created as Pending<unknown>);
-        // Rows that reach this lookup in the same turn (they waited on the same shared answer) join the group.
-        created.result = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
-          pending.delete(kind);
-          return created.loadMany(created.keys);
-        });
       }
       group.keys.push(key);
-      const value = group.result!.then((values) => values.get(key));
+      const value = group.result.then((values) => values.get(key));
       entries.set(cacheKey, value);
       return value;
     },

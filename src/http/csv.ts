@@ -27,9 +27,10 @@ export function neutralise(cell: string): string {
   let out = "";
   let start = 0;
   for (let i = 0; i <= cell.length; i++) {
-    if (i < cell.length && !SEPARATORS.has(cell[i]!)) continue;
+    const at = cell[i];
+    if (at !== undefined && !SEPARATORS.has(at)) continue;
     const piece = cell.slice(start, i);
-    out += `${runsAsFormula(piece) ? "'" : ""}${piece}${cell[i] ?? ""}`;
+    out += `${runsAsFormula(piece) ? "'" : ""}${piece}${at ?? ""}`;
     start = i + 1;
   }
   // A tab or carriage return is a separator and a trigger: a cell that starts with one is marked too.

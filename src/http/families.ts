@@ -95,6 +95,13 @@ export class FamilyLoader<D> {
     return this.ready.get(family) as T | undefined;
   }
 
+  /** The built family; throws when it is not built yet (for use after `load`). */
+  loaded<T>(family: Family<T, D>): T {
+    const built = this.get(family);
+    if (built === undefined) throw new Error(`The route family '${family.name}' is used before it is built.`);
+    return built;
+  }
+
   /** Every family built (the already built ones at once, without waiting a turn). */
   async load(families: readonly AnyFamily<D>[]): Promise<void> {
     const missing = families.filter((f) => !this.ready.has(f));

@@ -82,6 +82,13 @@ const list = (key: string) =>
     }),
   );
 
+/** The two sides of an address checkedEmail accepted (it holds one @). */
+const localPart = (email: string) => email.slice(0, email.indexOf("@"));
+const domainPart = (email: string) => email.slice(email.indexOf("@") + 1);
+
+/** A failed parse's first message (zod reports at least one issue). */
+const firstIssue = (error: z.ZodError) => error.issues[0]?.message ?? "the row is invalid.";
+
 const url = (key: string) => text(key).transform(checked((v) => (v ? checkedUrl(v, key) : null)));
 const email = text("email").transform(checked((v) => (v ? checkedEmail(v) : null)));
 const domain = (key: string) => text(key).transform(checked((v) => (v ? checkedDomain(v) : null)));
@@ -138,14 +145,14 @@ export const PersonRowSchema = z
     checked((r) => {
       const profileText = profileOf(r);
       const professionalNetworkUrl = profileText ? checkedProfile(profileText) : null;
-      const rowDomain = r.domain ?? (r.email ? checkedDomain(r.email.split("@")[1]!) : null);
+      const rowDomain = r.domain ?? (r.email ? checkedDomain(domainPart(r.email)) : null);
       if (!rowDomain) throw new RowError("a person needs an email or a domain.");
-      if (r.email && !sameRegistrable(r.email.split("@")[1]!, rowDomain)) throw new RowError(`email ${r.email} does not belong to domain ${rowDomain}.`);
+      if (r.email && !sameRegistrable(domainPart(r.email), rowDomain)) throw new RowError(`email ${r.email} does not belong to domain ${rowDomain}.`);
       if (!r.email && !professionalNetworkUrl) throw new RowError("a person needs an email or a profile URL to be found again.");
       if (r.type && r.type !== "personal" && r.type !== "generic") throw new RowError("type must be personal or generic.");
       const fullName = r.full_name ?? (r.first_name && r.last_name ? `${r.first_name} ${r.last_name}` : null);
       const emailType: "personal" | "generic" | null = r.email
-        ? ((r.type as "personal" | "generic" | null) ?? (r.first_name || r.last_name || fullName || !isRoleLocalPart(r.email.split("@")[0]!) ? "personal" : "generic"))
+        ? ((r.type as "personal" | "generic" | null) ?? (r.first_name || r.last_name || fullName || !isRoleLocalPart(localPart(r.email)) ? "personal" : "generic"))
         : null;
       return {
         kind: "person" as const,
@@ -261,7 +268,7 @@ export const PhoneRowSchema = z
   })
   .transform(
     checked((r) => {
-      const rowDomain = r.domain ?? (r.email ? checkedDomain(r.email.split("@")[1]!) : null);
+      const rowDomain = r.domain ?? (r.email ? checkedDomain(domainPart(r.email)) : null);
       if (!rowDomain) throw new RowError("a phone needs a domain or an email.");
       if (!r.phone) throw new RowError("a phone row needs phone.");
       const profileText = profileOf(r);
@@ -288,9 +295,9 @@ const ROW_SCHEMAS = { person: PersonRowSchema, company: CompanyRowSchema, phone:
 export function checkRow(input: Raw): Checked {
   const raw = lowerKeys(input);
   const kind = KindSchema.safeParse(raw);
-  if (!kind.success) return { ok: false, reason: kind.error.issues[0]!.message };
+  if (!kind.success) return { ok: false, reason: firstIssue(kind.error) };
   const row = ROW_SCHEMAS[kind.data].safeParse(raw);
-  return row.success ? { ok: true, row: row.data } : { ok: false, reason: row.error.issues[0]!.message };
+  return row.success ? { ok: true, row: row.data } : { ok: false, reason: firstIssue(row.error) };
 }
 
 function lowerKeys(raw: Raw): Raw {
@@ -317,7 +324,7 @@ function checkedEmail(value: string): string {
 }
 
 function checkedDomain(value: string): string {
-  const host = value.trim().toLowerCase().replace(/^https?:\/\//, "").split(/[/?#]/)[0]!.replace(/^www\./, "");
+  const host = value.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/[/?#].*$/s, "").replace(/^www\./, "");
   const parsed = parseHost(host);
   if (!parsed.domain || parsed.isIp) throw new RowError(`'${value}' is not a domain.`);
   return parsed.hostname === parsed.domain ? parsed.domain : host;
@@ -379,8 +386,8 @@ export function parseCsv(textIn: string): { line: number; row: Raw | null; error
   const header = nonEmpty[headerAt]?.fields;
   if (!header) return [];
   const names = header.map((h) => h.trim().toLowerCase());
-  return nonEmpty.slice(headerAt + 1).map((r) =>
-    r.fields === null ? { line: r.line, row: null, error: r.error } : { line: r.line, row: Object.fromEntries(names.map((n, i) => [n, r.fields![i] ?? ""])) },
+  return nonEmpty.slice(headerAt + 1).map(({ line, fields, error }) =>
+    fields === null ? { line, row: null, error } : { line, row: Object.fromEntries(names.map((n, i) => [n, fields[i] ?? ""])) },
   );
 }
 

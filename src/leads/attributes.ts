@@ -26,8 +26,8 @@ export const AttributeSchema = z
 export const AttributeNameSchema = z.string().trim().min(1).max(100);
 
 export function renderAttribute(row: LeadAttributeRow): z.infer<typeof AttributeSchema> {
-  const created = rfc3339(row.createdAt)!;
-  const modified = rfc3339(row.updatedAt)!;
+  const created = rfc3339(row.createdAt);
+  const modified = rfc3339(row.updatedAt);
   return { id: row.id, name: row.name, identifier: row.identifier, type: row.type as AttributeType, date_created: created, date_modified: modified, created_at: created, updated_at: modified };
 }
 

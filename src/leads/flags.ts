@@ -37,5 +37,5 @@ export const FlagSchema = z
   .openapi("Flag");
 
 export function renderFlag(row: typeof flags.$inferSelect): z.infer<typeof FlagSchema> {
-  return { id: row.id, flag_type: row.flagType, value: row.value, reason: row.reason, comment: row.comment, created_at: rfc3339(row.createdAt)! };
+  return { id: row.id, flag_type: row.flagType, value: row.value, reason: row.reason, comment: row.comment, created_at: rfc3339(row.createdAt) };
 }

@@ -67,8 +67,8 @@ export function renderLead(row: LeadRow, list: { row: LeadListRow; size: number 
     ...SYNC_FLAGS,
     leads_list: list ? { list_id: list.row.id, name: list.row.name, size: list.size } : null,
     attributes: JSON.parse(row.attributes) as Lead["attributes"],
-    created_at: rfc3339(row.createdAt)!,
-    updated_at: rfc3339(row.updatedAt)!,
+    created_at: rfc3339(row.createdAt),
+    updated_at: rfc3339(row.updatedAt),
   };
 }
 
@@ -139,8 +139,9 @@ const ALIASES: [string, string[]][] = [
 const noConflictingAliases = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
   for (const [name, older] of ALIASES) {
     const given = [name, ...older].filter((k) => body[k] !== undefined);
-    if (new Set(given.map((k) => JSON.stringify(body[k]))).size > 1) {
-      ctx.addIssue({ code: "custom", path: [given[1]!], message: `'${given[0]}' and '${given[1]}' name the same field and disagree` });
+    const [first, second] = given;
+    if (second !== undefined && new Set(given.map((k) => JSON.stringify(body[k]))).size > 1) {
+      ctx.addIssue({ code: "custom", path: [second], message: `'${first}' and '${second}' name the same field and disagree` });
     }
   }
 };

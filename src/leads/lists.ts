@@ -22,7 +22,7 @@ export const LeadListSchema = z
 export const ListNameSchema = z.string().trim().min(1).max(100);
 
 export function renderList(row: LeadListRow, size: number): z.infer<typeof LeadListSchema> {
-  return { id: row.id, list_id: row.id, name: row.name, favorite: row.favorite, type: row.type, size, created_at: rfc3339(row.createdAt)!, updated_at: rfc3339(row.updatedAt)! };
+  return { id: row.id, list_id: row.id, name: row.name, favorite: row.favorite, type: row.type, size, created_at: rfc3339(row.createdAt), updated_at: rfc3339(row.updatedAt) };
 }
 
 /** Lead counts per list id (lists without leads are absent). */
@@ -33,7 +33,9 @@ export async function listSizes(env: Env, accountId: number, listIds: number[]):
     .from(leads)
     .where(and(eq(leads.accountId, accountId), inArray(leads.listId, listIds)))
     .groupBy(leads.listId);
-  return new Map(rows.map((r) => [r.listId!, r.n]));
+  const sizes = new Map<number, number>();
+  for (const r of rows) if (r.listId !== null) sizes.set(r.listId, r.n);
+  return sizes;
 }
 
 export async function allLists(env: Env, accountId: number): Promise<LeadListRow[]> {

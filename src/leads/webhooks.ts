@@ -53,8 +53,8 @@ export function renderWebhook(row: WebhookRow): Webhook {
     headers: JSON.parse(row.headers) as Record<string, string>,
     status: row.status as Webhook["status"],
     event: row.event as Webhook["event"],
-    created_at: rfc3339(row.createdAt)!,
-    updated_at: rfc3339(row.updatedAt)!,
+    created_at: rfc3339(row.createdAt),
+    updated_at: rfc3339(row.updatedAt),
   };
 }
 
@@ -71,7 +71,8 @@ export async function setWebhookStatus(env: Env, accountId: number, id: number, 
     .set({ status, updatedAt: Date.now() })
     .where(and(eq(webhooks.id, hook.id), eq(webhooks.accountId, accountId)))
     .returning();
-  return row!;
+  if (!row) throw notFound("webhook", hook.id); // deleted since it was read above
+  return row;
 }
 
 export const WebhookNameSchema = z.string().trim().min(1).max(100);

@@ -51,9 +51,15 @@ const catalogues = perBinding<readonly AnyCapability[], Map<McpSurface, ToolCata
 /** The account API serves every capability; the agent surface sells those with an agent path and a price. */
 export function catalogueFor(capabilities: readonly AnyCapability[], surface: McpSurface): ToolCatalogue {
   let bySurface = catalogues.get(capabilities);
-  if (!bySurface) catalogues.set(capabilities, (bySurface = new Map()));
+  if (!bySurface) {
+    bySurface = new Map();
+    catalogues.set(capabilities, bySurface);
+  }
   let catalogue = bySurface.get(surface);
-  if (!catalogue) bySurface.set(surface, (catalogue = new ToolCatalogue(surface === "agent" ? soldCapabilities(capabilities) : capabilities, surface)));
+  if (!catalogue) {
+    catalogue = new ToolCatalogue(surface === "agent" ? soldCapabilities(capabilities) : capabilities, surface);
+    bySurface.set(surface, catalogue);
+  }
   return catalogue;
 }
 

@@ -102,7 +102,10 @@ const schemaCache = perBinding<AnyCapability, { input: Tool["inputSchema"]; outp
 
 function schemasOf(cap: AnyCapability) {
   let cached = schemaCache.get(cap);
-  if (!cached) schemaCache.set(cap, (cached = { input: inputSchemaOf(cap), output: outputSchemaOf(cap) }));
+  if (!cached) {
+    cached = { input: inputSchemaOf(cap), output: outputSchemaOf(cap) };
+    schemaCache.set(cap, cached);
+  }
   return cached;
 }
 

@@ -66,7 +66,8 @@ export async function admitPoll(d1: D1Database, id: number, now = Date.now()): P
       ),
     )
     .returning({ intervalSeconds: oauthDeviceCodes.intervalSeconds });
-  if (admitted.length > 0) return { admitted: true, intervalSeconds: admitted[0]!.intervalSeconds };
+  const [poll] = admitted;
+  if (poll) return { admitted: true, intervalSeconds: poll.intervalSeconds };
   const slowed = await s
     .update(oauthDeviceCodes)
     .set({ intervalSeconds: sql`${oauthDeviceCodes.intervalSeconds} + 5`, lastPolledAt: now })

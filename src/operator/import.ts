@@ -29,7 +29,7 @@ const route = createRoute({
  */
 export function registerImportRoute(app: ApiApp) {
   app.openapi(route, async (c) => {
-    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    const type = (c.req.header("content-type") ?? "").replace(/;.*$/s, "").trim().toLowerCase();
     const format = c.req.valid("query").format?.toLowerCase() ?? formatOf(type);
     if (!format || !["csv", "ndjson", "json"].includes(format)) {
       return errorResponse(415, "unsupported_media_type", "Send text/csv, application/x-ndjson or application/json (or pass ?format=csv|ndjson|json).");

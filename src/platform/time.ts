@@ -1,4 +1,6 @@
 /** RFC 3339 with an explicit offset, as strict clients of this API parse it (`2026-11-22T14:04:12+00:00`). */
+export function rfc3339(ms: number): string;
+export function rfc3339(ms: number | null | undefined): string | null;
 export function rfc3339(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined) return null;
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00");

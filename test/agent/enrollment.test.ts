@@ -30,7 +30,7 @@ describe("agent enrollment (free, optional, grants nothing)", () => {
     expect(res.status).toBe(400);
     expect((await res.json<any>()).errors.type).toBe("params_invalid");
     expect((await enroll("not json")).status).toBe(400);
-    expect((await enroll({ name: "x", contact: "not a contact", public_key: "0x" + "ab".repeat(32) })).status).toBe(400);
+    expect((await enroll({ name: "x", contact: "not a contact", public_key: `0x${"ab".repeat(32)}` })).status).toBe(400);
   });
 
   it("answers 404 for an unknown enrollment", async () => {

@@ -84,7 +84,8 @@ describe("paid agent surface (dev method, real signatures)", () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.headers.get("x-payment-charged") === "true")).toHaveLength(1);
     expect(results.filter((r) => r.status === 402)).toHaveLength(19);
-  });
+    // Twenty signature recoveries at once: about a second alone, several beside the typecheck on two busy cores.
+  }, 20_000);
 
   it("only GET is sold", async () => {
     const res = await workerFetch(`${BASE}${VERIFY}`, { method: "POST" });

@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { createAccount, json, type TestAccount } from "../support/accounts.js";
 import { createdId, createJob, csvForm, getJob } from "./support.js";
 
-async function refused(account: TestAccount, res: Response) {
+async function refused(res: Response) {
   const body = await json(res);
   expect(res.status, JSON.stringify(body)).toBe(400);
   expect(body.errors.type).toBe("params_invalid");
@@ -34,7 +34,7 @@ describe("bad CSV uploads answer 400 params_invalid naming the problem and leave
     it(`refuses ${what}`, async () => {
       const account = await createAccount();
       const before = (await env.BULK_FILES.list({ prefix: "bulk/" })).objects.length;
-      expect(await refused(account, await upload(account, csv, fields))).toMatch(message);
+      expect(await refused(await upload(account, csv, fields))).toMatch(message);
       await nothingLeft(account, before);
     });
   }
@@ -42,10 +42,10 @@ describe("bad CSV uploads answer 400 params_invalid naming the problem and leave
   it("refuses a file that is not CSV and a second input", async () => {
     const account = await createAccount();
     const form = csvForm("x", { name: "Image" }, "x.png", "image/png");
-    expect(await refused(account, await createJob(account, "finder", form))).toMatch(/expected a CSV file/);
-    expect(await refused(account, await upload(account, "full name,domain\nJane Cooper,acme-widgets.test", { list: "Jane Cooper" }))).toMatch(/exactly one of 'file', 'data' or 'list'/);
-    expect(await refused(account, await createJob(account, "finder", { name: "No input" }))).toMatch(/'file' is required/);
-    expect(await refused(account, await createJob(account, "finder", { name: "x", list: "a" }))).toMatch(/'name' is invalid: must be 3 to 200/);
+    expect(await refused(await createJob(account, "finder", form))).toMatch(/expected a CSV file/);
+    expect(await refused(await upload(account, "full name,domain\nJane Cooper,acme-widgets.test", { list: "Jane Cooper" }))).toMatch(/exactly one of 'file', 'data' or 'list'/);
+    expect(await refused(await createJob(account, "finder", { name: "No input" }))).toMatch(/'file' is required/);
+    expect(await refused(await createJob(account, "finder", { name: "x", list: "a" }))).toMatch(/'name' is invalid: must be 3 to 200/);
   });
 
   it("accepts a BOM, CRLF line ends, a detected semicolon delimiter and quoted cells", async () => {
@@ -59,8 +59,8 @@ describe("bad CSV uploads answer 400 params_invalid naming the problem and leave
 
   it("streams an upload larger than the 4 MB API body limit into R2", async () => {
     const account = await createAccount();
-    const line = "Jane Cooper,acme-widgets.test," + "x".repeat(200) + "\n";
-    const csv = "full name,domain,notes\n" + line.repeat(Math.ceil((4.5 * 1024 * 1024) / line.length));
+    const line = `Jane Cooper,acme-widgets.test,${"x".repeat(200)}\n`;
+    const csv = `full name,domain,notes\n${line.repeat(Math.ceil((4.5 * 1024 * 1024) / line.length))}`;
     const id = await createdId(await upload(account, csv));
     const { job } = await getJob(account, "finder", id);
     expect(job.metrics.rows.input).toBeGreaterThan(20_000);
@@ -98,12 +98,12 @@ describe("create options: current names, former names and refusals", () => {
 
   it("refuses an option that does not apply to the type, one it cannot honour, and a former and current name that disagree", async () => {
     const account = await createAccount();
-    expect(await refused(account, await createJob(account, "verifier", { name: "Wrong option", list: "a@b.test", find_phones: true }))).toMatch(/'find_phones' does not apply to verifier jobs/);
-    expect(await refused(account, await createJob(account, "verifier", { name: "Unknown", list: "a@b.test", colour: "red" }))).toMatch(/'colour' is not a bulk option/);
-    expect(await refused(account, await createJob(account, "search", { name: "Cannot", list: "acme-widgets.test", boost_score_from_sources: false }))).toMatch(/'boost_score_from_sources' cannot be false for search jobs/);
-    expect(await refused(account, await createJob(account, "search", { name: "Both", list: "acme-widgets.test", maximum: 5, max_emails_per_domain: 10 }))).toMatch(/'maximum' is the former name of 'max_emails_per_domain'/);
-    expect(await refused(account, await createJob(account, "search", { name: "Max", list: "acme-widgets.test", max_emails_per_domain: 7 }))).toMatch(/must be 1, 5, 10, 20, 50 or 100/);
-    expect(await refused(account, await createJob(account, "verifier", { name: "Notify", list: "a@b.test", notify: true }))).toMatch(/'notify' needs somewhere to send the end event: a 'webhook_url', or an enabled account webhook for the 'bulk_job_ended' event/);
-    expect(await refused(account, await createJob(account, "finder", { name: "Column 0", data: [["a"], ["b"]], column_name: 0 }))).toMatch(/'column_name' is invalid: columns are numbered from 1/);
+    expect(await refused(await createJob(account, "verifier", { name: "Wrong option", list: "a@b.test", find_phones: true }))).toMatch(/'find_phones' does not apply to verifier jobs/);
+    expect(await refused(await createJob(account, "verifier", { name: "Unknown", list: "a@b.test", colour: "red" }))).toMatch(/'colour' is not a bulk option/);
+    expect(await refused(await createJob(account, "search", { name: "Cannot", list: "acme-widgets.test", boost_score_from_sources: false }))).toMatch(/'boost_score_from_sources' cannot be false for search jobs/);
+    expect(await refused(await createJob(account, "search", { name: "Both", list: "acme-widgets.test", maximum: 5, max_emails_per_domain: 10 }))).toMatch(/'maximum' is the former name of 'max_emails_per_domain'/);
+    expect(await refused(await createJob(account, "search", { name: "Max", list: "acme-widgets.test", max_emails_per_domain: 7 }))).toMatch(/must be 1, 5, 10, 20, 50 or 100/);
+    expect(await refused(await createJob(account, "verifier", { name: "Notify", list: "a@b.test", notify: true }))).toMatch(/'notify' needs somewhere to send the end event: a 'webhook_url', or an enabled account webhook for the 'bulk_job_ended' event/);
+    expect(await refused(await createJob(account, "finder", { name: "Column 0", data: [["a"], ["b"]], column_name: 0 }))).toMatch(/'column_name' is invalid: columns are numbered from 1/);
   });
 });

@@ -34,7 +34,13 @@ function streamedUpload(bytes: number, line: number, name = "Big upload") {
   const body = new ReadableStream<Uint8Array>({
     pull(originalController) {
       // Counts what the server has taken of the body so far.
-      const controller = { enqueue: (c: Uint8Array) => ((pulled += c.byteLength), originalController.enqueue(c)), close: () => originalController.close() };
+      const controller = {
+        enqueue: (c: Uint8Array) => {
+          pulled += c.byteLength;
+          originalController.enqueue(c);
+        },
+        close: () => originalController.close(),
+      };
       if (i === -1) controller.enqueue(encoder.encode(head + HEADER));
       else if (i < rows) {
         // About 64 KiB per pull.
@@ -100,8 +106,13 @@ describe("streamToR2", () => {
     let completed: number | null = null;
     const bucket = {
       createMultipartUpload: async () => ({
-        uploadPart: async (n: number, data: Uint8Array) => (parts.push(data.byteLength), { partNumber: n, etag: String(n) }),
-        complete: async (list: unknown[]) => void (completed = list.length),
+        uploadPart: async (n: number, data: Uint8Array) => {
+          parts.push(data.byteLength);
+          return { partNumber: n, etag: String(n) };
+        },
+        complete: async (list: unknown[]) => {
+          completed = list.length;
+        },
         abort: async () => {},
       }),
       put: async () => {
@@ -168,7 +179,7 @@ describe("hostile multipart and CSV bodies", () => {
   it("takes a wide file whose header names a usable column, and recognises a column of addresses by its values", async () => {
     const account = await createAccount();
     const columns = Array.from({ length: 800 }, (_, i) => (i === 700 ? "Work Email" : `field_${i}`));
-    const rows = [columns.join(","), ...Array.from({ length: 200 }, (_, r) => columns.map((c, i) => (i === 700 ? `p${r}@acme-verify.test` : `v${r}`)).join(","))];
+    const rows = [columns.join(","), ...Array.from({ length: 200 }, (_, r) => columns.map((_, i) => (i === 700 ? `p${r}@acme-verify.test` : `v${r}`)).join(","))];
     const named = await getJob(account, "verifier", await createdId(await createJob(account, "verifier", csvForm(rows.join("\n"), { name: "Wide but usable" }))));
     expect(named.job.config.input.fields).toEqual({ email_field_index: 700 });
     expect(named.job.metrics.rows).toMatchObject({ input: 200, valid_input: 200 });

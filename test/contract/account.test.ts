@@ -111,7 +111,10 @@ describe("docs/wire-contract.md §9.3 GET /v1/logs", () => {
     await call("/v1/usage", { headers: a.headers });
     await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
     let body: any;
-    await vi.waitUntil(async () => (body = await json(await call("/v1/logs?limit=100", { headers: a.headers }))).meta.total >= 4);
+    await vi.waitUntil(async () => {
+      body = await json(await call("/v1/logs?limit=100", { headers: a.headers }));
+      return body.meta.total >= 4;
+    });
     const byEndpoint = Object.fromEntries(body.data.map((l: { endpoint: string; type: string }) => [l.endpoint, l.type]));
     expect(byEndpoint).toMatchObject({ "/v1/me": "Account", "/v1/keys": "Keys", "/v1/usage": "Usage", "/v1/email-verifier": "Email Verifier" });
     expect(body.data.every((l: { type: unknown; source: string }) => typeof l.type === "string" && l.source === "API")).toBe(true);

@@ -38,7 +38,7 @@ describe("the deliveries queue", () => {
     });
     const [got] = await waitForRequests(key, 1);
     expect(got!.method).toBe("PUT");
-    expect(got!.headers["authorization"]).toBe("Bearer receiver-token");
+    expect(got!.headers.authorization).toBe("Bearer receiver-token");
     expect(got!.headers["x-team"]).toBe("sales");
     expect(got!.headers["content-type"]).toBe("application/json");
     expect(got!.headers["webhook-id"]).toBe(id);

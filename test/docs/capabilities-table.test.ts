@@ -19,7 +19,7 @@ const ROW_LABEL: Record<string, string> = {
   me: "/me",
 };
 
-export function capabilityRow(cap: Capability): string {
+function capabilityRow(cap: Capability): string {
   const paths = [...cap.paths, ...(cap.aliases ?? [])].map((p) => `\`/v1${p}\``).join(", ");
   const row = cap.rateGroup ? ROW_LABEL[cap.rateGroup] : "not rate-limited";
   const cost = cap.cost ? `${cap.cost.amount} ${cap.cost.balance}` : "free";

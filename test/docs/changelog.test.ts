@@ -30,7 +30,7 @@ describe("CHANGELOG.md carries the specification's history of breaking changes",
   it("lists all six entries, newest first, each with what changed", () => {
     const entries = [...changelog.matchAll(/^- \*\*(\d{1,2} [A-Z][a-z]{2})\*\* - ([\s\S]*?)(?=^- |^#|(?![\s\S]))/gm)].map((m) => ({ date: m[1]!, text: m[2]! }));
     expect(entries.map((e) => e.date)).toEqual(HISTORY.map(([date]) => date));
-    HISTORY.forEach(([, what], i) => expect(entries[i]!.text).toMatch(what));
+    for (const [i, [, what]] of HISTORY.entries()) expect(entries[i]!.text).toMatch(what);
   });
 
   it("places that history below the service's own dated entries", () => {

@@ -69,8 +69,12 @@ describe("claims cache (assertNotClaimed)", () => {
     await db(env.DB).insert(claims).values({ kind: "phone", value: claimed });
     const t = Date.now() + 60_000; // past every snapshot earlier tests left
     const reads: string[] = [];
+    const prepare = (q: string) => {
+      reads.push(q);
+      return env.DB.prepare(q);
+    };
     const counting = new Proxy(env.DB, {
-      get: (target, prop) => (prop === "prepare" ? (q: string) => (reads.push(q), target.prepare(q)) : Reflect.get(target, prop, target)),
+      get: (target, prop) => (prop === "prepare" ? prepare : Reflect.get(target, prop, target)),
     });
     const watched = { ...cached, DB: counting };
     expect(await status(assertNotClaimed(watched, "phone", freshPhone(), t))).toBe(200);

@@ -72,7 +72,11 @@ describe("assertNotClaimed and filterClaimed", () => {
     const many = Array.from({ length: 12_000 }, (_, i) => `someone${i}@large-domain.test`);
     for (const i of [0, 4_999, 5_000, 11_999]) await addClaim(env, "email", many[i]!, null);
     let statements = 0;
-    const counting = { ...env, DB: { prepare: (sql: string) => (statements++, env.DB.prepare(sql)) } as unknown as D1Database };
+    const prepare = (sql: string) => {
+      statements++;
+      return env.DB.prepare(sql);
+    };
+    const counting = { ...env, DB: { prepare } as unknown as D1Database };
     const claimed = await claimedAmong(counting, "email", many);
     expect([...claimed].sort()).toEqual([many[0], many[11_999], many[4_999], many[5_000]].sort());
     // Values travel as JSON arrays of 5,000 (D1: 100 bound parameters, 2 MB per string).

@@ -6,7 +6,7 @@ import { db } from "../../src/db/client.js";
 import { domains, emails, emailSources, people } from "../../src/db/schema-index.js";
 import { crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
 import { parseUserUrl, refusalReason } from "../../src/engine/web/user-url.js";
-import { rankCandidates, sitemapLocations } from "../../src/engine/web/crawl/plan.js";
+import { canonical, HOME_SCORE, rankCandidates, scoreLink, sitemapLocations } from "../../src/engine/web/crawl/plan.js";
 import { DEEP_CRAWL_QUEUE } from "../../src/engine/web/crawl/deep-crawl-queue.js";
 import { emptyCompanyFacts } from "../../src/engine/web/extract/company.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
@@ -15,12 +15,51 @@ import worker from "../../src/index.js";
 const store = () => db(env.DB);
 
 describe("crawl planning and guards", () => {
-  it("ranks keyword pages (people pages first), articles last, and drops other pages and assets", () => {
+  it("ranks keyword pages (people pages first), PDFs by what their name says, articles last, and drops other pages and assets", () => {
     const ranked = rankCandidates(
       ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum", "https://a.test/produkte/x"],
       new Set(),
     );
-    expect(ranked).toEqual(["https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about", "https://a.test/blog/post"]);
+    expect(ranked).toEqual([
+      "https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about", "https://a.test/brochure-contact.pdf", "https://a.test/blog/post",
+    ]);
+  });
+
+  it("ranks the home page's news items above guessed paths, and archive items whose slug says 'team' below unknown navigation", () => {
+    const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
+    const news = scoreLink({ url: "https://a.test/tin-tuc/chung-toi-mo-van-phong-moi", text: "Chúng tôi mở văn phòng mới" }, home)!;
+    const blog = scoreLink({ url: "https://a.test/blog/why-we-write", text: "Why we write" }, home)!;
+    const unknownNav = scoreLink({ url: "https://a.test/colecao", text: "Coleção" }, home)!;
+    const keywordItems = [
+      scoreLink({ url: "https://a.test/noticias/2026/team-4", text: "Team 4" }, home) ?? 0,
+      scoreLink({ url: "https://a.test/blog/tag/partners", text: "Partners" }, home) ?? 0,
+      scoreLink({ url: "https://a.test/products/team-edition", text: "Team edition" }, home) ?? 0,
+    ];
+    expect(news).toBeGreaterThan(7); // the best guessed path (/team) ranks 7
+    expect(news).toBeLessThan(unknownNav);
+    expect(blog).toBeLessThan(1);
+    for (const s of keywordItems) expect(s).toBeLessThan(unknownNav);
+  });
+
+  it("reads the newsroom the home page's menu names wherever it lives, then its items, its other years late", () => {
+    const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
+    expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2026", text: "Aktualności" }, home)).toBe(49);
+    const newsroom = { url: "https://a.test/aktualnosci/archive/2026", score: 49, listsPeople: false };
+    expect(scoreLink({ url: "https://a.test/aktualnosci/2026-otwieramy-nowe-biuro", text: "Otwieramy nowe biuro" }, newsroom)).toBe(7.5);
+    expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2025", text: "2025" }, newsroom)).toBe(4);
+    // Russian and Hungarian newsrooms under their transliterated words.
+    expect(scoreLink({ url: "https://a.test/novosti/2026-new-office", text: "Открыли новый офис" }, home)).toBe(7.5);
+    expect(scoreLink({ url: "https://a.test/hirek/2026-uj-irodat-nyitunk", text: "Új irodát nyitunk" }, home)).toBe(7.5);
+  });
+
+  it("ranks a listing's next page as a people page once the listing shows people with their addresses, and reads ?page=1 as the listing", () => {
+    const listing = { url: "https://a.test/colecao", score: 8, listsPeople: true };
+    const next = { url: "https://a.test/colecao?page=2", text: "Próxima", rel: "next" };
+    expect(scoreLink(next, { ...listing, knownPeople: new Set(["ana silva", "joao costa"]) })).toBe(99);
+    expect(scoreLink(next, listing)).toBe(7);
+    expect(scoreLink(next, { ...listing, listsPeople: false })).toBeNull();
+    expect(canonical("https://a.test/team?page=1")).toBe("https://a.test/team");
+    expect(canonical("https://a.test/team?page=2")).toBe("https://a.test/team?page=2");
   });
 
   it("reads sitemap locations, including CDATA and sitemap indexes", () => {

@@ -107,7 +107,10 @@ describe("gibberish detection", () => {
   it("catches most random letter strings and ignores the +tag", () => {
     // Deterministic pseudo-random strings (LCG) so the test cannot flake.
     let seed = 42;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     let caught = 0;
     for (let i = 0; i < 500; i++) {
       const s = Array.from({ length: 8 + Math.floor(next() * 4) }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join("");

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { errorResponse, toErrorResponse } from "../../src/http/errors.js";
 import { limitBody, withDeadline } from "../../src/http/request-limits.js";

@@ -111,7 +111,7 @@ describe("save_lead", () => {
     const lead = await send("POST", "/v1/leads", headers, { email: "hook@example.test", first_name: "Hook", website_url: "https://example.test", twitter: "https://microblog.test/hook", score: 50 });
     const [saved] = await waitForRequests(key, 1);
     expect(saved!.method).toBe("PATCH");
-    expect(saved!.headers["authorization"]).toBe("Bearer crm-token");
+    expect(saved!.headers.authorization).toBe("Bearer crm-token");
     const payload = new Webhook(secret).verify(saved!.body, saved!.headers) as { data: Record<string, unknown> };
     expect(payload.data).toMatchObject({
       id: lead.body.data.id,

@@ -1,5 +1,5 @@
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { Challenge, Credential, Receipt } from "mppx";
+import { Challenge, Credential, type Receipt } from "mppx";
 import { evm } from "mppx/client";
 import { McpClient } from "mppx/mcp/client";
 import { describe, expect, it } from "vitest";

@@ -48,4 +48,19 @@ describe("check:startup", () => {
     const { problems } = startupProblems(metafile({ ...lazyApp, "node_modules/viem/_esm/index.js": [] }));
     assert.ok(problems.some((p) => p.includes("files of viem")), problems.join("\n"));
   });
+
+  it("passes a PDF reader loaded lazily by the crawler, and fails when anything else reaches it statically", () => {
+    const pdf = {
+      ...lazyApp,
+      "src/bulk/consumer.ts": [["node_modules/drizzle-orm/index.js"], ["src/engine/web/pdf-text.ts", "dynamic-import"]],
+      "src/engine/web/pdf-text.ts": [["src/pdf-vendor.ts"]],
+      "src/pdf-vendor.ts": [["./vendor/pdf.mjs", "dynamic-import"]],
+    };
+    const clean = startupProblems(metafile(pdf));
+    assert.deepEqual(clean.problems.filter((p) => /pdf/i.test(p)), []);
+    const eager = startupProblems(metafile({ ...pdf, "src/app.ts": [...pdf["src/app.ts"], ["src/engine/web/pdf-text.ts"]] }));
+    assert.ok(eager.problems.some((p) => p.startsWith("src/app.ts imports src/engine/web/pdf-text.ts statically")), eager.problems.join("\n"));
+    const bundled = startupProblems(metafile({ ...pdf, "node_modules/unpdf/dist/index.mjs": [] }));
+    assert.ok(bundled.problems.some((p) => p.startsWith("the entry module bundles the PDF reader")), bundled.problems.join("\n"));
+  });
 });

@@ -1,22 +1,24 @@
 // Measures the engine on generated fixture sites (test/fixtures/generator, issue 20) the way a
 // customer meets it: through the Worker's /v1 routes, on an unlimited plan. Per site:
 //   1. domain-search                 -> the first answer (first crawl pass only),
-//   2. the deep pass, handed to the deep-crawl consumer as the queue would (tests leave the
-//      deep-crawl queue unconsumed; the pass's done/pending lists come from replaying the
-//      deterministic first pass),
+//   2. the deep pass, handed to the deep-crawl consumer as the queue would: tests leave the
+//      deep-crawl queue unconsumed, so the first domain-search runs with a queue binding that
+//      records the message the first pass queued, and exactly that message is consumed (a replay
+//      of the first pass would meet a changed site: pages failing at first answer the replay, which
+//      marks them done, and the deep pass then skips what the first answer never had),
 //   3. domain-search again           -> the settled answer,
 //   4. email-format                  -> format top-1 (also asked once before the deep pass),
 //   5. email-finder per probe        -> finder top-1,
 //   6. email-verifier                -> never `deliverable` without SMTP proof (tests have no prober).
 // `summarize` turns the measures into totals, misses with their likely cause, and breakdowns (by
 // format, culture, display order and, on real-web sites, by feature). Before each site's first
-// answer and before the replayed first pass the site's per-run fixture state is reset, so pages
-// that fail on their first requests fail for the measured first pass as they would in production.
+// answer the site's per-run fixture state is reset, so pages that fail on their first requests
+// fail for the measured first pass as they would in production.
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index.js";
-import { crawlFirstPass } from "../../src/engine/web/crawl/crawler.js";
-import { DEEP_CRAWL_QUEUE } from "../../src/engine/web/crawl/deep-crawl-queue.js";
+import type { Env } from "../../src/env.js";
+import { DEEP_CRAWL_QUEUE, type DeepCrawlMessage } from "../../src/engine/web/crawl/deep-crawl-queue.js";
 import { ALL_RULES, FEATURES, type GeneratedSite, localPart, type Person, resetUrl, RULE_NAMES, type SiteLabels } from "../fixtures/generator/index.js";
 import type { Format } from "../fixtures/generator/spelling.js";
 import { call, createAccount } from "./accounts.js";
@@ -43,8 +45,15 @@ export interface SiteMeasure {
   ms: number;
 }
 
-async function getJson(path: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
-  const res = await call(path, { headers });
+/** Calls the Worker with `via` as its env (a recording queue binding), or as a client does. */
+async function send(path: string, headers: Record<string, string>, via?: Env): Promise<Response> {
+  if (!via) return call(path, { headers });
+  // What the call leaves running (its request-log row, a late charge) finishes on its own, as after a client's call.
+  return worker.fetch(new Request(`https://api.test${path}`, { headers }), via, createExecutionContext());
+}
+
+async function getJson(path: string, headers: Record<string, string>, via?: Env): Promise<{ status: number; body: any }> {
+  const res = await send(path, headers, via);
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -55,10 +64,10 @@ async function getJson(path: string, headers: Record<string, string>): Promise<{
   return { status: res.status, body };
 }
 
-async function listAll(domain: string, headers: Record<string, string>): Promise<Listed[]> {
+async function listAll(domain: string, headers: Record<string, string>, via?: Env): Promise<Listed[]> {
   const out: Listed[] = [];
   for (let page = 1; page <= 5; page++) {
-    const { status, body } = await getJson(`/v1/domain-search?domain=${encodeURIComponent(domain)}&limit=100&page=${page}`, headers);
+    const { status, body } = await getJson(`/v1/domain-search?domain=${encodeURIComponent(domain)}&limit=100&page=${page}`, headers, via);
     if (status !== 200) throw new Error(`domain-search ${domain} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
     out.push(...(body.data.emails as Listed[]).map((e) => ({ email: e.email.toLowerCase(), first_name: e.first_name, last_name: e.last_name })));
     if (page >= body.meta.total_pages) break;
@@ -78,12 +87,23 @@ async function resetSite(domain: string): Promise<void> {
   if (res.status !== 204) throw new Error(`fixture reset of ${domain} answered ${res.status}`);
 }
 
-async function runDeepPass(domain: string): Promise<boolean> {
-  // The replayed first pass meets the same first failures the measured one met.
-  await resetSite(domain);
-  const first = await crawlFirstPass(env, domain);
+/** The test env with a deep-crawl queue that keeps what is sent to it (as JSON, as the queue would). */
+function recordingQueueEnv(): { via: Env; sent: DeepCrawlMessage[] } {
+  const sent: DeepCrawlMessage[] = [];
+  const CRAWL_QUEUE = {
+    send: async (body: unknown) => void sent.push(JSON.parse(JSON.stringify(body)) as DeepCrawlMessage),
+    sendBatch: async (messages: Iterable<{ body: unknown }>) => {
+      for (const m of messages) sent.push(JSON.parse(JSON.stringify(m.body)) as DeepCrawlMessage);
+    },
+  };
+  return { via: { ...(env as Env), CRAWL_QUEUE } as unknown as Env, sent };
+}
+
+/** Hands the message the first pass queued to the deep-crawl consumer; false when none was queued or it was not acknowledged. */
+async function runDeepPass(domain: string, queued: DeepCrawlMessage | undefined): Promise<boolean> {
+  if (!queued) return false;
   const id = `deep-${domain}`;
-  const batch = createMessageBatch(DEEP_CRAWL_QUEUE, [{ id, timestamp: new Date(), attempts: 1, body: { domain, done: first.done, pending: first.pending } }]);
+  const batch = createMessageBatch(DEEP_CRAWL_QUEUE, [{ id, timestamp: new Date(), attempts: 1, body: queued }]);
   const ctx = createExecutionContext();
   await worker.queue(batch, env, ctx);
   const result = await getQueueResult(batch, ctx);
@@ -95,9 +115,10 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
   const { labels } = site;
   const domain = labels.domain;
   await resetSite(domain);
-  const first = await listAll(domain, headers);
+  const queue = recordingQueueEnv();
+  const first = await listAll(domain, headers, queue.via);
   const formatFirst = (await formatsOf(domain, headers))[0]?.format ?? null;
-  const deepAcked = await runDeepPass(domain);
+  const deepAcked = await runDeepPass(domain, queue.sent.find((m) => m.domain === domain));
   const settled = await listAll(domain, headers);
   const formats = await formatsOf(domain, headers);
   const finder = [];

@@ -1,5 +1,6 @@
 // The dashboard's only script (/app): copy buttons, confirmations, the bulk upload's drop zone and
 // column preview, and the live progress of a running bulk job. Every page works without it.
+// biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (<script defer>), not a module, so not strict by default.
 "use strict";
 (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
@@ -44,8 +45,18 @@
       e.preventDefault();
       e.stopPropagation();
     };
-    ["dragenter", "dragover"].forEach((n) => zone.addEventListener(n, (e) => (stop(e), zone.classList.add("over"))));
-    ["dragleave", "drop"].forEach((n) => zone.addEventListener(n, (e) => (stop(e), zone.classList.remove("over"))));
+    for (const n of ["dragenter", "dragover"]) {
+      zone.addEventListener(n, (e) => {
+        stop(e);
+        zone.classList.add("over");
+      });
+    }
+    for (const n of ["dragleave", "drop"]) {
+      zone.addEventListener(n, (e) => {
+        stop(e);
+        zone.classList.remove("over");
+      });
+    }
     zone.addEventListener("drop", (e) => {
       if (!e.dataTransfer?.files?.length) return;
       input.files = e.dataTransfer.files;
@@ -70,7 +81,9 @@
     };
     input.addEventListener("change", showPreview);
     // Columns left on "Not in this file" are not sent; the others are sent as chosen (zero-based *_field_index).
-    upload.addEventListener("submit", () => $$("#column-preview select", upload).forEach((s) => (s.disabled = s.value === "")));
+    upload.addEventListener("submit", () => {
+      for (const s of $$("#column-preview select", upload)) s.disabled = s.value === "";
+    });
 
     const el = (tag, attrs = {}, ...children) => {
       const node = document.createElement(tag);
@@ -89,7 +102,7 @@
       for (const choice of choices) {
         const id = `col-${choice.field}`;
         const select = el("select", { id, name: choice.field }, el("option", { value: "" }, "Not in this file"));
-        names.forEach((n, i) => select.append(el("option", { value: String(i) }, `${i + 1}. ${n}`)));
+        for (const [i, n] of names.entries()) select.append(el("option", { value: String(i) }, `${i + 1}. ${n}`));
         select.value = fields[choice.field] === undefined ? "" : String(fields[choice.field]);
         pickers.append(el("div", {}, el("label", { for: id }, choice.label), select));
       }
@@ -97,7 +110,7 @@
       const table = el("table", {}, el("caption", { class: "sr-only" }, "First rows of the file"));
       table.append(el("thead", {}, el("tr", {}, ...names.map((n) => el("th", { scope: "col" }, n)))));
       table.append(el("tbody", {}, ...rows.slice(0, 5).map((r) => el("tr", {}, ...names.map((_, i) => el("td", {}, r[i] ?? ""))))));
-      out.push(el("h3", {}, "First rows"), el("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "First rows of the file" }, table));
+      out.push(el("h3", {}, "First rows"), el("section", { class: "table-wrap", tabindex: "0", "aria-label": "First rows of the file" }, table));
       return out;
     }
   }

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { canonicalPath } from "../../capabilities/core/registry.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { BULK_TYPES, CREATES_PER_TYPE_PER_DAY, DOWNLOAD_FILES, DOWNLOADS_PER_JOB_PER_DAY, MAX_ROWS } from "../types.js";
+import { BULK_TYPES, CREATES_PER_TYPE_PER_DAY, DOWNLOAD_FILES, DOWNLOADS_PER_JOB_PER_DAY, fieldOf, MAX_ROWS } from "../types.js";
 import { security, TAG } from "./shared.js";
 
 const TypeSchema = z
@@ -44,11 +45,11 @@ export function registerListTypes(app: ApiApp) {
           path: `/v1/bulk/${type}`,
           label: decl.label,
           description: decl.description,
-          app_path: capability.paths[0]!,
+          app_path: canonicalPath(capability),
           storage: "r2",
           allows_upload: true,
           file_required: false,
-          primary_field: decl.fields.find((f) => f.param === decl.primaryParam)!.field,
+          primary_field: fieldOf(decl, decl.primaryParam).field,
           options: decl.options.map((o) => ({ name: o.name, type: o.kind, former_name: o.legacyName ?? null, description: o.description })),
           max_rows: MAX_ROWS,
           fields: decl.fields.map((f) => ({ field: f.field, param: f.param, label: f.label, header_synonyms: f.headerSynonyms })),

@@ -36,7 +36,10 @@ export function auth(c: Ctx) {
 }
 
 export function typeOf(name: string): BulkType {
-  return bulkType(name)!;
+  const type = bulkType(name);
+  // The routes accept only the declared type names (BULK_TYPE_NAMES), and stored jobs carry one.
+  if (!type) throw new Error(`Unknown bulk type '${name}'.`);
+  return type;
 }
 
 /** 404 unless the job exists, belongs to the account and is of the path's type. */

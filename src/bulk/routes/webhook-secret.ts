@@ -29,12 +29,12 @@ const rotate = createRoute({
 export function registerWebhookSecret(app: ApiApp) {
   app.openapi(read, async (c) => {
     const r = await signingSecretRecord(c.env, c.get("auth").account.id, "bulk");
-    return c.json({ data: { secret: r.secret, created_at: rfc3339(r.createdAt)!, rotated_at: rfc3339(r.rotatedAt) } }, 200);
+    return c.json({ data: { secret: r.secret, created_at: rfc3339(r.createdAt), rotated_at: rfc3339(r.rotatedAt) } }, 200);
   });
   app.openapi(rotate, async (c) => {
     const accountId = c.get("auth").account.id;
     await rotateSigningSecret(c.env, accountId, "bulk");
     const r = await signingSecretRecord(c.env, accountId, "bulk");
-    return c.json({ data: { secret: r.secret, created_at: rfc3339(r.createdAt)!, rotated_at: rfc3339(r.rotatedAt) } }, 200);
+    return c.json({ data: { secret: r.secret, created_at: rfc3339(r.createdAt), rotated_at: rfc3339(r.rotatedAt) } }, 200);
   });
 }

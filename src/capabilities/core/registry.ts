@@ -166,3 +166,10 @@ export type BulkRowResult = CapabilityResult & { note?: string };
 export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(capability: Capability<P, R>): Capability<P, R> {
   return capability;
 }
+
+/** A capability's canonical /v1 path (its first; every capability declares at least one). */
+export function canonicalPath(capability: Pick<Capability, "name" | "paths">): string {
+  const path = capability.paths[0];
+  if (path === undefined) throw new Error(`The capability ${capability.name} declares no /v1 path.`);
+  return path;
+}

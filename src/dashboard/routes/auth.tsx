@@ -156,7 +156,7 @@ export function registerAuthRoutes(app: DashApp) {
     const account = await accountByEmail(c.env.DB, email);
     const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
     const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
-    if (!account || !account.passwordHash || !matches || account.kind !== "user") return again("The email or password is wrong.", 400);
+    if (!account?.passwordHash || !matches || account.kind !== "user") return again("The email or password is wrong.", 400);
     if (account.blocked) return again("This account is blocked. Contact support.", 403);
     // An unconfirmed account may sign in: its pages say what to do, and /v1 answers it 401 until then.
     await startSession(c, account.id);

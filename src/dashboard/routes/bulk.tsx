@@ -339,7 +339,7 @@ export function registerBulkRoutes(app: DashApp) {
     if (!type || typeof body?.text !== "string") return c.json({ error: "Send the file's first lines as text." }, 400);
     const v1 = c.get("v1");
     const [answer, types] = await Promise.all([v1.act("POST", `/v1/bulk/${type}/columns`, { json: { text: body.text }, pageRead: true }), typesOf(v1)]);
-    if (!answer.ok) return c.json({ error: answer.error!.message }, answer.status === 413 ? 413 : 400);
+    if (!answer.ok) return c.json({ error: answer.error.message }, answer.status === 413 ? 413 : 400);
     const choices = (types.find((t) => t.type === type)?.fields ?? []).map((f) => ({ field: f.field, label: f.label }));
     return c.json({ ...answer.body.data, choices });
   });
@@ -364,7 +364,7 @@ export function registerBulkRoutes(app: DashApp) {
     const id = jobId(c.req.param("id"));
     if (!type || id === null) return c.notFound();
     const answer = await c.get("v1").read(`/v1/bulk/${type}/${id}/progress`);
-    if (!answer.ok) return c.json({ error: answer.error!.message }, answer.status === 404 ? 404 : 400);
+    if (!answer.ok) return c.json({ error: answer.error.message }, answer.status === 404 ? 404 : 400);
     const { metrics: _metrics, ...progress } = answer.body;
     return c.json(progress);
   });
@@ -373,7 +373,8 @@ export function registerBulkRoutes(app: DashApp) {
     const type = typeName(c.req.param("type"));
     const id = jobId(c.req.param("id"));
     if (!type || id === null) return c.notFound();
-    const file = ["full", "valid", "not_found"].includes(c.req.query("file") ?? "") ? c.req.query("file")! : "full";
+    const asked = c.req.query("file");
+    const file = asked !== undefined && ["full", "valid", "not_found"].includes(asked) ? asked : "full";
     const res = await c.get("v1").stream(`/v1/bulk/${type}/${id}/download`, { file });
     if (!res.ok) {
       const body = (await res.json().catch(() => null)) as { errors?: { message?: string } } | null;

@@ -87,7 +87,7 @@ async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; proble
         {list.ok && list.body.data.keys.length > 0 ? (
           <DataTable label="Active keys" columns={["Name", "Key", "Created", "Expires", "Last used", "Actions"]}>
             {list.body.data.keys.map((k) => {
-              const expired = k.expires_at !== null && Date.parse(k.expires_at) <= now;
+              const expiredAt = k.expires_at !== null && Date.parse(k.expires_at) <= now ? k.expires_at : null;
               return (
                 <tr>
                   <td>
@@ -97,7 +97,7 @@ async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; proble
                     <code>{k.key}</code>
                   </td>
                   <td>{when(k.created_at)}</td>
-                  <td>{expired ? <span class="badge bad">expired {k.expires_at!.slice(0, 10)}</span> : when(k.expires_at)}</td>
+                  <td>{expiredAt ? <span class="badge bad">expired {expiredAt.slice(0, 10)}</span> : when(k.expires_at)}</td>
                   <td>{when(k.last_used_at)}</td>
                   <td>
                     <div class="actions">

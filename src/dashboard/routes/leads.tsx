@@ -293,7 +293,7 @@ function exportLeads(c: DashCtx): Response {
     async pull(controller) {
       const answer = await v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", { ...filter, page, limit: 100, sortby: "id", direction: "asc" });
       if (!answer.ok) {
-        controller.error(new Error(answer.error!.message));
+        controller.error(new Error(answer.error.message));
         return;
       }
       const lines = answer.body.data.leads.map((l) =>

@@ -81,8 +81,8 @@ const priceOf = (cap: Capability) => (cap.cost ? `${credits(cap.cost.balance, ca
 /** What the call cost, in words. */
 function costLine(cap: Capability, answer: V1Answer, charge: CallCharge | undefined): string {
   if (charge?.billed) {
-    const parts = Object.entries(charge.charged).filter(([, n]) => n);
-    return `Billed: ${parts.map(([b, n]) => credits(b, n!)).join(" + ")}.`;
+    const parts = Object.entries(charge.charged).filter((part): part is [string, number] => Boolean(part[1]));
+    return `Billed: ${parts.map(([b, n]) => credits(b, n)).join(" + ")}.`;
   }
   if (!answer.ok) return "Not billed: the call did not succeed.";
   if (!cap.cost) return "Free: this capability costs nothing.";
@@ -120,7 +120,8 @@ const Field: FC<{ p: Param; value: string }> = ({ p, value }) => {
 async function page(c: DashCtx, chosen: string | undefined, values: Record<string, string>, result?: { answer: V1Answer; charge?: CallCharge; url: string }) {
   const session = c.get("session");
   const caps = await catalogOf(c.get("v1"));
-  const cap = caps.find((x) => x.name === chosen) ?? caps.find((x) => x.name === "email-finder") ?? caps[0]!;
+  const cap = caps.find((x) => x.name === chosen) ?? caps.find((x) => x.name === "email-finder") ?? caps[0];
+  if (!cap) throw new Error("the /v1 OpenAPI document lists no capability");
   const tags = [...new Set(caps.map((x) => x.tag))];
   const leftHeader = result?.answer.headers.get("x-daily-request-left");
   return render(

@@ -14,7 +14,8 @@ export const DailyBars: FC<{ days: { day: string; counts: Record<string, number>
   const W = 720;
   const H = 200;
   const pad = { left: 36, right: 8, top: 10, bottom: 24 };
-  const totals = days.map((d) => series.reduce((a, s) => a + (d.counts[s.key] ?? 0), 0));
+  const totalOf = (d: { counts: Record<string, number> }) => series.reduce((a, s) => a + (d.counts[s.key] ?? 0), 0);
+  const totals = days.map(totalOf);
   const max = Math.max(1, ...totals);
   const step = niceStep(max);
   const top = Math.ceil(max / step) * step;
@@ -41,7 +42,7 @@ export const DailyBars: FC<{ days: { day: string; counts: Record<string, number>
           const x = pad.left + i * slot + (slot - bar) / 2;
           return (
             <g>
-              <title>{`${d.day}: ${totals[i]!.toLocaleString("en")}`}</title>
+              <title>{`${d.day}: ${totalOf(d).toLocaleString("en")}`}</title>
               {series.map((s, k) => {
                 const v = d.counts[s.key] ?? 0;
                 if (!v) return null;
@@ -83,7 +84,7 @@ export const DailyBars: FC<{ days: { day: string; counts: Record<string, number>
             </thead>
             <tbody>
               {days
-                .filter((_, i) => totals[i]! > 0)
+                .filter((d) => totalOf(d) > 0)
                 .map((d) => (
                   <tr>
                     <th scope="row">{d.day}</th>

@@ -121,11 +121,11 @@ export const Notice: FC<{ kind: "error" | "success" | "notice" | "warning"; chil
 
 export const Csrf: FC<{ token: string }> = ({ token }) => <input type="hidden" name="csrf" value={token} />;
 
-/** A table that scrolls inside its own box on a narrow screen (reachable by keyboard). */
+/** A table that scrolls inside its own box on a narrow screen (reachable by keyboard; a labelled section is a region). */
 export const TableWrap: FC<{ label: string; children?: Child }> = ({ label, children }) => (
-  <div class="table-wrap" tabindex={0} role="region" aria-label={label}>
+  <section class="table-wrap" tabindex={0} aria-label={label}>
     {children}
-  </div>
+  </section>
 );
 
 /** Previous / next links for a paginated /v1 list. */

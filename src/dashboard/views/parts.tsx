@@ -6,7 +6,7 @@ import { Csrf, Notice, TableWrap } from "./layout.js";
 export const V1Error: FC<{ answer: V1Answer | null | undefined }> = ({ answer }) =>
   answer && !answer.ok ? (
     <Notice kind="error">
-      {answer.error!.message} <span class="muted">({answer.error!.type})</span>
+      {answer.error.message} <span class="muted">({answer.error.type})</span>
     </Notice>
   ) : null;
 

@@ -74,7 +74,13 @@ interface Where {
   params: Param[];
 }
 
-const placeholders = (w: Where, values: Param[]) => values.map((v) => (w.params.push(v), `?${w.params.length}`)).join(", ");
+const placeholders = (w: Where, values: Param[]) =>
+  values
+    .map((v) => {
+      w.params.push(v);
+      return `?${w.params.length}`;
+    })
+    .join(", ");
 /** A whole list as ONE bound parameter (a JSON array read by json_each), so no list can exhaust D1's parameter bound. */
 const inList = (w: Where, values: string[]) => `SELECT value FROM json_each(${placeholders(w, [JSON.stringify(values)])})`;
 

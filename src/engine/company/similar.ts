@@ -86,15 +86,24 @@ export async function similarCompanies(env: Env, domain: string, opts: { crawl?:
   for (const c of rows) {
     let score = 0;
     let what = 0;
-    if (target.industry && c.industry && target.industry.toLowerCase() === c.industry.toLowerCase()) (score += 3), what++;
+    if (target.industry && c.industry && target.industry.toLowerCase() === c.industry.toLowerCase()) {
+      score += 3;
+      what++;
+    }
     const sharedKeywords = [...norm(jsonList(c.keywords))].filter((k) => tKeywords.has(k)).length;
-    if (sharedKeywords) (score += 2 * Math.min(3, sharedKeywords)), what++;
+    if (sharedKeywords) {
+      score += 2 * Math.min(3, sharedKeywords);
+      what++;
+    }
     const sharedTech = [...norm(jsonList(c.technologies))].filter((t) => tTech.has(t));
     if (sharedTech.length) {
       score += sharedTech.map((t) => (rare(t) ? 2 : 1)).sort((a, b) => b - a).slice(0, 4).reduce((a, b) => a + b, 0);
       what++;
     }
-    if ([...profiles(c)].some((p) => tProfiles.has(p))) (score += 2), what++;
+    if ([...profiles(c)].some((p) => tProfiles.has(p))) {
+      score += 2;
+      what++;
+    }
     if (target.companySize && c.companySize === target.companySize) score += 1;
     if (target.country && c.country === target.country) {
       score += 1;

@@ -151,7 +151,7 @@ const attr = (tag: string, name: string) => new RegExp(`\\b${name}\\s*=\\s*["'](
 export function spfIncludes(txt: readonly string[]): string[] {
   return txt
     .filter((t) => /^v=spf1\b/i.test(t.trim()))
-    .flatMap((t) => [...t.matchAll(/\binclude:([^\s]+)/gi)].map((m) => m[1]!.toLowerCase().replace(/\.$/, "")));
+    .flatMap((t) => [...t.matchAll(/\binclude:([^\s]+)/gi)].map(([, host = ""]) => host.toLowerCase().replace(/\.$/, "")));
 }
 
 /** Every fingerprint that matched some of the evidence. */
@@ -164,7 +164,7 @@ export function matchFingerprints(ev: Evidence, fingerprints: readonly Fingerpri
       const content = attr(tag, "content");
       if (name && content !== undefined && !metas.has(name)) metas.set(name, content);
     }
-    for (const m of ev.html.matchAll(SCRIPT_SRC_RE)) scripts.push(m[1]!);
+    for (const [, src = ""] of ev.html.matchAll(SCRIPT_SRC_RE)) scripts.push(src);
   }
   const includes = spfIncludes(ev.txt);
   return fingerprints.filter((f) => {
@@ -172,11 +172,15 @@ export function matchFingerprints(ev: Evidence, fingerprints: readonly Fingerpri
       const value = ev.headers?.get(h);
       return value !== null && value !== undefined && re.test(value);
     })) return true;
-    if (f.meta && Object.entries(f.meta).some(([n, re]) => metas.has(n) && re.test(metas.get(n)!))) return true;
-    if (f.html && ev.html && f.html.some((re) => re.test(ev.html!))) return true;
-    if (f.scripts && f.scripts.some((re) => scripts.some((s) => re.test(s)))) return true;
-    if (f.spf && f.spf.some((d) => includes.some((i) => i === d || i.endsWith(`.${d}`)))) return true;
-    if (f.txt && f.txt.some((re) => ev.txt.some((t) => re.test(t.trim())))) return true;
+    if (f.meta && Object.entries(f.meta).some(([n, re]) => {
+      const content = metas.get(n);
+      return content !== undefined && re.test(content);
+    })) return true;
+    const { html } = ev;
+    if (f.html && html && f.html.some((re) => re.test(html))) return true;
+    if (f.scripts?.some((re) => scripts.some((s) => re.test(s)))) return true;
+    if (f.spf?.some((d) => includes.some((i) => i === d || i.endsWith(`.${d}`)))) return true;
+    if (f.txt?.some((re) => ev.txt.some((t) => re.test(t.trim())))) return true;
     if (f.mx && ev.mxProvider && f.mx.includes(ev.mxProvider)) return true;
     return false;
   });

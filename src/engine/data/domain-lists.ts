@@ -66,7 +66,7 @@ export function isWebmailDomain(domain: string): boolean {
  * sub-address (+tag) is ignored, so `sales+eu@` is a role account too.
  */
 export function isRoleLocalPart(localPart: string): boolean {
-  const base = localPart.toLowerCase().split("+")[0]!;
+  const base = localPart.toLowerCase().replace(/\+.*$/s, "");
   return load().role.has(base);
 }
 

@@ -138,18 +138,18 @@ export class DohResolver {
       throw new DnsUnavailableError(name, reason);
     }
     // The answer section can also hold the CNAME chain that led here; keep the asked type only.
-    const answers = (body.Answer ?? []).filter((a) => a.type === TYPE_CODES[type] && typeof a.data === "string");
+    const answers = (body.Answer ?? []).filter((a): a is typeof a & { data: string } => a.type === TYPE_CODES[type] && typeof a.data === "string");
     if (answers.length === 0) return { nxdomain: false, records: [], ttl: negativeTtl(body) };
     const ttl = Math.min(MAX_CACHE_TTL_S, ...answers.map((a) => Math.max(0, a.TTL ?? 0)));
-    return { nxdomain: false, records: answers.map((a) => a.data!), ttl };
+    return { nxdomain: false, records: answers.map((a) => a.data), ttl };
   }
 }
 
 /** RFC 2308: a negative answer lives for min(SOA TTL, SOA MINIMUM). */
 function negativeTtl(body: DohAnswer): number {
   const soa = body.Authority?.find((a) => a.type === SOA_CODE && typeof a.data === "string");
-  if (!soa) return DEFAULT_NEGATIVE_TTL_S;
-  const minimum = Number(soa.data!.trim().split(/\s+/).at(-1));
+  if (typeof soa?.data !== "string") return DEFAULT_NEGATIVE_TTL_S;
+  const minimum = Number(soa.data.trim().split(/\s+/).at(-1));
   const ttl = Math.min(soa.TTL ?? DEFAULT_NEGATIVE_TTL_S, Number.isFinite(minimum) ? minimum : DEFAULT_NEGATIVE_TTL_S);
   return Math.max(0, Math.min(MAX_CACHE_TTL_S, ttl));
 }
@@ -184,7 +184,8 @@ export interface MxLookup {
 export function parseMx(data: string): MxRecord | null {
   const m = /^\s*(\d+)\s+(\S+)\s*$/.exec(data);
   if (!m) return null;
-  return { preference: Number(m[1]), exchange: m[2]!.toLowerCase().replace(/\.$/, "") };
+  const [, preference, exchange = ""] = m;
+  return { preference: Number(preference), exchange: exchange.toLowerCase().replace(/\.$/, "") };
 }
 
 export async function resolveMx(env: Pick<Env, "DOH_URL">, domain: string): Promise<MxLookup> {
@@ -204,8 +205,8 @@ export function parseTxt(data: string): string {
   if (!trimmed.startsWith('"')) return trimmed;
   let out = "";
   const re = /"((?:[^"\\]|\\.)*)"/g;
-  for (const m of trimmed.matchAll(re)) {
-    out += m[1]!.replace(/\\(\d{3}|.)/g, (_, esc: string) => (/^\d{3}$/.test(esc) ? String.fromCharCode(Number(esc)) : esc));
+  for (const [, quoted = ""] of trimmed.matchAll(re)) {
+    out += quoted.replace(/\\(\d{3}|.)/g, (_, esc: string) => (/^\d{3}$/.test(esc) ? String.fromCharCode(Number(esc)) : esc));
   }
   return out;
 }

@@ -4,8 +4,9 @@ import { rfc3339 } from "../../platform/time.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { countryOfDomain } from "../web/extract/company.js";
-import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, type SourceOut, sourcesOf } from "../index/read.js";
-import { nameKey, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, shownNamesOf, type SourceOut, sourcesOf } from "../index/read.js";
+import { nameKey, nicknamesOf, parseName, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
+import { db } from "../../db/client.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 import { verifyEmail } from "../verify/verifier.js";
 import { type Memo, noMemo } from "../memo.js";
@@ -61,6 +62,44 @@ function defaultStyle(domain: string): Transliteration {
   return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
 }
 
+/**
+ * The query's name with the middle name the domain's pages show for this person, when the domain's
+ * format needs one ({f}{m}{last}) and the query has none: "Jesús Muñoz Gil" is shown as "MUÑOZ GIL
+ * Jesús L.". Only a name that matches one shown name, or several with the same middle, completes.
+ */
+async function withShownMiddle(ctx: FinderCtx, domain: string, name: PersonName, rows: readonly EmailRow[], formats: PatternInference): Promise<PersonName> {
+  if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
+  const memo = ctx.memo ?? noMemo;
+  const shown = await memo.once(`shown-names:${domain}`, () => shownNamesOf(db(ctx.env.DB), domain));
+  // Only the middle name's initial goes into an address: names that agree on it agree.
+  const middles = new Map<string, string>();
+  for (const { fullName } of shown) {
+    const middle = fullName ? middleBeside(fullName, name) : null;
+    if (middle) middles.set(nameKey(middle).charAt(0), middle);
+  }
+  return middles.size === 1 ? { ...name, middle: [...middles.values()][0]! } : name;
+}
+
+/**
+ * The middle name of a displayed name that shows the query's given and family names: the words
+ * right after the given name, up to the family name ("Jean-Baptiste Claude Dupré", "MUÑOZ GIL Jesús
+ * L."). Words elsewhere ("Par …", a title after the name) are not part of it.
+ */
+function middleBeside(shown: string, name: PersonName): string | null {
+  const tokens = parseName(shown).tokens;
+  const keys = tokens.map((t) => nameKey(t));
+  const givenKeys = new Set([name.first, ...nicknamesOf(name.first)].map((n) => nameKey(n)));
+  const given = keys.findIndex((k) => givenKeys.has(k));
+  const familyKeys = name.last.split(/\s+/).map((part) => nameKey(part));
+  const family = familyKeys.map((k) => keys.indexOf(k));
+  if (given < 0 || family.some((i) => i < 0 || i === given)) return null;
+  const familyStart = Math.min(...family);
+  const end = familyStart > given ? familyStart : tokens.length;
+  const middle: string[] = [];
+  for (let i = given + 1; i < end && !family.includes(i); i++) middle.push(tokens[i]!);
+  return middle.length ? middle.join(" ") : null;
+}
+
 export interface Proposal {
   email: string;
   pattern: Pattern | null;
@@ -77,7 +116,11 @@ export interface Proposal {
  */
 export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string, inference: PatternInference = formatsOf(undefined, rows)): Proposal | null {
   const seen = verbatimMatch(rows, name);
-  if (seen) return { email: seen.email, pattern: matchPatterns(seen.localPart, name).patterns[0] ?? null, seen, share: 1 };
+  if (seen) {
+    // The query may leave out the middle name the page showed ({f}{m}{last}): the row knows it.
+    const known = name.middle || !seen.middleName ? name : { ...name, middle: seen.middleName };
+    return { email: seen.email, pattern: matchPatterns(seen.localPart, known).patterns[0] ?? null, seen, share: 1 };
+  }
   // Formats stored before a habit was learnt lack its field: read as "not shown".
   const spelling = {
     style: inference.style ?? defaultStyle(domain),
@@ -115,7 +158,8 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
-  const proposal = proposeAddress(rows, name, domain, formats);
+  const named = await withShownMiddle(ctx, domain, name, rows, formats);
+  const proposal = proposeAddress(rows, named, domain, formats);
   if (!proposal) {
     return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
   }

@@ -43,28 +43,31 @@ export function readJointly(addresses: readonly AddressEvidence[], stated: reado
   );
   const names: (PersonName | null)[] = addresses.map(() => null);
   const observations: FormatObservation[] = stated.map((p) => ({ patterns: [p], style: null, nordic: null, lastForm: null, particleForm: null, firstForm: null }));
-  let remaining = table.map((_, i) => i).filter((i) => table[i]!.length > 0);
+  // The addresses still to explain, with their candidate readings (an address without any is left out).
+  let remaining = table.map((candidates, i) => ({ i, candidates })).filter((a) => a.candidates.length > 0);
 
   for (let round = 0; remaining.length > 0; round++) {
     const scores = new Map<Pattern, number>();
-    for (const i of remaining) {
-      for (const [pattern, weight] of bestWeights(table[i]!)) scores.set(pattern, (scores.get(pattern) ?? 0) + weight);
+    for (const { candidates } of remaining) {
+      for (const [pattern, weight] of bestWeights(candidates)) scores.set(pattern, (scores.get(pattern) ?? 0) + weight);
     }
     if (round === 0) for (const p of stated) scores.set(p, (scores.get(p) ?? 0) + STATED_WEIGHT);
     const ranked = [...scores].sort((a, b) => b[1] - a[1] || GLOBAL_PRIOR[b[0]] - GLOBAL_PRIOR[a[0]]);
-    const [top, topScore] = ranked[0]!;
+    const first = ranked[0];
+    if (!first) throw new Error("addresses with candidate readings scored no pattern");
+    const [top, topScore] = first;
     const rivals = round === 0 ? ranked.filter(([, s]) => s >= topScore - EPSILON).map(([p]) => p) : [top];
 
-    const explained = new Set(remaining.filter((i) => table[i]!.some((c) => c.match.patterns.includes(top))));
-    for (const i of explained) {
-      const fitting = table[i]!.filter((c) => c.match.patterns.includes(top));
+    const explained = new Set(remaining.filter((a) => a.candidates.some((c) => c.match.patterns.includes(top))));
+    for (const { i, candidates } of explained) {
+      const fitting = candidates.filter((c) => c.match.patterns.includes(top));
       const best = fitting.reduce((a, b) => (b.reading.weight > a.reading.weight + EPSILON ? b : a));
       names[i] = best.reading.name;
       // The formats this address supports as strongly as the chosen one: itself, or a tied rival.
-      const tied = rivals.filter((p) => p !== top && table[i]!.some((c) => c.reading.weight >= best.reading.weight - EPSILON && c.match.patterns.includes(p)));
+      const tied = rivals.filter((p) => p !== top && candidates.some((c) => c.reading.weight >= best.reading.weight - EPSILON && c.match.patterns.includes(p)));
       observations.push({ ...best.match, patterns: [...new Set([...best.match.patterns, ...tied])] });
     }
-    remaining = remaining.filter((i) => !explained.has(i));
+    remaining = remaining.filter((a) => !explained.has(a));
   }
   return { names, inference: tallyFormats(observations) };
 }

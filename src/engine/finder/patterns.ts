@@ -60,8 +60,8 @@ function render(pattern: Pattern, t: Tokens): string | null {
   return pattern
     .replace("{first}", t.first)
     .replace("{last}", t.last)
-    .replace("{f}", t.first[0]!)
-    .replace("{l}", t.last[0]!)
+    .replace("{f}", t.first.charAt(0))
+    .replace("{l}", t.last.charAt(0))
     .replace("{m}", t.m);
 }
 
@@ -145,9 +145,9 @@ export function matchPatterns(localPart: string, name: PersonName): PatternMatch
       }
     }
   }
-  const only = <T>(set: Set<T>, choices: number) => (choices > 1 && set.size === 1 ? [...set][0]! : null);
+  const only = <T>(set: Set<T>, choices: number) => (choices > 1 ? single(set) : null);
   // A Gaelic prefix is written joined by every domain: its match says nothing about the domain's habits.
-  const familyForm = familyForms.size === 1 && !hasGaelicPrefix(name.last) ? [...familyForms][0]! : null;
+  const familyForm = hasGaelicPrefix(name.last) ? null : single(familyForms);
   const particle = hasParticle(name.last);
   return {
     patterns: [...patterns],
@@ -155,8 +155,15 @@ export function matchPatterns(localPart: string, name: PersonName): PatternMatch
     nordic: only(hitNordics, nordics.length),
     lastForm: particle ? null : familyForm,
     particleForm: particle ? familyForm : null,
-    firstForm: firstForms.size === 1 ? [...firstForms][0]! : null,
+    firstForm: single(firstForms),
   };
+}
+
+/** The element of a set of one, else null. */
+function single<T>(set: Set<T>): T | null {
+  if (set.size !== 1) return null;
+  const [one] = set;
+  return one ?? null;
 }
 
 export interface NamedAddress {
@@ -243,8 +250,8 @@ export function tallyFormats(observed: readonly FormatObservation[]): PatternInf
 
 /** The habit most addresses show, or null when none did or two tie. */
 function majority<T>(votes: Map<T, number>): T | null {
-  const forms = [...votes.entries()].sort((a, b) => b[1] - a[1]);
-  return forms.length && (forms.length === 1 || forms[0]![1] > forms[1]![1]) ? forms[0]![0] : null;
+  const [first, second] = [...votes.entries()].sort((a, b) => b[1] - a[1]);
+  return first && (!second || first[1] > second[1]) ? first[0] : null;
 }
 
 /**

@@ -9,13 +9,13 @@ import { PATTERNS, type Pattern } from "./patterns.js";
 /** Words that stand for the given name, in the languages sites write them in (ASCII-folded). */
 const GIVEN = [
   "firstname", "first", "givenname", "given", "forename", "name", "vorname", "prenom", "nombre", "nome", "voornaam", "imie",
-  "adi", "ad", "fornavn", "fornamn", "etunimi", "keresztnev", "jmeno", "ime", "ten", "namae",
+  "adi", "ad", "fornavn", "fornamn", "etunimi", "keresztnev", "jmeno", "ime", "ten", "namae", "imya", "imja", "imia",
 ];
 /** Words that stand for the family name. */
 const FAMILY = [
   "lastname", "last", "surname", "familyname", "family", "nachname", "familienname", "nom", "apellido", "apellidos", "cognome",
   "achternaam", "nazwisko", "soyadi", "soyad", "efternamn", "etternavn", "efternavn", "sukunimi", "vezeteknev", "sobrenome",
-  "apelido", "prijmeni", "prezime", "ho", "myouji",
+  "apelido", "prijmeni", "prezime", "ho", "myouji", "familiya", "familija", "familia",
 ];
 /**
  * A placeholder has a word of at least this length ("vorname", "lastname", "prenom"): short words

@@ -48,7 +48,7 @@ function asciiDomain(domain: string): string | null {
 /** E.164; a number without a leading + needs `defaultCountry`. Null when it is not a valid number. */
 export function normalisePhone(value: string, defaultCountry?: CountryCode): string | null {
   const parsed = parsePhoneNumberFromString(value.trim(), defaultCountry);
-  return parsed && parsed.isValid() ? parsed.number : null;
+  return parsed?.isValid() ? parsed.number : null;
 }
 
 const PROFILE_HOST = /^([a-z]{2,3}\.|www\.|m\.)?linkedin\.com$/;

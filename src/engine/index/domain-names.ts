@@ -94,9 +94,10 @@ export async function readDomainNames(
   }
   const stated = [...new Set([...(parseStoredFormats(dom?.formats)?.stated ?? []), ...statedNow])];
 
-  const addresses = [...evidence.keys()].slice(0, MAX_READ_TOGETHER);
+  const read = [...evidence].slice(0, MAX_READ_TOGETHER);
+  const addresses = read.map(([email]) => email);
   const joint = readJointly(
-    addresses.map((email) => ({ localPart: localOf(email), readings: readingsOf(evidence.get(email)!) })),
+    read.map(([email, e]) => ({ localPart: localOf(email), readings: readingsOf(e) })),
     stated,
   );
   const names = new Map<string, PersonName | null>();

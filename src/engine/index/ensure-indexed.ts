@@ -4,7 +4,7 @@ import { db } from "../../db/client.js";
 import { domains } from "../../db/schema-index.js";
 import { type Env, isProduction } from "../../env.js";
 import { InvalidInput, NotAllowed, NotFound, SiteFailed } from "../errors.js";
-import { crawlFirstPass } from "../web/crawl/crawler.js";
+import { crawlFirstPass, describeCrawl } from "../web/crawl/crawler.js";
 import { enqueueDeepCrawl } from "../web/crawl/deep-crawl-queue.js";
 import { resolveA } from "../dns/resolver.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
@@ -72,8 +72,9 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
     await markCrawlFailed(env, domain, reason, now);
     throw unreachable(domain, reason, outcome.failure?.timedOut ?? false);
   }
-  await storeCrawl(env, { domain, pages: outcome.pages, status: "crawling", error: outcome.failure?.reason ?? null, now });
-  await enqueueDeepCrawl(env, { domain, done: outcome.done, pending: outcome.pending }, ctx.waitUntil);
+  await storeCrawl(env, { domain, pages: outcome.pages, status: "crawling", error: describeCrawl(outcome), now });
+  const { done, pending, pendingScores, retry } = outcome;
+  await enqueueDeepCrawl(env, { domain, done, pending, pendingScores, retry }, ctx.waitUntil);
   return { domain, live: true, status: "crawling", crawledAt: now };
 }
 

@@ -38,7 +38,7 @@ export interface PersonRecord {
 /** A `domain` query value as a bare host: scheme, www., path and port dropped; 400 when it is not a domain. */
 export function domainParam(value: string, name = "domain"): string {
   const raw = value.trim().toLowerCase();
-  const host = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").split(/[/?#]/)[0]!.replace(/:\d+$/, "").replace(/\.$/, "").replace(/^www\./, "");
+  const host = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[/?#].*$/s, "").replace(/:\d+$/, "").replace(/\.$/, "").replace(/^www\./, "");
   const info = parseHost(host);
   if (!host || !info.domain || info.isIp || !/^[a-z0-9.-]+$/.test(host)) {
     throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not a domain name.`);
@@ -84,11 +84,12 @@ async function hasPhoneFor(env: Env, email: string | null, profile: string | nul
 }
 
 function merge(p: PeopleRow | undefined, e: typeof emails.$inferSelect | undefined, hasPhone: boolean): PersonRecord | null {
-  if (!p && !e) return null;
+  const domain = p?.domain ?? e?.domain;
+  if (domain === undefined) return null;
   const fullName = p?.fullName ?? (e?.firstName && e?.lastName ? `${e.firstName} ${e.lastName}` : null);
   return {
     email: p?.email ?? e?.email ?? null,
-    domain: p?.domain ?? e!.domain,
+    domain,
     firstName: p?.firstName ?? e?.firstName ?? null,
     lastName: p?.lastName ?? e?.lastName ?? null,
     fullName,
@@ -134,7 +135,8 @@ export async function peopleByProfile(env: Env, profileUrl: string): Promise<Per
   const out: PersonRecord[] = [];
   for (const p of rows) {
     const e = p.email ? await store.select().from(emails).where(eq(emails.email, p.email)).get() : undefined;
-    out.push(merge(p as PeopleRow, e, await hasPhoneFor(env, p.email, profileUrl))!);
+    const person = merge(p as PeopleRow, e, await hasPhoneFor(env, p.email, profileUrl));
+    if (person) out.push(person);
   }
   return out;
 }
@@ -162,7 +164,8 @@ export async function leadCandidatesOfDomain(env: Env, domain: string, limit = 2
     .orderBy(emails.firstSeenAt)
     .limit(limit)
     .all();
-  return [...new Set([...fromPeople, ...fromEmails].map((r) => r.email!))].slice(0, limit);
+  // Both queries select only rows with an address.
+  return [...new Set([...fromPeople, ...fromEmails].flatMap((r) => (r.email === null ? [] : [r.email])))].slice(0, limit);
 }
 
 export async function companyByDomain(env: Env, domain: string): Promise<CompanyRecord | null> {

@@ -1,5 +1,5 @@
 import { and, eq, gte, lt, or, sql } from "drizzle-orm";
-import { db } from "../../db/client.js";
+import { type Db, db } from "../../db/client.js";
 import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { NotFound } from "../errors.js";
@@ -66,6 +66,19 @@ export async function liveSourceCounts(env: Pick<Env, "DB">, addresses: readonly
     for (const r of rows) live.set(r.email, Number(r.live));
   }
   return live;
+}
+
+/**
+ * Names the domain's pages show without an address (people rows of the crawl with no email),
+ * as displayed: what a finder query leaves out (a middle name) may be read from them.
+ */
+export async function shownNamesOf(store: Db, domain: string): Promise<{ fullName: string | null }[]> {
+  return store
+    .select({ fullName: people.fullName })
+    .from(people)
+    .where(and(eq(people.domain, domain), sql`${people.email} is null`, eq(people.source, "crawl")))
+    .limit(500)
+    .all();
 }
 
 /** Countries of named people by address (domain search's `country` filter). */

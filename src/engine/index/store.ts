@@ -6,7 +6,10 @@ import type { Env } from "../../env.js";
 import type { CrawledPage } from "../web/crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
 import { nameFromSite } from "../web/extract/people.js";
-import { fullNameOf, type PersonName } from "../people/names.js";
+import { fullNameOf, parseName, type PersonName, splitFullName } from "../people/names.js";
+import type { Db } from "../../db/client.js";
+import { shownNamesOf } from "./read.js";
+import { alignRomanized } from "../people/native-names.js";
 import type { NameEvidence } from "../people/readings.js";
 import { evidenceColumns, readDomainNames } from "./domain-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
@@ -25,6 +28,8 @@ interface AddressFacts {
   evidence: NameEvidence | null;
   name: PersonName | null;
   position: string | null;
+  /** The owner's name in its own script, from any page that shows it. */
+  native: string | null;
   uris: Set<string>;
 }
 
@@ -33,9 +38,10 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
   for (const page of pages) {
     for (const a of page.extraction.addresses) {
       const known = all.get(a.email);
-      if (!known) all.set(a.email, { email: a.email, evidence: a.evidence, name: a.name, position: a.position, uris: new Set([page.url]) });
+      if (!known) all.set(a.email, { email: a.email, evidence: a.evidence, name: a.name, position: a.position, native: a.native ?? null, uris: new Set([page.url]) });
       else {
         known.uris.add(page.url);
+        known.native ??= a.native ?? null;
         if (!known.name && a.name) {
           known.name = a.name;
           known.evidence = a.evidence;
@@ -51,7 +57,35 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
     const person = nameFromSite(facts.email, names);
     if (person) Object.assign(facts, { name: person.name, evidence: person.evidence });
   }
+  // A name one page renders in Latin script ("Taro Tanaka" on /en/) and another shows in its own
+  // (田中 太郎 on the Japanese page): the native name says which word is the family name.
+  for (const facts of all.values()) {
+    if (facts.evidence?.kind !== "shown" || !facts.native) continue;
+    const stated = alignRomanized(facts.native, facts.evidence.text, facts.email.slice(0, facts.email.indexOf("@")));
+    if (stated) Object.assign(facts, { name: stated, evidence: { kind: "stated", name: stated } });
+  }
   return all;
+}
+
+/** The most names without an address one crawl keeps. */
+const MAX_SHOWN_NAMES = 50;
+
+/**
+ * Names the pages show with a middle name or initial ("MUÑOZ GIL Jesús L.", "Sarah Anne Miller")
+ * that no address found in this crawl carries, and that the index does not hold yet.
+ */
+async function newNamesWithMiddle(store: Db, domain: string, pages: readonly CrawledPage[], found: readonly AddressFacts[]): Promise<{ text: string; uri: string }[]> {
+  const withAddress = new Set(found.map((a) => (a.evidence?.kind === "shown" ? a.evidence.text : null)));
+  const candidates = new Map<string, string>();
+  for (const page of pages) {
+    for (const text of page.extraction.personNames ?? []) {
+      if (candidates.size >= MAX_SHOWN_NAMES) break;
+      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 3) candidates.set(text, page.url);
+    }
+  }
+  if (candidates.size === 0) return [];
+  const known = new Set((await shownNamesOf(store, domain)).map((r) => r.fullName));
+  return [...candidates].filter(([text]) => !known.has(text)).map(([text, uri]) => ({ text, uri }));
 }
 
 /** Company facts of the crawled pages: the home page first, then the others in crawl order. */
@@ -64,6 +98,7 @@ export interface CrawlRecord {
   pages: CrawledPage[];
   /** "crawling" while a deep pass is queued, "done" once nothing is left, "failed" when the site could not be read. */
   status: "crawling" | "done" | "failed";
+  /** What went wrong, or what the site's defences did to the crawl (crawl/notes.ts describeCrawl); null when nothing. */
   error: string | null;
   now: number;
 }
@@ -80,7 +115,10 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
   const found = [...gatherAddresses(record.pages).values()];
   // Which word of each name is the given name is decided over all the domain's addresses at once.
   const statedNow = [...new Set(record.pages.flatMap((p) => p.extraction.statedFormats ?? []))];
-  const reading = await readDomainNames(store, domain, new Map(found.map((a) => [a.email, a.evidence])), statedNow);
+  const [reading, middleNames] = await Promise.all([
+    readDomainNames(store, domain, new Map(found.map((a) => [a.email, a.evidence])), statedNow),
+    newNamesWithMiddle(store, domain, record.pages, found),
+  ]);
   for (const a of found) if (reading.names.has(a.email)) a.name = reading.names.get(a.email) ?? null;
 
   const emailRows = found.map((a) => {
@@ -186,6 +224,13 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
         }),
     );
   }
+
+  // People shown with a middle name and no address: a finder query without the middle name completes from them.
+  const nameRows = middleNames.map(({ text, uri }) => {
+    const split = splitFullName(text)!;
+    return { domain, email: null, firstName: split.first, lastName: split.last, fullName: text, source: "crawl", sourceUri: uri, updatedAt: now };
+  });
+  for (const rows of chunks(nameRows, 8)) statements.push(store.insert(people).values(rows));
 
   // Addresses of earlier crawls whose reading this crawl's evidence changed.
   for (const [email, name] of reading.renamed) {

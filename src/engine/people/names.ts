@@ -145,7 +145,7 @@ const HONORIFICS = new Set([
   "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m",
   // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
   "me", "maître", "maitre", "dott", "dottssa", "avv", "ing", "arch", "geom", "rag", "sr", "sra", "srta", "don", "doña", "dña", "dra",
-  "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag",
+  "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag", "eng", "arq",
 ]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
@@ -209,8 +209,10 @@ export function parseName(fullName: string): { tokens: string[]; turned: boolean
     turned = true;
   }
   let tokens = text.split(" ").filter(Boolean);
-  // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end.
-  const untitled = tokens.filter((t) => !isTitle(t));
+  // Titles anywhere ("Dr. Lakatos, Tamás" turns into "Tamás Dr. Lakatos"), suffixes at the end. A
+  // one-letter title ("M." for Monsieur) is one only before the name: "Inês M. das Neves" has an initial.
+  const leading = fullName.trim().split(/\s+/)[0];
+  const untitled = tokens.filter((t) => !isTitle(t) || (/^\p{Lu}\.$/u.test(t) && t !== leading));
   if (untitled.length >= 2) tokens = untitled;
   while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
   return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned, nickname: quoted?.[1] ?? null };
@@ -244,6 +246,8 @@ export function splitsOfTokens(tokens: readonly string[]): NameSplit[] {
   for (let k = 1; k < Math.min(n, 4); k++) {
     out.push({ ...build(tokens.slice(n - 1), tokens.slice(k, n - 1), tokens.slice(0, k)), reversed: true });
     if (n - k > 1) out.push({ ...build(tokens.slice(k), [], tokens.slice(0, k)), reversed: true });
+    // "Dekker Bram Cornelis": a family name first, then the given name and a middle name.
+    if (n - k > 1) out.push({ ...build(tokens.slice(k, k + 1), tokens.slice(k + 1), tokens.slice(0, k)), reversed: true });
   }
   const seen = new Set<string>();
   return out.filter((p) => {
@@ -269,6 +273,9 @@ const NOT_NAME_WORDS = new Set(
     "inc", "gmbh", "ltd", "llc", "ag", "co", "company", "headquarters", "department", "management", "board", "leadership",
     "founders", "people", "staff", "general", "inquiries", "enquiries", "customer", "service", "services", "read", "more",
     "learn", "get", "in", "touch", "meet", "write", "call", "follow", "linkedin", "twitter", "github", "address", "and",
+    // Legal forms: "Alpha Consultores S.A." and "Cobalt Conseil SAS" are companies.
+    "s.a.", "sa", "sas", "sarl", "s.l.", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.", "kk", "k.k.", "oy", "oyj", "plc",
+    "pty", "kft", "kft.", "zrt", "zrt.", "ltda", "ltda.", "sp.", "gbr", "ohg", "kg", "e.k.", "a.s.", "a.ş.", "s.r.o.", "d.o.o.", "ooo",
   ],
 );
 
@@ -277,7 +284,9 @@ export function looksLikePersonName(text: string): boolean {
   const t = text.replace(QUOTED_NICKNAME, " ").replace(/\s+/g, " ").trim();
   if (t.length < 4 || t.length > 60 || /[\d@:/|()[\]{}]/.test(t)) return false;
   const tokens = t.split(" ");
-  if (tokens.length < 2 || tokens.length > 5) return false;
+  // Particles and titles do not make a name long: "Eng. Anaïs Anne de la Fontaine".
+  const words = tokens.filter((tok) => !PARTICLES.has(tok.toLowerCase()) && !isTitle(tok)).length;
+  if (tokens.length < 2 || words > 5 || tokens.length > 8) return false;
   if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
   // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and

@@ -71,7 +71,7 @@ const ROLE_DEPARTMENTS: Record<string, Department> = {
 };
 
 export function departmentOfRoleAddress(localPart: string): Department | null {
-  const key = localPart.toLowerCase().split(/[+]/)[0]!.replace(/[._-]/g, "");
+  const key = localPart.toLowerCase().replace(/\+.*$/s, "").replace(/[._-]/g, "");
   return ROLE_DEPARTMENTS[key] ?? null;
 }
 

@@ -68,12 +68,13 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
   // The upper-cased words are the family name, wherever they stand; the rest is the given name
   // (with any further words as middle names, or as a two-word given name).
   const given = words.filter((_, i) => !family.at.includes(i));
-  if (given.length === 0) return readings;
+  const [firstGiven] = given;
+  if (firstGiven === undefined) return readings;
   // Written family name first ("NGUYỄN Thị Mai"), the given name comes last; otherwise first.
   // An initial ("J.") is a middle name, never the given name.
   const familyFirst = family.at[0] === 0;
   const names = given.filter((w) => !/^\p{Lu}\.$/u.test(w));
-  const first = (familyFirst ? names[names.length - 1] : names[0]) ?? given[0]!;
+  const first = (familyFirst ? names[names.length - 1] : names[0]) ?? firstGiven;
   const middle = given.filter((w) => w !== first);
   const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
   if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
@@ -89,9 +90,9 @@ function upperFamily(tokens: readonly string[]): { at: number[]; name: string } 
   if (!tokens.some(hasLower)) return null;
   const at = tokens.map((t, i) => (isUpperWord(t) ? i : -1)).filter((i) => i >= 0);
   if (at.length === 0) return null;
-  const beside = (i: number) => /^\p{Lu}$/u.test(tokens[i]!) && (at.includes(i - 1) || at.includes(i + 1));
-  const all = tokens.map((_, i) => i).filter((i) => at.includes(i) || beside(i));
-  return { at: all, name: all.map((i) => titleCase(tokens[i]!)).join(" ") };
+  const beside = (t: string, i: number) => /^\p{Lu}$/u.test(t) && (at.includes(i - 1) || at.includes(i + 1));
+  const all = tokens.map((t, i) => ({ t, i })).filter(({ t, i }) => at.includes(i) || beside(t, i));
+  return { at: all.map(({ i }) => i), name: all.map(({ t }) => titleCase(t)).join(" ") };
 }
 
 function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {

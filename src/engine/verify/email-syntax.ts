@@ -90,7 +90,7 @@ export function toAsciiDomain(domain: string): string | null {
   if (ascii.length > MAX_DOMAIN_OCTETS) return null;
   const labels = ascii.split(".");
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) return null;
-  const tld = labels.at(-1)!;
+  const tld = labels.at(-1) ?? "";
   if (/^\d+$/.test(tld) || tld.length < 2) return null;
   return ascii;
 }

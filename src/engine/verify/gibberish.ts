@@ -12,16 +12,23 @@ import model from "../data/letter-bigrams.json";
 
 const costs = (model as { costs: number[][] }).costs;
 
+/** The model's cost of going from letter `prev` to letter `next` (0 = boundary, 1-26 = a-z). */
+function cost(prev: number, next: number): number {
+  const c = costs[prev]?.[next];
+  if (c === undefined) throw new RangeError(`no letter-model cost from ${prev} to ${next}: the run is not a-z`);
+  return c;
+}
+
 /** Mean surprisal of a lowercase a-z run, boundaries included, in bits per transition. */
 export function letterSurprisal(run: string): number {
   let prev = 0;
   let total = 0;
   for (const ch of run) {
     const i = ch.charCodeAt(0) - 96;
-    total += costs[prev]![i]!;
+    total += cost(prev, i);
     prev = i;
   }
-  total += costs[prev]![0]!;
+  total += cost(prev, 0);
   return total / (run.length + 1) / 10;
 }
 
@@ -52,7 +59,7 @@ const LONG_RUN_THRESHOLD = 5.6;
 const SHORT_RUN_THRESHOLD = 6.0;
 
 export function gibberishVerdict(localPart: string): GibberishVerdict {
-  const s = localPart.toLowerCase().split("+")[0]!;
+  const s = localPart.toLowerCase().replace(/\+.*$/s, "");
   const alnum = s.replace(/[^a-z0-9]/g, "");
   let surprisal = 0;
   const result = (reason: GibberishVerdict["reason"]): GibberishVerdict => ({ gibberish: reason !== null, reason, surprisal });

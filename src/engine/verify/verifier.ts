@@ -122,7 +122,7 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
     return { definitive: true, draft: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
   }
 
-  const probe = await (options.prober ?? proberFor(env)).probe(parsed.localPart + "@" + domain);
+  const probe = await (options.prober ?? proberFor(env)).probe(`${parsed.localPart}@${domain}`);
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
   const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
   return fromProbe(base, probe, knownCatchAll);
@@ -265,10 +265,11 @@ async function sourcesOfMany(env: Pick<Env, "DB">, normalisedEmails: string[]): 
     const slice = unique.slice(i, i + SOURCES_CHUNK);
     const query = db(env.DB).select().from(emailSources);
     // One address (every /v1 call): the database stops at 20 rows.
-    const rows = slice.length === 1 ? await query.where(eq(emailSources.email, slice[0]!)).limit(20).all() : await query.where(inArray(emailSources.email, slice)).all();
+    const [only, ...more] = slice;
+    const rows = only !== undefined && more.length === 0 ? await query.where(eq(emailSources.email, only)).limit(20).all() : await query.where(inArray(emailSources.email, slice)).all();
     for (const r of rows) {
-      const list = out.get(r.email)!;
-      if (list.length >= 20) continue;
+      const list = out.get(r.email); // present: the rows are those of the addresses asked for
+      if (!list || list.length >= 20) continue;
       list.push({ uri: r.uri, website_url: r.websiteUrl, extracted_on: rfc3339(r.extractedOn), last_seen_on: rfc3339(r.lastSeenOn), still_on_page: r.stillOnPage });
     }
   }

@@ -3,6 +3,8 @@ import { type Env, isProduction } from "../../env.js";
 import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
 import { classifyAddress, isAllowedAddress } from "./ip-ranges.js";
 import { EgressError } from "./egress-error.js";
+import { decodeBody } from "./charset.js";
+import { InlineDataFilter } from "./inline-data.js";
 
 /**
  * THE egress guard: every outbound request the service makes on behalf of a caller (crawler pages,
@@ -38,6 +40,13 @@ export interface GuardedFetchInit {
   timeoutMs: number;
   /** The body is cut here (`truncated: true`); nothing beyond it is read from the network. */
   maxBytes: number;
+  /**
+   * Drop the payloads of base64 `data:` URIs while reading (inline-data.ts): they do not count
+   * against `maxBytes`, and at most 8 × `maxBytes` is read from the network in all.
+   */
+  dropInlineData?: boolean;
+  /** Bytes of a non-2xx body to read (a 403 page saying it is a bot challenge); default 0: not read. */
+  errorBodyBytes?: number;
   /** Content types whose body is read; any other type gets `body: null` and is not downloaded. Default: text-like types. */
   accept?: RegExp;
   /** Redirects followed by hand, each hop checked; default 4 for GET and 0 for other methods (a 3xx is returned). */
@@ -58,10 +67,13 @@ export interface GuardedResponse {
   status: number;
   headers: Headers;
   contentType: string;
-  /** Null when the status is not 2xx or the content type is not accepted (the body was not downloaded). */
+  /**
+   * Null when the content type is not accepted or the status is not 2xx (the body was not
+   * downloaded), except the first `errorBodyBytes` of a text error page.
+   */
   body: Uint8Array | null;
   truncated: boolean;
-  /** The body as text in its declared charset ("" when not read). */
+  /** The body as text in its encoding (charset.ts: BOM, header, <meta>, else UTF-8 or windows-1252; "" when not read). */
   text(): string;
 }
 
@@ -183,9 +195,11 @@ export async function guardedFetch(env: Env, start: string | URL, init: GuardedF
 async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: AbortSignal): Promise<GuardedResponse> {
   const contentType = res.headers.get("content-type") ?? "";
   const readable = res.ok && (init.accept ?? TEXT_TYPES).test(contentType || "text/html");
+  const errorBody = !res.ok && (init.errorBodyBytes ?? 0) > 0 && TEXT_TYPES.test(contentType || "text/html");
   let body: Uint8Array | null = null;
   let truncated = false;
-  if (readable) ({ bytes: body, truncated } = await readCapped(res, init.maxBytes, signal));
+  if (readable) ({ bytes: body, truncated } = await readCapped(res, init.maxBytes, signal, init.dropInlineData ?? false));
+  else if (errorBody) ({ bytes: body, truncated } = await readCapped(res, Math.min(init.errorBodyBytes!, init.maxBytes), signal, false));
   else await res.body?.cancel();
   const bytes = body;
   return {
@@ -195,24 +209,37 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
     contentType,
     body: bytes,
     truncated,
-    text: () => (bytes ? decode(bytes, contentType) : ""),
+    text: () => (bytes ? decodeBody(bytes, contentType, truncated) : ""),
   };
 }
 
 /** Reads at most `maxBytes` of the body and cancels the rest, so a 50 MB answer costs 50 MB of nobody's memory. */
-async function readCapped(res: Response, maxBytes: number, signal: AbortSignal): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readCapped(res: Response, maxBytes: number, signal: AbortSignal, dropInlineData: boolean): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const reader = res.body?.getReader();
   if (!reader) return { bytes: new Uint8Array(), truncated: false };
+  const filter = dropInlineData ? new InlineDataFilter() : null;
+  const maxWire = dropInlineData ? 8 * maxBytes : maxBytes;
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let wire = 0;
   let truncated = false;
   for (;;) {
     if (signal.aborted) {
       await reader.cancel();
       throw new EgressError("timeout", res.url, "timed out while reading the body");
     }
-    const { done, value } = await reader.read();
-    if (done) break;
+    const read = await reader.read();
+    if (read.done) break;
+    wire += read.value.byteLength;
+    const value = filter ? filter.push(read.value) : read.value;
+    if (wire > maxWire && size + value.byteLength <= maxBytes) {
+      // Mostly payload and still coming: stop at the wire limit.
+      chunks.push(value);
+      size += value.byteLength;
+      truncated = true;
+      await reader.cancel();
+      break;
+    }
     if (size + value.byteLength > maxBytes) {
       chunks.push(value.subarray(0, maxBytes - size));
       size = maxBytes;
@@ -232,11 +259,3 @@ async function readCapped(res: Response, maxBytes: number, signal: AbortSignal):
   return { bytes, truncated };
 }
 
-function decode(bytes: Uint8Array, contentType: string): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? "utf-8";
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return new TextDecoder("utf-8").decode(bytes);
-  }
-}

@@ -8,29 +8,64 @@ export interface FetchLimits {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects?: number;
+  /** Also read PDF documents (as bytes, kind "document"); otherwise they are not downloaded. */
+  documents?: boolean;
 }
 
 export type PageFetch =
   | { kind: "ok"; url: string; status: number; contentType: string; body: string; truncated: boolean }
-  /** The server answered, but not with a page we can use (4xx, non-text, an off-site redirect, a refused host). */
-  | { kind: "unusable"; url: string; status: number; reason: string; refused?: boolean }
-  /** Nothing usable came back: network failure, 5xx, or the time ran out. */
-  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean; noSuchHost?: boolean };
+  /** A PDF, when asked for (`documents`): its bytes, to be read by pdf-text.ts. */
+  | { kind: "document"; url: string; status: number; contentType: string; bytes: Uint8Array; truncated: boolean }
+  /**
+   * The server answered, but not with a page we can use (4xx, non-text, an off-site redirect, a
+   * refused host). `challenge`: a bot challenge (403 `cf-mitigated: challenge`, "Just a moment..."),
+   * not worth retrying; `transient`: a 429, worth one later try after `retryAfterMs`.
+   */
+  | { kind: "unusable"; url: string; status: number; reason: string; refused?: boolean; challenge?: boolean; transient?: boolean; retryAfterMs?: number }
+  /** Nothing usable came back: network failure, 5xx, or the time ran out. Worth one later try, except a challenge. */
+  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean; noSuchHost?: boolean; status?: number; challenge?: boolean; retryAfterMs?: number };
+
+const PDF_TYPES = /^application\/(pdf|x-pdf|octet-stream)|^binary\/octet-stream/i;
+/** How much of an error page is read to tell a bot challenge from a plain refusal. */
+const ERROR_BODY_BYTES = 16 * 1024;
 
 /**
  * GETs one page through the egress guard (every hop's URL and addresses checked, redirects kept on
- * the page's registrable domain, body cut at `maxBytes`, the whole exchange bounded by `timeoutMs`)
- * and sorts the outcome into what the crawler can use.
+ * the page's registrable domain, body cut at `maxBytes` after inline base64 payloads are dropped,
+ * the whole exchange bounded by `timeoutMs`) and sorts the outcome into what the crawler can use.
  */
+export async function fetchPage(start: string, env: Env, limits: FetchLimits & { documents?: false }): Promise<Exclude<PageFetch, { kind: "document" }>>;
+export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch>;
 export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch> {
   const site = getDomain(start) ?? undefined;
   try {
-    const res = await guardedFetch(env, start, { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, maxRedirects: limits.maxRedirects ?? 4, site });
-    if (res.status >= 500) return { kind: "unreachable", url: res.url, reason: `HTTP ${res.status}`, timedOut: false };
+    const res = await guardedFetch(env, start, {
+      timeoutMs: limits.timeoutMs,
+      maxBytes: limits.maxBytes,
+      maxRedirects: limits.maxRedirects ?? 4,
+      site,
+      dropInlineData: true,
+      errorBodyBytes: ERROR_BODY_BYTES,
+      ...(limits.documents ? { accept: new RegExp(`${TEXT_TYPES.source}|${PDF_TYPES.source}`, "i") } : {}),
+    });
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), Date.now());
+    const retry = retryAfterMs === null ? {} : { retryAfterMs };
+    const errorText = res.status >= 300 && res.body ? res.text() : "";
+    if (isBotChallenge(res.status, res.headers, errorText)) {
+      return { kind: "unusable", url: res.url, status: res.status, reason: `bot challenge (HTTP ${res.status})`, challenge: true };
+    }
+    if (res.status >= 500) return { kind: "unreachable", url: res.url, reason: `HTTP ${res.status}`, timedOut: false, status: res.status, ...retry };
+    if (res.status === 429) return { kind: "unusable", url: res.url, status: 429, reason: "HTTP 429", transient: true, ...retry };
     if (res.status >= 300) return { kind: "unusable", url: res.url, status: res.status, reason: `HTTP ${res.status}` };
     const contentType = res.contentType || "text/html";
+    if (res.body && limits.documents && isPdf(contentType, res.url, res.body)) {
+      return { kind: "document", url: res.url, status: res.status, contentType: "application/pdf", bytes: res.body, truncated: res.truncated };
+    }
     if (!res.body || !TEXT_TYPES.test(contentType)) return { kind: "unusable", url: res.url, status: res.status, reason: `content type ${contentType}` };
-    return { kind: "ok", url: res.url, status: res.status, contentType, body: res.text(), truncated: res.truncated };
+    const body = res.text();
+    // A challenge page may also come with 200 (a JavaScript check before the real page).
+    if (isBotChallenge(res.status, res.headers, body)) return { kind: "unusable", url: res.url, status: res.status, reason: "bot challenge", challenge: true };
+    return { kind: "ok", url: res.url, status: res.status, contentType, body, truncated: res.truncated };
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
     if (err.kind === "refused") return { kind: "unusable", url: err.url, status: 0, reason: err.reason, refused: true };
@@ -42,4 +77,37 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
       ...(err.kind === "no_such_host" ? { noSuchHost: true } : {}),
     };
   }
+}
+
+/** A PDF by its type, or an octet stream that starts like one (`%PDF-`) under a `.pdf` address. */
+function isPdf(contentType: string, url: string, bytes: Uint8Array): boolean {
+  const magic = bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46;
+  if (/^application\/(x-)?pdf/i.test(contentType)) return true;
+  return PDF_TYPES.test(contentType) && magic && /\.pdf($|\?)/i.test(url);
+}
+
+/**
+ * Cloudflare marks its challenges with `cf-mitigated: challenge`; other defences (and older
+ * Cloudflare pages) are known by their interstitial: "Just a moment...", "Attention Required!",
+ * "Checking your browser", a challenge-platform script. Only short pages qualify: a real page
+ * that quotes the phrase is not a challenge.
+ */
+export function isBotChallenge(status: number, headers: Headers, body: string): boolean {
+  if (/\bchallenge\b/i.test(headers.get("cf-mitigated") ?? "")) return true;
+  if (status !== 403 && status !== 503 && status !== 429 && status !== 200) return false;
+  if (body.length > 64 * 1024) return false;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim() ?? "";
+  if (/^(just a moment\.*|attention required!.*|one more step|please wait\.*|checking your browser.*|ddos-guard)$/i.test(title)) {
+    return status !== 200 || /challenge|captcha|cf-chl|enable javascript and cookies/i.test(body);
+  }
+  return status !== 200 && /\/cdn-cgi\/challenge-platform\/|window\._cf_chl_opt|cf-browser-verification/i.test(body);
+}
+
+/** `Retry-After` in milliseconds from `now`: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (!value) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }

@@ -57,9 +57,10 @@ export function parseIPv6(text: string): bigint | null {
   if (!s.includes(":")) return null;
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   if (tail) {
-    const v4 = parseIPv4(tail[1]!);
+    const [dotted] = tail;
+    const v4 = parseIPv4(dotted);
     if (v4 === null) return null;
-    s = `${s.slice(0, -tail[1]!.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+    s = `${s.slice(0, -dotted.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
   }
   const halves = s.split("::");
   if (halves.length > 2) return null;
@@ -76,8 +77,14 @@ export function parseIPv6(text: string): bigint | null {
   return value;
 }
 
-const cidr4 = ([ip, prefix]: readonly [string, number, ...unknown[]]): Cidr => [parseIPv4(ip)!, prefix];
-const cidr6 = ([ip, prefix]: readonly [string, number, ...unknown[]]): Cidr => [parseIPv6(ip)!, prefix];
+/** A range of the tables below as numbers; a malformed entry is a programming error found at load. */
+const cidr = (parse: (ip: string) => bigint | null) => ([ip, prefix]: readonly [string, number, ...unknown[]]): Cidr => {
+  const network = parse(ip);
+  if (network === null) throw new Error(`The range ${ip}/${prefix} is not a valid address range.`);
+  return [network, prefix];
+};
+const cidr4 = cidr(parseIPv4);
+const cidr6 = cidr(parseIPv6);
 const inCidr = (value: bigint, bits: number, [network, prefix]: Cidr) => value >> BigInt(bits - prefix) === network >> BigInt(bits - prefix);
 
 const V4_BLOCKED_CIDRS = V4_BLOCKED.map((r) => [cidr4(r), r[2]] as const);

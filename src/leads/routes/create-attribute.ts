@@ -30,7 +30,8 @@ async function createAttribute(c: LeadsCtx, body: z.infer<typeof CreateAttribute
   const now = Date.now();
   try {
     const [row] = await db(c.env.DB).insert(leadAttributes).values({ accountId, name: body.name, identifier, type: body.type, createdAt: now, updatedAt: now }).returning();
-    return { status: true, message: `The attribute "${row!.name}" was created with the identifier ${row!.identifier}.`, data: renderAttribute(row!) };
+    if (!row) throw new Error("inserting a lead attribute returned no row");
+    return { status: true, message: `The attribute "${row.name}" was created with the identifier ${row.identifier}.`, data: renderAttribute(row) };
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateAttribute(body.name);
     throw err;

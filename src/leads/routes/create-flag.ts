@@ -32,6 +32,7 @@ export function registerCreateFlag(v1: ApiApp) {
         createdAt: Date.now(),
       })
       .returning();
-    return c.json({ status: true, message: "Thank you: the report was recorded and will be reviewed.", data: renderFlag(row!) }, 200);
+    if (!row) throw new Error("inserting a flag returned no row");
+    return c.json({ status: true, message: "Thank you: the report was recorded and will be reviewed.", data: renderFlag(row) }, 200);
   });
 }

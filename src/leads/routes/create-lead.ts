@@ -1,8 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
-import { leads } from "../../db/schema-leads.js";
+import { type LeadRow, leads } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { planFor } from "../../limits/plans.js";
@@ -31,18 +31,22 @@ async function createLead(c: LeadsCtx, body: z.infer<typeof CreateLeadBody>) {
   const values = body.attributes ? checkAttributeValues(attributes, body.attributes) : {};
   const stored = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null));
   const now = Date.now();
-  let row;
+  // leadColumns derives the domain from the email, which creating a lead requires.
+  const domain = columns.domain;
+  if (domain === undefined) throw new Error("a new lead's columns carry no domain");
+  let row: LeadRow | undefined;
   try {
     [row] = await store
       .insert(leads)
-      .values({ ...columns, accountId, email: body.email, emailKey: body.email, domain: columns.domain!, attributes: JSON.stringify(stored), createdAt: now, updatedAt: now })
+      .values({ ...columns, accountId, email: body.email, emailKey: body.email, domain, attributes: JSON.stringify(stored), createdAt: now, updatedAt: now })
       .returning();
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateLead(body.email);
     throw err;
   }
-  emitSaveLeadLater(c.env, (p) => c.executionCtx.waitUntil(p), row!);
-  return { status: true, message: `The lead ${body.email} was saved.`, data: await renderOwnLead(c, row!.id) };
+  if (!row) throw new Error("inserting a lead returned no row");
+  emitSaveLeadLater(c.env, (p) => c.executionCtx.waitUntil(p), row);
+  return { status: true, message: `The lead ${body.email} was saved.`, data: await renderOwnLead(c, row.id) };
 }
 
 const route = createRoute({

@@ -28,7 +28,8 @@ async function createList(c: LeadsCtx, body: z.infer<typeof CreateListBody>) {
   const now = Date.now();
   try {
     const [row] = await store.insert(leadLists).values({ accountId, name: body.name, nameKey, favorite: body.favorite ?? false, createdAt: now, updatedAt: now }).returning();
-    return { status: true, message: `The list "${row!.name}" was created.`, data: { id: row!.id, list_id: row!.id, name: row!.name } };
+    if (!row) throw new Error("inserting a lead list returned no row");
+    return { status: true, message: `The list "${row.name}" was created.`, data: { id: row.id, list_id: row.id, name: row.name } };
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateList(body.name);
     throw err;

@@ -61,7 +61,8 @@ export function registerCreateWebhook(v1: ApiApp) {
         .insert(webhooks)
         .values({ accountId, name: body.name, nameKey, url: url.href, method: body.method, headers: JSON.stringify(body.headers), status: body.status, event: body.event, createdAt: now, updatedAt: now })
         .returning();
-      return c.json({ status: true, message: `The webhook "${row!.name}" was created.`, data: renderWebhook(row!) }, 200);
+      if (!row) throw new Error("inserting a webhook returned no row");
+      return c.json({ status: true, message: `The webhook "${row.name}" was created.`, data: renderWebhook(row) }, 200);
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateWebhook(body.name);
       throw err;

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorResponses, security } from "../../http/openapi-shared.js";
-import { leadLists } from "../../db/schema-leads.js";
+import type { leadLists } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { findLead, LeadSchema, renderLead } from "../lead.js";
 import { findList, listSizes } from "../lists.js";

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { rotateSigningSecret, signingSecretRecord } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
@@ -21,7 +21,7 @@ export function registerRotateWebhookSecret(v1: ApiApp) {
     await rotateSigningSecret(c.env, accountId, "webhooks");
     const record = await signingSecretRecord(c.env, accountId, "webhooks");
     return c.json(
-      { status: true, message: "The signing secret was replaced.", data: { secret: record.secret, created_at: rfc3339(record.createdAt)!, rotated_at: rfc3339(record.rotatedAt) } },
+      { status: true, message: "The signing secret was replaced.", data: { secret: record.secret, created_at: rfc3339(record.createdAt), rotated_at: rfc3339(record.rotatedAt) } },
       200,
     );
   });

@@ -31,7 +31,8 @@ export function registerUpdateAttribute(v1: ApiApp) {
       const attribute = await findAttribute(c.env, accountId, recordId(c.req.valid("param").id, "lead attribute"));
       if (body.name !== undefined) {
         const others = (await allAttributes(c.env, accountId)).filter((a) => a.id !== attribute.id);
-        if (others.some((a) => uniqueKey(a.name) === uniqueKey(body.name!))) throw duplicateAttribute(body.name);
+        const wanted = uniqueKey(body.name);
+        if (others.some((a) => uniqueKey(a.name) === wanted)) throw duplicateAttribute(body.name);
       }
       await db(c.env.DB)
         .update(leadAttributes)

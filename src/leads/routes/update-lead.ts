@@ -2,14 +2,14 @@ import { createRoute } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
-import { leads } from "../../db/schema-leads.js";
+import { type LeadRow, leads } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { allAttributes, checkAttributeValues } from "../attributes.js";
 import { emitSaveLeadLater } from "../events.js";
 import { assertEmailFree, duplicateLead, findLead, leadColumns, LeadSchema, UpdateLeadBody, withFinderFacts } from "../lead.js";
 import { findList } from "../lists.js";
-import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, ownerOf, recordId } from "../shared.js";
+import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, notFound, ownerOf, recordId } from "../shared.js";
 import { renderOwnLead } from "./get-lead.js";
 
 const UpdatedLeadSchema = MutationSchema.extend({ data: LeadSchema }).openapi("UpdatedLead");
@@ -48,7 +48,7 @@ export function registerUpdateLead(v1: ApiApp) {
       }
       attributes = JSON.stringify(merged);
     }
-    let row;
+    let row: LeadRow | undefined;
     try {
       [row] = await db(c.env.DB)
         .update(leads)
@@ -56,10 +56,12 @@ export function registerUpdateLead(v1: ApiApp) {
         .where(and(eq(leads.id, lead.id), eq(leads.accountId, accountId)))
         .returning();
     } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateLead(columns.email!);
+      if (isUniqueViolation(err)) throw duplicateLead(columns.email ?? lead.email);
       throw err;
     }
-    emitSaveLeadLater(c.env, (p) => c.executionCtx.waitUntil(p), row!);
-    return c.json({ status: true, message: `The lead ${row!.email} was updated.`, data: await renderOwnLead(c, row!.id) }, 200);
+    // No row: the lead was deleted between the read above and this update.
+    if (!row) throw notFound("lead", lead.id);
+    emitSaveLeadLater(c.env, (p) => c.executionCtx.waitUntil(p), row);
+    return c.json({ status: true, message: `The lead ${row.email} was updated.`, data: await renderOwnLead(c, row.id) }, 200);
   });
 }

@@ -29,13 +29,13 @@ export function registerUpdateList(v1: ApiApp) {
     const list = await findList(c.env, accountId, recordId(c.req.valid("param").id, "lead list"));
     const store = db(c.env.DB);
     const nameKey = body.name !== undefined ? uniqueKey(body.name) : undefined;
-    if (nameKey !== undefined) {
+    if (body.name !== undefined) {
       const [taken] = await store
         .select({ id: leadLists.id })
         .from(leadLists)
-        .where(and(eq(leadLists.accountId, accountId), eq(leadLists.nameKey, nameKey), ne(leadLists.id, list.id)))
+        .where(and(eq(leadLists.accountId, accountId), eq(leadLists.nameKey, uniqueKey(body.name)), ne(leadLists.id, list.id)))
         .limit(1);
-      if (taken) throw duplicateList(body.name!);
+      if (taken) throw duplicateList(body.name);
     }
     try {
       await store
@@ -43,7 +43,7 @@ export function registerUpdateList(v1: ApiApp) {
         .set({ ...(body.name !== undefined ? { name: body.name, nameKey } : {}), ...(body.favorite !== undefined ? { favorite: body.favorite } : {}), updatedAt: Date.now() })
         .where(and(eq(leadLists.id, list.id), eq(leadLists.accountId, accountId)));
     } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateList(body.name!);
+      if (isUniqueViolation(err)) throw duplicateList(body.name ?? list.name);
       throw err;
     }
     return c.json({ status: true, message: `The list "${body.name ?? list.name}" was updated.` }, 200);

@@ -6,7 +6,7 @@ import { webhooks } from "../../db/schema-leads.js";
 import { assertDeliverableUrl } from "../../delivery/index.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, ownerOf, recordId, uniqueKey } from "../shared.js";
+import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, notFound, ownerOf, recordId, uniqueKey } from "../shared.js";
 import {
   findWebhook,
   renderWebhook,
@@ -49,13 +49,13 @@ export function registerUpdateWebhook(v1: ApiApp) {
     const hook = await findWebhook(c.env, accountId, recordId(c.req.valid("param").id, "webhook"));
     const store = db(c.env.DB);
     const nameKey = body.name !== undefined ? uniqueKey(body.name) : undefined;
-    if (nameKey !== undefined) {
+    if (body.name !== undefined) {
       const [taken] = await store
         .select({ id: webhooks.id })
         .from(webhooks)
-        .where(and(eq(webhooks.accountId, accountId), eq(webhooks.nameKey, nameKey), ne(webhooks.id, hook.id)))
+        .where(and(eq(webhooks.accountId, accountId), eq(webhooks.nameKey, uniqueKey(body.name)), ne(webhooks.id, hook.id)))
         .limit(1);
-      if (taken) throw duplicateWebhook(body.name!);
+      if (taken) throw duplicateWebhook(body.name);
     }
     const url = body.url !== undefined ? (await assertDeliverableUrl(c.env, body.url, "url")).href : undefined;
     const changes = {
@@ -69,9 +69,10 @@ export function registerUpdateWebhook(v1: ApiApp) {
     };
     try {
       const [row] = await store.update(webhooks).set(changes).where(and(eq(webhooks.id, hook.id), eq(webhooks.accountId, accountId))).returning();
-      return c.json({ status: true, message: `The webhook "${row!.name}" was updated.`, data: renderWebhook(row!) }, 200);
+      if (!row) throw notFound("webhook", hook.id); // deleted since it was read above
+      return c.json({ status: true, message: `The webhook "${row.name}" was updated.`, data: renderWebhook(row) }, 200);
     } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateWebhook(body.name!);
+      if (isUniqueViolation(err)) throw duplicateWebhook(body.name ?? hook.name);
       throw err;
     }
   });

@@ -21,7 +21,7 @@ export function renderAttempt(row: DeliveryAttemptRow): z.infer<typeof DeliveryA
     response_code: row.responseCode,
     duration_ms: row.durationMs,
     error: row.error,
-    created_at: rfc3339(row.createdAt)!,
+    created_at: rfc3339(row.createdAt),
   };
 }
 

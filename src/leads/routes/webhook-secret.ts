@@ -25,6 +25,6 @@ const route = createRoute({
 export function registerWebhookSecret(v1: ApiApp) {
   v1.openapi(route, async (c) => {
     const record = await signingSecretRecord(c.env, ownerOf(c), "webhooks");
-    return c.json({ data: { secret: record.secret, created_at: rfc3339(record.createdAt)!, rotated_at: rfc3339(record.rotatedAt) } }, 200);
+    return c.json({ data: { secret: record.secret, created_at: rfc3339(record.createdAt), rotated_at: rfc3339(record.rotatedAt) } }, 200);
   });
 }

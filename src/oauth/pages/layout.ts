@@ -95,7 +95,7 @@ export async function renderPage(
   opts: { status?: 200 | 400 | 403 | 404 | 429; formTargets?: string[]; headers?: Headers } = {},
 ): Promise<Response> {
   // Through c.html so cookies set earlier on the context (sessions, consent binding) are kept.
-  opts.headers?.forEach((v, k) => c.header(k, v, { append: k.toLowerCase() === "set-cookie" }));
+  for (const [k, v] of opts.headers ?? []) c.header(k, v, { append: k.toLowerCase() === "set-cookie" });
   for (const [k, v] of Object.entries(securityHeaders(pageCsp(opts.formTargets)))) c.header(k, v);
   return c.html(await layout(title, body, { production: isProduction(c.env) }), opts.status ?? 200);
 }

@@ -80,7 +80,7 @@ export function registerAuthorizeRoutes(app: Hono<AppBindings>) {
     try {
       if (form.decision !== "approve") {
         const denied = await helpers.denyConsent(c.req.raw, form.handle);
-        denied.headers.forEach((v, k) => c.header(k, v, { append: k.toLowerCase() === "set-cookie" }));
+        for (const [k, v] of denied.headers) c.header(k, v, { append: k.toLowerCase() === "set-cookie" });
         return c.redirect(denied.redirectTo, 302);
       }
       const approved = await helpers.approveConsent(c.req.raw, form.handle);

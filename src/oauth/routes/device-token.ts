@@ -12,7 +12,7 @@ export function clientIdOf(c: Context<AppBindings>, form: FormData): string | nu
   const basic = /^Basic\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
   if (!basic) return null;
   try {
-    return decodeURIComponent(atob(basic[1]!).split(":")[0] ?? "") || null;
+    return decodeURIComponent(atob(basic[1] ?? "").split(":")[0] ?? "") || null;
   } catch {
     return null;
   }
@@ -45,11 +45,16 @@ export async function pollDeviceToken(c: Context<AppBindings>, form: FormData): 
   if (!taken) return oauthError("invalid_grant", "The device_code was already used.");
   if (taken.status === "denied") return oauthError("access_denied", "The person denied the request.");
 
+  const { authorizationCode, codeVerifier, redirectUri } = taken;
+  // Approving a device code stores all three (approveDeviceCode).
+  if (authorizationCode === null || codeVerifier === null || redirectUri === null) {
+    throw new Error("an approved device code lacks its authorization code, verifier or redirect URI");
+  }
   const body = new URLSearchParams({
     grant_type: "authorization_code",
-    code: taken.authorizationCode!,
-    code_verifier: taken.codeVerifier!,
-    redirect_uri: taken.redirectUri!,
+    code: authorizationCode,
+    code_verifier: codeVerifier,
+    redirect_uri: redirectUri,
     client_id: clientId,
   });
   const secret = form.get("client_secret");

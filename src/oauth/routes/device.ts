@@ -164,7 +164,8 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
       // Several devices of one person may hold the same app at once.
       revokeExistingGrants: false,
     });
-    const authorizationCode = new URL(redirectTo).searchParams.get("code")!;
+    const authorizationCode = new URL(redirectTo).searchParams.get("code");
+    if (!authorizationCode) throw new Error("the OAuth provider's consent redirect carries no code");
     const ok = await approveDeviceCode(c.env.DB, row.id, { accountId: session.accountId, authorizationCode, codeVerifier, redirectUri });
     if (!ok) return renderPage(c, "Code expired", messageBody("That code is no longer valid", "Start again on your device."), { status: 400 });
     return renderPage(c, "Device connected", messageBody("Device connected", `${client.clientName ?? client.clientId} can now use your account. Return to your device.`));

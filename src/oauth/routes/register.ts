@@ -127,10 +127,10 @@ export function registerClientRegistrationRoute(v1: ApiApp) {
     },
     (result, c) => {
       if (result.success) return;
-      const issue = result.error.issues[0]!;
-      const field = issue.path.join(".") || "body";
-      const description = `${field}: ${issue.message}`;
-      const kind = issue.path[0] === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
+      const issue = result.error.issues[0];
+      const field = issue?.path.join(".") || "body";
+      const description = `${field}: ${issue?.message ?? "invalid"}`;
+      const kind = issue?.path[0] === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
       return c.json(registrationError(kind, description), 400);
     },
   );

@@ -48,7 +48,7 @@ export function registerSignInRoutes(app: Hono<AppBindings>) {
     const [account] = await db(c.env.DB).select().from(accounts).where(sql`lower(${accounts.email}) = ${email}`).limit(1);
     const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
     const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
-    if (!account || !account.passwordHash || !matches) return again("The email or password is wrong.", 400);
+    if (!account?.passwordHash || !matches) return again("The email or password is wrong.", 400);
     try {
       assertAccountUsable(account, Date.now());
     } catch (err) {

@@ -8,7 +8,7 @@ import { revokeCurrentRoute, targetKey } from "./current-key.js";
 
 export function registerRevokeCurrentKey(v1: ApiApp) {
   v1.openapi(revokeCurrentRoute, async (c) => {
-    const key = await targetKey(c, (c.req.valid("json") ?? {}).id);
+    const key = await targetKey(c, c.req.valid("json")?.id);
     const now = Date.now();
     await db(c.env.DB).update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id)).run();
     forgetKey(key.id);

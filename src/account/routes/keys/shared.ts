@@ -55,7 +55,7 @@ export const CreateBody = z.object({
 export const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "1" }) });
 
 export function renderKey(k: ApiKey): z.infer<typeof KeySchema> {
-  const created = rfc3339(k.createdAt)!;
+  const created = rfc3339(k.createdAt);
   return {
     id: k.id,
     key: k.publicKey,
@@ -64,7 +64,7 @@ export function renderKey(k: ApiKey): z.infer<typeof KeySchema> {
     expires_at: rfc3339(k.expiresAt),
     last_used_at: rfc3339(k.lastUsedAt),
     created_at: created,
-    updated_at: rfc3339(k.updatedAt)!,
+    updated_at: rfc3339(k.updatedAt),
     creation_date: created,
     ip: "",
     ip_addresses: "",
@@ -102,7 +102,8 @@ export async function createKey(c: Ctx, body: z.infer<typeof CreateBody>): Promi
     throw new ApiError(422, "keys_limit_reached", `Your plan allows ${cap} active API keys; delete one before creating another.`);
   }
   const row = await db(c.env.DB).select().from(apiKeys).where(eq(apiKeys.id, id)).get();
-  return { data: { ...renderKey(row!), secret } };
+  if (!row) throw new Error("reading a key just inserted found no row");
+  return { data: { ...renderKey(row), secret } };
 }
 
 /** An active key of this account, by numeric id or public key; a foreign or revoked one is a 404. */
@@ -128,5 +129,6 @@ export async function resetKey(c: Ctx, key: ApiKey): Promise<z.infer<typeof Muta
     .returning();
   forgetKey(key.id);
   forgetMeViews(key.accountId);
-  return { status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row!), secret } };
+  if (!row) throw new Error("updating a key returned no row");
+  return { status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row), secret } };
 }

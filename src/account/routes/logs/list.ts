@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, count, desc, eq, gte, lte, or, sql, type SQL } from "drizzle-orm";
-import { db } from "../../../db/client.js";
+import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { anyOf, db } from "../../../db/client.js";
 import { requestLogs } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
 import { queryInt, queryIntOr } from "../../../http/validation.js";
@@ -49,7 +49,7 @@ export function registerListLogs(v1: ApiApp) {
     if (q.type) {
       const t = q.type.trim();
       const path = t.startsWith("/") ? t : `/v1/${t}`;
-      where.push(or(sql`lower(${requestLogs.type}) = lower(${t})`, eq(requestLogs.endpoint, path), sql`${requestLogs.endpoint} like ${`${path}/%`}`)!);
+      where.push(anyOf(sql`lower(${requestLogs.type}) = lower(${t})`, eq(requestLogs.endpoint, path), sql`${requestLogs.endpoint} like ${`${path}/%`}`));
     }
     if (q.status_code !== undefined) where.push(eq(requestLogs.statusCode, q.status_code));
     const start = instant("start", q.start);

@@ -46,7 +46,7 @@ export function renderLog(l: RequestLog): z.infer<typeof LogEntry> {
     country: l.country,
     source: SOURCE_LABELS[l.source],
     cost: l.cost,
-    created_at: rfc3339(l.createdAt)!,
+    created_at: rfc3339(l.createdAt),
   };
 }
 

@@ -4,9 +4,14 @@ import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
 import { isGenericLocalPart } from "../../people/positions.js";
 import {
-  type Candidate, canonical, guessedCandidates, HOME_SCORE, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, rankFrontier,
-  scoreUrl, sitemapLocations,
+  type Candidate, canonical, guessedCandidates, HOME_SCORE, isDocumentUrl, linkCandidates, listsPeople, nameTokens, onOrigin,
+  rankChildSitemaps, rankFrontier, scoreUrl, sitemapLocations,
 } from "./plan.js";
+import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
+import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
+import { askedToComeBack, isTransient, type RetryPolicy, retryWait } from "./retry.js";
+
+export { describeCrawl, type CrawlNotes } from "./notes.js";
 
 /** The token robots.txt rules are matched against. */
 export const ROBOTS_AGENT = "ContactIntelligenceBot";
@@ -18,17 +23,42 @@ export interface CrawlBudget {
   totalMs: number;
   pageTimeoutMs: number;
   concurrency: number;
+  /** When a failed page is tried once more in this pass (retry.ts). */
+  retry: RetryPolicy;
+  /** PDF documents read in this pass (deep pass only): how many, their size cap and the pages read of each. */
+  documents: { max: number; maxBytes: number; maxPages: number } | null;
 }
 
 /**
  * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
  * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
  * team listing with a dozen profile pages be read whole in the first answer (12 left most of
- * them to the deep pass: first-answer recall 84% on generated sites, issue 20).
+ * them to the deep pass: first-answer recall 84% on generated sites, issue 20). A page answered
+ * 429 or 503 is tried once more when its Retry-After asks for at most 3 s, else handed to the deep
+ * pass; PDFs wait for the deep pass.
  */
-export const FIRST_PASS: CrawlBudget = { maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8 };
-/** Off the request path (queue consumer): the rest of the ranked pages and the sitemap. */
-export const DEEP_PASS: CrawlBudget = { maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4 };
+export const FIRST_PASS: CrawlBudget = {
+  maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8,
+  retry: { maxWaitMs: 3_000, clamp: false, unasked: false }, documents: null,
+};
+/**
+ * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
+ * failed at first, PDFs. The last pass: a failure is retried once, a Retry-After cut to 10 s.
+ */
+export const DEEP_PASS: CrawlBudget = {
+  maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4,
+  retry: { maxWaitMs: 10_000, clamp: true, unasked: true }, documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
+};
+
+/**
+ * Pages ranked below this (guessed paths, navigation in unknown words, newsroom items, articles)
+ * are never read in a round with better-ranked pages: those may lead to pages that outrank them
+ * (an office's team four links from home), and the page budget would be gone by then.
+ */
+const LOW_RANK = 10;
+
+/** Retries one pass makes at most: a site failing everywhere is not hammered. */
+const MAX_RETRIES_PER_PASS = 8;
 
 export interface CrawledPage {
   url: string;
@@ -39,16 +69,22 @@ export interface CrawlOutcome {
   /** Scheme and host the site answered on (https://acme.com or https://www.acme.com); null when unreachable. */
   origin: string | null;
   pages: CrawledPage[];
-  /** Every URL tried or refused by robots.txt, so a later pass does not repeat it. */
+  /** Every URL tried or refused by robots.txt, so a later pass does not repeat it (not those in `retry`). */
   done: string[];
-  /** Ranked URLs this pass had no budget for. */
+  /** Ranked URLs this pass had no budget for (PDFs in a pass that reads none), best first. */
   pending: string[];
+  /** The rank of each pending URL (same order). */
+  pendingScores: number[];
+  /** Pages that failed in a way worth another try (429, 5xx, network, time) or were cut at the byte limit. */
+  retry: string[];
   /** Robots.txt Sitemap: lines. */
   sitemaps: string[];
   /** Why the site could not be read at all (when origin is null) or what went wrong on the way. */
   failure: { reason: string; timedOut: boolean; refused?: boolean } | null;
   /** Pages refused by robots.txt. */
   disallowed: string[];
+  /** What the site's defences and failures did to the pass: retries, soft 404s, bot challenges. */
+  notes: CrawlNotes;
 }
 
 interface Robots {
@@ -62,16 +98,28 @@ function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
   return { isAllowed: (url) => parsed.isAllowed(url, ROBOTS_AGENT) !== false, sitemaps: parsed.getSitemaps() };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * Finds where the site answers and reads its robots.txt. An unreachable robots.txt (network error,
- * 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the caller reports the site as unreachable.
+ * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
+ * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
+ * caller reports the site as unreachable.
  */
-async function openSite(env: Env, domain: string, budget: CrawlBudget) {
+async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: CrawlNotes) {
   let last: Extract<PageFetch, { kind: "unreachable" }> | null = null;
   let refused: string | null = null;
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
-    const fetched = await fetchPage(robotsUrl, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 });
+    const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 };
+    let fetched = await fetchPage(robotsUrl, env, limits);
+    // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
+    const wait = askedToComeBack(fetched) ? retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs) : null;
+    if (wait !== null) {
+      notes.retried++;
+      await sleep(wait);
+      fetched = await fetchPage(robotsUrl, env, limits);
+    }
+    if (fetched.kind === "unusable" && fetched.challenge) noteChallenge(notes, fetched.url);
     if (fetched.kind === "unreachable") {
       // A timeout on either host is the more telling failure (504 rather than 502).
       if (!last || fetched.timedOut) last = fetched;
@@ -91,6 +139,16 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget) {
   return { origin: null, robots: null, failure };
 }
 
+/** Asks for a path no site has: a 200 means the site answers any path with a page (see soft-not-found.ts). */
+async function probeNotFound(env: Env, domain: string, origin: string, robots: Robots, budget: CrawlBudget, notes: CrawlNotes): Promise<NotFoundPage | null> {
+  const url = `${origin}${probePath()}`;
+  if (!robots.isAllowed(url)) return null;
+  const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: budget.maxBytesPerPage });
+  if (r.kind !== "ok" || r.status !== 200) return null;
+  notes.softNotFound = true;
+  return notFoundPage(await extractPage(r.body, r.url, domain, r.contentType), url);
+}
+
 interface PassInput {
   domain: string;
   origin: string;
@@ -99,93 +157,211 @@ interface PassInput {
   done: Set<string>;
   budget: CrawlBudget;
   startedAt: number;
+  notes: CrawlNotes;
+  /** The site's not-found page when it answers any path with 200. */
+  notFound: Promise<NotFoundPage | null>;
+  /** Pages to hand to the next pass (url → rank). */
+  retryLater: Map<string, number>;
+}
+
+interface Fetched {
+  candidate: Candidate;
+  result: PageFetch;
+  /** This fetch was the retry. */
+  retried: boolean;
 }
 
 async function runPass(env: Env, input: PassInput) {
-  const { domain, origin, robots, budget, done } = input;
+  const { domain, origin, robots, budget, done, notes, retryLater } = input;
   let queue = rankFrontier(input.queue.flatMap((c) => {
     const url = onOrigin(c.url, origin);
     return url ? [{ url, score: c.score }] : [];
   }), done);
   const pages: CrawledPage[] = [];
   const disallowed: string[] = [];
+  /** PDFs this pass does not read (none in the first pass; beyond the cap in the deep pass): left pending. */
+  const documentsLeft: Candidate[] = [];
+  const waiting: { candidate: Candidate; at: number }[] = [];
   let failure: CrawlOutcome["failure"] = null;
   let fetchedCount = 0;
-  while (queue.length > 0 && fetchedCount < budget.maxPages) {
-    const left = budget.totalMs - (Date.now() - input.startedAt);
+  let documentsRead = 0;
+  let retries = 0;
+  const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
+
+  while ((queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0) {
+    const now = Date.now();
+    const left = budget.totalMs - (now - input.startedAt);
     if (left <= 0) {
       failure = { reason: "crawl time budget used up", timedOut: true };
       break;
     }
-    const batch: Candidate[] = [];
-    while (queue.length > 0 && batch.length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
+    const batch: { candidate: Candidate; retry: boolean }[] = [];
+    for (const w of waiting.filter((w) => w.at <= now)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      batch.push({ candidate: w.candidate, retry: true });
+    }
+    // Retries do not count against the page budget (a page is read once), only against the time.
+    // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
+    // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
+    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
+    while (queue.length > 0 && batch.filter((b) => !b.retry).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
+      if (queue[0]!.score < waitingBest) break;
+      if (queue[0]!.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
       const next = queue.shift()!;
       if (done.has(next.url)) continue;
+      if (isDocumentUrl(next.url) && !readsDocument()) {
+        documentsLeft.push(next);
+        continue;
+      }
       done.add(next.url);
       if (!robots.isAllowed(next.url)) {
         disallowed.push(next.url);
         continue;
       }
-      batch.push(next);
+      batch.push({ candidate: next, retry: false });
     }
-    fetchedCount += batch.length;
-    const results = await Promise.all(
-      batch.map((c) => fetchPage(c.url, env, { timeoutMs: Math.min(budget.pageTimeoutMs, left), maxBytes: budget.maxBytesPerPage })),
+    if (batch.length === 0) {
+      if (waiting.length === 0) break;
+      await sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
+      continue;
+    }
+    fetchedCount += batch.filter((b) => !b.retry).length;
+    const results: Fetched[] = await Promise.all(
+      batch.map(async ({ candidate, retry }) => {
+        const document = isDocumentUrl(candidate.url) && budget.documents;
+        const limits = {
+          timeoutMs: Math.min(budget.pageTimeoutMs, left),
+          maxBytes: document ? budget.documents!.maxBytes : budget.maxBytesPerPage,
+          documents: !!budget.documents,
+        };
+        return { candidate, result: await fetchPage(candidate.url, env, limits), retried: retry };
+      }),
     );
     const found: Candidate[] = [];
-    for (const [i, r] of results.entries()) {
-      if (r.kind !== "ok") continue;
+    for (const { candidate, result: r, retried } of results) {
+      // A challenge is recorded, and asked again like a failure the server did not ask to retry: the
+      // first pass hands it to the deep pass, which asks once more (slower, later) after a pause.
+      if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
+      if (r.kind !== "ok" && r.kind !== "document") {
+        if (!isTransient(r)) continue;
+        const left = budget.totalMs - (Date.now() - input.startedAt);
+        const wait = retried || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+        if (wait !== null) {
+          retries++;
+          notes.retried++;
+          waiting.push({ candidate, at: Date.now() + wait });
+        } else {
+          retryLater.set(candidate.url, candidate.score);
+          if (retried) noteStillFailing(notes, candidate.url);
+        }
+        continue;
+      }
+      if (retried) notes.recovered++;
       // A moved page (301) is read once, under the address it answers on.
       const url = onOrigin(r.url, origin) ?? canonical(r.url) ?? r.url;
-      if (url !== batch[i]!.url && pages.some((p) => p.url === url)) continue;
+      if (url !== candidate.url && pages.some((p) => p.url === url)) continue;
       done.add(url);
+      if (r.kind === "document") {
+        if (!readsDocument()) continue;
+        documentsRead++;
+        const page = await readDocument(r, domain, budget.documents!.maxPages, notes);
+        if (page) pages.push({ url, extraction: page });
+        continue;
+      }
       const extraction = await extractPage(r.body, r.url, domain, r.contentType);
+      const notFound = await input.notFound;
+      if (notFound && candidate.score < HOME_SCORE && isNotFoundPage(extraction, r.url, notFound)) {
+        notes.notFoundPages++;
+        continue;
+      }
+      // Cut at the byte limit: the next pass (with its larger limit) reads it again.
+      if (r.truncated) retryLater.set(url, candidate.score);
       pages.push({ url, extraction });
       // Unnamed personal addresses count too: a listing whose names the reader missed is still a listing.
       const named = extraction.addresses.filter((a) => a.name).length;
       const personal = extraction.addresses.filter((a) => !isGenericLocalPart(a.email.slice(0, a.email.indexOf("@")))).length;
-      const from = { url, score: batch[i]!.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal) };
+      const knownPeople = new Set(extraction.addresses.flatMap((a) => (a.name ? [nameTokens(`${a.name.first} ${a.name.last}`)] : [])));
+      const from = { url, score: candidate.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal), knownPeople };
       found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
     if (found.length) queue = rankFrontier([...queue, ...found], done);
   }
-  return { pages, pending: queue.filter((c) => !done.has(c.url)).map((c) => c.url), disallowed, failure };
+  for (const w of waiting) retryLater.set(w.candidate.url, w.candidate.score);
+  const pending = rankFrontier([...queue, ...documentsLeft], done);
+  return { pages, pending, disallowed, failure };
 }
 
+/** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
+async function readDocument(r: Extract<PageFetch, { kind: "document" }>, domain: string, maxPages: number, notes: CrawlNotes): Promise<PageExtraction | null> {
+  try {
+    const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
+    const { rows } = await pdfRows(r.bytes, { maxPages });
+    notes.documents++;
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+  } catch {
+    notes.unreadableDocuments.push(r.url);
+    return null;
+  }
+}
+
+function outcomeOf(
+  origin: string,
+  robots: Robots,
+  done: Set<string>,
+  pass: { pages: CrawledPage[]; pending: Candidate[]; disallowed: string[]; failure: CrawlOutcome["failure"] },
+  retryLater: Map<string, number>,
+  notes: CrawlNotes,
+): CrawlOutcome {
+  return {
+    origin,
+    pages: pass.pages,
+    done: [...done].filter((url) => !retryLater.has(url)),
+    pending: pass.pending.map((c) => c.url),
+    pendingScores: pass.pending.map((c) => c.score),
+    retry: [...retryLater.keys()],
+    sitemaps: robots.sitemaps,
+    failure: pass.failure,
+    disallowed: pass.disallowed,
+    notes,
+  };
+}
+
+const unreachableOutcome = (failure: CrawlOutcome["failure"], notes: CrawlNotes, previous?: { done: string[]; pending: string[] }): CrawlOutcome => ({
+  origin: null, pages: [], done: previous?.done ?? [], pending: previous?.pending ?? [], pendingScores: [], retry: [], sitemaps: [], failure, disallowed: [], notes,
+});
+
 /**
- * The first, bounded pass that may run on the request path: robots.txt, the home page and the
- * sitemap (in parallel), then the best-ranked pages they lead to, following the links of the pages
- * it reads (a team page's next page and profiles). What is left is returned as `pending`.
+ * The first, bounded pass that may run on the request path: robots.txt, the home page, the
+ * sitemap and a soft-404 probe (in parallel), then the best-ranked pages they lead to, following
+ * the links of the pages it reads (a team page's next page and profiles). What is left is
+ * returned as `pending`, what failed for now as `retry`.
  */
 export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudget = FIRST_PASS): Promise<CrawlOutcome> {
   const startedAt = Date.now();
-  const site = await openSite(env, domain, budget);
-  if (!site.origin || !site.robots) {
-    return { origin: null, pages: [], done: [], pending: [], sitemaps: [], failure: site.failure, disallowed: [] };
-  }
+  const notes = emptyNotes();
+  const site = await openSite(env, domain, budget, notes);
+  if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes);
   const { origin, robots } = site;
   const done = new Set<string>();
+  const retryLater = new Map<string, number>();
+  const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
+  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater };
   const [home, fromSitemap] = await Promise.all([
-    runPass(env, { domain, origin, robots, queue: [{ url: `${origin}/`, score: HOME_SCORE }], done, budget: { ...budget, maxPages: 1 }, startedAt }),
+    runPass(env, { ...pass, queue: [{ url: `${origin}/`, score: HOME_SCORE }], budget: { ...budget, maxPages: 1 } }),
     sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
   ]);
   const homePage = home.pages[0];
   const linked = homePage ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin) : [];
   const candidates = [...linked, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
-  const rest = await runPass(env, {
-    domain, origin, robots, queue: candidates, done, budget: { ...budget, maxPages: budget.maxPages - 1 }, startedAt,
-  });
-  const pages = [...home.pages, ...rest.pages];
+  const rest = await runPass(env, { ...pass, queue: candidates, budget: { ...budget, maxPages: budget.maxPages - 1 } });
+  await notFound;
   // The home page may be refused or missing; the site still answered (robots.txt), so it is not "unreachable".
-  return {
-    origin,
-    pages,
-    done: [...done],
+  return outcomeOf(origin, robots, done, {
+    pages: [...home.pages, ...rest.pages],
     pending: rest.pending,
-    sitemaps: robots.sitemaps,
-    failure: rest.failure ?? home.failure,
     disallowed: [...home.disallowed, ...rest.disallowed],
-  };
+    failure: rest.failure ?? home.failure,
+  }, retryLater, notes);
 }
 
 function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
@@ -225,23 +401,38 @@ async function sitemapUrls(env: Env, domain: string, origin: string, declared: s
   return urls;
 }
 
-/** The deep pass (queue consumer): pending pages, sitemap pages and the links they lead to. */
-export async function crawlDeepPass(
-  env: Env,
-  domain: string,
-  previous: { done: string[]; pending: string[] },
-  budget: CrawlBudget = DEEP_PASS,
-): Promise<CrawlOutcome> {
+/** What the first pass hands to the deep pass (the deep-crawl message). */
+export interface PreviousPass {
+  done: string[];
+  pending: string[];
+  /** Ranks of `pending` (same order); without them pending URLs rank at least 50. */
+  pendingScores?: number[];
+  /** Pages that failed for now or were cut short: tried again first. */
+  retry?: string[];
+}
+
+/** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
+const RETRY_SCORE = 95;
+
+/**
+ * The deep pass (queue consumer): pages the first pass could not read, pending pages, sitemap pages,
+ * PDFs and the links they lead to; transient failures are retried once, honouring Retry-After.
+ */
+export async function crawlDeepPass(env: Env, domain: string, previous: PreviousPass, budget: CrawlBudget = DEEP_PASS): Promise<CrawlOutcome> {
   const startedAt = Date.now();
-  const site = await openSite(env, domain, budget);
-  if (!site.origin || !site.robots) {
-    return { origin: null, pages: [], done: previous.done, pending: previous.pending, sitemaps: [], failure: site.failure, disallowed: [] };
-  }
+  const notes = emptyNotes();
+  const site = await openSite(env, domain, budget, notes);
+  if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes, previous);
   const { origin, robots } = site;
-  const done = new Set(previous.done);
+  const retry = previous.retry ?? [];
+  const done = new Set(previous.done.filter((url) => !retry.includes(url)));
+  const retryLater = new Map<string, number>();
+  const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
   const fromSitemap = await sitemapUrls(env, domain, origin, robots.sitemaps, budget);
-  // Pending URLs were ranked with their link text and page; they keep a place even when their address alone says little.
-  const queue = [...urlCandidates(previous.pending, 50), ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
-  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt });
-  return { origin, pages: pass.pages, done: [...done], pending: pass.pending, sitemaps: robots.sitemaps, failure: pass.failure, disallowed: pass.disallowed };
+  // Pending URLs were ranked with their link text and page; without their ranks they keep a place even when their address alone says little.
+  const pending = previous.pending.map((url, i) => ({ url, score: previous.pendingScores?.[i] ?? Math.max(scoreUrl(url) ?? 0, 50) }));
+  const queue = [...retry.map((url) => ({ url, score: Math.max(scoreUrl(url) ?? 0, RETRY_SCORE) })), ...pending, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
+  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt, notes, notFound, retryLater });
+  await notFound;
+  return outcomeOf(origin, robots, done, pass, retryLater, notes);
 }

@@ -9,6 +9,10 @@ export interface DeepCrawlMessage {
   domain: string;
   /** URLs the first pass already tried. */
   done: string[];
-  /** Ranked URLs the first pass had no budget for. */
+  /** Ranked URLs the first pass had no budget for, best first. */
   pending: string[];
+  /** Their ranks (same order); absent in messages queued before ranks were sent. */
+  pendingScores?: number[];
+  /** Pages the first pass could not read for now (429, 5xx, network, time) or cut at its byte limit. */
+  retry?: string[];
 }

@@ -1,6 +1,6 @@
 import type { Env } from "../../../env.js";
 import { storeCrawl } from "../../index/store.js";
-import { crawlDeepPass } from "./crawler.js";
+import { crawlDeepPass, describeCrawl } from "./crawler.js";
 import type { DeepCrawlMessage } from "./deep-crawl-message.js";
 import { logError } from "../../../request-context.js";
 
@@ -8,7 +8,13 @@ export { DEEP_CRAWL_QUEUE, type DeepCrawlMessage } from "./deep-crawl-message.js
 
 /** Sends the deep pass to the queue; without a queue binding (a bare local run) it runs after the response instead. */
 export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
-  const trimmed: DeepCrawlMessage = { domain: message.domain, done: message.done.slice(0, 200), pending: message.pending.slice(0, 200) };
+  const trimmed: DeepCrawlMessage = {
+    domain: message.domain,
+    done: message.done.slice(0, 200),
+    pending: message.pending.slice(0, 200),
+    ...(message.pendingScores ? { pendingScores: message.pendingScores.slice(0, 200) } : {}),
+    ...(message.retry?.length ? { retry: message.retry.slice(0, 50) } : {}),
+  };
   if (env.CRAWL_QUEUE) {
     try {
       await env.CRAWL_QUEUE.send(trimmed, { contentType: "json" });
@@ -24,13 +30,17 @@ export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, wait
 export async function runDeepCrawl(env: Env, message: DeepCrawlMessage, now: number): Promise<"stored" | "unreachable"> {
   const outcome = await crawlDeepPass(env, message.domain, message);
   if (!outcome.origin) return "unreachable";
-  await storeCrawl(env, { domain: message.domain, pages: outcome.pages, status: "done", error: outcome.failure?.reason ?? null, now });
+  await storeCrawl(env, { domain: message.domain, pages: outcome.pages, status: "done", error: describeCrawl(outcome), now });
   return "stored";
 }
 
 function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
   const b = body as DeepCrawlMessage;
-  return !!b && typeof b.domain === "string" && Array.isArray(b.done) && Array.isArray(b.pending);
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === "string");
+  return (
+    !!b && typeof b.domain === "string" && strings(b.done) && strings(b.pending) && (b.retry === undefined || strings(b.retry)) &&
+    (b.pendingScores === undefined || (Array.isArray(b.pendingScores) && b.pendingScores.every((x) => typeof x === "number")))
+  );
 }
 
 /**

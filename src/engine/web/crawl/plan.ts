@@ -42,6 +42,14 @@ const GUESS_CEILING = 7;
  * last, when the budget is left (a press release names its press contact; most articles name none).
  */
 const ARTICLE_SCORE = 0.5;
+/**
+ * A newsroom item (not a blog post) the home page or the newsroom links: the company's own news,
+ * often a press release that names its press contact. Read before guessed paths, after unknown navigation.
+ */
+const HOME_NEWS_SCORE = 7.5;
+/** Another page of the newsroom (a year's archive, a next page), linked from the newsroom. */
+const NEWSROOM_PAGE_SCORE = 4;
+const NEWSROOM = /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc)\/[^/]+\/?$/;
 const SITEMAP_ARTICLE_SCORE = 0.25;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
@@ -55,28 +63,39 @@ const WORDS: [Category, string[]][] = [
     "geschaftsleitung", "geschaeftsleitung", "geschaftsfuhrung", "geschaeftsfuehrung", "direction", "directie", "who we are",
     "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
     "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
-    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "echipa", "munkatarsaink", "csapat",
+    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "kadromuz", "kadro", "echipa", "munkatarsaink", "csapat",
     "doi ngu", "doi ngu cua chung toi", "nhan su", "nhan vien", "ban lanh dao", "lanh dao", "chuyen gia",
     "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
+    "directory", "staff directory", "employee directory", "phone list", "contact list", "who's who", "whos who", "organigram",
+    "organigramm", "org chart", "mitarbeiterverzeichnis", "telefonliste", "annuaire", "directorio",
+    "crew", "the crew", "our crew", "meet us", "colaboradores", "nossos colaboradores", "nuestros colaboradores", "collaborateurs",
+    "nos collaborateurs", "pessoas", "nossas pessoas", "as nossas pessoas", "nuestro personal", "nuestros profesionales",
+    "i nostri professionisti", "mensen", "onze mensen", "menschen", "unsere kopfe", "kollegaink", "munkatarsak", "ludzie",
+    "nasi ludzie", "lide", "zamestnanci", "команда", "наша команда", "сотрудники", "руководство", "구성원", "임직원", "직원",
+    "我们的团队", "管理团队", "员工",
   ]],
   ["contact", [
     "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
     "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
-    "問合せ", "連絡先", "联系", "연락", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
+    "問合せ", "連絡先", "联系", "연락", "연락처", "контакты", "связаться с нами", "contactos", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
     "lien he", "lien lac",
   ]],
   ["imprint", [
     "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
-    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
+    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "informacao legal", "informacion legal",
+    "informazioni legali", "juridische informatie", "правовая информация", "법적 고지", "法律声明", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
   ]],
   ["about", [
     "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
     "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
     "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
     "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
-    "gioi thieu", "ve chung toi", "关于我们", "회사소개",
+    "gioi thieu", "ve chung toi", "关于我们", "회사소개", "회사 소개", "о компании", "о нас",
   ]],
-  ["press", ["press", "presse", "prensa", "stampa", "pers", "media", "newsroom"]],
+  ["press", [
+    "press", "presse", "prensa", "stampa", "pers", "media", "newsroom", "news", "aktuelles", "aktualnosci", "actualites", "actualidad",
+    "noticias", "notizie", "nieuws", "nyheter", "uutiset", "haberler", "hirek", "novosti", "tin tuc", "новости", "ニュース", "お知らせ", "新闻", "뉴스",
+  ]],
   ["security", ["security.txt"]],
   ["careers", ["careers", "career", "jobs", "karriere", "empleo", "trabaja con nosotros", "lavora con noi", "vacatures", "werken bij", "recrutement", "emploi", "採用"]],
   ["privacy", ["privacy", "datenschutz", "privacidad", "confidentialite", "privacyverklaring", "riservatezza", "個人情報"]],
@@ -127,14 +146,41 @@ function decodePath(path: string): string {
   }
 }
 
+const DOCUMENT = /\.pdf$/;
 const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
 const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
 const DATED = /\/(19|20)\d\d\//;
 /** News and press articles (not products or tag pages): a press release may name its press contact. */
-const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
+const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
 const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
 const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
+
+/** A PDF document: read only by a pass that reads documents (the deep pass), never on the request path. */
+export function isDocumentUrl(url: string): boolean {
+  try {
+    return DOCUMENT.test(new URL(url).pathname.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+/** Words of documents that may name people beside the directories: reports, brochures, profiles. */
+const REPORT = /\b(reports?|annual|jahresbericht|geschaftsbericht|geschaeftsbericht|rapport|informe|relazione|jaarverslag|brochure|broschure|brochura|prospectus|factsheet|fact sheet|newsletter|profile|profil|portrait|overview|ubersicht|uebersicht|presentation|praesentation|prasentation)\b/;
+
+/**
+ * A PDF's rank from its link text and file name: a directory of people ranks just below the
+ * people pages, one about contact or the company below the pages of its kind, reports and
+ * brochures after them, any other document last (read when the pass has budget left).
+ */
+function documentScore(text: string, path: string): number {
+  const name = path.replace(DOCUMENT, "");
+  const cats = [categoryOfText(text), categoryOfPath(name)];
+  if (cats.includes("people")) return CATEGORY_SCORE.people - 12;
+  if (cats.some((c) => c === "contact" || c === "imprint" || c === "about" || c === "press")) return 40;
+  if (REPORT.test(fold(`${text} ${decodePath(name).replace(/[/_-]+/g, " ")}`))) return 20;
+  return 3;
+}
 
 /** Score of a URL by itself (sitemap entries, guessed paths, pending URLs): null when not worth a fetch. */
 export function scoreUrl(url: string): number | null {
@@ -147,6 +193,7 @@ export function scoreUrl(url: string): number | null {
   const path = u.pathname.toLowerCase();
   if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
   if (path.endsWith(".vcf")) return VCARD_SCORE - 18;
+  if (DOCUMENT.test(path)) return documentScore("", path);
   if (ASSET.test(path)) return null;
   const cat = categoryOfPath(path);
   if (!cat) return ARTICLE.test(path) ? SITEMAP_ARTICLE_SCORE : null;
@@ -157,7 +204,9 @@ export function scoreUrl(url: string): number | null {
 function adjust(score: number, path: string): number {
   const depth = path.split("/").filter(Boolean).length;
   let s = score - Math.min(9, Math.max(0, depth - 1));
-  if (ARCHIVE.test(path) || DATED.test(path)) s *= 0.3;
+  // An article, product or tag whose slug holds a keyword ("/news/2026/team-4", "/tag/partners") is
+  // seldom the page the keyword names: it ranks below the home page's unknown navigation.
+  if (ARCHIVE.test(path) || DATED.test(path)) s *= 0.07;
   return s;
 }
 
@@ -168,7 +217,20 @@ export interface LinkSource {
   score: number;
   /** True when the page lists people (a team page, or one showing several named addresses). */
   listsPeople: boolean;
+  /** People the page already shows with their address (nameTokens of each): their profile pages can wait. */
+  knownPeople?: ReadonlySet<string>;
 }
+
+/** A name as its folded words in order of the alphabet: "Tanaka Hiroshi" and "Hiroshi Tanaka" are one key. */
+export function nameTokens(name: string): string {
+  return fold(name).split(" ").filter(Boolean).sort().join(" ");
+}
+
+/**
+ * The profile page of someone the listing already shows with an address adds little: it ranks
+ * below the site's other pages (contact, imprint, about, press, other sections), above articles.
+ */
+const KNOWN_PROFILE_SCORE = 20;
 
 function isPeopleDir(path: string): boolean {
   const first = path.split("/").filter(Boolean).slice(0, -1);
@@ -187,8 +249,10 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   }
   const path = u.pathname.toLowerCase();
   if (path.endsWith(".vcf")) return from?.listsPeople ? VCARD_SCORE : VCARD_SCORE - 18;
-  if (ASSET.test(path)) return null;
   const text = (link.text ?? "").replace(/\s+/g, " ").trim();
+  // A document a team page links to is most likely its directory.
+  if (DOCUMENT.test(path)) return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
+  if (ASSET.test(path)) return null;
   const rel = (link.rel ?? "").toLowerCase();
 
   if (from?.listsPeople) {
@@ -196,14 +260,19 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     const paged = PAGE_NUMBER.test(path + u.search);
     const pagerText = PAGER_TEXT.test(fold(text)) || /^[«‹<←]?\s*\d{1,3}\s*[»›>→]?$/.test(text);
     const sameSection = path.split("/")[1] === parent.pathname.toLowerCase().split("/")[1];
-    // The rest of a paginated listing ranks with the listing itself.
-    if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) return from.score - 1;
+    // The rest of a paginated listing ranks with the listing itself; one that shows people with
+    // their addresses as a people page, whatever its address said (a label no list knows).
+    if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) {
+      return (from.knownPeople?.size ?? 0) >= 2 && from.score < HOME_SCORE ? Math.max(from.score, CATEGORY_SCORE.people) - 1 : from.score - 1;
+    }
     const segments = path.split("/").filter(Boolean);
     const last = segments[segments.length - 1] ?? "";
     const underParent = path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
-    const named = looksLikePersonName(text) || looksLikePersonName(text.split(/\s{2,}|\n|,|–|—|\|/)[0] ?? "");
-    if ((underParent || isPeopleDir(path)) && (SLUG.test(last) || named)) return PROFILE_SCORE;
-    if (named && !categoryOfPath(path) && !ARCHIVE.test(path)) return PROFILE_SCORE - 10;
+    const nameText = looksLikePersonName(text) ? text : (text.split(/\s{2,}|\n|,|–|—|\|/)[0] ?? "");
+    const named = looksLikePersonName(nameText);
+    const profile = named && from.knownPeople?.has(nameTokens(nameText)) ? KNOWN_PROFILE_SCORE : PROFILE_SCORE;
+    if ((underParent || isPeopleDir(path)) && (SLUG.test(last) || named)) return profile;
+    if (named && !categoryOfPath(path) && !ARCHIVE.test(path)) return profile - 10;
   } else if (isPeopleDir(path)) {
     const last = path.split("/").filter(Boolean).pop() ?? "";
     if (SLUG.test(last) && !PAGE_NUMBER.test(path)) return PROFILE_SCORE - 6;
@@ -211,6 +280,16 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
 
   const byText = categoryOfText(text);
   const byPath = categoryOfPath(path);
+  // The newsroom: the one the home page's menu names ("News", "Aktualności") ranks as a press page
+  // wherever it lives (/news/archive/2026), and its items as the home page's news items; its other
+  // pages (years, next pages) are read late.
+  if (!u.search) {
+    const fromHome = from?.score === HOME_SCORE;
+    const fromNewsroom = !!from && !fromHome && categoryOfPath(new URL(from.url).pathname) === "press";
+    if ((fromHome || fromNewsroom) && NEWSROOM.test(path)) return HOME_NEWS_SCORE;
+    if (fromHome && byText === "press") return CATEGORY_SCORE.press - 1;
+    if (fromNewsroom && byPath === "press") return NEWSROOM_PAGE_SCORE;
+  }
   const best = Math.max(byText ? CATEGORY_SCORE[byText] : 0, byPath ? CATEGORY_SCORE[byPath] : 0);
   if (!best) {
     if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
@@ -340,6 +419,8 @@ export function canonical(raw: string): string | null {
     const u = new URL(raw);
     u.hash = "";
     for (const k of [...u.searchParams.keys()]) if (/^(utm_|fbclid|gclid|ref$)/.test(k)) u.searchParams.delete(k);
+    // The first page of a listing is the listing: "?page=1" is read once, as the page without it.
+    for (const k of ["page", "paged"]) if (u.searchParams.get(k) === "1") u.searchParams.delete(k);
     if (u.pathname.length > 1) u.pathname = u.pathname.replace(/\/+$/, "");
     return u.href;
   } catch {

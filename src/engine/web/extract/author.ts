@@ -20,7 +20,9 @@ export interface ArticleAuthor {
 }
 
 type Rule = "itemprop" | "rel" | "href" | "class-author" | "byline";
-const RULE_CONFIDENCE: Record<string, number> = {
+/** Where an author name was read. */
+type Source = "jsonld" | "meta" | "article:author" | Rule | "twitter";
+const RULE_CONFIDENCE: Record<Source, number> = {
   jsonld: 100, meta: 90, "article:author": 85, itemprop: 85, rel: 80, href: 70, "class-author": 60, byline: 50, twitter: 40,
 };
 const RULE_ORDER: Rule[] = ["itemprop", "rel", "href", "class-author", "byline"];
@@ -65,7 +67,9 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
       const span = { start: doc.length, end: null as number | null };
       spans[rule].push(span);
       try {
-        el.onEndTag(() => void (span.end = doc.length));
+        el.onEndTag(() => {
+          span.end = doc.length;
+        });
       } catch {
         span.end = span.start;
       }
@@ -79,7 +83,11 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
         if (key && !meta.has(key)) meta.set(key, decodeEntities(el.getAttribute("content") ?? "").trim());
       },
     })
-    .on("title", { text: (t) => void (title += t.text) })
+    .on("title", {
+      text(t) {
+        title += t.text;
+      },
+    })
     .on("[itemprop*=author] [itemprop=name]", capture("itemprop"))
     .on("[rel=author]", capture("rel"))
     .on('a[href*="/author/"]', capture("href"))
@@ -99,11 +107,11 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
   const ldAuthor = fromJsonLd(nodes);
   const sameAs = ldAuthor.node ? strings(ldAuthor.node.sameAs) : [];
   const handle = meta.get("twitter:creator")?.replace(/^@/, "") || null;
-  const candidates: [string, string | null][] = [
+  const candidates: [Source, string | null][] = [
     ["jsonld", ldAuthor.name],
     ["meta", cleanAuthor(meta.get("author"))],
     ["article:author", cleanAuthor(meta.get("article:author"))],
-    ...RULE_ORDER.map((rule): [string, string | null] => [
+    ...RULE_ORDER.map((rule): [Source, string | null] => [
       rule,
       spans[rule].map((s) => cleanAuthor(doc.slice(s.start, s.end ?? doc.length))).find((v) => v) ?? null,
     ]),
@@ -112,7 +120,7 @@ export async function extractAuthor(html: string): Promise<ArticleAuthor> {
   const winner = candidates.find(([, v]) => v);
   return {
     name: winner?.[1] ?? null,
-    confidence: winner ? RULE_CONFIDENCE[winner[0]]! : null,
+    confidence: winner ? RULE_CONFIDENCE[winner[0]] : null,
     twitter: handle ? `https://twitter.com/${handle}` : (sameAs.find((u) => /(twitter|x)\.com\//.test(u)) ?? null),
     linkedin: sameAs.find((u) => /linkedin\.com\/in\//.test(u)) ?? null,
     image: ldAuthor.node ? (strings(ldAuthor.node.image)[0] ?? null) : null,

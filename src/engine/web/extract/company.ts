@@ -167,8 +167,9 @@ export function companyFactsFrom(input: {
   }
   facts.name ??= input.meta.get("og:site_name") ?? null;
   facts.description ??= input.meta.get("description") ?? input.meta.get("og:description") ?? null;
-  if (facts.keywords.length === 0 && input.meta.get("keywords")) {
-    facts.keywords = input.meta.get("keywords")!.split(",").map((k) => k.trim()).filter(Boolean).slice(0, 20);
+  const keywords = input.meta.get("keywords");
+  if (facts.keywords.length === 0 && keywords) {
+    facts.keywords = keywords.split(",").map((k) => k.trim()).filter(Boolean).slice(0, 20);
   }
   for (const href of [...facts.sameAs, ...input.links]) {
     const profile = socialProfile(href);

@@ -27,45 +27,80 @@ export function decodeEntities(text: string): string {
   });
 }
 
-// "at" and "dot" as sites spell them to fool harvesters, in brackets of any kind: at, ät, @, a
-// (German "(a)"), arroba (es/pt), chez (fr); dot, punkt (de), punto (es/it), point (fr), ".".
-const AT_WORD = "(?:at|ät|@|a|arroba|chez)";
-const DOT_WORD = "(?:dot|punkt|punto|point|\\.)";
+// "at" and "dot" as sites spell them to fool harvesters, in the words of the page's language: at,
+// ät, "(a)" (de), arroba (es, pt), arobase, chez (fr), chiocciola (it), apenstaartje (nl), małpa
+// (pl), snabel-a (sv, da), krøllalfa (no), kukac (hu), zavináč (cs), a còng (vi), собака (ru); dot,
+// punkt (de, sv, da, no, pl), punto (es, it), point (fr), punt (nl), kropka (pl), ponto (pt),
+// punktum (da, no), prik (da), piste (fi), pont (hu), tečka (cs), nokta (tr), chấm (vi), точка (ru).
+const AT_WORDS = [
+  "at", "ät", "arroba", "arobase", "chez", "chiocciola", "apenstaartje", "apestaartje", "małpa", "malpa", "snabel-a", "snabela",
+  "krøllalfa", "krollalfa", "kukac", "zavináč", "zavinac", "a còng", "a cong", "собака", "klammeraffe",
+];
+const DOT_WORDS = ["dot", "punkt", "punto", "point", "punt", "kropka", "ponto", "punktum", "prik", "piste", "pont", "tečka", "tecka", "nokta", "chấm", "cham", "точка"];
+const AT_WORD = `(?:${[...AT_WORDS, "@", "a"].join("|")})`;
+const DOT_WORD = `(?:${[...DOT_WORDS, "\\."].join("|")})`;
 const bracketed = (word: string, dashed: string) =>
-  new RegExp(`\\s*(?:\\[\\s*${word}\\s*\\]|\\(\\s*${word}\\s*\\)|\\{\\s*${word}\\s*\\}|<\\s*${word}\\s*>|-${dashed}-|_${dashed}_)\\s*`, "gi");
+  new RegExp(`\\s*(?:\\[\\s*${word}\\s*\\]|\\(\\s*${word}\\s*\\)|（\\s*${word}\\s*）|［\\s*${word}\\s*］|【\\s*${word}\\s*】|\\{\\s*${word}\\s*\\}|<\\s*${word}\\s*>|-${dashed}-|_${dashed}_)\\s*`, "giu");
 // "-at-" and "_dot_" are trusted only for the whole words: "-a-" is common inside real local parts.
 const AT_BRACKETED = bracketed(AT_WORD, "(?:at|arroba)");
 const DOT_BRACKETED = bracketed(DOT_WORD, "(?:dot|punkt|punto)");
 const LOCAL = "[a-z0-9][a-z0-9._%+-]*";
 const LABEL = "[a-z0-9](?:[a-z0-9-]*[a-z0-9])?";
+const NOT_AFTER_WORD = "(?<![\\p{L}\\p{N}._%+-])";
+const NOT_BEFORE_WORD = "(?![\\p{L}\\p{N}])";
+const SPELLED_DOT = `\\s+(?:${DOT_WORDS.join("|")})\\s+`;
 /**
- * The bare " at " form is only trusted when the domain is written with " dot " as well
- * ("jane at acme dot com"): a plain " at " before a real domain is ordinary prose ("find us at acme.com").
+ * The bare " at " form is only trusted when the domain is written with a spelled "dot" as well
+ * ("jane dot doe at acme dot com", "jan punt de vries apenstaartje firma punt nl"): a plain " at "
+ * before a real domain is ordinary prose ("find us at acme.com"). The local part may spell its
+ * dots too.
  */
-const SPELLED_OUT = new RegExp(`\\b(${LOCAL})\\s+(?:at|arroba)\\s+(${LABEL}(?:\\s+(?:dot|punkt|punto|point)\\s+${LABEL})+)\\b`, "gi");
+const SPELLED_OUT = new RegExp(
+  `${NOT_AFTER_WORD}(${LOCAL}(?:${SPELLED_DOT}${LOCAL})*)\\s+(?:${AT_WORDS.join("|")})\\s+(${LABEL}(?:${SPELLED_DOT}${LABEL})+)${NOT_BEFORE_WORD}`,
+  "giu",
+);
+const SPELLED_DOTS = new RegExp(SPELLED_DOT, "giu");
+const HAS_SPELLED_DOT = new RegExp(SPELLED_DOT, "iu");
+/** "max punkt muster@firma punkt de": an @ already read (from "(at)"), the dots still spelled. */
+const SPELLED_AROUND_AT = new RegExp(`${NOT_AFTER_WORD}(${LOCAL}(?:${SPELLED_DOT}${LOCAL})*)@(${LABEL}(?:(?:${SPELLED_DOT}|\\.)${LABEL})+)${NOT_BEFORE_WORD}`, "giu");
 /** An upper-case " AT " is deliberate ("jane AT acme.com"), unlike the prose " at ". */
 const UPPER_AT = new RegExp(`\\b(${LOCAL})\\s+AT\\s+((?:${LABEL}\\.)+[a-z]{2,24})\\b`, "g");
+/** "jane.doe at acme.com": an " at " after a local part with a dot, dash or underscore in it, before a domain. */
+const DOTTED_LOCAL_AT = new RegExp(`${NOT_AFTER_WORD}([a-z][a-z0-9]*[._-][a-z0-9._-]*[a-z0-9])\\s+at\\s+((?:${LABEL}\\.)+[a-z]{2,24})${NOT_BEFORE_WORD}`, "gu");
 /** Japanese sites replace @ with a star and ask the reader to swap it back ("info★acme.co.jp（★を@に）"). */
 const STAR_AT = /([a-z0-9._%+-])\s?[★☆]\s?([a-z0-9])/gi;
+/** "@" and "." as words in CJK scripts, between the Latin parts of an address ("tanaka アットマーク acme ドット jp"). */
+const CJK_AT = /([a-z0-9._%+-])\s*(?:[(（［【]\s*)?(?:アットマーク|あっとまーく|＠マーク|艾特|골뱅이)(?:\s*[)）］】])?\s*([a-z0-9])/gi;
+const CJK_DOT = /([a-z0-9])\s*(?:[(（［【]\s*)?(?:ドット|どっと|點|点|닷|쩜)(?:\s*[)）］】])?\s*([a-z0-9])/gi;
+/** "jane#acme.com（请把#换成@）": a sign the page says to replace with @. */
+const SWAP_NOTE = /([#*＃※■●◆])[^@＠]{0,12}[@＠]/u;
 
 /** Rewrites the common human-readable obfuscations into plain addresses. */
 export function deobfuscate(text: string): string {
-  return text
+  let out = text
     .replace(/[＠﹫]/g, "@")
     .replace(/．/g, ".")
-    .replace(STAR_AT, "$1@$2")
+    .replace(STAR_AT, "$1@$2");
+  const swap = SWAP_NOTE.exec(out)?.[1];
+  if (swap) out = out.replace(new RegExp(`([a-z0-9._%+-])\\s?\\${swap}\\s?([a-z0-9])`, "gi"), "$1@$2");
+  if (/アットマーク|あっとまーく|＠マーク|艾特|골뱅이/.test(out)) out = out.replace(CJK_AT, "$1@$2").replace(CJK_DOT, "$1.$2");
+  return out
     .replace(AT_BRACKETED, "@")
     .replace(DOT_BRACKETED, ".")
     .replace(UPPER_AT, "$1@$2")
-    .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local}@${domain.replace(/\s+(?:dot|punkt|punto|point)\s+/gi, ".")}`)
+    .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}`)
+    .replace(SPELLED_AROUND_AT, (w, local: string, domain: string) => (HAS_SPELLED_DOT.test(w) ? `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}` : w))
+    .replace(DOTTED_LOCAL_AT, "$1@$2")
     // "jane.doe @ acme.com": spaces around a real @, trusted only when the left side reads like an
     // address (a dot, dash, underscore or digit in it): "Tickets @ shop.acme.com" is a sign, not a mailbox.
     .replace(/(?<![a-z0-9._%+-])([a-z0-9]+[._-][a-z0-9._-]*[a-z0-9]|[a-z]+\d+)\s+@\s+([a-z0-9])/gi, "$1@$2");
 }
 
+const MAY_HOLD = new RegExp(`[@＠﹫★☆]|アットマーク|あっとまーく|艾特|골뱅이|(?<![\\p{L}])(?:${[...AT_WORDS, "AT"].join("|")})(?![\\p{L}])|[(\\[{（［【]\\s*a\\s*[)\\]}）］】]`, "iu");
+
 /** Whether a line may hold an address in any of the spellings `deobfuscate` knows (a cheap pre-filter). */
 export function mayHoldAddress(line: string): boolean {
-  return /[@＠﹫★☆]|\bat\b|\bAT\b|ät|arroba|chez|\(\s*a\s*\)|\[\s*a\s*\]|\{\s*a\s*\}/i.test(line);
+  return MAY_HOLD.test(line);
 }
 
 // Never the tail of a word in an accented Latin spelling: "prénom.nom@acme.fr" is no address of "nom";
@@ -88,6 +123,7 @@ const EXAMPLE_BEFORE = new RegExp(
     "exemple", "p\\.\\s?ej\\.", "por ejemplo", "ejemplo", "por exemplo", "exemplo", "ex\\.", "per esempio", "ad esempio", "ad es\\.", "esempio",
     "bijv\\.", "bijvoorbeeld", "bv\\.", "np\\.", "na przyk[łl]ad", "örn\\.", "örneğin", "t\\.\\s?ex\\.", "till exempel", "f\\.\\s?eks\\.",
     "for eksempel", "esim\\.", "esimerkiksi", "pl\\.", "például", "ví dụ", "例えば", "例", "例如", "比如", "如",
+    "например", "напр\\.", "к примеру", "пример", "(?<![\\p{Script=Hangul}])예", "예시", "예를 들어",
   ].join("|")})\\s*[:：]?\\s*["'“„«(]?\\s*$`,
   "iu",
 );

@@ -1,6 +1,21 @@
+import { isDataScript, type ScriptBlock } from "./script-data.js";
+
 /** JSON-LD helpers: pages embed one or more blocks, often with a `@graph`, nested objects and arrays. */
 
 export type JsonNode = Record<string, unknown>;
+
+/** The parsed JSON-LD blocks. Bad JSON is skipped. */
+export function jsonLdRoots(blocks: readonly string[]): unknown[] {
+  const out: unknown[] = [];
+  for (const block of blocks) {
+    try {
+      out.push(JSON.parse(block.trim().replace(/^<!--|-->$/g, "")));
+    } catch {
+      /* invalid JSON-LD is common; ignore that block */
+    }
+  }
+  return out;
+}
 
 /** Every object in the parsed JSON-LD blocks (graphs flattened, nested values walked). Bad JSON is skipped. */
 export function jsonLdNodes(blocks: readonly string[]): JsonNode[] {
@@ -14,13 +29,7 @@ export function jsonLdNodes(blocks: readonly string[]): JsonNode[] {
     out.push(value as JsonNode);
     for (const v of Object.values(value)) walk(v, depth + 1);
   };
-  for (const block of blocks) {
-    try {
-      walk(JSON.parse(block.trim().replace(/^<!--|-->$/g, "")), 0);
-    } catch {
-      /* invalid JSON-LD is common; ignore that block */
-    }
-  }
+  for (const root of jsonLdRoots(blocks)) walk(root, 0);
   return out;
 }
 
@@ -52,25 +61,35 @@ export function strings(value: unknown): string[] {
 
 /**
  * An HTMLRewriter handler for elements whose text is not page text (script, style, template, ...)
- * that collects the JSON-LD blocks among them. HTMLRewriter keeps one end-tag callback per element
- * (a second `onEndTag` replaces the first), so a JSON-LD <script> must end its skip and its block in
- * the same callback: two handlers on it left every later text unread.
+ * that collects the JSON-LD blocks among them (`blocks`) and, when `withData`, every inline data
+ * script (`scripts`: JSON islands and scripts that may assign state; see script-data.ts).
+ * HTMLRewriter keeps one end-tag callback per element (a second `onEndTag` replaces the first), so
+ * a <script> must end its skip and its block in the same callback: two handlers on it left every
+ * later text unread.
  */
-export function skippedElements(): { handler: HTMLRewriterElementContentHandlers; skipping(): boolean; blocks: string[] } {
+export function skippedElements(withData = false): { handler: HTMLRewriterElementContentHandlers; skipping(): boolean; blocks: string[]; scripts: ScriptBlock[] } {
   const blocks: string[] = [];
+  const scripts: ScriptBlock[] = [];
   let depth = 0;
   let buffer: string | null = null;
   return {
     blocks,
+    scripts,
     skipping: () => depth > 0,
     handler: {
       element(el) {
         depth++;
-        const jsonLd = el.tagName === "script" && /ld\+json/i.test(el.getAttribute("type") ?? "");
-        buffer = jsonLd ? "" : null;
+        const type = el.getAttribute("type") ?? "";
+        const jsonLd = el.tagName === "script" && /ld\+json/i.test(type);
+        const data = withData && el.tagName === "script" && !el.hasAttribute("src") && isDataScript(type) !== null;
+        buffer = jsonLd || data ? "" : null;
+        const id = el.getAttribute("id") ?? "";
         el.onEndTag(() => {
           depth--;
-          if (jsonLd && buffer !== null) blocks.push(buffer);
+          if (buffer !== null) {
+            if (jsonLd) blocks.push(buffer);
+            if (data) scripts.push({ type, id, text: buffer });
+          }
           buffer = null;
         });
       },

@@ -2,12 +2,16 @@ import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
 import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./email-addresses.js";
-import { type FoundAddress, type Person, personNear, personOfPage, readingFor, readLine, shown } from "./people.js";
-import { isFamilyFirstLanguage, type NameEvidence } from "../../people/readings.js";
+import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
+import { isFamilyFirstLanguage } from "../../people/readings.js";
 import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
 import type { Pattern } from "../../finder/patterns.js";
-import { type JsonNode, jsonLdNodes, skippedElements, text, typesOf } from "./jsonld.js";
+import { type JsonNode, jsonLdNodes, jsonLdRoots, skippedElements } from "./jsonld.js";
 import { nameKey, type PersonName, splitFullName } from "../../people/names.js";
+import { alignRomanized } from "../../people/native-names.js";
+import { appDataOf, type ScriptBlock } from "./script-data.js";
+import { type DataPerson, type DataReading, linesOfText, readStructured } from "./structured.js";
+import { hasMicrodata, microdataItems } from "./microdata.js";
 import type { LinkRef } from "../crawl/plan.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
 
@@ -63,7 +67,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     if (line) lines.push(line);
     current = "";
   };
-  const skipped = skippedElements();
+  const skipped = skippedElements(true);
   const marks: Mark[] = [];
   let anchor: { marks: Mark[]; text: string } | null = null;
   const links = new Set<string>();
@@ -76,6 +80,7 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   let h1Done = false;
   const telLinks: string[] = [];
   let lang = "";
+  let dropText = false;
 
   const mark = (raw: string, via: Mark["via"], inAnchor: boolean) => {
     const m: Mark = { raw, line: lines.length, anchorText: "", via };
@@ -98,6 +103,24 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
       },
     })
     .on(CONTAINERS, { element: () => breakLine() })
+    // Ruby reads as it renders without ruby support: each reading in brackets after its base
+    // ("田中(たなか)"), the page's own <rp> brackets dropped so they are not doubled.
+    .on("rt", {
+      element(el) {
+        current += "(";
+        el.onEndTag(() => void (current += ")"));
+      },
+    })
+    .on("rp", { text: () => void (dropText = true) })
+    // Frameworks that hand their data to the page in an attribute: Astro islands, Inertia, React on Rails.
+    .on(DATA_ATTRIBUTE_ELEMENTS, {
+      element(el) {
+        for (const [attribute, type] of DATA_ATTRIBUTES) {
+          const value = el.getAttribute(attribute);
+          if (value && (attribute !== "props" || el.tagName === "astro-island")) skipped.scripts.push({ type, id: attribute, text: decodeEntities(value) });
+        }
+      },
+    })
     .on("br, hr, img", { element: () => breakLine() })
     .on("a[href]", {
       element(el) {
@@ -187,7 +210,9 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     })
     .onDocument({
       text(t) {
-        if (!skipped.skipping()) current += t.text;
+        // An element's own text handler runs before this one for the same chunk.
+        if (!skipped.skipping() && !dropText) current += t.text;
+        dropText = false;
       },
     });
 
@@ -195,10 +220,14 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
   breakLine();
 
   const jsonLd = jsonLdNodes(skipped.blocks);
+  const data = await structuredData(body, skipped.blocks, skipped.scripts);
   const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
-  for (const node of jsonLd) if (typesOf(node).includes("Person") && !node.email) pageNames.push(String(text(node.name) ?? ""));
+  for (const { person } of data.people) if (person.emails.length === 0 && person.name) pageNames.push(person.name);
   const familyFirstPage = lang ? isFamilyFirstLanguage(lang) : writtenFamilyFirst(lines);
-  const addresses = collectAddresses(lines, marks, jsonLd, targetDomain, pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean), familyFirstPage);
+  const addresses = collectAddresses({
+    lines, marks, data, targetDomain, familyFirstPage,
+    pageNames: pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean),
+  });
   const allLinkList = [...allLinks];
   const company = companyFactsFrom({ nodes: jsonLd, meta, links: allLinkList, targetDomain });
   // Numbers written without +country are read in the country the page is about.
@@ -219,10 +248,14 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
     jsonLd,
     lines,
-    personNames: personNamesIn(lines),
+    personNames: [...new Set([...personNamesIn(lines), ...personNamesIn(data.lines), ...data.people.flatMap(({ person }) => (person.name ? [person.name] : []))])],
     statedFormats: statedFormatsIn(lines, targetDomain),
   };
 }
+
+/** Attributes whose value is the JSON an app renders from, with how to read it. */
+const DATA_ATTRIBUTES: [string, string][] = [["props", "astro-island"], ["data-page", "application/json"], ["data-props", "application/json"], ["data-react-props", "application/json"]];
+const DATA_ATTRIBUTE_ELEMENTS = "astro-island[props], [data-page], [data-props], [data-react-props]";
 
 /** A page without a lang attribute whose text is mostly in a script written family name first (CJK, Hangul). */
 function writtenFamilyFirst(lines: readonly string[]): boolean {
@@ -258,9 +291,8 @@ function statedFormatsIn(lines: readonly string[], targetDomain: string): Patter
 function personNamesIn(lines: readonly string[]): string[] {
   const out = new Set<string>();
   for (const line of lines) {
-    if (line.length > 120) continue;
-    const name = readLine(line).name;
-    if (name) out.add(name);
+    if (line.length > 300) continue;
+    for (const name of namesOnLine(line)) out.add(name);
     if (out.size >= 300) break;
   }
   return [...out];
@@ -278,7 +310,7 @@ function countryOfLanguage(lang: string): CountryCode | undefined {
 function fromPlainText(body: string, targetDomain: string): PageExtraction {
   const lines = body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).slice(0, 5000);
   return {
-    addresses: collectAddresses(lines, [], [], targetDomain),
+    addresses: collectAddresses({ lines, marks: [], data: NO_DATA, targetDomain }),
     phones: phonesInLines(lines, countryOfDomain(targetDomain)),
     company: emptyCompanyFacts(),
     links: [],
@@ -288,11 +320,57 @@ function fromPlainText(body: string, targetDomain: string): PageExtraction {
     title: null,
     jsonLd: [],
     lines,
+    personNames: personNamesIn(lines),
+    statedFormats: statedFormatsIn(lines, targetDomain),
   };
 }
 
+/** People and text a page carries as structured data: JSON-LD, microdata, and the data of app-rendered pages. */
+interface StructuredData {
+  people: { person: DataPerson; via: FoundAddress["via"] }[];
+  /** The data's strings as lines (rich text broken at its tags), for the same scan as the page text. */
+  lines: string[];
+}
+const NO_DATA: StructuredData = { people: [], lines: [] };
+
+async function structuredData(body: string, jsonLdBlocks: readonly string[], scripts: readonly ScriptBlock[]): Promise<StructuredData> {
+  const sources: [FoundAddress["via"], DataReading][] = [["jsonld", readStructured(jsonLdRoots(jsonLdBlocks), true)]];
+  if (hasMicrodata(body)) sources.push(["microdata", readStructured(await microdataItems(body), true)]);
+  const appData = appDataOf(scripts);
+  if (appData.length) sources.push(["data", readStructured(appData, false)]);
+  return {
+    people: sources.flatMap(([via, r]) => r.people.map((person) => ({ person, via }))),
+    lines: sources.flatMap(([, r]) => r.texts.flatMap(linesOfText)).slice(0, MAX_DATA_LINES),
+  };
+}
+const MAX_DATA_LINES = 5000;
+
+/** What structured data says of an address's owner: stated parts, a native name that tells them, or a displayed name. */
+function personOfData(p: DataPerson, email: string, familyFirstPage: boolean): Person {
+  const local = email.slice(0, email.indexOf("@"));
+  if (p.given && p.family) {
+    const name: PersonName = { first: p.given, last: p.family, ...(p.middle ? { middle: p.middle } : {}) };
+    return { evidence: { kind: "stated", name }, name, position: p.position, native: p.native };
+  }
+  const aligned = p.stated ?? (p.native && p.name ? alignRomanized(p.native, p.name, local) : null);
+  if (aligned) return { evidence: { kind: "stated", name: aligned }, name: aligned, position: p.position, native: p.native };
+  if (!p.name) return { evidence: null, name: null, position: p.position, native: p.native };
+  // A bare `name` is only a displayed name; beside a native one it is a rendering for Western readers.
+  const evidence = shown(p.name, familyFirstPage && !p.native);
+  return { evidence, name: readingFor(email, evidence) ?? splitFullName(p.name), position: p.position, native: p.native };
+}
+
+interface Collect {
+  lines: string[];
+  marks: Mark[];
+  data: StructuredData;
+  targetDomain: string;
+  pageNames?: string[];
+  familyFirstPage?: boolean;
+}
+
 /** One entry per accepted address, with the best name and position the page gives for it. */
-function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], targetDomain: string, pageNames: string[] = [], familyFirstPage = false): FoundAddress[] {
+function collectAddresses({ lines, marks, data, targetDomain, pageNames = [], familyFirstPage = false }: Collect): FoundAddress[] {
   const found = new Map<string, FoundAddress>();
   const add = (candidate: FoundAddress) => {
     const existing = found.get(candidate.email);
@@ -300,58 +378,59 @@ function collectAddresses(lines: string[], marks: Mark[], jsonLd: JsonNode[], ta
     else if (!existing.name && candidate.name) found.set(candidate.email, { ...candidate, via: existing.via });
   };
 
-  // JSON-LD Person nodes state name and title outright.
-  for (const node of jsonLd) {
-    if (!typesOf(node).includes("Person")) continue;
-    const email = acceptAddress(String(text(node.email) ?? "").replace(/^mailto:/i, ""), targetDomain);
-    if (!email) continue;
-    const given = text(node.givenName);
-    const family = text(node.familyName);
-    const full = text(node.name);
-    // givenName/familyName say which part is which; a bare `name` is only a displayed name.
-    const evidence: NameEvidence | null = given && family ? { kind: "stated", name: { first: given, last: family } } : full ? shown(full, familyFirstPage) : null;
-    const name = evidence?.kind === "stated" ? evidence.name : evidence ? (readingFor(email, evidence) ?? splitFullName(full!)) : null;
-    add({ email, evidence, name, position: text(node.jobTitle), via: "jsonld" });
+  // Structured data states name and title outright.
+  for (const { person, via } of data.people) {
+    for (const raw of person.emails) {
+      const email = acceptAddress(raw, targetDomain);
+      if (email) add({ email, ...personOfData(person, email, familyFirstPage), via });
+    }
   }
   // A profile page names its person once, in its heading or title, often far from the address.
-  const onPage = (email: string, near: Person) => (near.name ? near : { ...near, ...personOfPage(email, pageNames, familyFirstPage) });
+  const onPage = (email: string, near: Person) => (near.name ? near : { ...near, ...personOfPage(email, pageNames, familyFirstPage), native: near.native ?? null });
   for (const m of marks) {
     const email = acceptAddress(m.raw, targetDomain);
     if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText, undefined, familyFirstPage)), via: m.via });
   }
-  const byJsonLd = statedNamesOf(jsonLd);
-  lines.forEach((line, index) => {
-    if (!mayHoldAddress(line)) return;
-    const prose = isProse(line);
-    for (const hit of scanAddresses(line)) {
-      if (hit.example) continue;
-      // "Adresy mają postać imie@firma.pl": a placeholder word in a sentence is the convention, not a mailbox.
-      if (prose && placeholderFormat(hit.email.slice(0, hit.email.indexOf("@")), true)) continue;
-      const email = acceptAddress(hit.email, targetDomain);
-      // Link text repeats the address of a mailto link: no need to look for its person twice.
-      if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, lines, index, "", line.slice(0, hit.index), familyFirstPage)), via: "text" });
-    }
-  });
-  return [...found.values()].map((a) => withStatedName(a, byJsonLd));
+  const scan = (text: readonly string[], via: FoundAddress["via"]) =>
+    text.forEach((line, index) => {
+      if (!mayHoldAddress(line)) return;
+      const prose = isProse(line);
+      for (const hit of scanAddresses(line)) {
+        if (hit.example) continue;
+        // "Adresy mają postać imie@firma.pl": a placeholder word in a sentence is the convention, not a mailbox.
+        if (prose && placeholderFormat(hit.email.slice(0, hit.email.indexOf("@")), true)) continue;
+        const email = acceptAddress(hit.email, targetDomain);
+        // Link text repeats the address of a mailto link: no need to look for its person twice.
+        if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, text, index, "", line.slice(0, hit.index), familyFirstPage)), via });
+      }
+    });
+  scan(lines, "text");
+  scan(data.lines, "data");
+  const stated = statedNamesOf(data.people.map(({ person }) => person));
+  return [...found.values()].map((a) => withStatedName(a, stated));
 }
 
 const tokenKey = (words: readonly string[]) => words.map((w) => nameKey(w)).filter(Boolean).sort().join(" ");
 
-/** JSON-LD Persons that say which part of their name is which (givenName, familyName), by their name's words. */
-function statedNamesOf(jsonLd: readonly JsonNode[]): Map<string, PersonName> {
+/** People in structured data that say which part of their name is which (givenName, familyName), by their name's words. */
+function statedNamesOf(people: readonly DataPerson[]): Map<string, PersonName> {
   const out = new Map<string, PersonName>();
-  for (const node of jsonLd) {
-    if (!typesOf(node).includes("Person")) continue;
-    const first = text(node.givenName);
-    const last = text(node.familyName);
-    if (first && last) out.set(tokenKey(`${first} ${last}`.split(/\s+/)), { first, last });
+  for (const p of people) {
+    if (!p.given || !p.family) continue;
+    const name: PersonName = { first: p.given, last: p.family, ...(p.middle ? { middle: p.middle } : {}) };
+    out.set(tokenKey(`${p.given} ${p.family}`.split(/\s+/)), name);
+    if (p.middle) out.set(tokenKey(`${p.given} ${p.middle} ${p.family}`.split(/\s+/)), name);
   }
   return out;
 }
 
-/** A name the page shows ("Demir Barış") that a JSON-LD Person on the page states part by part is read as stated. */
+/**
+ * A name the page shows ("Demir Barış") that a structured-data person on the page states part by
+ * part is read as stated; a middle initial shown beside it ("Femke M. Hendriks") does not hide it.
+ */
 function withStatedName(a: FoundAddress, stated: ReadonlyMap<string, PersonName>): FoundAddress {
   if (a.evidence?.kind !== "shown" || stated.size === 0) return a;
-  const name = stated.get(tokenKey(a.evidence.text.replace(/,/g, " ").split(/\s+/)));
+  const words = a.evidence.text.replace(/,/g, " ").split(/\s+/);
+  const name = stated.get(tokenKey(words)) ?? stated.get(tokenKey(words.filter((w) => !/^\p{Lu}\.$/u.test(w))));
   return name ? { ...a, evidence: { kind: "stated", name }, name } : a;
 }

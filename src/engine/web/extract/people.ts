@@ -1,4 +1,5 @@
-import { looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
+import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
+import { alignRomanized, annotatedName, isNativePersonName, isNativeTitle, nativeNameThenTitle, writtenInParts } from "../../people/native-names.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
@@ -13,7 +14,9 @@ export interface FoundAddress {
   /** This page's own reading of that evidence, for page-level use (the index may read it otherwise). */
   name: PersonName | null;
   position: string | null;
-  via: "mailto" | "text" | "cfemail" | "jsonld" | "vcard";
+  via: "mailto" | "text" | "cfemail" | "jsonld" | "microdata" | "data" | "vcard";
+  /** The owner's name in its own script (CJK), when the page shows it: read with a rendering another page gives. */
+  native?: string | null;
 }
 
 /** Evidence for a name written out on a page. */
@@ -22,15 +25,15 @@ export function shown(text: string, familyFirstPage = false): NameEvidence {
 }
 
 const TITLE_WORDS =
-  /\b(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?)\b/i;
+  /(?<![\p{L}])(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?|ingenieur(in)?|projektleiter(in)?|prokurist(in)?|sachbearbeiter(in)?|assistent(in)?|diretor(a)?|engenheir[oa]|consultor(a)?|coordenador(a)?|assistente|analista|técnic[oa]|tecnic[oa]|presidente|administrador(a)?|contabilista|economista|arquitet[oa]|ingenier[oa]|coordinador(a)?|jefe|jefa|responsable|administrativ[oa]|arquitect[oa]|consultante?|chef|chargée?|assistante?|experte?|présidente?|analyste|consulente|responsabile|impiegat[oa]|amministratore|architetto|medewerker|projectleider|specjalista|inżynier|konsultant|doradca|asystent(ka)?|wiceprezes|uzman|danışman|genel|konsult|rådgivare|rådgiver|ingenjör|ingeniør|projektledare|prosjektleder|leder|ledare|sjef|daglig leder|vd|segretari[oa]|segreteria|commerciale|amministrazione|assistenz|technik|verwaltung|ventes|technique|administration|administración|ventas|ingeniería|gestor(a)?|comercial|engenharia|verkoop|financiën|techniek|administratie|specjalist(k)?a|sprzedaż|księgowość|technika|administracja|yönetici(si)?|asistan(ı)?|satış|finans|mühendislik|[iİ]dari|försäljning|ekonomi|teknik|teknikk|salg|økonomi|administrasjon|\p{L}*vezető|értékesítés|pénzügy|műszaki|adminisztráció|quản lý|kế toán|kinh doanh|tài chính|kỹ thuật|hành chính|отдел|бухгалтерия|администрация|технический|tanácsadó|vezető|директор|менеджер|инженер|бухгалтер|юрист|руководитель|специалист|консультант|giám đốc|trưởng phòng|kỹ sư|chuyên viên|nhân viên)(?![\p{L}])/iu;
 
 /** Titles written as one compound word (German, Dutch, Nordic): "Accountmanager", "Projektleiterin", "Bedrijfsleider". */
-const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin)$/u;
+const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin|leder|ledare|sjef|ansvarlig|ansvarig|rådgiver|rådgivare|sekretær|sekreterare|ingeniør|ingenjör|medarbeider)$/u;
 
 export function looksLikePosition(text: string): boolean {
   const t = text.trim();
   if (t.length < 2 || t.length > 80 || /[@\d]/.test(t) || t.split(/\s+/).length > 9) return false;
-  return TITLE_WORDS.test(t) || COMPOUND_TITLE.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null;
+  return TITLE_WORDS.test(t) || COMPOUND_TITLE.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null || isNativeTitle(t);
 }
 
 
@@ -46,9 +49,18 @@ function segmentsOf(line: string): string[] {
   return line
     .replace(/\((\p{Lu}[\p{L}'’.-]{1,20})\)(?=\s+\p{Lu})/gu, '"$1"')
     .split(NON_COMMA_SEPARATORS)
-    .flatMap((part) => (familyCommaGiven(part) ? [part] : part.split(",")))
+    .flatMap((part) => (familyCommaGiven(part) ? [part] : commaPieces(part)))
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** "Leclerc, François Louis, Segreteria": a "Family, Given" name at the head of a list that ends in a title. */
+function commaPieces(part: string): string[] {
+  const pieces = part.split(",");
+  if (pieces.length >= 3 && familyCommaGiven(`${pieces[0]},${pieces[1]}`) && pieces.slice(2).every((p) => looksLikePosition(p))) {
+    return [`${pieces[0]},${pieces[1]}`, ...pieces.slice(2)];
+  }
+  return pieces;
 }
 
 const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
@@ -62,28 +74,109 @@ function familyCommaGiven(text: string): boolean {
   return looksLikePersonName(`${given} ${family}`.split(/\s+/).filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t)).join(" "));
 }
 
+export interface LineReading {
+  name: string | null;
+  position: string | null;
+  /**
+   * The Latin name is a rendering of a name in another script on the same line ("田中 太郎 Taro
+   * Tanaka", "王伟 (David Wang)"): written for Western readers, given name first unless the native
+   * name says otherwise, whatever the page's language.
+   */
+  transcribed: boolean;
+  /** The name in its own script (CJK) that the line shows, with or without a Latin rendering. */
+  native: string | null;
+  /** Which part is which, told by the native name beside the rendering (its family name comes first). */
+  stated: PersonName | null;
+}
+
 /**
  * A name and position read from one line ("Jane Doe, CTO" / "Jane Doe" / "Chief Technology Officer").
- * `transcribed` marks a Latin name taken from beside a name in another script ("田中 太郎 Taro
- * Tanaka"): such a rendering is written for Western readers, given name first, whatever the page's
- * language.
+ * `localPart` (the address the name is looked up for) picks among spellings a native name allows.
  */
-export function readLine(line: string): { name: string | null; position: string | null; transcribed: boolean } {
+export function readLine(line: string, localPart = ""): LineReading {
+  // Ruby as it renders without ruby support: each reading after its part, family name first.
+  const annotated = annotatedName(line, localPart);
+  if (annotated) {
+    const rest = readLine(annotated.rest, localPart);
+    return { name: fullNameOf(annotated.name), position: rest.position, transcribed: true, native: null, stated: annotated.name };
+  }
   const segments = segmentsOf(line);
   let name: string | null = null;
   let position: string | null = null;
   let transcribed = false;
+  let native: string | null = null;
+  let single: string | null = null;
   for (const s of segments) {
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
-    if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
+    const glued: { name: string; position: string } | null = isPosition && !name ? nameThenPosition(s) : null;
+    const nativeGlued: { name: string; title: string } | null = native ? null : nativeNameThenTitle(s);
+    if (nativeGlued) {
+      native = nativeGlued.name;
+      position ??= nativeGlued.title;
+    } else if (!native && isNativePersonName(s)) native = s;
+    else if (glued) {
+      name = glued.name;
+      position ??= glued.position;
+    } else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
       transcribed = name !== null;
-    }
+      const rest = name ? s.replace(name, " ").trim() : "";
+      if (name && !native && isNativePersonName(rest)) native = rest;
+    } else if (!single && /^\p{Lu}\p{Ll}+$/u.test(s)) single = s;
   }
-  return { name, position, transcribed };
+  if (native && name) {
+    const stated = alignRomanized(native, name, localPart);
+    // Without a known family name, a name written in two parts beside it is still a rendering for Western readers.
+    return { name, position, transcribed: transcribed || !!stated || writtenInParts(native), native, stated };
+  }
+  // "王伟 (David)": the given name the person goes by, beside the native name that gives the family name.
+  const goesBy = native && single ? alignRomanized(native, single, localPart) : null;
+  if (goesBy) return { name: fullNameOf(goesBy), position, transcribed: true, native, stated: goesBy };
+  return { name, position, transcribed, native, stated: null };
+}
+
+/**
+ * Every name a line shows, not only the first: "Directeur de la publication : Anaïs C. Tessier
+ * (…), Daniel J. Sullivan, Lisa-Marie A. Strauß" names three people.
+ */
+export function namesOnLine(line: string): string[] {
+  const first = readLine(line).name;
+  if (!first || !/[,;]/.test(line)) return first ? [first] : [];
+  const out = new Set([first]);
+  for (const s of segmentsOf(line)) {
+    const read = readLine(s);
+    if (read.name) out.add(read.name);
+  }
+  return [...out];
+}
+
+/** "Inês M. das Neves Diretor-geral": a name and a title with nothing between them (a link, then a span). */
+function nameThenPosition(segment: string): { name: string; position: string } | null {
+  const words = segment.split(/\s+/);
+  for (let k = words.length - 1; k >= 2; k--) {
+    const name = words.slice(0, k).join(" ");
+    const position = words.slice(k).join(" ");
+    if (looksLikePosition(position) && !looksLikePosition(name) && looksLikePersonName(name)) return { name, position };
+  }
+  return null;
+}
+
+/** A line read as a Latin name rendered from the native name on a line beside it (a two-column table, a card). */
+function besideNative(read: LineReading, neighbours: readonly (string | undefined)[], localPart: string): LineReading {
+  if (!read.name || read.native) return read;
+  const native = neighbours.find((l): l is string => !!l && isNativePersonName(l));
+  if (!native) return read;
+  const stated = alignRomanized(native, read.name, localPart);
+  return { ...read, transcribed: read.transcribed || !!stated || writtenInParts(native), native, stated };
+}
+
+/** The evidence a line's reading gives: stated when the native name tells the parts, else the name as shown. */
+function evidenceOf(read: LineReading, familyFirstPage: boolean): NameEvidence | null {
+  if (read.stated) return { kind: "stated", name: read.stated };
+  return read.name ? shown(read.name, familyFirstPage && !read.transcribed) : null;
 }
 
 /**
@@ -121,13 +214,15 @@ export function personNear(
 
   let found: Person | null = null;
   let position: string | null = null;
-  const consider = (line: string) => {
-    const read = readLine(line);
+  let native: string | null = null;
+  const consider = (line: string, neighbours: readonly (string | undefined)[] = []) => {
+    const read = besideNative(readLine(line, local), neighbours, local);
+    if (!native && read.native) native = read.native;
     if (!found && read.name) {
-      const evidence = shown(read.name, familyFirstPage && !read.transcribed);
+      const evidence = evidenceOf(read, familyFirstPage)!;
       const name = readingFor(email, evidence);
       if (name) {
-        found = { evidence, name, position: position ?? read.position };
+        found = { evidence, name, position: position ?? read.position, native: read.native };
         return;
       }
     }
@@ -136,14 +231,42 @@ export function personNear(
 
   if (anchorText && !anchorText.includes("@")) consider(anchorText);
   const here = sameLineBefore ?? lines[lineIndex] ?? "";
-  if (!found) consider(here.replace(/\S+@\S+/g, " "));
+  if (!found) consider(here.replace(/\S+@\S+/g, " "), [lines[lineIndex - 1]]);
   for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !found; i--) {
     const line = lines[i]!;
     if (/@/.test(line)) break;
-    consider(line);
+    consider(line, [lines[i - 1], lines[i + 1]]);
   }
-  // A position without the person it belongs to is not attached to anyone.
-  return found ?? NOBODY;
+  // A table written row by row: a row of names, perhaps a row of titles, then their addresses.
+  if (!found) {
+    const partner = columnPartner(lines, lineIndex);
+    if (partner !== null) consider(lines[partner]!, [lines[partner - 1], lines[partner + 1]]);
+  }
+  if (found) return found;
+  // A position without the person it belongs to is not attached to anyone; a native name is kept,
+  // for a rendering of it on another page (an English version) to be read with.
+  return native ? { ...NOBODY, native } : NOBODY;
+}
+
+const isAddressCell = (line: string | undefined) => !!line && line.length <= 80 && /@|\(at\)|\[at\]/i.test(line);
+
+/**
+ * The line in the same column as the address, in the rows above its row of addresses: a layout
+ * table of k people gives k name cells, (k title cells,) then k address cells, one line each.
+ */
+function columnPartner(lines: readonly string[], lineIndex: number): number | null {
+  if (!isAddressCell(lines[lineIndex])) return null;
+  let start = lineIndex;
+  while (start > 0 && isAddressCell(lines[start - 1])) start--;
+  let end = lineIndex;
+  while (isAddressCell(lines[end + 1])) end++;
+  const width = end - start + 1;
+  if (width < 2) return null;
+  for (let rows = 1; rows <= 3 && start - rows * width >= 0; rows++) {
+    const at = start - rows * width + (lineIndex - start);
+    if (readLine(lines[at]!).name) return at;
+  }
+  return null;
 }
 
 /** A person read off a page for an address: the name evidence, this page's reading of it, and a position. */
@@ -151,6 +274,8 @@ export interface Person {
   evidence: NameEvidence | null;
   name: PersonName | null;
   position: string | null;
+  /** The owner's name in its own script (CJK), when the page shows it. */
+  native?: string | null;
 }
 const NOBODY: Person = { evidence: null, name: null, position: null };
 
@@ -159,11 +284,10 @@ export function personOfPage(email: string, pageNames: readonly string[], family
   const local = email.slice(0, email.indexOf("@"));
   if (isRoleOnly(local)) return NOBODY;
   for (const text of pageNames) {
-    const read = readLine(text);
-    if (!read.name) continue;
-    const evidence = shown(read.name, familyFirstPage && !read.transcribed);
-    const name = readingFor(email, evidence);
-    if (name) return { evidence, name, position: null };
+    const read = readLine(text, local);
+    const evidence = evidenceOf(read, familyFirstPage);
+    const name = evidence ? readingFor(email, evidence) : null;
+    if (name) return { evidence, name, position: null, native: read.native };
   }
   return NOBODY;
 }

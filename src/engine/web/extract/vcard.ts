@@ -17,7 +17,7 @@ function properties(card: string): { name: string; value: string }[] {
   return unfolded.split(/\r?\n/).flatMap((line) => {
     const colon = line.indexOf(":");
     if (colon < 1) return [];
-    const name = line.slice(0, colon).split(";")[0]!.replace(/^item\d+\./i, "").toUpperCase();
+    const name = line.slice(0, colon).replace(/;.*$/s, "").replace(/^item\d+\./i, "").toUpperCase();
     const value = line.slice(colon + 1).replace(/\\([,;\\])/g, "$1").replace(/\\n/gi, " ").trim();
     return [{ name, value }];
   });

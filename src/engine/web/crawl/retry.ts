@@ -1,0 +1,52 @@
+import type { PageFetch } from "../fetch-page.js";
+
+/**
+ * When a crawl pass tries a failed page once more. A page is retried at most once a pass, after the
+ * server's `Retry-After` (seconds or an HTTP date; 1 s without one).
+ */
+export interface RetryPolicy {
+  /** The longest wait this pass honours; 0 = no retry in this pass (the failure is handed on). */
+  maxWaitMs: number;
+  /**
+   * Beyond `maxWaitMs`: false (a pass with a later one) hands the page on rather than ask before the
+   * time the server gave; true (the last pass) waits `maxWaitMs` and asks once.
+   */
+  clamp: boolean;
+  /** Also retry failures the server did not ask to retry (502, 504, network errors), not only 429 and 503. */
+  unasked: boolean;
+}
+
+/** Without a Retry-After, a transient failure is tried again after this long. */
+export const DEFAULT_RETRY_WAIT_MS = 1_000;
+
+/**
+ * A failure worth one more try later: 429, 5xx, a network error, a timeout, or a bot challenge
+ * (defences often challenge a burst of requests and let a slower client through later; a retry
+ * asks again, it never tries to solve the challenge); never a missing host.
+ */
+export function isTransient(r: PageFetch): r is Extract<PageFetch, { kind: "unreachable" | "unusable" }> {
+  if (r.kind === "unreachable") return !r.noSuchHost;
+  return r.kind === "unusable" && (!!r.transient || !!r.challenge);
+}
+
+const retryAfterOf = (r: PageFetch) => ("retryAfterMs" in r && r.retryAfterMs !== undefined ? r.retryAfterMs : null);
+
+/** The server said "later": 429, 503, or any answer with a Retry-After (a challenge never says so: it is not asked to come back). */
+export function askedToComeBack(r: PageFetch): boolean {
+  return (r.kind === "unreachable" || r.kind === "unusable") && !r.challenge && (r.status === 429 || r.status === 503 || retryAfterOf(r) !== null);
+}
+
+/**
+ * The wait before retrying `r` in this pass, or null when this pass does not retry it: not a
+ * transient failure, a timeout (never retried in the pass that waited for it), a failure the server
+ * did not ask to retry in a pass that retries only those, a wait beyond the policy's, or one that
+ * would not fit in the `leftMs` the pass has.
+ */
+export function retryWait(r: PageFetch, policy: RetryPolicy, leftMs: number, pageTimeoutMs: number): number | null {
+  if (policy.maxWaitMs <= 0 || !isTransient(r) || (r.kind === "unreachable" && r.timedOut)) return null;
+  if (!askedToComeBack(r) && !policy.unasked) return null;
+  const asked = retryAfterOf(r) ?? DEFAULT_RETRY_WAIT_MS;
+  if (asked > policy.maxWaitMs && !policy.clamp) return null;
+  const wait = Math.min(asked, policy.maxWaitMs);
+  return wait + pageTimeoutMs / 4 < leftMs ? wait : null;
+}

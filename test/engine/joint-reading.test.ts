@@ -6,6 +6,7 @@ import { percentages } from "../../src/engine/finder/patterns.js";
 import { placeholderFormat } from "../../src/engine/finder/stated-format.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { readingsOf } from "../../src/engine/people/readings.js";
+import { looksLikePersonName } from "../../src/engine/people/names.js";
 import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
@@ -256,6 +257,13 @@ describe("initials and particles", () => {
     expect(plain.addresses[0]?.name).toBeNull();
   });
 
+  it("takes a short placeholder word in a short Turkish sentence for the convention, not a mailbox", async () => {
+    const html = `<html lang="tr"><body><p>Tüm çalışanlarımıza ad@tr-x1.com.tr adresinden ulaşabilirsiniz.</p><p>Burak Güler</p><p>burak@tr-x1.com.tr</p></body></html>`;
+    const page = await extractPage(html, "https://tr-x1.com.tr/iletisim", "tr-x1.com.tr");
+    expect(page.addresses.map((a) => a.email)).toEqual(["burak@tr-x1.com.tr"]);
+    expect(page.statedFormats).toEqual(["{first}"]);
+  });
+
   it("takes a placeholder made only of short placeholder words (tên_họ) as a placeholder", () => {
     expect(placeholderFormat("ten_ho")).toBe("{first}_{last}");
     expect(placeholderFormat("ho.l")).toBeNull();
@@ -268,6 +276,42 @@ describe("Gaelic prefixes", () => {
     expect(r.inference.particleForm).toBe("last");
     expect(proposeAddress([], { first: "Tiago", last: "do Carmo" }, "x.ie", r.inference)?.email).toBe("carmo.tiago@x.ie");
     expect(proposeAddress([], { first: "Siobhán", last: "Nic Dhonnchadha" }, "x.ie", r.inference)?.email).toBe("nicdhonnchadha.siobhan@x.ie");
+  });
+});
+
+describe("capitalised prefixes and initials", () => {
+  it("writes De Luca joined as one family name and learns the particle habit from lower-case particles only", () => {
+    const r = read([["horst.floor", "Floor ter Horst"], ["deluca.gianluca", "Gianluca De Luca"], ["colombo.marco", "Marco Colombo"]]);
+    expect(r.inference.particleForm).toBe("last");
+    expect(proposeAddress([], { first: "Inês", last: "do Carmo" }, "x.it", r.inference)?.email).toBe("carmo.ines@x.it");
+    expect(proposeAddress([], { first: "Andrea", last: "De Luca" }, "x.it", r.inference)?.email).toBe("deluca.andrea@x.it");
+  });
+
+  it("reads an upper-cased family name's particles as particles: VAN DIJK Jan, VAN 'T HOF Wouter Maria", () => {
+    expect(readingsOf(shown("VAN DIJK Jan"))[0]?.name).toEqual({ first: "Jan", last: "van Dijk" });
+    expect(readingsOf(shown("VAN 'T HOF Wouter Maria")).map((r) => r.name)).toContainEqual({ first: "Wouter", middle: "Maria", last: "van 't Hof" });
+    expect(read([["wmvanthof", "VAN 'T HOF Wouter Maria"], ["pmmulder", "MULDER Pieter Maria"]]).inference.shares[0]?.pattern).toBe("{f}{m}{last}");
+    expect(looksLikePersonName("VAN 'T HOF Wouter Maria")).toBe(true);
+  });
+
+  it("never ends a given name with a particle: tiago-dossantos is Tiago of the dos Santos family", () => {
+    expect(read([["tiago-dossantos", "Tiago dos Santos"]]).names[0]).toEqual({ first: "Tiago", last: "dos Santos" });
+  });
+
+  it("reads an initial after the given name as a middle name, never as part of the given name: grzegorzj is {first}{l}", () => {
+    expect(read([["grzegorzj", "Grzegorz J. Jabłoński"]]).names[0]).toEqual({ first: "Grzegorz", middle: "J.", last: "Jabłoński" });
+  });
+
+  it("reads 'Trần, Thị Dũng' with dttran@ as Dũng Thị of the Trần family ({f}{m}{last})", () => {
+    const r = read([["dttran", "Trần, Thị Dũng"], ["qqdang", "Đặng, Quốc Quân"]]);
+    expect(r.inference.shares[0]?.pattern).toBe("{f}{m}{last}");
+    expect(r.names[0]).toEqual({ first: "Dũng", middle: "Thị", last: "Trần" });
+  });
+
+  it("never reads an initial as the start of a family name: Ingrid K. Møller with ikmoller is {f}{m}{last}", () => {
+    const r = read([["fjhoelzl", "Frauke J. Hölzl"], ["ikmoller", "Ingrid K. Møller"], ["hksorensen", "Håkon K. Sørensen"]]);
+    expect(r.inference.shares.map((s) => s.pattern)).toEqual(["{f}{m}{last}"]);
+    expect(r.names[1]).toEqual({ first: "Ingrid", middle: "K.", last: "Møller" });
   });
 });
 
@@ -287,6 +331,15 @@ describe("names inside a sentence", () => {
     const html = `<html lang="es"><body><p>Administrador: Gómez Ibáñez, Begoña (gomez.b{at}castano-x.es)</p><p>Robert (Bob) Smith</p><p>bob.smith@castano-x.es</p></body></html>`;
     const page = await extractPage(html, "https://castano-x.es/aviso-legal", "castano-x.es");
     expect(page.addresses.map((a) => a.name)).toEqual([{ first: "Begoña", last: "Gómez Ibáñez" }, { first: "Robert", last: "Smith" }]);
+  });
+
+  it("names each of several addresses on one line by the name just before it", async () => {
+    const html = `<html lang="tr"><body><p>Yönetim: Işıl Koç (<a href="mailto:isilk@g-x.com.tr">isilk@g-x.com.tr</a>), Koen Hendriks (koenh@g-x.com.tr)</p></body></html>`;
+    const page = await extractPage(html, "https://g-x.com.tr/yasal-uyari", "g-x.com.tr");
+    expect(page.addresses.map((a) => [a.email, a.name])).toEqual([
+      ["isilk@g-x.com.tr", { first: "Işıl", last: "Koç" }],
+      ["koenh@g-x.com.tr", { first: "Koen", last: "Hendriks" }],
+    ]);
   });
 });
 

@@ -31,6 +31,7 @@ describe("names", () => {
     expect(splitFullName("John Ronald Tolkien Jr.")).toEqual({ first: "John", middle: "Ronald", last: "Tolkien" });
     expect(splitFullName("Cooper, Jane")).toEqual({ first: "Jane", last: "Cooper" });
     expect(splitFullName("Madonna")).toBeNull();
+    expect(splitFullName("Dipl.-Ing. Sigrid M. Næss")).toEqual({ first: "Sigrid", middle: "M.", last: "Næss" });
   });
 
   it("recognises name-like lines and rejects headings and titles", () => {

@@ -176,6 +176,13 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
     expect(alignRomanized("山田 一郎", "Ichiro Yamaguchi")).toBeNull();
   });
 
+  it("reads Seo as a Korean family name, not the acronym SEO, and a card's labels (이메일:, 전화:) as no name", async () => {
+    const html = `<html lang="ko"><body><div><h3>서수아 (Sua Seo)</h3><p>대표이사</p><p>전화: +82 81 208 2171</p><p>이메일: <a href="mailto:seos@kr-x1.kr">seos@kr-x1.kr</a></p></div></body></html>`;
+    expect(named(await read(html, "kr-x1.kr"))).toEqual({ "seos@kr-x1.kr": "Sua / Seo" });
+    const unnamed = await read(`<html lang="ko"><body><p>전화: +82 81 208 2171</p><p>이메일: kimm@kr-x1.kr</p></body></html>`, "kr-x1.kr");
+    expect(unnamed[0]).toMatchObject({ name: null, native: null });
+  });
+
   it("reads native names and their romanized forms from embedded data", async () => {
     const data = { members: [{ nameJa: "高橋 健一", nameEn: "Kenichi Takahashi", email: "takahashi.kenichi@jp-x5.co.jp" }] };
     const html = `<html lang="ja"><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
@@ -297,13 +304,15 @@ describe("the finder completes a query from the names the site shows", () => {
 
   it("reads the middle initial a {f}{m}{last} site shows for a person whose address it does not publish", async () => {
     const card = (n: string, e: string | null) => `<div><h3>${n}</h3><p>Partner</p>${e ? `<p>${e}</p>` : ""}</div>`;
-    const html = `<html><body>${card("Stanisław J. Pawłowski", null)}${card("MUÑOZ GIL Jesús L.", null)}${card("Anna Maria Kowal", "amkowal@mid-x8.pl")}${card("Piotr K. Nowak", "pknowak@mid-x8.pl")}</body></html>`;
+    const html = `<html><body>${card("Stanisław J. Pawłowski", null)}${card("MUÑOZ GIL Jesús L.", null)}${card("LÊ Ngọc Trang", null)}${card("Anna Maria Kowal", "amkowal@mid-x8.pl")}${card("Piotr K. Nowak", "pknowak@mid-x8.pl")}</body></html>`;
     const { rows, formats } = await crawl("mid-x8.pl", [["/zespol", html]]);
     expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
     const { findEmail } = await import("../../src/engine/finder/email-finder.js");
     const ctx = { env, now: () => Date.now() };
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Stanisław", last: "Pawłowski" }, { verify: false })).email).toBe("sjpawlowski@mid-x8.pl");
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Jesús", last: "Muñoz Gil" }, { verify: false })).email).toBe("jlmunozgil@mid-x8.pl");
+    // Family name first, the middle name between it and the given name.
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Trang", last: "Lê" }, { verify: false })).email).toBe("tnle@mid-x8.pl");
     // Nobody of that name is shown: no middle initial to guess.
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Ewa", last: "Lis" }, { verify: false })).email).toBeNull();
     expect(rows.filter((r) => r.email.startsWith("sj"))).toEqual([]);

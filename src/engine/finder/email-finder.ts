@@ -83,7 +83,7 @@ async function withShownMiddle(ctx: FinderCtx, domain: string, name: PersonName,
 /**
  * The middle name of a displayed name that shows the query's given and family names: the words
  * right after the given name, up to the family name ("Jean-Baptiste Claude Dupré", "MUÑOZ GIL Jesús
- * L."). Words elsewhere ("Par …", a title after the name) are not part of it.
+ * L."), or between a family name written first and the given name ("LÊ Ngọc Trang"). Words elsewhere ("Par …", a title after the name) are not part of it.
  */
 function middleBeside(shown: string, name: PersonName): string | null {
   const tokens = parseName(shown).tokens;
@@ -96,8 +96,11 @@ function middleBeside(shown: string, name: PersonName): string | null {
   const familyStart = Math.min(...family);
   const end = familyStart > given ? familyStart : tokens.length;
   const middle: string[] = [];
-  for (let i = given + 1; i < end && !family.includes(i); i++) middle.push(tokens[i]!);
-  return middle.length ? middle.join(" ") : null;
+  for (let i = given + 1; i < end && !family.includes(i); i++) middle.push(tokens[i] ?? "");
+  // "LÊ Ngọc Trang": family name first, the middle name stands between it and the given name.
+  const between = familyStart < given ? tokens.slice(Math.max(...family) + 1, given) : [];
+  const words = between.length ? between : middle;
+  return words.length ? words.join(" ") : null;
 }
 
 export interface Proposal {

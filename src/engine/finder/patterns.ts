@@ -1,5 +1,5 @@
 import {
-  hasGaelicPrefix, hasParticle, nicknamesOf, type NordicSpelling, nordicMatters, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration,
+  hasParticle, prefixIsPartOfName, nicknamesOf, type NordicSpelling, nordicMatters, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration,
   transliterationMatters,
 } from "../people/names.js";
 
@@ -100,7 +100,7 @@ export function applyPattern(pattern: Pattern, name: PersonName, spelling: Trans
   const sets = tokenSets(name, style, nordic ?? "plain");
   const usual = sets[0];
   if (!usual) return null;
-  const familyForm = hasGaelicPrefix(name.last) ? null : hasParticle(name.last) ? particleForm : lastForm;
+  const familyForm = prefixIsPartOfName(name.last) ? null : hasParticle(name.last) ? particleForm : lastForm;
   const firstText = (firstForm && sets.find((t) => t.firstForm === firstForm)?.first) || usual.first;
   const lastText = (familyForm && sets.find((t) => t.lastForm === familyForm)?.last) || usual.last;
   return render(pattern, { ...usual, first: firstText, last: lastText });
@@ -146,8 +146,8 @@ export function matchPatterns(localPart: string, name: PersonName): PatternMatch
     }
   }
   const only = <T>(set: Set<T>, choices: number) => (choices > 1 ? single(set) : null);
-  // A Gaelic prefix is written joined by every domain: its match says nothing about the domain's habits.
-  const familyForm = hasGaelicPrefix(name.last) ? null : single(familyForms);
+  // A Gaelic prefix or a capitalised one ("De Luca") is written joined by every domain: its match says nothing about the domain's habits.
+  const familyForm = prefixIsPartOfName(name.last) ? null : single(familyForms);
   const particle = hasParticle(name.last);
   return {
     patterns: [...patterns],

@@ -125,7 +125,7 @@ export function nordicMatters(name: PersonName): boolean {
  */
 export function hasParticle(last: string): boolean {
   const words = last.trim().split(/\s+/);
-  return words.length > 1 && !hasGaelicPrefix(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
+  return words.length > 1 && !prefixIsPartOfName(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
 }
 
 /** A particle alone ("de", "van") is never a whole family or given name. */
@@ -141,11 +141,25 @@ export function hasGaelicPrefix(last: string): boolean {
   return words.length > 1 && GAELIC_PREFIXES.has(words[0]!.toLowerCase());
 }
 
+/**
+ * A prefix every domain writes joined, so that its match says nothing about the domain's habits: a
+ * Gaelic one ("Ó Briain"), or one capitalised particle before one name, which makes one family name
+ * ("De Luca", "Di Stefano", "Van Damme" → deluca), unlike a lower-case particle ("do Carmo", "ter
+ * Horst"), which domains join or drop. "Van der Meer" (two particles) stays a particle.
+ */
+export function prefixIsPartOfName(last: string): boolean {
+  const words = last.trim().split(/\s+/);
+  const [prefix = ""] = words;
+  return hasGaelicPrefix(last) || (words.length === 2 && /^\p{Lu}\p{Ll}*$/u.test(prefix) && PARTICLES.has(prefix.toLowerCase()));
+}
+
 const HONORIFICS = new Set([
   "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m",
   // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
   "me", "maître", "maitre", "dott", "dottssa", "avv", "ing", "arch", "geom", "rag", "sr", "sra", "srta", "don", "doña", "dña", "dra",
   "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag", "eng", "arq",
+  // German diploma titles written before the name ("Dipl.-Ing. Næss Sigrid M.").
+  "dipl-ing", "dipl-kfm", "dipl-kffr", "dipl-inf", "dipl-psych", "dipl-betrw", "dr-ing", "dr-med",
 ]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
@@ -265,7 +279,7 @@ export function nameKey(text: string): string {
   return ascii(text, "plain").replace(/[^a-z0-9]/g, "");
 }
 
-const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
+const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|['’]\p{Lu}|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
 const NOT_NAME_WORDS = new Set(
   [
     "contact", "contacts", "team", "our", "the", "about", "us", "sales", "support", "office", "press", "email", "e-mail",

@@ -47,12 +47,18 @@ export function nativeNameThenTitle(text: string): { name: string; title: string
 const NATIVE_TITLE_WORDS = /マネージャー|エンジニア|コンサルタント|デザイナー|ディレクター|取締役|代表|顾问|顧問|经理|經理|总监|主管|컨설턴트|엔지니어|매니저|대표|담당/u;
 
 /**
+ * Labels a card writes before a value, some of which start like a family name (이메일 with 이, 전화
+ * with 전, 주소 with 주): never a name.
+ */
+const NATIVE_LABEL = /^(?:이메일|메일|전화|전화번호|연락처|주소|팩스|휴대폰|휴대전화|홈페이지|이름|성명|직책|직위|부서|문의|邮箱|电邮|邮件|电子邮件|电话|手机|传真|地址|姓名|职位|部门|联系方式|メール|電話|住所|氏名|役職|連絡先|携帯|電子メール)(?:주소|번호)?$/u;
+
+/**
  * A native-script text that is a person's name, not a title or department beside it: family name
  * and given name written apart ("田中 太郎", neither part a title), or written together after a
  * known family name ("王伟", "김민준").
  */
 export function isNativePersonName(text: string): boolean {
-  if (!looksLikeNativeName(text)) return false;
+  if (!looksLikeNativeName(text) || NATIVE_LABEL.test(text.trim())) return false;
   const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
   if (parts.length === 2) return parts.every((p) => [...p].length <= 5) && !TITLE_LIKE.test(parts[1]!) && (!TITLE_LIKE.test(parts[0]!) || CJK_FAMILY_NAMES.has(parts[0]!));
   const family = nativeFamily(text);

@@ -26,7 +26,9 @@ const DEPARTMENT_RULES: [RegExp, Department][] = [
   [/\b(general counsel|counsel|legal|lawyer|attorney|compliance|paralegal|jurist|privacy officer|dpo|data protection)/i, "legal"],
   [/\b(public relations|press|media relations|pr)\b/i, "pr"],
   [/\b(communications?|spokes(person|man|woman)|kommunikation)\b/i, "communication"],
-  [/\b(cmo\b|marketing|growth\b|seo\b|content\b|brand\b|social media)/i, "marketing"],
+  [/\b(cmo\b|marketing|growth\b|content\b|brand\b|social media)/i, "marketing"],
+  // Upper case only: "Seo" is a Korean family name ("Sua Seo").
+  [/\bSEO\b/, "marketing"],
   [/\b(sales|account executive|account manager|business development|bdr\b|sdr\b|vertrieb|verkauf|partnerships)/i, "sales"],
   [/\b(chro\b|hr\b|human resources|people (ops|operations|partner)|talent\b|recruit|personal(abteilung|leitung))/i, "hr"],
   [/\b(diversity|inclusion|dei)\b/i, "diversity"],

@@ -1,4 +1,4 @@
-import { isParticle, type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
+import { hasGaelicPrefix, isParticle, type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
 
 /**
  * What a page tells about the name of an address's owner, before anyone decides which word is the
@@ -44,7 +44,10 @@ export function isFamilyFirstLanguage(lang: string): boolean {
   return FAMILY_FIRST_LANGUAGES.has(lang.trim().toLowerCase().split(/[-_]/)[0] ?? "");
 }
 
-const isUpperWord = (token: string) => /^\p{Lu}[\p{Lu}'’.-]*\p{Lu}$/u.test(token);
+/** An initial with its dot ("J."): a middle name or a given name, never part of a family name. */
+const INITIAL = /^\p{Lu}\.$/u;
+/** An upper-cased word of a family name: "TANAKA", "O'BRIEN", and the Dutch "'T" of "VAN 'T HOF". */
+const isUpperWord = (token: string) => /^(?:\p{Lu}[\p{Lu}'’.-]*\p{Lu}|['’]\p{Lu}+)$/u.test(token);
 const hasLower = (token: string) => /\p{Ll}/u.test(token);
 /** "TANAKA" → "Tanaka", "O'BRIEN" → "O'Brien". */
 const titleCase = (token: string) => token.toLowerCase().replace(/(^|[\s'’-])(\p{Ll})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
@@ -54,7 +57,15 @@ export function readingsOf(evidence: NameEvidence): Reading[] {
   if (evidence.kind === "stated") return [{ name: evidence.name, weight: 1 }];
   const { tokens, turned, nickname } = parseName(evidence.text);
   if (tokens.length < 2) return [];
-  const readings = readingsOfTokens(tokens, turned, evidence.familyFirstPage);
+  const readings = [...readingsOfTokens(tokens, turned, evidence.familyFirstPage)];
+  // "Trần, Thị Dũng": written family name first with a comma, the given name may be the last word (Vietnamese).
+  if (turned) {
+    for (const r of readings.filter((r) => r.weight === 1 && !r.name.middle && r.name.first.includes(" "))) {
+      const given = r.name.first.split(" ");
+      const lastGiven = given.at(-1);
+      if (lastGiven && !given.some((w) => INITIAL.test(w))) readings.push({ name: { first: lastGiven, middle: given.slice(0, -1).join(" "), last: r.name.last }, weight: 1 });
+    }
+  }
   // The name a person goes by, written beside the given name ('Katherine "Kate" Sullivan'), is as good a reading.
   if (!nickname) return readings;
   return [...readings, ...readings.filter((r) => r.weight === 1).map((r) => ({ name: { ...r.name, first: nickname }, weight: 1 }))];
@@ -73,10 +84,13 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
   // Written family name first ("NGUYỄN Thị Mai"), the given name comes last; otherwise first.
   // An initial ("J.") is a middle name, never the given name.
   const familyFirst = family.at[0] === 0;
-  const names = given.filter((w) => !/^\p{Lu}\.$/u.test(w));
+  const names = given.filter((w) => !INITIAL.test(w));
   const first = (familyFirst ? names[names.length - 1] : names[0]) ?? firstGiven;
   const middle = given.filter((w) => w !== first);
   const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
+  // "MULDER Pieter Maria": in European names the given name leads what follows the family name.
+  const [leading] = names;
+  if (familyFirst && leading !== undefined && names.length > 1) stated.push({ first: leading, last: family.name, middle: given.filter((w) => w !== leading).join(" ") });
   if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
   return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
 }
@@ -92,11 +106,19 @@ function upperFamily(tokens: readonly string[]): { at: number[]; name: string } 
   if (at.length === 0) return null;
   const beside = (t: string, i: number) => /^\p{Lu}$/u.test(t) && (at.includes(i - 1) || at.includes(i + 1));
   const all = tokens.map((t, i) => ({ t, i })).filter(({ t, i }) => at.includes(i) || beside(t, i));
-  return { at: all.map(({ i }) => i), name: all.map(({ t }) => titleCase(t)).join(" ") };
+  // A particle before the name is lower-case again ("VAN DIJK" → "van Dijk"), as written beside a given name.
+  const word = (t: string, k: number) => (k < all.length - 1 && isParticle(t) && !hasGaelicPrefix(`${t} x`) ? t.toLowerCase() : titleCase(t));
+  return { at: all.map(({ i }) => i), name: all.map(({ t }, k) => word(t, k)).join(" ") };
 }
 
 function weightOf(split: NameSplit, family: string | null, turned: boolean, familyFirstPage: boolean): number {
   if (isParticle(split.last) || isParticle(split.first)) return CONTRADICTED * UNCUED_REVERSED;
+  // "Ingrid K. Møller" is never Ingrid of the "K. Møller" family.
+  if (split.last.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
+  // "Grzegorz J.": an initial after the given name is a middle name, not part of a two-word given name.
+  if (split.first.includes(" ") && split.first.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
+  // A particle leads the family name: "Tiago dos Santos" is never Tiago Dos of the Santos family.
+  if (!split.reversed && isParticle(split.first.split(" ").at(-1) ?? "") && /^\p{Ll}/u.test(split.first.split(" ").at(-1) ?? "")) return CONTRADICTED * UNCUED_REVERSED;
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;

@@ -269,7 +269,11 @@ function writtenFamilyFirst(lines: readonly string[]): boolean {
 }
 
 /** A sentence rather than a label: six words or more. */
-const isProse = (line: string) => line.split(/\s+/).length >= 6;
+/** A sentence: six words, or five ending like one (Turkish says much in few words: "Tüm çalışanlarımıza ad@… adresinden ulaşabilirsiniz."). */
+const isProse = (line: string) => {
+  const words = line.trim().split(/\s+/).length;
+  return words >= 6 || (words >= 5 && /[.!?。]$/.test(line.trim()));
+};
 
 /** Placeholders of the target domain written on the page ("vorname.nachname@kanzlei.de"): the convention it states. */
 function statedFormatsIn(lines: readonly string[], targetDomain: string): Pattern[] {

@@ -231,7 +231,10 @@ export function personNear(
 
   if (anchorText && !anchorText.includes("@")) consider(anchorText);
   const here = sameLineBefore ?? lines[lineIndex] ?? "";
-  if (!found) consider(here.replace(/\S+@\S+/g, " "), [lines[lineIndex - 1]]);
+  // "Işıl Koç (isilk@…), Koen Hendriks (koenh@…)": the text since the line's previous address first.
+  const own = ownText(email, here, sameLineBefore !== undefined);
+  if (!found && own) consider(own, [lines[lineIndex - 1]]);
+  if (!found) consider(here.replace(ADDRESS_TOKEN, " | "), [lines[lineIndex - 1]]);
   for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !found; i--) {
     const line = lines[i]!;
     if (/@/.test(line)) break;
@@ -246,6 +249,16 @@ export function personNear(
   // A position without the person it belongs to is not attached to anyone; a native name is kept,
   // for a rendering of it on another page (an English version) to be read with.
   return native ? { ...NOBODY, native } : NOBODY;
+}
+
+const ADDRESS_TOKEN = /\S+@\S+/g;
+
+/** The text of a line before the address and after any address before it; `before` says the line is already cut there. */
+function ownText(email: string, line: string, before: boolean): string | null {
+  const at = before ? line.length : line.toLowerCase().indexOf(email);
+  if (at < 0) return null;
+  const text = line.slice(0, at).split(ADDRESS_TOKEN).at(-1)?.trim();
+  return text || null;
 }
 
 const isAddressCell = (line: string | undefined) => !!line && line.length <= 80 && /@|\(at\)|\[at\]/i.test(line);

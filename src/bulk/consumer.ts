@@ -116,7 +116,8 @@ export async function processChunk(
     // Another delivery holds the chunk now: it records and bills the rows (with this reservation).
     if (recorded.fenced) return;
     if (!recorded.go) {
-      batch?.release();
+      // Not while another delivery's billing, not decided yet, settles this same reservation.
+      if (recorded.release) batch?.release();
       return;
     }
     if (batch) {

@@ -281,13 +281,24 @@ export class BulkJob extends DurableObject<Env> {
    * Keeps a chunk's results in one transaction, with what its found rows cost (`billing`, to be
    * decided by the account's limiter): only from the delivery holding the chunk's latest token, so
    * exactly one delivery records and bills. Row indexes already recorded are ignored. Answers the
-   * indexes that were new, and the billing's id (billingDecided takes its decision).
+   * indexes that were new, and the billing's id (billingDecided takes its decision). A delivery
+   * told to stop (`go` false) may give its reservation back only when `release` says so: another
+   * delivery of the same rows shares it (one admission key), and when that delivery recorded a
+   * billing not decided yet, the billing still needs the reservation (the job sends it itself).
    */
-  recordRows(run: number, chunk: number, token: number, rows: RowRecord[], billing?: ChunkBilling): { go: boolean; fenced: boolean; recorded: number[]; billingId: number | null } {
+  recordRows(
+    run: number,
+    chunk: number,
+    token: number,
+    rows: RowRecord[],
+    billing?: ChunkBilling,
+  ): { go: boolean; fenced: boolean; recorded: number[]; billingId: number | null; release: boolean } {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return { go: false, fenced: false, recorded: [], billingId: null };
+    if (!job || job.status !== "running" || job.run !== run) {
+      return { go: false, fenced: false, recorded: [], billingId: null, release: !this.billingHolds(billing?.settlement.reservationIds ?? []) };
+    }
     const [lease] = this.sql.exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run).toArray();
-    if (lease?.token !== token) return { go: true, fenced: true, recorded: [], billingId: null };
+    if (lease?.token !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
     return this.ctx.storage.transactionSync(() => {
       const recorded = rows.filter((row) => this.insertRow(chunk, row)).map((row) => row.idx);
       let billingId: number | null = null;
@@ -303,7 +314,7 @@ export class BulkJob extends DurableObject<Env> {
           )
           .one().id;
       }
-      return { go: true, fenced: false, recorded, billingId };
+      return { go: true, fenced: false, recorded, billingId, release: false };
     });
   }
 
@@ -341,6 +352,16 @@ export class BulkJob extends DurableObject<Env> {
       this.sql.exec(`DELETE FROM billing WHERE id = ?`, billingId);
     });
     if (changed && this.job) await syncIndex(this.env, this.view(Date.now()));
+  }
+
+  /** Whether a billing not decided yet settles any of these reservations. */
+  private billingHolds(reservationIds: readonly string[]): boolean {
+    if (!reservationIds.length) return false;
+    const ids = new Set(reservationIds);
+    return this.sql
+      .exec<{ settlement: string }>(`SELECT settlement FROM billing`)
+      .toArray()
+      .some((b) => (JSON.parse(b.settlement) as Settlement).reservationIds.some((id) => ids.has(id)));
   }
 
   /** Chunk billings the limiter has not decided yet. */

@@ -1,4 +1,4 @@
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { processChunk } from "../../src/bulk/consumer.js";
@@ -204,5 +204,43 @@ describe("money defects", () => {
         expect(await balance(account.accountId, "pro", "verification")).toMatchObject({ used: 4, available: 20_000 - 4 });
       });
     }
+
+    it("keeps the reservation a dead delivery's billing needs when a stale delivery is told to stop", async () => {
+      const account = await createAccount({ plan: "pro" });
+      const id = await runningJob(account);
+      const client = new LimiterClient();
+      const deliver = (e: Env, c: LimiterClient) => processChunk(e, createExecutionContext(), { jobId: id, chunk: 0, run: 1 }, async () => "pro", batchMemo(), c);
+      // A stale delivery is admitted and stalls on its rows.
+      const slow = slowRows();
+      const stale = deliver(slow.env, client);
+      await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, { timeout: 5_000 });
+      // The chunk is sent again: this copy shares the reservation (one key), records its rows, and dies
+      // before its billing reaches the limiter.
+      const limiters = env.ACCOUNT_LIMITER;
+      const dying = {
+        ...(env as Env),
+        ACCOUNT_LIMITER: {
+          idFromName: (name: string) => limiters.idFromName(name),
+          get: (oid: DurableObjectId) => {
+            const stub = limiters.get(oid) as unknown as { exchange(m: { settlements?: { parts?: unknown }[] }): Promise<unknown> };
+            return { exchange: (m: { settlements?: { parts?: unknown }[] }) => (m.settlements?.some((s) => s.parts) ? new Promise(() => {}) : stub.exchange(m)) };
+          },
+        },
+      } as unknown as Env;
+      void deliver(dying, new LimiterClient({ drainBudgetMs: 50 })).catch(() => {});
+      const owed = () => runInDurableObject(jobStub(env, id), (_i: BulkJob, state) => state.storage.sql.exec("SELECT 1 FROM billing").toArray().length);
+      await vi.waitUntil(async () => (await owed()) > 0, { timeout: 5_000 });
+      // A third copy finds every row done and completes the job; then the stale one is told to stop.
+      await deliver(env as Env, client);
+      slow.open();
+      await stale;
+      await client.flush(env as Env, account.accountId);
+      // The job sends the dead delivery's billing itself.
+      await runInDurableObject(jobStub(env, id), async (_i: BulkJob, state) => state.storage.sql.exec("UPDATE billing SET at = 0"));
+      await runDurableObjectAlarm(jobStub(env, id));
+      expect(await owed()).toBe(0);
+      expect((await rowsOf(id)).map((r) => r.c_verify)).toEqual([1, 1, 1, 1]);
+      expect(await balance(account.accountId, "pro", "verification")).toMatchObject({ used: 4, available: 20_000 - 4 });
+    });
   });
 });

@@ -1,5 +1,5 @@
-// npm run bench -- hot — the paths customers pay for, next to a bare route, side by side in one run
-// (issue 22): a billed call (/v1/phone-validator with a number never asked before, so every call
+// npm run bench -- hot — the paths customers pay for, next to a bare route, side by side in one run:
+// a billed call (/v1/phone-validator with a number never asked before, so every call
 // reserves and is charged a credit and opens a 30-day window), /v1/me, the free 30-day repeat (the
 // same number every time) and /v1/domain-status (auth and log, no limiter), each at 50 and at 1
 // connection, as requests/s and p50 next to `/` (no auth, no limiter, no log).
@@ -9,6 +9,9 @@
 //
 // It starts its own `wrangler dev` on a free port (bench/lib/dev-server.mjs; BENCH_PORT overrides)
 // with a throwaway state directory, a scale-plan account (no rate limits) and a large credit pack.
+// `--plan <name>` gives the account another plan: pro-plus is the same path as scale (billed calls
+// paid from the isolate's lease), enterprise admits every billed call through its limiter first
+// (its plan has a daily limit).
 //   BENCH_SECONDS  seconds per cell and round (default 5)
 //   BENCH_ROUNDS   rounds over every cell (default 3; cells are summed over rounds)
 //   BENCH_CONNECTIONS  comma-separated connection counts (default "50,1")
@@ -17,6 +20,8 @@ import { measureSideBySide, NAMED_ROUTES } from "./lib/side-by-side.mjs";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connectionCounts = (process.env.BENCH_CONNECTIONS ?? "50,1").split(",").map(Number);
+const planAt = process.argv.indexOf("--plan");
+const plan = planAt > 0 ? process.argv[planAt + 1] : undefined;
 
 const BILLED = "billed (new number)";
 const ROUTES = [
@@ -27,7 +32,7 @@ const ROUTES = [
   { name: "/v1/domain-status", ...NAMED_ROUTES.status },
 ];
 
-const cells = await measureSideBySide("hot", ROUTES, { seconds, rounds, connectionCounts });
+const cells = await measureSideBySide("hot", ROUTES, { seconds, rounds, connectionCounts, plan });
 
 const goal = (text, value, met) => console.log(`goal: ${text}: ${value} ${met ? "met" : "NOT met"}`);
 console.log("");

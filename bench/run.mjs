@@ -32,7 +32,7 @@ export const BENCHES = {
     about: "500 concurrent requests against 50/min (exactly 50 admitted); a call with and without the limiter",
   },
   mcp: { file: "bench/mcp.mjs", kind: "node", about: "a /v1/mcp tool call against the same /v1 call; the first MCP request against the next" },
-  money: { file: "bench/money.mjs", kind: "node", about: "random schedules against the money invariants: violations (goal 0) and the loss bound (`-- --schedules 1000`)", pending: "the money work adds bench/money.mjs" },
+  money: { file: "bench/money.mjs", kind: "node", about: "random schedules against the money invariants: violations (goal 0) and the loss bound (`-- --schedules 1000`)" },
   oauth: { file: "bench/oauth.mjs", kind: "node", about: "/v1/me with an OAuth bearer token against the same call with key + secret" },
   profile: { file: "bench/profile.mjs", kind: "node", about: "where the Worker isolate's time goes on one route (V8 profiler; `-- <route>`)" },
   quality: { file: "bench/quality.mjs", kind: "node", about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60 [--profile real-web]`)" },

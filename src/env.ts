@@ -79,10 +79,12 @@ export interface AppVariables {
   admittedBalances: Record<CreditBalance, BalanceView>;
   /** Filled by routes that belong to an endpoint group, read by the request logger. */
   logType?: string;
-  logCost?: boolean;
-  /** Set when the call is charged late (src/limits/late-charges.ts): its log row's cost waits for the decision. */
-  lateCharge?: { whenDecided(followUp: (billed: boolean) => Promise<unknown>): Promise<unknown> | undefined };
-  /** Usage bucket (search, verifier, phones, ...) counted by /v1/usage when logCost is true. */
+  /**
+   * A credit-billed call's billing as its limiter decides it (src/limits/billing-decision.ts): the
+   * log row's `cost` is written from it, once decided. Unset: not billed.
+   */
+  billing?: { whenDecided(followUp: (billed: boolean) => Promise<unknown>): Promise<unknown> | undefined };
+  /** Usage bucket (search, verifier, phones, ...) counted by /v1/usage when the call was billed. */
   usageCategory?: string;
   /** Query parameters the matched route declares (set by newApiApp); a log row stores only these. */
   declaredQuery?: readonly string[];

@@ -19,6 +19,12 @@ declare namespace Cloudflare {
     QUALITY_PROFILE: string;
     /** Sites measured at once by that bench. */
     QUALITY_CONCURRENCY: string;
+    /** Schedules `npm run bench -- money` runs (bench/money.mjs sets them from its arguments). */
+    MONEY_SCHEDULES: string;
+    /** The first schedule's seed (empty: a random one, printed). */
+    MONEY_SEED: string;
+    /** Schedules run at once. */
+    MONEY_CONCURRENCY: string;
   }
 }
 type AppEnv = import("../src/env.js").Env;

@@ -1,5 +1,6 @@
 // A throwaway `wrangler dev` for HTTP benchmarks: its own port and state directory, migrations
-// applied, one scale-plan account (no rate limits) with a key, stopped and removed afterwards.
+// applied, one account (scale plan, no rate limits, unless the bench names another) with a key,
+// stopped and removed afterwards.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -33,7 +34,8 @@ export function devOperatorSecret() {
  * A state directory with migrations applied and one scale-plan account (no rate limits) with a key;
  * `headers` authenticate it on /v1. Remove `state` when done.
  */
-export function prepareBenchState(name) {
+export function prepareBenchState(name, plan = "scale") {
+  if (!/^[a-z-]+$/.test(plan)) throw new Error(`${plan} is not a plan name`);
   const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
   const wrangler = (args) => runWrangler(args, { persistTo: state });
   const sql = (command) => wrangler(["d1", "execute", "DB", "--local", "--json", "--command", command]);
@@ -43,7 +45,7 @@ export function prepareBenchState(name) {
   const sha = createHash("sha256").update(secret).digest("hex");
   // An account without a password cannot use the API (spec: 401), so give it one.
   const pw = passwordHash("bench");
-  sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, 'scale', 'user', '${pw}')`);
+  sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, '${plan}', 'user', '${pw}')`);
   sql(
     `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
      SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
@@ -122,11 +124,12 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [], wr
  * `prepare(state)` runs once the migrations are applied and the account exists, before the server
  * starts (e.g. to bulk-write rows into the state's SQLite file). `ownPorts`: a free port whatever
  * BENCH_PORT says (for benches that run several servers at once; the inspector port is always free).
- * `wranglerEnv`: variables for wrangler itself (its own switches), beside this process's environment.
+ * `plan`: the account's plan (scale by default). `wranglerEnv`: variables for wrangler itself (its own
+ * switches), beside this process's environment.
  */
-export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [], wranglerEnv = {} } = {}) {
+export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [], plan, wranglerEnv = {} } = {}) {
   const port = ownPorts ? await freePort() : await benchPort();
-  const { state, headers } = prepareBenchState(name);
+  const { state, headers } = prepareBenchState(name, plan);
   let server;
   try {
     // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).

@@ -32,9 +32,9 @@ function run(url, headers, connections, duration, pathEachCall) {
 export const load = (base, headers, route, connections, duration) => run(`${base}${route.path}`, route.auth ? headers : {}, connections, duration, route.pathEachCall);
 
 /**
- * Starts the bench server (scale plan, no rate limits) and gives its account a pack of credits
- * large enough for any run, then runs `body({ base, port, inspectorPort, headers })`. `options` go
- * to withBenchServer (e.g. `devFlags`).
+ * Starts the bench server (scale plan, no rate limits, unless `options.plan` names another) and
+ * gives its account a pack of credits large enough for any run, then runs `body({ base, port,
+ * inspectorPort, headers })`. `options` go to withBenchServer (e.g. `devFlags`, `plan`).
  */
 export async function withFundedBenchServer(name, body, options = {}) {
   const operatorSecret = devOperatorSecret();
@@ -56,9 +56,9 @@ export async function withFundedBenchServer(name, body, options = {}) {
  * Starts the bench server (withFundedBenchServer), measures
  * `routes` (`{name, path, auth, pathEachCall?}`; the first is the baseline) and returns the cells:
  * `${name}|${connections}` -> {rps, p50, p99, bad}. Prints the table; sets a failing exit code when
- * any answer was not 2xx.
+ * any answer was not 2xx. `plan`: the bench account's plan (scale by default).
  */
-export async function measureSideBySide(name, routes, { seconds, rounds, connectionCounts }) {
+export async function measureSideBySide(name, routes, { seconds, rounds, connectionCounts, plan }) {
   return withFundedBenchServer(name, async ({ base, port, headers }) => {
     // Warm-up: every route briefly, so isolates and SQLite pages are warm.
     for (const r of routes) await load(base, headers, r, 10, 1);
@@ -110,5 +110,5 @@ export async function measureSideBySide(name, routes, { seconds, rounds, connect
       process.exitCode = 1;
     }
     return cells;
-  });
+  }, { plan });
 }

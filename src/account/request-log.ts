@@ -36,8 +36,9 @@ export function buildLogRow(c: Context<AppBindings>, auth: AuthContext, started:
     statusCode: c.res.status,
     durationMs: Math.max(0, ended - started),
     type: c.get("logType") ?? logTypeOf(endpoint),
-    usageCategory: c.get("logCost") ? (c.get("usageCategory") ?? null) : null,
-    cost: c.get("logCost") ?? false,
+    // Written from the limiter's decision when the call may be billed (logRequests).
+    usageCategory: null,
+    cost: false,
     source: auth.session ? "website" : "api",
     ipAddress: c.req.header("cf-connecting-ip") ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 512) ?? null,
@@ -64,12 +65,12 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
     const row = buildLogRow(c, auth, started, now());
     const env = c.env;
     const write = (r: RequestLogRow) => enqueueLogRow(env, r).catch((err) => logError("request log write failed", err));
-    const late = c.get("lateCharge");
-    if (!late) return c.executionCtx.waitUntil(write(row));
-    // Charged late: the row waits for the limiter's decision, and is written by whichever request
-    // holds it last (this one if the decision is already known, else the one that receives it).
+    const billing = c.get("billing");
+    if (!billing) return c.executionCtx.waitUntil(write(row));
+    // The row waits for the limiter's decision, and is written by whichever request holds it last
+    // (this one if the decision is already known, else the one that receives it).
     const category = c.get("usageCategory") ?? null;
-    const written = late.whenDecided((billed) => write({ ...row, cost: billed, usageCategory: billed ? category : null }));
+    const written = billing.whenDecided((billed) => write({ ...row, cost: billed, usageCategory: billed ? category : null }));
     if (written) c.executionCtx.waitUntil(written);
   };
 }

@@ -128,7 +128,7 @@ const legacyDate = (ms: number) => new Date(ms).toISOString().replace("T", " ").
 
 async function renderMe(env: Env, account: Account, actor: Account, now: number, known?: CreditSummary): Promise<MeData> {
   const plan = planFor(account.plan);
-  const [credits, teamId] = await Promise.all([creditSummary(env, account, now, known), teamIdOf(env, account, actor, now)]);
+  const [credits, teamId] = await Promise.all([creditSummary(env, account, known), teamIdOf(env, account, actor, now)]);
   const isMember = account.id !== actor.id;
   const paid = plan.name !== "free" && (account.subscriptionExpiresAt === null || account.subscriptionExpiresAt > now);
   const limit = { search: credits.search.available, verifier: credits.verification.available, domain: credits.search.available, finder: credits.search.available };

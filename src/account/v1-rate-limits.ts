@@ -17,10 +17,9 @@ const route = createRoute({
 export function registerRateLimitsRoute(v1: ApiApp) {
   v1.openapi(route, async (c) => {
     const { account } = c.get("auth");
-    const now = Date.now();
     // Calls this isolate admitted on its own (groups without limits) are counted before reading.
     await flushOwed(c.env, account.id);
-    const status = await limiterFor(c.env, account.id).status(account.plan, [...RATE_GROUPS], now);
+    const status = await limiterFor(c.env, account.id).status(account.plan, [...RATE_GROUPS]);
     const data: Record<string, unknown> = {};
     for (const [key, group] of Object.entries(RATE_LIMIT_KEYS)) {
       if (!group) {

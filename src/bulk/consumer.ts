@@ -1,6 +1,9 @@
 import { eq } from "drizzle-orm";
-import { executeCapability } from "../capabilities/core/execute.js";
-import { type BatchCallOutcome, executeBatch } from "../capabilities/core/execute-batch.js";
+import { type BatchCallOutcome, type BatchRun, executeBatch } from "../capabilities/core/execute-batch.js";
+import { logSurfaceCalls, surfaceLogRow } from "../capabilities/core/surface-log.js";
+import { sha256Hex } from "../platform/crypto.js";
+import type { SettlementOutcome } from "../limits/limiter-messages.js";
+import { isolateClient, type LimiterClient } from "../limits/limiter-client.js";
 import type { AnyCapability, BulkOptionValues, BulkRowResult } from "../capabilities/core/registry.js";
 import { batchMemo, type Memo } from "../engine/memo.js";
 import { db } from "../db/client.js";
@@ -24,12 +27,10 @@ export type { BulkRowsMessage } from "./messages.js";
 /** Rows of one chunk run side by side. */
 const ROW_CONCURRENCY = 10;
 
-type RowRun = { kind: "done"; record: RowRecord } | { kind: "credits"; message: string };
-
 /**
- * Runs each row through the same executor as /v1 (surface "bulk": credits are reserved and
- * settled the same way), records it with the job's object, then has the object write the
- * chunk's result part. A message is acked only when its chunk is finished or no longer wanted;
+ * Runs a chunk's rows through the batch executor (the same capability, credits, repeat billing
+ * and settlement rules as /v1), records them with the job's object, bills them as the account's
+ * limiter decides, then has the object write the chunk's result part. A message is acked only when its chunk is finished or no longer wanted;
  * anything else is retried, and rows already recorded are not run again.
  */
 export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) {
@@ -61,108 +62,115 @@ export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ct
   );
 }
 
-export async function processChunk(env: Env, ctx: ExecutionContext, msg: BulkRowsMessage, planOf: (accountId: number) => Promise<string>, memo: Memo = batchMemo()) {
+export async function processChunk(
+  env: Env,
+  ctx: ExecutionContext,
+  msg: BulkRowsMessage,
+  planOf: (accountId: number) => Promise<string>,
+  memo: Memo = batchMemo(),
+  client: LimiterClient = isolateClient(),
+) {
   const job = jobStub(env, msg.jobId);
   const plan = await job.beginChunk(msg.run, msg.chunk);
   if (!plan.go) return;
+  const token = plan.token!;
   const type = bulkType(plan.type!)!;
   const capability = rowCapability(type, plan.options!);
   const object = await env.BULK_FILES.get(inputChunkKey(plan.prefix!, msg.chunk));
   if (!object) throw new Error(`input chunk ${msg.chunk} of job ${msg.jobId} is missing`);
   const rows = (await object.json()) as InputRow[];
-  const accountPlan = await planOf(plan.accountId!);
+  const accountId = plan.accountId!;
+  const accountPlan = await planOf(accountId);
   const done = new Set(plan.done);
   const first = msg.chunk * plan.chunkRows!;
   const pending = rows.map((row, i) => ({ row, idx: first + i })).filter((r) => !done.has(r.idx));
 
-  // The whole chunk with one credit reservation and one record; when the balance cannot cover it
-  // all, row by row below (which stops exactly where the credits end).
+  // The chunk's rows with one credit reservation, made under a key every delivery of these same
+  // rows shares: a copy sent again after the lease shares the first copy's reservation instead of
+  // taking its open windows for repeats. The balance pays for the rows in order; those it cannot
+  // pay are not run, and the job stops there.
   const prepared = pending.map(({ row, idx }) => prepareRow(type, plan.fields!, plan.options!, row, idx));
   const calls = prepared.flatMap((p) => (p.kind === "call" ? [p] : []));
-  const batch = await executeBatch(capability, calls.map((c) => c.params), {
-    env,
-    waitUntil: (p) => ctx.waitUntil(p),
-    accountId: plan.accountId!,
-    plan: accountPlan,
-    memo,
-    concurrency: ROW_CONCURRENCY,
-  });
-  if (batch) {
-    const outcomeOf = new Map(calls.map((c, i) => [c.idx, batch.outcomes[i]!]));
-    const records = prepared.map((p) => (p.kind === "call" ? callRecord(type, plan.options!, p.idx, outcomeOf.get(p.idx)!) : p.record));
-    const recorded = await job.recordRows(msg.run, msg.chunk, records);
-    // Charges and refunds only once the results are kept, and only for rows this delivery kept (a
-    // consumer dying before this is refunded by the limiter's sweep, and the redelivered chunk runs
-    // and bills its rows once).
-    const fresh = new Set(recorded.recorded);
-    await batch.commit((i) => fresh.has(calls[i]!.idx));
-    if (!recorded.go) return;
-    await job.finishChunk(msg.run, msg.chunk, Date.now());
-    return;
-  }
-
-  let stop: string | null = null;
-  let cancelled = false;
-  const worker = async () => {
-    while (pending.length && !stop && !cancelled) {
-      const { row, idx } = pending.shift()!;
-      const outcome = await runRow(env, ctx, type, plan.fields!, plan.options!, row, idx, plan.accountId!, accountPlan, capability);
-      if (outcome.kind === "credits") {
-        stop = outcome.message;
-        return;
-      }
-      const recorded = await job.recordRow(msg.run, msg.chunk, outcome.record);
-      if (!recorded.go) cancelled = true;
+  const key = `bulk:${msg.jobId}:${msg.run}:${msg.chunk}:${await sha256Hex(pending.map((p) => p.idx).join(","))}`;
+  const holder = holdChunk(env, ctx, job, msg, token, plan.leaseMs!, client, accountId, accountPlan);
+  try {
+    const batch = calls.length
+      ? await executeBatch(capability, calls.map((c) => c.params), { env, waitUntil: (p) => ctx.waitUntil(p), accountId, plan: accountPlan, memo, concurrency: ROW_CONCURRENCY, key, client })
+      : null;
+    if (calls.length && !batch) throw new Error(`the chunk's admission was refused (job ${msg.jobId}, chunk ${msg.chunk})`);
+    holder.reservations = batch?.reservationIds ?? [];
+    const outcomeOf = new Map(calls.map((c, i) => [c.idx, batch!.outcomes[i]!]));
+    // Rows the balance could not pay for are not recorded: a retry after a top-up runs them.
+    const records = prepared.flatMap((p) => {
+      if (p.kind === "done") return [p.record];
+      const outcome = outcomeOf.get(p.idx);
+      return outcome ? [callRecord(type, plan.options!, p.idx, outcome)] : [];
+    });
+    const billedRows = calls.flatMap((c) => {
+      const o = outcomeOf.get(c.idx);
+      return o?.ok && o.billed && o.fingerprint ? [{ idx: c.idx, fingerprint: o.fingerprint }] : [];
+    });
+    const settlement = batch?.settlement ?? null;
+    // The rows and what they cost are kept together: if this delivery dies now, the job sends the billing itself.
+    const recorded = await job.recordRows(msg.run, msg.chunk, token, records, settlement ? { plan: accountPlan, settlement, rows: billedRows } : undefined);
+    // Another delivery holds the chunk now: it records and bills the rows (with this reservation).
+    if (recorded.fenced) return;
+    if (!recorded.go) {
+      batch?.release();
+      return;
     }
-  };
-  await Promise.all(Array.from({ length: ROW_CONCURRENCY }, worker));
-  if (cancelled) return;
-  if (stop) {
-    await job.stopForCredits(msg.run, stop, Date.now());
-    return;
+    if (batch) {
+      let outcome: SettlementOutcome | null = null;
+      if (recorded.billingId !== null) {
+        outcome = (await batch.settle()) ?? null;
+        if (!outcome) throw new Error(`the billing of chunk ${msg.chunk} of job ${msg.jobId} is not decided yet; the job sends it again`);
+        await job.billingDecided(recorded.billingId, outcome);
+      }
+      logRows(env, ctx, accountId, capability, calls, batch, outcome);
+    }
+    if (batch?.refusal) {
+      const body = (await batch.refusal.json()) as ErrorBody;
+      await job.stopForCredits(msg.run, body.errors.message, Date.now());
+      return;
+    }
+    await job.finishChunk(msg.run, msg.chunk, Date.now());
+  } finally {
+    holder.stop();
   }
-  await job.finishChunk(msg.run, msg.chunk, Date.now());
 }
 
-/** One row: its parameters checked by the capability's own schema, then the executor. */
-export async function runRow(
-  env: Env,
-  ctx: ExecutionContext,
-  type: BulkType,
-  fields: Record<string, number>,
-  options: BulkOptionValues,
-  row: InputRow,
-  idx: number,
-  accountId: number,
-  plan: string,
-  capability: AnyCapability = rowCapability(type, options),
-): Promise<RowRun> {
-  const prepared = prepareRow(type, fields, options, row, idx);
-  if (prepared.kind === "done") return { kind: "done", record: prepared.record };
+/**
+ * Keeps a running delivery's chunk lease, and its reservation, alive (renewed every third of the
+ * lease): a chunk that runs long is not sent again while its delivery works on it.
+ */
+function holdChunk(env: Env, ctx: ExecutionContext, job: ReturnType<typeof jobStub>, msg: BulkRowsMessage, token: number, leaseMs: number, client: LimiterClient, accountId: number, plan: string) {
+  const holder = { reservations: [] as string[], stop: () => {} };
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const renew = async () => {
+    if (stopped) return;
+    const held = await job.renewChunk(msg.run, msg.chunk, token).catch(() => true);
+    if (holder.reservations.length) client.keepAlive(env, accountId, plan, holder.reservations, (p) => ctx.waitUntil(p));
+    if (held && !stopped) timer = setTimeout(() => void renew(), leaseMs / 3);
+  };
+  timer = setTimeout(() => void renew(), leaseMs / 3);
+  holder.stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  return holder;
+}
 
-  const { response, result } = await executeCapability(capability, prepared.params, {
-    env,
-    waitUntil: (p) => ctx.waitUntil(p),
-    accountId,
-    plan,
-    surface: "bulk",
+/** Bulk rows' log rows, each with the billing the limiter decided (null: nothing was billed). */
+function logRows(env: Env, ctx: ExecutionContext, accountId: number, cap: AnyCapability, calls: { params: Record<string, unknown> }[], batch: BatchRun, outcome: SettlementOutcome | null) {
+  const billed = new Set(outcome?.billed ?? []);
+  const logs = calls.flatMap((c, i) => {
+    const o = batch.outcomes[i];
+    if (!o) return [];
+    const wasBilled = o.ok && o.billed && o.fingerprint !== null && billed.has(o.fingerprint);
+    return [surfaceLogRow({ accountId, surface: "bulk" }, cap, c.params, { status: o.ok ? 200 : o.status, billed: wasBilled, durationMs: batch.durations[i]! })];
   });
-  if (response.status === 402 || (response.status === 429 && !response.headers.has("Retry-After"))) {
-    const body = (await response.json()) as ErrorBody;
-    return { kind: "credits", message: body.errors.message };
-  }
-  if (response.status !== 200 || !result) {
-    const body = (await response.json().catch(() => null)) as ErrorBody | null;
-    return { kind: "done", record: failedRecord(idx, response.status, body?.errors?.message ?? `status ${response.status}`, body?.errors?.type) };
-  }
-  const cost = type.capability.cost;
-  const credits: RowRecord["credits"] = {};
-  if (result.found && cost) credits[cost.balance] = cost.amount;
-  for (const [balance, amount] of Object.entries(result.extraCost ?? {})) {
-    const b = balance as keyof RowRecord["credits"];
-    credits[b] = (credits[b] ?? 0) + (amount ?? 0);
-  }
-  return { kind: "done", record: foundRecord(type, options, idx, result, credits) };
+  ctx.waitUntil(logSurfaceCalls(env, logs).catch((err) => logError("request log write failed", err)));
 }
 
 type PreparedRow = { kind: "done"; record: RowRecord } | { kind: "call"; idx: number; params: Record<string, unknown> };

@@ -7,6 +7,7 @@ import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } 
 import type { BulkRowsMessage } from "./messages.js";
 import { inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
 import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
+import type { LimiterReply, Settlement, SettlementOutcome } from "../limits/limiter-messages.js";
 
 /** One processed row, as the consumer reports it. */
 export interface RowRecord {
@@ -30,6 +31,18 @@ export interface ChunkPlan {
   options?: BulkOptionValues;
   done?: number[];
   chunkRows?: number;
+  /** Fencing token of this delivery: only the latest delivery of a chunk may record its rows. */
+  token?: number;
+  /** The chunk's lease: the delivery renews it (renewChunk) while it runs. */
+  leaseMs?: number;
+}
+
+/** What a chunk's found rows cost, kept with them until the account's limiter has decided it. */
+export interface ChunkBilling {
+  plan: string;
+  settlement: Settlement;
+  /** The rows whose credits the decision sets: row index and the request it billed. */
+  rows: { idx: number; fingerprint: string }[];
 }
 
 export interface HistoryEvent {
@@ -56,6 +69,8 @@ const DEFAULT_LEASE_MS = 5 * 60_000;
 const MAX_SENDS = 5;
 /** After a job ends, the alarm makes sure its index row and end event went out. */
 const ENDING_CHECK_MS = 30_000;
+/** A chunk's billing still undecided this long after its rows were recorded is sent by the job itself. */
+export const BILLING_RESEND_MS = 30_000;
 /** Errors cross the RPC boundary as plain Errors: the status and type travel in the message (see jobs.ts). */
 export const jobError = <T extends ErrorCode>(status: NoInfer<StatusOf<T>> & (404 | 409 | 429), type: T, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
 export const JOB_ERROR = "bulk-job-error:";
@@ -86,13 +101,15 @@ export class BulkJob extends DurableObject<Env> {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS rows (idx INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, outcome TEXT NOT NULL, valid INTEGER NOT NULL, cells TEXT NOT NULL, error TEXT, emails INTEGER NOT NULL, c_search INTEGER NOT NULL, c_verify INTEGER NOT NULL, c_phone INTEGER NOT NULL, at INTEGER NOT NULL)`);
       this.sql.exec(`CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, at INTEGER NOT NULL)`);
       this.sql.exec(`CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, actor TEXT NOT NULL, user_id INTEGER, message TEXT, meta TEXT, at INTEGER NOT NULL)`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS leases (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, due INTEGER NOT NULL, sends INTEGER NOT NULL)`);
-      // Objects created before rows carried a reason code.
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS leases (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, due INTEGER NOT NULL, sends INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0)`);
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS billing (id INTEGER PRIMARY KEY AUTOINCREMENT, chunk INTEGER NOT NULL, plan TEXT NOT NULL, settlement TEXT NOT NULL, rows TEXT NOT NULL, at INTEGER NOT NULL)`);
+      // Objects created before rows carried a reason code, and before chunk outcomes were fenced.
       if (!this.sql.exec<{ name: string }>(`PRAGMA table_info(rows)`).toArray().some((c) => c.name === "reason")) this.sql.exec(`ALTER TABLE rows ADD COLUMN reason TEXT`);
+      if (!this.sql.exec<{ name: string }>(`PRAGMA table_info(leases)`).toArray().some((c) => c.name === "token")) this.sql.exec(`ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0`);
       const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();
       if (row) this.job = JSON.parse(row.state) as JobState;
-      // A job that was running (or ending) when its object went away keeps an alarm; one that lost it gets one.
-      if (this.job && (this.job.status === "running" || this.job.ending) && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 1_000);
+      // A job that was running (or ending, or still billing) when its object went away keeps an alarm; one that lost it gets one.
+      if (this.job && (this.job.status === "running" || this.job.ending || this.billingOwed()) && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 1_000);
     });
   }
 
@@ -228,38 +245,125 @@ export class BulkJob extends DurableObject<Env> {
 
   // ---- rows (called by the queue consumer) -----------------------------------------------
 
-  /** Whether a chunk should run now (right run, job running, not finished) and which of its rows are done. */
+  /**
+   * Whether a chunk should run now (right run, job running, not finished) and which of its rows are
+   * done. The delivery gets the chunk's next fencing token: from now on only it may record the
+   * chunk's rows (an earlier delivery still running is fenced off), and its lease runs from now
+   * (the alarm sends the chunk again if it is neither renewed nor finished in time).
+   */
   beginChunk(run: number, chunk: number): ChunkPlan {
     const job = this.job;
     if (!job || job.status !== "running" || job.run !== run) return { go: false };
     const finished = this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length > 0;
     if (finished) return { go: false };
-    // A consumer has the chunk: its lease runs from now (the alarm sends it again if it is not
-    // finished in time). A lease with more than half its time left is not rewritten (no write).
-    const now = Date.now();
-    this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND due < ?`, now + this.leaseMs(), chunk, run, now + this.leaseMs() / 2);
+    const due = Date.now() + this.leaseMs();
+    const [lease] = this.sql
+      .exec<{ token: number }>(
+        `INSERT INTO leases (chunk, run, due, sends, token) VALUES (?, ?, ?, 1, 1)
+         ON CONFLICT (chunk) DO UPDATE SET run = excluded.run, due = excluded.due, token = token + 1 RETURNING token`,
+        chunk,
+        run,
+        due,
+      )
+      .toArray();
     const done = this.sql.exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk).toArray().map((r) => r.idx);
-    return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows };
+    return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows, token: lease!.token, leaseMs: this.leaseMs() };
   }
 
-  /**
-   * Keeps a row's result once: a row index already recorded is ignored (same batch delivered
-   * twice). Answers whether the consumer should go on with this run.
-   */
-  recordRow(run: number, chunk: number, row: RowRecord): { go: boolean; recorded: boolean } {
-    const { go, recorded } = this.recordRows(run, chunk, [row]);
-    return { go, recorded: recorded.length > 0 };
-  }
-
-  /**
-   * Keeps a chunk's results in one transaction (one RPC for the rows a consumer ran together); row
-   * indexes already recorded are ignored, as in recordRow. Answers the indexes that were new (only
-   * those are billed).
-   */
-  recordRows(run: number, chunk: number, rows: RowRecord[]): { go: boolean; recorded: number[] } {
+  /** Renews a running delivery's lease; false when another delivery holds the chunk now (or it ended). */
+  renewChunk(run: number, chunk: number, token: number): boolean {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return { go: false, recorded: [] };
-    return { go: true, recorded: this.ctx.storage.transactionSync(() => rows.filter((row) => this.insertRow(chunk, row)).map((row) => row.idx)) };
+    if (!job || job.status !== "running" || job.run !== run) return false;
+    return this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND token = ?`, Date.now() + this.leaseMs(), chunk, run, token).rowsWritten > 0;
+  }
+
+  /**
+   * Keeps a chunk's results in one transaction, with what its found rows cost (`billing`, to be
+   * decided by the account's limiter): only from the delivery holding the chunk's latest token, so
+   * exactly one delivery records and bills. Row indexes already recorded are ignored. Answers the
+   * indexes that were new, and the billing's id (billingDecided takes its decision).
+   */
+  recordRows(run: number, chunk: number, token: number, rows: RowRecord[], billing?: ChunkBilling): { go: boolean; fenced: boolean; recorded: number[]; billingId: number | null } {
+    const job = this.job;
+    if (!job || job.status !== "running" || job.run !== run) return { go: false, fenced: false, recorded: [], billingId: null };
+    const [lease] = this.sql.exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run).toArray();
+    if (lease?.token !== token) return { go: true, fenced: true, recorded: [], billingId: null };
+    return this.ctx.storage.transactionSync(() => {
+      const recorded = rows.filter((row) => this.insertRow(chunk, row)).map((row) => row.idx);
+      let billingId: number | null = null;
+      if (billing) {
+        billingId = this.sql
+          .exec<{ id: number }>(
+            `INSERT INTO billing (chunk, plan, settlement, rows, at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+            chunk,
+            billing.plan,
+            JSON.stringify(billing.settlement),
+            JSON.stringify(billing.rows),
+            Date.now(),
+          )
+          .one().id;
+      }
+      return { go: true, fenced: false, recorded, billingId };
+    });
+  }
+
+  /**
+   * The limiter decided a chunk's billing: each row it covers is set to what its request was
+   * charged (nothing when it was not billed). Taking a decision twice changes nothing.
+   */
+  async billingDecided(billingId: number, outcome: SettlementOutcome): Promise<void> {
+    const [entry] = this.sql.exec<{ settlement: string; rows: string }>(`SELECT settlement, rows FROM billing WHERE id = ?`, billingId).toArray();
+    if (!entry) return;
+    const settlement = JSON.parse(entry.settlement) as Settlement;
+    const rows = JSON.parse(entry.rows) as ChunkBilling["rows"];
+    const sent = (settlement.parts ?? []).map((p) => p.fingerprint);
+    const charged = (fingerprint: string): Partial<Record<"search" | "verification" | "phone", number>> | null => {
+      const i = sent.indexOf(fingerprint);
+      if (outcome.parts) return outcome.parts[i] ?? {};
+      if (outcome.replayed) return outcome.replayed[i] ?? null;
+      return outcome.billed.includes(fingerprint) ? null : {};
+    };
+    let changed = false;
+    this.ctx.storage.transactionSync(() => {
+      for (const { idx, fingerprint } of rows) {
+        const credits = charged(fingerprint);
+        // Billed, for an amount this limiter no longer knows (decided long ago): the row keeps its own.
+        if (credits === null) continue;
+        changed =
+          this.sql.exec(
+            `UPDATE rows SET c_search = ?1, c_verify = ?2, c_phone = ?3 WHERE idx = ?4 AND (c_search != ?1 OR c_verify != ?2 OR c_phone != ?3)`,
+            credits.search ?? 0,
+            credits.verification ?? 0,
+            credits.phone ?? 0,
+            idx,
+          ).rowsWritten > 0 || changed;
+      }
+      this.sql.exec(`DELETE FROM billing WHERE id = ?`, billingId);
+    });
+    if (changed && this.job) await syncIndex(this.env, this.view(Date.now()));
+  }
+
+  /** Chunk billings the limiter has not decided yet. */
+  private billingOwed(): boolean {
+    return this.sql.exec(`SELECT 1 FROM billing LIMIT 1`).toArray().length > 0;
+  }
+
+  /**
+   * Sends the account's limiter the billings no delivery brought to it (the delivery died after
+   * recording its rows), and takes the decisions. Harmless twice: a settlement is decided once.
+   */
+  private async sendOwedBilling(now: number): Promise<boolean> {
+    const entries = this.sql
+      .exec<{ id: number; plan: string; settlement: string }>(`SELECT id, plan, settlement FROM billing WHERE at <= ? ORDER BY id LIMIT 20`, now - BILLING_RESEND_MS)
+      .toArray();
+    if (!entries.length || !this.job) return this.billingOwed();
+    const accountId = this.job.accountId;
+    const limiter = this.env.ACCOUNT_LIMITER.get(this.env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
+    for (const e of entries) {
+      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [JSON.parse(e.settlement) as Settlement] })) as LimiterReply;
+      await this.billingDecided(e.id, reply.settlements[0]!);
+    }
+    return this.billingOwed();
   }
 
   private insertRow(chunk: number, row: RowRecord): boolean {
@@ -473,9 +577,12 @@ export class BulkJob extends DurableObject<Env> {
     const job = this.job;
     if (!job) return;
     const now = Date.now();
+    // Billings a dead delivery left undecided go to the limiter first, whatever the job's state.
+    const billingLeft = await this.sendOwedBilling(now);
     if (job.status !== "running") {
       this.sql.exec(`DELETE FROM leases`);
       if (job.ending) await this.ended(now);
+      else if (billingLeft) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
       return;
     }
     // Every chunk finished but the job was not completed (the object went away in between).
@@ -501,7 +608,7 @@ export class BulkJob extends DurableObject<Env> {
     }
     await this.dispatch(now);
     const next = this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM leases`).one().due;
-    await this.ctx.storage.setAlarm(next ?? now + this.leaseMs());
+    await this.ctx.storage.setAlarm(Math.min(next ?? now + this.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity));
   }
 
   private async complete(now: number) {
@@ -540,7 +647,9 @@ export class BulkJob extends DurableObject<Env> {
     if (job.config.webhook || job.config.notify) await notifyJobEnd(this.env, { accountId: job.accountId, webhookUrl: job.config.webhook?.url ?? null, notify: job.config.notify }, view);
     job.ending = false;
     this.save();
-    await this.ctx.storage.deleteAlarm();
+    // The alarm stays while a chunk's billing is undecided (see sendOwedBilling).
+    if (this.billingOwed()) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
+    else await this.ctx.storage.deleteAlarm();
     this.alarmArmed = false;
   }
 

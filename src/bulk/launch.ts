@@ -18,7 +18,7 @@ export interface LaunchContext {
 }
 
 /** Why a job cannot start now (429 rate_limit or 402 quota_exceeded), or null. */
-export async function launchRefusal(env: Env, type: BulkType, ctx: LaunchContext, now: number): Promise<ApiError | null> {
+export async function launchRefusal(env: Env, type: BulkType, ctx: LaunchContext): Promise<ApiError | null> {
   const [row] = await db(env.DB)
     .select({ n: count() })
     .from(bulkJobs)
@@ -28,7 +28,7 @@ export async function launchRefusal(env: Env, type: BulkType, ctx: LaunchContext
   }
   const cost = type.capability.cost;
   if (cost) {
-    const balances = await limiterFor(env, ctx.accountId).balances(ctx.plan, now);
+    const balances = await limiterFor(env, ctx.accountId).balances(ctx.plan);
     const available = balances[cost.balance].available;
     if (available < cost.amount) {
       return new ApiError(402, "quota_exceeded", `Insufficient ${cost.balance} quota: ${available} credits left. Buy credits or upgrade your plan, then launch the job.`);
@@ -44,7 +44,7 @@ export async function startJob(env: Env, type: BulkType, jobId: number, ctx: Lau
   const current = await onJob(job.read(now));
   const allowed = how === "launch" ? current.status === "pending" : current.status === "failed" || current.status === "cancelled";
   if (allowed && !current.expired && !current.archived) {
-    const refusal = await launchRefusal(env, type, ctx, now);
+    const refusal = await launchRefusal(env, type, ctx);
     if (refusal) throw refusal;
   }
   return onJob(how === "launch" ? job.launch(now, ctx.actorId) : job.retry(now, ctx.actorId));

@@ -1,18 +1,40 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
+import type {
+  AdmitRequest,
+  AdmitResult,
+  ChargeDecision,
+  GroupCount,
+  LateCharge,
+  LeaseRequest,
+  LeaseState,
+  LimiterMessage,
+  LimiterReply,
+  LimitSnapshot,
+  Settlement,
+  SettlementOutcome,
+  SettlementPart,
+} from "./limiter-messages.js";
 import { DAY_MS } from "../platform/time.js";
-import { planFor } from "./plans.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
 import { type OpenWindow, REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { copyCharges, d1Windows } from "./usage-copy.js";
+import { AdmissionKeys, ADMISSION_KEY_TTL_MS } from "./admission-keys.js";
+import { type Amounts, BALANCES, CreditBook, type CreditState } from "./credit-book.js";
 import { logError } from "../request-context.js";
 
 /**
  * One per account (workspace members and every key use the owner's object). It holds the rate-limit
- * counters of every endpoint group, the credit balances and the 30-day repeat windows, so one RPC
- * decides all three atomically: a Durable Object runs one request at a time, every decision runs in
- * one synchronous storage transaction, and the answer is held until that transaction persists.
- * Callers pass `now` so tests can cross second, minute, day and month boundaries without sleeping.
+ * counters of every endpoint group, the credit balances and what is held of them, and the 30-day
+ * repeat windows, so one RPC decides all of them atomically: a Durable Object runs one request at a
+ * time, every decision runs in one synchronous storage transaction, and the answer is held until that
+ * transaction persists.
+ *
+ * Every decision is made on the limiter's own clock (`clock`): the second, minute, UTC day and UTC
+ * month a request counts in, when a window opens, when a hold expires. Instants sent by isolates
+ * are never trusted for these. Every message is harmless when it is sent twice: an admission by its
+ * key (admission-keys.ts), a settlement by its reservations, a late charge by its key, a lease
+ * top-up by its sequence number, a pack grant by its key (billing.md lists them).
  */
 
 interface Counter {
@@ -27,24 +49,26 @@ interface GroupState {
   day: string;
   daily: number;
 }
-interface CreditState {
-  /** UTC month (YYYY-MM) the `used` counts belong to; monthly allowances come from the plan. */
-  month: string;
-  used: Record<CreditBalance, number>;
-  /** Credit pack: spent after the monthly allowance; while it has credits it raises the limits. */
-  pack: { size: number; remaining: number } | null;
-}
+/** Credits held for a running call (an `r:` key). */
 interface Reservation {
   balance: CreditBalance;
-  fromPlan: number;
-  fromPack: number;
+  /** Credits held (not charged until the call's settlement says it found something). */
+  amount: number;
+  /** When it was made or last kept alive, on the limiter's clock (the sweep refunds it RESERVATION_TTL_MS later). */
   at: number;
   /**
-   * Set on a call's first reservation when its admission opened 30-day windows: they stay here (and
-   * in `inFlight`) until its settlement keeps them in `repeat_windows` or drops them. `true` on
-   * reservations made before in-flight windows left the table (their rows carry the reservation).
+   * Set on a call's first reservation when its admission reserved requests under the 30-day rule:
+   * its settlement keeps their windows in `repeat_windows` (those it is billed for) or none. `true`
+   * on reservations made before windows were kept at settlement (their rows carry the reservation).
    */
   windows?: OpenedWindows | true;
+  /**
+   * Reservations stored before credits were held: they were charged at admission (`amount` is
+   * absent), from the plan and the pack in the month given, and a refund gives them back.
+   */
+  fromPlan?: number;
+  fromPack?: number;
+  month?: string;
 }
 /** The windows a running call opened, and what its charge is recorded as once it is billed. */
 interface OpenedWindows {
@@ -54,128 +78,18 @@ interface OpenedWindows {
   source: string;
   billedAt: number;
 }
+/** Credits an isolate holds to answer calls before their charge reaches the limiter (an `l:` key). */
+interface Lease {
+  held: Amounts;
+  /** Last top-up or charge against it; the sweep releases it LEASE_TTL_MS later. */
+  at: number;
+  /** Sequence number of the last top-up applied (a top-up sent again is not applied twice). */
+  seq: number;
+}
 interface FixedWindow {
   start: number;
   count: number;
 }
-
-export type RefusalReason = "rps" | "rpm" | "daily" | "credits";
-
-export interface LimitSnapshot {
-  limits: Limits;
-  secondLeft: number;
-  minuteLeft: number;
-  dailyLeft: number;
-  minuteResetSeconds: number;
-  dailyResetSeconds: number;
-}
-
-/** One distinct credit-billed request of an admission and what it costs when it is not a repeat. */
-export interface BilledRequest {
-  /** requestFingerprint (src/limits/repeat-billing.ts): capability and normalised parameters. */
-  fingerprint: string;
-  cost: Partial<Record<CreditBalance, number>>;
-}
-
-/**
- * A credit-billed call answered before the limiter decided it (admission.ts, `chargeLater`: a plan
- * without limits in the call's group, and credits far above its cost): the limiter now tells a
- * repeat from a billed request and charges the latter, as the admission would have, once the
- * answer is known. Never charged beyond the balance left.
- */
-export interface LateCharge {
-  plan: string;
-  accountId: number;
-  capability: string;
-  source: BillingSource;
-  fingerprint: string;
-  cost: Partial<Record<CreditBalance, number>>;
-  /** The instant the call was admitted (its window opens then if it is billed). */
-  at: number;
-}
-
-/** What the limiter made of late charges (in the order sent), and the balances after them. */
-export interface LateChargeOutcome {
-  billed: boolean[];
-  balances: Record<CreditBalance, BalanceView>;
-}
-
-/** Where a billed call came from, as /v1/usage counts it (source_api, source_website, source_bulk). */
-export type BillingSource = "api" | "website" | "bulk";
-
-/** Requests under the 30-day rule (docs/wire-contract.md §3.2), decided by the admission that carries them. */
-export interface Billing {
-  accountId: number;
-  capability: string;
-  source: BillingSource;
-  requests: BilledRequest[];
-}
-
-export interface AdmitRequest {
-  plan: string;
-  group: RateGroup | null;
-  /** Credits to reserve per balance (base cost plus options), empty when free. */
-  cost: Partial<Record<CreditBalance, number>>;
-  now: number;
-  /** Limits to apply instead of the plan table's row (e.g. the shared agent surface's configured limits). */
-  limits?: Limits;
-  /** Earlier calls' settlements to apply first (gate.ts piggybacks them to save a round trip). */
-  settlements?: Settlement[];
-  /** Earlier calls' late charges to decide first (admission.ts piggybacks them too). */
-  charges?: LateCharge[];
-  /** Also answer the credit balances after this admission (GET /v1/me shows them: no second round trip). */
-  withBalances?: boolean;
-  /** Requests an isolate admitted itself in groups without limits, to be counted now (gate.ts). */
-  counts?: GroupCount[];
-  /**
-   * Credit-billed requests: each one with an open 30-day window is a repeat (reserves nothing);
-   * the others are reserved at their cost, on top of `cost`, and their windows open at once, tied
-   * to the reservation, so an identical request arriving before this call ends is a repeat too.
-   */
-  billing?: Billing;
-}
-
-/**
- * One request admitted by an isolate on its own: the account's plan has no limit at all in that
- * group (pro-plus, scale) and the call reserved no credits, so nothing had to be decided here. It
- * is still counted, late, so GET /v1/rate-limits shows it as used.
- */
-export interface GroupCount {
-  group: RateGroup;
-  at: number;
-}
-
-/** The end of one earlier call (see settle()), carried by a later admission or sent in a batch. */
-export interface Settlement {
-  reservationIds: string[];
-  found: boolean;
-  adjust: Partial<Record<CreditBalance, number>>;
-  plan: string;
-  /**
-   * The fingerprints, among those this call's admission opened windows for, that were billed: their
-   * windows stay open, the others close. Undefined keeps them all when found. Not found closes all.
-   */
-  billed?: readonly string[];
-}
-
-export type AdmitResult = (
-  | {
-      admitted: true;
-      reservationIds: string[];
-      snapshot: LimitSnapshot | null;
-      balances?: Record<CreditBalance, BalanceView>;
-      /**
-       * With `billing`: the requests that are repeats, fingerprint -> the instant their window opened,
-       * or null while the call that opened it is still running (its window may yet close).
-       */
-      repeats?: Record<string, number | null>;
-      /** With `billing`: what was reserved in all (`cost` plus the requests that are not repeats). */
-      reserved?: Partial<Record<CreditBalance, number>>;
-    }
-  | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
-  | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number })
-  /** With `charges`: what became of them, and the balances after them and this admission's decision. */
-  & { lateCharges?: LateChargeOutcome };
 
 export type { BalanceView } from "./groups.js";
 
@@ -183,18 +97,22 @@ const SECOND = 1_000;
 const MINUTE = 60_000;
 /** Reservations that were never settled (the Worker died mid-call) are refunded after this long. */
 export const RESERVATION_TTL_MS = 10 * MINUTE;
-const BALANCES: CreditBalance[] = ["search", "verification", "phone"];
+/** A lease not topped up or charged against for this long is released (its isolate died or went idle). */
+export const LEASE_TTL_MS = 30 * SECOND;
 /** How long a billed request waits in the object before the D1 copy receives it (one batch per account). */
 export const SYNC_DELAY_MS = 1_000;
 /** After a failed copy to D1 the alarm tries again this much later. */
 const SYNC_RETRY_MS = 30_000;
+/** Count keys remembered (counts sent again are counted once; no decision depends on counts). */
+const COUNT_KEYS = 10_000;
 /** Storage key: the account's windows that D1 held before this object did were taken over (adoptD1Windows). */
 const ADOPTED_KEY = "windows-adopted";
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const utcMonth = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 export const secondsToUtcMidnight = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000));
 export const secondsToNextMinute = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / MINUTE) * MINUTE + MINUTE - ms) / 1000));
+/** The admission key a reservation id was made from (`<key>.<balance>`). */
+const keyOf = (reservationId: string) => reservationId.slice(0, reservationId.lastIndexOf("."));
 
 /** What the rate-limit headers report for a group: its limits, what is left of each, and when windows reset. */
 export function limitSnapshot(limits: Limits, used: { second: number; minute: number; daily: number }, now: number): LimitSnapshot {
@@ -210,61 +128,80 @@ export function limitSnapshot(limits: Limits, used: { second: number; minute: nu
 }
 
 export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
+  /** The limiter's clock: every instant it decides with (tests move it to cross days and months). */
+  clock: () => number = () => Date.now();
   private groups = new Map<string, GroupState>();
-  private credits: CreditState | undefined;
+  private credits!: CreditBook;
   private reservations = new Map<string, Reservation>();
-  /** Windows of calls still running, by fingerprint: rebuilt from the `r:` records that hold them. */
-  private inFlight = new Map<string, { reservation: string; billedAt: number }>();
+  private leases = new Map<string, Lease>();
   private windows = new Map<string, FixedWindow>();
+  private countKeys = new Set<string>();
   /** When the storage alarm is set for, null when none is (read once, then kept in step). */
   private alarmAt: number | null = null;
   private adopted = false;
   private repeatTable: RepeatWindows | undefined;
+  private keyTable: AdmissionKeys | undefined;
   private syncing: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: { DB: D1Database }) {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
+      let credits: CreditState | undefined;
       for (const [key, value] of ctx.storage.kv.list<unknown>()) {
         if (key.startsWith("g:")) this.groups.set(key.slice(2), value as GroupState);
-        else if (key.startsWith("r:")) this.holdReservation(key.slice(2), value as Reservation);
+        else if (key.startsWith("r:")) this.reservations.set(key.slice(2), value as Reservation);
+        else if (key.startsWith("l:")) this.leases.set(key.slice(2), value as Lease);
         else if (key.startsWith("w:")) this.windows.set(key.slice(2), value as FixedWindow);
-        else if (key === "credits") this.credits = value as CreditState;
+        else if (key === "credits") credits = value as CreditState;
         else if (key === ADOPTED_KEY) this.adopted = true;
       }
+      this.credits = new CreditBook(credits);
+      for (const [id, r] of this.reservations) this.holdReservation(id, r);
+      for (const lease of this.leases.values()) for (const b of BALANCES) this.credits.hold(b, lease.held[b] ?? 0, true);
       this.alarmAt = await ctx.storage.getAlarm();
     });
   }
 
-  /** Keeps a reservation in memory, with the windows its call opened. */
-  private holdReservation(id: string, reservation: Reservation) {
-    this.reservations.set(id, reservation);
-    if (reservation.windows && reservation.windows !== true) this.holdWindows(id, reservation.windows);
+  /** Keeps a reservation in memory, its credits held. */
+  private holdReservation(id: string, r: Reservation) {
+    this.reservations.set(id, r);
+    if (r.amount !== undefined) this.credits.hold(r.balance, r.amount);
   }
 
-  /** The windows a running call opened, answered as open (its repeats) until the call ends. */
-  private holdWindows(id: string, opened: OpenedWindows) {
-    for (const fingerprint of opened.fingerprints) this.inFlight.set(fingerprint, { reservation: id, billedAt: opened.billedAt });
+  /** Ends a reservation: its hold released (charged by the caller when found) or, if it was charged at admission and not found, refunded. */
+  private dropReservation(id: string, r: Reservation, found: boolean, now: number, change: Change) {
+    this.reservations.delete(id);
+    change.deletes.push(`r:${id}`);
+    if (r.amount !== undefined) this.credits.release(r.balance, r.amount);
+    else if (!found) this.credits.refundCharged(r.balance, r.fromPlan ?? 0, r.fromPack ?? 0, r.month, now);
   }
 
-  /** Ends the in-flight windows of reservation `id`; answers whether any was kept (billed). */
-  private endWindows(id: string, opened: OpenedWindows | true, found: boolean, billed: readonly string[] | undefined): boolean {
+  /**
+   * Ends the windows reservation `id`'s call asked for: those it was billed for are kept, opening
+   * now (`charged` says what each request cost); the others stay closed. Answers those kept.
+   * Reservations made before windows were kept at settlement had theirs opened in the table.
+   */
+  private endWindows(id: string, opened: OpenedWindows | true, kept: readonly string[] | "all", now: number, charged: (fingerprint: string) => Amounts | null = () => null): string[] {
     if (opened === true) {
-      if (!found) {
+      if (!kept.length) {
         this.repeatWindows.closeOpenedInTable(id);
-        return false;
+        return [];
       }
-      return this.repeatWindows.settleOpenedInTable(id, billed);
+      return this.repeatWindows.settleOpenedInTable(id, kept === "all" ? undefined : kept) ? (kept === "all" ? [] : [...kept]) : [];
     }
-    const kept: string[] = [];
-    for (const fingerprint of opened.fingerprints) {
-      // A window replaced since (its 30 days ran out meanwhile) belongs to the newer call.
-      if (this.inFlight.get(fingerprint)?.reservation !== id) continue;
-      this.inFlight.delete(fingerprint);
-      if (found && (!billed || billed.includes(fingerprint))) kept.push(fingerprint);
+    if (kept === "all") return [];
+    if (kept.length) this.repeatWindows.keep(kept.map((fingerprint) => ({ fingerprint, charged: charged(fingerprint) })), { ...opened, billedAt: now, call: id });
+    return [...kept];
+  }
+
+  /** Requests another call was billed for since (a window kept under another call): this call is their repeat. */
+  private billedElsewhere(owner: string, fingerprints: readonly string[], now: number): Set<string> {
+    const out = new Set<string>();
+    for (const fingerprint of fingerprints) {
+      const open = this.openWindow(fingerprint, now);
+      if (open && open.call !== owner) out.add(fingerprint);
     }
-    if (kept.length) this.repeatWindows.keep(kept, opened);
-    return kept.length > 0;
+    return out;
   }
 
   /** The repeat-window table, created on first use (objects that never bill, e.g. `ip:*`, have none). */
@@ -272,73 +209,122 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     return (this.repeatTable ??= new RepeatWindows(this.ctx.storage.sql));
   }
 
-  /** True once this object has ever opened (or adopted) a window: chores on the table are skipped before. */
-  private hasRepeatWindows(): boolean {
-    if (this.repeatTable) return true;
-    return this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'repeat_windows'").toArray().length > 0;
+  private get admissionKeys(): AdmissionKeys {
+    return (this.keyTable ??= new AdmissionKeys(this.ctx.storage.sql));
   }
 
-  /**
-   * Rate limit, repeat-or-billed and credit reservation in one step, one storage transaction;
-   * nothing is counted, reserved or opened when refused.
-   */
+  /** True once this object has ever created the named table: chores on it are skipped before. */
+  private hasTable(name: string): boolean {
+    return this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+  }
+
+  /** The limiter's instant for this decision. */
+  private now(): number {
+    return this.clock();
+  }
+
+  /** One admission (see exchange). */
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    return (await this.admitMany([req]))[0]!;
+    return (await this.exchange({ plan: req.plan, accountId: req.billing?.accountId, admissions: [req] })).admissions[0]!;
   }
 
   /**
-   * Several admissions decided one after the other in the order given, each exactly as if it had
-   * come alone (the settlements it carries applied just before it), in one storage transaction:
-   * admission.ts sends together the admissions its isolate received for this account while its
-   * previous round trip was in flight, so a busy account costs one round trip and one commit per
-   * batch, not per request.
+   * One round trip from an isolate (limiter-client.ts), decided in one storage transaction, in this
+   * order: settlements of calls that ended, late charges, counts, a lease given back, the admissions
+   * one after the other exactly as if each had come alone, then a lease top-up (admissions take
+   * credits before an isolate's lease may) and reservations kept alive.
    */
-  async admitMany(reqs: AdmitRequest[]): Promise<AdmitResult[]> {
-    const billingAccount = reqs.find((r) => r.billing)?.billing?.accountId ?? reqs.find((r) => r.charges?.length)?.charges?.[0]?.accountId;
-    if (billingAccount !== undefined && !this.adopted) await this.adoptD1Windows(billingAccount);
-    let syncSoon = false;
-    const results = this.ctx.storage.transactionSync(() => {
+  async exchange(msg: LimiterMessage): Promise<LimiterReply> {
+    const billingAccount = msg.accountId ?? msg.admissions?.find((r) => r.billing)?.billing?.accountId ?? msg.charges?.[0]?.accountId;
+    if (billingAccount !== undefined && !this.adopted && (msg.charges?.length || msg.settlements?.length || msg.admissions?.some((a) => a.billing))) await this.adoptD1Windows(billingAccount);
+    let kept = false;
+    const reply = this.ctx.storage.transactionSync((): LimiterReply => {
+      const now = this.now();
       const change = new Change();
-      const decided = reqs.map((req): AdmitResult => {
-        // Settlements and late charges this isolate had not sent yet ride along and are applied
-        // before deciding, so a refund or a charge is never overtaken by the next admission.
-        syncSoon = this.applySettlements(req.settlements ?? [], req.now, change) || syncSoon;
-        const late = req.charges?.length ? this.applyLateCharges(req.charges, change) : undefined;
-        if (late?.some(Boolean)) syncSoon = true;
-        this.applyCounts(req.counts ?? [], change);
-        const result = this.decide(req, change);
-        return late ? { ...result, lateCharges: { billed: late, balances: this.balances(req.plan, req.now) } } : result;
-      });
+      const settlements = (msg.settlements ?? []).map((s) => this.applySettlement(s, msg.plan, now, change));
+      const charges = (msg.charges ?? []).map((c) => this.applyLateCharge(c, msg.plan, now, change));
+      kept = settlements.some((s) => s.billed.length && s.charged) || charges.some((c) => c.billed);
+      this.applyCounts(msg.counts ?? [], now, change);
+      const closing = msg.lease?.close ? this.applyLease(msg.lease, msg.plan, now, change) : undefined;
+      const admissions = (msg.admissions ?? []).map((req) => this.admitOnce(req, now, change));
+      const lease = closing ?? (msg.lease ? this.applyLease(msg.lease, msg.plan, now, change) : undefined);
+      for (const id of msg.extend ?? []) {
+        const r = this.reservations.get(id);
+        if (!r) continue;
+        r.at = now;
+        change.writes[`r:${id}`] = r;
+      }
       this.persist(change);
-      return decided;
+      const out: LimiterReply = { settlements, charges, admissions };
+      if (lease) out.lease = lease;
+      if (msg.withBalances) out.balances = this.credits.view(msg.plan, now);
+      return out;
     });
-    if (results.some((r) => r.admitted && r.reservationIds.length)) this.armAlarm(Date.now() + RESERVATION_TTL_MS + SECOND);
-    if (syncSoon) this.armAlarm(Date.now() + SYNC_DELAY_MS);
-    return results;
+    if (this.reservations.size || this.leases.size) this.armAlarmIn(this.nextExpiry(this.now()));
+    if (kept) this.armAlarmIn(SYNC_DELAY_MS);
+    if (reply.admissions.length && this.keyTable) this.armAlarmIn(ADMISSION_KEY_TTL_MS + SECOND);
+    return reply;
   }
 
-  private decide(req: AdmitRequest, change: Change): AdmitResult {
-    const credits = this.creditState(req.now);
-    const packCredits = credits.pack?.remaining ?? 0;
+  /** Milliseconds until the first reservation or lease expires (at least a second). */
+  private nextExpiry(now: number): number {
+    let first = Infinity;
+    for (const r of this.reservations.values()) first = Math.min(first, r.at + RESERVATION_TTL_MS);
+    for (const l of this.leases.values()) first = Math.min(first, l.at + LEASE_TTL_MS);
+    return Math.max(SECOND, first - now + SECOND);
+  }
+
+  /**
+   * An admission decided once per key: sent again, the first answer comes back (a key whose
+   * reservations the sweep released is forgotten with them, so a bulk chunk sent anew is decided anew).
+   */
+  private admitOnce(req: AdmitRequest, now: number, change: Change): AdmitResult {
+    const known = req.key ? this.admissionKeys.find<AdmitResult>(req.key) : null;
+    if (known) return known;
+    const result = this.decide(req, now, change);
+    // Refusals change nothing: deciding them again is harmless, so they are not kept.
+    if (req.key && result.admitted) this.admissionKeys.remember(req.key, now, result);
+    return result;
+  }
+
+  private anyReservationOf(key: string): boolean {
+    for (const id of this.reservations.keys()) if (keyOf(id) === key) return true;
+    return false;
+  }
+
+  private decide(req: AdmitRequest, now: number, change: Change): AdmitResult {
+    const packCredits = this.credits.pack(now)?.remaining ?? 0;
     let state: GroupState | undefined;
     let limits: Limits | undefined;
     if (req.group) {
       limits = req.limits ?? effectiveLimits(req.plan, req.group, packCredits);
-      state = this.groupState(req.group, req.now);
-      const refusal = this.firstExceeded(state, limits, req.now);
-      if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, req.now) };
+      state = this.groupState(req.group, now);
+      const refusal = this.firstExceeded(state, limits, now);
+      if (refusal) return { admitted: false, ...refusal, snapshot: this.snapshot(state, limits, now) };
     }
+    const snapshot = () => (state && limits ? this.snapshot(state, limits, now) : null);
 
     // docs/wire-contract.md §3.2: a request with an open window is a repeat and costs nothing; the others cost theirs.
-    const cost: Partial<Record<CreditBalance, number>> = { ...req.cost };
+    const cost: Amounts = { ...req.cost };
     const repeats: Record<string, number | null> = {};
     const fresh: string[] = [];
+    const refused: string[] = [];
+    let shortOf: { balance: CreditBalance; available: number; needed: number } | undefined;
     for (const { fingerprint, cost: own } of req.billing?.requests ?? []) {
-      if (fingerprint in repeats || fresh.includes(fingerprint)) continue;
-      const open = this.openWindow(fingerprint, req.now);
+      if (fingerprint in repeats || fresh.includes(fingerprint) || refused.includes(fingerprint)) continue;
+      const open = this.openWindow(fingerprint, now);
       if (open) {
-        repeats[fingerprint] = open.reservation === null ? open.billedAt : null;
+        repeats[fingerprint] = open.billedAt;
         continue;
+      }
+      if (req.partial) {
+        // In order, while the balance covers each request whole.
+        const short = shortOf ? undefined : BALANCES.find((b) => (own[b] ?? 0) > 0 && this.credits.available(req.plan, b, now) - (cost[b] ?? 0) < own[b]!);
+        if (shortOf || short) {
+          shortOf ??= { balance: short!, available: Math.max(0, this.credits.available(req.plan, short!, now) - (cost[short!] ?? 0)), needed: own[short!]! };
+          refused.push(fingerprint);
+          continue;
+        }
       }
       fresh.push(fingerprint);
       for (const balance of BALANCES) if (own[balance]) cost[balance] = (cost[balance] ?? 0) + own[balance]!;
@@ -347,77 +333,69 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     for (const balance of BALANCES) {
       const needed = cost[balance] ?? 0;
       if (needed <= 0) continue;
-      const available = this.available(req.plan, balance, credits);
-      if (available < needed) {
-        return {
-          admitted: false,
-          reason: "credits",
-          balance,
-          available,
-          needed,
-          snapshot: state && limits ? this.snapshot(state, limits, req.now) : null,
-        };
-      }
+      const available = this.credits.available(req.plan, balance, now);
+      if (available < needed) return { admitted: false, reason: "credits", balance, available: Math.max(0, available), needed, snapshot: snapshot() };
     }
 
-    // Every change of this admission goes to storage in the one transaction admit() runs.
-    if (state && req.group && limits) {
-      state.second = { count: state.second.count + 1, last: req.now };
-      state.minute = { count: state.minute.count + 1, last: req.now };
+    // Every change of this admission goes to storage in the one transaction exchange() runs.
+    if (state && req.group) {
+      state.second = { count: state.second.count + 1, last: Math.max(state.second.last, now) };
+      state.minute = { count: state.minute.count + 1, last: Math.max(state.minute.last, now) };
       state.daily += 1;
       this.groups.set(req.group, state);
       change.writes[`g:${req.group}`] = state;
     }
+    const key = req.key ?? crypto.randomUUID();
     const reservationIds: string[] = [];
     for (const balance of BALANCES) {
       const amount = cost[balance] ?? 0;
       if (amount <= 0) continue;
-      // Reservations age in real time (the sweep is about a Worker that died), whatever clock the caller uses.
-      const reservation = this.spend(req.plan, balance, amount, credits, Date.now());
-      const id = crypto.randomUUID();
-      this.reservations.set(id, reservation);
-      change.writes[`r:${id}`] = reservation;
+      const id = `${key}.${balance}`;
+      const r: Reservation = { balance, amount, at: now };
+      this.holdReservation(id, r);
+      change.writes[`r:${id}`] = r;
       reservationIds.push(id);
     }
-    if (reservationIds.length) change.writes.credits = credits;
     const billing = req.billing;
-    // The windows belong to the call's first reservation: its settlement keeps or closes them.
-    // They live with it (memory and its r: record, written below) until it settles: no table write yet.
+    // The requests it may be billed for belong to the call's first reservation: its settlement
+    // keeps their windows (billed) or none. Nothing is written to the table before.
     if (billing && fresh.length && reservationIds.length) {
       const owner = reservationIds[0]!;
-      const opened = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: req.now };
-      this.reservations.get(owner)!.windows = opened;
-      this.holdWindows(owner, opened);
+      this.reservations.get(owner)!.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: now };
     }
-    const snapshot = state && limits ? this.snapshot(state, limits, req.now) : null;
-    const billed = billing ? { repeats, reserved: cost } : {};
-    if (req.withBalances) return { admitted: true, reservationIds, snapshot, balances: this.balances(req.plan, req.now), ...billed };
-    return { admitted: true, reservationIds, snapshot, ...billed };
-  }
-
-  /** The window of `fingerprint` open at `now`; one left by a call whose reservation is gone counts as closed. */
-  private openWindow(fingerprint: string, now: number): OpenWindow | null {
-    const flying = this.inFlight.get(fingerprint);
-    if (flying && flying.billedAt > now - REPEAT_WINDOW_MS) return flying;
-    const open = this.repeatWindows.find(fingerprint, now);
-    if (open?.reservation != null && !this.reservations.has(open.reservation)) return null;
-    return open;
+    const result: AdmitResult = { admitted: true, reservationIds, snapshot: snapshot() };
+    if (billing) Object.assign(result, { repeats, reserved: cost });
+    if (req.partial && refused.length) Object.assign(result, { refused, shortOf });
+    if (req.withBalances) result.balances = this.credits.view(req.plan, now);
+    return result;
   }
 
   /**
-   * The windows D1 held before this object held them (billed_requests, written by the Worker until
-   * issue 22), taken over once per object so a repeat billed before the move stays free. Runs before
-   * the first admission that bills, with every other event held back. Can go once every window
-   * billed before the move has closed (30 days after it shipped).
+   * The window of `fingerprint` open at `now`: a request billed less than 30 days ago. A call still
+   * running opens none: identical calls running side by side each hold their cost, and whichever is
+   * charged first is billed, the others are its repeats (so a call that fails or finds nothing
+   * never leaves another one free). Rows opened by a running call before windows were kept at
+   * settlement (`reservation` set) are not open either.
+   */
+  private openWindow(fingerprint: string, now: number): OpenWindow | null {
+    const open = this.repeatWindows.find(fingerprint, now);
+    return open && open.reservation == null ? open : null;
+  }
+
+  /**
+   * The windows D1 held before this object held them (billed_requests, written by the Worker before
+   * the limiter kept the windows), taken over once per object so a repeat billed before the move stays free. Runs before
+   * the first message that bills, with every other event held back. Can go once every window billed
+   * before the move has closed (30 days after it shipped).
    */
   private async adoptD1Windows(accountId: number): Promise<void> {
     await this.ctx.blockConcurrencyWhile(async () => {
       if (this.adopted) return;
       let rows;
       try {
-        rows = await d1Windows(this.env.DB, accountId, Date.now());
+        rows = await d1Windows(this.env.DB, accountId, this.now());
       } catch (err) {
-        // Not fatal: decide without them now, try again with the next admission that bills.
+        // Not fatal: decide without them now, try again with the next message that bills.
         logError("limiter: reading the D1 repeat windows failed", err);
         return;
       }
@@ -430,116 +408,225 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   /**
-   * Ends a call. Not found: every reservation is refunded. Found: the reservations stay spent and
-   * `adjust` corrects them to what the answer really used (positive: charge more, negative: give
-   * back, e.g. an enrich_mobile reservation when no phone was found). Settling twice, or after the
-   * sweep, refunds nothing twice.
+   * Ends a call. Not found: its holds are released (refunded). Found: they are charged, corrected to
+   * what the answer really used: less is simply not charged, more is charged only when the balance
+   * covers all of it (never part of it). With `parts` (a bulk chunk: one reservation for many
+   * requests) each billed request is charged its own cost that way. The billed windows are kept,
+   * opening now, each with what its request was charged. Settling again, or after the sweep,
+   * changes nothing: the answer then comes from the windows kept.
    */
-  settle(reservationIds: string[], found: boolean, adjust: Partial<Record<CreditBalance, number>>, plan: string, now: number): void {
-    this.settleMany([{ reservationIds, found, adjust, plan }], now);
+  private applySettlement(s: Settlement, plan: string, now: number, change: Change): SettlementOutcome {
+    const owner = s.reservationIds[0];
+    const billedList = s.parts ? s.parts.map((p) => p.fingerprint) : s.billed;
+    const live = s.reservationIds.map((id) => [id, this.reservations.get(id)] as const).filter((e): e is readonly [string, Reservation] => e[1] !== undefined);
+    if (!live.length) return this.settledBefore(owner, s.found ? (billedList ?? []) : [], now);
+    const opened = owner !== undefined ? this.reservations.get(owner)?.windows : undefined;
+    // The requests this call may be billed for; one another call was billed for meanwhile is its repeat.
+    const asked = opened && opened !== true ? opened.fingerprints.filter((fp) => !billedList || billedList.includes(fp)) : [...(billedList ?? [])];
+    const elsewhere = opened && opened !== true && s.found ? this.billedElsewhere(owner!, asked, now) : new Set<string>();
+    const billing = s.found ? asked.filter((fp) => !elsewhere.has(fp)) : [];
+    // A single call whose request was billed elsewhere is a repeat: nothing is charged.
+    const found = s.found && !(opened && opened !== true && !billing.length);
+    for (const [id, r] of live) this.dropReservation(id, r, found, now, change);
+    let charged: Amounts = {};
+    let parts: Amounts[] | undefined;
+    if (found && s.parts) {
+      parts = this.chargeParts(s.parts.map((p) => (elsewhere.has(p.fingerprint) ? { ...p, cost: {} } : p)), live, plan, now);
+      for (const part of parts) for (const [b, n] of Object.entries(part) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) + n;
+    } else if (found) charged = this.chargeAdjusted(s.adjust, live, plan, now);
+    const chargedFor = (fingerprint: string): Amounts | null => {
+      if (parts) return parts[s.parts!.findIndex((p) => p.fingerprint === fingerprint)] ?? null;
+      return billing.length === 1 ? charged : null;
+    };
+    // Legacy rows opened while their call ran are kept all when found and nothing says which.
+    const kept = opened ? this.endWindows(owner!, opened, opened === true && found && !billedList ? "all" : billing, now, chargedFor) : [];
+    const out: SettlementOutcome = { billed: kept, at: kept.length ? now : null, charged };
+    if (parts) out.parts = parts;
+    return out;
   }
 
-  /**
-   * Several settlements (and requests to count, see GroupCount) in one call and one storage
-   * transaction: gate.ts sends those no admission carried.
-   */
-  async settleMany(settlements: Settlement[], now: number, counts: GroupCount[] = [], charges: LateCharge[] = []): Promise<LateChargeOutcome | undefined> {
-    if (charges.length && !this.adopted) await this.adoptD1Windows(charges[0]!.accountId);
-    const { syncSoon, late } = this.ctx.storage.transactionSync(() => {
-      const change = new Change();
-      const kept = this.applySettlements(settlements, now, change);
-      const late = charges.length ? this.applyLateCharges(charges, change) : undefined;
-      this.applyCounts(counts, change);
-      this.persist(change);
-      return { syncSoon: kept || !!late?.some(Boolean), late };
-    });
-    if (syncSoon) this.armAlarm(Date.now() + SYNC_DELAY_MS);
-    return late ? { billed: late, balances: this.balances(charges[0]!.plan, now) } : undefined;
-  }
-
-  /**
-   * Decides calls answered before they were admitted here (LateCharge): a repeat costs nothing; the
-   * others are charged (at most what is left) and their windows kept at once. Answers, per charge,
-   * whether it was billed.
-   */
-  private applyLateCharges(charges: LateCharge[], change: Change): boolean[] {
-    return charges.map((c) => {
-      if (this.openWindow(c.fingerprint, c.at)) return false;
-      const credits = this.creditState(c.at);
-      for (const balance of BALANCES) {
-        const amount = Math.min(c.cost[balance] ?? 0, this.available(c.plan, balance, credits));
-        if (amount > 0) this.spend(c.plan, balance, amount, credits, c.at);
+  /** A settlement whose reservations are gone (applied before, or swept): the windows kept under its call say what was billed. */
+  private settledBefore(owner: string | undefined, fingerprints: readonly string[], now: number): SettlementOutcome {
+    const billed: string[] = [];
+    const parts: (Amounts | null)[] = [];
+    let at: number | null = null;
+    for (const fingerprint of fingerprints) {
+      const open = owner === undefined ? null : this.repeatWindows.find(fingerprint, now);
+      const mine = open?.call === owner;
+      if (mine) {
+        billed.push(fingerprint);
+        at = open!.billedAt;
       }
-      change.writes.credits = credits;
-      this.repeatWindows.keep([c.fingerprint], { accountId: c.accountId, capability: c.capability, source: c.source, billedAt: c.at });
-      return true;
-    });
+      parts.push(mine ? ((open!.charged as Amounts | null) ?? null) : {});
+    }
+    return { billed, at, charged: null, replayed: parts };
   }
 
-  /** Adds requests admitted elsewhere to their groups' counters, as of the instant each was admitted. */
-  private applyCounts(counts: GroupCount[], change: Change) {
-    for (const { group, at } of counts) {
+  /** One call's holds charged, trued up by `adjust` (see applySettlement). */
+  private chargeAdjusted(adjustments: Amounts, live: readonly (readonly [string, Reservation])[], plan: string, now: number): Amounts {
+    const charged: Amounts = {};
+    for (const balance of BALANCES) {
+      const mine = live.filter(([, r]) => r.balance === balance);
+      const held = mine.reduce((n, [, r]) => n + (r.amount ?? 0), 0);
+      const prepaid = mine.reduce((n, [, r]) => n + (r.amount === undefined ? (r.fromPlan ?? 0) + (r.fromPack ?? 0) : 0), 0);
+      const adjust = adjustments[balance] ?? 0;
+      let amount = held;
+      let back = 0;
+      if (adjust < 0) {
+        const cut = Math.min(-adjust, held);
+        amount -= cut;
+        back = Math.min(-adjust - cut, prepaid);
+      }
+      // The holds were released, so what they covered is available again.
+      if (adjust > 0 && this.credits.available(plan, balance, now) - amount >= adjust) amount += adjust;
+      this.credits.charge(plan, balance, amount, now);
+      if (back > 0) this.giveBackLegacy(balance, back, mine, now);
+      if (amount + prepaid - back > 0) charged[balance] = amount + prepaid - back;
+    }
+    return charged;
+  }
+
+  /**
+   * Many requests' holds charged request by request: each its cost up to what was reserved for it
+   * (covered by the holds just released), then, in order, what it costs beyond that when the
+   * balance covers all of it. Answers what each request was charged.
+   */
+  private chargeParts(parts: readonly SettlementPart[], live: readonly (readonly [string, Reservation])[], plan: string, now: number): Amounts[] {
+    const prepaid: Amounts = {};
+    for (const [, r] of live) if (r.amount === undefined) prepaid[r.balance] = (prepaid[r.balance] ?? 0) + (r.fromPlan ?? 0) + (r.fromPack ?? 0);
+    const out = parts.map((part) => {
+      const base: Amounts = {};
+      for (const b of BALANCES) {
+        const n = Math.min(part.cost[b] ?? 0, part.reserved[b] ?? 0);
+        if (n <= 0) continue;
+        base[b] = n;
+        // Charged at admission by an older limiter: already paid.
+        const paid = Math.min(n, prepaid[b] ?? 0);
+        prepaid[b] = (prepaid[b] ?? 0) - paid;
+        this.credits.charge(plan, b, n - paid, now);
+      }
+      return base;
+    });
+    parts.forEach((part, i) => {
+      for (const b of BALANCES) {
+        const extra = (part.cost[b] ?? 0) - (out[i]![b] ?? 0);
+        if (extra <= 0 || this.credits.available(plan, b, now) < extra) continue;
+        this.credits.charge(plan, b, extra, now);
+        out[i]![b] = (out[i]![b] ?? 0) + extra;
+      }
+    });
+    for (const b of BALANCES) {
+      const back = prepaid[b] ?? 0;
+      if (back > 0) this.giveBackLegacy(b, back, live.filter(([, r]) => r.balance === b), now);
+    }
+    return out;
+  }
+
+  /** A legacy reservation (charged at admission) trued down: gives back `back` credits, the pack first. */
+  private giveBackLegacy(balance: CreditBalance, back: number, mine: readonly (readonly [string, Reservation])[], now: number) {
+    const fromPack = mine.reduce((n, [, r]) => n + (r.fromPack ?? 0), 0);
+    const toPack = Math.min(back, fromPack);
+    const month = mine[0]?.[1].month;
+    this.credits.refundCharged(balance, back - toPack, toPack, month, now);
+  }
+
+  /**
+   * Decides a call answered before it was admitted here (LateCharge): a repeat costs nothing; the
+   * others are charged from the isolate's lease while it holds the credits, else from the balance if
+   * it covers the whole cost, else not at all. A billed call's window is kept at once, opening now.
+   */
+  private applyLateCharge(c: LateCharge, plan: string, now: number, change: Change): ChargeDecision {
+    const open = this.openWindow(c.fingerprint, now);
+    if (open) return open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
+    const lease = c.lease ? this.leases.get(c.lease) : undefined;
+    const fromLease = lease !== undefined && BALANCES.every((b) => (lease.held[b] ?? 0) >= (c.cost[b] ?? 0));
+    if (!fromLease && !BALANCES.every((b) => this.credits.available(plan, b, now) >= (c.cost[b] ?? 0))) return { billed: false, at: null };
+    for (const balance of BALANCES) {
+      const amount = c.cost[balance] ?? 0;
+      if (amount <= 0) continue;
+      if (fromLease) {
+        lease.held[balance]! -= amount;
+        this.credits.release(balance, amount, true);
+      }
+      this.credits.charge(plan, balance, amount, now);
+    }
+    if (fromLease) {
+      lease.at = now;
+      change.writes[`l:${c.lease}`] = lease;
+    }
+    this.repeatWindows.keep([{ fingerprint: c.fingerprint, charged: c.cost }], { accountId: c.accountId, capability: c.capability, source: c.source, billedAt: now, call: c.key });
+    return { billed: true, at: now };
+  }
+
+  /**
+   * A lease asked for, topped up or given back. A top-up adds, per balance, what is asked if `floor`
+   * credits stay available after it (near the end of a balance every call is admitted first again).
+   */
+  private applyLease(req: LeaseRequest, plan: string, now: number, change: Change): LeaseState {
+    let lease = this.leases.get(req.id);
+    if (req.close) {
+      if (lease) this.endLease(req.id, lease, change);
+      return { id: req.id, held: {}, open: false, refused: [] };
+    }
+    if (lease && req.seq <= lease.seq) return { id: req.id, held: { ...lease.held }, open: true, refused: [] };
+    // An id this limiter does not hold is new, unless its top-ups were seen before (released by the sweep).
+    if (!lease && req.seq > 1) return { id: req.id, held: {}, open: false, refused: [] };
+    const refused: CreditBalance[] = [];
+    const grant: Amounts = {};
+    for (const balance of BALANCES) {
+      const want = req.want?.[balance] ?? 0;
+      if (want <= 0) continue;
+      if (this.credits.available(plan, balance, now) - want < (req.floor ?? 0)) refused.push(balance);
+      else grant[balance] = want;
+    }
+    if (!lease) {
+      if (!Object.keys(grant).length) return { id: req.id, held: {}, open: false, refused };
+      lease = { held: {}, at: now, seq: 0 };
+      this.leases.set(req.id, lease);
+    }
+    lease.seq = req.seq;
+    for (const [balance, amount] of Object.entries(grant) as [CreditBalance, number][]) {
+      lease.held[balance] = (lease.held[balance] ?? 0) + amount;
+      this.credits.hold(balance, amount, true);
+    }
+    lease.at = now;
+    change.writes[`l:${req.id}`] = lease;
+    return { id: req.id, held: { ...lease.held }, open: true, refused };
+  }
+
+  private endLease(id: string, lease: Lease, change: Change) {
+    for (const b of BALANCES) this.credits.release(b, lease.held[b] ?? 0, true);
+    this.leases.delete(id);
+    delete change.writes[`l:${id}`];
+    change.deletes.push(`l:${id}`);
+  }
+
+  /** Adds requests admitted elsewhere to their groups' counters. */
+  private applyCounts(counts: GroupCount[], now: number, change: Change) {
+    for (const { group, at, key } of counts) {
+      if (key) {
+        if (this.countKeys.has(key)) continue;
+        if (this.countKeys.size >= COUNT_KEYS) this.countKeys.delete(this.countKeys.values().next().value!);
+        this.countKeys.add(key);
+      }
       const stored = this.groups.get(group);
       // A count from a UTC day already over belongs to no counter that is still shown.
       if (stored && utcDay(at) < stored.day) continue;
-      const state = this.groupState(group, at);
-      // Counts arrive late and may interleave with newer admissions: windows only move forward.
-      state.second = { count: state.second.count + 1, last: Math.max(state.second.last, at) };
-      state.minute = { count: state.minute.count + 1, last: Math.max(state.minute.last, at) };
+      const state = this.groupState(group, now);
+      state.second = { count: state.second.count + 1, last: Math.max(state.second.last, now) };
+      state.minute = { count: state.minute.count + 1, last: Math.max(state.minute.last, now) };
       state.daily += 1;
       this.groups.set(group, state);
       change.writes[`g:${group}`] = state;
     }
   }
 
-  /**
-   * Applies settlements in memory and to the repeat windows, collecting the key-value changes;
-   * credits are written only if they changed. Answers whether a window was kept (the D1 copy then
-   * has something to receive).
-   */
-  private applySettlements(settlements: Settlement[], now: number, change: Change): boolean {
-    if (!settlements.length) return false;
-    const credits = this.creditState(now);
-    let creditsChanged = false;
-    let windowsKept = false;
-    for (const { reservationIds, found, adjust, plan, billed } of settlements) {
-      // A reservation already swept has had its windows closed with it.
-      const owner = reservationIds[0];
-      const opened = owner !== undefined ? this.reservations.get(owner)?.windows : undefined;
-      if (opened) windowsKept = this.endWindows(owner!, opened, found, billed) || windowsKept;
-      const kept: Reservation[] = [];
-      for (const id of reservationIds) {
-        const r = this.reservations.get(id);
-        if (!r) continue;
-        if (!found) {
-          this.refund(r, credits);
-          creditsChanged = true;
-        } else kept.push(r);
-        this.reservations.delete(id);
-        change.deletes.push(`r:${id}`);
-      }
-      if (found) {
-        for (const balance of BALANCES) {
-          const amount = adjust[balance] ?? 0;
-          if (amount > 0) this.spend(plan, balance, Math.min(amount, this.available(plan, balance, credits)), credits, now);
-          if (amount < 0) {
-            // Give back to where the credits came from: the pack was spent last, so it is refilled first.
-            const back = -amount;
-            const fromPack = kept.filter((r) => r.balance === balance).reduce((n, r) => n + r.fromPack, 0);
-            const toPack = credits.pack ? Math.min(back, fromPack) : 0;
-            if (toPack > 0) credits.pack!.remaining += toPack;
-            credits.used[balance] = Math.max(0, credits.used[balance] - (back - toPack));
-          }
-          if (amount !== 0) creditsChanged = true;
-        }
-      }
-    }
-    if (creditsChanged) change.writes.credits = credits;
-    return windowsKept;
-  }
-
   /** Called inside a storage transaction: the key-value half of a decision (the windows are written as they change). */
   private persist(change: Change) {
+    if (this.credits.dirty) {
+      change.writes.credits = this.credits.stored();
+      this.credits.dirty = false;
+    }
     for (const [key, value] of Object.entries(change.writes)) this.ctx.storage.kv.put(key, value);
     for (const key of change.deletes) this.ctx.storage.kv.delete(key);
   }
@@ -557,12 +644,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   /** Limits and current usage per group, and the credit balances (GET /v1/rate-limits, /v1/me). */
-  status(plan: string, groups: RateGroup[], now: number) {
-    const credits = this.creditState(now);
-    const packCredits = credits.pack?.remaining ?? 0;
+  status(plan: string, groups: RateGroup[]) {
+    const now = this.now();
+    const pack = this.credits.pack(now);
     const perGroup: Record<string, { limits: Limits; used: { second: number; minute: number; daily: number }; snapshot: LimitSnapshot }> = {};
     for (const group of groups) {
-      const limits = effectiveLimits(plan, group, packCredits);
+      const limits = effectiveLimits(plan, group, pack?.remaining ?? 0);
       const state = this.groupState(group, now);
       perGroup[group] = {
         limits,
@@ -570,49 +657,57 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
         snapshot: this.snapshot(state, limits, now),
       };
     }
-    return { groups: perGroup, balances: this.balances(plan, now), pack: credits.pack };
+    return { groups: perGroup, balances: this.credits.view(plan, now), pack };
   }
 
-  balances(plan: string, now: number): Record<CreditBalance, BalanceView> {
-    const credits = this.creditState(now);
-    const allowance = planFor(plan).credits;
-    const view = {} as Record<CreditBalance, BalanceView>;
-    for (const b of BALANCES) view[b] = { available: this.available(plan, b, credits), used: credits.used[b], allowance: allowance[b] };
-    return view;
+  balances(plan: string): Record<CreditBalance, BalanceView> {
+    return this.credits.view(plan, this.now());
   }
 
-  grantPack(credits: number, now: number) {
-    const state = this.creditState(now);
-    const remaining = (state.pack?.remaining ?? 0) + credits;
-    state.pack = { size: Math.max(state.pack?.size ?? 0, remaining), remaining };
-    this.saveCredits(state);
-    return state.pack;
+  /** Adds a credit pack; granted once per `key` (an operator request sent again grants nothing twice). */
+  grantPack(credits: number, key?: string) {
+    return this.ctx.storage.transactionSync(() => {
+      const now = this.now();
+      if (key) {
+        const known = this.admissionKeys.find<{ size: number; remaining: number }>(`pack:${key}`);
+        if (known) return known;
+      }
+      const pack = { ...this.credits.grantPack(credits, now) };
+      if (key) this.admissionKeys.remember(`pack:${key}`, now, pack);
+      this.persist(new Change());
+      return pack;
+    });
   }
 
   /**
-   * One alarm for three chores: refund reservations whose Worker died (after RESERVATION_TTL_MS),
-   * send billed requests to the D1 copy (SYNC_DELAY_MS after the first one waiting), and delete
-   * windows closed for good (30 days after billing), which keeps the object's storage bounded.
+   * One alarm for its chores: release holds whose isolate died (reservations after
+   * RESERVATION_TTL_MS, leases after LEASE_TTL_MS), send billed requests to the D1 copy
+   * (SYNC_DELAY_MS after the first one waiting), forget old admission keys, and delete windows
+   * closed for good (30 days after billing), which keeps the object's storage bounded.
    */
   override async alarm() {
     this.alarmAt = null;
-    const now = Date.now();
+    const now = this.now();
     this.ctx.storage.transactionSync(() => {
-      const credits = this.creditState(now);
-      let refunded = false;
+      const change = new Change();
       for (const [id, r] of this.reservations) {
         if (now - r.at < RESERVATION_TTL_MS) continue;
-        this.refund(r, credits);
-        this.reservations.delete(id);
-        this.ctx.storage.kv.delete(`r:${id}`);
-        if (r.windows) this.endWindows(id, r.windows, false, undefined);
-        refunded = true;
+        if (r.windows) this.endWindows(id, r.windows, [], now);
+        this.dropReservation(id, r, false, now, change);
+        // A bulk chunk sent again under the same key decides anew.
+        if (this.keyTable) this.admissionKeys.forget(keyOf(id));
       }
-      if (refunded) this.ctx.storage.kv.put("credits", credits);
+      for (const [id, lease] of this.leases) if (now - lease.at >= LEASE_TTL_MS) this.endLease(id, lease, change);
+      if (this.keyTable || this.hasTable("admission_keys")) this.admissionKeys.sweep(now - ADMISSION_KEY_TTL_MS, (key) => this.anyReservationOf(key));
+      this.persist(change);
     });
     const next: number[] = [];
-    if (this.reservations.size) next.push(Math.min(...[...this.reservations.values()].map((r) => r.at)) + RESERVATION_TTL_MS + SECOND);
-    if (this.hasRepeatWindows()) {
+    if (this.reservations.size || this.leases.size) next.push(now + this.nextExpiry(now));
+    if (this.keyTable) {
+      const oldest = this.admissionKeys.oldest();
+      if (oldest !== null) next.push(oldest + ADMISSION_KEY_TTL_MS + SECOND);
+    }
+    if (this.repeatTable || this.hasTable("repeat_windows")) {
       let copied = true;
       try {
         await this.syncUsage();
@@ -625,7 +720,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const oldest = this.repeatWindows.oldestSynced();
       if (oldest !== null) next.push(oldest + REPEAT_WINDOW_MS + SECOND);
     }
-    if (next.length) this.armAlarm(Math.max(now + SECOND, Math.min(...next)));
+    if (next.length) this.armAlarmIn(Math.max(SECOND, Math.min(...next) - now));
   }
 
   /**
@@ -642,7 +737,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   private async copyUnsynced(): Promise<void> {
-    if (!this.hasRepeatWindows()) return;
+    if (!this.repeatTable && !this.hasTable("repeat_windows")) return;
     for (;;) {
       const batch = this.repeatWindows.unsynced(SYNC_BATCH);
       if (!batch.length) return;
@@ -660,13 +755,16 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     return null;
   }
 
+  /** A group's counters as of `now`; the UTC day never moves back (a day already left is not entered again). */
   private groupState(group: string, now: number): GroupState {
     const s = this.groups.get(group) ?? { second: { count: 0, last: 0 }, minute: { count: 0, last: 0 }, day: utcDay(now), daily: 0 };
+    const today = utcDay(now);
+    const day = today > s.day ? today : s.day;
     return {
       second: now - s.second.last >= SECOND ? { count: 0, last: s.second.last } : s.second,
       minute: now - s.minute.last >= MINUTE ? { count: 0, last: s.minute.last } : s.minute,
-      day: utcDay(now),
-      daily: s.day === utcDay(now) ? s.daily : 0,
+      day,
+      daily: s.day === day ? s.daily : 0,
     };
   }
 
@@ -674,42 +772,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     return limitSnapshot(limits, { second: state.second.count, minute: state.minute.count, daily: state.daily }, now);
   }
 
-  private creditState(now: number): CreditState {
-    const month = utcMonth(now);
-    const c = this.credits ?? { month, used: { search: 0, verification: 0, phone: 0 }, pack: null };
-    if (c.month !== month) {
-      c.month = month;
-      c.used = { search: 0, verification: 0, phone: 0 };
-    }
-    this.credits = c;
-    return c;
-  }
-
-  private saveCredits(c: CreditState) {
-    this.credits = c;
-    this.ctx.storage.kv.put("credits", c);
-  }
-
-  private available(plan: string, balance: CreditBalance, c: CreditState): number {
-    return Math.max(0, planFor(plan).credits[balance] - c.used[balance]) + (c.pack?.remaining ?? 0);
-  }
-
-  /** Takes credits from the monthly allowance first, then from the pack. */
-  private spend(plan: string, balance: CreditBalance, amount: number, c: CreditState, now: number): Reservation {
-    const fromPlan = Math.min(amount, Math.max(0, planFor(plan).credits[balance] - c.used[balance]));
-    const fromPack = amount - fromPlan;
-    c.used[balance] += fromPlan;
-    if (fromPack > 0 && c.pack) c.pack.remaining = Math.max(0, c.pack.remaining - fromPack);
-    return { balance, fromPlan, fromPack, at: now };
-  }
-
-  private refund(r: Reservation, c: CreditState) {
-    c.used[r.balance] = Math.max(0, c.used[r.balance] - r.fromPlan);
-    if (r.fromPack > 0 && c.pack) c.pack.remaining += r.fromPack;
-  }
-
-  /** Sets the storage alarm for `at` unless it is already set for that instant or earlier. */
-  private armAlarm(at: number) {
+  /**
+   * Sets the storage alarm `ms` from now unless it is already set for that instant or earlier. The
+   * alarm is a real timer: it runs on the runtime's clock, the chores it finds due on the limiter's.
+   */
+  private armAlarmIn(ms: number) {
+    const at = Date.now() + ms;
     if (this.alarmAt !== null && this.alarmAt <= at) return;
     this.alarmAt = at;
     void this.ctx.storage.setAlarm(at);

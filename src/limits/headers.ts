@@ -1,4 +1,4 @@
-import type { LimitSnapshot } from "./account-limiter.js";
+import type { LimitSnapshot } from "./limiter-messages.js";
 
 /**
  * The X-RateLimit-* family (docs/wire-contract.md §3.1: limit, remaining, seconds to reset) for one window. On a

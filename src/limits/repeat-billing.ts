@@ -5,7 +5,6 @@ import { db } from "../db/client.js";
 import { billedRequests } from "../db/schema-contract.js";
 import type { Env } from "../env.js";
 import { normaliseEmail } from "../engine/index/claims.js";
-import { ExpiringMap } from "../platform/expiring-map.js";
 import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 
 export { REPEAT_WINDOW_MS } from "./repeat-windows.js";
@@ -15,7 +14,8 @@ export { REPEAT_WINDOW_MS } from "./repeat-windows.js";
  * same account) is billed once per 30 days. The windows live in the account's AccountLimiter
  * (src/limits/repeat-windows.ts), which decides "repeat or billed" in the admission itself, so two
  * identical requests racing each other are billed once. This module says what "identical" means
- * (the fingerprint) and remembers, per isolate, windows known to be open.
+ * (the fingerprint); the windows an isolate knows to be open are its LimiterClient's
+ * (limiter-client.ts).
  */
 
 /** Parameters that do not change the answer are left out of the fingerprint. */
@@ -71,30 +71,6 @@ export function normalisedParams(params: Record<string, unknown>): string {
 
 export async function requestFingerprint(capability: string, params: Record<string, unknown>): Promise<string> {
   return sha256Hex(`${capability}\n${normalisedParams(params)}`);
-}
-
-/**
- * Windows this isolate knows to be open: (account, fingerprint) -> the billing instant that opened
- * it. Remembering them is exact, not a staleness trade: a window, once kept, stays open for its 30
- * days whatever else happens (a repeat does not move it, the limiter deletes only closed ones), so
- * a remembered window answers "repeat" exactly as the limiter would until it closes, and is then
- * forgotten. A window still tied to a running call is never remembered (it may yet close).
- */
-const MAX_OPEN_WINDOWS = 20_000;
-const openWindows = new ExpiringMap<string, true>(MAX_OPEN_WINDOWS);
-const windowKey = (accountId: number, fingerprint: string) => `${accountId}:${fingerprint}`;
-
-/** Remembers that the account was billed for this request at `billedAt` (its window is open from then on). */
-export function rememberWindow(accountId: number, fingerprint: string, billedAt: number): void {
-  openWindows.set(windowKey(accountId, fingerprint), true, billedAt);
-}
-
-/**
- * True when this isolate already knows the account was billed for this request less than 30 days
- * before `now`. A caller's clock before the billing instant (tests pass `now`) asks the limiter instead.
- */
-export function knownRepeat(accountId: number, fingerprint: string, now: number): boolean {
-  return openWindows.get(windowKey(accountId, fingerprint), now, REPEAT_WINDOW_MS) === true;
 }
 
 /** Drops closed windows from the D1 copy (called by the scheduled retention job, never on a request). */

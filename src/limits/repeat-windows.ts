@@ -12,6 +12,10 @@ export interface OpenWindow {
   billedAt: number;
   /** The reservation of the call that opened it while that call is still running, else null. */
   reservation: string | null;
+  /** The call whose charge kept it (its reservation or late-charge key; null on older rows). */
+  call?: string | null;
+  /** What that call was charged for this request (null on older rows). */
+  charged?: Record<string, number> | null;
 }
 
 /** A billed request the D1 copy has not received yet (written by usage-copy.ts). */
@@ -31,16 +35,15 @@ export const SYNC_BATCH = 500;
  * `repeat_windows`). Every method is synchronous, so the limiter decides and writes a window in the
  * same storage transaction as the rate-limit counters and the credit reservation.
  *
- * The table holds windows whose call was billed ("kept"). A window whose call is still running lives
- * with that call's reservation in the limiter (memory and its `r:` record, see AccountLimiter's
- * `inFlight`): an identical request arriving meanwhile is a repeat, so two requests racing each
- * other are billed once, and the call's settlement writes its window here (billed) or drops it.
- * Writing a window once, when it is kept, instead of when it opens and again when it is kept, halves
- * the table's writes on the billed path. `synced` = 0 marks a kept window the D1 copy has not
- * received yet.
+ * The table holds windows of requests that were billed ("kept"), written in the transaction that
+ * charges them, with the call that paid (`call`) and what it paid (`charged`): a settlement or late
+ * charge sent again is answered from them. Identical calls running side by side each hold their
+ * cost; the first charged keeps the window, the others find it and are its repeats (so two requests
+ * racing each other are billed once, and one that fails or finds nothing leaves no other free).
+ * `synced` = 0 marks a kept window the D1 copy has not received yet.
  *
- * `reservation` is set only on rows opened before in-flight windows moved out of the table (issue
- * 22, fourth round): `settleOpenedInTable` and `closeOpenedInTable` end those, and can go once every
+ * `reservation` is set only on rows opened while their call ran, before windows were kept at
+ * settlement: `settleOpenedInTable` and `closeOpenedInTable` end those, and can go once every
  * reservation made before that change has been settled or swept (RESERVATION_TTL_MS after it).
  */
 export class RepeatWindows {
@@ -52,8 +55,14 @@ export class RepeatWindows {
       account_id INTEGER NOT NULL,
       capability TEXT NOT NULL,
       source TEXT NOT NULL,
-      synced INTEGER NOT NULL DEFAULT 0
+      synced INTEGER NOT NULL DEFAULT 0,
+      call TEXT,
+      charged TEXT
     ) WITHOUT ROWID`);
+    // Tables made before charges were keyed by their call.
+    const columns = sql.exec<{ name: string }>("PRAGMA table_info(repeat_windows)").toArray().map((c) => c.name);
+    if (!columns.includes("call")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN call TEXT");
+    if (!columns.includes("charged")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN charged TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_billed_at ON repeat_windows (billed_at)");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0 AND reservation IS NULL");
@@ -62,22 +71,31 @@ export class RepeatWindows {
   /** The window of `fingerprint` if it is open at `now` (billed less than 30 days before). */
   find(fingerprint: string, now: number): OpenWindow | null {
     const [row] = this.sql
-      .exec<{ billed_at: number; reservation: string | null }>("SELECT billed_at, reservation FROM repeat_windows WHERE fingerprint = ?", fingerprint)
+      .exec<{ billed_at: number; reservation: string | null; call: string | null; charged: string | null }>(
+        "SELECT billed_at, reservation, call, charged FROM repeat_windows WHERE fingerprint = ?",
+        fingerprint,
+      )
       .toArray();
     if (!row || row.billed_at <= now - REPEAT_WINDOW_MS) return null;
-    return { billedAt: row.billed_at, reservation: row.reservation };
+    return { billedAt: row.billed_at, reservation: row.reservation, call: row.call, charged: row.charged === null ? null : (JSON.parse(row.charged) as Record<string, number>) };
   }
 
-  /** Keeps the windows of a billed call: repeats of these requests are free until 30 days after `billedAt`. */
-  keep(fingerprints: readonly string[], charge: { accountId: number; capability: string; source: string; billedAt: number }): void {
-    for (const fingerprint of fingerprints) {
+  /**
+   * Keeps the windows of a billed call: repeats of these requests are free until 30 days after
+   * `billedAt`. `call` names the charge and `charged` what each request cost (a settlement or late
+   * charge sent again is answered from them).
+   */
+  keep(requests: readonly { fingerprint: string; charged: Record<string, number> | null }[], charge: { accountId: number; capability: string; source: string; billedAt: number; call: string }): void {
+    for (const { fingerprint, charged } of requests) {
       this.sql.exec(
-        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, NULL, ?, ?, ?, 0)",
+        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced, call, charged) VALUES (?, ?, NULL, ?, ?, ?, 0, ?, ?)",
         fingerprint,
         charge.billedAt,
         charge.accountId,
         charge.capability,
         charge.source,
+        charge.call,
+        charged === null ? null : JSON.stringify(charged),
       );
     }
   }

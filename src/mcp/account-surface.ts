@@ -4,6 +4,7 @@ import { buildLogRow } from "../account/request-log.js";
 import { enqueueLogRow } from "../platform/request-log-queue.js";
 import type { AuthContext } from "../auth/auth-context.js";
 import { executeCapability } from "../capabilities/core/execute.js";
+import { type BillingDecision, NOT_BILLED } from "../limits/billing-decision.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { errorBody, errorResponse } from "../http/errors.js";
 import type { Ctx } from "../http/openapi.js";
@@ -67,7 +68,7 @@ async function callForAccount(c: Ctx, cap: AnyCapability, args: Record<string, u
   const query = "query" in converted ? converted.query : {};
   let response: Response;
   let body: unknown;
-  let billed = false;
+  let billing: BillingDecision = NOT_BILLED;
   if ("problem" in converted) {
     response = errorResponse(400, "params_invalid", converted.problem);
   } else {
@@ -83,11 +84,11 @@ async function callForAccount(c: Ctx, cap: AnyCapability, args: Record<string, u
         plan: auth.account.plan,
         surface: "v1",
       });
-      ({ response, billed } = execution);
+      ({ response, billing } = execution);
       body = execution.result?.body;
     }
   }
-  logToolCall(c, auth, cap, query, { status: response.status, billed, started, index });
+  logToolCall(c, auth, cap, query, { status: response.status, billing, started, index });
   if (response.status === 200 && body !== undefined) return answerResult(cap, body);
   if (response.status === 200) return errorResult(errorBody(500, "server_error", "The answer could not be read. The error was logged.").errors);
   return errorResultOf(response);
@@ -96,9 +97,10 @@ async function callForAccount(c: Ctx, cap: AnyCapability, args: Record<string, u
 /**
  * The request-log row of one tool call: the /v1 row (who, which key or OAuth app, IP, user agent),
  * with the capability's type, status and billing. `uri` names the tool and its parameters, masked
- * like any logged URI. Calls batched into one HTTP request get distinct row ids.
+ * like any logged URI. Calls batched into one HTTP request get distinct row ids. The row waits for
+ * the limiter's billing decision, written by whichever request receives it.
  */
-function logToolCall(c: Ctx, auth: AuthContext, cap: AnyCapability, query: Record<string, string>, call: { status: number; billed: boolean; started: number; index: number }) {
+function logToolCall(c: Ctx, auth: AuthContext, cap: AnyCapability, query: Record<string, string>, call: { status: number; billing: BillingDecision; started: number; index: number }) {
   const uri = new URL(c.req.url);
   uri.search = new URLSearchParams({ tool: toolName(cap), ...query }).toString();
   const rowId = currentLogRowId();
@@ -109,9 +111,11 @@ function logToolCall(c: Ctx, auth: AuthContext, cap: AnyCapability, query: Recor
     uri: loggedUri(uri, ["tool", ...Object.keys(cap.params.shape)]),
     statusCode: call.status,
     type: cap.label,
-    usageCategory: call.billed ? cap.usageCategory : null,
-    cost: call.billed,
     requestId: rowId && call.index > 0 ? `${rowId}.${call.index}` : rowId,
   };
-  c.executionCtx.waitUntil(enqueueLogRow(c.env, row).catch((err) => logError("request log write failed", err)));
+  const env = c.env;
+  const written = call.billing.whenDecided((billed) =>
+    enqueueLogRow(env, { ...row, usageCategory: billed ? cap.usageCategory : null, cost: billed }).catch((err) => logError("request log write failed", err)),
+  );
+  if (written) c.executionCtx.waitUntil(written);
 }

@@ -37,7 +37,10 @@ export function registerCreditPackRoute(app: ApiApp) {
     const id = accountId(c.req.valid("param").id);
     const [account] = await db(c.env.DB).select().from(accounts).where(eq(accounts.id, id)).limit(1);
     if (!account) throw new ApiError(404, "unknown_record", `No account with id ${id}.`);
-    const pack = await limiterFor(c.env, account.id).grantPack(c.req.valid("json").credits, Date.now());
+    // Granted once per operator request: the RPC sent again (or the request retried with the same
+    // Idempotency-Key) grants nothing twice.
+    const key = c.req.header("idempotency-key") ?? crypto.randomUUID();
+    const pack = await limiterFor(c.env, account.id).grantPack(c.req.valid("json").credits, `operator:${key}`);
     forgetBalances(account.id);
     return c.json({ data: { account_id: account.id, pack } }, 200);
   });

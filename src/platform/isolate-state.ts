@@ -180,6 +180,15 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing",
     derived: true,
   },
+  limiterClient: {
+    holds:
+      "this isolate's side of the account limiters: per account, its line of messages (admissions waiting, settlements, late charges and counts owed, the message in flight), its lease of credits, the balances last read (1 s, 5,000 accounts) and the 30-day windows known open (20,000)",
+    owner: "src/limits/limiter-client.ts",
+    kind: "value",
+    maxEntries: null,
+    lifetime: "the isolate's; a line ends when nothing waits on it, a lease when the limiter ends it",
+    invalidatedBy: "a message answered (what it owed is decided), a credit change for the account in this isolate (its balances)",
+  },
   mcpToolSchemas: {
     holds: "MCP tool input and output schemas, per capability",
     owner: "src/mcp/tools.ts",

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { companies } from "../../src/db/schema-index.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settleOn } from "../support/limiter.js";
 
 const post = (path: string, headers: Record<string, string>, body: string) =>
   call(path, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
@@ -70,29 +71,27 @@ describe("/v1/keys", () => {
 describe("credit packs", () => {
   it("gives an unused reservation taken from the pack back to the pack, not to the monthly allowance", async () => {
     const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`pack-refund-${crypto.randomUUID()}`));
-    const now = Date.now();
     // Use up the free plan's 5 phone credits, then grant a pack of 10.
-    const used = await limiter.admit({ plan: "free", group: null, cost: { phone: 5 }, now });
+    const used = await limiter.admit({ plan: "free", group: null, cost: { phone: 5 } });
     if (!used.admitted) throw new Error("expected admission");
-    await limiter.settle(used.reservationIds, true, {}, "free", now);
-    await limiter.grantPack(10, now);
+    await settleOn(limiter, used.reservationIds, true, {}, "free");
+    await limiter.grantPack(10);
     // A found answer reserved 3 extra phone credits (enrich_mobile) from the pack, then needed none.
-    const call3 = await limiter.admit({ plan: "free", group: null, cost: { phone: 3 }, now });
+    const call3 = await limiter.admit({ plan: "free", group: null, cost: { phone: 3 } });
     if (!call3.admitted) throw new Error("expected admission");
-    await limiter.settle(call3.reservationIds, true, { phone: -3 }, "free", now);
-    const status = await limiter.status("free", [], now);
+    await settleOn(limiter, call3.reservationIds, true, { phone: -3 }, "free");
+    const status = await limiter.status("free", []);
     expect(status.pack?.remaining).toBe(10);
     expect(status.balances.phone).toMatchObject({ used: 5, available: 10 });
   });
 
   it("refunds a not-found reservation split across allowance and pack to each source", async () => {
     const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`pack-refund-${crypto.randomUUID()}`));
-    const now = Date.now();
-    await limiter.grantPack(10, now);
-    const r = await limiter.admit({ plan: "free", group: null, cost: { phone: 8 }, now });
+    await limiter.grantPack(10);
+    const r = await limiter.admit({ plan: "free", group: null, cost: { phone: 8 } });
     if (!r.admitted) throw new Error("expected admission");
-    await limiter.settle(r.reservationIds, false, {}, "free", now);
-    const status = await limiter.status("free", [], now);
+    await settleOn(limiter, r.reservationIds, false, {}, "free");
+    const status = await limiter.status("free", []);
     expect(status.pack?.remaining).toBe(10);
     expect(status.balances.phone.used).toBe(0);
   });

@@ -22,7 +22,7 @@ const MIXED = [
 const sum = (rows: Record<string, number>) => rows.valid_input! + rows.invalid_input! + rows.duplicates! + rows.skipped!;
 
 async function used(account: TestAccount, plan: string) {
-  return (await limiterFor(env as unknown as Env, account.accountId).balances(plan, Date.now())).search.used;
+  return (await limiterFor(env as unknown as Env, account.accountId).balances(plan)).search.used;
 }
 
 describe("every input row is accounted for", () => {
@@ -105,7 +105,7 @@ describe("preview once billed", () => {
 describe("one billing rule for invalid input, single calls and bulk alike", () => {
   it("bills neither the single call nor the bulk row of a phone number that is not one", async () => {
     const account = await createAccount();
-    const phoneUsed = async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro", Date.now())).phone.used;
+    const phoneUsed = async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).phone.used;
     const single = await call("/v1/phone-validator?phone=abc", { headers: account.headers });
     expect(single.status).toBe(200);
     expect((await json(single)).data.valid).toBe(false);
@@ -125,7 +125,7 @@ describe("one billing rule for invalid input, single calls and bulk alike", () =
 
   it("bills neither the single call nor the bulk row of an address whose syntax is invalid", async () => {
     const account = await createAccount();
-    const verifications = async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro", Date.now())).verification.used;
+    const verifications = async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).verification.used;
     expect((await json(await call("/v1/email-verifier?email=not-an-email", { headers: account.headers }))).data.email.status).toBe("invalid");
     const id = await createdId(await createJob(account, "verifier", { name: "Addresses", list: "not-an-email\nnobody@gone-verify.test", launch: true }));
     const done = await waitForEnd(account, "verifier", id);

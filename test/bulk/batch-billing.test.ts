@@ -16,7 +16,7 @@ const NOT_FOUND = ["Karin", "Lukas", "Marta", "Nils", "Olga", "Paul", "Rosa", "S
 async function searchUsed(account: TestAccount) {
   // The chunk's settlement may still be on its way to the limiter.
   await new Promise((r) => setTimeout(r, 200));
-  return (await limiterFor(env as unknown as Env, account.accountId).balances("free", Date.now())).search;
+  return (await limiterFor(env as unknown as Env, account.accountId).balances("free")).search;
 }
 
 async function runFinder(account: TestAccount, rows: string[][], name: string) {
@@ -54,9 +54,9 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect((await searchUsed(account)).used).toBe(3);
   }, 30_000);
 
-  it("runs a chunk the balance cannot cover at once row by row, stopping where the credits end", async () => {
-    // 25 credits, 30 rows that are all found: the chunk's reservation of 30 is refused, so rows run
-    // one reservation each and the job stops after exactly 25.
+  it("runs of a chunk the balance cannot cover at once exactly the rows it pays for, in order, and stops there", async () => {
+    // 25 credits, 30 rows that are all found: the chunk's admission reserves the first 25 and
+    // refuses the rest, so the job stops after exactly 25.
     const account = await createAccount({ plan: "free" });
     const rows = [...FOUND, ...FOUND.map(([d, f]) => [d!, f!, "Fischer"]), ...FOUND.map(([d, f]) => [d!, f!, "Meyer"])];
     const { job } = await runFinder(account, rows, "More than the balance");
@@ -70,30 +70,50 @@ describe("executeBatch", () => {
   const run = async (account: TestAccount, people: string[][]) => {
     const ctx = createExecutionContext();
     const calls = people.map(([domain, first_name, last_name]) => ({ domain, first_name, last_name }));
-    return executeBatch(emailFinder, calls, { env: env as unknown as Env, waitUntil: (p) => ctx.waitUntil(p), accountId: account.accountId, plan: "free", memo: batchMemo(), concurrency: 10 });
+    return executeBatch(emailFinder, calls, { env: env as unknown as Env, waitUntil: (p) => ctx.waitUntil(p), accountId: account.accountId, plan: "free", memo: batchMemo(), concurrency: 10, key });
   };
+  let key = crypto.randomUUID();
 
-  it("charges only the results the caller says it kept", async () => {
+  it("charges each billed request what its answer cost, and answers the limiter's decision", async () => {
     const account = await createAccount({ plan: "free" });
+    key = crypto.randomUUID();
     const batch = await run(account, FOUND.slice(0, 3));
-    expect(batch!.outcomes.map((o) => o.ok && o.billed)).toEqual([true, true, true]);
-    // Row 1 was kept by another delivery of the same chunk (which billed it): this one does not.
-    await batch!.commit((i) => i !== 1);
-    expect(await searchUsed(account)).toMatchObject({ used: 2, available: 23 });
+    expect(batch!.outcomes.map((o) => o?.ok && o.billed)).toEqual([true, true, true]);
+    const decision = await batch!.settle();
+    expect(decision).toMatchObject({ charged: { search: 3 }, parts: [{ search: 1 }, { search: 1 }, { search: 1 }] });
+    expect(await searchUsed(account)).toMatchObject({ used: 3, available: 22 });
   });
 
-  it("gives the whole reservation back when nothing was kept (the job stopped meanwhile)", async () => {
+  it("gives the whole reservation back when the results were not kept (the job stopped meanwhile)", async () => {
     const account = await createAccount({ plan: "free" });
+    key = crypto.randomUUID();
     const batch = await run(account, FOUND.slice(0, 4));
-    await batch!.commit(() => false);
+    batch!.release();
     expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
   });
 
-  it("runs nothing and answers null when the balance cannot cover the batch", async () => {
+  it("shares one reservation between deliveries of the same rows: asked again under the same key, the first answer comes back", async () => {
     const account = await createAccount({ plan: "free" });
+    key = crypto.randomUUID();
+    const first = await run(account, FOUND.slice(0, 4));
+    const again = await run(account, FOUND.slice(0, 4));
+    // The second delivery does not take the first one's open windows for repeats: it holds the same reservation.
+    expect(again!.reservationIds).toEqual(first!.reservationIds);
+    expect(again!.outcomes.map((o) => o?.ok && o.billed)).toEqual([true, true, true, true]);
+    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 21 });
+    await again!.settle();
+    await first!.settle();
+    expect(await searchUsed(account)).toMatchObject({ used: 4, available: 21 });
+  });
+
+  it("runs only the calls the balance pays for, in order, and says why the others were not run", async () => {
+    const account = await createAccount({ plan: "free" });
+    key = crypto.randomUUID();
     const people = [...FOUND, ...FOUND, ...FOUND].map(([d, f], i) => [d!, f!, `Baker${i}`]);
-    expect(await run(account, people)).toBeNull();
-    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
+    const batch = await run(account, people);
+    expect(batch!.outcomes.map((o) => o !== null)).toEqual(people.map((_, i) => i < 25));
+    expect(batch!.refusal?.status).toBe(402);
+    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 0 });
   });
 });
 

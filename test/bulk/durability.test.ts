@@ -3,17 +3,14 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index.js";
-import { runRow } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
-import { inputChunkKey, type InputRow } from "../../src/bulk/storage.js";
-import { bulkType } from "../../src/bulk/types.js";
 import { db } from "../../src/db/client.js";
 import { bulkJobs } from "../../src/db/schema-bulk.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
-import { act, createdId, createJob, getJob, parseCsv, waitForEnd } from "./support.js";
+import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, launchLosingMessages, parseCsv, waitForEnd } from "./support.js";
 
 const FIRST = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas"];
 const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein"];
@@ -21,16 +18,6 @@ const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffma
 const PEOPLE = [["domain", "first_name", "last_name"], ...LAST.flatMap((l) => FIRST.map((f) => ["acme-widgets.test", f, l]))];
 
 type Internals = { env: Env; job: { run: number } };
-
-/** Launches the job through an object whose queue loses every message (as a crash between send and delivery would). */
-async function launchLosingMessages(account: TestAccount, id: number) {
-  await runInDurableObject(jobStub(env, id), async (instance: BulkJob) => {
-    const o = instance as unknown as Internals;
-    const lost = async () => {};
-    o.env = { ...o.env, BULK_QUEUE: { send: lost, sendBatch: lost } as unknown as Env["BULK_QUEUE"] };
-    await instance.launch(Date.now(), account.accountId);
-  });
-}
 
 async function deliver(jobId: number, chunk: number, run = 1) {
   const batch = createMessageBatch("bulk-rows", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { jobId, chunk, run } }]);
@@ -58,23 +45,17 @@ describe("a bulk job owns its liveness", () => {
 
     // Chunk 0 ran to the end before the crash.
     expect((await deliver(id, 0)).explicitAcks).toHaveLength(1);
-    // Chunk 1: a consumer recorded its first 10 rows, then the process died.
-    const plan = await stub.beginChunk(1, 1);
-    const input = (await (await env.BULK_FILES.get(inputChunkKey(plan.prefix!, 1)))!.json()) as InputRow[];
-    const ctx = createExecutionContext();
-    for (let i = 0; i < 10; i++) {
-      const row = await runRow(env as unknown as Env, ctx, bulkType("finder")!, plan.fields!, plan.options!, input[i]!, 50 + i, account.accountId, "pro");
-      if (row.kind !== "done") throw new Error("row should have run");
-      await stub.recordRow(1, 1, row.record);
-    }
+    // Chunk 1: a consumer recorded its rows, then the process died before billing them.
+    await deliverAndDieBeforeBilling(env as unknown as Env, id, 1, "pro");
     // Chunk 2's message was never delivered.
-    expect((await getJob(account, "finder", id)).job.processed).toBe(60);
+    expect((await getJob(account, "finder", id)).job.processed).toBe(100);
 
     // The object restarts (its in-memory state and the queue that lost messages are gone); its alarm is still set.
     await evictDurableObject(stub);
     expect(await alarmOf(id)).not.toBeNull();
     // The chunks' lease time passes: the alarm sends exactly the two unfinished chunks again.
     await expireLeases(id);
+    await ageBilling(id);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const done = await waitForEnd(account, "finder", id);
     expect(done).toMatchObject({ status: "completed", processed: 120, retry_count: 0 });
@@ -89,7 +70,7 @@ describe("a bulk job owns its liveness", () => {
     expect(new Set(rows.map((r) => r[3])).size).toBe(120);
     expect(rows.every((r) => r.at(-2) === "found")).toBe(true);
     expect(done.metrics.credits.search).toBe(120);
-    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro", Date.now())).search.used === 120, { timeout: 5_000 });
+    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used === 120, { timeout: 5_000 });
 
     // The running slot is free again: the index row says completed, and the alarm is gone.
     const [index] = await db(env.DB).select({ status: bulkJobs.status }).from(bulkJobs).where(eq(bulkJobs.id, id));

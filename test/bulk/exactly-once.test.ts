@@ -1,16 +1,14 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.js";
-import { runRow, type BulkRowsMessage } from "../../src/bulk/consumer.js";
+import type { BulkRowsMessage } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
-import { inputChunkKey, type InputRow } from "../../src/bulk/storage.js";
-import { bulkType } from "../../src/bulk/types.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
-import { act, createdId, createJob, getJob, parseCsv, waitForEnd } from "./support.js";
+import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, parseCsv, waitForEnd } from "./support.js";
 
 const PEOPLE = [["domain", "first name", "last name"], ["acme-widgets.test", "Jane", "Cooper"], ["acme-widgets.test", "Peter", "Parker"], ["acme-widgets.test", "Mary", "Jones"]];
 
@@ -37,7 +35,7 @@ async function deliver(body: BulkRowsMessage, attempts = 1) {
 async function searchCreditsUsed(account: TestAccount) {
   // Settlement runs after the answer; wait for reservations to settle before reading.
   await new Promise((r) => setTimeout(r, 200));
-  return (await limiterFor(env as unknown as Env, account.accountId).balances("pro", Date.now())).search.used;
+  return (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used;
 }
 
 async function downloadedEmails(account: TestAccount, id: number) {
@@ -67,27 +65,26 @@ describe("bulk rows are processed exactly once", () => {
     ]);
   });
 
-  it("finishes a batch killed half way without running its finished rows again", async () => {
+  it("finishes a chunk whose delivery died after recording its rows: the job bills them itself, once, and they are not run again", async () => {
     const account = await createAccount();
     const id = await runningJob(account);
     const stub = jobStub(env, id);
-    // A consumer ran and recorded row 1 (Peter), then died before the chunk was finished.
-    const rows = (await (await env.BULK_FILES.get(inputChunkKey((await stub.beginChunk(1, 0)).prefix!, 0)))!.json()) as InputRow[];
-    const ctx = createExecutionContext();
-    const type = bulkType("finder")!;
-    const plan = await stub.beginChunk(1, 0);
-    const one = await runRow(env as unknown as Env, ctx, type, plan.fields!, plan.options!, rows[1]!, 1, account.accountId, "pro");
-    if (one.kind !== "done") throw new Error("row 1 should have run");
-    expect(await stub.recordRow(1, 0, one.record)).toEqual({ go: true, recorded: true });
-    expect(await searchCreditsUsed(account)).toBe(1);
+    await deliverAndDieBeforeBilling(env as unknown as Env, id, 0, "pro");
+    // The rows are kept, with their billing; the limiter has only held the credits.
+    expect((await getJob(account, "finder", id)).job.processed).toBe(3);
+    expect(await searchCreditsUsed(account)).toBe(0);
     // A stale consumer (an older run) is told to stop and records nothing.
-    expect(await stub.recordRow(0, 0, one.record)).toEqual({ go: false, recorded: false });
+    const token = (await stub.beginChunk(1, 0)).token!;
+    expect(await stub.recordRows(0, 0, token, [])).toMatchObject({ go: false, recorded: [] });
 
     const result = await deliver({ jobId: id, chunk: 0, run: 1 }, 2);
     expect(result.explicitAcks).toHaveLength(1);
+    expect((await getJob(account, "finder", id)).job).toMatchObject({ status: "completed", processed: 3 });
+    // The job's alarm sends the billing the dead delivery left.
+    await ageBilling(id);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await searchCreditsUsed(account)).toBe(3);
-    const { job } = await getJob(account, "finder", id);
-    expect(job).toMatchObject({ status: "completed", processed: 3 });
+    expect((await getJob(account, "finder", id)).job.metrics.credits.search).toBe(3);
     expect((await downloadedEmails(account, id)).map((r) => r[0])).toEqual(["Jane", "Peter", "Mary"]);
   });
 
@@ -135,7 +132,7 @@ describe("credits running out mid-job", () => {
     expect(estimate).toMatchObject({ basis: "upper_bound", rows: 5, credits: { search: 5, total: 5 }, remaining: { search: 0 }, sufficient: false });
     await expectRetryRefused(account, id);
 
-    await limiterFor(env as unknown as Env, account.accountId).grantPack(10, Date.now());
+    await limiterFor(env as unknown as Env, account.accountId).grantPack(10);
     expect((await act(account, "POST", `/v1/bulk/finder/${id}/retry`)).status).toBe(200);
     const done = await waitForEnd(account, "finder", id);
     expect(done).toMatchObject({ status: "completed", processed: 30, retry_count: 1, error_message: null });

@@ -104,7 +104,7 @@ describe("bulk finder options", () => {
       const { rows } = await run(option, PEOPLE.slice(0, 2), fresh);
       expect(rows[0]).toMatchObject({ email: "jane.cooper@acme-widgets.test", phone: "+14155552671", phone_type: expect.any(String) });
     }
-    const balances = async () => (await limiterFor(env as unknown as Env, fresh.accountId).balances("pro", Date.now())).phone.used;
+    const balances = async () => (await limiterFor(env as unknown as Env, fresh.accountId).balances("pro")).phone.used;
     // Two jobs, one number each; the second is the same request within 30 days, so it is free.
     await vi.waitUntil(async () => (await balances()) === 1);
   });
@@ -115,7 +115,7 @@ describe("bulk finder options", () => {
     expect(rows[0]).toMatchObject({ phone: "+14155552671; +14155550000", phone_type: expect.stringContaining("; ") });
     expect(rows[1]!.phone).toBe("");
     expect(job.metrics.credits.phone).toBe(2);
-    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, fresh.accountId).balances("pro", Date.now())).phone.used === 2);
+    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, fresh.accountId).balances("pro")).phone.used === 2);
     const legacy = await run({ full: "1" }, PEOPLE.slice(0, 2), fresh);
     expect(legacy.rows[0]!.phone).toBe("+14155552671; +14155550000");
   });

@@ -1,5 +1,14 @@
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { parse } from "csv-parse/sync";
 import { expect } from "vitest";
+import { processChunk } from "../../src/bulk/consumer.js";
+import type { BulkJob } from "../../src/bulk/job-object.js";
+import { jobStub } from "../../src/bulk/jobs.js";
+import { batchMemo } from "../../src/engine/memo.js";
+import type { Env } from "../../src/env.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
+import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, json, type TestAccount } from "../support/accounts.js";
 
 export const FINDER_CSV = [
@@ -54,4 +63,45 @@ export const act = (account: TestAccount, method: string, path: string, body?: u
 /** Parses a CSV answer with the same parser the service reads uploads with. */
 export function parseCsv(text: string): string[][] {
   return parse(text, { bom: true, relax_column_count: true }) as string[][];
+}
+
+/**
+ * One delivery of a chunk, run straight through the consumer, that dies right after it recorded
+ * its rows: the account's limiter never receives its billing (every message carrying a
+ * settlement is lost on the way), so the billing stays with the job's object.
+ */
+export async function deliverAndDieBeforeBilling(base: Env, jobId: number, chunk: number, plan: string, run = 1) {
+  const ns = base.ACCOUNT_LIMITER;
+  const lossy = {
+    ...base,
+    ACCOUNT_LIMITER: {
+      idFromName: (name: string) => ns.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
+        return new Proxy(stub, {
+          get: (target, prop) =>
+            prop === "exchange" ? (msg: LimiterMessage) => (msg.settlements?.length ? Promise.reject(new Error("the delivery died")) : target.exchange!(msg)) : target[prop as string],
+        });
+      },
+    },
+  } as unknown as Env;
+  const ctx = createExecutionContext();
+  await expect(processChunk(lossy, ctx, { jobId, chunk, run }, async () => plan, batchMemo(), new LimiterClient({ giveUpMs: 0, drainBudgetMs: 50 }))).rejects.toThrow(/not decided yet/);
+}
+
+/** Makes every billing the job holds old enough for its alarm to send it. */
+export async function ageBilling(jobId: number) {
+  await runInDurableObject(jobStub(env, jobId), async (_instance: BulkJob, state) => {
+    state.storage.sql.exec(`UPDATE billing SET at = 0`);
+  });
+}
+
+/** Launches a job through an object whose queue loses every message: the test delivers its chunks itself (as a crash between send and delivery would leave them). */
+export async function launchLosingMessages(account: TestAccount, id: number) {
+  await runInDurableObject(jobStub(env, id), async (instance: BulkJob) => {
+    const o = instance as unknown as { env: Env };
+    const lost = async () => {};
+    o.env = { ...o.env, BULK_QUEUE: { send: lost, sendBatch: lost } as unknown as Env["BULK_QUEUE"] };
+    await instance.launch(Date.now(), account.accountId);
+  });
 }

@@ -23,7 +23,7 @@ describe("GET /v1/email-finder?enrich_mobile=true", () => {
 
     // Settling runs after the response; wait for both calls to be trued up.
     await vi.waitUntil(async () => {
-      const b = await limiterFor(env, a.accountId).balances("pro", Date.now());
+      const b = await limiterFor(env, a.accountId).balances("pro");
       return b.search.used === 2 && b.phone.used === 1;
     });
   });

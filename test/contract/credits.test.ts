@@ -5,9 +5,10 @@ import { billedRequests } from "../../src/db/schema-contract.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { normalisedParams, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settleOn } from "../support/limiter.js";
 
 async function verificationsUsed(accountId: number) {
-  return (await limiterFor(env, accountId).balances("pro", Date.now())).verification.used;
+  return (await limiterFor(env, accountId).balances("pro")).verification.used;
 }
 
 async function logsOf(headers: Record<string, string>, count: number) {
@@ -38,10 +39,10 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
     expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
     await logsOf(a.headers, 1);
     const limiter = limiterFor(env, a.accountId);
-    await vi.waitUntil(async () => (await limiter.balances("basic", Date.now())).verification.used === 1);
-    const { verification } = await limiter.balances("basic", Date.now());
-    const spent = await limiter.admit({ plan: "basic", group: null, cost: { verification: verification.available }, now: Date.now() });
-    if (spent.admitted) await limiter.settle(spent.reservationIds, true, {}, "basic", Date.now());
+    await vi.waitUntil(async () => (await limiter.balances("basic")).verification.used === 1);
+    const { verification } = await limiter.balances("basic");
+    const spent = await limiter.admit({ plan: "basic", group: null, cost: { verification: verification.available } });
+    if (spent.admitted) await settleOn(limiter, spent.reservationIds, true, {}, "basic");
     const fresh = await call("/v1/email-verifier?email=another%40gone-verify.test", { headers: a.headers });
     expect(fresh.status).toBe(402);
     await new Promise((r) => setTimeout(r, 1100)); // the plan allows 2 verifier requests per second

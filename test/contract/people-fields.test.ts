@@ -6,6 +6,7 @@ import { people, phones } from "../../src/db/schema-index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { importRows } from "../people/support.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settleOn } from "../support/limiter.js";
 
 const SOCIAL = ["microblog", "professional_network", "twitter", "linkedin"] as const;
 
@@ -105,18 +106,18 @@ describe("docs/wire-contract.md §5.4: enrich_mobile on domain-search and email-
     const others = emails.filter((e) => e.email !== JANE);
     expect(others.length).toBeGreaterThan(0);
     expect(others.every((e) => e.phone_number === false && e.phone_data === null)).toBe(true);
-    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro", Date.now())).phone.used === 1);
+    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro")).phone.used === 1);
   });
 
   it("domain-search?enrich_mobile=true needs a phone credit (402 with an empty phone balance)", async () => {
     const a = await createAccount({ plan: "free" });
     const limiter = limiterFor(env, a.accountId);
     // Spend the whole phone allowance (as phone lookups would), then ask for mobiles.
-    const { phone } = await limiter.balances("free", Date.now());
-    const spent = await limiter.admit({ plan: "free", group: null, cost: { phone: phone.available }, now: Date.now() });
+    const { phone } = await limiter.balances("free");
+    const spent = await limiter.admit({ plan: "free", group: null, cost: { phone: phone.available } });
     expect(spent.admitted).toBe(true);
-    if (spent.admitted) await limiter.settle(spent.reservationIds, true, {}, "free", Date.now());
-    expect((await limiter.balances("free", Date.now())).phone.available).toBe(0);
+    if (spent.admitted) await settleOn(limiter, spent.reservationIds, true, {}, "free");
+    expect((await limiter.balances("free")).phone.available).toBe(0);
     const res = await call("/v1/domain-search?domain=acme-widgets.test&enrich_mobile=true", { headers: a.headers });
     expect(res.status).toBe(402);
     expect((await json(res)).errors.type).toBe("quota_exceeded");

@@ -1,13 +1,14 @@
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
-import { admitRequest, BALANCES_TTL_MS, COUNT_WAIT_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
-import { knownRepeat, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
+import { admitRequest, BALANCES_TTL_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
+import { DEFAULT_CLIENT_OPTIONS, LimiterClient } from "../../src/limits/limiter-client.js";
+import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { collect, recordingEnv } from "../support/limiter.js";
+import { billedOf, collect, probeCapability, recordingEnv } from "../support/limiter.js";
+
+const COUNT_WAIT_MS = DEFAULT_CLIENT_OPTIONS.countWaitMs;
 
 describe("limiter admissions on the hot path", () => {
   it("answers every one of 20 concurrent HTTP calls (separate requests, one limiter) with 200 or 429, never more than the limit", async () => {
@@ -25,38 +26,58 @@ describe("limiter admissions on the hot path", () => {
     const a = await createAccount({ plan: "basic" }); // phone group: 2 per second
     const { env: recorded, calls } = recordingEnv();
     const now = Date.now();
+    const client = new LimiterClient();
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => admitRequest(recorded, { accountId: a.accountId, plan: "basic", capability: groupOnly("phone"), extraCost: {}, now, waitUntil: () => {} })),
+      Array.from({ length: 20 }, () => admitRequest(recorded, { accountId: a.accountId, plan: "basic", capability: groupOnly("phone"), extraCost: {}, now, waitUntil: () => {}, client })),
     );
     expect(results.map((r, i) => (r.admitted ? i : -1)).filter((i) => i >= 0)).toEqual([0, 1]);
-    expect(calls).toEqual(["admit", "admitMany"]);
+    expect(calls).toEqual(["exchange", "exchange"]);
   });
 
-  it("sends the others of a batch again when its round trip failed for the request that sent it", async () => {
-    const a = await createAccount({ plan: "scale" });
-    const { env: recorded, calls } = recordingEnv();
-    let failNext = 1; // the lone first admission goes through; the first batch of the others fails once
-    const flaky = {
-      ...recorded,
+  it("sends a round trip that failed again, until the limiter answers: each admission decided once", async () => {
+    for (const [failures, lost] of [[{ exchange: 1 }, {}], [{}, { exchange: 1 }]] as const) {
+      const a = await createAccount({ plan: "scale" });
+      const { env: flaky, calls } = recordingEnv(env as Env, failures, lost);
+      const client = new LimiterClient({ retryMs: 5 });
+      const now = Date.now();
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, () => admitRequest(flaky, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {}, client })),
+      );
+      expect(outcomes.every((o) => o.admitted)).toBe(true);
+      expect(calls.length).toBeGreaterThan(1);
+      // Whether the limiter never saw the failed message or decided it and lost the reply: 6 credits held, no more.
+      expect((await limiterFor(env, a.accountId).balances("scale")).phone.available).toBe(10_000 - 6);
+    }
+  });
+
+  it("does not leave a line stuck behind a sender that never comes back: the next waiter sends its message again", async () => {
+    const a = await createAccount({ plan: "basic" });
+    let hang = 1;
+    const base = env as Env;
+    const stuck = {
+      ...base,
       ACCOUNT_LIMITER: {
-        idFromName: (name: string) => recorded.ACCOUNT_LIMITER.idFromName(name),
+        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
         get: (id: DurableObjectId) => {
-          const stub = recorded.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
+          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
           return new Proxy(stub, {
+            // The first round trip reaches the limiter, but its sender never resumes.
             get: (target, prop) =>
-              prop === "admitMany" && --failNext === 0 ? async () => Promise.reject(new Error("the sending request was cancelled")) : target[prop as string],
+              prop === "exchange" && hang-- > 0 ? (...args: unknown[]) => (void target.exchange!(...args), new Promise(() => {})) : target[prop as string],
           });
         },
       },
     } as unknown as Env;
-    const now = Date.now();
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 6 }, () => admitRequest(flaky, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {} })),
-    );
-    // Only the request that sent the failed batch takes its error; the others were decided next time.
-    expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(1);
-    expect(outcomes.filter((o) => o.status === "fulfilled" && o.value.admitted)).toHaveLength(5);
-    expect(calls.filter((c) => c === "admitMany").length).toBeGreaterThanOrEqual(1);
+    const client = new LimiterClient({ resendAfterMs: 50 });
+    const admit = () => admitRequest(stuck, { accountId: a.accountId, plan: "basic", capability: groupOnly("phone"), extraCost: {}, now: Date.now(), waitUntil: () => {}, client });
+    void admit(); // its request never comes back
+    await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    const second = await admit();
+    expect(second.admitted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // The lost sender's admission was decided once (basic phone: 2 per second): this one is the second.
+    expect((await limiterFor(env, a.accountId).status("basic", ["phone"])).groups.phone!.used.second).toBe(2);
   });
 
   it("admits a free call on a plan without limits without a limiter round trip, with the headers the limiter would send", async () => {
@@ -69,7 +90,11 @@ describe("limiter admissions on the hot path", () => {
     // A billed call in the same group has to ask the limiter: its headers are the reference.
     const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {} });
     expect(billed.admitted).toBe(true);
-    expect(local.headers).toEqual(billed.headers);
+    // The limiter counts the seconds to the next minute and day on its own clock, a moment later.
+    const resets = /reset-seconds$/;
+    const without = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => !resets.test(k)));
+    expect(without(local.headers)).toEqual(without(billed.headers));
+    for (const [k, v] of Object.entries(local.headers)) if (resets.test(k)) expect(Math.abs(Number(v) - Number(billed.headers[k]))).toBeLessThanOrEqual(1);
   });
 
   it(`counts a self-admitted call in the limiter within ${COUNT_WAIT_MS} ms, by the call's own waitUntil`, async () => {
@@ -77,12 +102,12 @@ describe("limiter admissions on the hot path", () => {
     const { waitUntil, settled } = collect();
     const now = Date.now();
     await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: groupOnly("phone"), extraCost: {}, now, waitUntil });
-    const before = await limiterFor(env, a.accountId).status("scale", ["phone"], now);
+    const before = await limiterFor(env, a.accountId).status("scale", ["phone"]);
     expect(before.groups.phone!.used.daily).toBe(0);
     const started = Date.now();
     await settled();
     expect(Date.now() - started).toBeLessThan(COUNT_WAIT_MS + 1_000);
-    const after = await limiterFor(env, a.accountId).status("scale", ["phone"], Date.now());
+    const after = await limiterFor(env, a.accountId).status("scale", ["phone"]);
     expect(after.groups.phone!.used.daily).toBe(1);
   });
 
@@ -96,18 +121,7 @@ describe("limiter admissions on the hot path", () => {
 });
 
 // A capability double billed one phone credit when it finds something (always).
-const double = defineCapability({
-  name: "repeat-probe",
-  label: "Repeat probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/repeat-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "phone",
-  cost: { balance: "phone", amount: 1 },
-  usageCategory: "phones",
-  handler: async () => ({ body: { data: { ok: true } }, found: true }),
-});
+const double = probeCapability("repeat-probe", "phone", () => true);
 
 const unreachableD1 = new Proxy({} as D1Database, {
   get: () => () => {
@@ -141,38 +155,42 @@ describe("30-day repeats this isolate already knows", () => {
     const a = await createAccount({ plan: "pro" });
     const q = crypto.randomUUID();
     const first = collect();
-    const billed = await executeCapability(double, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1" });
-    expect(billed.billed).toBe(true);
+    const client = new LimiterClient();
+    const billed = await executeCapability(double, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client });
+    expect(await billedOf(billed)).toBe(true);
     await first.settled(); // the charge is recorded in D1 (and so remembered here)
-    const usedAfterFirst = (await limiterFor(env, a.accountId).balances("pro", Date.now())).phone.used;
+    const usedAfterFirst = (await limiterFor(env, a.accountId).balances("pro")).phone.used;
 
     const second = collect();
-    const repeat = await executeCapability(double, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil: second.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1" });
+    const repeat = await executeCapability(double, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil: second.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client });
     expect(repeat.response.status).toBe(200);
-    expect(repeat.billed).toBe(false);
+    expect(await billedOf(repeat)).toBe(false);
     await second.settled();
-    expect((await limiterFor(env, a.accountId).balances("pro", Date.now())).phone.used).toBe(usedAfterFirst);
+    expect((await limiterFor(env, a.accountId).balances("pro")).phone.used).toBe(usedAfterFirst);
   });
 
   it("forgets a window when its 30 days are over, and never answers for a clock before the billing", async () => {
     const a = await createAccount({ plan: "pro" });
     const q = crypto.randomUUID();
     const { waitUntil, settled } = collect();
-    const t = Date.now();
-    await executeCapability(double, { q }, { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", now: () => t });
+    const client = new LimiterClient();
+    expect(await billedOf(await executeCapability(double, { q }, { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client }))).toBe(true);
     await settled();
+    // Its window opened when the limiter kept it, on the limiter's clock.
     const fingerprint = await requestFingerprint("repeat-probe", { q });
-    expect(knownRepeat(a.accountId, fingerprint, t + 1)).toBe(true);
-    expect(knownRepeat(a.accountId, fingerprint, t - 1)).toBe(false);
-    expect(knownRepeat(a.accountId, fingerprint, t + REPEAT_WINDOW_MS)).toBe(false);
-    // Forgotten: even an instant inside the window goes back to D1.
-    expect(knownRepeat(a.accountId, fingerprint, t + 1)).toBe(false);
+    const t = Date.now();
+    expect(client.knownRepeat(a.accountId, fingerprint, t)).toBe(true);
+    expect(client.knownRepeat(a.accountId, fingerprint, t - 60_000)).toBe(false);
+    expect(client.knownRepeat(a.accountId, fingerprint, t + REPEAT_WINDOW_MS)).toBe(false);
+    // Forgotten: even an instant inside the window goes back to the limiter.
+    expect(client.knownRepeat(a.accountId, fingerprint, t)).toBe(false);
   });
 });
 
 describe("credit balances remembered for /v1/me on plans without limits", () => {
+  const client = new LimiterClient();
   const meAdmission = (e: Env, accountId: number, now: number) =>
-    admitRequest(e, { accountId, plan: "scale", capability: groupOnly("me"), extraCost: {}, now, withBalances: true, waitUntil: () => {} });
+    admitRequest(e, { accountId, plan: "scale", capability: groupOnly("me"), extraCost: {}, now, withBalances: true, waitUntil: () => {}, client });
   const phoneAvailable = (a: Awaited<ReturnType<typeof meAdmission>>) => (a.admitted ? a.balances?.phone.available : undefined);
 
   it(`answers from balances read less than ${BALANCES_TTL_MS} ms ago without a limiter round trip, then reads them again`, async () => {
@@ -180,22 +198,22 @@ describe("credit balances remembered for /v1/me on plans without limits", () => 
     const { env: recorded, calls } = recordingEnv();
     const t = Date.now();
     const first = phoneAvailable(await meAdmission(recorded, a.accountId, t));
-    expect(calls).toEqual(["admit"]);
+    expect(calls).toEqual(["exchange"]);
     // A charge made through another isolate (straight to the limiter): not seen within the bound...
-    const spent = await limiterFor(env, a.accountId).admit({ plan: "scale", group: null, cost: { phone: 1 }, now: t });
+    const spent = await limiterFor(env, a.accountId).admit({ plan: "scale", group: null, cost: { phone: 1 } });
     expect(spent.admitted).toBe(true);
     expect(phoneAvailable(await meAdmission(recorded, a.accountId, t + BALANCES_TTL_MS - 1))).toBe(first);
-    expect(calls).toEqual(["admit"]);
+    expect(calls).toEqual(["exchange"]);
     // ...and seen once it has run out.
     expect(phoneAvailable(await meAdmission(recorded, a.accountId, t + BALANCES_TTL_MS))).toBe(first! - 1);
-    expect(calls).toEqual(["admit", "admit"]);
+    expect(calls).toEqual(["exchange", "exchange"]);
   });
 
   it("forgets them at once when this isolate reserves credits for the account", async () => {
     const a = await createAccount({ plan: "scale" });
     const t = Date.now();
     const first = phoneAvailable(await meAdmission(env, a.accountId, t));
-    const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now: t, waitUntil: () => {} });
+    const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now: t, waitUntil: () => {}, client });
     expect(billed.admitted).toBe(true);
     expect(phoneAvailable(await meAdmission(env, a.accountId, t + 1))).toBe(first! - 1);
   });

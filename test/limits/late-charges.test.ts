@@ -1,71 +1,69 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
-import { executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
+import { executeCapability, type Execution, type Invocation } from "../../src/capabilities/core/execute.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
-import { LATE_CHARGE_MARGIN, mayChargeLater, rememberCredits } from "../../src/limits/late-charges.js";
+import { IsolateLease } from "../../src/limits/isolate-lease.js";
+import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { collect, recordingEnv } from "../support/limiter.js";
+import { collect, probeCapability, recordingEnv } from "../support/limiter.js";
 
 /** A capability double billed one phone credit when found. */
 const found: Record<string, boolean> = {};
-const probe = defineCapability({
-  name: "late-probe",
-  label: "Late probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/late-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "phone",
-  cost: { balance: "phone", amount: 1 },
-  usageCategory: "phones",
-  handler: async (params) => ({ body: { data: { q: params.q } }, found: found[params.q] ?? true }),
-});
+const probe = probeCapability("late-probe", "phone", (q) => found[q] ?? true);
 
-const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale", Date.now())).phone.used;
-const decision = (execution: { lateCharge?: { whenDecided(f: (b: boolean) => Promise<unknown>): unknown } }) =>
-  new Promise<boolean>((resolve) => execution.lateCharge!.whenDecided(async (billed) => resolve(billed)));
+const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale")).phone.used;
+const billed = (execution: Execution) => new Promise<boolean>((resolve) => execution.billing.whenDecided(async (b) => resolve(b)));
 
+/** A scale account (no limits) and an isolate of its own, whose first billed call drew a lease. */
 async function scaleAccount() {
   const a = await createAccount({ plan: "scale" });
-  const recorded = recordingEnv();
-  const inv = (w: ReturnType<typeof collect>): Invocation => ({ env: recorded.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", chargeLater: true });
-  // The first billed call is admitted first, and tells this isolate the balance.
+  const recorded = recordingEnv(env as Env);
+  const client = new LimiterClient({ retryMs: 5, countWaitMs: 5 });
+  const inv = (w: ReturnType<typeof collect>): Invocation => ({ env: recorded.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", chargeLater: true, client });
+  // The first billed call is admitted first (nothing to pay from yet) and draws the isolate's lease.
   const first = collect();
-  expect((await executeCapability(probe, { q: crypto.randomUUID() }, inv(first))).billed).toBe(true);
+  expect(await billed(await executeCapability(probe, { q: crypto.randomUUID() }, inv(first)))).toBe(true);
   await first.settled();
   recorded.calls.length = 0;
-  return { a, calls: recorded.calls, inv };
+  return { a, calls: recorded.calls, inv, client, failNext: recorded.failNext, loseNext: recorded.loseNext };
 }
 
-describe("late charges: a billed call that cannot be refused is answered first and decided after", () => {
-  it("answers without a round trip to the limiter on a plan without limits, then charges the call and tells it it was billed", async () => {
+describe("late charges: a billed call that cannot be refused is paid from the isolate's lease, and decided after", () => {
+  it("answers without a round trip once the isolate holds a lease, then charges the call and tells it it was billed", async () => {
     const { a, calls, inv } = await scaleAccount();
     const w = collect();
     const execution = await executeCapability(probe, { q: crypto.randomUUID() }, inv(w));
     expect(execution.response.status).toBe(200);
     expect(calls).toEqual([]);
     await w.settled();
-    expect(calls).toEqual(["settleMany"]);
-    expect(await decision(execution)).toBe(true);
+    expect(calls).toEqual(["exchange"]);
+    expect(await billed(execution)).toBe(true);
     expect(await phoneUsed(a.accountId)).toBe(2);
+  });
+
+  it("sets the lease's credits aside on the limiter, and shows them to the account as not spent", async () => {
+    const { a, client } = await scaleAccount();
+    const lease = client.currentLease(a.accountId)!;
+    expect(lease.spendable().phone).toBe(200);
+    expect((await limiterFor(env, a.accountId).balances("scale")).phone).toMatchObject({ used: 1, available: 10_000 - 1 });
+    // Another isolate's reservation cannot take them.
+    const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
+    const all = await stub.admit({ plan: "scale", group: null, cost: { phone: 10_000 - 1 } });
+    expect(all).toMatchObject({ admitted: false, reason: "credits", available: 10_000 - 1 - 200 });
   });
 
   it("remembers a window billed late: the isolate answers the next identical call as a repeat, sending nothing", async () => {
     const { a, calls, inv } = await scaleAccount();
     const q = crypto.randomUUID();
     const w = collect();
-    const first = await executeCapability(probe, { q }, inv(w));
+    expect(await billed(await executeCapability(probe, { q }, inv(w)))).toBe(true);
     await w.settled();
-    expect(await decision(first)).toBe(true);
     calls.length = 0;
     const again = collect();
-    const repeat = await executeCapability(probe, { q }, inv(again));
-    expect(repeat).toMatchObject({ billed: false, lateCharge: undefined });
+    expect(await billed(await executeCapability(probe, { q }, inv(again)))).toBe(false);
     expect(calls).toEqual([]);
     expect(await phoneUsed(a.accountId)).toBe(2);
   });
@@ -75,57 +73,61 @@ describe("late charges: a billed call that cannot be refused is answered first a
     const w = collect();
     const q = crypto.randomUUID();
     const executions = await Promise.all(Array.from({ length: 20 }, () => executeCapability(probe, { q }, inv(w))));
-    expect(executions.every((e) => e.lateCharge)).toBe(true);
     await w.settled();
-    const decisions = await Promise.all(executions.map(decision));
-    expect(decisions.filter(Boolean)).toHaveLength(1);
+    expect((await Promise.all(executions.map(billed))).filter(Boolean)).toHaveLength(1);
     expect(await phoneUsed(a.accountId)).toBe(2);
   });
 
-  it("sends nothing for a call that found nothing, and charges nothing", async () => {
-    const { a, calls, inv } = await scaleAccount();
+  it("sends no charge for a call that found nothing, and its credits go back to the lease", async () => {
+    const { a, inv, client } = await scaleAccount();
     const q = crypto.randomUUID();
     found[q] = false;
+    const before = client.currentLease(a.accountId)!.spendable().phone;
     const w = collect();
     const execution = await executeCapability(probe, { q }, inv(w));
-    expect(execution.lateCharge).toBeUndefined();
-    expect(execution.billed).toBe(false);
+    expect(await billed(execution)).toBe(false);
+    expect(client.currentLease(a.accountId)!.spendable().phone).toBe(before);
     await w.settled();
-    // Only the call's count went to the limiter (GET /v1/rate-limits shows it), after COUNT_WAIT_MS.
-    expect(calls).toEqual(["settleMany"]);
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
-  it("sends a charge whose round trip failed once more, and logs a call as not billed when that fails too", async () => {
-    const { a, inv } = await scaleAccount();
-    const failing = (times: number) => recordingEnv(env as Env, { settleMany: times }).env;
-    const once = collect();
-    const retried = await executeCapability(probe, { q: crypto.randomUUID() }, { ...inv(once), env: failing(1) });
-    expect(await decision(retried)).toBe(true);
-    expect(await phoneUsed(a.accountId)).toBe(2);
-
-    const twice = collect();
-    const lost = await executeCapability(probe, { q: crypto.randomUUID() }, { ...inv(twice), env: failing(2) });
-    expect(lost.lateCharge).toBeDefined();
-    expect(await decision(lost)).toBe(false);
-    await Promise.all([once.settled(), twice.settled()]);
+  it("sends a charge whose round trip failed again until the limiter answers, and bills it once", async () => {
+    const { a, inv, failNext } = await scaleAccount();
+    failNext("exchange", 2);
+    const w = collect();
+    const execution = await executeCapability(probe, { q: crypto.randomUUID() }, inv(w));
+    await w.settled();
+    expect(await billed(execution)).toBe(true);
     expect(await phoneUsed(a.accountId)).toBe(2);
   });
 
-  it("admits every call first again near the end of a balance, so refusals stay exact", async () => {
-    const { a, calls, inv } = await scaleAccount();
-    await runInDurableObject(limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>, async (instance: AccountLimiter) => {
-      const credits = (instance as unknown as { credits: { used: { phone: number } } }).credits;
-      credits.used.phone = 10_000 - LATE_CHARGE_MARGIN - 1;
-    });
-    // The view this isolate holds is at most a second old: the next call still goes late, and reads the balance back.
-    await new Promise((r) => setTimeout(r, 1_000));
+  it("bills once a charge the limiter took while its reply was lost (the same charge sent again is answered as before)", async () => {
+    const { a, inv, loseNext } = await scaleAccount();
+    loseNext("exchange", 1);
     const w = collect();
-    const admitted = await executeCapability(probe, { q: crypto.randomUUID() }, inv(w));
-    expect(admitted.lateCharge).toBeUndefined();
-    expect(admitted.billed).toBe(true);
-    expect(calls).toContain("admit");
+    const execution = await executeCapability(probe, { q: crypto.randomUUID() }, inv(w));
     await w.settled();
+    expect(await billed(execution)).toBe(true);
+    expect(await phoneUsed(a.accountId)).toBe(2);
+  });
+
+  it("draws no lease near the end of a balance: every call is admitted first again, so refusals stay exact", async () => {
+    const a = await createAccount({ plan: "scale" });
+    // 900 phone credits left: under the lease floor (1,000).
+    const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
+    await runInDurableObject(stub, async (instance: AccountLimiter) => {
+      const book = (instance as unknown as { credits: { current(now: number): { used: { phone: number } } } }).credits;
+      book.current(Date.now()).used.phone = 9_100;
+    });
+    const recorded = recordingEnv();
+    const client = new LimiterClient({ countWaitMs: 5 });
+    const w = collect();
+    const inv: Invocation = { env: recorded.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", chargeLater: true, client };
+    for (let i = 0; i < 3; i++) expect(await billed(await executeCapability(probe, { q: crypto.randomUUID() }, inv))).toBe(true);
+    await w.settled();
+    expect(client.currentLease(a.accountId)).toBeNull();
+    expect(recorded.calls.filter((c) => c === "exchange").length).toBeGreaterThanOrEqual(3);
+    expect((await limiterFor(env, a.accountId).balances("scale")).phone).toMatchObject({ used: 9_103, available: 897 });
   });
 
   it("is logged with the cost the limiter decided: the row of a late-charged call waits for it", async () => {
@@ -139,22 +141,45 @@ describe("late charges: a billed call that cannot be refused is answered first a
   });
 });
 
-describe("when a call may be charged late", () => {
-  const balances = (available: number) => ({ phone: { available, used: 0, allowance: 0 }, search: { available: 0, used: 0, allowance: 0 }, verification: { available: 0, used: 0, allowance: 0 } });
+describe("an isolate's lease", () => {
+  const topUp = (lease: IsolateLease, held: number, sentAt: number) => {
+    const sent = lease.request()!;
+    lease.update({ id: lease.id, held: { phone: held }, open: true, refused: [] }, sentAt, sent);
+    return sent;
+  };
 
-  it("only with a balance read less than a second ago that stays LATE_CHARGE_MARGIN above the cost of every unanswered late call", () => {
-    const accountId = 9_000_000 + Math.floor(Math.random() * 1_000_000);
-    const t = 1_000_000;
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t)).toBe(false);
-    rememberCredits(accountId, "scale", balances(LATE_CHARGE_MARGIN + 2), t);
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t)).toBe(true);
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t)).toBe(true);
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t)).toBe(false);
-    rememberCredits(accountId, "pro-plus", balances(LATE_CHARGE_MARGIN * 10), t);
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t)).toBe(false);
-    rememberCredits(accountId, "scale", balances(LATE_CHARGE_MARGIN * 10), t);
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t + 999)).toBe(true);
-    expect(mayChargeLater(accountId, "scale", { phone: 1 }, t + 1_000)).toBe(false);
-    expect(mayChargeLater(accountId, "scale", { search: 1 }, t)).toBe(false);
+  it("pays only what the limiter said it holds, less what it spent and has not reported", () => {
+    const lease = new IsolateLease(3, 0, 1_000);
+    expect(lease.take({ phone: 1 }, 0)).toBe(false);
+    expect(topUp(lease, 3, 0).want).toEqual({ phone: 3 });
+    expect([1, 2, 3, 4].map(() => lease.take({ phone: 1 }, 10))).toEqual([true, true, true, false]);
+    lease.giveBack({ phone: 1 });
+    expect(lease.take({ phone: 1 }, 10)).toBe(true);
+    // The limiter took two charges from it (held 1), one is still unreported.
+    lease.answered({ phone: 1 });
+    lease.answered({ phone: 1 });
+    lease.update({ id: lease.id, held: { phone: 1 }, open: true, refused: [] }, 10, lease.request()!);
+    expect(lease.take({ phone: 1 }, 20)).toBe(false);
+  });
+
+  it("pays nothing once its use period is over, until a top-up renews it", () => {
+    const lease = new IsolateLease(5, 0, 1_000);
+    topUp(lease, 5, 100);
+    expect(lease.take({ phone: 1 }, 1_099)).toBe(true);
+    expect(lease.take({ phone: 1 }, 1_100)).toBe(false);
+    topUp(lease, 5, 1_100);
+    expect(lease.take({ phone: 1 }, 1_200)).toBe(true);
+  });
+
+  it("stops paying when a top-up is refused, and is given back once no call it paid is unanswered", () => {
+    const lease = new IsolateLease(5, 0, 1_000);
+    topUp(lease, 5, 0);
+    expect(lease.take({ phone: 1 }, 1)).toBe(true);
+    const sent = lease.request()!;
+    lease.update({ id: lease.id, held: { phone: 5 }, open: true, refused: ["phone"] }, 1, sent);
+    expect(lease.take({ phone: 1 }, 2)).toBe(false);
+    expect(lease.request()).toBeUndefined();
+    lease.answered({ phone: 1 });
+    expect(lease.request()).toMatchObject({ close: true });
   });
 });

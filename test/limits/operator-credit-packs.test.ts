@@ -13,6 +13,14 @@ describe("POST /operator/accounts/{id}/credit-packs", () => {
     expect(limits.data["domain-search"].second.limit).toBe(5);
   });
 
+  it("grants a pack once per Idempotency-Key: the same request sent again grants nothing twice", async () => {
+    const a = await createAccount({ plan: "free" });
+    const grant = (key: string) => call(`/operator/accounts/${a.accountId}/credit-packs`, { method: "POST", headers: { ...operator, "Idempotency-Key": key }, body: JSON.stringify({ credits: 100 }) });
+    const first = (await json(await grant("order-1"))).data.pack;
+    expect((await json(await grant("order-1"))).data.pack).toEqual(first);
+    expect((await json(await grant("order-2"))).data.pack).toMatchObject({ remaining: 200 });
+  });
+
   it("refuses without the operator secret, and checks its input", async () => {
     const a = await createAccount();
     const path = `/operator/accounts/${a.accountId}/credit-packs`;

@@ -1,38 +1,30 @@
-import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
 import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
-import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { db } from "../../src/db/client.js";
 import { billedRequests, usageDays } from "../../src/db/schema-contract.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import { type AccountLimiter, RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
+import { ADMISSION_KEY_TTL_MS } from "../../src/limits/admission-keys.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { collect, recordingEnv } from "../support/limiter.js";
+import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
 
 /** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
 let release: Promise<void> = Promise.resolve();
 const found: Record<string, boolean> = {};
-const probe = defineCapability({
-  name: "window-probe",
-  label: "Window probe",
-  summary: "test double",
-  tag: "Test",
-  paths: ["/window-probe"],
-  params: z.object({ q: z.string() }),
-  rateGroup: "phone",
-  cost: { balance: "phone", amount: 1 },
-  usageCategory: "phones",
-  handler: async (params) => {
-    await release;
-    return { body: { data: { q: params.q } }, found: found[params.q] ?? true };
-  },
+/** Per request, the answers its next calls give (found or not), in the order they start. */
+const answers: Record<string, boolean[]> = {};
+const probe = probeCapability("window-probe", "phone", async (q) => {
+  const mine = answers[q]?.shift();
+  await release;
+  return mine ?? found[q] ?? true;
 });
 
 const unreachableD1 = new Proxy({} as D1Database, {
@@ -43,7 +35,7 @@ const unreachableD1 = new Proxy({} as D1Database, {
 
 type Stub = DurableObjectStub<AccountLimiter>;
 const stubOf = (accountId: number) => limiterFor(env, accountId) as unknown as Stub;
-const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale", Date.now())).phone.used;
+const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale")).phone.used;
 
 /** The limiter's repeat windows, read from its storage. */
 async function windowsOf(accountId: number) {
@@ -72,7 +64,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const done = await Promise.all(calls);
     await settled();
     expect(done.map((d) => d.response.status)).toEqual(Array(20).fill(200));
-    expect(done.filter((d) => d.billed)).toHaveLength(1);
+    expect((await Promise.all(done.map(billedOf))).filter(Boolean)).toHaveLength(1);
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
@@ -92,12 +84,12 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const q = crypto.randomUUID();
     found[q] = false;
     const first = collect();
-    expect((await executeCapability(probe, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
+    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(false);
     await first.settled();
     expect(await windowsOf(a.accountId)).toEqual([]);
     found[q] = true;
     const second = collect();
-    expect((await executeCapability(probe, { q }, { env, waitUntil: second.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(true);
+    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil: second.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await second.settled();
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
@@ -107,7 +99,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const q = crypto.randomUUID();
     const { waitUntil, settled } = collect();
     const billed = await executeCapability(probe, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
-    expect(billed).toMatchObject({ billed: true });
+    expect(await billedOf(billed)).toBe(true);
     await settled();
     await limiterFor(env, a.accountId).syncUsage();
     const fingerprint = await requestFingerprint("window-probe", { q });
@@ -143,7 +135,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
   it("keeps a charge the D1 copy could not take, and sends it once D1 answers again", async () => {
     const a = await createAccount({ plan: "scale" });
     const { waitUntil, settled } = collect();
-    await executeCapability(probe, { q: crypto.randomUUID() }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: crypto.randomUUID() }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await settled();
     const stub = stubOf(a.accountId);
     const realEnv = await runInDurableObject(stub, async (instance: AccountLimiter) => {
@@ -167,18 +159,30 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
   it("deletes windows 30 days after their billing, so the limiter's storage stays bounded", async () => {
     const a = await createAccount({ plan: "scale" });
     const old = collect();
-    const longAgo = Date.now() - REPEAT_WINDOW_MS - 60_000;
-    await executeCapability(probe, { q: "old" }, { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", now: () => longAgo });
+    // The old call is billed on a limiter whose clock says 30 days ago.
+    const clock = await limiterClock(stubOf(a.accountId), Date.now() - REPEAT_WINDOW_MS - 60_000);
+    expect(await billedOf(await executeCapability(probe, { q: "old" }, { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    await old.settled();
+    clock.at(null);
     const recent = collect();
-    await executeCapability(probe, { q: "recent" }, { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: "recent" }, { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await Promise.all([old.settled(), recent.settled()]);
     expect(await windowsOf(a.accountId)).toHaveLength(2);
     expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
     const left = await windowsOf(a.accountId);
     expect(left.map((w) => w.fingerprint)).toEqual([await requestFingerprint("window-probe", { q: "recent" })]);
-    // The next sweep is due when the remaining window closes.
-    const alarm = await runInDurableObject(stubOf(a.accountId), (_i: AccountLimiter, state) => state.storage.getAlarm());
-    expect(alarm).toBe(left[0]!.billed_at + REPEAT_WINDOW_MS + 1_000);
+    // The next chore due is forgetting the admission keys; once they are gone, the remaining window's close.
+    const alarmOf = () => runInDurableObject(stubOf(a.accountId), (_i: AccountLimiter, state) => state.storage.getAlarm());
+    const billedAt = left[0]!.billed_at;
+    expect((await alarmOf())! - billedAt).toBeGreaterThanOrEqual(ADMISSION_KEY_TTL_MS);
+    expect((await alarmOf())! - billedAt).toBeLessThan(ADMISSION_KEY_TTL_MS + 5_000);
+    const later = Date.now() + ADMISSION_KEY_TTL_MS + 60_000;
+    clock.at(later);
+    expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
+    // The alarm runs on real time: the window closes (billedAt + 30 days + 1 s on the limiter's clock) that long from now.
+    const due = (await alarmOf())! - Date.now();
+    expect(Math.abs(due - (billedAt + REPEAT_WINDOW_MS + 1_000 - later))).toBeLessThan(5_000);
+    clock.at(null);
   });
 
   it("takes over the windows D1 held before the limiter did: a repeat billed before the move stays free", async () => {
@@ -187,7 +191,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const fingerprint = await requestFingerprint("window-probe", { q });
     await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - 86_400_000 });
     const { waitUntil, settled } = collect();
-    expect((await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
+    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(false);
     await settled();
     expect(await phoneUsed(a.accountId)).toBe(0);
   });
@@ -196,7 +200,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const a = await createAccount({ plan: "scale" });
     const [x, y, z2] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     const single = collect();
-    await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    expect(await billedOf(await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await single.settled();
     const { env: recorded, calls } = recordingEnv();
     const ctx = createExecutionContext();
@@ -207,14 +211,14 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
       plan: "scale",
       memo: batchMemo(),
       concurrency: 4,
+      key: crypto.randomUUID(),
     });
-    expect(calls).toEqual(["admit"]);
-    expect(batch!.outcomes.map((o) => o.ok && o.billed)).toEqual([false, true, false, true]);
-    await batch!.commit(() => true);
-    await new Promise((r) => setTimeout(r, 50)); // the chunk's settlement is on its way
+    expect(calls).toEqual(["exchange"]);
+    expect(batch!.outcomes.map((o) => o?.ok && o.billed)).toEqual([false, true, false, true]);
+    expect((await batch!.settle())?.billed).toHaveLength(2);
     expect(await phoneUsed(a.accountId)).toBe(3);
     const again = collect();
-    expect((await executeCapability(probe, { q: y }, { env, waitUntil: again.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(false);
+    expect(await billedOf(await executeCapability(probe, { q: y }, { env, waitUntil: again.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(false);
     await again.settled();
     expect(await phoneUsed(a.accountId)).toBe(3);
   });
@@ -223,7 +227,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
 describe("a running call's window, held with its reservation", () => {
   type Restarted = {
     openWindow(fingerprint: string, now: number): { reservation: string | null } | null;
-    settle(ids: string[], found: boolean, adjust: object, plan: string, now: number): void;
+    exchange(msg: LimiterMessage): Promise<unknown>;
   };
   /** Runs `body` on a second limiter object built on the same storage: what the account's limiter reads after a restart. */
   async function afterRestart<T>(accountId: number, body: (limiter: Restarted, state: DurableObjectState) => T) {
@@ -244,7 +248,7 @@ describe("a running call's window, held with its reservation", () => {
     return { running, open, waitUntil, settled };
   }
 
-  it("writes the window to the table only once the call is billed: while it runs, an identical request is a repeat all the same", async () => {
+  it("writes the window only once the call is billed: an identical call running beside it is billed only if charged first", async () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
@@ -253,25 +257,40 @@ describe("a running call's window, held with its reservation", () => {
     const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
     await new Promise((r) => setTimeout(r, 20));
     open();
-    expect((await Promise.all([first, second])).map((d) => d.billed)).toEqual([true, false]);
+    expect(await Promise.all((await Promise.all([first, second])).map(billedOf))).toEqual([true, false]);
     await settled();
     const fingerprint = await requestFingerprint("window-probe", { q });
     expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null, synced: 0 })]);
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
-  it("survives a restart of the limiter: the window is read back from the call's reservation record", async () => {
+  it("survives a restart of the limiter: the call's requests are read back from its reservation record, and its settlement keeps the window", async () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const { running, open, settled } = heldCall(a.accountId, q);
     await new Promise((r) => setTimeout(r, 50));
-    const fingerprint = await requestFingerprint("window-probe", { q });
-    const [held, other] = await afterRestart(a.accountId, (limiter) => [limiter.openWindow(fingerprint, Date.now()), limiter.openWindow(crypto.randomUUID(), Date.now())]);
-    expect(held).toMatchObject({ reservation: expect.any(String) });
-    expect(other).toBeNull();
+    await evictDurableObject(stubOf(a.accountId));
     open();
-    await running;
+    expect(await billedOf(await running)).toBe(true);
     await settled();
+    const fingerprint = await requestFingerprint("window-probe", { q });
+    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null })]);
+  });
+
+  it("bills the identical call that is charged first when one running beside it finds nothing: no call is left free", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const q = crypto.randomUUID();
+    // The first call finds nothing, the identical one started while it runs finds something.
+    answers[q] = [false, true];
+    const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
+    await new Promise((r) => setTimeout(r, 20));
+    const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    await new Promise((r) => setTimeout(r, 20));
+    open();
+    const [one, two] = await Promise.all([first, second]);
+    expect([await billedOf(one), await billedOf(two)]).toEqual([false, true]);
+    await settled();
+    expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
   it("is closed with nothing written when the call's reservation is swept after its Worker died", async () => {
@@ -281,19 +300,19 @@ describe("a running call's window, held with its reservation", () => {
       plan: "scale",
       group: "phone",
       cost: {},
-      now: Date.now(),
       billing: { accountId: a.accountId, capability: "window-probe", source: "api", requests: [{ fingerprint: await requestFingerprint("window-probe", { q }), cost: { phone: 1 } }] },
     });
-    expect(await phoneUsed(a.accountId)).toBe(1);
-    await runInDurableObject(stubOf(a.accountId), async (instance: AccountLimiter) => {
-      // Age the reservation past the TTL, as if its Worker had died long ago.
-      for (const r of (instance as unknown as { reservations: Map<string, { at: number }> }).reservations.values()) r.at -= RESERVATION_TTL_MS + 5_000;
-    });
+    const phoneAvailable = async () => (await limiterFor(env, a.accountId).balances("scale")).phone.available;
+    expect(await phoneAvailable()).toBe(9_999);
+    // The reservation's TTL passes on the limiter's clock, as if its Worker had died long ago.
+    const clock = await limiterClock(stubOf(a.accountId), Date.now() + RESERVATION_TTL_MS + 5_000);
     expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
+    clock.at(null);
+    expect(await phoneAvailable()).toBe(10_000);
     expect(await phoneUsed(a.accountId)).toBe(0);
     expect(await windowsOf(a.accountId)).toEqual([]);
     const { waitUntil, settled } = collect();
-    expect((await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" })).billed).toBe(true);
+    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
     await settled();
   });
 
@@ -309,9 +328,10 @@ describe("a running call's window, held with its reservation", () => {
       }
     });
     const rows = await afterRestart(a.accountId, (limiter, state) => {
-      expect(limiter.openWindow("fp-kept", now)).toMatchObject({ reservation: "legacy-kept" });
-      limiter.settle(["legacy-kept"], true, {}, "scale", now);
-      limiter.settle(["legacy-closed"], false, {}, "scale", now);
+      // Opened while its call ran: not a repeat (only a billed request's window is).
+      expect(limiter.openWindow("fp-kept", now)).toBeNull();
+      void limiter.exchange({ plan: "scale", settlements: [{ reservationIds: ["legacy-kept"], found: true, adjust: {} }] });
+      void limiter.exchange({ plan: "scale", settlements: [{ reservationIds: ["legacy-closed"], found: false, adjust: {} }] });
       return state.storage.sql.exec<{ fingerprint: string; reservation: string | null }>("SELECT fingerprint, reservation FROM repeat_windows").toArray();
     });
     expect(rows).toEqual([{ fingerprint: "fp-kept", reservation: null }]);

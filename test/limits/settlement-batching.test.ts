@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
-import { admitRequest, limiterFor } from "../../src/limits/admission.js";
+import { admitRequest, flushOwed, limiterFor } from "../../src/limits/admission.js";
 import { recordingEnv } from "../support/limiter.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
@@ -35,7 +35,7 @@ const run = (accountId: number, waitUntil: (p: Promise<unknown>) => void = () =>
 
 /** Leaves `left` search credits on a free account (25 a month). */
 async function spendAllBut(accountId: number, left: number) {
-  const r = await limiterFor(env, accountId).admit({ plan: "free", group: null, cost: { search: 25 - left }, now: Date.now() });
+  const r = await limiterFor(env, accountId).admit({ plan: "free", group: null, cost: { search: 25 - left } });
   expect(r.admitted).toBe(true);
 }
 
@@ -70,7 +70,7 @@ describe("settlements batched with admissions", () => {
     expect((await run(a.accountId, (p) => pending.push(p))).response.status).toBe(200);
     // No further admission for this account: the call's own waitUntil sends the refund.
     await Promise.all(pending);
-    expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.available).toBe(1);
+    expect((await limiterFor(env, a.accountId).balances("free")).search.available).toBe(1);
   });
 
   it("sends the settlements of calls queued behind a waiting one in its batch, one round trip for all", async () => {
@@ -83,27 +83,29 @@ describe("settlements batched with admissions", () => {
       admissions.push(admitted);
     }
     calls.length = 0;
-    const sends = admissions.map((x) => x.settle({ found: false }));
-    await Promise.all(sends);
-    expect(calls).toEqual(["settleMany"]);
-    expect((await limiterFor(env, a.accountId).balances("free", Date.now())).search.used).toBe(0);
+    for (const x of admissions) x.settle({ found: false });
+    await flushOwed(recorded, a.accountId);
+    expect(calls).toEqual(["exchange"]);
+    expect((await limiterFor(env, a.accountId).balances("free")).search.used).toBe(0);
   });
 
-  it("writes nothing but the reservation's removal when a found answer needs no adjustment", async () => {
+  it("writes the charge and the reservation's removal, and nothing when the settlement comes again", async () => {
     const a = await createAccount({ plan: "free" });
-    const admitted = await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 1 }, now: Date.now() });
+    const admitted = await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 1 } });
     if (!admitted.admitted) throw new Error("not admitted");
     const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
     await runInDurableObject(stub, async (instance: AccountLimiter, state) => {
       // The limiter writes through the synchronous key-value API, inside one storage transaction.
       const put = vi.spyOn(state.storage.kv, "put");
       const del = vi.spyOn(state.storage.kv, "delete");
-      instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
-      expect(put).not.toHaveBeenCalled();
+      const settle = () => instance.exchange({ plan: "free", settlements: [{ reservationIds: admitted.reservationIds, found: true, adjust: {} }] });
+      await settle();
+      // One write for the charge (the credits), one delete for the reservation.
+      expect(put.mock.calls.map((c) => c[0])).toEqual(["credits"]);
       expect(del).toHaveBeenCalledWith(`r:${admitted.reservationIds[0]}`);
       // Settling again (already gone) changes nothing at all.
-      instance.settleMany([{ reservationIds: admitted.reservationIds, found: true, adjust: {}, plan: "free" }], Date.now());
-      expect(put).not.toHaveBeenCalled();
+      await settle();
+      expect(put).toHaveBeenCalledTimes(1);
       expect(del).toHaveBeenCalledTimes(1);
     });
   });

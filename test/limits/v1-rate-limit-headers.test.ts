@@ -5,6 +5,7 @@ import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
+import { billedOf } from "../support/limiter.js";
 
 const INT = /^\d+$/;
 
@@ -22,7 +23,7 @@ describe("rate-limit headers on /v1", () => {
     expect(first.headers.get("RateLimit")).toMatch(/^"second";r=1;t=1, "daily";r=499;t=\d+$/);
 
     // A second accepted request in the same second, straight through the limiter.
-    await limiterFor(env, a.accountId).admit({ plan: "free", group: "me", cost: {}, now: Date.now() });
+    await limiterFor(env, a.accountId).admit({ plan: "free", group: "me", cost: {} });
     const third = await call("/v1/me", { headers: a.headers });
     expect(third.status).toBe(429);
     const body = await json(third);
@@ -39,7 +40,7 @@ describe("rate-limit headers on /v1", () => {
     const first = await call("/v1/me", { headers: a.headers });
     // One request made: the per-second window (1 of 2 left) is the tightest.
     expect([first.headers.get("X-RateLimit-Limit"), first.headers.get("X-RateLimit-Remaining"), first.headers.get("X-RateLimit-Reset")]).toEqual(["2", "1", "1"]);
-    await limiterFor(env, a.accountId).admit({ plan: "free", group: "me", cost: {}, now: Date.now() });
+    await limiterFor(env, a.accountId).admit({ plan: "free", group: "me", cost: {} });
     const refused = await call("/v1/me", { headers: a.headers });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("x-second-rate-limit")).toBe("2");
@@ -159,19 +160,21 @@ describe("capability calls through the limiter", () => {
     const t = Date.now();
     const ok = await run(a.accountId, "pro", probe, t);
     expect(ok.response.status).toBe(200);
+    // The answer's report (its log row) takes the decision: that sends the charge.
+    expect(await billedOf(ok)).toBe(true);
     expect(ok.response.headers.get("x-second-rate-limit")).toBe("8");
     await run(a.accountId, "pro", probe, t + 10);
     const failed = await run(a.accountId, "pro", probe, t + 20);
     expect(failed.response.status).toBe(500);
     expect(failed.response.headers.get("x-minute-request-left")).toBe("147"); // every accepted request counts
     // Settlements reach the limiter off the response path (gate.ts: within SETTLE_WAIT_MS plus a round trip).
-    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro", t)).search.used === 1);
-    expect((await limiterFor(env, a.accountId).balances("pro", t)).search.used).toBe(1);
+    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro")).search.used === 1);
+    expect((await limiterFor(env, a.accountId).balances("pro")).search.used).toBe(1);
   });
 
   it("answers 402 quota_exceeded with X-Estimated-Cost when the balance is too low, and 429 without Retry-After for count-style endpoints", async () => {
     const a = await createAccount({ plan: "free" });
-    const spend = await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 25 }, now: Date.now() });
+    const spend = await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 25 } });
     expect(spend.admitted).toBe(true);
     const res = (await run(a.accountId, "free")).response;
     expect(res.status).toBe(402);
@@ -188,7 +191,7 @@ describe("capability calls through the limiter", () => {
 
   it("spends no credits on the agent surface (the payment is the charge) but still counts the rate limit", async () => {
     const a = await createAccount({ plan: "free" });
-    await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 25 }, now: Date.now() });
+    await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 25 } });
     const res = (
       await executeCapability(probe, {}, { env, waitUntil: () => {}, accountId: a.accountId, plan: "free", surface: "agent" })
     ).response;

@@ -71,7 +71,7 @@ describe("an MCP client signing in to /v1/mcp with OAuth", () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ data: { email: "jane.cooper@acme-widgets.test" } });
     // Billed to the account that signed in, like a /v1 call with the same token.
-    await vi.waitUntil(async () => (await limiterFor(env, account.accountId).balances("pro", Date.now())).search.used === 1);
+    await vi.waitUntil(async () => (await limiterFor(env, account.accountId).balances("pro")).search.used === 1);
     await vi.waitUntil(async () => {
       const row = await env.DB.prepare("SELECT oauth_client_id, type, cost FROM request_logs WHERE account_id = ? AND endpoint = '/v1/mcp'").bind(account.accountId).first();
       return row?.oauth_client_id === provider.client!.client_id && row.type === "Email Finder" && row.cost === 1;

@@ -1,13 +1,21 @@
+import { runInDurableObject } from "cloudflare:test";
+import { z } from "@hono/zod-openapi";
 import { env } from "cloudflare:workers";
+import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import type { LimiterMessage, LimiterReply, Settlement } from "../../src/limits/limiter-messages.js";
 
 /**
  * The test env with its limiter namespace wrapped so every RPC made to a limiter is recorded;
- * `failures` makes a method throw on its first N calls (a limiter that cannot be reached).
+ * `failures` makes a method throw on its first N calls before reaching the limiter (unreachable),
+ * `lostReplies` on its first N calls after the limiter decided (a caller cancelled or cut off
+ * while the object committed).
  */
-export function recordingEnv(base: Env = env as Env, failures: Record<string, number> = {}) {
+export function recordingEnv(base: Env = env as Env, failures: Record<string, number> = {}, lostReplies: Record<string, number> = {}) {
   const calls: string[] = [];
   const left = { ...failures };
+  const lost = { ...lostReplies };
   const ns = base.ACCOUNT_LIMITER;
   const ACCOUNT_LIMITER = {
     idFromName: (name: string) => ns.idFromName(name),
@@ -15,24 +23,85 @@ export function recordingEnv(base: Env = env as Env, failures: Record<string, nu
       const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
       return new Proxy(stub, {
         get: (target, prop) =>
-          typeof prop === "string" && ["admit", "admitMany", "settleMany", "balances", "status", "syncUsage"].includes(prop)
-            ? (...args: unknown[]) => {
+          typeof prop === "string" && ["admit", "exchange", "balances", "status", "syncUsage"].includes(prop)
+            ? async (...args: unknown[]) => {
                 calls.push(prop);
                 if ((left[prop] ?? 0) > 0) {
                   left[prop]! -= 1;
-                  return Promise.reject(new Error(`limiter unreachable (${prop})`));
+                  throw new Error(`limiter unreachable (${prop})`);
                 }
-                return target[prop]!(...args);
+                const result = await target[prop]!(...args);
+                if ((lost[prop] ?? 0) > 0) {
+                  lost[prop]! -= 1;
+                  throw new Error(`limiter reply lost (${prop})`);
+                }
+                return result;
               }
             : target[prop as string],
       });
     },
   };
-  return { env: { ...base, ACCOUNT_LIMITER } as unknown as Env, calls };
+  return {
+    env: { ...base, ACCOUNT_LIMITER } as unknown as Env,
+    calls,
+    /** The next `n` calls of `method` fail before reaching the limiter. */
+    failNext: (method: string, n: number) => void (left[method] = n),
+    /** The next `n` calls of `method` are decided by the limiter, and their replies lost. */
+    loseNext: (method: string, n: number) => void (lost[method] = n),
+  };
 }
 
 /** A waitUntil that collects what it is given, and a way to wait for all of it. */
 export function collect() {
   const pending: Promise<unknown>[] = [];
   return { waitUntil: (p: Promise<unknown>) => void pending.push(p), settled: () => Promise.all(pending) };
+}
+
+type LimiterStub = { exchange(msg: LimiterMessage): Promise<LimiterReply> };
+
+/** Ends a call on the limiter directly: one settlement message (as an isolate sends it). */
+export async function settleOn(limiter: LimiterStub, reservationIds: string[], found: boolean, adjust: Settlement["adjust"] = {}, plan = "free") {
+  return (await limiter.exchange({ plan, settlements: [{ reservationIds, found, adjust }] })).settlements[0]!;
+}
+
+/**
+ * Sets the clock a limiter decides with (its second, minute, day and month): `at(t)` moves it,
+ * `at(null)` gives it back the real time. The limiter's instance keeps it until it is evicted.
+ */
+export async function limiterClock(stub: DurableObjectStub<AccountLimiter>, start: number | null) {
+  let now = start;
+  await runInDurableObject(stub, (instance: AccountLimiter) => {
+    instance.clock = () => now ?? Date.now();
+  });
+  return {
+    at(t: number | null) {
+      now = t;
+    },
+    get now() {
+      return now ?? Date.now();
+    },
+  };
+}
+
+/** Whether a call was billed, once its limiter has decided (the report every surface writes). */
+export const billedOf = (execution: { billing: { whenDecided(f: (billed: boolean) => Promise<unknown>): unknown } }) =>
+  new Promise<boolean>((resolve) => execution.billing.whenDecided(async (billed) => resolve(billed)));
+
+/**
+ * A capability double for the money tests, under `/<name>` with one parameter `q`: costs one credit
+ * of `balance` (rate group and usage category to match) and answers what `answer` says it found.
+ */
+export function probeCapability(name: string, balance: "search" | "phone", answer: (q: string) => Promise<boolean> | boolean) {
+  return defineCapability({
+    name,
+    label: name,
+    summary: "test double",
+    tag: "Test",
+    paths: [`/${name}`],
+    params: z.object({ q: z.string() }),
+    rateGroup: balance,
+    cost: { balance, amount: 1 },
+    usageCategory: balance === "phone" ? "phones" : "search",
+    handler: async (params) => ({ body: { data: { q: params.q } }, found: await answer(params.q) }),
+  });
 }

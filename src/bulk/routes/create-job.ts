@@ -29,7 +29,7 @@ export function registerCreateJob(app: ApiApp) {
     const { job, options } = await createJob(c.env, c.req.raw, type, who.accountId, who.actorId);
     if (!options.launch) return c.json({ data: { id: job.id } }, 201);
     // The job exists whatever happens next; a launch that cannot happen is explained, not an error.
-    const refusal = await launchRefusal(c.env, type, who, Date.now());
+    const refusal = await launchRefusal(c.env, type, who);
     if (refusal) return c.json({ data: { id: job.id, message: `Bulk created but not launched: ${refusal.message}` } }, 201);
     try {
       await startJob(c.env, type, job.id, who, "launch");

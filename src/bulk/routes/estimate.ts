@@ -54,7 +54,7 @@ export function registerEstimate(app: ApiApp) {
       credits[key(cost.balance)] = left.rows * cost.amount;
       credits.total = left.rows * cost.amount;
     }
-    const balances = await limiterFor(c.env, auth(c).accountId).balances(auth(c).plan, now);
+    const balances = await limiterFor(c.env, auth(c).accountId).balances(auth(c).plan);
     const remaining = { search: balances.search.available, verify: balances.verification.available, phone: balances.phone.available };
     const sufficient = remaining.search >= credits.search && remaining.verify >= credits.verify && remaining.phone >= credits.phone;
     return c.json(

@@ -1,24 +1,25 @@
 import type { Memo } from "../../engine/memo.js";
 import type { Env } from "../../env.js";
 import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
+import type { Settlement, SettlementOutcome } from "../../limits/limiter-messages.js";
 import { admitRequest } from "../../limits/admission.js";
 import type { CreditBalance } from "../../limits/groups.js";
+import { isolateClient, type LimiterClient } from "../../limits/limiter-client.js";
 import { requestFingerprint } from "../../limits/repeat-billing.js";
-import { logError } from "../../request-context.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
-import { logSurfaceCalls, surfaceLogRow } from "./surface-log.js";
 
 /**
  * The capability executor for many calls of one account at once (a bulk chunk). Same rules as
  * executeCapability, fewer round trips:
- *  - one admission for the whole batch: the account's limiter tells the 30-day repeats from the
- *    calls to bill (identical calls in the batch are one request, billed once) and reserves each
- *    of those at its full price, in the same round trip and storage transaction as a single call;
- *  - one settlement, to exactly what the found answers cost (not-found and free calls are given
- *    back, their windows closed); the limiter sends the charges to the D1 copy itself;
- *  - one queue send of log rows.
- * When the balance cannot cover the whole batch it runs nothing and answers null: the caller then
- * runs the calls one by one with executeCapability, which stops exactly where the credits end.
+ *  - one admission for the whole batch, under a key every delivery of the same rows shares: the
+ *    account's limiter tells the 30-day repeats from the calls to bill (identical calls in the
+ *    batch are one request, billed once) and reserves each of those at its full price, in order,
+ *    while the balance covers it; the calls it cannot pay are not run (`refusal` says why);
+ *  - one settlement, to exactly what the found answers cost (each billed request its own cost;
+ *    not-found and free calls are given back, their windows closed); the limiter sends the
+ *    charges to the D1 copy itself.
+ * The caller records the results together with the settlement (a delivery that dies after that
+ * leaves the job's object to send it), sends it, and reports each call as the limiter decided.
  */
 
 export interface BatchInvocation {
@@ -30,23 +31,32 @@ export interface BatchInvocation {
   memo: Memo;
   /** Calls running side by side. */
   concurrency: number;
+  /** The admission's idempotency key: deliveries of the same rows ask under the same key and share its reservation. */
+  key: string;
   now?: () => number;
+  /** This isolate's money state (tests play several isolates with several). */
+  client?: LimiterClient;
 }
 
 export type BatchCallOutcome =
-  | { ok: true; result: CapabilityResult; billed: boolean; credits: Partial<Record<CreditBalance, number>> }
+  | { ok: true; result: CapabilityResult; fingerprint: string | null; billed: boolean; credits: Partial<Record<CreditBalance, number>> }
   | { ok: false; status: number; message: string; type?: string };
 
 export interface BatchRun {
-  outcomes: BatchCallOutcome[];
-  /**
-   * Settles the batch's reservation and records its charges and log rows. Call it once the
-   * results are safely kept, saying which were (`kept(i)` for call i): a call whose result was not
-   * kept (the job stopped, or another delivery of the same rows kept its own) is not charged. If
-   * the caller dies before, the limiter's sweep refunds the whole reservation and a redelivery runs
-   * (and bills) the calls once.
-   */
-  commit(kept: (call: number) => boolean): Promise<void>;
+  /** Per call: its outcome, or null when it was not run (the balance could not pay for it). */
+  outcomes: (BatchCallOutcome | null)[];
+  /** Per call: how long it ran, in ms. */
+  durations: number[];
+  /** The answer calls not run would have had (402 quota_exceeded, or 429 by the capability's rule). */
+  refusal: Response | null;
+  /** The reservations of the batch (a long chunk keeps them alive). */
+  reservationIds: string[];
+  /** What the found answers cost (null when nothing was reserved): recorded with the results, then sent. */
+  settlement: Settlement | null;
+  /** Sends the settlement and answers the limiter's decision (undefined if it could not be had now). */
+  settle(): Promise<SettlementOutcome | undefined>;
+  /** Gives the whole reservation back: the results were not kept (the job stopped). */
+  release(): void;
 }
 
 type Amounts = Partial<Record<CreditBalance, number>>;
@@ -57,19 +67,20 @@ function add(into: Amounts, from: Amounts | undefined) {
 
 export async function executeBatch(cap: AnyCapability, calls: readonly Record<string, unknown>[], inv: BatchInvocation): Promise<BatchRun | null> {
   const now = inv.now ?? Date.now;
+  const client = inv.client ?? isolateClient();
   const started = now();
   const cost = cap.cost;
   const fingerprints = cost ? await Promise.all(calls.map((params) => requestFingerprint(cap.name, params))) : [];
-  // Each distinct request at its full price (base plus options); the limiter reserves only those
-  // that are not repeats.
-  const requests = new Map<string, Amounts>();
+  // Each distinct request at its full price (base plus options), in the calls' order; the limiter
+  // reserves only those that are not repeats, while the balance covers them.
+  const prices = new Map<string, Amounts>();
   if (cost) {
     calls.forEach((params, i) => {
       const fp = fingerprints[i]!;
-      if (requests.has(fp)) return;
+      if (prices.has(fp)) return;
       const price: Amounts = { [cost.balance]: cost.amount };
       add(price, cap.extraCostFor?.(params));
-      requests.set(fp, price);
+      prices.set(fp, price);
     });
   }
   const admission = await admitRequest(inv.env, {
@@ -80,57 +91,62 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
     extraCost: {},
     now: started,
     waitUntil: inv.waitUntil,
-    billing: cost ? { accountId: inv.accountId, capability: cap.name, source: "bulk", requests: [...requests].map(([fingerprint, price]) => ({ fingerprint, cost: price })) } : undefined,
+    key: inv.key,
+    partial: true,
+    client,
+    billing: cost ? { accountId: inv.accountId, capability: cap.name, source: "bulk", requests: [...prices].map(([fingerprint, price]) => ({ fingerprint, cost: price })) } : undefined,
   });
   if (!admission.admitted) return null;
   const repeats = admission.repeats;
+  const refused = new Set(admission.refused?.fingerprints ?? []);
 
-  const outcomes: (BatchCallOutcome | undefined)[] = new Array(calls.length);
+  const outcomes: (BatchCallOutcome | null)[] = new Array(calls.length).fill(null);
   const durations: number[] = new Array(calls.length).fill(0);
+  const runnable = calls.map((_, i) => i).filter((i) => !cost || !refused.has(fingerprints[i]!));
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < calls.length; i = next++) {
+    for (let k = next++; k < runnable.length; k = next++) {
+      const i = runnable[k]!;
       const t0 = now();
       try {
         const result = await cap.handler(calls[i]!, { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
-        outcomes[i] = { ok: true, result, billed: false, credits: {} };
+        outcomes[i] = { ok: true, result, fingerprint: cost ? fingerprints[i]! : null, billed: false, credits: {} };
       } catch (err) {
         outcomes[i] = await failure(err);
       }
       durations[i] = now() - t0;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(inv.concurrency, calls.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(inv.concurrency, runnable.length)) }, worker));
 
   // A request is billed once: its first found answer pays (base price plus what its options used).
-  const charged: Amounts = {};
-  const billedFingerprints = new Set<string>();
+  const parts: NonNullable<Settlement["parts"]>[number][] = [];
   if (cost) {
     outcomes.forEach((o, i) => {
       const fp = fingerprints[i]!;
-      if (!o?.ok || !o.result.found || fp in repeats || billedFingerprints.has(fp)) return;
+      if (!o?.ok || !o.result.found || fp in repeats || parts.some((p) => p.fingerprint === fp)) return;
       o.billed = true;
       o.credits = { [cost.balance]: cost.amount };
       add(o.credits, o.result.extraCost);
-      add(charged, o.credits);
-      billedFingerprints.add(fp);
+      parts.push({ fingerprint: fp, cost: o.credits, reserved: prices.get(fp)! });
     });
   }
-  const done = outcomes as BatchCallOutcome[];
+  const ids = admission.reservationIds;
+  const settlement: Settlement | null = ids.length ? { reservationIds: ids, found: true, adjust: {}, parts } : null;
   return {
-    outcomes: done,
-    async commit(kept) {
-      done.forEach((o, i) => {
-        if (!o.ok || !o.billed || kept(i)) return;
-        o.billed = false;
-        for (const [b, n] of Object.entries(o.credits) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) - n;
-        billedFingerprints.delete(fingerprints[i]!);
-      });
-      // Found: the reservation is kept and trued up to what was charged (the rest given back), and
-      // the windows of the requests billed stay open.
-      await admission.settle({ found: true, charged, billed: [...billedFingerprints] });
-      const logs = done.map((o, i) => surfaceLogRow({ accountId: inv.accountId, surface: "bulk" }, cap, calls[i]!, { status: o.ok ? 200 : o.status, billed: o.ok && o.billed, durationMs: durations[i]! }));
-      inv.waitUntil(logSurfaceCalls(inv.env, logs).catch((err) => logError("request log write failed", err)));
+    outcomes,
+    durations,
+    refusal: admission.refused?.response ?? null,
+    reservationIds: ids,
+    settlement,
+    async settle() {
+      if (!settlement) return undefined;
+      const decision = client.settle(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil);
+      await client.flush(inv.env, inv.accountId);
+      return decision.decided;
+    },
+    release() {
+      if (ids.length) client.settle(inv.env, inv.accountId, inv.plan, { reservationIds: ids, found: false, adjust: {} }, inv.waitUntil);
     },
   };
 }

@@ -1,9 +1,12 @@
 import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
-import { admitRequest, limiterFor } from "../../limits/admission.js";
+import { admitRequest } from "../../limits/admission.js";
+import type { SettlementOutcome } from "../../limits/limiter-messages.js";
+import { type BillingDecision, BillingOnReport, NOT_BILLED, PendingDecision } from "../../limits/billing-decision.js";
 import type { CreditBalance } from "../../limits/groups.js";
-import { knownRepeat, rememberWindow, requestFingerprint } from "../../limits/repeat-billing.js";
+import { isolateClient } from "../../limits/limiter-client.js";
+import { requestFingerprint } from "../../limits/repeat-billing.js";
 import { logSurfaceCall } from "./surface-log.js";
 import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
@@ -17,6 +20,7 @@ export type { Execution, Invocation } from "./invocation.js";
  */
 export async function executeCapability(cap: AnyCapability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
   const now = inv.now ?? Date.now;
+  const client = inv.client ?? isolateClient();
   const started = now();
   // On the agent surface the payment is the charge: the shared agents account spends no credits,
   // but its calls still count against the shared rate limits.
@@ -29,9 +33,9 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   // Bulk rows are paced by the job's queue; dashboard searches have counters of their own.
   const rateGroup = inv.surface === "bulk" ? null : inv.fromDashboard && cap.rateGroup ? "searches" : cap.rateGroup;
   const source = inv.surface === "bulk" ? ("bulk" as const) : inv.fromDashboard ? ("website" as const) : ("api" as const);
-  // A window this isolate already knows is open (exact: see knownRepeat) needs no decision: the
-  // admission only counts the rate limit (on plans without limits, without a round trip).
-  const knownFree = fingerprint !== null && knownRepeat(inv.accountId, fingerprint, started);
+  // A window this isolate already knows is open (exact: see LimiterClient.knownRepeat) needs no
+  // decision: the admission only counts the rate limit (on plans without limits, without a round trip).
+  const knownFree = fingerprint !== null && client.knownRepeat(inv.accountId, fingerprint, started);
   const billing =
     fingerprint !== null && !knownFree
       ? { accountId: inv.accountId, capability: cap.name, source, requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
@@ -48,15 +52,16 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     billing,
     // Options priced up front and quota headers need the limiter before the answer.
     chargeLater: inv.chargeLater && !cap.extraCostFor && !cap.quotaHeaders,
+    client,
   });
   const finish = (execution: Execution): Execution => {
     if (inv.surface !== "v1") logSurfaceCall(inv, cap, params, execution, now() - started);
     return execution;
   };
-  if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billed: false });
+  if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billing: NOT_BILLED });
   const openedAt = fingerprint !== null ? admission.repeats[fingerprint] : undefined;
   // A window kept by an earlier call is remembered; one whose call is still running is not (it may close).
-  if (typeof openedAt === "number") rememberWindow(inv.accountId, fingerprint!, openedAt);
+  if (typeof openedAt === "number") client.rememberWindow(inv.accountId, fingerprint!, openedAt);
   const repeat = knownFree || openedAt !== undefined;
 
   let result: CapabilityResult;
@@ -64,25 +69,35 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     result = await cap.handler(params, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
   } catch (err) {
     if (admission.chargeLater) admission.chargeLater({ found: false });
-    else if (!repeat) inv.waitUntil(admission.settle({ found: false }));
+    else if (!repeat) admission.settle({ found: false });
     const response = toErrorResponse(err);
-    return finish({ response: withHeaders(response, admission.headers), billed: false });
+    return finish({ response: withHeaders(response, admission.headers), billing: NOT_BILLED });
   }
-  // A late charge is sent now, decided by the limiter after the answer (repeat, or billed).
-  const lateCharge = admission.chargeLater?.({ found: result.found, charged: result.found ? costOf(cap, result.extraCost) : undefined });
-  const billed = creditBilled && !repeat && result.found && !admission.chargeLater;
-  // Credits were taken at admission, so the next request already sees the lower balance; settling
-  // (refund when nothing was found, options trued up, the window kept or closed) can finish off the
-  // response path, and the limiter sends the charge to the D1 copy (/v1/usage) on its own.
-  const charged = billed ? costOf(cap, result.extraCost) : undefined;
-  if (!repeat && !admission.chargeLater) inv.waitUntil(admission.settle({ found: result.found, charged }));
-  if (billed) rememberWindow(inv.accountId, fingerprint!, started);
+  // The limiter decides after the answer whether a call that found something new was billed: from
+  // the isolate's lease (a late charge), or by keeping its reservation (the settlement). Credits were
+  // set aside before the answer either way, so the next request already sees the lower balance.
+  // What it found is charged once the surface takes the call's report (BillingOnReport): a request
+  // that ends before reporting its answer never gave it, and is charged nothing.
+  const charged = result.found && creditBilled ? costOf(cap, result.extraCost) : undefined;
+  let decision: BillingDecision = NOT_BILLED;
+  if (admission.chargeLater) decision = admission.chargeLater({ found: result.found, charged }) ?? NOT_BILLED;
+  else if (!repeat && charged) {
+    const settle = admission.settle;
+    decision = new BillingOnReport(() => settle({ found: true, charged }) ?? nothingReserved(), (outcome) => outcome.billed.includes(fingerprint!));
+  } else if (!repeat) admission.settle({ found: result.found });
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
   });
-  return finish({ response: withHeaders(response, admission.headers), result, billed, charged, lateCharge });
+  return finish({ response: withHeaders(response, admission.headers), result, billing: decision, charged });
+}
+
+/** The decision of a call that reserved nothing: not billed. */
+function nothingReserved(): PendingDecision<SettlementOutcome> {
+  const decided = new PendingDecision<SettlementOutcome>();
+  decided.decide({ billed: [], at: null, charged: {} });
+  return decided;
 }
 
 /** A credit-billed call's price: the capability's base cost plus what its options use. */
@@ -94,6 +109,6 @@ function costOf(cap: AnyCapability, extra: Partial<Record<CreditBalance, number>
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */
 async function quotaHeaders(inv: Invocation, balance: NonNullable<AnyCapability["cost"]>["balance"], names: NonNullable<AnyCapability["quotaHeaders"]>) {
-  const view = (await limiterFor(inv.env, inv.accountId).balances(inv.plan, Date.now()))[balance];
+  const view = (await (inv.client ?? isolateClient()).limiter(inv.env, inv.accountId).balances(inv.plan))[balance];
   return { [names.limit]: String(view.allowance), [names.remaining]: String(Math.max(0, view.available)) };
 }

@@ -1,6 +1,7 @@
 import type { Env } from "../../env.js";
+import type { BillingDecision } from "../../limits/billing-decision.js";
 import type { CreditBalance } from "../../limits/groups.js";
-import type { PendingCharge } from "../../limits/late-charges.js";
+import type { LimiterClient } from "../../limits/limiter-client.js";
 import type { CapabilityResult } from "./registry.js";
 
 // How a surface asks the executor to run a capability, and what it gets back; apart from
@@ -19,19 +20,23 @@ export interface Invocation {
   fromDashboard?: boolean;
   now?: () => number;
   /**
-   * The surface can learn whether the call was billed after answering it (`Execution.lateCharge`):
-   * a call that cannot be refused is then answered without waiting for its limiter (late-charges.ts).
+   * The surface can take the billing decision after answering (`Execution.billing`): a call that
+   * cannot be refused is then answered from the isolate's lease without waiting for its limiter.
    */
   chargeLater?: boolean;
+  /** This isolate's money state (the Worker's one by default; tests play several isolates with several). */
+  client?: LimiterClient;
 }
 
 export interface Execution {
   response: Response;
   result?: CapabilityResult;
-  /** Credits were spent on this call (false for free, not-found, agent-paid and 30-day repeat calls, and for late charges). */
-  billed: boolean;
-  /** What a billed call was charged, by balance. */
+  /**
+   * Whether credits were spent on this call, as its limiter decided: known at once for free,
+   * not-found, agent-paid and 30-day repeat calls (not billed); decided after the answer for a call
+   * that found something new. Every report of the call (log row, bulk row) is written from it.
+   */
+  billing: BillingDecision;
+  /** What the call is charged, by balance, if its decision says billed (a credit-billed call that found something). */
   charged?: Partial<Record<CreditBalance, number>>;
-  /** A late charge: the limiter tells whether the call was billed after the answer (see Invocation.chargeLater). */
-  lateCharge?: PendingCharge;
 }

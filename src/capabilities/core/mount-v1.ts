@@ -3,6 +3,7 @@ import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp, Ctx } from "../../http/openapi.js";
 import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
 import { executeCapability } from "./execute.js";
+import { flushOwed } from "../../limits/admission.js";
 import { rateLimitHeadersOnEveryAnswer } from "../../limits/middleware.js";
 import type { AnyCapability } from "./registry.js";
 
@@ -18,7 +19,7 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const callbackUrl = cap.acceptsCallback ? await checkCallbackUrl(c.env, webhookUrl) : undefined;
       c.set("logType", cap.label);
       c.set("usageCategory", cap.usageCategory);
-      const { response, result, billed, charged, lateCharge } = await executeCapability(cap, params, {
+      const { response, result, billing, charged } = await executeCapability(cap, params, {
         env: c.env,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         accountId: auth.account.id,
@@ -29,10 +30,17 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         // dashboard shows the call's cost with its answer, so its calls are decided up front.
         chargeLater: auth.session === undefined,
       });
-      if (auth.session) auth.session.charge = { found: result?.found ?? false, billed, charged: charged ?? {} };
-      // A 30-day repeat, a not-found answer or a free capability is logged with cost: false.
-      c.set("logCost", billed);
-      if (lateCharge) c.set("lateCharge", lateCharge);
+      // The log row's cost is the limiter's decision (a repeat, a not-found answer or a free
+      // capability: not billed).
+      c.set("billing", billing);
+      if (auth.session) {
+        // The "Try it" page shows what the call cost with its answer: the decision is taken (its
+        // report) and sent now, within this request.
+        let billed = false;
+        void billing.whenDecided(async (decided) => void (billed = decided));
+        await flushOwed(c.env, auth.account.id);
+        auth.session.charge = { found: result?.found ?? false, billed, charged: billed ? (charged ?? {}) : {} };
+      }
       if (callbackUrl && result && response.status === 200) {
         scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
       }

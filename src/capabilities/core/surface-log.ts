@@ -11,8 +11,14 @@ import { currentLogRowId, logError } from "../../request-context.js";
  * apart from API calls in /v1/logs. Written off the response path.
  */
 export function logSurfaceCall(inv: Invocation, cap: Capability, params: Record<string, unknown>, execution: Execution, durationMs: number): void {
-  const row = surfaceLogRow(inv, cap, params, { status: execution.response.status, billed: execution.billed, durationMs });
-  inv.waitUntil(enqueueLogRow(inv.env, row).catch((err) => logError("request log write failed", err)));
+  const status = execution.response.status;
+  const createdAt = Date.now();
+  const requestId = currentLogRowId();
+  // Written from the limiter's billing decision, by whichever request receives it.
+  const written = execution.billing.whenDecided((billed) =>
+    enqueueLogRow(inv.env, { ...surfaceLogRow(inv, cap, params, { status, billed, durationMs }), createdAt, requestId }).catch((err) => logError("request log write failed", err)),
+  );
+  if (written) inv.waitUntil(written);
 }
 
 /** One call's log row (what logSurfaceCall sends, and what a bulk chunk sends in one batch). */

@@ -1,0 +1,69 @@
+// `npm run bench -- money -- --schedules 1000 [--seed S] [--concurrency C]` (bench/money.mjs runs
+// this file in workerd): random schedules of the money harness (test/support/money-harness.ts) from
+// a printed seed, against the invariants of docs/billing.md. It prints every violation with the seed
+// of its schedule (run it again with `--seed <seed> --schedules 1`), and what isolate deaths lost.
+import { env } from "cloudflare:workers";
+import { expect, it, vi } from "vitest";
+import { HARNESS_CLIENT, runSchedule, type ScheduleResult } from "../test/support/money-harness.js";
+
+const schedules = Number(env.MONEY_SCHEDULES || 100);
+const first = env.MONEY_SEED ? Number(env.MONEY_SEED) : Math.floor(Math.random() * 1_000_000_000);
+const concurrency = Number(env.MONEY_CONCURRENCY || 4);
+
+/** A schedule takes a few seconds; one not done after this long is reported with its seed. */
+const STALL_MS = 120_000;
+const out = (line: string) => console.log(`MONEY ${line}`);
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? 0;
+
+it(`runs ${schedules} money schedules from seed ${first}`, async () => {
+  // The harness injects faults on purpose: their log lines are not news.
+  vi.spyOn(console, "error").mockImplementation(() => {});
+  out(`seed ${first}, ${schedules} schedules, ${concurrency} at once`);
+  const started = Date.now();
+  const results: ScheduleResult[] = [];
+  const aborted: number[] = [];
+  const stalledSeeds: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < schedules; i = next++) {
+      let result: ScheduleResult;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const stalled = new Promise<"stalled">((resolve) => (timer = setTimeout(() => resolve("stalled"), STALL_MS)));
+        const outcome = await Promise.race([runSchedule(first + i), stalled]);
+        if (outcome === "stalled") {
+          // Not at rest after STALL_MS: no verdict on it, and the run goes on (replay it with its seed).
+          stalledSeeds.push(first + i);
+          out(`STALLED seed ${first + i}: not at rest after ${STALL_MS / 1000} s`);
+          continue;
+        }
+        result = outcome;
+      } catch (err) {
+        // The runtime gave up on the schedule (not an invariant's verdict): said, with its seed.
+        aborted.push(first + i);
+        out(`ABORTED seed ${first + i}: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      } finally {
+        clearTimeout(timer);
+      }
+      results.push(result);
+      if (result.violations.length) out(`VIOLATION seed ${result.seed} (${result.plan}, ${result.boundary ?? "no boundary"}): ${result.violations.join("; ")}`);
+      if (results.length % 50 === 0) out(`${results.length} schedules, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+
+  const violations = results.reduce((n, r) => n + r.violations.length, 0);
+  const losses = results.flatMap((r) => r.lossPerDeath);
+  const sum = (f: (r: ScheduleResult) => number) => results.reduce((n, r) => n + f(r), 0);
+  const plans = [...new Set(results.map((r) => r.plan))].map((p) => `${p} ${results.filter((r) => r.plan === p).length}`).join(", ");
+  out("");
+  out(`seed ${first}: ${results.length} schedules (${plans}; ${results.filter((r) => r.boundary === "month").length} across a month's end, ${results.filter((r) => r.boundary === "day").length} across a day's end, ${results.filter((r) => r.bulk).length} with a bulk job) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  out(`answers ${sum((r) => r.answers)}, charged ${sum((r) => r.billed)}, refused (402/429) ${sum((r) => r.refused)}`);
+  out(`invariant violations: ${violations} (goal 0)${violations ? ` in schedules ${results.filter((r) => r.violations.length).map((r) => r.seed).join(", ")}` : ""}`);
+  out(`isolate deaths: ${losses.length}; credits lost per death: max ${Math.max(0, ...losses)}, p99 ${quantile(losses, 0.99)}, mean ${(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length)).toFixed(2)} (bound: a lease of ${HARNESS_CLIENT.leaseCredits} credits plus the reservation-path answers not yet settled)`);
+  out(`schedules not at rest after ${STALL_MS / 1000} s (no verdict): ${stalledSeeds.length}${stalledSeeds.length ? ` (seeds ${stalledSeeds.join(", ")})` : ""}`);
+  out(`schedules the runtime aborted (no verdict): ${aborted.length}${aborted.length ? ` (seeds ${aborted.join(", ")})` : ""}`);
+  out(`charges whose report died with its isolate (counted in /v1/usage, no log row): ${sum((r) => r.reportsLost)}`);
+  expect(violations).toBe(0);
+}, 3_600_000);

@@ -1,0 +1,44 @@
+/**
+ * Admissions already decided by one account's limiter, by their idempotency key (table
+ * `admission_keys` in its SQLite storage). An isolate whose round trip failed or was cancelled does
+ * not know whether the limiter decided its admissions: it sends the same keys again, and each
+ * decided one answers what it answered the first time, without being counted or reserved twice.
+ *
+ * A row is kept ADMISSION_KEY_TTL_MS after its decision, and for as long as the reservations it
+ * made are held (a bulk chunk sent again asks under the same key while the first delivery's
+ * reservation runs, see src/bulk/consumer.ts); the sweep deletes it with its last reservation.
+ */
+export const ADMISSION_KEY_TTL_MS = 10 * 60_000;
+
+export class AdmissionKeys {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec("CREATE TABLE IF NOT EXISTS admission_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL, result TEXT NOT NULL) WITHOUT ROWID");
+    sql.exec("CREATE INDEX IF NOT EXISTS admission_keys_at ON admission_keys (at)");
+  }
+
+  /** The answer stored for `key`, or null when it was never decided (or is forgotten). */
+  find<T>(key: string): T | null {
+    const [row] = this.sql.exec<{ result: string }>("SELECT result FROM admission_keys WHERE key = ?", key).toArray();
+    return row ? (JSON.parse(row.result) as T) : null;
+  }
+
+  remember(key: string, at: number, result: unknown): void {
+    this.sql.exec("INSERT OR REPLACE INTO admission_keys (key, at, result) VALUES (?, ?, ?)", key, at, JSON.stringify(result));
+  }
+
+  forget(key: string): void {
+    this.sql.exec("DELETE FROM admission_keys WHERE key = ?", key);
+  }
+
+  /** Deletes keys decided before `before` whose reservations are gone (`held` says which are not). */
+  sweep(before: number, held: (key: string) => boolean): void {
+    const old = this.sql.exec<{ key: string }>("SELECT key FROM admission_keys WHERE at < ?", before).toArray();
+    for (const { key } of old) if (!held(key)) this.forget(key);
+  }
+
+  /** The decision instant of the oldest key, or null when there is none. */
+  oldest(): number | null {
+    const [row] = this.sql.exec<{ at: number | null }>("SELECT min(at) AS at FROM admission_keys").toArray();
+    return row?.at ?? null;
+  }
+}

@@ -1,0 +1,470 @@
+import type { BalanceView } from "./groups.js";
+import type { AdmitRequest, AdmitResult, ChargeDecision, GroupCount, LateCharge, LimiterMessage, LimiterReply, Settlement, SettlementOutcome } from "./limiter-messages.js";
+import type { Env } from "../env.js";
+import type { Amounts } from "./credit-book.js";
+import type { CreditBalance } from "./groups.js";
+import { IsolateLease } from "./isolate-lease.js";
+import { PendingDecision } from "./billing-decision.js";
+import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
+import { ExpiringMap } from "../platform/expiring-map.js";
+import { isolateValue } from "../platform/isolate-state.js";
+import { logError } from "../request-context.js";
+
+/**
+ * This isolate's side of the account limiters, and the one owner of every piece of money state an
+ * isolate keeps: per account, one line of messages to its limiter (admissions waiting, settlements,
+ * late charges and counts owed, the message in flight), the isolate's lease of credits, the
+ * balances it last read, and the 30-day windows it knows to be open. The Worker has one
+ * (`isolateClient`); tests make several to play several isolates against one limiter.
+ *
+ * A line sends one message at a time, carrying everything waiting on it (a busy account costs one
+ * round trip per batch, not per request). Every message is harmless when sent twice (see
+ * account-limiter.ts), so a message is sent again until the limiter answers it: after a failure
+ * (with backoff), and when its sender stopped waiting for it (a cancelled request: any request
+ * that waits on the line sends it again after RESEND_AFTER_MS). Nothing owed is dropped while the
+ * isolate lives: a message the limiter does not answer for GIVE_UP_MS is given up, and what it
+ * owed goes out again in the next one.
+ *
+ * No request awaits a promise another request created: a round trip belongs to the request that
+ * started it (the runtime cancels it if that request ends first), a request awaiting only another
+ * request's promise is ended as hung, and settling one request's promise from another's context is
+ * refused. So waiters get plain values, looking at their line every `pollMs` on a timer of their
+ * own, and decisions are handed over with PendingDecision.
+ */
+export interface ClientOptions {
+  /** A settlement or late charge waits this long for a round trip to ride with, then goes on its own. */
+  settleWaitMs: number;
+  /**
+   * While admissions keep coming for the account (one in the last settleWaitMs), what is owed waits
+   * for the next one, up to this long in all: a message of its own would hold that admission back
+   * one round trip (one message in flight per account).
+   */
+  rideWaitMs: number;
+  /** A count waits this long (counts decide nothing; within the isolate they count at once). */
+  countWaitMs: number;
+  /** How often a waiting admission looks at its line. */
+  pollMs: number;
+  /** A message unanswered this long is sent again by the next request that waits on its line. */
+  resendAfterMs: number;
+  /** First pause after a failed send (doubled after each failure, up to a second). */
+  retryMs: number;
+  /** A message unanswered this long is given up: its admissions fail, what it owed goes again. */
+  giveUpMs: number;
+  /** An admission fails (its request answers 503) after this many failed sends of its message. */
+  admissionAttempts: number;
+  /** Credits of each balance a lease tops up to; also what an isolate that dies can leave unbilled. */
+  leaseCredits: number;
+  /** A top-up is granted only while this many credits stay available after it. */
+  leaseFloor: number;
+  /** A lease pays for calls only this long after its last top-up was sent. */
+  leaseUseMs: number;
+  /** The longest a request's waitUntil keeps sending what its line owes. */
+  drainBudgetMs: number;
+}
+
+export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
+  settleWaitMs: 10,
+  rideWaitMs: 100,
+  countWaitMs: 1_000,
+  pollMs: 3,
+  resendAfterMs: 2_000,
+  retryMs: 10,
+  giveUpMs: 60_000,
+  admissionAttempts: 2,
+  leaseCredits: 200,
+  leaseFloor: 1_000,
+  leaseUseMs: 10_000,
+  drainBudgetMs: 20_000,
+};
+
+/** A waiter not seen polling for this long is gone (its request ended): what it was admitted is released. */
+const ORPHAN_MS = 10_000;
+
+interface PendingAdmission {
+  req: AdmitRequest;
+  /** Its key is the caller's, shared with other requests (a bulk chunk's deliveries): never released for it. */
+  shared: boolean;
+  outcome?: { result: AdmitResult } | { error: unknown };
+  failures: number;
+  /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
+  seen: number;
+}
+interface OwedSettlement {
+  settlement: Settlement;
+  decision: PendingDecision<SettlementOutcome>;
+}
+interface OwedCharge {
+  charge: LateCharge;
+  lease: IsolateLease | null;
+  decision: PendingDecision<ChargeDecision>;
+}
+interface Message {
+  seq: number;
+  admissions: PendingAdmission[];
+  settlements: OwedSettlement[];
+  charges: OwedCharge[];
+  counts: GroupCount[];
+  extend: string[];
+  body: LimiterMessage;
+  firstSent: number;
+  sentAt: number;
+  sending: boolean;
+  failures: number;
+}
+
+/** One account's line to its limiter, in this isolate. */
+class AccountLine {
+  admissions: PendingAdmission[] = [];
+  settlements: OwedSettlement[] = [];
+  charges: OwedCharge[] = [];
+  counts: GroupCount[] = [];
+  extend = new Set<string>();
+  wantsBalances = false;
+  inFlight: Message | null = null;
+  nextSeq = 1;
+  ackedSeq = 0;
+  settleTimer = false;
+  countTimer = false;
+  /** When an admission was last queued on the line (this isolate's clock). */
+  lastAdmission = 0;
+  lease: IsolateLease | null = null;
+  /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
+  noLeaseUntil = 0;
+  constructor(readonly accountId: number, public plan: string) {}
+
+  get idle(): boolean {
+    return !this.inFlight && !this.admissions.length && !this.settlements.length && !this.charges.length && !this.counts.length && !this.extend.size && !this.lease;
+  }
+}
+
+const MAX_LINES = 5_000;
+const MAX_LIMITER_IDS = 10_000;
+const MAX_OPEN_WINDOWS = 20_000;
+/** Balances read from the limiter are shown for this long by /v1/me on plans without limits. */
+export const BALANCES_TTL_MS = 1_000;
+const MAX_BALANCE_ENTRIES = 5_000;
+
+export class LimiterClient {
+  readonly options: ClientOptions;
+  private readonly lines = new Map<number, AccountLine>();
+  /** Object ids per namespace (deriving one hashes the name; ids, unlike stubs, may be kept). */
+  private readonly ids = new WeakMap<Env["ACCOUNT_LIMITER"], Map<number, DurableObjectId>>();
+  /** (account, fingerprint) -> windows known kept: exact until they close (a kept window stays open 30 days). */
+  private readonly openWindows = new ExpiringMap<string, true>(MAX_OPEN_WINDOWS);
+  private readonly balancesSeen = new ExpiringMap<number, { plan: string; balances: Record<CreditBalance, BalanceView> }>(MAX_BALANCE_ENTRIES);
+  /** Bumped whenever this isolate changes an account's credits: balances read before are not kept. */
+  private balancesGeneration = 0;
+
+  constructor(options: Partial<ClientOptions> = {}) {
+    this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
+  }
+
+  /** The account's limiter: one object per (owner) account. */
+  limiter(env: Env, accountId: number) {
+    const ns = env.ACCOUNT_LIMITER;
+    let ids = this.ids.get(ns);
+    if (!ids) this.ids.set(ns, (ids = new Map()));
+    let id = ids.get(accountId);
+    if (!id) {
+      if (ids.size >= MAX_LIMITER_IDS) ids.clear();
+      ids.set(accountId, (id = ns.idFromName(`account:${accountId}`)));
+    }
+    return ns.get(id);
+  }
+
+  private line(accountId: number, plan: string): AccountLine {
+    let line = this.lines.get(accountId);
+    if (!line) {
+      if (this.lines.size >= MAX_LINES) for (const [id, l] of this.lines) if (l.idle) this.lines.delete(id);
+      this.lines.set(accountId, (line = new AccountLine(accountId, plan)));
+    }
+    line.plan = plan;
+    return line;
+  }
+
+  // ---- admissions ---------------------------------------------------------------------------
+
+  /**
+   * Decides an admission on the account's limiter, with whatever the line owes. Waits on the line:
+   * sends the next message itself when none is in flight (or the one in flight is stale), else
+   * looks again every pollMs.
+   */
+  async admit(env: Env, accountId: number, req: AdmitRequest, waitUntil: (p: Promise<unknown>) => void, shared = false): Promise<AdmitResult> {
+    const line = this.line(accountId, req.plan);
+    const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now() };
+    line.admissions.push(mine);
+    line.lastAdmission = mine.seen;
+    for (;;) {
+      mine.seen = Date.now();
+      if (!mine.outcome) await this.pump(env, line, waitUntil);
+      if (mine.outcome) break;
+      await sleep(this.options.pollMs);
+    }
+    if ("error" in mine.outcome) throw mine.outcome.error;
+    return mine.outcome.result;
+  }
+
+  // ---- what an isolate owes its limiters -----------------------------------------------------
+
+  /** Queues a settlement; it rides with the next round trip, or goes within settleWaitMs. */
+  settle(env: Env, accountId: number, plan: string, settlement: Settlement, waitUntil: (p: Promise<unknown>) => void): PendingDecision<SettlementOutcome> {
+    const line = this.line(accountId, plan);
+    const owed = { settlement, decision: new PendingDecision<SettlementOutcome>() };
+    line.settlements.push(owed);
+    this.forgetBalances(accountId);
+    this.sendSoon(env, line, "settle", waitUntil);
+    return owed.decision;
+  }
+
+  /** Queues a late charge (see account-limiter.ts, LateCharge) like a settlement. */
+  charge(env: Env, accountId: number, plan: string, charge: LateCharge, lease: IsolateLease | null, waitUntil: (p: Promise<unknown>) => void): PendingDecision<ChargeDecision> {
+    const line = this.line(accountId, plan);
+    const owed = { charge, lease, decision: new PendingDecision<ChargeDecision>() };
+    line.charges.push(owed);
+    this.forgetBalances(accountId);
+    this.sendSoon(env, line, "settle", waitUntil);
+    return owed.decision;
+  }
+
+  /** Queues a count of a request admitted without a round trip; it goes within countWaitMs. */
+  count(env: Env, accountId: number, plan: string, count: GroupCount, waitUntil: (p: Promise<unknown>) => void): void {
+    const line = this.line(accountId, plan);
+    line.counts.push({ ...count, key: crypto.randomUUID() });
+    this.sendSoon(env, line, "count", waitUntil);
+  }
+
+  /** Keeps reservations alive with the next round trip (a bulk chunk that runs long). */
+  keepAlive(env: Env, accountId: number, plan: string, reservationIds: readonly string[], waitUntil: (p: Promise<unknown>) => void): void {
+    const line = this.line(accountId, plan);
+    for (const id of reservationIds) line.extend.add(id);
+    this.sendSoon(env, line, "settle", waitUntil);
+  }
+
+  /** Sends whatever this isolate owes the account's limiter now, and waits until the limiter has answered it. */
+  async flush(env: Env, accountId: number): Promise<void> {
+    const line = this.lines.get(accountId);
+    if (line) await this.drain(env, line, line.nextSeq);
+  }
+
+  /**
+   * The lease this isolate pays the account's late-charged calls from (made on first use), or null
+   * while the limiter refuses one (the balance is near its floor: every call is admitted first).
+   */
+  leaseOf(accountId: number, plan: string, now: number): IsolateLease | null {
+    const line = this.line(accountId, plan);
+    if (line.lease && !line.lease.ended) return line.lease;
+    if (now < line.noLeaseUntil) return null;
+    return (line.lease = new IsolateLease(this.options.leaseCredits, this.options.leaseFloor, this.options.leaseUseMs));
+  }
+
+  /** The lease in use for the account, if any (tests, the bench). */
+  currentLease(accountId: number): IsolateLease | null {
+    return this.lines.get(accountId)?.lease ?? null;
+  }
+
+  private sendSoon(env: Env, line: AccountLine, kind: "settle" | "count", waitUntil: (p: Promise<unknown>) => void) {
+    const flag = kind === "settle" ? "settleTimer" : "countTimer";
+    if (line[flag]) return;
+    line[flag] = true;
+    const target = line.nextSeq;
+    const wait = kind === "settle" ? this.options.settleWaitMs : this.options.countWaitMs;
+    waitUntil(
+      (async () => {
+        await sleep(wait);
+        // Admissions are flowing: the next one carries what waits.
+        for (let waited = wait; kind === "settle" && Date.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs; waited += wait) await sleep(wait);
+        line[flag] = false;
+        await this.drain(env, line, target);
+      })().catch((err) => logError("limiter: sending what this isolate owes failed", err)),
+    );
+  }
+
+  /** Sends until the message numbered `target` (or a later one) is answered, or the budget is spent. */
+  private async drain(env: Env, line: AccountLine, target: number): Promise<void> {
+    const started = Date.now();
+    while (line.ackedSeq < target && Date.now() - started < this.options.drainBudgetMs) {
+      await this.pump(env, line);
+      if (line.ackedSeq >= target || (!line.inFlight && !this.hasWaiting(line))) break;
+      await sleep(this.options.pollMs);
+    }
+  }
+
+  private hasWaiting(line: AccountLine): boolean {
+    return !!(line.admissions.length || line.settlements.length || line.charges.length || line.counts.length || line.extend.size);
+  }
+
+  // ---- the line's one message in flight ------------------------------------------------------
+
+  /**
+   * Sends the line's next message (or the one in flight, again, when it failed or its sender has
+   * not come back for resendAfterMs), and applies the answer; the follow-ups it hands out (other
+   * calls' log rows) run in this request, given to `waitUntil` so that an admission does not wait
+   * for them (awaited when none is given: a drain already runs after its request's answer).
+   */
+  private async pump(env: Env, line: AccountLine, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
+    const now = Date.now();
+    let m = line.inFlight;
+    if (m) {
+      if (m.sending && now - m.sentAt < this.options.resendAfterMs) return;
+      if (!m.sending && now - m.sentAt < Math.min(1_000, this.options.retryMs * 2 ** (m.failures - 1))) return;
+      if (now - m.firstSent > this.options.giveUpMs) {
+        this.giveUp(line, m);
+        m = null;
+      }
+    }
+    if (!m) {
+      m = this.nextMessage(line, now);
+      if (!m) return;
+      line.inFlight = m;
+    }
+    m.sending = true;
+    m.sentAt = now;
+    let reply: LimiterReply;
+    try {
+      reply = (await this.limiter(env, line.accountId).exchange(m.body)) as LimiterReply;
+    } catch (err) {
+      if (line.inFlight !== m) return;
+      m.sending = false;
+      m.failures += 1;
+      for (const a of m.admissions) if (!a.outcome && ++a.failures >= this.options.admissionAttempts) a.outcome = { error: err };
+      logError(`limiter: a round trip failed (${m.failures} time(s)); it goes again`, err);
+      return;
+    }
+    // Answered already (sent twice: the other send came back first), or given up.
+    if (line.inFlight !== m) return;
+    line.inFlight = null;
+    line.ackedSeq = m.seq;
+    const followUps = Promise.all(this.apply(env, line, m, reply));
+    if (waitUntil) waitUntil(followUps.catch((err) => logError("limiter: a decision's follow-up failed", err)));
+    else await followUps;
+    if (line.idle) this.lines.delete(line.accountId);
+  }
+
+  /** Everything waiting on the line, as one message; null when nothing waits. */
+  private nextMessage(line: AccountLine, now: number): Message | null {
+    const lease = line.lease?.request();
+    if (!this.hasWaiting(line) && !line.wantsBalances && !lease?.close) return null;
+    const m: Message = {
+      seq: line.nextSeq++,
+      admissions: line.admissions.splice(0),
+      settlements: line.settlements.splice(0),
+      charges: line.charges.splice(0),
+      counts: line.counts.splice(0),
+      extend: [...line.extend],
+      body: { plan: line.plan, accountId: line.accountId },
+      firstSent: now,
+      sentAt: now,
+      sending: false,
+      failures: 0,
+    };
+    line.extend.clear();
+    const body = m.body;
+    if (m.settlements.length) body.settlements = m.settlements.map((s) => s.settlement);
+    if (m.charges.length) body.charges = m.charges.map((c) => c.charge);
+    if (m.counts.length) body.counts = m.counts;
+    if (m.admissions.length) body.admissions = m.admissions.map((a) => a.req);
+    if (m.extend.length) body.extend = m.extend;
+    if (lease) body.lease = lease;
+    if (line.wantsBalances) body.withBalances = true;
+    line.wantsBalances = false;
+    return m;
+  }
+
+  /** A message the limiter did not answer in time: its admissions fail; what it owed waits for the next one. */
+  private giveUp(line: AccountLine, m: Message) {
+    line.inFlight = null;
+    for (const a of m.admissions) a.outcome ??= { error: new Error("the account's limiter did not answer") };
+    line.settlements.unshift(...m.settlements);
+    line.charges.unshift(...m.charges);
+    logError("limiter: a round trip was given up; what it owed goes with the next one", new Error(`account ${line.accountId}`));
+  }
+
+  /** Applies the limiter's answer: hands out outcomes and decisions; answers the follow-ups to await. */
+  private apply(env: Env, line: AccountLine, m: Message, reply: LimiterReply): Promise<unknown>[] {
+    const followUps: (Promise<unknown> | undefined)[] = [];
+    const now = Date.now();
+    m.admissions.forEach((a, i) => {
+      const result = reply.admissions[i]!;
+      const orphan = a.outcome !== undefined || now - a.seen > ORPHAN_MS;
+      a.outcome ??= { result };
+      // Its request gave up on it: what it was given goes back at once (unless other requests share
+      // its key: a later delivery of the same bulk rows holds it; the sweep releases it otherwise).
+      if (orphan && !a.shared && result.admitted && result.reservationIds.length) {
+        this.settle(env, line.accountId, a.req.plan, { reservationIds: result.reservationIds, found: false, adjust: {} }, () => {});
+      }
+    });
+    m.settlements.forEach((s, i) => {
+      const outcome = reply.settlements[i]!;
+      if (outcome.at !== null) for (const fp of outcome.billed) this.rememberWindow(line.accountId, fp, outcome.at);
+      followUps.push(s.decision.decide(outcome));
+    });
+    m.charges.forEach((c, i) => {
+      const decision = reply.charges[i]!;
+      c.lease?.answered(c.charge.cost);
+      if (decision.billed && decision.at !== null) this.rememberWindow(line.accountId, c.charge.fingerprint, decision.at);
+      followUps.push(c.decision.decide(decision));
+    });
+    if (reply.lease && line.lease?.id === reply.lease.id && m.body.lease) {
+      line.lease.update(reply.lease, m.firstSent, m.body.lease);
+      if (reply.lease.refused.length) line.noLeaseUntil = now + this.options.leaseUseMs;
+    }
+    if (line.lease?.ended) line.lease = null;
+    return followUps.filter((p): p is Promise<unknown> => p !== undefined);
+  }
+
+  // ---- balances read, windows known ----------------------------------------------------------
+
+  /** Balances read from the limiter less than BALANCES_TTL_MS ago, if this isolate has not changed the account's credits since. */
+  knownBalances(accountId: number, plan: string, now: number): Record<CreditBalance, BalanceView> | undefined {
+    const seen = this.balancesSeen.get(accountId, now, BALANCES_TTL_MS);
+    return seen?.plan === plan ? seen.balances : undefined;
+  }
+
+  /** Reads the account's balances with the next round trip (which carries what the line owes), for a request of instant `now`. */
+  async readBalances(env: Env, accountId: number, plan: string, now: number, waitUntil: (p: Promise<unknown>) => void): Promise<Record<CreditBalance, BalanceView> | undefined> {
+    const generation = this.balancesGeneration;
+    const result = await this.admit(env, accountId, { plan, group: null, cost: {}, withBalances: true }, waitUntil);
+    const balances = result.admitted ? result.balances : undefined;
+    if (balances) this.rememberBalances(accountId, plan, balances, generation, now);
+    return balances;
+  }
+
+  /** Remembers balances an admission answered with, as of the request's instant (unless this isolate changed them meanwhile). */
+  rememberBalances(accountId: number, plan: string, balances: Record<CreditBalance, BalanceView>, readInGeneration: number, now: number): void {
+    if (readInGeneration === this.balancesGeneration) this.balancesSeen.set(accountId, { plan, balances }, now);
+  }
+
+  get generation(): number {
+    return this.balancesGeneration;
+  }
+
+  /** The account's credits changed (or may have): its next /v1/me asks the limiter. */
+  forgetBalances(accountId: number): void {
+    this.balancesGeneration += 1;
+    this.balancesSeen.delete(accountId);
+  }
+
+  /** Remembers that the account was billed for this request at `billedAt` (its window is open from then on). */
+  rememberWindow(accountId: number, fingerprint: string, billedAt: number): void {
+    this.openWindows.set(`${accountId}:${fingerprint}`, true, billedAt);
+  }
+
+  /**
+   * True when this isolate knows the account was billed for this request less than 30 days before
+   * `now`: exact, since a kept window stays open for its 30 days whatever happens.
+   */
+  knownRepeat(accountId: number, fingerprint: string, now: number): boolean {
+    return this.openWindows.get(`${accountId}:${fingerprint}`, now, REPEAT_WINDOW_MS) === true;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const client = isolateValue<LimiterClient>("limiterClient");
+
+/** The Worker's one client: the isolate's money state (a new isolate, or a reset, starts a new one). */
+export function isolateClient(): LimiterClient {
+  return client.get() ?? client.set(new LimiterClient());
+}
+
+export type { Amounts };

@@ -1,0 +1,208 @@
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { processChunk } from "../../src/bulk/consumer.js";
+import type { BulkJob } from "../../src/bulk/job-object.js";
+import { jobStub } from "../../src/bulk/jobs.js";
+import { executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
+import { batchMemo } from "../../src/engine/memo.js";
+import type { Env } from "../../src/env.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { LimiterClient } from "../../src/limits/limiter-client.js";
+import { createAccount, type TestAccount } from "../support/accounts.js";
+import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
+
+// One test per money defect found by reading and trying the code (each fails when its fix is
+// taken out; see the commits that added them).
+
+/** A capability double billed one search credit when found; `gate` holds its answers back. */
+let gate: Promise<void> = Promise.resolve();
+const found: Record<string, boolean> = {};
+const probe = probeCapability("money-probe", "search", async (q) => {
+  await gate;
+  return found[q] ?? true;
+});
+
+type Stub = DurableObjectStub<AccountLimiter>;
+const stubOf = (accountId: number) => env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as Stub;
+/** The account's balance of a kind, as the limiter holds it (the runtime's arguments of every version of balances()). */
+const balance = async (accountId: number, plan: string, kind: "search" | "verification") =>
+  (await (stubOf(accountId) as unknown as { balances(plan: string, now: number): Promise<Record<string, { used: number; available: number }>> }).balances(plan, Date.now()))[kind]!;
+
+/** Leaves `left` search credits of a pro-plus account's month (25,000). */
+async function leaveSearchCredits(accountId: number, left: number, at: number) {
+  await runInDurableObject(stubOf(accountId), (instance: AccountLimiter) => {
+    const book = (instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }).credits;
+    book.current(at).used.search = 25_000 - left;
+    book.dirty = true;
+  });
+}
+
+describe("money defects", () => {
+  it("a charge decided at an earlier instant never resets or moves this month's usage (months are the limiter's)", async () => {
+    const a = await createAccount({ plan: "pro-plus" });
+    const midnight = Date.UTC(2027, 5, 1); // 1 June 2027, 00:00 UTC
+    const clock = await limiterClock(stubOf(a.accountId), midnight - 2_000);
+    const late = recordingEnv(env as Env);
+    const isolate = (e: Env, client: LimiterClient, t: number, w = collect()): Invocation => ({ env: e, waitUntil: w.waitUntil, accountId: a.accountId, plan: "pro-plus", surface: "v1", chargeLater: true, client, now: () => t });
+    const b = new LimiterClient({ retryMs: 5, countWaitMs: 5 });
+    // Isolate B draws a lease before midnight, then answers a call at 23:59:59 whose charge cannot go yet.
+    expect(await billedOf(await executeCapability(probe, { q: "may-1" }, isolate(late.env, b, midnight - 2_000)))).toBe(true);
+    late.failNext("exchange", 1_000);
+    const stuck = await executeCapability(probe, { q: "may-2" }, isolate(late.env, b, midnight - 1_000));
+    const stuckBilled = billedOf(stuck);
+    // Past midnight on the limiter's clock, isolate A's calls are charged in June.
+    clock.at(midnight + 1_000);
+    const aClient = new LimiterClient({ retryMs: 5, countWaitMs: 5 });
+    for (let i = 0; i < 20; i++) expect(await billedOf(await executeCapability(probe, { q: `june-${i}` }, isolate(env as Env, aClient, midnight + 1_000)))).toBe(true);
+    expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(20);
+    // B's charge for the call it answered at 23:59:59 now reaches the limiter: charged in June, nothing reset.
+    late.failNext("exchange", 0);
+    await b.flush(late.env, a.accountId);
+    expect(await stuckBilled).toBe(true);
+    expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(21);
+    // The limiter's clock itself steps back a little (an object moved to a machine a second behind):
+    // the month it is in does not move back, nor is its usage reset.
+    clock.at(midnight - 500);
+    expect(await billedOf(await executeCapability(probe, { q: "skewed" }, isolate(env as Env, aClient, midnight - 500)))).toBe(true);
+    expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(22);
+    clock.at(midnight + 2_000);
+    expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(22);
+    clock.at(null);
+  });
+
+  it("late charges never answer past the balance, however many isolates answer at once", async () => {
+    const a = await createAccount({ plan: "pro-plus" });
+    await leaveSearchCredits(a.accountId, 40, Date.now());
+    // Four isolates, each drawing a lease of 10 with its first call (the fourth finds too few left).
+    const isolates = Array.from({ length: 4 }, () => new LimiterClient({ leaseCredits: 10, leaseFloor: 0, countWaitMs: 5 }));
+    const w = collect();
+    const run = (client: LimiterClient, q: string) => executeCapability(probe, { q }, { env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "pro-plus", surface: "v1", chargeLater: true, client });
+    const firsts = await Promise.all(isolates.map((client, i) => run(client, `iso${i}-first`)));
+    // Then 15 calls each, all at once: each isolate pays from its lease what it holds, and asks the limiter for the rest.
+    const calls = [...firsts, ...(await Promise.all(isolates.flatMap((client, i) => Array.from({ length: 15 }, (_, k) => run(client, `iso${i}-call${k}`)))))];
+    const answered = calls.filter((c) => c.response.status === 200);
+    const reports = await Promise.all(answered.map(billedOf));
+    await w.settled();
+    for (const client of isolates) await client.flush(env as Env, a.accountId);
+    // Every answer given was billed at its full cost, exactly as many as there were credits; the others were 402.
+    expect(reports.every(Boolean)).toBe(true);
+    expect(answered.length).toBe(40);
+    expect(calls.filter((c) => c.response.status === 402)).toHaveLength(calls.length - 40);
+    expect(await balance(a.accountId, "pro-plus", "search")).toMatchObject({ used: 25_000, available: 0 });
+  });
+
+  it("charges and settlements are never dropped when a round trip fails, loses its reply, or its sender never resumes", async () => {
+    const a = await createAccount({ plan: "enterprise" }); // every billed call admitted through its limiter first
+    const faulty = recordingEnv(env as Env);
+    const client = new LimiterClient({ retryMs: 5, resendAfterMs: 40, countWaitMs: 5 });
+    const w = collect();
+    const run = (q: string) => executeCapability(probe, { q }, { env: faulty.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "enterprise", surface: "v1", client });
+    for (const q of ["hit-1", "hit-2", "miss-1"]) found[q] = !q.startsWith("miss");
+    const first = await Promise.all(["hit-1", "miss-1"].map(run));
+    // Their settlements' round trips fail twice, then the limiter decides one whose reply is lost.
+    faulty.failNext("exchange", 2);
+    faulty.loseNext("exchange", 1);
+    const billed = await Promise.all(first.map(billedOf));
+    expect(billed).toEqual([true, false]);
+    // A request whose round trip reached the limiter never resumes; the next one on the line is not held behind it.
+    const base = env as Env;
+    let hang = true;
+    const stuck = {
+      ...faulty.env,
+      ACCOUNT_LIMITER: {
+        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+          return new Proxy(stub, {
+            get: (target, prop) => (prop === "exchange" && hang ? (...args: unknown[]) => ((hang = false), void target.exchange!(...args), new Promise(() => {})) : target[prop as string]),
+          });
+        },
+      },
+    } as unknown as Env;
+    void executeCapability(probe, { q: "lost-request" }, { env: stuck, waitUntil: () => {}, accountId: a.accountId, plan: "enterprise", surface: "v1", client });
+    await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    const after = await run("hit-2");
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await billedOf(after)).toBe(true);
+    await w.settled();
+    await client.flush(env as Env, a.accountId);
+    // Two found answers charged once each; the empty one refunded; the lost request's reservation held, not charged.
+    expect((await balance(a.accountId, "enterprise", "search")).used).toBe(2);
+    expect((await balance(a.accountId, "enterprise", "search")).available).toBe(500_000 - 2 - 1);
+  });
+
+  describe("a bulk chunk sent again after its lease", () => {
+    const EMAILS = ["ann@mailinator.com", "bob@mailinator.com", "cid@mailinator.com", "dee@mailinator.com"];
+
+    /** A running verifier job whose chunk the test delivers itself (its queue loses what it is sent). */
+    async function runningJob(account: TestAccount) {
+      const id = await createdId(await createJob(account, "verifier", { name: "Sent twice", data: [["email"], ...EMAILS.map((e) => [e])] }));
+      await launchLosingMessages(account, id);
+      return id;
+    }
+
+    /** An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer. */
+    function slowRows() {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      const db = env.DB;
+      const DB = new Proxy(db, {
+        get: (target, prop) =>
+          prop === "prepare"
+            ? (sql: string) => {
+                const statement = target.prepare(sql);
+                return new Proxy(statement, {
+                  get: (s, p) => (p === "bind" ? (...args: unknown[]) => slowStatement(s.bind(...args), opened) : typeof s[p as keyof typeof s] === "function" ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s) : s[p as keyof typeof s]),
+                });
+              }
+            : (target[prop as keyof typeof target] as unknown),
+      });
+      return { env: { ...(env as Env), DB } as Env, open };
+    }
+    function slowStatement(statement: D1PreparedStatement, opened: Promise<void>): D1PreparedStatement {
+      return new Proxy(statement, {
+        get: (s, p) =>
+          p === "all" || p === "first" || p === "raw" || p === "run"
+            ? async (...args: unknown[]) => (await opened, (s[p] as (...a: unknown[]) => unknown).apply(s, args))
+            : typeof s[p as keyof typeof s] === "function"
+              ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
+              : s[p as keyof typeof s],
+      });
+    }
+
+    async function rowsOf(jobId: number) {
+      return runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) => state.storage.sql.exec<{ outcome: string; c_verify: number }>("SELECT outcome, c_verify FROM rows ORDER BY idx").toArray());
+    }
+
+    const tokenOf = (jobId: number) =>
+      runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) => state.storage.sql.exec<{ token?: number }>("SELECT * FROM leases WHERE chunk = 0").toArray()[0]?.token ?? 0);
+
+    for (const order of ["the later delivery records first", "the earlier delivery, fenced off, records first"] as const) {
+      it(`bills its found rows exactly once when ${order}`, async () => {
+        const account = await createAccount({ plan: "pro" });
+        const id = await runningJob(account);
+        const deliver = (e: Env) => processChunk(e, createExecutionContext(), { jobId: id, chunk: 0, run: 1 }, async () => "pro", batchMemo(), new LimiterClient());
+        const [slowFirst, slowSecond] = [slowRows(), slowRows()];
+        // The first delivery is admitted and starts its rows, then stalls past its lease: the chunk is sent again.
+        const first = deliver(slowFirst.env);
+        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, { timeout: 5_000 });
+        const tokenBefore = await tokenOf(id);
+        const second = deliver(slowSecond.env);
+        await vi.waitUntil(async () => (await tokenOf(id)) > tokenBefore, { timeout: 5_000 });
+        const [records, then] = order === "the later delivery records first" ? [slowSecond, slowFirst] : [slowFirst, slowSecond];
+        records.open();
+        await (records === slowFirst ? first : second);
+        then.open();
+        await Promise.all([first, second]);
+        const rows = await rowsOf(id);
+        expect(rows.map((r) => r.outcome)).toEqual(["found", "found", "found", "found"]);
+        expect(rows.map((r) => r.c_verify)).toEqual([1, 1, 1, 1]);
+        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).used === 4, { timeout: 5_000 });
+        expect(await balance(account.accountId, "pro", "verification")).toMatchObject({ used: 4, available: 20_000 - 4 });
+      });
+    }
+  });
+});

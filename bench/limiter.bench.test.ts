@@ -36,7 +36,11 @@ it("measures the limiter's cost per request", async () => {
   }
   const rounds = 400;
   const timings: Record<string, number[]> = { limited: [], free: [] };
-  for (let i = 0; i < 20; i++) await app.request("/limited"), await app.request("/free"); // warm up
+  // warm up
+  for (let i = 0; i < 20; i++) {
+    await app.request("/limited");
+    await app.request("/free");
+  }
   for (let i = 0; i < rounds; i++) {
     for (const name of i % 2 ? ["limited", "free"] : ["free", "limited"]) {
       const t = performance.now();

@@ -26,7 +26,8 @@ export function registerRateLimitsRoute(v1: ApiApp) {
         data[key] = { enforced: false, second: null, minute: null, daily: null };
         continue;
       }
-      const g = status.groups[group]!;
+      const g = status.groups[group];
+      if (!g) throw new Error(`the limiter's status has no rate group ${group}`);
       const window = (limit: number, used: number, reset: number | null) => ({ limit, used, remaining: limit ? Math.max(0, limit - used) : null, reset_seconds: reset });
       data[key] = {
         enforced: true,

@@ -206,11 +206,13 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /** The repeat-window table, created on first use (objects that never bill, e.g. `ip:*`, have none). */
   private get repeatWindows(): RepeatWindows {
-    return (this.repeatTable ??= new RepeatWindows(this.ctx.storage.sql));
+    this.repeatTable ??= new RepeatWindows(this.ctx.storage.sql);
+    return this.repeatTable;
   }
 
   private get admissionKeys(): AdmissionKeys {
-    return (this.keyTable ??= new AdmissionKeys(this.ctx.storage.sql));
+    this.keyTable ??= new AdmissionKeys(this.ctx.storage.sql);
+    return this.keyTable;
   }
 
   /** True once this object has ever created the named table: chores on it are skipped before. */
@@ -225,7 +227,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /** One admission (see exchange). */
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    return (await this.exchange({ plan: req.plan, accountId: req.billing?.accountId, admissions: [req] })).admissions[0]!;
+    return (await this.exchange({ plan: req.plan, accountId: req.billing?.accountId, admissions: [req] })).admissions[0];
   }
 
   /**
@@ -319,15 +321,16 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       }
       if (req.partial) {
         // In order, while the balance covers each request whole.
-        const short = shortOf ? undefined : BALANCES.find((b) => (own[b] ?? 0) > 0 && this.credits.available(req.plan, b, now) - (cost[b] ?? 0) < own[b]!);
-        if (shortOf || short) {
-          shortOf ??= { balance: short!, available: Math.max(0, this.credits.available(req.plan, short!, now) - (cost[short!] ?? 0)), needed: own[short!]! };
+        const short = shortOf ? undefined : BALANCES.find((b) => (own[b] ?? 0) > 0 && this.credits.available(req.plan, b, now) - (cost[b] ?? 0) < (own[b] ?? 0));
+        // `short` is looked for only while no request was short yet.
+        if (short) shortOf = { balance: short, available: Math.max(0, this.credits.available(req.plan, short, now) - (cost[short] ?? 0)), needed: own[short] ?? 0 };
+        if (shortOf) {
           refused.push(fingerprint);
           continue;
         }
       }
       fresh.push(fingerprint);
-      for (const balance of BALANCES) if (own[balance]) cost[balance] = (cost[balance] ?? 0) + own[balance]!;
+      for (const balance of BALANCES) if (own[balance]) cost[balance] = (cost[balance] ?? 0) + (own[balance] ?? 0);
     }
 
     for (const balance of BALANCES) {
@@ -360,8 +363,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     // The requests it may be billed for belong to the call's first reservation: its settlement
     // keeps their windows (billed) or none. Nothing is written to the table before.
     if (billing && fresh.length && reservationIds.length) {
-      const owner = reservationIds[0]!;
-      this.reservations.get(owner)!.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: now };
+      const owner = reservationIds[0];
+      const held = this.reservations.get(owner);
+      if (!held) throw new Error("a reservation just held is missing");
+      held.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: now };
     }
     const result: AdmitResult = { admitted: true, reservationIds, snapshot: snapshot() };
     if (billing) Object.assign(result, { repeats, reserved: cost });
@@ -391,7 +396,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private async adoptD1Windows(accountId: number): Promise<void> {
     await this.ctx.blockConcurrencyWhile(async () => {
       if (this.adopted) return;
-      let rows;
+      let rows: { fingerprint: string; billedAt: number }[];
       try {
         rows = await d1Windows(this.env.DB, accountId, this.now());
       } catch (err) {
@@ -423,7 +428,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     const opened = owner !== undefined ? this.reservations.get(owner)?.windows : undefined;
     // The requests this call may be billed for; one another call was billed for meanwhile is its repeat.
     const asked = opened && opened !== true ? opened.fingerprints.filter((fp) => !billedList || billedList.includes(fp)) : [...(billedList ?? [])];
-    const elsewhere = opened && opened !== true && s.found ? this.billedElsewhere(owner!, asked, now) : new Set<string>();
+    const elsewhere = opened && opened !== true && s.found ? this.billedElsewhere(owner, asked, now) : new Set<string>();
     const billing = s.found ? asked.filter((fp) => !elsewhere.has(fp)) : [];
     // A single call whose request was billed elsewhere is a repeat: nothing is charged.
     const found = s.found && !(opened && opened !== true && !billing.length);
@@ -435,11 +440,11 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       for (const part of parts) for (const [b, n] of Object.entries(part) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) + n;
     } else if (found) charged = this.chargeAdjusted(s.adjust, live, plan, now);
     const chargedFor = (fingerprint: string): Amounts | null => {
-      if (parts) return parts[s.parts!.findIndex((p) => p.fingerprint === fingerprint)] ?? null;
+      if (parts && s.parts) return parts[s.parts.findIndex((p) => p.fingerprint === fingerprint)] ?? null;
       return billing.length === 1 ? charged : null;
     };
     // Legacy rows opened while their call ran are kept all when found and nothing says which.
-    const kept = opened ? this.endWindows(owner!, opened, opened === true && found && !billedList ? "all" : billing, now, chargedFor) : [];
+    const kept = opened ? this.endWindows(owner, opened, opened === true && found && !billedList ? "all" : billing, now, chargedFor) : [];
     const out: SettlementOutcome = { billed: kept, at: kept.length ? now : null, charged };
     if (parts) out.parts = parts;
     return out;
@@ -454,10 +459,11 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const open = owner === undefined ? null : this.repeatWindows.find(fingerprint, now);
       const mine = open?.call === owner;
       if (mine) {
+        if (!open) throw new Error("a settlement without reservations has no windows of its own");
         billed.push(fingerprint);
-        at = open!.billedAt;
+        at = open.billedAt;
       }
-      parts.push(mine ? ((open!.charged as Amounts | null) ?? null) : {});
+      parts.push(mine && open ? ((open.charged as Amounts | null) ?? null) : {});
     }
     return { billed, at, charged: null, replayed: parts };
   }
@@ -509,10 +515,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     });
     parts.forEach((part, i) => {
       for (const b of BALANCES) {
-        const extra = (part.cost[b] ?? 0) - (out[i]![b] ?? 0);
+        const extra = (part.cost[b] ?? 0) - (out[i][b] ?? 0);
         if (extra <= 0 || this.credits.available(plan, b, now) < extra) continue;
         this.credits.charge(plan, b, extra, now);
-        out[i]![b] = (out[i]![b] ?? 0) + extra;
+        out[i][b] = (out[i][b] ?? 0) + extra;
       }
     });
     for (const b of BALANCES) {
@@ -545,7 +551,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const amount = c.cost[balance] ?? 0;
       if (amount <= 0) continue;
       if (fromLease) {
-        lease.held[balance]! -= amount;
+        lease.held[balance] = (lease.held[balance] ?? 0) - amount;
         this.credits.release(balance, amount, true);
       }
       this.credits.charge(plan, balance, amount, now);
@@ -606,7 +612,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     for (const { group, at, key } of counts) {
       if (key) {
         if (this.countKeys.has(key)) continue;
-        if (this.countKeys.size >= COUNT_KEYS) this.countKeys.delete(this.countKeys.values().next().value!);
+        if (this.countKeys.size >= COUNT_KEYS) {
+          const [oldest] = this.countKeys;
+          this.countKeys.delete(oldest);
+        }
         this.countKeys.add(key);
       }
       const stored = this.groups.get(group);
@@ -759,6 +768,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private groupState(group: string, now: number): GroupState {
     const s = this.groups.get(group) ?? { second: { count: 0, last: 0 }, minute: { count: 0, last: 0 }, day: utcDay(now), daily: 0 };
     const today = utcDay(now);
+    // biome-ignore lint/complexity/useMathMinMax: days are "YYYY-MM-DD" strings, compared as text, not numbers
     const day = today > s.day ? today : s.day;
     return {
       second: now - s.second.last >= SECOND ? { count: 0, last: s.second.last } : s.second,

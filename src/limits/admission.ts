@@ -123,7 +123,7 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   const late = req.chargeLater && billing?.requests.length === 1 && Object.keys(cost).length === 0 && (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
   if (late) {
     const lease = client.leaseOf(req.accountId, req.plan, Date.now());
-    if (lease?.take(billing.requests[0]!.cost, Date.now())) return admitFromLease(env, client, req, billing, lease);
+    if (lease?.take(billing.requests[0].cost, Date.now())) return admitFromLease(env, client, req, billing, lease);
   }
   // A reservation changes the balances this isolate may remember for /v1/me.
   if (billing || Object.keys(cost).length) client.forgetBalances(req.accountId);

@@ -40,7 +40,8 @@ export class CreditBook {
   /** The state of the month current at `now`; a month already left is never entered again. */
   current(now: number): CreditState {
     const month = utcMonth(now);
-    const s = (this.state ??= { month, used: zero(), pack: null });
+    this.state ??= { month, used: zero(), pack: null };
+    const s = this.state;
     if (month > s.month) {
       s.month = month;
       s.used = zero();

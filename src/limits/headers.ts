@@ -47,7 +47,7 @@ export function rateLimitHeaders(s: LimitSnapshot): Record<string, string> {
   }
   if (policies.length) {
     headers["RateLimit-Policy"] = policies.join(", ");
-    headers["RateLimit"] = states.join(", ");
+    headers.RateLimit = states.join(", ");
   }
   return headers;
 }

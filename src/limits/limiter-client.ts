@@ -163,11 +163,15 @@ export class LimiterClient {
   limiter(env: Env, accountId: number) {
     const ns = env.ACCOUNT_LIMITER;
     let ids = this.ids.get(ns);
-    if (!ids) this.ids.set(ns, (ids = new Map()));
+    if (!ids) {
+      ids = new Map();
+      this.ids.set(ns, ids);
+    }
     let id = ids.get(accountId);
     if (!id) {
       if (ids.size >= MAX_LIMITER_IDS) ids.clear();
-      ids.set(accountId, (id = ns.idFromName(`account:${accountId}`)));
+      id = ns.idFromName(`account:${accountId}`);
+      ids.set(accountId, id);
     }
     return ns.get(id);
   }
@@ -176,7 +180,8 @@ export class LimiterClient {
     let line = this.lines.get(accountId);
     if (!line) {
       if (this.lines.size >= MAX_LINES) for (const [id, l] of this.lines) if (l.idle) this.lines.delete(id);
-      this.lines.set(accountId, (line = new AccountLine(accountId, plan)));
+      line = new AccountLine(accountId, plan);
+      this.lines.set(accountId, line);
     }
     line.plan = plan;
     return line;
@@ -254,7 +259,8 @@ export class LimiterClient {
     const line = this.line(accountId, plan);
     if (line.lease && !line.lease.ended) return line.lease;
     if (now < line.noLeaseUntil) return null;
-    return (line.lease = new IsolateLease(this.options.leaseCredits, this.options.leaseFloor, this.options.leaseUseMs));
+    line.lease = new IsolateLease(this.options.leaseCredits, this.options.leaseFloor, this.options.leaseUseMs);
+    return line.lease;
   }
 
   /** The lease in use for the account, if any (tests, the bench). */
@@ -384,7 +390,7 @@ export class LimiterClient {
     const followUps: (Promise<unknown> | undefined)[] = [];
     const now = Date.now();
     m.admissions.forEach((a, i) => {
-      const result = reply.admissions[i]!;
+      const result = reply.admissions[i];
       const orphan = a.outcome !== undefined || now - a.seen > ORPHAN_MS;
       a.outcome ??= { result };
       // Its request gave up on it: what it was given goes back at once (unless other requests share
@@ -394,12 +400,12 @@ export class LimiterClient {
       }
     });
     m.settlements.forEach((s, i) => {
-      const outcome = reply.settlements[i]!;
+      const outcome = reply.settlements[i];
       if (outcome.at !== null) for (const fp of outcome.billed) this.rememberWindow(line.accountId, fp, outcome.at);
       followUps.push(s.decision.decide(outcome));
     });
     m.charges.forEach((c, i) => {
-      const decision = reply.charges[i]!;
+      const decision = reply.charges[i];
       c.lease?.answered(c.charge.cost);
       if (decision.billed && decision.at !== null) this.rememberWindow(line.accountId, c.charge.fingerprint, decision.at);
       followUps.push(c.decision.decide(decision));

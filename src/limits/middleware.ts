@@ -64,7 +64,7 @@ export function rateLimitHeadersOnEveryAnswer(group: RateGroup | null): Middlewa
     const snapshot =
       !limits.second && !limits.minute && !limits.daily
         ? limitSnapshot(limits, { second: 0, minute: 0, daily: 0 }, now)
-        : (await limiterFor(c.env, account.id).status(account.plan, [group])).groups[group]!.snapshot;
+        : (await limiterFor(c.env, account.id).status(account.plan, [group])).groups[group].snapshot;
     withHeaders(c.res, rateLimitHeaders(snapshot));
   };
 }

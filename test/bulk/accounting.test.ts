@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
-import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { call, createAccount, json } from "../support/accounts.js";
 import { act, createdId, createJob, csvForm, getJob, parseCsv, waitForEnd } from "./support.js";
 
 /** Every way a row can end, in one file (issue 21 items 2 and 3). */
@@ -20,10 +20,6 @@ const MIXED = [
 ].join("\r\n");
 
 const sum = (rows: Record<string, number>) => rows.valid_input! + rows.invalid_input! + rows.duplicates! + rows.skipped!;
-
-async function used(account: TestAccount, plan: string) {
-  return (await limiterFor(env as unknown as Env, account.accountId).balances(plan)).search.used;
-}
 
 describe("every input row is accounted for", () => {
   it("counts blank, invalid, duplicate and skipped rows, and the counts add up to the rows in the file before and after the run", async () => {

@@ -122,7 +122,10 @@ describe("the batch memo", () => {
     const memo = batchMemo();
     let facts = 0;
     const loads: string[][] = [];
-    const loadMany = async (keys: string[]) => (loads.push([...keys]), new Map(keys.map((k) => [k, k.toUpperCase()])));
+    const loadMany = async (keys: string[]) => {
+      loads.push([...keys]);
+      return new Map(keys.map((k) => [k, k.toUpperCase()]));
+    };
     const [a, b] = await Promise.all([memo.once("facts:x", async () => ++facts), memo.once("facts:x", async () => ++facts)]);
     expect([a, b, facts]).toEqual([1, 1, 1]);
     const values = await Promise.all(["p", "q", "p", "r"].map((k) => memo.together("claims", k, loadMany)));

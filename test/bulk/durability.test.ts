@@ -9,15 +9,13 @@ import { db } from "../../src/db/client.js";
 import { bulkJobs } from "../../src/db/schema-bulk.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
-import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { call, createAccount, json } from "../support/accounts.js";
 import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, launchLosingMessages, parseCsv, waitForEnd } from "./support.js";
 
 const FIRST = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas"];
 const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein"];
 /** 120 people all found at acme-widgets.test ({first}.{last}): chunks of 50, 50 and 20 rows. */
 const PEOPLE = [["domain", "first_name", "last_name"], ...LAST.flatMap((l) => FIRST.map((f) => ["acme-widgets.test", f, l]))];
-
-type Internals = { env: Env; job: { run: number } };
 
 async function deliver(jobId: number, chunk: number, run = 1) {
   const batch = createMessageBatch("bulk-rows", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { jobId, chunk, run } }]);

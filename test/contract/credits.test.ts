@@ -13,7 +13,10 @@ async function verificationsUsed(accountId: number) {
 
 async function logsOf(headers: Record<string, string>, count: number) {
   let body: any;
-  await vi.waitUntil(async () => (body = await json(await call("/v1/logs?type=Email%20Verifier&limit=100", { headers }))).meta.total >= count);
+  await vi.waitUntil(async () => {
+    body = await json(await call("/v1/logs?type=Email%20Verifier&limit=100", { headers }));
+    return body.meta.total >= count;
+  });
   return body.data as { cost: boolean; uri: string }[];
 }
 

@@ -232,7 +232,7 @@ describe("heavy pages", () => {
 
   it("drop base64 payloads across chunk boundaries and keep what follows, quoted or not", () => {
     const filter = new InlineDataFilter();
-    const text = 'a<img src="data:image/png;base64,QUJD' + "REVG".repeat(100) + '==" alt="Jane Doe"><img src=data:image/gif;BASE64,R0lG alt=John>b';
+    const text = `a<img src="data:image/png;base64,QUJD${"REVG".repeat(100)}==" alt="Jane Doe"><img src=data:image/gif;BASE64,R0lG alt=John>b`;
     const bytes = new TextEncoder().encode(text);
     const chunks = [bytes.subarray(0, 20), bytes.subarray(20, 21), bytes.subarray(21, 300), bytes.subarray(300)];
     const out = chunks.map((c) => new TextDecoder().decode(filter.push(c))).join("");

@@ -63,7 +63,12 @@ describe("limiter admissions on the hot path", () => {
           return new Proxy(stub, {
             // The first round trip reaches the limiter, but its sender never resumes.
             get: (target, prop) =>
-              prop === "exchange" && hang-- > 0 ? (...args: unknown[]) => (void target.exchange!(...args), new Promise(() => {})) : target[prop as string],
+              prop === "exchange" && hang-- > 0
+                ? (...args: unknown[]) => {
+                    void target.exchange!(...args);
+                    return new Promise(() => {});
+                  }
+                : target[prop as string],
           });
         },
       },

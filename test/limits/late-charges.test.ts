@@ -135,7 +135,10 @@ describe("late charges: a billed call that cannot be refused is paid from the is
     const phone = (n: number) => `/v1/phone-validator?phone=%2B336123450${String(n).padStart(2, "0")}`;
     for (const n of [10, 11, 10]) expect((await call(phone(n), { headers: a.headers })).status).toBe(200);
     let logs: { cost: boolean; uri: string }[] = [];
-    await vi.waitUntil(async () => (logs = (await json(await call("/v1/logs?type=Phone%20Validator&limit=10", { headers: a.headers }))).data).length === 3);
+    await vi.waitUntil(async () => {
+      logs = (await json(await call("/v1/logs?type=Phone%20Validator&limit=10", { headers: a.headers }))).data;
+      return logs.length === 3;
+    });
     expect(logs.map((l) => l.cost)).toEqual([false, true, true]);
     expect(await phoneUsed(a.accountId)).toBe(2);
   });

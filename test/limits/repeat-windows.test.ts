@@ -46,7 +46,10 @@ async function windowsOf(accountId: number) {
 
 async function logsOf(headers: Record<string, string>, count: number) {
   let body: any;
-  await vi.waitUntil(async () => (body = await json(await call("/v1/logs?type=Phone%20Validator&limit=100", { headers }))).meta.total >= count);
+  await vi.waitUntil(async () => {
+    body = await json(await call("/v1/logs?type=Phone%20Validator&limit=100", { headers }));
+    return body.meta.total >= count;
+  });
   return body.data as { cost: boolean; uri: string }[];
 }
 

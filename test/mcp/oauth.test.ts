@@ -27,11 +27,19 @@ class RecordingProvider implements OAuthClientProvider {
   };
   state = () => "mcp-state-1";
   clientInformation = () => this.client;
-  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.client = info);
+  saveClientInformation = (info: OAuthClientInformationMixed) => {
+    this.client = info;
+  };
   tokens = () => this.saved;
-  saveTokens = (tokens: OAuthTokens) => void (this.saved = tokens);
-  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
-  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
+  saveTokens = (tokens: OAuthTokens) => {
+    this.saved = tokens;
+  };
+  redirectToAuthorization = (url: URL) => {
+    this.authorizationUrl = url;
+  };
+  saveCodeVerifier = (verifier: string) => {
+    this.verifier = verifier;
+  };
   codeVerifier = () => this.verifier!;
 }
 

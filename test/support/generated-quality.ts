@@ -248,7 +248,10 @@ export function summarize(measures: SiteMeasure[]): Summary {
   const byFeature = new Map<string, FeatureCounts>();
   const feature = (key: string) => {
     let row = byFeature.get(key);
-    if (!row) byFeature.set(key, (row = noCounts()));
+    if (!row) {
+      row = noCounts();
+      byFeature.set(key, row);
+    }
     return row;
   };
   const bump = (map: Breakdown, key: string, i: number, by: number) => {
@@ -307,7 +310,7 @@ export function summarize(measures: SiteMeasure[]): Summary {
     const reading = { right: 0, reversed: 0, none: 0, other: 0 };
     for (const e of m.settled) {
       const p = published.get(e.email);
-      if (!p || p.kind !== "personal" || p.outlier) continue;
+      if (p?.kind !== "personal" || p.outlier) continue;
       if (!e.first_name && !e.last_name) {
         reading.none++;
         continue;

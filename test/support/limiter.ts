@@ -45,9 +45,13 @@ export function recordingEnv(base: Env = env as Env, failures: Record<string, nu
     env: { ...base, ACCOUNT_LIMITER } as unknown as Env,
     calls,
     /** The next `n` calls of `method` fail before reaching the limiter. */
-    failNext: (method: string, n: number) => void (left[method] = n),
+    failNext: (method: string, n: number) => {
+      left[method] = n;
+    },
     /** The next `n` calls of `method` are decided by the limiter, and their replies lost. */
-    loseNext: (method: string, n: number) => void (lost[method] = n),
+    loseNext: (method: string, n: number) => {
+      lost[method] = n;
+    },
   };
 }
 

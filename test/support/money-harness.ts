@@ -127,8 +127,16 @@ interface Request {
 const requests = new AsyncLocalStorage<Request>();
 function asRequest<T>(body: () => Promise<T>): Promise<T | undefined> {
   let onHang!: () => void;
-  const hung = new Promise<undefined>((r) => (onHang = () => r(undefined)));
-  const request: Request = { hung: false, onHang: () => ((request.hung = true), onHang()) };
+  const hung = new Promise<undefined>((r) => {
+    onHang = () => r(undefined);
+  });
+  const request: Request = {
+    hung: false,
+    onHang: () => {
+      request.hung = true;
+      onHang();
+    },
+  };
   return Promise.race([requests.run(request, body), hung]);
 }
 /** A waitUntil whose round trip hangs is cancelled after this long, as the runtime would. */
@@ -265,7 +273,9 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
       if (requests.getStore()?.hung) return;
       const answer: Answer = { iso, surface, fingerprint: fingerprints.get(email) ?? (await requestFingerprint("email-verifier", { email })), status: execution.response.status, found: execution.result?.found ?? false };
       answers.push(answer);
-      const written = execution.billing.whenDecided(async (billed) => void (answer.report = billed));
+      const written = execution.billing.whenDecided(async (billed) => {
+        answer.report = billed;
+      });
       if (written) await written;
     }).catch(() => {
       // A call whose admission could not be had answers an error (503): not an answer.

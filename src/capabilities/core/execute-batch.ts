@@ -76,7 +76,7 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
   const prices = new Map<string, Amounts>();
   if (cost) {
     calls.forEach((params, i) => {
-      const fp = fingerprints[i]!;
+      const fp = fingerprints[i];
       if (prices.has(fp)) return;
       const price: Amounts = { [cost.balance]: cost.amount };
       add(price, cap.extraCostFor?.(params));
@@ -102,15 +102,15 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
 
   const outcomes: (BatchCallOutcome | null)[] = new Array(calls.length).fill(null);
   const durations: number[] = new Array(calls.length).fill(0);
-  const runnable = calls.map((_, i) => i).filter((i) => !cost || !refused.has(fingerprints[i]!));
+  const runnable = calls.map((_, i) => i).filter((i) => !cost || !refused.has(fingerprints[i]));
   let next = 0;
   const worker = async () => {
     for (let k = next++; k < runnable.length; k = next++) {
-      const i = runnable[k]!;
+      const i = runnable[k];
       const t0 = now();
       try {
-        const result = await cap.handler(calls[i]!, { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
-        outcomes[i] = { ok: true, result, fingerprint: cost ? fingerprints[i]! : null, billed: false, credits: {} };
+        const result = await cap.handler(calls[i], { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
+        outcomes[i] = { ok: true, result, fingerprint: cost ? fingerprints[i] : null, billed: false, credits: {} };
       } catch (err) {
         outcomes[i] = await failure(err);
       }
@@ -123,12 +123,14 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
   const parts: NonNullable<Settlement["parts"]>[number][] = [];
   if (cost) {
     outcomes.forEach((o, i) => {
-      const fp = fingerprints[i]!;
+      const fp = fingerprints[i];
       if (!o?.ok || !o.result.found || fp in repeats || parts.some((p) => p.fingerprint === fp)) return;
       o.billed = true;
       o.credits = { [cost.balance]: cost.amount };
       add(o.credits, o.result.extraCost);
-      parts.push({ fingerprint: fp, cost: o.credits, reserved: prices.get(fp)! });
+      const reserved = prices.get(fp);
+      if (!reserved) throw new Error("a billed request has no price from its admission");
+      parts.push({ fingerprint: fp, cost: o.credits, reserved });
     });
   }
   const ids = admission.reservationIds;

@@ -1,4 +1,3 @@
-import type { Env } from "../../env.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest } from "../../limits/admission.js";
@@ -61,7 +60,7 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billing: NOT_BILLED });
   const openedAt = fingerprint !== null ? admission.repeats[fingerprint] : undefined;
   // A window kept by an earlier call is remembered; one whose call is still running is not (it may close).
-  if (typeof openedAt === "number") client.rememberWindow(inv.accountId, fingerprint!, openedAt);
+  if (fingerprint !== null && typeof openedAt === "number") client.rememberWindow(inv.accountId, fingerprint, openedAt);
   const repeat = knownFree || openedAt !== undefined;
 
   let result: CapabilityResult;
@@ -83,7 +82,8 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   if (admission.chargeLater) decision = admission.chargeLater({ found: result.found, charged }) ?? NOT_BILLED;
   else if (!repeat && charged) {
     const settle = admission.settle;
-    decision = new BillingOnReport(() => settle({ found: true, charged }) ?? nothingReserved(), (outcome) => outcome.billed.includes(fingerprint!));
+    if (fingerprint === null) throw new Error("a credit-billed call has no request fingerprint");
+    decision = new BillingOnReport(() => settle({ found: true, charged }) ?? nothingReserved(), (outcome) => outcome.billed.includes(fingerprint));
   } else if (!repeat) admission.settle({ found: result.found });
   const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {

@@ -7,7 +7,7 @@ import { flushOwed } from "../../limits/admission.js";
 import { rateLimitHeadersOnEveryAnswer } from "../../limits/middleware.js";
 import type { AnyCapability } from "./registry.js";
 
-const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
 
 /** Serves every capability under /v1 at each of its paths, from its one declaration. */
 export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
@@ -37,7 +37,9 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         // The "Try it" page shows what the call cost with its answer: the decision is taken (its
         // report) and sent now, within this request.
         let billed = false;
-        void billing.whenDecided(async (decided) => void (billed = decided));
+        void billing.whenDecided(async (decided) => {
+          billed = decided;
+        });
         await flushOwed(c.env, auth.account.id);
         auth.session.charge = { found: result?.found ?? false, billed, charged: billed ? (charged ?? {}) : {} };
       }

@@ -77,7 +77,8 @@ async function withShownMiddle(ctx: FinderCtx, domain: string, name: PersonName,
     const middle = fullName ? middleBeside(fullName, name) : null;
     if (middle) middles.set(nameKey(middle).charAt(0), middle);
   }
-  return middles.size === 1 ? { ...name, middle: [...middles.values()][0]! } : name;
+  const [only] = middles.values();
+  return middles.size === 1 && only ? { ...name, middle: only } : name;
 }
 
 /**

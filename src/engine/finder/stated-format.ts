@@ -39,7 +39,8 @@ const WORDS: [string, Role][] = [...GIVEN.map((w) => [w, "first"] as [string, Ro
 export function placeholderFormat(localPart: string, inProse = false): Pattern | null {
   const local = localPart.toLowerCase();
   // In a sentence stating the convention, one short word is a placeholder too ("imie@firma.pl", "ad@…").
-  if (inProse && WORDS.some(([w]) => w === local)) return WORDS.find(([w]) => w === local)![1] === "first" ? "{first}" : "{last}";
+  const word = inProse ? WORDS.find(([w]) => w === local) : undefined;
+  if (word) return word[1] === "first" ? "{first}" : "{last}";
   const hasLongWord = WORDS.some(([w]) => w.length >= MIN_LONG_WORD && local.includes(w));
   const parses = segment(local, 0, MAX_ROLES);
   for (const roles of parses) {
@@ -65,7 +66,7 @@ function segment(text: string, at: number, left: number): Role[][] {
   if (at === text.length) return [[]];
   if (left === 0) return [];
   const out: Role[][] = [];
-  const c = text[at]!;
+  const c = text.charAt(at);
   if (c === "." || c === "_" || c === "-") {
     if (at === 0) return [];
     for (const rest of segment(text, at + 1, left - 1)) out.push([c, ...rest]);

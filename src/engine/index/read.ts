@@ -88,14 +88,17 @@ export async function countriesOf(env: Pick<Env, "DB">, domain: string): Promise
     .from(people)
     .where(and(eq(people.domain, domain), sql`${people.country} is not null`))
     .all();
-  return new Map(rows.filter((r) => r.email && r.country).map((r) => [r.email!, r.country!]));
+  return new Map(rows.flatMap((r) => (r.email && r.country ? [[r.email, r.country] as const] : [])));
 }
 
 /** The domain's addresses that carry a person's name: the evidence for its address formats. */
 export function namedAddresses(rows: readonly EmailRow[]): NamedAddress[] {
   return rows
-    .filter((r) => r.type === "personal" && r.firstName && r.lastName)
-    .map((r) => ({ localPart: r.localPart, name: { first: r.firstName!, last: r.lastName!, ...(r.middleName ? { middle: r.middleName } : {}) } }));
+    .flatMap((r) =>
+      r.type === "personal" && r.firstName && r.lastName
+        ? [{ localPart: r.localPart, name: { first: r.firstName, last: r.lastName, ...(r.middleName ? { middle: r.middleName } : {}) } }]
+        : [],
+    );
 }
 
 /**
@@ -135,7 +138,7 @@ export function companyKey(name: string): string {
 export async function domainForCompany(env: Pick<Env, "DB">, name: string): Promise<string> {
   const key = companyKey(name);
   if (!key) throw new NotFound("company", `The company name "${name}" has no letters or digits to search for.`);
-  const firstWord = key.split(" ")[0]!;
+  const firstWord = key.replace(/ .*$/s, "");
   // Candidates: the name itself, and names starting with the key's first word ("Acme" finds "Acme
   // Widgets, Inc."), both ranges of the index on lower(name). firstWord is [a-z0-9]+, so the range
   // ends at the same word with its last character moved up by one.

@@ -189,21 +189,25 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
     );
   }
 
-  const peopleRows = found
-    .filter((a) => a.name)
-    .map((a) => ({
-      domain,
-      email: a.email,
-      firstName: a.name!.first,
-      lastName: a.name!.last,
-      fullName: fullNameOf(a.name!),
-      position: a.position,
-      department: departmentOf(a.position),
-      seniority: seniorityOf(a.position),
-      source: "crawl",
-      sourceUri: [...a.uris][0] ?? null,
-      updatedAt: now,
-    }));
+  const peopleRows = found.flatMap((a) =>
+    a.name
+      ? [
+          {
+            domain,
+            email: a.email,
+            firstName: a.name.first,
+            lastName: a.name.last,
+            fullName: fullNameOf(a.name),
+            position: a.position,
+            department: departmentOf(a.position),
+            seniority: seniorityOf(a.position),
+            source: "crawl",
+            sourceUri: [...a.uris][0] ?? null,
+            updatedAt: now,
+          },
+        ]
+      : [],
+  );
   for (const rows of chunks(peopleRows, 11)) {
     statements.push(
       store
@@ -227,7 +231,9 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
 
   // People shown with a middle name and no address: a finder query without the middle name completes from them.
   const nameRows = middleNames.map(({ text, uri }) => {
-    const split = splitFullName(text)!;
+    const split = splitFullName(text);
+    // Every name here has at least three tokens (newNamesWithMiddle).
+    if (!split) throw new Error(`a shown name with a middle name did not split: ${text}`);
     return { domain, email: null, firstName: split.first, lastName: split.last, fullName: text, source: "crawl", sourceUri: uri, updatedAt: now };
   });
   for (const rows of chunks(nameRows, 8)) statements.push(store.insert(people).values(rows));

@@ -60,7 +60,7 @@ export function partSpellings(part: string, style: Transliteration = "plain", no
   if (pieces.length > 1) {
     // Hyphenated even when written with a space: "García López" → garcia-lopez on some domains.
     out.push({ text: pieces.join("-"), form: "hyphen" });
-    out.push({ text: pieces[0]!, form: "first" }, { text: pieces[pieces.length - 1]!, form: "last" });
+    out.push({ text: pieces[0], form: "first" }, { text: pieces[pieces.length - 1], form: "last" });
   }
   const seen = new Set<string>();
   return out.filter((o) => !seen.has(o.text) && seen.add(o.text));
@@ -138,7 +138,7 @@ const GAELIC_PREFIXES = new Set(["ó", "ua", "mac", "nic", "ní", "ap", "ab", "f
 
 export function hasGaelicPrefix(last: string): boolean {
   const words = last.trim().split(/\s+/);
-  return words.length > 1 && GAELIC_PREFIXES.has(words[0]!.toLowerCase());
+  return words.length > 1 && GAELIC_PREFIXES.has(words[0].toLowerCase());
 }
 
 /**
@@ -190,7 +190,7 @@ export function splitFullName(fullName: string): PersonName | null {
 function usualSplit(tokens: readonly string[]): PersonName {
   let lastStart = tokens.length - 1;
   for (let i = 1; i < tokens.length - 1; i++) {
-    if (PARTICLES.has(tokens[i]!.toLowerCase())) {
+    if (PARTICLES.has(tokens[i].toLowerCase())) {
       lastStart = i;
       break;
     }
@@ -218,8 +218,9 @@ export function parseName(fullName: string): { tokens: string[]; turned: boolean
   if (!text) return { tokens: [], turned: false, nickname: null };
   let turned = false;
   const comma = text.split(",");
-  if (comma.length === 2 && comma[0]!.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(comma[1]!.trim()))) {
-    text = `${comma[1]!.trim()} ${comma[0]!.trim()}`;
+  const [beforeComma, afterComma] = comma;
+  if (comma.length === 2 && beforeComma.trim().split(" ").length <= 3 && !SUFFIXES.has(bare(afterComma.trim()))) {
+    text = `${afterComma.trim()} ${beforeComma.trim()}`;
     turned = true;
   }
   let tokens = text.split(" ").filter(Boolean);
@@ -228,7 +229,7 @@ export function parseName(fullName: string): { tokens: string[]; turned: boolean
   const leading = fullName.trim().split(/\s+/)[0];
   const untitled = tokens.filter((t) => !isTitle(t) || (/^\p{Lu}\.$/u.test(t) && t !== leading));
   if (untitled.length >= 2) tokens = untitled;
-  while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]!))) tokens = tokens.slice(0, -1);
+  while (tokens.length > 2 && SUFFIXES.has(bare(tokens[tokens.length - 1]))) tokens = tokens.slice(0, -1);
   return { tokens: tokens.map((t) => t.replace(/,$/, "")).filter(Boolean), turned, nickname: quoted?.[1] ?? null };
 }
 

@@ -37,8 +37,8 @@ export function isNativeTitle(text: string): boolean {
 /** "田中 太郎 営業部長": a native name and a title written one after the other. */
 export function nativeNameThenTitle(text: string): { name: string; title: string } | null {
   const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
-  if (parts.length < 2) return null;
-  const title = parts[parts.length - 1]!;
+  const title = parts.at(-1);
+  if (parts.length < 2 || title === undefined) return null;
   const name = parts.slice(0, -1).join(" ");
   return isNativeTitle(title) && isNativePersonName(name) ? { name, title } : null;
 }
@@ -60,7 +60,12 @@ const NATIVE_LABEL = /^(?:이메일|메일|전화|전화번호|연락처|주소|
 export function isNativePersonName(text: string): boolean {
   if (!looksLikeNativeName(text) || NATIVE_LABEL.test(text.trim())) return false;
   const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
-  if (parts.length === 2) return parts.every((p) => [...p].length <= 5) && !TITLE_LIKE.test(parts[1]!) && (!TITLE_LIKE.test(parts[0]!) || CJK_FAMILY_NAMES.has(parts[0]!));
+  const [familyPart, givenPart] = parts;
+  if (parts.length === 2 && familyPart && givenPart) {
+    return (
+      parts.every((p) => [...p].length <= 5) && !TITLE_LIKE.test(givenPart) && (!TITLE_LIKE.test(familyPart) || CJK_FAMILY_NAMES.has(familyPart))
+    );
+  }
   const family = nativeFamily(text);
   const length = [...text].length;
   return !!family && length >= 2 && length <= 4 && !TITLE_LIKE.test(text.slice(family.family.length)) && !TITLE_LIKE.test(text);
@@ -76,7 +81,7 @@ const KANA: Record<string, string> = {};
 const ROWS = `あa いi うu えe おo かka きki くku けke こko さsa しshi すsu せse そso たta ちchi つtsu てte とto なna にni ぬnu ねne のno
 はha ひhi ふfu へhe ほho まma みmi むmu めme もmo やya ゆyu よyo らra りri るru れre ろro わwa ゐi ゑe をo んn がga ぎgi ぐgu げge ごgo
 ざza じji ずzu ぜze ぞzo だda ぢji づzu でde どdo ばba びbi ぶbu べbe ぼbo ぱpa ぴpi ぷpu ぺpe ぽpo ゔvu ぁa ぃi ぅu ぇe ぉo`;
-for (const entry of ROWS.split(/\s+/)) KANA[entry[0]!] = entry.slice(1);
+for (const entry of ROWS.split(/\s+/)) KANA[entry.charAt(0)] = entry.slice(1);
 const SMALL_Y: Record<string, string> = { ゃ: "a", ゅ: "u", ょ: "o" };
 
 /** Katakana folded to hiragana (ァ-ヶ are hiragana + 0x60). */
@@ -88,7 +93,7 @@ export function romanizeKana(text: string): string | null {
   let out = "";
   let double = false;
   for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
+    const c = chars[i];
     if (c === "っ") {
       double = true;
       continue;
@@ -97,12 +102,13 @@ export function romanizeKana(text: string): string | null {
     let syllable = KANA[c];
     if (syllable === undefined) return null;
     const next = chars[i + 1];
+    const smallVowel = next && /[ぁぃぅぇぉ]/.test(next) ? KANA[next] : undefined;
     if (next && SMALL_Y[next] && syllable.endsWith("i") && syllable.length > 1) {
       const stem = syllable.slice(0, -1);
       syllable = /^(sh|ch|j)$/.test(stem) ? stem + SMALL_Y[next] : `${stem}y${SMALL_Y[next]}`;
       i++;
-    } else if (next && /[ぁぃぅぇぉ]/.test(next) && syllable.length > 1) {
-      syllable = syllable.slice(0, -1) + KANA[next]!;
+    } else if (smallVowel !== undefined && syllable.length > 1) {
+      syllable = syllable.slice(0, -1) + smallVowel;
       i++;
     }
     if (double) syllable = (syllable.startsWith("ch") ? "t" : syllable[0]) + syllable;
@@ -132,12 +138,13 @@ function spellingsOf(family: string): readonly string[] {
  */
 export function nativeFamily(native: string): { family: string; spellings: readonly string[] } | null {
   const parts = native.trim().split(PART_SEPARATOR).filter(Boolean);
-  if (parts.length === 0) return null;
+  const [head] = parts;
+  if (head === undefined) return null;
   if (parts.length >= 2) {
-    const spellings = spellingsOf(parts[0]!);
-    return spellings.length ? { family: parts[0]!, spellings } : null;
+    const spellings = spellingsOf(head);
+    return spellings.length ? { family: head, spellings } : null;
   }
-  const chars = [...parts[0]!];
+  const chars = [...head];
   for (let n = Math.min(3, chars.length - 1); n >= 1; n--) {
     const prefix = chars.slice(0, n).join("");
     const spellings = CJK_FAMILY_NAMES.get(prefix);
@@ -160,18 +167,21 @@ export function alignRomanized(native: string, romanized: string, localPart = ""
   const family = nativeFamily(native);
   if (!family) return null;
   const tokens = romanized.replace(/[(),]/g, " ").split(/\s+/).filter((t) => /\p{L}/u.test(t));
-  if (tokens.length === 0) return null;
+  const head = tokens[0];
+  const tail = tokens.at(-1);
+  if (head === undefined || tail === undefined) return null;
   const isFamily = (token: string) => family.spellings.includes(nameKey(token));
   if (tokens.length === 1) {
-    if (isFamily(tokens[0]!)) return null;
+    if (isFamily(head)) return null;
     const local = localPart.toLowerCase();
-    const spelling = family.spellings.find((s) => local.includes(s)) ?? family.spellings[0]!;
-    return { first: tokens[0]!, last: capitalised(spelling) };
+    const spelling = family.spellings.find((s) => local.includes(s)) ?? family.spellings[0];
+    if (spelling === undefined) throw new Error(`the known family name ${family.family} has no spelling`);
+    return { first: head, last: capitalised(spelling) };
   }
-  const first = isFamily(tokens[0]!);
-  const last = isFamily(tokens[tokens.length - 1]!);
+  const first = isFamily(head);
+  const last = isFamily(tail);
   if (first === last) return null;
-  const familyToken = first ? tokens[0]! : tokens[tokens.length - 1]!;
+  const familyToken = first ? head : tail;
   const rest = first ? tokens.slice(1) : tokens.slice(0, -1);
   const middle = rest.filter((t) => INITIAL.test(t));
   const given = rest.filter((t) => !INITIAL.test(t)).join(" ");
@@ -191,11 +201,13 @@ export function annotatedName(line: string, localPart = ""): { name: PersonName;
   const spell = (reading: string): string | null => {
     if (/^[\p{Script=Latin}'’ -]+$/u.test(reading)) return reading.trim();
     const options = kanaSpellings(reading);
-    if (options.length === 0) return null;
-    return capitalised(options.find((o) => local.includes(o)) ?? options[0]!);
+    const [usual] = options;
+    if (usual === undefined) return null;
+    return capitalised(options.find((o) => local.includes(o)) ?? usual);
   };
-  const family = spell(m[2]!);
-  const given = spell(m[4]!);
+  const [, , familyReading, , givenReading] = m;
+  const family = spell(familyReading);
+  const given = spell(givenReading);
   if (!family || !given) return null;
   return { name: { first: given, last: family }, rest: line.slice(0, m.index) + line.slice(m.index + m[0].length) };
 }

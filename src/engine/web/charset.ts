@@ -66,11 +66,11 @@ const ATTRIBUTE = /([^\s/=>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/
 export function prescanEncoding(bytes: Uint8Array): string | null {
   // Latin-1 keeps one character per byte, so ASCII markup reads right whatever the encoding.
   const head = latin1(bytes.subarray(0, PRESCAN_BYTES)).replace(/<!--[\s\S]*?(?:-->|$)/g, "");
-  for (const tag of head.matchAll(META)) {
+  for (const [, tagAttributes] of head.matchAll(META)) {
     const attributes = new Map<string, string>();
-    for (const a of tag[1]!.matchAll(ATTRIBUTE)) {
-      const name = a[1]!.toLowerCase();
-      if (!attributes.has(name)) attributes.set(name, a[2] ?? a[3] ?? a[4] ?? "");
+    for (const [, rawName, doubleQuoted, singleQuoted, unquoted] of tagAttributes.matchAll(ATTRIBUTE)) {
+      const name = rawName.toLowerCase();
+      if (!attributes.has(name)) attributes.set(name, doubleQuoted ?? singleQuoted ?? unquoted ?? "");
     }
     const charset = attributes.get("charset");
     if (charset !== undefined) {
@@ -91,7 +91,7 @@ export function prescanEncoding(bytes: Uint8Array): string | null {
 function xmlDeclarationEncoding(bytes: Uint8Array): string | null {
   const head = latin1(bytes.subarray(0, 200));
   const m = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']/i.exec(head);
-  return m ? encodingForLabel(m[1]!) : null;
+  return m ? encodingForLabel(m[1]) : null;
 }
 
 function latin1(bytes: Uint8Array): string {

@@ -199,7 +199,7 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
   let body: Uint8Array | null = null;
   let truncated = false;
   if (readable) ({ bytes: body, truncated } = await readCapped(res, init.maxBytes, signal, init.dropInlineData ?? false));
-  else if (errorBody) ({ bytes: body, truncated } = await readCapped(res, Math.min(init.errorBodyBytes!, init.maxBytes), signal, false));
+  else if (errorBody) ({ bytes: body, truncated } = await readCapped(res, Math.min(init.errorBodyBytes ?? 0, init.maxBytes), signal, false));
   else await res.body?.cancel();
   const bytes = body;
   return {

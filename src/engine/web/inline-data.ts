@@ -28,7 +28,7 @@ export class InlineDataFilter {
     let out: Uint8Array | null = null;
     let kept = 0;
     for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
+      const b = chunk[i];
       if (this.skipping) {
         if (isPayloadByte(b)) {
           if (!out) {

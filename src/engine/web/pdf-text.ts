@@ -26,7 +26,7 @@ function rowsOf(items: TextItem[]): string[][] {
   for (const item of sorted) {
     const line = lines[lines.length - 1];
     const tolerance = Math.max(2, (item.height || 10) / 3);
-    if (line && Math.abs(line[0]!.y - item.y) <= tolerance) line.push(item);
+    if (line && Math.abs(line[0].y - item.y) <= tolerance) line.push(item);
     else lines.push([item]);
   }
   return lines.map((line) => {
@@ -55,7 +55,7 @@ export async function pdfRows(bytes: Uint8Array, limits: PdfLimits): Promise<{ r
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       const items = (content.items as { str?: string; transform?: number[]; width?: number; height?: number }[]).flatMap((i) =>
-        typeof i.str === "string" && i.transform ? [{ str: i.str, x: i.transform[4]!, y: i.transform[5]!, width: i.width ?? 0, height: i.height ?? 0 }] : [],
+        typeof i.str === "string" && i.transform ? [{ str: i.str, x: i.transform[4], y: i.transform[5], width: i.width ?? 0, height: i.height ?? 0 }] : [],
       );
       rows.push(...rowsOf(items));
       page.cleanup();

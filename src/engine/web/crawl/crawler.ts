@@ -221,9 +221,10 @@ async function runPass(env: Env, input: PassInput) {
     // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
     const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (queue.length > 0 && batch.filter((b) => !b.tries).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
-      if (queue[0]!.score < waitingBest) break;
-      if (queue[0]!.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
-      const next = queue.shift()!;
+      const next = queue[0];
+      if (next.score < waitingBest) break;
+      if (next.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
+      queue.shift();
       if (done.has(next.url)) continue;
       if (isDocumentUrl(next.url) && !readsDocument()) {
         documentsLeft.push(next);
@@ -247,7 +248,7 @@ async function runPass(env: Env, input: PassInput) {
         const document = isDocumentUrl(candidate.url) && budget.documents;
         const limits = {
           timeoutMs: Math.min(budget.pageTimeoutMs, left),
-          maxBytes: document ? budget.documents!.maxBytes : budget.maxBytesPerPage,
+          maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
         };
         const result = await fetchPage(candidate.url, env, limits);
@@ -287,9 +288,9 @@ async function runPass(env: Env, input: PassInput) {
       if (url !== candidate.url && pages.some((p) => p.url === url)) continue;
       done.add(url);
       if (r.kind === "document") {
-        if (!readsDocument()) continue;
+        if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
-        const page = await readDocument(r, domain, budget.documents!.maxPages, notes);
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
         if (page) pages.push({ url, extraction: page });
         continue;
       }

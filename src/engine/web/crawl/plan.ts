@@ -431,8 +431,8 @@ export function canonical(raw: string): string | null {
 /** `<loc>` URLs of a sitemap (or sitemap index) document. */
 export function sitemapLocations(xml: string): { urls: string[]; isIndex: boolean } {
   const isIndex = /<sitemapindex[\s>]/i.test(xml);
-  const urls = [...xml.matchAll(/<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]+)\s*(?:\]\]>)?\s*<\/loc>/gi)].map((m) =>
-    m[1]!.replace(/&amp;/g, "&"),
+  const urls = [...xml.matchAll(/<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]+)\s*(?:\]\]>)?\s*<\/loc>/gi)].map(([, loc]) =>
+    loc.replace(/&amp;/g, "&"),
   );
   return { urls, isIndex };
 }

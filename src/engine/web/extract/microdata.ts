@@ -72,15 +72,25 @@ export async function microdataItems(body: string): Promise<MicrodataItem[]> {
         });
       },
     })
-    .on("br", { element: () => void texts.forEach((c) => (c.text += " ")) })
+    .on("br", {
+      element() {
+        for (const c of texts) c.text += " ";
+      },
+    })
     // Ruby as the page pass reads it: each reading in brackets after its base, <rp> dropped.
     .on("rt", {
       element(el) {
         for (const c of texts) c.text += "(";
-        el.onEndTag(() => void texts.forEach((c) => (c.text += ")")));
+        el.onEndTag(() => {
+          for (const c of texts) c.text += ")";
+        });
       },
     })
-    .on("rp", { text: () => void (dropText = true) })
+    .on("rp", {
+      text() {
+        dropText = true;
+      },
+    })
     .on("script, style, template", {
       element(el) {
         // Text inside these is never a property's text.

@@ -108,10 +108,16 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     .on("rt", {
       element(el) {
         current += "(";
-        el.onEndTag(() => void (current += ")"));
+        el.onEndTag(() => {
+          current += ")";
+        });
       },
     })
-    .on("rp", { text: () => void (dropText = true) })
+    .on("rp", {
+      text() {
+        dropText = true;
+      },
+    })
     // Frameworks that hand their data to the page in an attribute: Astro islands, Inertia, React on Rails.
     .on(DATA_ATTRIBUTE_ELEMENTS, {
       element(el) {
@@ -144,7 +150,8 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         }
         const cf = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)/i.exec(href);
         if (cf) {
-          const decoded = decodeCfEmail(cf[1]!);
+          const [, encoded] = cf;
+          const decoded = decodeCfEmail(encoded);
           if (decoded) mark(decoded, "cfemail", true);
           return;
         }
@@ -190,7 +197,11 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
         if (decoded) mark(decoded, "cfemail", anchor !== null);
       },
     })
-    .on("html[lang]", { element: (el) => void (lang = el.getAttribute("lang") ?? "") })
+    .on("html[lang]", {
+      element(el) {
+        lang = el.getAttribute("lang") ?? "";
+      },
+    })
     .on("meta[content]", {
       element(el) {
         const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? el.getAttribute("itemprop") ?? "").toLowerCase();
@@ -282,9 +293,9 @@ function statedFormatsIn(lines: readonly string[], targetDomain: string): Patter
   for (const line of lines) {
     if (!mayHoldAddress(line)) continue;
     const prose = isProse(line);
-    for (const m of foldForPlaceholders(line).matchAll(placeholder)) {
-      if (getDomain(m[2]!.toLowerCase()) !== targetDomain) continue;
-      const format = placeholderFormat(m[1]!, prose);
+    for (const [, localPart, domain] of foldForPlaceholders(line).matchAll(placeholder)) {
+      if (getDomain(domain.toLowerCase()) !== targetDomain) continue;
+      const format = placeholderFormat(localPart, prose);
       if (format) out.add(format);
     }
   }

@@ -69,7 +69,8 @@ const NON_COMMA_SEPARATORS = /\s*(?:\||–|—|\s-\s|:|\(|\)|·|•)\s*/;
 function familyCommaGiven(text: string): boolean {
   const m = /^([^,]{2,40}),([^,]{2,40})$/.exec(text.replace(QUOTED_NICKNAME, " ").trim());
   if (!m) return false;
-  const [family, given] = [m[1]!.trim(), m[2]!.trim()];
+  const [, familyText, givenText] = m;
+  const [family, given] = [familyText.trim(), givenText.trim()];
   if (looksLikePosition(family) || looksLikePosition(given) || given.split(/\s+/).length > 3) return false;
   return looksLikePersonName(`${given} ${family}`.split(/\s+/).filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t)).join(" "));
 }
@@ -218,8 +219,9 @@ export function personNear(
   const consider = (line: string, neighbours: readonly (string | undefined)[] = []) => {
     const read = besideNative(readLine(line, local), neighbours, local);
     if (!native && read.native) native = read.native;
-    if (!found && read.name) {
-      const evidence = evidenceOf(read, familyFirstPage)!;
+    // A line that reads a name always gives evidence for it.
+    const evidence = !found && read.name ? evidenceOf(read, familyFirstPage) : null;
+    if (evidence) {
       const name = readingFor(email, evidence);
       if (name) {
         found = { evidence, name, position: position ?? read.position, native: read.native };
@@ -236,14 +238,14 @@ export function personNear(
   if (!found && own) consider(own, [lines[lineIndex - 1]]);
   if (!found) consider(here.replace(ADDRESS_TOKEN, " | "), [lines[lineIndex - 1]]);
   for (let i = lineIndex - 1; i >= Math.max(0, lineIndex - LOOK_BACK) && !found; i--) {
-    const line = lines[i]!;
+    const line = lines[i];
     if (/@/.test(line)) break;
     consider(line, [lines[i - 1], lines[i + 1]]);
   }
   // A table written row by row: a row of names, perhaps a row of titles, then their addresses.
   if (!found) {
     const partner = columnPartner(lines, lineIndex);
-    if (partner !== null) consider(lines[partner]!, [lines[partner - 1], lines[partner + 1]]);
+    if (partner !== null) consider(lines[partner], [lines[partner - 1], lines[partner + 1]]);
   }
   if (found) return found;
   // A position without the person it belongs to is not attached to anyone; a native name is kept,
@@ -277,7 +279,7 @@ function columnPartner(lines: readonly string[], lineIndex: number): number | nu
   if (width < 2) return null;
   for (let rows = 1; rows <= 3 && start - rows * width >= 0; rows++) {
     const at = start - rows * width + (lineIndex - start);
-    if (readLine(lines[at]!).name) return at;
+    if (readLine(lines[at]).name) return at;
   }
   return null;
 }
@@ -322,7 +324,7 @@ export function nameFromSite(email: string, names: Iterable<string>): Person | n
     const evidence = shown(text);
     const name = readingFor(email, evidence);
     if (!name) continue;
-    if (found && nameKeyOf(found.name!) !== nameKeyOf(name)) return null;
+    if (found?.name && nameKeyOf(found.name) !== nameKeyOf(name)) return null;
     found = { evidence, name, position: null };
   }
   return found;

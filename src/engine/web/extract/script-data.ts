@@ -54,7 +54,7 @@ function stateAssignments(script: string): unknown[] {
   const out: unknown[] = [];
   const assign = /\b(?:window|self|globalThis)\s*\.\s*([A-Za-z_$][\w$]*)\s*=(?!=)|__next_f\.push\(/g;
   for (const m of script.matchAll(assign)) {
-    const reader = new LiteralReader(script, m.index! + m[0].length, new Map(), 0);
+    const reader = new LiteralReader(script, m.index + m[0].length, new Map(), 0);
     try {
       const value = reader.expression();
       if (m[1] === undefined) out.push(...rscValues(value));
@@ -75,7 +75,7 @@ function rscValues(pushed: unknown): unknown[] {
   const out: unknown[] = [];
   for (const row of pushed[1].split("\n")) {
     const m = /^[0-9a-z]+:(?:[A-Z]?)(.*)$/is.exec(row);
-    const body = (m ? m[1]! : row).trim();
+    const body = (m ? m[1] : row).trim();
     if (!body) continue;
     try {
       out.push(/^[[{"]/.test(body) ? JSON.parse(body) : body);
@@ -348,12 +348,12 @@ class LiteralReader {
 
   private string(): string {
     this.space();
-    const quote = this.src[this.pos]!;
+    const quote = this.src[this.pos];
     let out = "";
     let i = this.pos + 1;
     for (;;) {
       if (i >= this.src.length) this.fail();
-      const c = this.src[i]!;
+      const c = this.src[i];
       if (c === quote) break;
       if (quote === "`" && c === "$" && this.src[i + 1] === "{") this.fail();
       if (c !== "\\") {
@@ -385,7 +385,7 @@ class LiteralReader {
   private matching(open: number, left: string, right: string): number {
     let depth = 0;
     for (let i = open; i < this.src.length; i++) {
-      const c = this.src[i]!;
+      const c = this.src[i];
       if (c === '"' || c === "'" || c === "`") {
         i = this.stringEnd(i);
         continue;
@@ -403,7 +403,7 @@ class LiteralReader {
   }
 
   private stringEnd(start: number): number {
-    const quote = this.src[start]!;
+    const quote = this.src[start];
     for (let i = start + 1; i < this.src.length; i++) {
       if (this.src[i] === "\\") i++;
       else if (this.src[i] === quote) return i;
@@ -448,7 +448,7 @@ class LiteralReader {
       }
     }
     const scope = new Map(this.scope);
-    fn.params.forEach((p, i) => scope.set(p, args[i]));
+    for (const [i, p] of fn.params.entries()) scope.set(p, args[i]);
     return this.body(fn.bodyStart, fn.bodyEnd, scope);
   }
 
@@ -470,7 +470,7 @@ class LiteralReader {
   /** The `;` (or `end`) that ends the statement at the reader's position. */
   private statementEnd(end: number): number {
     for (let i = this.pos; i < end; i++) {
-      const c = this.src[i]!;
+      const c = this.src[i];
       if (c === '"' || c === "'" || c === "`") i = this.stringEnd(i);
       else if (c === "{" || c === "[" || c === "(") i = this.matching(i, c, c === "{" ? "}" : c === "[" ? "]" : ")");
       else if (c === ";") return i;

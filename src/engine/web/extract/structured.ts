@@ -106,7 +106,7 @@ function keyed(o: Obj, into: Keyed = { given: [], family: [], middle: [], names:
 function bareAddress(s: string): string | null {
   const t = s.trim();
   if (!ADDRESS.test(t)) return null;
-  return t.replace(/^mailto:\s*/i, "").split("?")[0]!.trim();
+  return t.replace(/^mailto:\s*/i, "").replace(/\?.*$/s, "").trim();
 }
 
 const isPersonTyped = (v: Obj) => typesOf(v).includes("Person");

@@ -73,38 +73,43 @@ export async function processChunk(
   const job = jobStub(env, msg.jobId);
   const plan = await job.beginChunk(msg.run, msg.chunk);
   if (!plan.go) return;
-  const token = plan.token!;
-  const type = bulkType(plan.type!)!;
-  const capability = rowCapability(type, plan.options!);
-  const object = await env.BULK_FILES.get(inputChunkKey(plan.prefix!, msg.chunk));
+  const { token, accountId } = plan;
+  const type = bulkType(plan.type);
+  if (!type) throw new Error(`job ${msg.jobId} has an unknown bulk type '${plan.type}'`);
+  const capability = rowCapability(type, plan.options);
+  const object = await env.BULK_FILES.get(inputChunkKey(plan.prefix, msg.chunk));
   if (!object) throw new Error(`input chunk ${msg.chunk} of job ${msg.jobId} is missing`);
   const rows = (await object.json()) as InputRow[];
-  const accountId = plan.accountId!;
   const accountPlan = await planOf(accountId);
   const done = new Set(plan.done);
-  const first = msg.chunk * plan.chunkRows!;
+  const first = msg.chunk * plan.chunkRows;
   const pending = rows.map((row, i) => ({ row, idx: first + i })).filter((r) => !done.has(r.idx));
 
   // The chunk's rows with one credit reservation, made under a key every delivery of these same
   // rows shares: a copy sent again after the lease shares the first copy's reservation instead of
   // taking its open windows for repeats. The balance pays for the rows in order; those it cannot
   // pay are not run, and the job stops there.
-  const prepared = pending.map(({ row, idx }) => prepareRow(type, plan.fields!, plan.options!, row, idx));
+  const prepared = pending.map(({ row, idx }) => prepareRow(type, plan.fields, plan.options, row, idx));
   const calls = prepared.flatMap((p) => (p.kind === "call" ? [p] : []));
   const key = `bulk:${msg.jobId}:${msg.run}:${msg.chunk}:${await sha256Hex(pending.map((p) => p.idx).join(","))}`;
-  const holder = holdChunk(env, ctx, job, msg, token, plan.leaseMs!, client, accountId, accountPlan);
+  const holder = holdChunk(env, ctx, job, msg, token, plan.leaseMs, client, accountId, accountPlan);
   try {
     const batch = calls.length
       ? await executeBatch(capability, calls.map((c) => c.params), { env, waitUntil: (p) => ctx.waitUntil(p), accountId, plan: accountPlan, memo, concurrency: ROW_CONCURRENCY, key, client })
       : null;
     if (calls.length && !batch) throw new Error(`the chunk's admission was refused (job ${msg.jobId}, chunk ${msg.chunk})`);
     holder.reservations = batch?.reservationIds ?? [];
-    const outcomeOf = new Map(calls.map((c, i) => [c.idx, batch!.outcomes[i]!]));
+    const outcomeOf = new Map(
+      calls.flatMap((c, i) => {
+        const outcome = batch?.outcomes[i];
+        return outcome ? [[c.idx, outcome] as const] : [];
+      }),
+    );
     // Rows the balance could not pay for are not recorded: a retry after a top-up runs them.
     const records = prepared.flatMap((p) => {
       if (p.kind === "done") return [p.record];
       const outcome = outcomeOf.get(p.idx);
-      return outcome ? [callRecord(type, plan.options!, p.idx, outcome)] : [];
+      return outcome ? [callRecord(type, plan.options, p.idx, outcome)] : [];
     });
     const billedRows = calls.flatMap((c) => {
       const o = outcomeOf.get(c.idx);
@@ -169,7 +174,7 @@ function logRows(env: Env, ctx: ExecutionContext, accountId: number, cap: AnyCap
     const o = batch.outcomes[i];
     if (!o) return [];
     const wasBilled = o.ok && o.billed && o.fingerprint !== null && billed.has(o.fingerprint);
-    return [surfaceLogRow({ accountId, surface: "bulk" }, cap, c.params, { status: o.ok ? 200 : o.status, billed: wasBilled, durationMs: batch.durations[i]! })];
+    return [surfaceLogRow({ accountId, surface: "bulk" }, cap, c.params, { status: o.ok ? 200 : o.status, billed: wasBilled, durationMs: batch.durations[i] ?? 0 })];
   });
   ctx.waitUntil(logSurfaceCalls(env, logs).catch((err) => logError("request log write failed", err)));
 }

@@ -22,20 +22,23 @@ export interface RowRecord {
   credits: { search?: number; verification?: number; phone?: number };
 }
 
-export interface ChunkPlan {
-  go: boolean;
-  accountId?: number;
-  type?: string;
-  prefix?: string;
-  fields?: Record<string, number>;
-  options?: BulkOptionValues;
-  done?: number[];
-  chunkRows?: number;
-  /** Fencing token of this delivery: only the latest delivery of a chunk may record its rows. */
-  token?: number;
-  /** The chunk's lease: the delivery renews it (renewChunk) while it runs. */
-  leaseMs?: number;
-}
+/** Whether a delivery may run its chunk, and what it needs to. */
+export type ChunkPlan =
+  | { go: false }
+  | {
+      go: true;
+      accountId: number;
+      type: string;
+      prefix: string;
+      fields: Record<string, number>;
+      options: BulkOptionValues;
+      done: number[];
+      chunkRows: number;
+      /** Fencing token of this delivery: only the latest delivery of a chunk may record its rows. */
+      token: number;
+      /** The chunk's lease: the delivery renews it (renewChunk) while it runs. */
+      leaseMs: number;
+    };
 
 /** What a chunk's found rows cost, kept with them until the account's limiter has decided it. */
 export interface ChunkBilling {
@@ -251,13 +254,19 @@ export class BulkJob extends DurableObject<Env> {
    * chunk's rows (an earlier delivery still running is fenced off), and its lease runs from now
    * (the alarm sends the chunk again if it is neither renewed nor finished in time).
    */
+  /** The job's state, for the calls that only run once it exists (after init). */
+  private state(): JobState {
+    if (!this.job) throw new Error("the bulk job has no state: it was never created, or it was deleted");
+    return this.job;
+  }
+
   beginChunk(run: number, chunk: number): ChunkPlan {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return { go: false };
+    if (job?.status !== "running" || job.run !== run) return { go: false };
     const finished = this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length > 0;
     if (finished) return { go: false };
     const due = Date.now() + this.leaseMs();
-    const [lease] = this.sql
+    const { token } = this.sql
       .exec<{ token: number }>(
         `INSERT INTO leases (chunk, run, due, sends, token) VALUES (?, ?, ?, 1, 1)
          ON CONFLICT (chunk) DO UPDATE SET run = excluded.run, due = excluded.due, token = token + 1 RETURNING token`,
@@ -265,15 +274,15 @@ export class BulkJob extends DurableObject<Env> {
         run,
         due,
       )
-      .toArray();
+      .one();
     const done = this.sql.exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk).toArray().map((r) => r.idx);
-    return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows, token: lease!.token, leaseMs: this.leaseMs() };
+    return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows, token, leaseMs: this.leaseMs() };
   }
 
   /** Renews a running delivery's lease; false when another delivery holds the chunk now (or it ended). */
   renewChunk(run: number, chunk: number, token: number): boolean {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return false;
+    if (job?.status !== "running" || job.run !== run) return false;
     return this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND token = ?`, Date.now() + this.leaseMs(), chunk, run, token).rowsWritten > 0;
   }
 
@@ -294,7 +303,7 @@ export class BulkJob extends DurableObject<Env> {
     billing?: ChunkBilling,
   ): { go: boolean; fenced: boolean; recorded: number[]; billingId: number | null; release: boolean } {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) {
+    if (job?.status !== "running" || job.run !== run) {
       return { go: false, fenced: false, recorded: [], billingId: null, release: !this.billingHolds(billing?.settlement.reservationIds ?? []) };
     }
     const [lease] = this.sql.exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run).toArray();
@@ -382,7 +391,9 @@ export class BulkJob extends DurableObject<Env> {
     const limiter = this.env.ACCOUNT_LIMITER.get(this.env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
     for (const e of entries) {
       const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [JSON.parse(e.settlement) as Settlement] })) as LimiterReply;
-      await this.billingDecided(e.id, reply.settlements[0]!);
+      const [decided] = reply.settlements;
+      if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${this.job.id}`);
+      await this.billingDecided(e.id, decided);
     }
     return this.billingOwed();
   }
@@ -409,7 +420,7 @@ export class BulkJob extends DurableObject<Env> {
   /** Credits ran out mid-job: the job stops as failed and can be retried after a top-up. */
   async stopForCredits(run: number, message: string, now: number): Promise<void> {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return;
+    if (job?.status !== "running" || job.run !== run) return;
     const processed = this.processedCount();
     job.status = "failed";
     job.completedAt = now;
@@ -421,7 +432,7 @@ export class BulkJob extends DurableObject<Env> {
   /** A chunk's message was dead-lettered (it kept failing): the job fails and can be retried. */
   async failChunk(run: number, chunk: number, now: number): Promise<void> {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return;
+    if (job?.status !== "running" || job.run !== run) return;
     this.failForChunk(chunk, "dead_letter", now);
     await this.ended(now);
   }
@@ -429,7 +440,7 @@ export class BulkJob extends DurableObject<Env> {
   /** Writes the chunk's result part (rows in order) and completes the job after its last chunk. */
   async finishChunk(run: number, chunk: number, now: number): Promise<{ completed: boolean }> {
     const job = this.job;
-    if (!job || job.status !== "running" || job.run !== run) return { completed: false };
+    if (job?.status !== "running" || job.run !== run) return { completed: false };
     if (this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length) return { completed: false };
     const input = await this.env.BULK_FILES.get(inputChunkKey(job.prefix, chunk));
     if (!input) throw new Error(`input chunk ${chunk} of job ${job.id} is missing`);
@@ -517,7 +528,7 @@ export class BulkJob extends DurableObject<Env> {
         (page - 1) * limit,
       )
       .toArray()
-      .map((e) => ({ id: e.id, user_id: e.user_id, event: e.event, actor: e.actor, message: e.message, meta: e.meta, created_at: rfc3339(e.at)! }));
+      .map((e) => ({ id: e.id, user_id: e.user_id, event: e.event, actor: e.actor, message: e.message, meta: e.meta, created_at: rfc3339(e.at) }));
     return { events, total };
   }
 
@@ -556,7 +567,7 @@ export class BulkJob extends DurableObject<Env> {
    * to run out: the alarm sends those chunks again.
    */
   private async dispatch(now: number) {
-    const job = this.job!;
+    const job = this.state();
     const inFlight = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM leases`).one().n;
     const picked: number[] = [];
     let cursor = job.cursor ?? 0;
@@ -582,7 +593,7 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   private async send(chunks: number[]) {
-    const job = this.job!;
+    const job = this.state();
     const messages: MessageSendRequest<BulkRowsMessage>[] = chunks.map((chunk) => ({ body: { jobId: job.id, chunk, run: job.run }, contentType: "json" }));
     for (let i = 0; i < messages.length; i += 100) await this.env.BULK_QUEUE.sendBatch(messages.slice(i, i + 100));
   }
@@ -633,7 +644,7 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   private async complete(now: number) {
-    const job = this.job!;
+    const job = this.state();
     job.status = "completed";
     job.completedAt = now;
     this.event("completed", "system", null, null, { processed: this.processedCount() }, now);
@@ -641,7 +652,7 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   private failForChunk(chunk: number, reason: "dead_letter" | "lease", now: number) {
-    const job = this.job!;
+    const job = this.state();
     job.status = "failed";
     job.completedAt = now;
     const rows = `Rows ${chunk * job.chunkRows + 1} to ${Math.min((chunk + 1) * job.chunkRows, job.counts.input)}`;
@@ -658,7 +669,7 @@ export class BulkJob extends DurableObject<Env> {
    * object goes away in between.
    */
   private async ended(now: number) {
-    const job = this.job!;
+    const job = this.state();
     job.ending = true;
     this.sql.exec(`DELETE FROM leases`);
     this.save();
@@ -675,7 +686,7 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   private view(now: number): JobView {
-    const job = this.job!;
+    const job = this.state();
     const ended = job.status === "completed" || job.status === "failed" || job.status === "cancelled";
     return renderJob(job, this.aggregate(), now, ended ? this.preview() : undefined);
   }
@@ -701,7 +712,7 @@ export class BulkJob extends DurableObject<Env> {
 
   /** The first result rows as objects keyed by column, once the job is billed. */
   private preview(): Record<string, string>[] {
-    const job = this.job!;
+    const job = this.state();
     const header = job.resultHeader;
     return this.sql
       .exec<{ idx: number; outcome: string; cells: string; error: string | null }>(`SELECT idx, outcome, cells, error FROM rows ORDER BY idx LIMIT 10`)
@@ -709,7 +720,7 @@ export class BulkJob extends DurableObject<Env> {
       .map((r) => {
         const cells = JSON.parse(r.cells) as string[];
         const out: Record<string, string> = { row: String(r.idx + 1) };
-        header.slice(0, -2).forEach((h, i) => (out[h] = cells[i] ?? ""));
+        for (const [i, h] of header.slice(0, -2).entries()) out[h] = cells[i] ?? "";
         out.bulk_status = r.outcome;
         out.bulk_error = r.error ?? "";
         return out;

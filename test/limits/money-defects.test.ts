@@ -17,7 +17,7 @@ import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 // taken out; see the commits that added them).
 
 /** A capability double billed one search credit when found; `gate` holds its answers back. */
-let gate: Promise<void> = Promise.resolve();
+const gate: Promise<void> = Promise.resolve();
 const found: Record<string, boolean> = {};
 const probe = probeCapability("money-probe", "search", async (q) => {
   await gate;
@@ -116,7 +116,15 @@ describe("money defects", () => {
         get: (id: DurableObjectId) => {
           const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
           return new Proxy(stub, {
-            get: (target, prop) => (prop === "exchange" && hang ? (...args: unknown[]) => ((hang = false), void target.exchange!(...args), new Promise(() => {})) : target[prop as string]),
+            get: (target, prop) => {
+              if (prop !== "exchange" || !hang) return target[prop as string];
+              // The first exchange is sent, but its sender never resumes.
+              return (...args: unknown[]) => {
+                hang = false;
+                void target.exchange!(...args);
+                return new Promise(() => {});
+              };
+            },
           });
         },
       },
@@ -166,7 +174,10 @@ describe("money defects", () => {
       return new Proxy(statement, {
         get: (s, p) =>
           p === "all" || p === "first" || p === "raw" || p === "run"
-            ? async (...args: unknown[]) => (await opened, (s[p] as (...a: unknown[]) => unknown).apply(s, args))
+            ? async (...args: unknown[]) => {
+                await opened;
+                return (s[p] as (...a: unknown[]) => unknown).apply(s, args);
+              }
             : typeof s[p as keyof typeof s] === "function"
               ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
               : s[p as keyof typeof s],

@@ -1,6 +1,7 @@
 // Benchmarks run inside workerd with the same bindings as the tests; `npm run bench -- limits`.
-import base from "./vitest.config.js";
+
 import { defineConfig, mergeConfig } from "vitest/config";
+import base from "./vitest.config.js";
 
 export default defineConfig(async (env) => {
   const resolved = typeof base === "function" ? await base(env) : base;

@@ -2,9 +2,9 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { outbound } from "./test/fixtures/outbound.js";
 import { buildPaymentVendor } from "./scripts/build-payment-vendor.mjs";
 import { buildPdfVendor } from "./scripts/build-pdf-vendor.mjs";
+import { outbound } from "./test/fixtures/outbound.js";
 
 export default defineConfig(async () => {
   // The payment stack and the PDF reader are modules of their own, built from node_modules (wrangler builds them before dev and deploy).
@@ -19,7 +19,24 @@ export default defineConfig(async () => {
           // migrations applied by test/setup.ts and a known operator secret.
           // Claims are read from D1 on every call: fixtures insert claims straight into D1, behind
           // the in-isolate claims cache (test/engine/claims-cache.test.ts covers the cache itself).
-          bindings: { ENVIRONMENT: "development", TEST_MIGRATIONS: migrations, OPERATOR_SECRET: "test-operator-secret", DOH_URL: "https://dns.test/dns-query", MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production", DELIVERY_RETRY_BASE_SECONDS: "0", CLAIMS_CACHE_TTL_MS: "0", FUZZ_RUNS: process.env.FUZZ_RUNS ?? "", FUZZ_SEED: process.env.FUZZ_SEED ?? "", QUALITY_SEED: process.env.QUALITY_SEED ?? "", QUALITY_SITES: process.env.QUALITY_SITES ?? "", QUALITY_PROFILE: process.env.QUALITY_PROFILE ?? "", QUALITY_CONCURRENCY: process.env.QUALITY_CONCURRENCY ?? "", MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "", MONEY_SEED: process.env.MONEY_SEED ?? "", MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "" },
+          bindings: {
+            ENVIRONMENT: "development",
+            TEST_MIGRATIONS: migrations,
+            OPERATOR_SECRET: "test-operator-secret",
+            DOH_URL: "https://dns.test/dns-query",
+            MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production",
+            DELIVERY_RETRY_BASE_SECONDS: "0",
+            CLAIMS_CACHE_TTL_MS: "0",
+            FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+            FUZZ_SEED: process.env.FUZZ_SEED ?? "",
+            QUALITY_SEED: process.env.QUALITY_SEED ?? "",
+            QUALITY_SITES: process.env.QUALITY_SITES ?? "",
+            QUALITY_PROFILE: process.env.QUALITY_PROFILE ?? "",
+            QUALITY_CONCURRENCY: process.env.QUALITY_CONCURRENCY ?? "",
+            MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "",
+            MONEY_SEED: process.env.MONEY_SEED ?? "",
+            MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "",
+          },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,
           // Queued work is consumed within 50 ms instead of 1-5 s, so tests see log rows, bulk results
@@ -27,15 +44,17 @@ export default defineConfig(async () => {
           // consumer's whole configuration, so the rest (batch size, retries, dead-letter queue) is
           // carried over from wrangler.toml.
           queueConsumers: Object.fromEntries(
-            (unstable_readConfig({ config: "./wrangler.toml" }).queues.consumers ?? []).map((q: { queue: string; max_batch_size?: number; max_retries?: number; dead_letter_queue?: string }) => [
-              q.queue,
-              {
-                maxBatchSize: q.max_batch_size,
-                maxBatchTimeout: 0.05,
-                maxRetries: q.max_retries,
-                deadLetterQueue: q.dead_letter_queue,
-              },
-            ]),
+            (unstable_readConfig({ config: "./wrangler.toml" }).queues.consumers ?? []).map(
+              (q: { queue: string; max_batch_size?: number; max_retries?: number; dead_letter_queue?: string }) => [
+                q.queue,
+                {
+                  maxBatchSize: q.max_batch_size,
+                  maxBatchTimeout: 0.05,
+                  maxRetries: q.max_retries,
+                  deadLetterQueue: q.dead_letter_queue,
+                },
+              ],
+            ),
           ),
           // Deep crawls go to a queue nobody consumes: every file shares one runtime, and a deep pass
           // left running by one file would write into the next file's emptied index. Tests that

@@ -8,7 +8,7 @@
 // directory, applies migrations there, creates a scale-plan account with a key, and stops the
 // server at the end. Capability: /phone-validator (no outbound network needed).
 //   BENCH_ROUNDS   paired rounds (default 200)
-import { Mppx, evm } from "mppx/client";
+import { evm, Mppx } from "mppx/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_TOKENS } from "../src/agent/dev-chain.ts";
 import { median, p90, withBenchServer } from "./lib/dev-server.mjs";
@@ -20,7 +20,14 @@ await withBenchServer("agent", { AGENTS_PLAN: "scale" }, async ({ base, port, he
   const account = privateKeyToAccount(generatePrivateKey());
   const client = Mppx.create({
     polyfill: false,
-    methods: [evm({ account, authorization: DEV_AUTHORIZATION, networks: [DEV_CHAIN_ID], currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT] })],
+    methods: [
+      evm({
+        account,
+        authorization: DEV_AUTHORIZATION,
+        networks: [DEV_CHAIN_ID],
+        currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT],
+      }),
+    ],
   });
 
   const v1Call = async () => {
@@ -32,7 +39,8 @@ await withBenchServer("agent", { AGENTS_PLAN: "scale" }, async ({ base, port, he
   const agentCall = async () => {
     const res = await client.fetch(`${base}${QUERY}`);
     await res.arrayBuffer();
-    if (res.status !== 200 || res.headers.get("x-payment-charged") !== "true") throw new Error(`agent call answered ${res.status}`);
+    if (res.status !== 200 || res.headers.get("x-payment-charged") !== "true")
+      throw new Error(`agent call answered ${res.status}`);
   };
   // The paid request alone (credential prepared beforehand): the gate's own server-side cost.
   const prepared = async () => {
@@ -64,6 +72,10 @@ await withBenchServer("agent", { AGENTS_PLAN: "scale" }, async ({ base, port, he
   const fmt = (xs) => `median ${median(xs).toFixed(2)} ms, p90 ${p90(xs).toFixed(2)} ms`;
   console.log(`\n${rounds} paired rounds against wrangler dev on :${port}, capability /phone-validator`);
   console.log(`  /v1 (key + secret)                     ${fmt(t.v1)}`);
-  console.log(`  agent, paid request only (prepared)    ${fmt(t.paid)}   ratio ${(median(t.paid) / median(t.v1)).toFixed(2)}x`);
-  console.log(`  agent, full flow (402 + sign + paid)   ${fmt(t.agent)}   ratio ${(median(t.agent) / median(t.v1)).toFixed(2)}x`);
+  console.log(
+    `  agent, paid request only (prepared)    ${fmt(t.paid)}   ratio ${(median(t.paid) / median(t.v1)).toFixed(2)}x`,
+  );
+  console.log(
+    `  agent, full flow (402 + sign + paid)   ${fmt(t.agent)}   ratio ${(median(t.agent) / median(t.v1)).toFixed(2)}x`,
+  );
 });

@@ -8,13 +8,19 @@
 // account's phone credits used (billed at most once). A consumer killed between recording its
 // rows and settling them leaves its reservation held until the limiter's sweep refunds it (10
 // minutes); --wait-sweep waits for that and checks the account was charged exactly what the job says.
-import { parseArgs } from "node:util";
+
 import { rmSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { benchPort, prepareBenchState, startDevServer } from "./lib/dev-server.mjs";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { kill: { type: "boolean" }, rows: { type: "string", default: "10000" }, "wait-sweep": { type: "boolean" }, "kill-at": { type: "string", default: "0.33" } },
+  options: {
+    kill: { type: "boolean" },
+    rows: { type: "string", default: "10000" },
+    "wait-sweep": { type: "boolean" },
+    "kill-at": { type: "string", default: "0.33" },
+  },
   strict: false,
 });
 const ROWS = Number(values.rows);
@@ -26,7 +32,15 @@ function phoneRows(n) {
   const rows = [["phone"]];
   for (let i = 0; i < n; i++) {
     const k = String(i).padStart(7, "0");
-    rows.push([i % 10 === 9 ? `12${k}` : i % 3 === 0 ? `+1 415 ${k.slice(0, 3)} ${k.slice(3)}` : i % 3 === 1 ? `+33 6 ${k.slice(0, 2)} ${k.slice(2, 4)} ${k.slice(4, 6)} ${k.slice(6)}0` : `+44 7700 ${k.slice(1)}`]);
+    rows.push([
+      i % 10 === 9
+        ? `12${k}`
+        : i % 3 === 0
+          ? `+1 415 ${k.slice(0, 3)} ${k.slice(3)}`
+          : i % 3 === 1
+            ? `+33 6 ${k.slice(0, 2)} ${k.slice(2, 4)} ${k.slice(4, 6)} ${k.slice(6)}0`
+            : `+44 7700 ${k.slice(1)}`,
+    ]);
   }
   return rows;
 }
@@ -35,11 +49,16 @@ async function main() {
   const port = await benchPort();
   const { state, headers } = prepareBenchState("bulk-kill");
   const vars = { BULK_CHUNK_LEASE_SECONDS: String(LEASE_SECONDS) };
-  const api = (base, path, init = {}) => fetch(`${base}/v1${path}`, { ...init, headers: { ...headers, ...(init.headers ?? {}) } });
+  const api = (base, path, init = {}) =>
+    fetch(`${base}/v1${path}`, { ...init, headers: { ...headers, ...(init.headers ?? {}) } });
   let server = await startDevServer({ state, port, vars });
   try {
     const rows = phoneRows(ROWS);
-    const created = await api(server.base, "/bulk/phone-validator", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Kill me", data: rows, launch: true }) });
+    const created = await api(server.base, "/bulk/phone-validator", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Kill me", data: rows, launch: true }),
+    });
     const { data } = await created.json();
     if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(data)}`);
     const id = data.id;
@@ -51,9 +70,12 @@ async function main() {
       if (job.processed >= ROWS * Number(values["kill-at"]) || job.status !== "running") break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    if (job.status !== "running") throw new Error(`the job ended (${job.status}) before it could be killed; use more --rows`);
+    if (job.status !== "running")
+      throw new Error(`the job ended (${job.status}) before it could be killed; use more --rows`);
     await server.stop("SIGKILL");
-    log(`killed the server (SIGKILL) after ${((Date.now() - t0) / 1000).toFixed(1)} s with ${job.processed} of ${ROWS} rows done`);
+    log(
+      `killed the server (SIGKILL) after ${((Date.now() - t0) / 1000).toFixed(1)} s with ${job.processed} of ${ROWS} rows done`,
+    );
 
     server = await startDevServer({ state, port, vars });
     const restarted = Date.now();
@@ -65,9 +87,13 @@ async function main() {
       if (Date.now() > deadline) throw new Error(`job ${id} still running with ${job.processed} rows after 10 minutes`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    log(`job ${job.status} ${((Date.now() - restarted) / 1000).toFixed(1)} s after the restart; ${job.processed} rows done; summary: ${job.summary}${job.error_message ? `; error: ${job.error_message}` : ""}`);
+    log(
+      `job ${job.status} ${((Date.now() - restarted) / 1000).toFixed(1)} s after the restart; ${job.processed} rows done; summary: ${job.summary}${job.error_message ? `; error: ${job.error_message}` : ""}`,
+    );
     const history = (await (await api(server.base, `/bulk/phone-validator/${id}/history?limit=100`)).json()).data;
-    const requeued = history.filter((e) => e.event === "requeued").flatMap((e) => JSON.parse(JSON.stringify(e.meta)).chunks ?? []);
+    const requeued = history
+      .filter((e) => e.event === "requeued")
+      .flatMap((e) => JSON.parse(JSON.stringify(e.meta)).chunks ?? []);
     log(`chunks sent again by the alarm: ${requeued.length} (${requeued.join(", ")})`);
 
     const download = await (await api(server.base, `/bulk/phone-validator/${id}/download?format=json`)).json();
@@ -81,8 +107,12 @@ async function main() {
     const found = job.metrics.results.found;
     const me = (await (await api(server.base, "/me")).json()).data;
     const used = me.requests?.phones?.used;
-    log(`rows in the results: ${got.length} of ${ROWS}, duplicates ${duplicates}, missing ${missing}, in file order: ${inOrder}`);
-    log(`billed: the job says ${job.metrics.credits.phone} phone credits for ${found} valid numbers; the account has used ${used}`);
+    log(
+      `rows in the results: ${got.length} of ${ROWS}, duplicates ${duplicates}, missing ${missing}, in file order: ${inOrder}`,
+    );
+    log(
+      `billed: the job says ${job.metrics.credits.phone} phone credits for ${found} valid numbers; the account has used ${used}`,
+    );
     let usedAfterSweep = null;
     if (values["wait-sweep"]) {
       const until = Date.now() + 12 * 60_000;
@@ -91,11 +121,19 @@ async function main() {
         await new Promise((r) => setTimeout(r, 15_000));
         usedAfterSweep = (await (await api(server.base, "/me")).json()).data.requests?.phones?.used;
       }
-      log(`after the limiter's sweep: the account has used ${usedAfterSweep} (the job billed ${job.metrics.credits.phone})`);
+      log(
+        `after the limiter's sweep: the account has used ${usedAfterSweep} (the job billed ${job.metrics.credits.phone})`,
+      );
     }
     // Billed at most once: the job bills each valid number once, and the account is never charged more than that.
     const ok =
-      job.status === "completed" && got.length === ROWS && duplicates === 0 && missing === 0 && inOrder && job.metrics.credits.phone === found && (usedAfterSweep === null || usedAfterSweep <= found);
+      job.status === "completed" &&
+      got.length === ROWS &&
+      duplicates === 0 &&
+      missing === 0 &&
+      inOrder &&
+      job.metrics.credits.phone === found &&
+      (usedAfterSweep === null || usedAfterSweep <= found);
     log(ok ? "OK: every row exactly once, billed at most once" : "FAILED");
     process.exitCode = ok ? 0 : 1;
   } finally {

@@ -7,32 +7,95 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
-import { executeCapability } from "../src/capabilities/core/execute.js";
 import { bulkType } from "../src/bulk/types.js";
+import { executeCapability } from "../src/capabilities/core/execute.js";
 import type { Env } from "../src/env.js";
 import { call, createAccount } from "../test/support/accounts.js";
 
 const DOMAINS = ["acme-widgets.test", "blau-gmbh.test", "globex.test", "initech.test", "cloudy-tools.test"];
-const FIRST = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas", "Marta", "Nils", "Olga", "Paul", "Rosa", "Sven", "Tina", "Uwe"];
-const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein", "Wolf", "Neumann", "Schwarz", "Braun", "Zimmermann", "Hartmann", "Lange", "Krause", "Werner", "Lehmann", "Walter", "Peters", "Frank", "Maier", "Kaiser"];
+const FIRST = [
+  "Anna",
+  "Boris",
+  "Carla",
+  "David",
+  "Elena",
+  "Frank",
+  "Greta",
+  "Hugo",
+  "Irene",
+  "Jonas",
+  "Karin",
+  "Lukas",
+  "Marta",
+  "Nils",
+  "Olga",
+  "Paul",
+  "Rosa",
+  "Sven",
+  "Tina",
+  "Uwe",
+];
+const LAST = [
+  "Baker",
+  "Fischer",
+  "Meyer",
+  "Schulz",
+  "Wagner",
+  "Becker",
+  "Hoffmann",
+  "Koch",
+  "Richter",
+  "Klein",
+  "Wolf",
+  "Neumann",
+  "Schwarz",
+  "Braun",
+  "Zimmermann",
+  "Hartmann",
+  "Lange",
+  "Krause",
+  "Werner",
+  "Lehmann",
+  "Walter",
+  "Peters",
+  "Frank",
+  "Maier",
+  "Kaiser",
+];
 
 function finderRows(n: number) {
   const rows: string[][] = [["domain", "first_name", "last_name"]];
-  for (let i = 0; rows.length <= n; i++) rows.push([DOMAINS[i % DOMAINS.length]!, FIRST[i % FIRST.length]!, `${LAST[Math.floor(i / FIRST.length) % LAST.length]}${Math.floor(i / (FIRST.length * LAST.length)) || ""}`]);
+  for (let i = 0; rows.length <= n; i++)
+    rows.push([
+      DOMAINS[i % DOMAINS.length]!,
+      FIRST[i % FIRST.length]!,
+      `${LAST[Math.floor(i / FIRST.length) % LAST.length]}${Math.floor(i / (FIRST.length * LAST.length)) || ""}`,
+    ]);
   return rows;
 }
-const verifierRows = (n: number) => [["email"], ...finderRows(n).slice(1).map(([d, f, l]) => [`${f!.toLowerCase()}.${l!.toLowerCase()}@${d}`])];
+const verifierRows = (n: number) => [
+  ["email"],
+  ...finderRows(n)
+    .slice(1)
+    .map(([d, f, l]) => [`${f!.toLowerCase()}.${l!.toLowerCase()}@${d}`]),
+];
 
 async function runJob(type: string, rows: string[][], label: string) {
   const account = await createAccount({ plan: "enterprise" });
   const h = { ...account.headers, "content-type": "application/json" };
   console.log(`BENCH phase ${label} start ${Date.now()}`);
-  const created = await call(`/v1/bulk/${type}`, { method: "POST", headers: h, body: JSON.stringify({ name: label, data: rows, launch: true }) });
+  const created = await call(`/v1/bulk/${type}`, {
+    method: "POST",
+    headers: h,
+    body: JSON.stringify({ name: label, data: rows, launch: true }),
+  });
   const { data } = (await created.json()) as { data: { id: number; message?: string } };
   const t0 = Date.now();
   let job: { status: string; processed: number; metrics: { results: { found: number } } };
   for (;;) {
-    job = ((await (await call(`/v1/bulk/${type}/${data.id}`, { headers: account.headers })).json()) as { data: typeof job }).data;
+    job = (
+      (await (await call(`/v1/bulk/${type}/${data.id}`, { headers: account.headers })).json()) as { data: typeof job }
+    ).data;
     if (job.status !== "running" && job.status !== "pending") break;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -42,7 +105,9 @@ async function runJob(type: string, rows: string[][], label: string) {
   console.log(`BENCH phase ${label} end ${Date.now()}`);
   // Time for bench/bulk.mjs to read the consumer isolate's heap after this job (forced GC over the inspector).
   await new Promise((r) => setTimeout(r, 1500));
-  console.log(`BENCH result ${label}: ${job.status}, ${job.processed} rows in ${seconds.toFixed(1)} s = ${(job.processed / seconds).toFixed(1)} rows/s, found ${job.metrics.results.found}, download ${(bytes / 1024).toFixed(0)} KB`);
+  console.log(
+    `BENCH result ${label}: ${job.status}, ${job.processed} rows in ${seconds.toFixed(1)} s = ${(job.processed / seconds).toFixed(1)} rows/s, found ${job.metrics.results.found}, download ${(bytes / 1024).toFixed(0)} KB`,
+  );
   return job.processed / seconds;
 }
 
@@ -55,10 +120,18 @@ async function direct(type: string, rows: string[][]) {
   for (const row of rows.slice(1)) {
     const cells = Object.fromEntries(header.map((h, i) => [h, row[i]!]));
     const params = t.capability.params.parse(t.decl.paramsFor(cells, {}));
-    await executeCapability(t.capability, params as Record<string, unknown>, { env: env as unknown as Env, waitUntil: (p) => ctx.waitUntil(p), accountId: account.accountId, plan: "enterprise", surface: "bulk" });
+    await executeCapability(t.capability, params as Record<string, unknown>, {
+      env: env as unknown as Env,
+      waitUntil: (p) => ctx.waitUntil(p),
+      accountId: account.accountId,
+      plan: "enterprise",
+      surface: "bulk",
+    });
   }
   const rate = (rows.length - 1) / ((Date.now() - t0) / 1000);
-  console.log(`BENCH baseline ${type}: ${rows.length - 1} rows one after another through the executor = ${rate.toFixed(1)} rows/s`);
+  console.log(
+    `BENCH baseline ${type}: ${rows.length - 1} rows one after another through the executor = ${rate.toFixed(1)} rows/s`,
+  );
   return rate;
 }
 
@@ -70,7 +143,9 @@ it("bulk jobs end to end: rows per second against the executor called row by row
   const small = await runJob("finder", finderRows(1_000), "finder-1000");
   const finder = await runJob("finder", finderRows(10_000), "finder-10000");
   const verifier = await runJob("verifier", verifierRows(10_000), "verifier-10000");
-  console.log(`BENCH ratio finder bulk/direct: ${(finder / baseFinder).toFixed(2)}x (1,000 rows: ${(small / baseFinder).toFixed(2)}x); verifier bulk/direct: ${(verifier / baseVerifier).toFixed(2)}x`);
+  console.log(
+    `BENCH ratio finder bulk/direct: ${(finder / baseFinder).toFixed(2)}x (1,000 rows: ${(small / baseFinder).toFixed(2)}x); verifier bulk/direct: ${(verifier / baseVerifier).toFixed(2)}x`,
+  );
 }, 1_800_000);
 
 it("consumer memory: a 1,000-row job against a 10,000-row job (verifier, the faster type)", async () => {

@@ -49,7 +49,16 @@ const timer = setInterval(() => samples.push([Date.now(), workerdRssKb()]), 200)
 // Extra arguments go to vitest (e.g. `npm run bench -- bulk -t memory`).
 const child = spawn(
   process.execPath,
-  ["node_modules/vitest/vitest.mjs", "run", "--config", "vitest.bench.config.ts", "bench/bulk.bench.test.ts", `--inspect=127.0.0.1:${inspectPort}`, "--no-file-parallelism", ...process.argv.slice(2)],
+  [
+    "node_modules/vitest/vitest.mjs",
+    "run",
+    "--config",
+    "vitest.bench.config.ts",
+    "bench/bulk.bench.test.ts",
+    `--inspect=127.0.0.1:${inspectPort}`,
+    "--no-file-parallelism",
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
 );
 childPid = child.pid;
@@ -90,7 +99,10 @@ function onPhase(name, edge) {
       if (edge === "start") {
         heap.phases[name] = { before: await usedAfterGc() };
         heap.peak = 0;
-        heap.timer = setInterval(() => cdp("Runtime.getHeapUsage").then((u) => (heap.peak = Math.max(heap.peak, u.usedSize))), 250);
+        heap.timer = setInterval(
+          () => cdp("Runtime.getHeapUsage").then((u) => (heap.peak = Math.max(heap.peak, u.usedSize))),
+          250,
+        );
       } else {
         clearInterval(heap.timer);
         const p = heap.phases[name];
@@ -114,7 +126,10 @@ child.on("exit", async (code) => {
   clearInterval(timer);
   await heap.chain;
   for (const [name, p] of Object.entries(heap.phases)) {
-    if (p.after !== undefined) console.log(`BENCH heap ${name}: consumer isolate V8 heap ${mb(p.before)} MB before, peak ${mb(p.peak)} MB (${signedMb(p.peak - p.before)}), ${mb(p.after)} MB after GC (${signedMb(p.after - p.before)})`);
+    if (p.after !== undefined)
+      console.log(
+        `BENCH heap ${name}: consumer isolate V8 heap ${mb(p.before)} MB before, peak ${mb(p.peak)} MB (${signedMb(p.peak - p.before)}), ${mb(p.after)} MB after GC (${signedMb(p.after - p.before)})`,
+      );
   }
   heap.socket?.close();
   const phases = {};
@@ -126,7 +141,10 @@ child.on("exit", async (code) => {
     if (!start || !end) continue;
     const during = samples.filter(([t]) => t >= start && t <= end).map(([, kb]) => kb);
     const before = samples.filter(([t]) => t < start).at(-1)?.[1] ?? 0;
-    if (during.length) console.log(`BENCH memory ${name}: workerd RSS peak ${(Math.max(...during) / 1024).toFixed(0)} MB (before the job ${(before / 1024).toFixed(0)} MB, ${during.length} samples)`);
+    if (during.length)
+      console.log(
+        `BENCH memory ${name}: workerd RSS peak ${(Math.max(...during) / 1024).toFixed(0)} MB (before the job ${(before / 1024).toFixed(0)} MB, ${during.length} samples)`,
+      );
   }
   process.exit(code ?? 1);
 });

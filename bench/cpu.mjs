@@ -11,7 +11,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { load, NAMED_ROUTES as ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";
 
 const names = (process.argv[2] ?? Object.keys(ROUTES).join(",")).split(",");
-for (const n of names) if (!ROUTES[n]) throw new Error(`unknown route '${n}': one of ${Object.keys(ROUTES).join(", ")}`);
+for (const n of names)
+  if (!ROUTES[n]) throw new Error(`unknown route '${n}': one of ${Object.keys(ROUTES).join(", ")}`);
 const seconds = Number(process.argv[3] ?? process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.argv[4] ?? 50);
 const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts clock ticks of 10 ms
@@ -22,7 +23,13 @@ function cpuByProcess() {
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      const name = cmd.includes("workerd") ? "workerd" : cmd.includes("wrangler") ? "wrangler" : pid === String(process.pid) ? "bench" : null;
+      const name = cmd.includes("workerd")
+        ? "workerd"
+        : cmd.includes("wrangler")
+          ? "wrangler"
+          : pid === String(process.pid)
+            ? "bench"
+            : null;
       if (!name) continue;
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
       out[`${name}:${pid}`] = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
@@ -46,7 +53,9 @@ await withFundedBenchServer("cpu", async ({ base, headers }) => {
       .map(([p, ms]) => [p, (ms - (before[p] ?? 0)) / res.requests.total])
       .filter(([, ms]) => ms > 0.02);
     const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
-    console.log(`${n.padEnd(7)} ${res.requests.average.toFixed(0).padStart(6)} req/s  ${total.toFixed(2)} ms/req  ${parts.map(([p, ms]) => `${p}=${ms.toFixed(2)}`).join("  ")}`);
+    console.log(
+      `${n.padEnd(7)} ${res.requests.average.toFixed(0).padStart(6)} req/s  ${total.toFixed(2)} ms/req  ${parts.map(([p, ms]) => `${p}=${ms.toFixed(2)}`).join("  ")}`,
+    );
     if (res.non2xx) console.log(`  ${res.non2xx} answers were not 2xx`);
   }
 });

@@ -5,11 +5,11 @@
 // 3. Email-finder latency on a warm index against a cold one (the cold call crawls the site first).
 // workerd's clock only moves at I/O, so every timed span ends with a one-row D1 read.
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { it } from "vitest";
 import { emailFinder } from "../src/capabilities/email-finder.js";
 import { db } from "../src/db/client.js";
-import { domains, emails, emailSources } from "../src/db/schema-index.js";
-import { eq } from "drizzle-orm";
+import { domains, emailSources, emails } from "../src/db/schema-index.js";
 import { crawlFirstPass } from "../src/engine/web/crawl/crawler.js";
 import { extractPage } from "../src/engine/web/extract/page.js";
 
@@ -41,7 +41,11 @@ it("pages per second: extraction vs a plain regex scan", async () => {
     }
     await tick();
     const ms = Date.now() - t;
-    return { pagesPerSecond: (ROUNDS * PAGES.length * 1000) / ms, found: found / ROUNDS, kbPerPage: bytes / 1024 / ROUNDS / PAGES.length };
+    return {
+      pagesPerSecond: (ROUNDS * PAGES.length * 1000) / ms,
+      found: found / ROUNDS,
+      kbPerPage: bytes / 1024 / ROUNDS / PAGES.length,
+    };
   };
   const baseline = await run((html) => (html.match(regex) ?? []).length);
   const full = await run(async (html, url) => (await extractPage(html, url, new URL(url).hostname)).addresses.length);
@@ -60,12 +64,16 @@ it("first-pass crawls per second of a fixture site", async () => {
   for (let i = 0; i < rounds; i++) pages += (await crawlFirstPass(env, "acme-widgets.test")).pages.length;
   await tick();
   const ms = Date.now() - t;
-  console.log(`first pass (robots + home + ranked pages): ${((pages * 1000) / ms).toFixed(0)} pages/s, ${(ms / rounds).toFixed(1)} ms per site`);
+  console.log(
+    `first pass (robots + home + ranked pages): ${((pages * 1000) / ms).toFixed(0)} pages/s, ${(ms / rounds).toFixed(1)} ms per site`,
+  );
 });
 
 it("finder latency: warm index vs cold (crawl on demand)", async () => {
   const ctx = { env, now: Date.now, waitUntil: () => {}, surface: "v1" as const, accountId: 1 };
-  const params = { domain: "bench-corp.test", first_name: "Zoe", last_name: "Quinn" } as Parameters<typeof emailFinder.handler>[0];
+  const params = { domain: "bench-corp.test", first_name: "Zoe", last_name: "Quinn" } as Parameters<
+    typeof emailFinder.handler
+  >[0];
   const store = db(env.DB);
   const forget = async () => {
     await store.delete(emailSources).where(eq(emailSources.websiteUrl, "bench-corp.test"));

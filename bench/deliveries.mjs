@@ -43,6 +43,10 @@ await withBenchServer("deliveries", { DELIVERY_RETRY_BASE_SECONDS: "3600" }, asy
   const fmt = (xs) => `median ${median(xs).toFixed(2)} ms, p90 ${p90(xs).toFixed(2)} ms`;
   console.log(`\n${rounds} paired rounds against wrangler dev on :${port}, capability /phone-validator`);
   console.log(`  without webhook_url   ${fmt(t.plain)}`);
-  console.log(`  with webhook_url      ${fmt(t.callback)}   ratio ${(median(t.callback) / median(t.plain)).toFixed(2)}x (goal <= 1.10x)`);
-  console.log(`  delivery attempts logged during the run: ${log.data?.meta?.total ?? "?"} (of ${rounds + 20} callbacks)`);
+  console.log(
+    `  with webhook_url      ${fmt(t.callback)}   ratio ${(median(t.callback) / median(t.plain)).toFixed(2)}x (goal <= 1.10x)`,
+  );
+  console.log(
+    `  delivery attempts logged during the run: ${log.data?.meta?.total ?? "?"} (of ${rounds + 20} callbacks)`,
+  );
 });

@@ -22,14 +22,30 @@ const SENIORITY = ["junior", "senior", "executive"];
 function dataset() {
   const rows = [];
   for (let c = 0; c < companyCount; c++) {
-    rows.push({ kind: "company", domain: `co${c}.bench.test`, name: `Company ${c}`, industry: INDUSTRIES[c % INDUSTRIES.length], country: c % 3 ? "US" : "FR",
-      city: c % 2 ? "Austin" : "Paris", keywords: [`k${c % 17}`, `k${c % 23}`], technologies: [`t${c % 11}`] });
+    rows.push({
+      kind: "company",
+      domain: `co${c}.bench.test`,
+      name: `Company ${c}`,
+      industry: INDUSTRIES[c % INDUSTRIES.length],
+      country: c % 3 ? "US" : "FR",
+      city: c % 2 ? "Austin" : "Paris",
+      keywords: [`k${c % 17}`, `k${c % 23}`],
+      technologies: [`t${c % 11}`],
+    });
   }
   for (let p = 0; p < peopleCount; p++) {
     const c = p % companyCount;
-    rows.push({ kind: "person", email: `person${p}@co${c}.bench.test`, first_name: `First${p}`, last_name: `Last${p}`, position: "Engineer",
-      seniority: SENIORITY[p % 3], country: p % 4 ? "US" : "FR", linkedin: `https://www.linkedin.com/in/bench-person-${p}`,
-      phone: `+3361234${String(p % 10000).padStart(4, "0")}` });
+    rows.push({
+      kind: "person",
+      email: `person${p}@co${c}.bench.test`,
+      first_name: `First${p}`,
+      last_name: `Last${p}`,
+      position: "Engineer",
+      seniority: SENIORITY[p % 3],
+      country: p % 4 ? "US" : "FR",
+      linkedin: `https://www.linkedin.com/in/bench-person-${p}`,
+      phone: `+3361234${String(p % 10000).padStart(4, "0")}`,
+    });
   }
   return rows;
 }
@@ -43,13 +59,18 @@ await withBenchServer("enrich", { OPERATOR_SECRET: operatorSecret }, async ({ ba
     body: JSON.stringify(rows),
   });
   const report = await imported.json();
-  if (imported.status !== 200 || report.rejected) throw new Error(`import failed: ${imported.status} ${JSON.stringify(report).slice(0, 500)}`);
+  if (imported.status !== 200 || report.rejected)
+    throw new Error(`import failed: ${imported.status} ${JSON.stringify(report).slice(0, 500)}`);
   const importMs = performance.now() - importStart;
 
   let n = 0;
   const pick = () => {
     const p = (n++ * 7919) % peopleCount; // spread over the index
-    return { email: `person${p}@co${p % companyCount}.bench.test`, domain: `co${p % companyCount}.bench.test`, profile: `https://www.linkedin.com/in/bench-person-${p}` };
+    return {
+      email: `person${p}@co${p % companyCount}.bench.test`,
+      domain: `co${p % companyCount}.bench.test`,
+      profile: `https://www.linkedin.com/in/bench-person-${p}`,
+    };
   };
   const calls = {
     "/v1/me (baseline)": () => "/v1/me",
@@ -77,9 +98,13 @@ await withBenchServer("enrich", { OPERATOR_SECRET: operatorSecret }, async ({ ba
     }
   }
   const baseline = median(t[names[0]]);
-  console.log(`\nindex: ${peopleCount} people, ${companyCount} companies (imported in ${(importMs / 1000).toFixed(1)} s through POST /operator/import)`);
+  console.log(
+    `\nindex: ${peopleCount} people, ${companyCount} companies (imported in ${(importMs / 1000).toFixed(1)} s through POST /operator/import)`,
+  );
   console.log(`${rounds} paired rounds against wrangler dev on :${port}\n`);
   for (const name of names) {
-    console.log(`  ${name.padEnd(32)} median ${median(t[name]).toFixed(2)} ms, p90 ${p90(t[name]).toFixed(2)} ms   ratio ${(median(t[name]) / baseline).toFixed(2)}x`);
+    console.log(
+      `  ${name.padEnd(32)} median ${median(t[name]).toFixed(2)} ms, p90 ${p90(t[name]).toFixed(2)} ms   ratio ${(median(t[name]) / baseline).toFixed(2)}x`,
+    );
   }
 });

@@ -11,17 +11,21 @@ import { measureSites, realWebGoalProblems, report } from "../test/support/gener
 
 const selection = benchSelection(env);
 
-it.skipIf(!selection)("engine quality on generated sites", async () => {
-  const { seed, sites: count, profile } = selection!;
-  const t0 = Date.now();
-  const sites = generateSites(seed, count, { profile });
-  const generatedMs = Date.now() - t0;
-  const measures = await measureSites(sites, Number(env.QUALITY_CONCURRENCY || 1));
-  const goals = profile === "real-web" ? realWebGoalProblems(measures) : [];
-  const replay = `npm run bench -- quality --seed ${seed} --sites ${count}${profile === "classic" ? "" : ` --profile ${profile}`}`;
-  console.log(
-    `${report(`seed ${seed} (${profile})`, measures)}${profile === "real-web" ? `\nreal-web goals: ${goals.length ? `NOT met: ${goals.join("; ")}` : "met"}` : ""}` +
-      `\nwall time ${((Date.now() - t0) / 1000).toFixed(1)} s for ${count} sites (generation ${generatedMs} ms); replay: ${replay}`,
-  );
-  expect(measures).toHaveLength(count);
-}, 3_600_000);
+it.skipIf(!selection)(
+  "engine quality on generated sites",
+  async () => {
+    const { seed, sites: count, profile } = selection!;
+    const t0 = Date.now();
+    const sites = generateSites(seed, count, { profile });
+    const generatedMs = Date.now() - t0;
+    const measures = await measureSites(sites, Number(env.QUALITY_CONCURRENCY || 1));
+    const goals = profile === "real-web" ? realWebGoalProblems(measures) : [];
+    const replay = `npm run bench -- quality --seed ${seed} --sites ${count}${profile === "classic" ? "" : ` --profile ${profile}`}`;
+    console.log(
+      `${report(`seed ${seed} (${profile})`, measures)}${profile === "real-web" ? `\nreal-web goals: ${goals.length ? `NOT met: ${goals.join("; ")}` : "met"}` : ""}` +
+        `\nwall time ${((Date.now() - t0) / 1000).toFixed(1)} s for ${count} sites (generation ${generatedMs} ms); replay: ${replay}`,
+    );
+    expect(measures).toHaveLength(count);
+  },
+  3_600_000,
+);

@@ -46,5 +46,9 @@ if (root50) {
 }
 if (root1) {
   const dp50 = cells.get(`${BILLED}|1`).p50 - root1.p50;
-  goal("billed call p50 within +2 ms of root at 1 connection", `${dp50 >= 0 ? "+" : ""}${dp50.toFixed(2)} ms`, dp50 <= 2);
+  goal(
+    "billed call p50 within +2 ms of root at 1 connection",
+    `${dp50 >= 0 ? "+" : ""}${dp50.toFixed(2)} ms`,
+    dp50 <= 2,
+  );
 }

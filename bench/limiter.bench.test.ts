@@ -15,7 +15,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 it("admits exactly 50 of 500 concurrent requests against a 50-per-minute limit", async () => {
   const limiter = limiterFor(env, 9_000_001);
   const results = await Promise.all(
-    Array.from({ length: 500 }, () => limiter.admit({ plan: "free", group: "search", cost: {}, limits: { second: 0, minute: 50, daily: 0 } })),
+    Array.from({ length: 500 }, () =>
+      limiter.admit({ plan: "free", group: "search", cost: {}, limits: { second: 0, minute: 50, daily: 0 } }),
+    ),
   );
   const admitted = results.filter((r) => r.admitted).length;
   console.log(`exactness: ${admitted} of 500 concurrent requests admitted against a 50/min limit`);
@@ -23,16 +25,39 @@ it("admits exactly 50 of 500 concurrent requests against a 50-per-minute limit",
 });
 
 it("measures the limiter's cost per request", async () => {
-  const base = { label: "Bench", summary: "bench", tag: "Bench", paths: ["/bench"], params: z.object({}), usageCategory: "search" as const, handler: async () => {
-    // One indexed D1 read, like a capability answering from the contact index.
-    const row = await env.DB.prepare("SELECT count(*) AS n FROM emails WHERE domain = ?").bind("bench.test").first();
-    return { body: { data: row }, found: true };
-  } };
-  const limited = defineCapability({ ...base, name: "limited", rateGroup: "search", cost: { balance: "search", amount: 1 } });
+  const base = {
+    label: "Bench",
+    summary: "bench",
+    tag: "Bench",
+    paths: ["/bench"],
+    params: z.object({}),
+    usageCategory: "search" as const,
+    handler: async () => {
+      // One indexed D1 read, like a capability answering from the contact index.
+      const row = await env.DB.prepare("SELECT count(*) AS n FROM emails WHERE domain = ?").bind("bench.test").first();
+      return { body: { data: row }, found: true };
+    },
+  };
+  const limited = defineCapability({
+    ...base,
+    name: "limited",
+    rateGroup: "search",
+    cost: { balance: "search", amount: 1 },
+  });
   const free = defineCapability({ ...base, name: "free", rateGroup: null, cost: null });
   const app = new Hono();
   for (const cap of [limited, free]) {
-    app.get(`/${cap.name}`, async () => (await executeCapability(cap, {}, { env, waitUntil: () => {}, accountId: 9_000_002, plan: "scale", surface: "v1" })).response);
+    app.get(
+      `/${cap.name}`,
+      async () =>
+        (
+          await executeCapability(
+            cap,
+            {},
+            { env, waitUntil: () => {}, accountId: 9_000_002, plan: "scale", surface: "v1" },
+          )
+        ).response,
+    );
   }
   const rounds = 400;
   const timings: Record<string, number[]> = { limited: [], free: [] };

@@ -26,21 +26,39 @@ const REPEATED = "+33612345678";
 const newNumber = () => `+336${String(nextNumber++ % 100_000_000).padStart(8, "0")}`;
 
 await withBenchServer("mcp", { AGENTS_PLAN: "scale" }, async ({ base, port, headers }) => {
-  const mcpHeaders = { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+  const mcpHeaders = {
+    ...headers,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+  };
   let id = 0;
   const rpc = async (method, params) => {
-    const res = await fetch(`${base}/v1/mcp`, { method: "POST", headers: mcpHeaders, body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }) });
+    const res = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+    });
     const body = await res.json();
-    if (res.status !== 200 || body.error || body.result?.isError) throw new Error(`/v1/mcp ${method} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (res.status !== 200 || body.error || body.result?.isError)
+      throw new Error(`/v1/mcp ${method} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
     return body.result;
   };
 
   // The first MCP request of this server's isolate loads the MCP SDK (dynamic import).
   let start = performance.now();
-  await rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
+  await rpc("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  });
   const firstMcp = performance.now() - start;
   start = performance.now();
-  await rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
+  await rpc("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  });
   const secondMcp = performance.now() - start;
 
   const client = new Client({ name: "bench", version: "1" });
@@ -85,11 +103,17 @@ await withBenchServer("mcp", { AGENTS_PLAN: "scale" }, async ({ base, port, head
   console.log(`\nwrangler dev on :${port}, ${rounds} paired rounds, phone-validator (billed: a new number per call)`);
   console.log("call          p50 ms   p90 ms   p50 ratio to /v1 (new number)");
   for (const name of names) {
-    console.log(`${name.padEnd(12)} ${median(t[name]).toFixed(2).padStart(7)} ${p90(t[name]).toFixed(2).padStart(8)}   ${(median(t[name]) / base50).toFixed(2)}x`);
+    console.log(
+      `${name.padEnd(12)} ${median(t[name]).toFixed(2).padStart(7)} ${p90(t[name]).toFixed(2).padStart(8)}   ${(median(t[name]) / base50).toFixed(2)}x`,
+    );
   }
-  console.log(`\nfirst MCP request (loads the MCP code): ${firstMcp.toFixed(1)} ms; the next one: ${secondMcp.toFixed(1)} ms`);
+  console.log(
+    `\nfirst MCP request (loads the MCP code): ${firstMcp.toFixed(1)} ms; the next one: ${secondMcp.toFixed(1)} ms`,
+  );
   const ratio = median(t.mcp) / base50;
   const repeatRatio = median(t["mcp repeat"]) / median(t["/v1 repeat"]);
   console.log(`repeat (free) call: mcp ${repeatRatio.toFixed(2)}x /v1`);
-  console.log(`goal: a tool call's p50 <= ${GOAL}x the same /v1 call: ${ratio.toFixed(2)}x ${ratio <= GOAL ? "met" : "NOT met"}`);
+  console.log(
+    `goal: a tool call's p50 <= ${GOAL}x the same /v1 call: ${ratio.toFixed(2)}x ${ratio <= GOAL ? "met" : "NOT met"}`,
+  );
 });

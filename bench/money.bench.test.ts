@@ -13,7 +13,8 @@ const concurrency = Number(env.MONEY_CONCURRENCY || 4);
 /** A schedule takes a few seconds; one not done after this long is reported with its seed. */
 const STALL_MS = 120_000;
 const out = (line: string) => console.log(`MONEY ${line}`);
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? 0;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? 0;
 
 it(`runs ${schedules} money schedules from seed ${first}`, async () => {
   // The harness injects faults on purpose: their log lines are not news.
@@ -47,8 +48,12 @@ it(`runs ${schedules} money schedules from seed ${first}`, async () => {
         clearTimeout(timer);
       }
       results.push(result);
-      if (result.violations.length) out(`VIOLATION seed ${result.seed} (${result.plan}, ${result.boundary ?? "no boundary"}): ${result.violations.join("; ")}`);
-      if (results.length % 50 === 0) out(`${results.length} schedules, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (result.violations.length)
+        out(
+          `VIOLATION seed ${result.seed} (${result.plan}, ${result.boundary ?? "no boundary"}): ${result.violations.join("; ")}`,
+        );
+      if (results.length % 50 === 0)
+        out(`${results.length} schedules, ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -56,14 +61,33 @@ it(`runs ${schedules} money schedules from seed ${first}`, async () => {
   const violations = results.reduce((n, r) => n + r.violations.length, 0);
   const losses = results.flatMap((r) => r.lossPerDeath);
   const sum = (f: (r: ScheduleResult) => number) => results.reduce((n, r) => n + f(r), 0);
-  const plans = [...new Set(results.map((r) => r.plan))].map((p) => `${p} ${results.filter((r) => r.plan === p).length}`).join(", ");
+  const plans = [...new Set(results.map((r) => r.plan))]
+    .map((p) => `${p} ${results.filter((r) => r.plan === p).length}`)
+    .join(", ");
   out("");
-  out(`seed ${first}: ${results.length} schedules (${plans}; ${results.filter((r) => r.boundary === "month").length} across a month's end, ${results.filter((r) => r.boundary === "day").length} across a day's end, ${results.filter((r) => r.bulk).length} with a bulk job) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  out(
+    `seed ${first}: ${results.length} schedules (${plans}; ${results.filter((r) => r.boundary === "month").length} across a month's end, ${results.filter((r) => r.boundary === "day").length} across a day's end, ${results.filter((r) => r.bulk).length} with a bulk job) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   out(`answers ${sum((r) => r.answers)}, charged ${sum((r) => r.billed)}, refused (402/429) ${sum((r) => r.refused)}`);
-  out(`invariant violations: ${violations} (goal 0)${violations ? ` in schedules ${results.filter((r) => r.violations.length).map((r) => r.seed).join(", ")}` : ""}`);
-  out(`isolate deaths: ${losses.length}; credits lost per death: max ${Math.max(0, ...losses)}, p99 ${quantile(losses, 0.99)}, mean ${(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length)).toFixed(2)} (bound: a lease of ${HARNESS_CLIENT.leaseCredits} credits plus the reservation-path answers not yet settled)`);
-  out(`schedules not at rest after ${STALL_MS / 1000} s (no verdict): ${stalledSeeds.length}${stalledSeeds.length ? ` (seeds ${stalledSeeds.join(", ")})` : ""}`);
-  out(`schedules the runtime aborted (no verdict): ${aborted.length}${aborted.length ? ` (seeds ${aborted.join(", ")})` : ""}`);
+  out(
+    `invariant violations: ${violations} (goal 0)${
+      violations
+        ? ` in schedules ${results
+            .filter((r) => r.violations.length)
+            .map((r) => r.seed)
+            .join(", ")}`
+        : ""
+    }`,
+  );
+  out(
+    `isolate deaths: ${losses.length}; credits lost per death: max ${Math.max(0, ...losses)}, p99 ${quantile(losses, 0.99)}, mean ${(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length)).toFixed(2)} (bound: a lease of ${HARNESS_CLIENT.leaseCredits} credits plus the reservation-path answers not yet settled)`,
+  );
+  out(
+    `schedules not at rest after ${STALL_MS / 1000} s (no verdict): ${stalledSeeds.length}${stalledSeeds.length ? ` (seeds ${stalledSeeds.join(", ")})` : ""}`,
+  );
+  out(
+    `schedules the runtime aborted (no verdict): ${aborted.length}${aborted.length ? ` (seeds ${aborted.join(", ")})` : ""}`,
+  );
   out(`charges whose report died with its isolate (counted in /v1/usage, no log row): ${sum((r) => r.reportsLost)}`);
   expect(violations).toBe(0);
 }, 3_600_000);

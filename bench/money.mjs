@@ -11,7 +11,13 @@ const arg = (name, fallback) => {
 const schedules = Number(arg("schedules", 100));
 const seed = arg("seed", String(Math.floor(Math.random() * 1_000_000_000)));
 const concurrency = Number(arg("concurrency", 4));
-if (!Number.isInteger(schedules) || schedules < 1 || !/^\d+$/.test(seed) || !Number.isInteger(concurrency) || concurrency < 1) {
+if (
+  !Number.isInteger(schedules) ||
+  schedules < 1 ||
+  !/^\d+$/.test(seed) ||
+  !Number.isInteger(concurrency) ||
+  concurrency < 1
+) {
   console.error("usage: npm run bench -- money -- [--schedules N] [--seed S] [--concurrency C]");
   process.exit(2);
 }

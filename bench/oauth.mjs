@@ -26,25 +26,56 @@ function browser(base) {
   };
 }
 const field = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)[1];
-const formBody = (o) => ({ method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(o) });
+const formBody = (o) => ({
+  method: "POST",
+  headers: { "Content-Type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(o),
+});
 
 await withBenchServer("oauth", {}, async ({ base, headers }) => {
-  const client = await (await fetch(`${base}/v1/oauth/register`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "Bench", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
-  })).json();
+  const client = await (
+    await fetch(`${base}/v1/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client_name: "Bench", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+    })
+  ).json();
   const go = browser(base);
   const signIn = await (await go("/sign-in")).text();
-  const signedIn = await go("/sign-in", formBody({ csrf: field(signIn, "csrf"), return_to: "/device", email: "bench@example.com", password: "bench" }));
+  const signedIn = await go(
+    "/sign-in",
+    formBody({ csrf: field(signIn, "csrf"), return_to: "/device", email: "bench@example.com", password: "bench" }),
+  );
   if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
-  const q = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "api", state: "s", code_challenge: challenge, code_challenge_method: "S256" });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope: "api",
+    state: "s",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
   const consent = await (await go(`/oauth/authorize?${q}`)).text();
-  const allowed = await go("/oauth/authorize", formBody({ csrf: field(consent, "csrf"), handle: field(consent, "handle"), decision: "approve" }));
+  const allowed = await go(
+    "/oauth/authorize",
+    formBody({ csrf: field(consent, "csrf"), handle: field(consent, "handle"), decision: "approve" }),
+  );
   const code = new URL(allowed.headers.get("location")).searchParams.get("code");
-  const tokens = await (await fetch(`${base}/oauth/token`, formBody({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier }))).json();
+  const tokens = await (
+    await fetch(
+      `${base}/oauth/token`,
+      formBody({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: REDIRECT,
+        client_id: client.client_id,
+        code_verifier: verifier,
+      }),
+    )
+  ).json();
   const bearer = { Authorization: `Bearer ${tokens.access_token}` };
 
   const time = async (h) => {
@@ -70,5 +101,7 @@ await withBenchServer("oauth", {}, async ({ base, headers }) => {
   console.log(`/v1/me, ${rounds} paired rounds`);
   console.log(row("key + secret (baseline)", key));
   console.log(row("OAuth bearer token", tok));
-  console.log(`bearer / key: median ×${(median(tok) / median(key)).toFixed(2)}, p90 ×${(p90(tok) / p90(key)).toFixed(2)}`);
+  console.log(
+    `bearer / key: median ×${(median(tok) / median(key)).toFixed(2)}, p90 ×${(p90(tok) / p90(key)).toFixed(2)}`,
+  );
 });

@@ -26,7 +26,8 @@ function summarise(profile, rows) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map();
   for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
-  const label = (n) => `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url) || ""}:${n.callFrame.lineNumber + 1}`;
+  const label = (n) =>
+    `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url) || ""}:${n.callFrame.lineNumber + 1}`;
   const selfTime = new Map();
   let total = 0;
   profile.samples.forEach((id, i) => {
@@ -48,7 +49,11 @@ function summarise(profile, rows) {
       inclusive.set(k, (inclusive.get(k) ?? 0) + t);
     }
   }
-  const top = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, rows).map(([k, t]) => `${((t / total) * 100).toFixed(1).padStart(6)}%  ${k}`);
+  const top = (m) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, rows)
+      .map(([k, t]) => `${((t / total) * 100).toFixed(1).padStart(6)}%  ${k}`);
   return { totalMs: total / 1000, self: top(self), inclusive: top(inclusive) };
 }
 
@@ -67,7 +72,9 @@ await withFundedBenchServer(
     writeFileSync(file, JSON.stringify(result.profile));
     const { totalMs, self, inclusive } = summarise(result.profile, 40);
     const perRequest = totalMs / res.requests.total;
-    console.log(`\n${name}: ${res.requests.total} requests in ${seconds} s at ${connections} connections; ${totalMs.toFixed(0)} ms profiled (idle included), ${perRequest.toFixed(2)} ms per request: 1% is ${(perRequest * 10).toFixed(1)} µs per request`);
+    console.log(
+      `\n${name}: ${res.requests.total} requests in ${seconds} s at ${connections} connections; ${totalMs.toFixed(0)} ms profiled (idle included), ${perRequest.toFixed(2)} ms per request: 1% is ${(perRequest * 10).toFixed(1)} µs per request`,
+    );
     console.log(`profile: ${file}\n\nself time:\n${self.join("\n")}\n\nwith callees:\n${inclusive.join("\n")}`);
   },
   { devFlags: ["--minify=false"] },

@@ -8,13 +8,13 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { db } from "../src/db/client.js";
-import { domains, emails, emailSources, people } from "../src/db/schema-index.js";
-import { crawlFirstPass } from "../src/engine/web/crawl/crawler.js";
-import { runDeepCrawl } from "../src/engine/web/crawl/deep-crawl-queue.js";
+import { domains, emailSources, emails, people } from "../src/db/schema-index.js";
 import { proposeAddress } from "../src/engine/finder/email-finder.js";
+import { inferPatterns } from "../src/engine/finder/patterns.js";
 import { emailsOfDomain, namedAddresses } from "../src/engine/index/read.js";
 import { storeCrawl } from "../src/engine/index/store.js";
-import { inferPatterns } from "../src/engine/finder/patterns.js";
+import { crawlFirstPass } from "../src/engine/web/crawl/crawler.js";
+import { runDeepCrawl } from "../src/engine/web/crawl/deep-crawl-queue.js";
 import truth from "../test/fixtures/quality/truth.json";
 
 const GOALS = { settled: 0.95, first: 0.85, precision: 0.98, format: 0.95, finder: 0.9 };
@@ -30,7 +30,16 @@ interface Tally {
   finderProbes: number;
   finderHits: number;
 }
-const tally = (): Tally => ({ sites: 0, published: 0, firstHits: 0, settledHits: 0, found: 0, formatHits: 0, finderProbes: 0, finderHits: 0 });
+const tally = (): Tally => ({
+  sites: 0,
+  published: 0,
+  firstHits: 0,
+  settledHits: 0,
+  found: 0,
+  formatHits: 0,
+  finderProbes: 0,
+  finderHits: 0,
+});
 
 function report(label: string, t: Tally): string {
   const result = {
@@ -40,7 +49,8 @@ function report(label: string, t: Tally): string {
     format: t.formatHits / t.sites,
     finder: t.finderProbes ? t.finderHits / t.finderProbes : 1,
   };
-  const mark = (k: keyof typeof GOALS) => `${pct(result[k]).padStart(6)} (goal ${pct(GOALS[k])}${result[k] >= GOALS[k] ? ", met" : ", NOT met"})`;
+  const mark = (k: keyof typeof GOALS) =>
+    `${pct(result[k]).padStart(6)} (goal ${pct(GOALS[k])}${result[k] >= GOALS[k] ? ", met" : ", NOT met"})`;
   return (
     `${label}: ${t.sites} sites, ${t.published} published addresses\n` +
     `  first-answer recall ${mark("first")}\n  settled recall      ${mark("settled")}\n  precision           ${mark("precision")}\n` +
@@ -55,7 +65,7 @@ it("engine quality on the fixture web", async () => {
   let firstPages = 0;
   let triedUrls = 0;
   const lines: string[] = [];
-  for (const site of truth.sites as (typeof truth.sites[number] & { heldout?: boolean })[]) {
+  for (const site of truth.sites as ((typeof truth.sites)[number] & { heldout?: boolean })[]) {
     const { domain } = site;
     await store.delete(emailSources).where(eq(emailSources.websiteUrl, domain));
     await store.delete(emails).where(eq(emails.domain, domain));

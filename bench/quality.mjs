@@ -44,10 +44,27 @@ if (sites < 1 || concurrency < 1) {
 const replay = `npm run bench -- quality --seed ${seed} --sites ${sites}${profile === "classic" ? "" : ` --profile ${profile}`}`;
 console.log(`quality bench: seed ${seed}, ${sites} generated sites, profile ${profile} (replay: ${replay})`);
 
-const child = spawn("npx", ["vitest", "run", "--config", "vitest.bench.config.ts", "bench/quality.bench.test.ts", "bench/generated-sites.bench.test.ts"], {
-  stdio: "inherit",
-  env: { ...process.env, QUALITY_SEED: String(seed), QUALITY_SITES: String(sites), QUALITY_CONCURRENCY: String(concurrency), QUALITY_PROFILE: profile },
-});
+const child = spawn(
+  "npx",
+  [
+    "vitest",
+    "run",
+    "--config",
+    "vitest.bench.config.ts",
+    "bench/quality.bench.test.ts",
+    "bench/generated-sites.bench.test.ts",
+  ],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      QUALITY_SEED: String(seed),
+      QUALITY_SITES: String(sites),
+      QUALITY_CONCURRENCY: String(concurrency),
+      QUALITY_PROFILE: profile,
+    },
+  },
+);
 child.on("close", (code) => {
   console.log(`quality bench: seed ${seed}, profile ${profile} (replay: ${replay})`);
   process.exit(code ?? 1);

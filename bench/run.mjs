@@ -15,46 +15,100 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  * through vitest with vitest.bench.config.ts. `pending` says who adds a file not in the tree yet.
  */
 export const BENCHES = {
-  agent: { file: "bench/agent.mjs", kind: "node", about: "a paid agent call (402, sign, pay) against the same capability through /v1" },
+  agent: {
+    file: "bench/agent.mjs",
+    kind: "node",
+    about: "a paid agent call (402, sign, pay) against the same capability through /v1",
+  },
   bulk: {
     file: "bench/bulk.mjs",
     kind: "node",
     about: "10,000-row bulk jobs end to end: rows/s and memory; `--kill`: the server killed mid-job",
   },
-  cpu: { file: "bench/cpu.mjs", kind: "node", about: "CPU ms per request of each process, route by route (`-- <routes> [seconds] [connections]`)" },
-  crawl: { file: "bench/crawl.bench.test.ts", kind: "workerd", about: "pages/s crawled and extracted from a fixture site; finder latency warm against cold" },
-  deliveries: { file: "bench/deliveries.mjs", kind: "node", about: "a /v1 call with `webhook_url` against the same call without it" },
-  enrichment: { file: "bench/enrichment.mjs", kind: "node", about: "enrichment latency on a warm index (5,000 people) against /v1/me" },
-  hot: { file: "bench/hot.mjs", kind: "node", about: "the paid paths (billed call, /v1/me, repeat, domain-status) next to `/`, at 50 and 1 connections" },
+  cpu: {
+    file: "bench/cpu.mjs",
+    kind: "node",
+    about: "CPU ms per request of each process, route by route (`-- <routes> [seconds] [connections]`)",
+  },
+  crawl: {
+    file: "bench/crawl.bench.test.ts",
+    kind: "workerd",
+    about: "pages/s crawled and extracted from a fixture site; finder latency warm against cold",
+  },
+  deliveries: {
+    file: "bench/deliveries.mjs",
+    kind: "node",
+    about: "a /v1 call with `webhook_url` against the same call without it",
+  },
+  enrichment: {
+    file: "bench/enrichment.mjs",
+    kind: "node",
+    about: "enrichment latency on a warm index (5,000 people) against /v1/me",
+  },
+  hot: {
+    file: "bench/hot.mjs",
+    kind: "node",
+    about: "the paid paths (billed call, /v1/me, repeat, domain-status) next to `/`, at 50 and 1 connections",
+  },
   limits: {
     file: "bench/limiter.bench.test.ts",
     kind: "workerd",
     about: "500 concurrent requests against 50/min (exactly 50 admitted); a call with and without the limiter",
   },
-  mcp: { file: "bench/mcp.mjs", kind: "node", about: "a /v1/mcp tool call against the same /v1 call; the first MCP request against the next" },
-  money: { file: "bench/money.mjs", kind: "node", about: "random schedules against the money invariants: violations (goal 0) and the loss bound (`-- --schedules 1000`)" },
-  oauth: { file: "bench/oauth.mjs", kind: "node", about: "/v1/me with an OAuth bearer token against the same call with key + secret" },
-  profile: { file: "bench/profile.mjs", kind: "node", about: "where the Worker isolate's time goes on one route (V8 profiler; `-- <route>`)" },
-  quality: { file: "bench/quality.mjs", kind: "node", about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60 [--profile real-web]`)" },
+  mcp: {
+    file: "bench/mcp.mjs",
+    kind: "node",
+    about: "a /v1/mcp tool call against the same /v1 call; the first MCP request against the next",
+  },
+  money: {
+    file: "bench/money.mjs",
+    kind: "node",
+    about:
+      "random schedules against the money invariants: violations (goal 0) and the loss bound (`-- --schedules 1000`)",
+  },
+  oauth: {
+    file: "bench/oauth.mjs",
+    kind: "node",
+    about: "/v1/me with an OAuth bearer token against the same call with key + secret",
+  },
+  profile: {
+    file: "bench/profile.mjs",
+    kind: "node",
+    about: "where the Worker isolate's time goes on one route (V8 profiler; `-- <route>`)",
+  },
+  quality: {
+    file: "bench/quality.mjs",
+    kind: "node",
+    about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60 [--profile real-web]`)",
+  },
   scale: {
     file: "bench/scale.mjs",
     kind: "node",
     nodeFlags: ["--disable-warning=ExperimentalWarning"],
     about: "hot-path calls, imports and the repeat lookup as the index grows (`-- --sizes 1000,1000000`)",
   },
-  startup: { file: "bench/startup.mjs", kind: "node", about: "bundle size and startup CPU of the Worker (`-- --against <git ref>` compares)" },
+  startup: {
+    file: "bench/startup.mjs",
+    kind: "node",
+    about: "bundle size and startup CPU of the Worker (`-- --against <git ref>` compares)",
+  },
   "upload-memory": {
     file: "bench/upload-memory.mjs",
     kind: "node",
     about: "large chunked uploads, with and without credentials: answers, their times, the Worker's heap and RSS",
   },
-  throughput: { file: "bench/throughput.mjs", kind: "node", about: "requests/s, p50 and p99 of /, /v1/me, phone-validator, domain-status at 1 and 50 connections" },
+  throughput: {
+    file: "bench/throughput.mjs",
+    kind: "node",
+    about: "requests/s, p50 and p99 of /, /v1/me, phone-validator, domain-status at 1 and 50 connections",
+  },
 };
 
 /** The command that runs `name` with `args`: [program, arguments]. */
 export function commandFor(name, args = []) {
   const bench = BENCHES[name];
-  if (bench.kind === "workerd") return ["npx", ["vitest", "run", "--config", "vitest.bench.config.ts", bench.file, ...args]];
+  if (bench.kind === "workerd")
+    return ["npx", ["vitest", "run", "--config", "vitest.bench.config.ts", bench.file, ...args]];
   return [process.execPath, [...(bench.nodeFlags ?? []), bench.file, ...args]];
 }
 
@@ -70,7 +124,9 @@ function list(out) {
     const missing = present(name) ? "" : ` (not in this tree yet: ${bench.pending ?? `${bench.file} is missing`})`;
     out(`  ${name.padEnd(width)}  ${bench.about.replaceAll("`", "")}${missing}`);
   }
-  out("\nEach bench starts what it needs (its own `wrangler dev` on a free port, or workerd). docs/performance.md has the figures.");
+  out(
+    "\nEach bench starts what it needs (its own `wrangler dev` on a free port, or workerd). docs/performance.md has the figures.",
+  );
 }
 
 function main() {
@@ -85,7 +141,9 @@ function main() {
     process.exit(2);
   }
   if (!present(name)) {
-    console.error(`bench "${name}" is not in this tree yet: ${BENCHES[name].pending ?? `${BENCHES[name].file} is missing`}.`);
+    console.error(
+      `bench "${name}" is not in this tree yet: ${BENCHES[name].pending ?? `${BENCHES[name].file} is missing`}.`,
+    );
     process.exit(1);
   }
   const [program, argv] = commandFor(name, args);

@@ -29,7 +29,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
-import { addressOf, BIG_DOMAIN, d1File, PER_DOMAIN, seedScale, SMALL_DOMAIN } from "../scripts/seed-scale.mjs";
+import { addressOf, BIG_DOMAIN, d1File, PER_DOMAIN, SMALL_DOMAIN, seedScale } from "../scripts/seed-scale.mjs";
 import { devOperatorSecret, median, root, withBenchServer } from "./lib/dev-server.mjs";
 
 const { values: args } = parseArgs({
@@ -46,7 +46,8 @@ const big = Number(args.big);
 const writeRounds = Number(args["write-rounds"]);
 const operatorSecret = devOperatorSecret();
 const IMPORT_PEOPLE = 2_000;
-if (sizes.some((n) => !Number.isInteger(n) || n < 0) || !(rounds > 0) || !(big >= 10)) throw new Error("--sizes n,m --rounds r --big b");
+if (sizes.some((n) => !Number.isInteger(n) || n < 0) || !(rounds > 0) || !(big >= 10))
+  throw new Error("--sizes n,m --rounds r --big b");
 
 const label = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
 
@@ -57,7 +58,11 @@ function startDoh() {
     const name = url.searchParams.get("name") ?? "";
     const type = url.searchParams.get("type");
     const answer =
-      type === "MX" ? [{ name, type: 15, TTL: 3600, data: `10 mx.${name}.` }] : type === "A" ? [{ name, type: 1, TTL: 3600, data: "192.0.2.25" }] : [];
+      type === "MX"
+        ? [{ name, type: 15, TTL: 3600, data: `10 mx.${name}.` }]
+        : type === "A"
+          ? [{ name, type: 1, TTL: 3600, data: "192.0.2.25" }]
+          : [];
     res.writeHead(200, { "content-type": "application/dns-json" });
     res.end(JSON.stringify({ Status: 0, Answer: answer }));
   });
@@ -67,7 +72,11 @@ function startDoh() {
 /** The limiter's window table and its lookup, taken from the code: RepeatWindows bundled for Node, run on a recording SqlStorage. */
 async function lookupStatement() {
   const built = await esbuild.build({
-    stdin: { contents: `export { RepeatWindows } from "./src/limits/repeat-windows.ts";`, resolveDir: root, loader: "ts" },
+    stdin: {
+      contents: `export { RepeatWindows } from "./src/limits/repeat-windows.ts";`,
+      resolveDir: root,
+      loader: "ts",
+    },
     bundle: true,
     platform: "node",
     format: "esm",
@@ -75,7 +84,9 @@ async function lookupStatement() {
     external: ["cloudflare:*"],
     logLevel: "error",
   });
-  const { RepeatWindows } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`);
+  const { RepeatWindows } = await import(
+    `data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`
+  );
   const seen = [];
   const sql = {
     exec: (statement, ...params) => {
@@ -98,7 +109,9 @@ function timeLookup({ schema, sql, params }, count) {
     for (const statement of schema) db.exec(statement);
     const now = Date.now();
     const fingerprint = (n) => createHash("sha256").update(`scale ${n}`).digest("hex");
-    const insert = db.prepare("INSERT INTO repeat_windows (fingerprint, billed_at, account_id, capability, source, synced) VALUES (?, ?, 1, 'email-finder', 'API', 1)");
+    const insert = db.prepare(
+      "INSERT INTO repeat_windows (fingerprint, billed_at, account_id, capability, source, synced) VALUES (?, ?, 1, 'email-finder', 'API', 1)",
+    );
     db.exec("BEGIN");
     for (let n = 0; n < count; n++) insert.run(fingerprint(n), now - (n % 40) * 86_400_000);
     db.exec("COMMIT");
@@ -139,7 +152,9 @@ async function withServers(vars, body, i = 0, servers = []) {
       prepare: (state) => {
         const started = Date.now();
         const counts = seedScale(d1File(state), { emails, big });
-        console.log(`${label(emails)}: seeded ${counts.emails} addresses, ${counts.sources} sources, ${counts.people} people in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+        console.log(
+          `${label(emails)}: seeded ${counts.emails} addresses, ${counts.sources} sources, ${counts.people} people in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        );
       },
     },
   );
@@ -148,90 +163,130 @@ async function withServers(vars, body, i = 0, servers = []) {
 const doh = await startDoh();
 const statement = await lookupStatement();
 try {
-  await withServers({ DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret }, async (servers) => {
-    const person = (domain, size) => addressOf(domain, Math.floor(size / 2));
-    const calls = [];
-    for (const [domain, size] of [
-      [SMALL_DOMAIN, PER_DOMAIN],
-      [BIG_DOMAIN, big],
-    ]) {
-      const who = person(domain, size);
-      calls.push({ name: "domain search, first page", domain, path: () => `/v1/domain-search?domain=${domain}&limit=10` });
-      calls.push({ name: "domain search, last page", domain, path: (s) => `/v1/domain-search?domain=${domain}&limit=10&page=${s.lastPage[domain]}` });
-      calls.push({ name: "email finder", domain, path: () => `/v1/email-finder?domain=${domain}&first_name=${who.first}&last_name=${who.last}` });
-      calls.push({ name: "email count", domain, path: () => `/v1/email-count?domain=${domain}` });
-    }
-    const get = async (server, url) => {
-      const start = performance.now();
-      const res = await fetch(`${server.base}${url}`, { headers: server.headers });
-      const body = await res.text();
-      const ms = performance.now() - start;
-      if (res.status !== 200) throw new Error(`${url} on ${label(server.emails)} answered ${res.status}: ${body.slice(0, 300)}`);
-      return { ms, body };
-    };
-    for (const s of servers) {
-      s.lastPage = {};
-      for (const domain of [SMALL_DOMAIN, BIG_DOMAIN]) s.lastPage[domain] = Math.max(1, JSON.parse((await get(s, `/v1/domain-search?domain=${domain}&limit=10`)).body).meta.total_pages);
-      s.t = Object.fromEntries(calls.map((c) => [`${c.name}|${c.domain}`, []]));
-      for (let i = 0; i < 3; i++) for (const c of calls) await get(s, c.path(s)); // warm the isolate, DNS cache and D1 pages
-    }
-    for (let r = 0; r < rounds; r++) {
-      const order = r % 2 ? [...calls].reverse() : calls;
-      for (const c of order) {
-        for (const s of r % 2 ? [...servers].reverse() : servers) s.t[`${c.name}|${c.domain}`].push((await get(s, c.path(s))).ms);
-      }
-    }
-
-    const first = servers[0];
-    const last = servers.at(-1);
-    const rows = calls.map((c) => {
-      const key = `${c.name}|${c.domain}`;
-      const row = { call: c.name, domain: c.domain };
-      for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.t[key]).toFixed(1);
-      row[`${label(last.emails)}/${label(first.emails)}`] = (median(last.t[key]) / median(first.t[key])).toFixed(2);
-      return row;
-    });
-    // Writes: the same import on every size, alternated.
-    for (let r = 0; r < writeRounds; r++) {
-      for (const s of r % 2 ? [...servers].reverse() : servers) {
-        const rows = Array.from({ length: IMPORT_PEOPLE }, (_, i) => {
-          const domain = `w${r}-${Math.floor(i / PER_DOMAIN)}-scale.test`;
-          const a = addressOf(domain, 2 + (i % PER_DOMAIN));
-          return { kind: "person", email: `${a.local}@${domain}`, first_name: a.first, last_name: a.last, position: a.position[0], country: "FR" };
+  await withServers(
+    { DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret },
+    async (servers) => {
+      const person = (domain, size) => addressOf(domain, Math.floor(size / 2));
+      const calls = [];
+      for (const [domain, size] of [
+        [SMALL_DOMAIN, PER_DOMAIN],
+        [BIG_DOMAIN, big],
+      ]) {
+        const who = person(domain, size);
+        calls.push({
+          name: "domain search, first page",
+          domain,
+          path: () => `/v1/domain-search?domain=${domain}&limit=10`,
         });
+        calls.push({
+          name: "domain search, last page",
+          domain,
+          path: (s) => `/v1/domain-search?domain=${domain}&limit=10&page=${s.lastPage[domain]}`,
+        });
+        calls.push({
+          name: "email finder",
+          domain,
+          path: () => `/v1/email-finder?domain=${domain}&first_name=${who.first}&last_name=${who.last}`,
+        });
+        calls.push({ name: "email count", domain, path: () => `/v1/email-count?domain=${domain}` });
+      }
+      const get = async (server, url) => {
         const start = performance.now();
-        const res = await fetch(`${s.base}/operator/import`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "X-Operator-Secret": operatorSecret },
-          body: JSON.stringify(rows),
-        });
-        const report = await res.text();
-        if (res.status !== 200) throw new Error(`import on ${label(s.emails)} answered ${res.status}: ${report.slice(0, 300)}`);
-        s.writes ??= [];
-        s.writes.push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
+        const res = await fetch(`${server.base}${url}`, { headers: server.headers });
+        const body = await res.text();
+        const ms = performance.now() - start;
+        if (res.status !== 200)
+          throw new Error(`${url} on ${label(server.emails)} answered ${res.status}: ${body.slice(0, 300)}`);
+        return { ms, body };
+      };
+      for (const s of servers) {
+        s.lastPage = {};
+        for (const domain of [SMALL_DOMAIN, BIG_DOMAIN])
+          s.lastPage[domain] = Math.max(
+            1,
+            JSON.parse((await get(s, `/v1/domain-search?domain=${domain}&limit=10`)).body).meta.total_pages,
+          );
+        s.t = Object.fromEntries(calls.map((c) => [`${c.name}|${c.domain}`, []]));
+        for (let i = 0; i < 3; i++) for (const c of calls) await get(s, c.path(s)); // warm the isolate, DNS cache and D1 pages
       }
-    }
-    if (writeRounds > 0) {
-      const row = { call: `import ${IMPORT_PEOPLE} people (rows written/s)`, domain: "(new domains)" };
-      for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.writes).toFixed(0);
-      row[`${label(last.emails)}/${label(first.emails)}`] = (median(first.writes) / median(last.writes)).toFixed(2);
-      rows.push(row);
-    }
-    const lookups = servers.map((s) => ({ s, windows: Math.floor((s.emails + PER_DOMAIN + big) / 10), ...timeLookup(statement, Math.floor((s.emails + PER_DOMAIN + big) / 10)) }));
-    for (const kind of ["hit", "miss"]) {
-      const row = { call: `30-day repeat lookup (${kind === "hit" ? "window open" : "no window"})`, domain: "(a limiter's repeat_windows)" };
-      for (const l of lookups) row[`p50 ms @${label(l.s.emails)}`] = l[kind].toFixed(3);
-      row[`${label(last.emails)}/${label(first.emails)}`] = (lookups.at(-1)[kind] / lookups[0][kind]).toFixed(2);
-      rows.push(row);
-    }
-    console.log(
-      `\nHot-path calls over HTTP (${rounds} rounds, sizes alternated), p50 per call; background index of ${sizes.map(label).join(" / ")} addresses plus the two measured domains (${PER_DOMAIN} and ${big} addresses).`,
-    );
-    console.log(`30-day lookup: the statement RepeatWindows.find runs, in SQLite on one account's window table of ${lookups.map((l) => l.windows).join(" / ")} windows (${lookups[0].hits} open windows found among 2,000 asked).\n`);
-    console.table(rows);
-    console.log(`lookup statement: ${statement.sql}`);
-    console.log("The import row shows rows written per second (median) in the p50 columns; its ratio is time per row, largest size over smallest.");
-  });
+      for (let r = 0; r < rounds; r++) {
+        const order = r % 2 ? [...calls].reverse() : calls;
+        for (const c of order) {
+          for (const s of r % 2 ? [...servers].reverse() : servers)
+            s.t[`${c.name}|${c.domain}`].push((await get(s, c.path(s))).ms);
+        }
+      }
+
+      const first = servers[0];
+      const last = servers.at(-1);
+      const rows = calls.map((c) => {
+        const key = `${c.name}|${c.domain}`;
+        const row = { call: c.name, domain: c.domain };
+        for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.t[key]).toFixed(1);
+        row[`${label(last.emails)}/${label(first.emails)}`] = (median(last.t[key]) / median(first.t[key])).toFixed(2);
+        return row;
+      });
+      // Writes: the same import on every size, alternated.
+      for (let r = 0; r < writeRounds; r++) {
+        for (const s of r % 2 ? [...servers].reverse() : servers) {
+          const rows = Array.from({ length: IMPORT_PEOPLE }, (_, i) => {
+            const domain = `w${r}-${Math.floor(i / PER_DOMAIN)}-scale.test`;
+            const a = addressOf(domain, 2 + (i % PER_DOMAIN));
+            return {
+              kind: "person",
+              email: `${a.local}@${domain}`,
+              first_name: a.first,
+              last_name: a.last,
+              position: a.position[0],
+              country: "FR",
+            };
+          });
+          const start = performance.now();
+          const res = await fetch(`${s.base}/operator/import`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "X-Operator-Secret": operatorSecret },
+            body: JSON.stringify(rows),
+          });
+          const report = await res.text();
+          if (res.status !== 200)
+            throw new Error(`import on ${label(s.emails)} answered ${res.status}: ${report.slice(0, 300)}`);
+          s.writes ??= [];
+          s.writes.push((2 * IMPORT_PEOPLE) / ((performance.now() - start) / 1000));
+        }
+      }
+      if (writeRounds > 0) {
+        const row = { call: `import ${IMPORT_PEOPLE} people (rows written/s)`, domain: "(new domains)" };
+        for (const s of servers) row[`p50 ms @${label(s.emails)}`] = median(s.writes).toFixed(0);
+        row[`${label(last.emails)}/${label(first.emails)}`] = (median(first.writes) / median(last.writes)).toFixed(2);
+        rows.push(row);
+      }
+      const lookups = servers.map((s) => ({
+        s,
+        windows: Math.floor((s.emails + PER_DOMAIN + big) / 10),
+        ...timeLookup(statement, Math.floor((s.emails + PER_DOMAIN + big) / 10)),
+      }));
+      for (const kind of ["hit", "miss"]) {
+        const row = {
+          call: `30-day repeat lookup (${kind === "hit" ? "window open" : "no window"})`,
+          domain: "(a limiter's repeat_windows)",
+        };
+        for (const l of lookups) row[`p50 ms @${label(l.s.emails)}`] = l[kind].toFixed(3);
+        row[`${label(last.emails)}/${label(first.emails)}`] = (lookups.at(-1)[kind] / lookups[0][kind]).toFixed(2);
+        rows.push(row);
+      }
+      console.log(
+        `\nHot-path calls over HTTP (${rounds} rounds, sizes alternated), p50 per call; background index of ${sizes.map(label).join(" / ")} addresses plus the two measured domains (${PER_DOMAIN} and ${big} addresses).`,
+      );
+      console.log(
+        `30-day lookup: the statement RepeatWindows.find runs, in SQLite on one account's window table of ${lookups.map((l) => l.windows).join(" / ")} windows (${lookups[0].hits} open windows found among 2,000 asked).\n`,
+      );
+      console.table(rows);
+      console.log(`lookup statement: ${statement.sql}`);
+      console.log(
+        "The import row shows rows written per second (median) in the p50 columns; its ratio is time per row, largest size over smallest.",
+      );
+    },
+  );
 } finally {
   doh.close();
 }

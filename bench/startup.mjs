@@ -35,7 +35,11 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs takes a positiv
 const work = mkdtempSync(path.join(tmpdir(), "bench-startup-"));
 
 function run(cmd, argv, cwd) {
-  const res = spawnSync(cmd, argv, { cwd, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
+  const res = spawnSync(cmd, argv, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+  });
   if (res.status !== 0) throw new Error(`${cmd} ${argv.join(" ")} failed in ${cwd}:\n${res.stderr}${res.stdout}`);
   return res.stdout;
 }
@@ -49,7 +53,9 @@ const wrangler = (argv, cwd) => run(process.execPath, [wranglerBin, ...argv], cw
 function worktreeOf(ref) {
   const dir = path.join(work, `ref-${ref.replace(/[^\w.-]/g, "_")}`);
   run("git", ["worktree", "add", "--detach", dir, ref], root);
-  const sameLock = readFileSync(path.join(dir, "package-lock.json"), "utf8") === readFileSync(path.join(root, "package-lock.json"), "utf8");
+  const sameLock =
+    readFileSync(path.join(dir, "package-lock.json"), "utf8") ===
+    readFileSync(path.join(root, "package-lock.json"), "utf8");
   if (sameLock) run("cp", ["-al", path.join(root, "node_modules"), path.join(dir, "node_modules")], root);
   else run("npm", ["ci", "--no-audit", "--no-fund"], dir);
   return dir;
@@ -60,7 +66,9 @@ function build(label, dir) {
   const bundle = path.join(work, `${label}.bundle`);
   wrangler(["deploy", "--dry-run", "--outdir", out], dir);
   wrangler(["deploy", "--dry-run", "--outfile", bundle], dir);
-  const modules = readdirSync(out, { recursive: true }).filter((f) => !f.endsWith(".map") && !f.endsWith(".md") && statSync(path.join(out, f)).isFile());
+  const modules = readdirSync(out, { recursive: true }).filter(
+    (f) => !f.endsWith(".map") && !f.endsWith(".md") && statSync(path.join(out, f)).isFile(),
+  );
   let raw = 0;
   let gzip = 0;
   for (const f of modules) {
@@ -69,7 +77,20 @@ function build(label, dir) {
     gzip += gzipSync(bytes, { level: 9 }).length;
   }
   const entry = readFileSync(path.join(out, "index.js"));
-  return { label, dir, out, bundle, moduleFiles: modules, modules: modules.length, raw, gzip, entryGzip: gzipSync(entry, { level: 9 }).length, active: [], cpu: [], firstCall: [] };
+  return {
+    label,
+    dir,
+    out,
+    bundle,
+    moduleFiles: modules,
+    modules: modules.length,
+    raw,
+    gzip,
+    entryGzip: gzipSync(entry, { level: 9 }).length,
+    active: [],
+    cpu: [],
+    firstCall: [],
+  };
 }
 
 /** wrangler's own summary (summarizeStartupProfile): sampled time minus idle, in ms. */
@@ -93,7 +114,8 @@ function workerdCpuMs() {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid !== process.pid || !stat.includes("(workerd)")) continue;
-      for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      for (const tid of readdirSync(`/proc/${pid}/task`))
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
     } catch {
       // the process or thread ended between listing and reading
     }
@@ -106,25 +128,29 @@ function workerdCpuMs() {
  * time each took.
  */
 async function importCpuMs(t) {
-  const modules = t.moduleFiles.map((f) => ({ type: "ESModule", path: path.join(t.out, f), contents: readFileSync(path.join(t.out, f), "utf8") }));
+  const modules = t.moduleFiles.map((f) => ({
+    type: "ESModule",
+    path: path.join(t.out, f),
+    contents: readFileSync(path.join(t.out, f), "utf8"),
+  }));
   const mf = new Miniflare(
     convertV4MiniflareOptions({
-    name: "bench-startup",
-    modulesRoot: t.out,
-    compatibilityDate: "2026-10-30",
-    compatibilityFlags: ["nodejs_compat"],
-    modules: [
-      {
-        type: "ESModule",
-        path: path.join(t.out, "__bench_entry.mjs"),
-        contents: `export default { async fetch(request, env, ctx) {
+      name: "bench-startup",
+      modulesRoot: t.out,
+      compatibilityDate: "2026-10-30",
+      compatibilityFlags: ["nodejs_compat"],
+      modules: [
+        {
+          type: "ESModule",
+          path: path.join(t.out, "__bench_entry.mjs"),
+          contents: `export default { async fetch(request, env, ctx) {
           const worker = await import("./index.js");
           if (new URL(request.url).pathname !== "/first-call") return new Response("ok");
           return worker.default.fetch(new Request("http://bench.local/v1/domain-search?domain=example.com"), {}, ctx);
         } };`,
-      },
-      ...modules,
-    ],
+        },
+        ...modules,
+      ],
     }),
   );
   try {
@@ -137,7 +163,8 @@ async function importCpuMs(t) {
     if (res.status !== 200) throw new Error(`${t.label}: importing the bundle answered ${res.status}`);
     const call = await mf.dispatchFetch("http://bench.local/first-call");
     const body = await call.text();
-    if (call.status !== 400 || !body.includes("missing_credentials")) throw new Error(`${t.label}: the first /v1 call answered ${call.status} ${body.slice(0, 200)}`);
+    if (call.status !== 400 || !body.includes("missing_credentials"))
+      throw new Error(`${t.label}: the first /v1 call answered ${call.status} ${body.slice(0, 200)}`);
     return { importCpu: imported - before, firstCallCpu: workerdCpuMs() - imported };
   } finally {
     await mf.dispose();
@@ -161,7 +188,9 @@ try {
       t.firstCall.push(firstCallCpu);
     }
   }
-  console.log(`\nBundle (wrangler deploy --dry-run, gzip -9) and startup (${runs} runs each, interleaved; median (min-max))\n`);
+  console.log(
+    `\nBundle (wrangler deploy --dry-run, gzip -9) and startup (${runs} runs each, interleaved; median (min-max))\n`,
+  );
   const spread = (xs) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
   const rows = trees.map((t) => ({
     tree: t.label,
@@ -183,6 +212,8 @@ try {
   }
 } finally {
   for (const t of trees) if (t.dir !== root) run("git", ["worktree", "remove", "--force", t.dir], root);
-  console.log(`load average during the run: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} (2 cores)`);
+  console.log(
+    `load average during the run: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} (2 cores)`,
+  );
   rmSync(work, { recursive: true, force: true });
 }

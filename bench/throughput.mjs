@@ -39,6 +39,10 @@ const root1 = cells.get("/|1");
 if (pv50 && root50 && pv1 && root1) {
   const ratio = pv50.rps / root50.rps;
   const dp50 = pv1.p50 - root1.p50;
-  console.log(`\ngoal: phone-validator >= 0.60x root at 50 connections: ${ratio.toFixed(2)}x ${ratio >= 0.6 ? "met" : "NOT met"}`);
-  console.log(`goal: phone-validator p50 within 2 ms of root at 1 connection: +${dp50.toFixed(2)} ms ${dp50 <= 2 ? "met" : "NOT met"}`);
+  console.log(
+    `\ngoal: phone-validator >= 0.60x root at 50 connections: ${ratio.toFixed(2)}x ${ratio >= 0.6 ? "met" : "NOT met"}`,
+  );
+  console.log(
+    `goal: phone-validator p50 within 2 ms of root at 1 connection: +${dp50.toFixed(2)} ms ${dp50 <= 2 ? "met" : "NOT met"}`,
+  );
 }

@@ -21,8 +21,9 @@
 // client still writing then may get the close before the answer ("connection closed without a
 // response"); such uploads are shown and count as misses.
 // Exit code 1 when a goal is missed.
-import net from "node:net";
+
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import net from "node:net";
 import { parseArgs } from "node:util";
 import { withBenchServer } from "./lib/dev-server.mjs";
 import { inspect } from "./lib/inspector.mjs";
@@ -108,7 +109,10 @@ async function workerBase(pgid, proxyPort) {
       if (!cmdline.includes("workerd") || cmdline.includes(`entry=127.0.0.1:${proxyPort}`)) continue;
       for (const port of listeningPorts(pid)) {
         try {
-          const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(2_000) });
+          const res = await fetch(`http://127.0.0.1:${port}/`, {
+            headers: { accept: "application/json" },
+            signal: AbortSignal.timeout(2_000),
+          });
           if ((await res.text()).includes('"account_api"')) return `http://127.0.0.1:${port}`;
         } catch {}
       }
@@ -121,7 +125,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The body of an HTTP response as received: decoded when it came chunked. */
 function decodeBody(headers, raw) {
-  if (!/^transfer-encoding:\s*chunked/im.test(headers)) return { done: /^content-length:\s*(\d+)/im.test(headers) && raw.length >= Number(/^content-length:\s*(\d+)/im.exec(headers)[1]), text: raw.toString("utf8") };
+  if (!/^transfer-encoding:\s*chunked/im.test(headers))
+    return {
+      done:
+        /^content-length:\s*(\d+)/im.test(headers) &&
+        raw.length >= Number(/^content-length:\s*(\d+)/im.exec(headers)[1]),
+      text: raw.toString("utf8"),
+    };
   const parts = [];
   let at = 0;
   for (;;) {
@@ -154,7 +164,9 @@ function upload(base, headers, fileBytes) {
   const block = Buffer.from(line.repeat(Math.ceil(65_536 / line.length)).slice(0, 65_536));
   const requestHead =
     `POST ${PATH} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nTransfer-Encoding: chunked\r\n` +
-    Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("") +
     "\r\n";
   return new Promise((resolve) => {
     const started = performance.now();
@@ -166,11 +178,26 @@ function upload(base, headers, fileBytes) {
     const socket = net.connect(Number(url.port), url.hostname);
     const finish = (result) => {
       if (!socket.destroyed) socket.destroy();
-      resolve({ ...result, sent, total: head.length + fileBytes + tail.length, fileSent, capCrossedMs: capCrossedAt === null ? null : capCrossedAt - started });
+      resolve({
+        ...result,
+        sent,
+        total: head.length + fileBytes + tail.length,
+        fileSent,
+        capCrossedMs: capCrossedAt === null ? null : capCrossedAt - started,
+      });
     };
     const settle = (final) => {
       const split = received.indexOf("\r\n\r\n");
-      if (split < 0) return final && finish({ status: null, ms: performance.now() - started, sentAtResponse: sent, type: "connection closed without a response" });
+      if (split < 0)
+        return (
+          final &&
+          finish({
+            status: null,
+            ms: performance.now() - started,
+            sentAtResponse: sent,
+            type: "connection closed without a response",
+          })
+        );
       const responseHead = received.subarray(0, split).toString("latin1");
       const { done, text } = decodeBody(responseHead, received.subarray(split + 4));
       if (!done && !final) return;
@@ -178,7 +205,11 @@ function upload(base, headers, fileBytes) {
       try {
         type = JSON.parse(text).errors?.type ?? null;
       } catch {}
-      finish({ ...answered, status: Number(responseHead.split(" ")[1]), type: type ?? `(not an error body: ${JSON.stringify(text.slice(0, 200))})` });
+      finish({
+        ...answered,
+        status: Number(responseHead.split(" ")[1]),
+        type: type ?? `(not an error body: ${JSON.stringify(text.slice(0, 200))})`,
+      });
     };
     socket.on("data", (d) => {
       answered ??= { ms: performance.now() - started, sentAtResponse: sent };
@@ -207,7 +238,11 @@ function upload(base, headers, fileBytes) {
       }
     };
     // A server that neither answers nor closes within a minute is a failure too.
-    setTimeout(() => finish({ status: null, ms: performance.now() - started, sentAtResponse: sent, type: "no answer within 60 s" }), 60_000).unref();
+    setTimeout(
+      () =>
+        finish({ status: null, ms: performance.now() - started, sentAtResponse: sent, type: "no answer within 60 s" }),
+      60_000,
+    ).unref();
     socket.on("connect", () => {
       socket.write(requestHead);
       write(head);
@@ -227,78 +262,117 @@ const goal = (ok, text) => {
 // unless the uploads go through its proxy as npm start's do.
 const wranglerEnv = values["via-proxy"] ? {} : { WRANGLER_DISABLE_REQUEST_BODY_DRAINING: "1" };
 
-await withBenchServer("upload-memory", {}, async ({ base: proxyBase, port, pid, inspectorPort, headers }) => {
-  const base = values["via-proxy"] ? proxyBase : await workerBase(pid, port);
-  log(`uploads go to ${base} (${values["via-proxy"] ? "through wrangler's proxy" : "the Worker's own socket"})`);
-  // Warm-up: the /v1 and bulk route families are built on a request's first use.
-  await upload(base, {}, 1_000);
-  await fetch(`${base}${PATH}`, { headers });
+await withBenchServer(
+  "upload-memory",
+  {},
+  async ({ base: proxyBase, port, pid, inspectorPort, headers }) => {
+    const base = values["via-proxy"] ? proxyBase : await workerBase(pid, port);
+    log(`uploads go to ${base} (${values["via-proxy"] ? "through wrangler's proxy" : "the Worker's own socket"})`);
+    // Warm-up: the /v1 and bulk route families are built on a request's first use.
+    await upload(base, {}, 1_000);
+    await fetch(`${base}${PATH}`, { headers });
 
-  const inspector = await inspect(inspectorPort);
-  // The isolate's memory: V8's heap, the embedder's (workerd's C++ objects) and ArrayBuffer backing
-  // stores, where request bodies read into memory live.
-  const isolateMemory = async () => {
-    const { usedSize, embedderHeapUsedSize = 0, backingStorageSize = 0 } = (await inspector.send("Runtime.getHeapUsage")).result;
-    return usedSize + embedderHeapUsedSize + backingStorageSize;
-  };
-  const phase = async (name, run) => {
-    // workerd's inspector has no forced GC: the baseline is the lowest sample of the second before.
-    let heapBaseline = Number.POSITIVE_INFINITY;
-    const stopBaseline = sampleRss(pid, port);
-    for (const until = Date.now() + 1_000; Date.now() < until; await sleep(50)) heapBaseline = Math.min(heapBaseline, await isolateMemory());
-    const baseline = stopBaseline();
-    const stopPeak = sampleRss(pid, port);
-    let heapPeak = heapBaseline;
-    let running = true;
-    const heapSampler = (async () => {
-      while (running) {
-        heapPeak = Math.max(heapPeak, await isolateMemory());
-        await sleep(10);
+    const inspector = await inspect(inspectorPort);
+    // The isolate's memory: V8's heap, the embedder's (workerd's C++ objects) and ArrayBuffer backing
+    // stores, where request bodies read into memory live.
+    const isolateMemory = async () => {
+      const {
+        usedSize,
+        embedderHeapUsedSize = 0,
+        backingStorageSize = 0,
+      } = (await inspector.send("Runtime.getHeapUsage")).result;
+      return usedSize + embedderHeapUsedSize + backingStorageSize;
+    };
+    const phase = async (name, run) => {
+      // workerd's inspector has no forced GC: the baseline is the lowest sample of the second before.
+      let heapBaseline = Number.POSITIVE_INFINITY;
+      const stopBaseline = sampleRss(pid, port);
+      for (const until = Date.now() + 1_000; Date.now() < until; await sleep(50))
+        heapBaseline = Math.min(heapBaseline, await isolateMemory());
+      const baseline = stopBaseline();
+      const stopPeak = sampleRss(pid, port);
+      let heapPeak = heapBaseline;
+      let running = true;
+      const heapSampler = (async () => {
+        while (running) {
+          heapPeak = Math.max(heapPeak, await isolateMemory());
+          await sleep(10);
+        }
+      })();
+      const results = await run();
+      running = false;
+      await heapSampler;
+      const peak = stopPeak();
+      await sleep(1_000);
+      const after = workerdRss(pid, port);
+      const heapAfter = await isolateMemory();
+      log(`${name}:`);
+      log(
+        `  Worker isolate memory: ${mb(heapBaseline)} MB, peak ${mb(heapPeak)} MB (+${mb(heapPeak - heapBaseline)} MB), ${mb(heapAfter)} MB 1 s later`,
+      );
+      for (const role of ["worker", "proxy"]) {
+        const grew = mb(peak[role] - baseline[role]);
+        log(
+          `  ${role} process RSS: ${mb(baseline[role])} MB, peak ${mb(peak[role])} MB (+${grew} MB), ${mb(after[role])} MB 1 s later`,
+        );
       }
-    })();
-    const results = await run();
-    running = false;
-    await heapSampler;
-    const peak = stopPeak();
-    await sleep(1_000);
-    const after = workerdRss(pid, port);
-    const heapAfter = await isolateMemory();
-    log(`${name}:`);
-    log(`  Worker isolate memory: ${mb(heapBaseline)} MB, peak ${mb(heapPeak)} MB (+${mb(heapPeak - heapBaseline)} MB), ${mb(heapAfter)} MB 1 s later`);
-    for (const role of ["worker", "proxy"]) {
-      const grew = mb(peak[role] - baseline[role]);
-      log(`  ${role} process RSS: ${mb(baseline[role])} MB, peak ${mb(peak[role])} MB (+${grew} MB), ${mb(after[role])} MB 1 s later`);
-    }
-    return { results, rssGrowth: peak.worker - baseline.worker, heapGrowth: heapPeak - heapBaseline };
-  };
+      return { results, rssGrowth: peak.worker - baseline.worker, heapGrowth: heapPeak - heapBaseline };
+    };
 
-  const authed = [];
-  for (const bytes of AUTH_SIZES) {
-    const run = await phase(`one authenticated upload of a ${mb(bytes)} MB file (cap ${mb(UPLOAD_CAP)} MB)`, async () => [await upload(base, headers, bytes)]);
-    const [r] = run.results;
-    const afterCap = r.capCrossedMs === null ? "" : `, ${(r.ms - r.capCrossedMs).toFixed(0)} ms after the client wrote the byte past the cap`;
-    log(`  ${r.status} ${r.type} after ${r.ms.toFixed(0)} ms${afterCap}; ${mb(r.sentAtResponse)} of ${mb(r.total)} MB sent by then`);
-    if (bytes > UPLOAD_CAP) goal(r.status === 413 && r.type === "payload_too_large", "answered 413 payload_too_large");
-    if (bytes > UPLOAD_CAP + 2 * IN_FLIGHT) {
-      goal(r.sentAtResponse < UPLOAD_CAP + IN_FLIGHT, `answered before the client had sent ${mb(UPLOAD_CAP + IN_FLIGHT)} MB (the cap and what sockets hold)`);
+    const authed = [];
+    for (const bytes of AUTH_SIZES) {
+      const run = await phase(
+        `one authenticated upload of a ${mb(bytes)} MB file (cap ${mb(UPLOAD_CAP)} MB)`,
+        async () => [await upload(base, headers, bytes)],
+      );
+      const [r] = run.results;
+      const afterCap =
+        r.capCrossedMs === null
+          ? ""
+          : `, ${(r.ms - r.capCrossedMs).toFixed(0)} ms after the client wrote the byte past the cap`;
+      log(
+        `  ${r.status} ${r.type} after ${r.ms.toFixed(0)} ms${afterCap}; ${mb(r.sentAtResponse)} of ${mb(r.total)} MB sent by then`,
+      );
+      if (bytes > UPLOAD_CAP)
+        goal(r.status === 413 && r.type === "payload_too_large", "answered 413 payload_too_large");
+      if (bytes > UPLOAD_CAP + 2 * IN_FLIGHT) {
+        goal(
+          r.sentAtResponse < UPLOAD_CAP + IN_FLIGHT,
+          `answered before the client had sent ${mb(UPLOAD_CAP + IN_FLIGHT)} MB (the cap and what sockets hold)`,
+        );
+      }
+      authed.push(run);
     }
-    authed.push(run);
-  }
-  if (authed.length > 1) {
-    const heaps = authed.map((run) => run.heapGrowth);
-    const spread = Math.max(...heaps) - Math.min(...heaps);
-    goal(spread <= 10 * MB, `the isolate's memory growth does not follow the upload's size (${heaps.map(mb).join(" vs ")} MB)`);
-  }
+    if (authed.length > 1) {
+      const heaps = authed.map((run) => run.heapGrowth);
+      const spread = Math.max(...heaps) - Math.min(...heaps);
+      goal(
+        spread <= 10 * MB,
+        `the isolate's memory growth does not follow the upload's size (${heaps.map(mb).join(" vs ")} MB)`,
+      );
+    }
 
-  const anonymous = await phase(`${UPLOADS} concurrent unauthenticated uploads of ${mb(BYTES)} MB`, () =>
-    Promise.all(Array.from({ length: UPLOADS }, () => upload(base, {}, BYTES))),
-  );
-  for (const r of anonymous.results) log(`  ${r.status} ${r.type} after ${r.ms.toFixed(0)} ms, ${mb(r.sentAtResponse)} MB sent by then`);
-  const slowest = Math.max(...anonymous.results.map((r) => r.ms));
-  goal(anonymous.results.every((r) => r.status === 400 && r.type === "missing_credentials"), "every unauthenticated upload answered 400 missing_credentials");
-  goal(slowest <= 100, `the slowest answered within 100 ms (${slowest.toFixed(0)} ms)`);
-  goal(anonymous.rssGrowth <= 20 * MB, `the Worker's process memory flat (+${mb(anonymous.rssGrowth)} MB, goal within 20 MB)`);
-  goal(anonymous.heapGrowth <= 20 * MB, `the Worker's isolate memory flat (+${mb(anonymous.heapGrowth)} MB, goal within 20 MB)`);
-  inspector.close();
-}, { wranglerEnv });
+    const anonymous = await phase(`${UPLOADS} concurrent unauthenticated uploads of ${mb(BYTES)} MB`, () =>
+      Promise.all(Array.from({ length: UPLOADS }, () => upload(base, {}, BYTES))),
+    );
+    for (const r of anonymous.results)
+      log(`  ${r.status} ${r.type} after ${r.ms.toFixed(0)} ms, ${mb(r.sentAtResponse)} MB sent by then`);
+    const slowest = Math.max(...anonymous.results.map((r) => r.ms));
+    goal(
+      anonymous.results.every((r) => r.status === 400 && r.type === "missing_credentials"),
+      "every unauthenticated upload answered 400 missing_credentials",
+    );
+    goal(slowest <= 100, `the slowest answered within 100 ms (${slowest.toFixed(0)} ms)`);
+    goal(
+      anonymous.rssGrowth <= 20 * MB,
+      `the Worker's process memory flat (+${mb(anonymous.rssGrowth)} MB, goal within 20 MB)`,
+    );
+    goal(
+      anonymous.heapGrowth <= 20 * MB,
+      `the Worker's isolate memory flat (+${mb(anonymous.heapGrowth)} MB, goal within 20 MB)`,
+    );
+    inspector.close();
+  },
+  { wranglerEnv },
+);
 process.exit(failed ? 1 : 0);

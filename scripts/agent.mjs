@@ -5,7 +5,7 @@
 //   AGENT_PRIVATE_KEY  0x-prefixed key to sign with (default: a fresh random key per run)
 //   AGENT_CURRENCY     USDC (default) or USDT: which of the two challenges to pay
 import { Receipt } from "mppx";
-import { Mppx, evm } from "mppx/client";
+import { evm, Mppx } from "mppx/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_TOKENS } from "../src/agent/dev-chain.ts";
 import { localConfigOrExit } from "./lib/config.mjs";
@@ -26,10 +26,19 @@ const wanted = DEV_TOKENS[currency].toLowerCase();
 
 const mppx = Mppx.create({
   polyfill: false,
-  methods: [evm({ account, authorization: DEV_AUTHORIZATION, networks: [DEV_CHAIN_ID], currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT] })],
+  methods: [
+    evm({
+      account,
+      authorization: DEV_AUTHORIZATION,
+      networks: [DEV_CHAIN_ID],
+      currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT],
+    }),
+  ],
   orderChallenges: (candidates) =>
     [...candidates].sort(
-      (a, b) => Number(b.challenge.request.currency?.toLowerCase() === wanted) - Number(a.challenge.request.currency?.toLowerCase() === wanted),
+      (a, b) =>
+        Number(b.challenge.request.currency?.toLowerCase() === wanted) -
+        Number(a.challenge.request.currency?.toLowerCase() === wanted),
     ),
 });
 

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
 import { checkDashboard, mailLinkIn } from "./lib/dashboard-check.mjs";
-import { passwordHash, root, sqlText, wrangler as runWrangler, wranglerBin } from "./lib/local.mjs";
+import { passwordHash, root, wrangler as runWrangler, sqlText, wranglerBin } from "./lib/local.mjs";
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -51,7 +51,11 @@ async function waitForServer() {
 }
 
 async function form(pathname, body) {
-  const res = await fetch(`${base}${pathname}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body) });
+  const res = await fetch(`${base}${pathname}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -67,13 +71,35 @@ try {
   mkdirSync(screens, { recursive: true });
   wrangler(["d1", "migrations", "apply", "DB", "--local"]);
   const hash = passwordHash(PASSWORD);
-  wrangler(["d1", "execute", "DB", "--local", "--command", `INSERT INTO accounts (email, first_name, confirmed, plan, kind, password_hash) VALUES ('${EMAIL}', 'Browser', 1, 'pro', 'user', '${hash}')`]);
+  wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--command",
+    `INSERT INTO accounts (email, first_name, confirmed, plan, kind, password_hash) VALUES ('${EMAIL}', 'Browser', 1, 'pro', 'user', '${hash}')`,
+  ]);
 
-  server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--var", "ENVIRONMENT:development"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
+  server = spawn(
+    process.execPath,
+    [
+      wranglerBin,
+      "dev",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--var",
+      "ENVIRONMENT:development",
+    ],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
   // The server's output is kept: the local mailer prints the dashboard's confirmation links there.
   let serverOutput = "";
   server.stderr.on("data", (d) => (serverOutput += d));
@@ -102,7 +128,17 @@ try {
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${path.join(state, "chromium")}`],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      `--user-data-dir=${path.join(state, "chromium")}`,
+    ],
   });
   const page = await browser.newPage();
   await page.setViewport({ width: 800, height: 640 });
@@ -113,13 +149,22 @@ try {
   // The app's callback does not exist: answer it from here and keep the URL.
   await page.setRequestInterception(true);
   page.on("request", (req) => {
-    if (req.url().startsWith(REDIRECT)) return req.respond({ status: 200, contentType: "text/html", body: "<h1>Acme CRM callback</h1>" });
+    if (req.url().startsWith(REDIRECT))
+      return req.respond({ status: 200, contentType: "text/html", body: "<h1>Acme CRM callback</h1>" });
     req.continue();
   });
 
   // 1. Authorization code with PKCE through sign-in and consent.
   const { verifier, challenge } = await challengePair();
-  const q = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "api", state: "xyz", code_challenge: challenge, code_challenge_method: "S256" });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope: "api",
+    state: "xyz",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
   await page.goto(`${base}/oauth/authorize?${q}`);
   assert(new URL(page.url()).pathname === "/sign-in", `expected the sign-in page, got ${page.url()}`);
   await page.type("#email", EMAIL);
@@ -127,7 +172,8 @@ try {
   await page.screenshot({ path: path.join(screens, "01-sign-in.png") });
   step("sign-in page filled (01-sign-in.png)");
   await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
-  if (new URL(page.url()).pathname !== "/oauth/authorize") console.error(await page.$eval("main", (m) => m.textContent), await page.cookies());
+  if (new URL(page.url()).pathname !== "/oauth/authorize")
+    console.error(await page.$eval("main", (m) => m.textContent), await page.cookies());
   assert(new URL(page.url()).pathname === "/oauth/authorize", `expected the consent page, got ${page.url()}`);
   assert((await page.content()).includes("Acme CRM"), "consent page names the app");
   await page.screenshot({ path: path.join(screens, "02-consent.png") });
@@ -140,7 +186,13 @@ try {
   assert(code, "redirect carries a code");
   await page.screenshot({ path: path.join(screens, "03-callback.png") });
   step(`redirected to the app with a code (03-callback.png)`);
-  const tokens = await form("/oauth/token", { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier });
+  const tokens = await form("/oauth/token", {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    client_id: client.client_id,
+    code_verifier: verifier,
+  });
   assert(tokens.status === 200, `code exchange answered ${tokens.status} ${JSON.stringify(tokens.body)}`);
   const me = await fetch(`${base}/v1/me`, { headers: { Authorization: `Bearer ${tokens.body.access_token}` } });
   assert(me.status === 200, `/v1/me with the bearer token answered ${me.status}`);
@@ -161,8 +213,15 @@ try {
   assert((await page.content()).includes("Device connected"), "device approved");
   await page.screenshot({ path: path.join(screens, "06-device-done.png") });
   step("device approved (06-device-done.png)");
-  const polled = await form("/oauth/token", { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.body.device_code, client_id: client.client_id });
-  assert(polled.status === 200 && polled.body.scope === "account:read", `device poll answered ${polled.status} ${JSON.stringify(polled.body)}`);
+  const polled = await form("/oauth/token", {
+    grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+    device_code: device.body.device_code,
+    client_id: client.client_id,
+  });
+  assert(
+    polled.status === 200 && polled.body.scope === "account:read",
+    `device poll answered ${polled.status} ${JSON.stringify(polled.body)}`,
+  );
   step("device poll got a token with scope account:read");
 
   // 3. The landing page links the reference.
@@ -180,14 +239,25 @@ try {
     const r = el.getBoundingClientRect();
     return { left: r.left, right: r.right };
   });
-  assert(card.left >= 0 && card.right <= 360, `the phone-validator demo card spans ${card.left}..${card.right} px on a 360 px screen`);
+  assert(
+    card.left >= 0 && card.right <= 360,
+    `the phone-validator demo card spans ${card.left}..${card.right} px on a 360 px screen`,
+  );
   await page.screenshot({ path: path.join(screens, "08-home-360.png"), fullPage: true });
   step("home page and its phone-validator demo card fit 360 px (08-home-360.png)");
   await page.goto(`${base}/device`);
   assert(await fitsWidth(), "device page scrolls sideways at 360 px");
   assert((await page.$("header.site a[href='/']")) !== null, "device page links home");
   await page.screenshot({ path: path.join(screens, "09-device-360.png"), fullPage: true });
-  const q2 = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "api", state: "s2", code_challenge: challenge, code_challenge_method: "S256" });
+  const q2 = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope: "api",
+    state: "s2",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
   await page.goto(`${base}/oauth/authorize?${q2}`);
   assert((await page.content()).includes("Acme CRM"), "consent page again");
   assert(await fitsWidth(), "consent page scrolls sideways at 360 px");
@@ -195,13 +265,19 @@ try {
   const signInPage = await browser.newPage();
   await signInPage.setViewport({ width: 360, height: 740 });
   await signInPage.goto(`${base}/sign-in`);
-  assert(await signInPage.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "sign-in page scrolls sideways at 360 px");
+  assert(
+    await signInPage.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    "sign-in page scrolls sideways at 360 px",
+  );
   const fonts = await signInPage.evaluate(() => ({
     body: getComputedStyle(document.body).fontFamily,
     input: getComputedStyle(document.querySelector("#email")).fontFamily,
     button: getComputedStyle(document.querySelector("button[type=submit]")).fontFamily,
   }));
-  assert(fonts.input === fonts.body && fonts.button === fonts.body, `form fields use another font than the page: ${JSON.stringify(fonts)}`);
+  assert(
+    fonts.input === fonts.body && fonts.button === fonts.body,
+    `form fields use another font than the page: ${JSON.stringify(fonts)}`,
+  );
   assert((await signInPage.content()).includes("No account yet?"), "sign-in page says how to get an account");
   await signInPage.screenshot({ path: path.join(screens, "11-sign-in-360.png"), fullPage: true });
   step("sign-in, device and consent pages fit 360 px, link home, fields in the page font (09-11)");
@@ -225,7 +301,8 @@ try {
   await docs.setRequestInterception(true);
   docs.on("request", (req) => {
     const host = new URL(req.url()).hostname;
-    if (req.url().startsWith("data:") || req.url().startsWith("blob:") || host === "localhost" || host === "127.0.0.1") return req.continue();
+    if (req.url().startsWith("data:") || req.url().startsWith("blob:") || host === "localhost" || host === "127.0.0.1")
+      return req.continue();
     offsite.push(req.url());
     req.abort("internetdisconnected");
   });
@@ -233,12 +310,17 @@ try {
   const started = Date.now();
   await docs.goto(`${base}/docs`, { waitUntil: "domcontentloaded" });
   try {
-    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
-    await docs.waitForFunction(() => /Open Group - Finder/.test(document.body.innerText) && /Open Group - Phones/.test(document.body.innerText), { timeout: 30_000 });
+    await docs.waitForFunction(
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
+      () => /Open Group - Finder/.test(document.body.innerText) && /Open Group - Phones/.test(document.body.innerText),
+      { timeout: 30_000 },
+    );
   } catch (err) {
     await docs.screenshot({ path: path.join(screens, "12-docs-offline-failed.png") });
-    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
-    console.error(`/docs did not render. Console:\n${docsConsole.join("\n")}\nBlocked: ${offsite.join(", ")}\nFailed: ${failed.join(", ")}\nText: ${(await docs.evaluate(() => document.body.innerText)).slice(0, 500)}`);
+    console.error(
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
+      `/docs did not render. Console:\n${docsConsole.join("\n")}\nBlocked: ${offsite.join(", ")}\nFailed: ${failed.join(", ")}\nText: ${(await docs.evaluate(() => document.body.innerText)).slice(0, 500)}`,
+    );
     throw err;
   }
   const rendered = Date.now() - started;
@@ -247,12 +329,16 @@ try {
   assert(offsite.length === 0, `/docs asked for other hosts: ${offsite.join(", ")}`);
   assert(failed.length === 0, `/docs requests failed: ${failed.join(", ")}`);
   assert(fcp !== null && fcp < 1000, `/docs first contentful paint ${fcp} ms (must be under 1 s)`);
-  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
-  const finderGroups = await docs.evaluate(() => document.body.innerText.split("\n").filter((t) => /^Open Group - Finders?$/.test(t.trim())).length);
+  const finderGroups = await docs.evaluate(
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text (one line per block), which textContent does not give
+    () => document.body.innerText.split("\n").filter((t) => /^Open Group - Finders?$/.test(t.trim())).length,
+  );
   assert(finderGroups === 1, `${finderGroups} "Finder"/"Finders" groups in the reference's sidebar`);
   const docsErrors = docsConsole.filter((l) => /^(error|pageerror)/.test(l));
   assert(docsErrors.length === 0, `/docs console errors: ${docsErrors.join(" | ")}`);
-  step(`/docs offline: first paint ${Math.round(fcp)} ms, reference rendered in ${rendered} ms, 0 requests off this machine, "Finder" groups in the sidebar: ${finderGroups} (12-docs-offline.png)`);
+  step(
+    `/docs offline: first paint ${Math.round(fcp)} ms, reference rendered in ${rendered} ms, 0 requests off this machine, "Finder" groups in the sidebar: ${finderGroups} (12-docs-offline.png)`,
+  );
   await docs.setViewport({ width: 360, height: 740 });
   const docsFits = await docs.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   step(`/docs at 360 px: ${docsFits ? "no horizontal scroll" : "scrolls sideways (the reference UI's own layout)"}`);
@@ -265,7 +351,15 @@ try {
     browser,
     screens,
     mailLink: (email, kind) => mailLink(email, kind),
-    setPlan: (email, plan) => wrangler(["d1", "execute", "DB", "--local", "--command", `UPDATE accounts SET plan = ${sqlText(plan)} WHERE email = ${sqlText(email)}`]),
+    setPlan: (email, plan) =>
+      wrangler([
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--command",
+        `UPDATE accounts SET plan = ${sqlText(plan)} WHERE email = ${sqlText(email)}`,
+      ]),
     step,
     assert,
   });

@@ -13,12 +13,24 @@ const { allLocales } = await import(path.resolve(fakerDir, "dist/index.js"));
 const roles = JSON.parse(readFileSync(new URL("../src/engine/data/role-addresses.json", import.meta.url), "utf8"));
 
 const strings = (value) =>
-  typeof value === "string" ? [value] : Array.isArray(value) ? value.flatMap(strings) : value && typeof value === "object" ? Object.values(value).flatMap(strings) : [];
+  typeof value === "string"
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(strings)
+      : value && typeof value === "object"
+        ? Object.values(value).flatMap(strings)
+        : [];
 
 const fold = (s) =>
   s
     .toLowerCase()
-    .replace(/ß/g, "ss").replace(/[łŀ]/g, "l").replace(/ø/g, "o").replace(/æ/g, "ae").replace(/œ/g, "oe").replace(/đ/g, "d").replace(/ı/g, "i")
+    .replace(/ß/g, "ss")
+    .replace(/[łŀ]/g, "l")
+    .replace(/ø/g, "o")
+    .replace(/æ/g, "ae")
+    .replace(/œ/g, "oe")
+    .replace(/đ/g, "d")
+    .replace(/ı/g, "i")
     .normalize("NFD")
     .replace(/[\u0300-\u036f]/g, "");
 
@@ -27,7 +39,8 @@ const add = (s) => {
   for (const t of fold(s).split(/[^a-z]+/)) if (t.length >= 2) tokens.add(t);
 };
 for (const locale of Object.values(allLocales)) {
-  for (const field of ["first_name", "last_name", "middle_name"]) for (const s of strings(locale.person?.[field])) add(s);
+  for (const field of ["first_name", "last_name", "middle_name"])
+    for (const s of strings(locale.person?.[field])) add(s);
 }
 for (const s of strings(allLocales.en.word)) add(s);
 for (const r of roles) add(r);

@@ -21,21 +21,27 @@ const stubs = {
   name: "payment-vendor-stubs",
   setup(build) {
     build.onResolve({ filter: /\/internal\/html\.gen\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}mppx${path.sep}`) ? { path: args.path, namespace: "stub-payment-page" } : undefined,
+      args.importer.includes(`${path.sep}mppx${path.sep}`)
+        ? { path: args.path, namespace: "stub-payment-page" }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "stub-payment-page" }, () => ({
       contents: `export const html = "<!doctype html><p>This Worker does not serve the payment page.</p>";`,
       loader: "js",
     }));
     build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: args.path, namespace: "stub-zod-locales", pluginData: args.resolveDir } : undefined,
+      args.importer.includes(`${path.sep}zod${path.sep}`)
+        ? { path: args.path, namespace: "stub-zod-locales", pluginData: args.resolveDir }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "stub-zod-locales" }, (args) => ({
       contents: `export { default as en } from "../locales/en.js";`,
       resolveDir: args.pluginData,
       loader: "js",
     }));
-    build.onResolve({ filter: /^@modelcontextprotocol\/sdk\/types\.js$/ }, () => ({ path: path.join(root, "src", "agent", "mcp-sdk-absent.ts") }));
+    build.onResolve({ filter: /^@modelcontextprotocol\/sdk\/types\.js$/ }, () => ({
+      path: path.join(root, "src", "agent", "mcp-sdk-absent.ts"),
+    }));
   },
 };
 

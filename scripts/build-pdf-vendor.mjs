@@ -9,7 +9,11 @@ export const PDF_VENDOR_OUTPUT = path.join(root, "src", "vendor", "pdf.mjs");
 
 /** Builds the module (unpdf imports its PDF.js build lazily; bundled here, one module holds both); true when it changed on disk. */
 export async function buildPdfVendor() {
-  return buildVendorModule({ entry: "src/vendor/pdf-entry.ts", output: "src/vendor/pdf.mjs", script: "scripts/build-pdf-vendor.mjs" });
+  return buildVendorModule({
+    entry: "src/vendor/pdf-entry.ts",
+    output: "src/vendor/pdf.mjs",
+    script: "scripts/build-pdf-vendor.mjs",
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,12 +2,11 @@
 // Uploads a CSV as a bulk job, and with --launch follows it with a live progress bar (rows/s, ETA)
 // and downloads the result CSV when it ends, into bulk-results/ (ignored by git) unless --out says.
 // Credentials: --key/--secret, SERVICE_KEY/SERVICE_SECRET, or the demo account `npm start` created (.wrangler/demo-credentials.json).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { openAsBlob } from "node:fs";
+import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { demoCredentialsFile } from "./lib/local.mjs";
 import { localConfigOrExit } from "./lib/config.mjs";
+import { demoCredentialsFile } from "./lib/local.mjs";
 
 const config = localConfigOrExit();
 
@@ -26,12 +25,16 @@ const { values, positionals } = parseArgs({
 });
 const [type, file] = positionals;
 if (!type || !file) {
-  console.error("usage: npm run bulk -- <type> <file.csv> [--launch] [--name NAME] [--base-url URL] [--out FILE] [--file full|valid|not_found]");
+  console.error(
+    "usage: npm run bulk -- <type> <file.csv> [--launch] [--name NAME] [--base-url URL] [--out FILE] [--file full|valid|not_found]",
+  );
   process.exit(2);
 }
 let { key, secret } = values;
 if (!key || !secret) {
-  const creds = existsSync(demoCredentialsFile) ? JSON.parse(readFileSync(demoCredentialsFile, "utf8"))[values.plan] : undefined;
+  const creds = existsSync(demoCredentialsFile)
+    ? JSON.parse(readFileSync(demoCredentialsFile, "utf8"))[values.plan]
+    : undefined;
   if (!creds) {
     console.error("No credentials: pass --key and --secret (or SERVICE_KEY/SERVICE_SECRET), or run `npm start` once.");
     process.exit(2);
@@ -66,11 +69,15 @@ const id = created.data.id;
 console.log(`Created ${type} job ${id}${created.data.message ? `: ${created.data.message}` : ""}`);
 const { data: job } = await api("GET", `/bulk/${type}/${id}`);
 const m = job.metrics.rows;
-console.log(`  ${m.input} rows (${m.valid_input} to run, ${m.invalid_input} invalid, ${m.skipped} skipped, ${m.duplicates} duplicates); columns ${JSON.stringify(job.config.input.fields)}`);
+console.log(
+  `  ${m.input} rows (${m.valid_input} to run, ${m.invalid_input} invalid, ${m.skipped} skipped, ${m.duplicates} duplicates); columns ${JSON.stringify(job.config.input.fields)}`,
+);
 /** Rows by what became of them, from the job's distribution: "found 3, blank 1, refused (webmail_domain) 1". */
 const breakdown = (metrics) => metrics.distribution.rows.map((b) => `${b.label.toLowerCase()} ${b.count}`).join(", ");
 if (!values.launch) {
-  console.log(`Launch it with: curl -X PUT ${base}/v1/bulk/${type}/${id} -H 'X-Service-Key: ...' -H 'X-Service-Secret: ...'`);
+  console.log(
+    `Launch it with: curl -X PUT ${base}/v1/bulk/${type}/${id} -H 'X-Service-Key: ...' -H 'X-Service-Secret: ...'`,
+  );
   process.exit(0);
 }
 
@@ -97,8 +104,12 @@ if (done.status !== "completed") {
 }
 const r = done.metrics.results;
 const rows = done.metrics.rows;
-console.log(`Found ${r.found}, not found ${r.not_found} (hit rate ${r.hit_rate}%), credits ${done.metrics.credits.total}`);
-console.log(`Rows: ${rows.input} read = ${rows.processed} run + ${rows.errors} failed + ${rows.invalid_input} invalid + ${rows.duplicates} duplicates + ${rows.skipped} skipped`);
+console.log(
+  `Found ${r.found}, not found ${r.not_found} (hit rate ${r.hit_rate}%), credits ${done.metrics.credits.total}`,
+);
+console.log(
+  `Rows: ${rows.input} read = ${rows.processed} run + ${rows.errors} failed + ${rows.invalid_input} invalid + ${rows.duplicates} duplicates + ${rows.skipped} skipped`,
+);
 if (done.metrics.distribution.rows.length) console.log(`  ${breakdown(done.metrics)}`);
 if (done.summary) console.log(`Summary: ${done.summary}`);
 const res = await fetch(`${base}/v1/bulk/${type}/${id}/download?file=${values.file}`, { headers });
@@ -106,7 +117,9 @@ if (!res.ok) {
   console.error(`download -> ${res.status}: ${await res.text()}`);
   process.exit(1);
 }
-const out = values.out ?? path.join("bulk-results", `${path.basename(file, path.extname(file))}-${type}-${id}-${values.file}.csv`);
+const out =
+  values.out ??
+  path.join("bulk-results", `${path.basename(file, path.extname(file))}-${type}-${id}-${values.file}.csv`);
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, Buffer.from(await res.arrayBuffer()));
 console.log(`Saved ${out}`);

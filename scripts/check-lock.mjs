@@ -12,14 +12,21 @@ for (const [path, meta] of Object.entries(packages)) {
     const parts = path ? path.split("node_modules/").filter(Boolean) : [];
     let found = false;
     for (let depth = parts.length; depth >= 0 && !found; depth--) {
-      const prefix = parts.slice(0, depth).map((p) => `node_modules/${p.replace(/\/$/, "")}/`).join("");
+      const prefix = parts
+        .slice(0, depth)
+        .map((p) => `node_modules/${p.replace(/\/$/, "")}/`)
+        .join("");
       found = `${prefix}node_modules/${name}` in packages;
     }
     if (!found) missing.push(`${path || "(root)"} -> ${name}@${version}`);
   }
 }
 if (missing.length) {
-  console.error(`package-lock.json lacks ${missing.length} optional package(s); npm ci would fail on some platform:\n  ${missing.join("\n  ")}`);
+  console.error(
+    `package-lock.json lacks ${missing.length} optional package(s); npm ci would fail on some platform:\n  ${missing.join("\n  ")}`,
+  );
   process.exit(1);
 }
-console.log(`package-lock.json: every optional package of ${Object.keys(packages).length - 1} locked packages is locked.`);
+console.log(
+  `package-lock.json: every optional package of ${Object.keys(packages).length - 1} locked packages is locked.`,
+);

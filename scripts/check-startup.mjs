@@ -25,10 +25,12 @@ const PDF_PACKAGES = /node_modules\/(unpdf|pdfjs-dist)\//;
 const PDF_READER = "src/engine/web/pdf-text.ts";
 const PDF_LOADER = "src/pdf-vendor.ts";
 /** Libraries whose evaluation cost most of the startup before the route families were made lazy. */
-const NOT_AT_STARTUP = /node_modules\/(zod|@hono\/zod-openapi|@asteasolutions\/zod-to-openapi|drizzle-orm|@cloudflare\/workers-oauth-provider|@modelcontextprotocol\/sdk|@sindresorhus\/transliterate|libphonenumber-js|tldts|disposable-email-domains-js)\//;
+const NOT_AT_STARTUP =
+  /node_modules\/(zod|@hono\/zod-openapi|@asteasolutions\/zod-to-openapi|drizzle-orm|@cloudflare\/workers-oauth-provider|@modelcontextprotocol\/sdk|@sindresorhus\/transliterate|libphonenumber-js|tldts|disposable-email-domains-js)\//;
 
 /** Folders of the route families (src/app.ts), built on the first request that needs them. */
-const FAMILY_FOLDERS = /^src\/(account\/routes|bulk\/routes|leads\/routes|oauth\/routes|operator|capabilities|mcp|dashboard)\//;
+const FAMILY_FOLDERS =
+  /^src\/(account\/routes|bulk\/routes|leads\/routes|oauth\/routes|operator|capabilities|mcp|dashboard)\//;
 
 /** The modules `from` reaches through static imports, each with the module that imported it first. */
 function staticGraph(inputs, from) {
@@ -58,7 +60,9 @@ export function startupProblems(meta) {
   const leaked = Object.keys(entry.inputs).filter((input) => PAYMENT_PACKAGES.test(input));
   if (leaked.length) {
     const packages = [...new Set(leaked.map((i) => PAYMENT_PACKAGES.exec(i)[1]))].join(", ");
-    problems.push(`the entry module bundles ${leaked.length} files of ${packages}; import their values through src/payment-vendor.ts (type imports are fine)`);
+    problems.push(
+      `the entry module bundles ${leaked.length} files of ${packages}; import their values through src/payment-vendor.ts (type imports are fine)`,
+    );
   }
 
   if (Object.keys(entry.inputs).some((input) => PDF_PACKAGES.test(input))) {
@@ -66,17 +70,26 @@ export function startupProblems(meta) {
   }
   for (const [file, input] of Object.entries(meta.inputs)) {
     for (const imp of input.imports ?? []) {
-      if (imp.path === PDF_READER && imp.kind !== "dynamic-import") problems.push(`${file} imports ${PDF_READER} statically; the PDF reader is loaded only lazily, by the deep crawl`);
-      if (imp.path === PDF_LOADER && file !== PDF_READER) problems.push(`${file} imports ${PDF_LOADER}; only ${PDF_READER} may load the PDF reader`);
-      if (/vendor\/pdf\.mjs$/.test(imp.path) && file !== PDF_LOADER) problems.push(`${file} imports vendor/pdf.mjs; only ${PDF_LOADER} may`);
+      if (imp.path === PDF_READER && imp.kind !== "dynamic-import")
+        problems.push(
+          `${file} imports ${PDF_READER} statically; the PDF reader is loaded only lazily, by the deep crawl`,
+        );
+      if (imp.path === PDF_LOADER && file !== PDF_READER)
+        problems.push(`${file} imports ${PDF_LOADER}; only ${PDF_READER} may load the PDF reader`);
+      if (/vendor\/pdf\.mjs$/.test(imp.path) && file !== PDF_LOADER)
+        problems.push(`${file} imports vendor/pdf.mjs; only ${PDF_LOADER} may`);
     }
   }
 
   const importer = staticGraph(meta.inputs, ENTRY);
   const lazy = new Set();
-  for (const input of Object.values(meta.inputs)) for (const imp of input.imports ?? []) if (imp.kind === "dynamic-import" && !imp.external) lazy.add(imp.path);
+  for (const input of Object.values(meta.inputs))
+    for (const imp of input.imports ?? []) if (imp.kind === "dynamic-import" && !imp.external) lazy.add(imp.path);
   for (const file of lazy) {
-    if (importer.has(file)) problems.push(`${file} is imported lazily, but also statically from ${ENTRY}, so it is evaluated at startup: ${chain(importer, file)}`);
+    if (importer.has(file))
+      problems.push(
+        `${file} is imported lazily, but also statically from ${ENTRY}, so it is evaluated at startup: ${chain(importer, file)}`,
+      );
   }
   const heavy = new Map();
   for (const file of importer.keys()) {
@@ -90,21 +103,30 @@ export function startupProblems(meta) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const out = mkdtempSync(path.join(tmpdir(), "check-startup-"));
   try {
-    const res = spawnSync(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", out, "--metafile", path.join(out, "meta.json")], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
-    });
+    const res = spawnSync(
+      process.execPath,
+      [wranglerBin, "deploy", "--dry-run", "--outdir", out, "--metafile", path.join(out, "meta.json")],
+      {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+      },
+    );
     if (res.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${res.stderr}${res.stdout}`);
     const { problems, staticModules } = startupProblems(JSON.parse(readFileSync(path.join(out, "meta.json"), "utf8")));
     for (const vendor of ["payments.mjs", "pdf.mjs"]) {
-      if (!existsSync(path.join(out, "vendor", vendor))) problems.push(`vendor/${vendor} is not part of the upload (wrangler.toml find_additional_modules and its ESModule rule)`);
+      if (!existsSync(path.join(out, "vendor", vendor)))
+        problems.push(
+          `vendor/${vendor} is not part of the upload (wrangler.toml find_additional_modules and its ESModule rule)`,
+        );
     }
     if (problems.length) {
       console.error(`check:startup failed (docs/architecture.md, "The entry point"):\n- ${problems.join("\n- ")}`);
       process.exit(1);
     }
-    console.log(`check:startup: ${staticModules} modules evaluated at startup; the payment stack, the PDF reader, the route families and the queue consumers load on first use`);
+    console.log(
+      `check:startup: ${staticModules} modules evaluated at startup; the payment stack, the PDF reader, the route families and the queue consumers load on first use`,
+    );
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -30,4 +30,6 @@ ${body}
 `;
 const target = path.resolve(import.meta.dirname, "../src/engine/data/country-timezones.ts");
 writeFileSync(target, out);
-console.log(`wrote ${Object.keys(byCountry).length} countries (tzdata ${version}) to ${path.relative(process.cwd(), target)}`);
+console.log(
+  `wrote ${Object.keys(byCountry).length} countries (tzdata ${version}) to ${path.relative(process.cwd(), target)}`,
+);

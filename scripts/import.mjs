@@ -28,7 +28,8 @@ try {
   const bundle = path.join(work, "import-lib.mjs");
   await build({
     stdin: {
-      contents: 'export { checkFile } from "./src/import/rows.ts"; export { statementsFor, inlineStatement } from "./src/import/statements.ts";',
+      contents:
+        'export { checkFile } from "./src/import/rows.ts"; export { statementsFor, inlineStatement } from "./src/import/statements.ts";',
       resolveDir: root,
       loader: "ts",
     },
@@ -47,7 +48,9 @@ try {
     writeFileSync(sqlFile, `${statementsFor(rows, Date.now()).map(inlineStatement).join("\n")}\n`);
     wrangler(["d1", "execute", "DB", "--local", "--file", sqlFile]);
   }
-  console.log(`${dryRun ? "checked" : "imported"} ${file}: ${report.accepted} accepted (${report.by_kind.person} people, ${report.by_kind.company} companies, ${report.by_kind.phone} phones), ${report.rejected} rejected`);
+  console.log(
+    `${dryRun ? "checked" : "imported"} ${file}: ${report.accepted} accepted (${report.by_kind.person} people, ${report.by_kind.company} companies, ${report.by_kind.phone} phones), ${report.rejected} rejected`,
+  );
   for (const e of report.errors) console.log(`  line ${e.line}: ${e.reason}`);
   if (report.rejected) process.exitCode = 1;
 } finally {

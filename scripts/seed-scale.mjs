@@ -16,16 +16,22 @@ import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { applyMigrations, root, wrangler } from "./lib/local.mjs";
 
 export const SMALL_DOMAIN = "small-scale.test";
 export const BIG_DOMAIN = "big-scale.test";
 export const PER_DOMAIN = 10;
 const GENERIC = ["info", "sales", "contact", "support", "press", "jobs", "hello", "office", "billing", "careers"];
-const FIRST = "ada alan anna ben carl clara dan dora emil ella finn gina hugo ida ivan jana karl lena leo lisa marc mia nils nora omar olga paul pia rafa rosa sam sara tom tina ugo uma vic vera will xena yann yara zack zoe".split(" ");
-const LAST = "adams baker clark davis evans frank green hall irwin jones king lopez moore nash olsen price quinn reed smith taylor upton vance walsh xu young zimmer berg costa dubois ek fischer garcia huber ito jensen kowalski larsen meyer novak".split(" ");
+const FIRST =
+  "ada alan anna ben carl clara dan dora emil ella finn gina hugo ida ivan jana karl lena leo lisa marc mia nils nora omar olga paul pia rafa rosa sam sara tom tina ugo uma vic vera will xena yann yara zack zoe".split(
+    " ",
+  );
+const LAST =
+  "adams baker clark davis evans frank green hall irwin jones king lopez moore nash olsen price quinn reed smith taylor upton vance walsh xu young zimmer berg costa dubois ek fischer garcia huber ito jensen kowalski larsen meyer novak".split(
+    " ",
+  );
 const POSITIONS = [
   ["Software Engineer", "it", "junior"],
   ["Head of Sales", "sales", "executive"],
@@ -54,7 +60,13 @@ export function addressOf(_domain, k) {
   const first = FIRST[i % FIRST.length];
   const last = LAST[Math.floor(i / FIRST.length) % LAST.length];
   const suffix = Math.floor(i / (FIRST.length * LAST.length));
-  return { local: `${first}.${last}${suffix ? suffix : ""}`, first, last, generic: false, position: POSITIONS[i % POSITIONS.length] };
+  return {
+    local: `${first}.${last}${suffix ? suffix : ""}`,
+    first,
+    last,
+    generic: false,
+    position: POSITIONS[i % POSITIONS.length],
+  };
 }
 
 /**
@@ -71,22 +83,33 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
     // A re-run replaces the previous synthetic index.
     run(`DELETE FROM email_sources WHERE email LIKE '%-scale.test'`);
     run(`DELETE FROM claims WHERE kind = 'email' AND value LIKE '%-scale.test'`);
-    for (const table of ["emails", "people", "companies", "domains"]) run(`DELETE FROM ${table} WHERE domain LIKE '%-scale.test'`);
+    for (const table of ["emails", "people", "companies", "domains"])
+      run(`DELETE FROM ${table} WHERE domain LIKE '%-scale.test'`);
     run(`DELETE FROM billed_requests WHERE account_id >= 1000000000`);
 
-    const domainStmt = db.prepare(`INSERT INTO domains (domain, crawl_status, crawled_at, pages_crawled, updated_at) VALUES (?, 'done', ?, 5, ?)`);
-    const companyStmt = db.prepare(`INSERT INTO companies (domain, name, industry, country, city, source, updated_at) VALUES (?, ?, 'Computer Software', ?, 'Paris', 'crawl', ?)`);
+    const domainStmt = db.prepare(
+      `INSERT INTO domains (domain, crawl_status, crawled_at, pages_crawled, updated_at) VALUES (?, 'done', ?, 5, ?)`,
+    );
+    const companyStmt = db.prepare(
+      `INSERT INTO companies (domain, name, industry, country, city, source, updated_at) VALUES (?, ?, 'Computer Software', ?, 'Paris', 'crawl', ?)`,
+    );
     const emailStmt = db.prepare(
       `INSERT INTO emails (email, domain, local_part, type, first_name, last_name, position, department, seniority, source, first_seen_at, last_seen_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'crawl', ?, ?)`,
     );
-    const sourceStmt = db.prepare(`INSERT INTO email_sources (email, uri, website_url, extracted_on, last_seen_on, still_on_page) VALUES (?, ?, ?, ?, ?, ?)`);
+    const sourceStmt = db.prepare(
+      `INSERT INTO email_sources (email, uri, website_url, extracted_on, last_seen_on, still_on_page) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
     const personStmt = db.prepare(
       `INSERT INTO people (domain, email, first_name, last_name, full_name, position, department, seniority, country, professional_network_url, source, source_uri, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'crawl', ?, ?)`,
     );
-    const claimStmt = db.prepare(`INSERT OR IGNORE INTO claims (kind, value, reason, created_at) VALUES ('email', ?, 'scale seed', ?)`);
-    const billedStmt = db.prepare(`INSERT OR IGNORE INTO billed_requests (account_id, fingerprint, billed_at) VALUES (?, ?, ?)`);
+    const claimStmt = db.prepare(
+      `INSERT OR IGNORE INTO claims (kind, value, reason, created_at) VALUES ('email', ?, 'scale seed', ?)`,
+    );
+    const billedStmt = db.prepare(
+      `INSERT OR IGNORE INTO billed_requests (account_id, fingerprint, billed_at) VALUES (?, ?, ?)`,
+    );
 
     let serial = 0;
     const addDomain = (domain, size, country) => {
@@ -99,7 +122,19 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
         const email = `${a.local}@${domain}`;
         const [position, department, seniority] = a.generic ? [null, null, null] : a.position;
         const seen = now - (n % 90) * 86_400_000;
-        emailStmt.run(email, domain, a.local, a.generic ? "generic" : "personal", a.first ?? null, a.last ?? null, position, department, seniority, seen, now);
+        emailStmt.run(
+          email,
+          domain,
+          a.local,
+          a.generic ? "generic" : "personal",
+          a.first ?? null,
+          a.last ?? null,
+          position,
+          department,
+          seniority,
+          seen,
+          now,
+        );
         const page = `https://${domain}/${a.generic ? "contact" : "team"}`;
         sourceStmt.run(email, page, domain, seen, now, n % 7 === 0 ? 0 : 1);
         counts.sources++;
@@ -108,7 +143,20 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
           counts.sources++;
         }
         if (!a.generic) {
-          personStmt.run(domain, email, a.first, a.last, `${a.first} ${a.last}`, position, department, seniority, COUNTRIES[n % COUNTRIES.length], `https://www.linkedin.com/in/${a.local.replace(".", "-")}-${n}`, page, now);
+          personStmt.run(
+            domain,
+            email,
+            a.first,
+            a.last,
+            `${a.first} ${a.last}`,
+            position,
+            department,
+            seniority,
+            COUNTRIES[n % COUNTRIES.length],
+            `https://www.linkedin.com/in/${a.local.replace(".", "-")}-${n}`,
+            page,
+            now,
+          );
           counts.people++;
         }
         if (n % 1000 === 999) {
@@ -124,7 +172,8 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
     };
     addDomain(SMALL_DOMAIN, PER_DOMAIN, "FR");
     addDomain(BIG_DOMAIN, big, "US");
-    for (let d = 0; d * PER_DOMAIN < emails; d++) addDomain(`d${d}-scale.test`, Math.min(PER_DOMAIN, emails - d * PER_DOMAIN), COUNTRIES[d % COUNTRIES.length]);
+    for (let d = 0; d * PER_DOMAIN < emails; d++)
+      addDomain(`d${d}-scale.test`, Math.min(PER_DOMAIN, emails - d * PER_DOMAIN), COUNTRIES[d % COUNTRIES.length]);
     run("COMMIT");
   } catch (err) {
     run("ROLLBACK");
@@ -138,7 +187,11 @@ export function seedScale(file, { emails, big = 10_000, now = Date.now() } = {})
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
-    options: { emails: { type: "string", default: "1000000" }, big: { type: "string", default: "10000" }, "persist-to": { type: "string" } },
+    options: {
+      emails: { type: "string", default: "1000000" },
+      big: { type: "string", default: "10000" },
+      "persist-to": { type: "string" },
+    },
   });
   const emails = Number(values.emails);
   const big = Number(values.big);

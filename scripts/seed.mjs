@@ -37,11 +37,13 @@ export function seed(plan = "pro", { migrate = true, progress = (text) => proces
   const cache = existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, "utf8")) : {};
   const cached = cache[plan];
   if (cached) {
-    const [row] = step("Checking the saved demo key", () => d1(
-      `SELECT id FROM api_keys WHERE public_key = ${sqlText(cached.key)} AND account_id = ${account.id}
+    const [row] = step("Checking the saved demo key", () =>
+      d1(
+        `SELECT id FROM api_keys WHERE public_key = ${sqlText(cached.key)} AND account_id = ${account.id}
        AND secret_hash = ${sqlText(sha256(cached.secret))} AND revoked_at IS NULL
        AND (expires_at IS NULL OR expires_at > ${Date.now()})`,
-    ));
+      ),
+    );
     if (row) return { email, ...cached };
   }
   const key = `ck_${token(18)}`;

@@ -4,8 +4,8 @@
 // print, and the server works for everything that needs no outside service.
 import { spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";
-import { ensureDevVars, persistTo, root, wranglerBin } from "./lib/local.mjs";
 import { localConfigOrExit } from "./lib/config.mjs";
+import { ensureDevVars, persistTo, root, wranglerBin } from "./lib/local.mjs";
 import { createOutputFilter, missingUpstreams, offlineLine, upstreams } from "./lib/offline.mjs";
 import { DEMO_PASSWORD, seed } from "./seed.mjs";
 

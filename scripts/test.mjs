@@ -14,7 +14,9 @@ const typecheckDone = new Promise((resolve) => typecheck.on("close", resolve));
 
 let scriptsOutput = "";
 const runScripts = process.argv.length <= 2;
-const scripts = runScripts ? spawn(npm, ["run", "test:scripts", "--silent"], { stdio: ["ignore", "pipe", "pipe"] }) : null;
+const scripts = runScripts
+  ? spawn(npm, ["run", "test:scripts", "--silent"], { stdio: ["ignore", "pipe", "pipe"] })
+  : null;
 scripts?.stdout.on("data", (d) => (scriptsOutput += d));
 scripts?.stderr.on("data", (d) => (scriptsOutput += d));
 const scriptsDone = scripts ? new Promise((resolve) => scripts.on("close", resolve)) : Promise.resolve(0);
@@ -24,12 +26,28 @@ const vitestCode = await new Promise((resolve) => vitest.on("close", resolve));
 const typecheckCode = await typecheckDone;
 const scriptsCode = await scriptsDone;
 
-const shown = typecheckOutput.split("\n").filter((line) => !line.startsWith("npm warn")).join("\n").trim();
-console.log(`\n── typecheck (wrangler types --check, tsc --noEmit, check:cycles): ${typecheckCode === 0 ? "passed" : "FAILED"}`);
+const shown = typecheckOutput
+  .split("\n")
+  .filter((line) => !line.startsWith("npm warn"))
+  .join("\n")
+  .trim();
+console.log(
+  `\n── typecheck (wrangler types --check, tsc --noEmit, check:cycles): ${typecheckCode === 0 ? "passed" : "FAILED"}`,
+);
 if (shown) console.log(shown);
 if (runScripts) {
-  const summary = scriptsOutput.split("\n").filter((l) => /^# (tests|pass|fail) /.test(l)).join(", ");
+  const summary = scriptsOutput
+    .split("\n")
+    .filter((l) => /^# (tests|pass|fail) /.test(l))
+    .join(", ");
   console.log(`\n── local scripts (npm run test:scripts): ${scriptsCode === 0 ? "passed" : "FAILED"} (${summary})`);
-  if (scriptsCode !== 0) console.log(scriptsOutput.split("\n").filter((l) => !l.startsWith("npm warn")).join("\n").trim());
+  if (scriptsCode !== 0)
+    console.log(
+      scriptsOutput
+        .split("\n")
+        .filter((l) => !l.startsWith("npm warn"))
+        .join("\n")
+        .trim(),
+    );
 }
 process.exit(vitestCode !== 0 ? vitestCode || 1 : typecheckCode || scriptsCode || 0);

@@ -36,12 +36,27 @@ const version = process.argv[2] ?? "1.72.1";
 const out = path.join(root, "public", "assets", "docs");
 const work = mkdtempSync(path.join(tmpdir(), "scalar-"));
 try {
-  const tarball = execFileSync("npm", ["pack", `@scalar/api-reference@${version}`, "--silent"], { cwd: work, encoding: "utf8" }).trim().split("\n").at(-1);
+  const tarball = execFileSync("npm", ["pack", `@scalar/api-reference@${version}`, "--silent"], {
+    cwd: work,
+    encoding: "utf8",
+  })
+    .trim()
+    .split("\n")
+    .at(-1);
   execFileSync("tar", ["xzf", tarball, "package/dist/browser/standalone.js"], { cwd: work });
-  for (const old of readdirSync(out).filter((f) => /^scalar-api-reference-.*\.js$/.test(f))) unlinkSync(path.join(out, old));
-  copyFileSync(path.join(work, "package/dist/browser/standalone.js"), path.join(out, `scalar-api-reference-${version}.js`));
-  writeFileSync(path.join(out, "scalar-api-reference.LICENSE.txt"), `@scalar/api-reference ${version}, dist/browser/standalone.js\n\n${MIT}`);
-  console.log(`public/assets/docs/scalar-api-reference-${version}.js written; set SCALAR_VERSION = "${version}" in src/oauth/pages/docs.ts`);
+  for (const old of readdirSync(out).filter((f) => /^scalar-api-reference-.*\.js$/.test(f)))
+    unlinkSync(path.join(out, old));
+  copyFileSync(
+    path.join(work, "package/dist/browser/standalone.js"),
+    path.join(out, `scalar-api-reference-${version}.js`),
+  );
+  writeFileSync(
+    path.join(out, "scalar-api-reference.LICENSE.txt"),
+    `@scalar/api-reference ${version}, dist/browser/standalone.js\n\n${MIT}`,
+  );
+  console.log(
+    `public/assets/docs/scalar-api-reference-${version}.js written; set SCALAR_VERSION = "${version}" in src/oauth/pages/docs.ts`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -2,16 +2,16 @@ import { type ExecutionContext, Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { getPath } from "hono/utils/url";
 import type { V1Frame } from "./account/v1.js";
+import { MAX_UPLOAD_BYTES } from "./bulk/constants.js";
+import { isBulkUpload } from "./bulk/upload-path.js";
 import type { AppBindings, Env } from "./env.js";
 import { errorResponse, toErrorResponse } from "./http/errors.js";
 import { type Family, FamilyIndex, FamilyLoader } from "./http/families.js";
 import type { ApiApp } from "./http/openapi.js";
 import { withRequestId } from "./http/request-id.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/request-limits.js";
-import { homePage } from "./oauth/pages/home.js";
-import { isBulkUpload } from "./bulk/upload-path.js";
-import { MAX_UPLOAD_BYTES } from "./bulk/constants.js";
 import type { AppFetch, McpRouteOptions } from "./mcp/routes.js";
+import { homePage } from "./oauth/pages/home.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -36,7 +36,15 @@ type V1Family = Family<ApiApp, FamilyDeps>;
 const OAUTH: RootFamily = {
   name: "oauth",
   at: "/",
-  prefixes: ["/assets", "/sign-in", "/sign-out", "/oauth", "/device", "/docs", "/.well-known/oauth-authorization-server"],
+  prefixes: [
+    "/assets",
+    "/sign-in",
+    "/sign-out",
+    "/oauth",
+    "/device",
+    "/docs",
+    "/.well-known/oauth-authorization-server",
+  ],
   build: async () => {
     const app = new Hono<AppBindings>();
     (await import("./oauth/index.js")).registerOAuth(app);
@@ -103,7 +111,10 @@ function v1Family(name: string, prefixes: string[], registrations: () => Promise
 
 /** Every /v1 path no other family claims: the capabilities, one route per path of the registry. */
 const CAPABILITY_ROUTES = v1Family("capabilities", [], async () => {
-  const [{ CAPABILITIES }, { mountCapabilities }] = await Promise.all([import("./capabilities/index.js"), import("./capabilities/core/mount-v1.js")]);
+  const [{ CAPABILITIES }, { mountCapabilities }] = await Promise.all([
+    import("./capabilities/index.js"),
+    import("./capabilities/core/mount-v1.js"),
+  ]);
   return [(app) => mountCapabilities(app, CAPABILITIES)];
 });
 
@@ -116,14 +127,21 @@ const V1_FAMILIES: readonly V1Family[] = [
       import("./account/v1-rate-limits.js"),
       import("./account/v1-usage.js"),
     ]);
-    return [registration.registerClientRegistrationRoute, me.registerMeRoute, rateLimits.registerRateLimitsRoute, usage.registerUsageRoute];
+    return [
+      registration.registerClientRegistrationRoute,
+      me.registerMeRoute,
+      rateLimits.registerRateLimitsRoute,
+      usage.registerUsageRoute,
+    ];
   }),
   v1Family("logs", ["/v1/logs"], async () => [(await import("./account/routes/logs/index.js")).registerLogRoutes]),
   v1Family("keys", ["/v1/keys"], async () => [(await import("./account/routes/keys/index.js")).registerKeyRoutes]),
   v1Family("reveal", ["/v1/reveal"], async () => [(await import("./account/v1-reveal.js")).registerRevealRoute]),
-  v1Family("leads", ["/v1/attributes", "/v1/leads", "/v1/leads_lists", "/v1/webhooks", "/v1/deliveries", "/v1/flag"], async () => [
-    (await import("./leads/routes/index.js")).registerLeadRoutes,
-  ]),
+  v1Family(
+    "leads",
+    ["/v1/attributes", "/v1/leads", "/v1/leads_lists", "/v1/webhooks", "/v1/deliveries", "/v1/flag"],
+    async () => [(await import("./leads/routes/index.js")).registerLeadRoutes],
+  ),
   v1Family("bulk", ["/v1/bulk"], async () => [(await import("./bulk/routes/index.js")).registerBulkRoutes]),
   CAPABILITY_ROUTES,
 ];
@@ -133,11 +151,11 @@ const V1_FAMILIES: readonly V1Family[] = [
  * own; under `/.well-known` only the two documents above are served (anything else is a 404 that
  * needs no family).
  */
-export const FAMILIES = new FamilyIndex<FamilyDeps>([OAUTH, MCP, V1, ...V1_FAMILIES, OPERATOR, DASHBOARD, AGENT], { "": AGENT, "/v1": CAPABILITY_ROUTES }, [
-  "/",
-  "/v1/openapi.json",
-  "/.well-known",
-]);
+export const FAMILIES = new FamilyIndex<FamilyDeps>(
+  [OAUTH, MCP, V1, ...V1_FAMILIES, OPERATOR, DASHBOARD, AGENT],
+  { "": AGENT, "/v1": CAPABILITY_ROUTES },
+  ["/", "/v1/openapi.json", "/.well-known"],
+);
 
 /** The app: one fetch for every surface. Each request first builds the families its path needs. */
 export interface App {
@@ -158,7 +176,10 @@ export function createApp(options: AppOptions = {}): App {
     }
     return current().fetch(request, env, ctx);
   };
-  const loader = new FamilyLoader<FamilyDeps>({ mcp: options.mcp ?? {}, appFetch: (request, env, ctx) => fetch(request, env, ctx) });
+  const loader = new FamilyLoader<FamilyDeps>({
+    mcp: options.mcp ?? {},
+    appFetch: (request, env, ctx) => fetch(request, env, ctx),
+  });
 
   let v1Document: Promise<unknown> | undefined;
   const buildV1Document = async () => {
@@ -185,7 +206,11 @@ export function createApp(options: AppOptions = {}): App {
       return c.json(await v1Document);
     });
     const v1 = loader.get(V1);
-    if (v1) app.route(V1.at, v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)));
+    if (v1)
+      app.route(
+        V1.at,
+        v1.assemble(V1_FAMILIES.map((family) => loader.get(family)).filter((family) => family !== undefined)),
+      );
     mount(app, OPERATOR);
     mount(app, DASHBOARD);
     app.get("/", async (c) =>
@@ -227,9 +252,14 @@ export function createApp(options: AppOptions = {}): App {
       methodNotAllowed({
         app,
         onMethodNotAllowed: (c, methods) =>
-          errorResponse(405, "method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}. Allowed: ${methods.join(", ")}.`, {
-            Allow: methods.join(", "),
-          }),
+          errorResponse(
+            405,
+            "method_not_allowed",
+            `${c.req.method} is not allowed on ${c.req.path}. Allowed: ${methods.join(", ")}.`,
+            {
+              Allow: methods.join(", "),
+            },
+          ),
       }),
     );
     app.onError((err, c) => toErrorResponse(err, c));

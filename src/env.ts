@@ -1,9 +1,9 @@
 import type { AuthContext } from "./auth/auth-context.js";
-import type { RequestLogMessage } from "./platform/request-log-row.js";
 import type { BulkRowsMessage } from "./bulk/messages.js";
 import type { DeliveryMessage } from "./delivery/types.js";
 import type { DeepCrawlMessage } from "./engine/web/crawl/deep-crawl-message.js";
 import type { BalanceView, CreditBalance } from "./limits/groups.js";
+import type { RequestLogMessage } from "./platform/request-log-row.js";
 
 /**
  * Bindings and variables the Worker is given. The bindings declared in wrangler.toml are typed by

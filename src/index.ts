@@ -1,14 +1,14 @@
 import { createApp } from "./app.js";
 import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./bulk/messages.js";
-import type { Env } from "./env.js";
-import { DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-message.js";
-import { REQUEST_LOG_QUEUE } from "./platform/request-log-row.js";
 import { DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/queue-names.js";
+import { DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-message.js";
+import type { Env } from "./env.js";
+import { REQUEST_LOG_QUEUE } from "./platform/request-log-row.js";
 import { logError } from "./request-context.js";
 
-export { AccountLimiter } from "./limits/account-limiter.js";
 export { PaymentLedger } from "./agent/ledger.js";
 export { BulkJob } from "./bulk/job-object.js";
+export { AccountLimiter } from "./limits/account-limiter.js";
 
 // What this file imports statically is evaluated when an isolate starts, for every request: keep
 // it to the app's frame (src/app.ts builds the route families on first use), the Durable Object
@@ -40,7 +40,10 @@ export default {
   },
   // Cron (wrangler.toml [triggers]): retention work that must stay off the request path.
   async scheduled(controller, env, ctx) {
-    const [{ runRetention }, { pruneDashboard }] = await Promise.all([import("./account/retention-job.js"), import("./dashboard/retention.js")]);
+    const [{ runRetention }, { pruneDashboard }] = await Promise.all([
+      import("./account/retention-job.js"),
+      import("./dashboard/retention.js"),
+    ]);
     ctx.waitUntil(runRetention(env, controller.scheduledTime));
     ctx.waitUntil(pruneDashboard(env, controller.scheduledTime));
   },

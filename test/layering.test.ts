@@ -52,14 +52,21 @@ function edges(files: Record<string, string>): Edge[] {
   const out: Edge[] = [];
   for (const [path, text] of Object.entries(files)) {
     const file = path.replace(/^\.\.\/src\//, "");
-    const statements = text.match(/(?:^|\n)\s*(?:import|export)\b[^;]*?from\s+"\.[^"]+"|import\(\s*"\.[^"]+"\s*\)/g) ?? [];
+    const statements =
+      text.match(/(?:^|\n)\s*(?:import|export)\b[^;]*?from\s+"\.[^"]+"|import\(\s*"\.[^"]+"\s*\)/g) ?? [];
     for (const statement of statements) {
       const specifier = /"(\.[^"]+)"/.exec(statement)![1]!;
       const target = resolve(file, specifier);
       const from = unitOf(file);
       const to = unitOf(target);
       if (from === to) continue;
-      out.push({ file, line: statement.trim().replace(/\s+/g, " "), from, to, typeOnly: /^(?:import|export)\s+type\b/.test(statement.trim()) });
+      out.push({
+        file,
+        line: statement.trim().replace(/\s+/g, " "),
+        from,
+        to,
+        typeOnly: /^(?:import|export)\s+type\b/.test(statement.trim()),
+      });
     }
   }
   return out;
@@ -69,7 +76,11 @@ function edges(files: Record<string, string>): Edge[] {
 function violations(all: Edge[]): string[] {
   return all
     .filter((e) => !(e.from === "env.ts" && e.typeOnly))
-    .filter((e) => rank.get(e.to)! > rank.get(e.from)! || (rank.get(e.to) === rank.get(e.from) && !OPEN_RANKS.has(rank.get(e.from)!)))
+    .filter(
+      (e) =>
+        rank.get(e.to)! > rank.get(e.from)! ||
+        (rank.get(e.to) === rank.get(e.from) && !OPEN_RANKS.has(rank.get(e.from)!)),
+    )
     .map((e) => `${e.file} (${e.from}) -> ${e.to}: ${e.line}`);
 }
 
@@ -78,7 +89,9 @@ describe("the layers of src/", () => {
 
   it("reads every module and knows every folder", () => {
     expect(Object.keys(sources).length).toBeGreaterThan(250);
-    const unknown = [...new Set(Object.keys(sources).map((p) => unitOf(p.replace(/^\.\.\/src\//, ""))))].filter((u) => !rank.has(u));
+    const unknown = [...new Set(Object.keys(sources).map((p) => unitOf(p.replace(/^\.\.\/src\//, ""))))].filter(
+      (u) => !rank.has(u),
+    );
     expect(unknown).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { resetIsolateState } from "../src/platform/isolate-state.js";
 import { createApp } from "../src/app.js";
+import { resetIsolateState } from "../src/platform/isolate-state.js";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 

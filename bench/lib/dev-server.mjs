@@ -45,7 +45,9 @@ export function prepareBenchState(name, plan = "scale") {
   const sha = createHash("sha256").update(secret).digest("hex");
   // An account without a password cannot use the API (spec: 401), so give it one.
   const pw = passwordHash("bench");
-  sql(`INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, '${plan}', 'user', '${pw}')`);
+  sql(
+    `INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, '${plan}', 'user', '${pw}')`,
+  );
   sql(
     `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
      SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
@@ -65,7 +67,8 @@ const inUse = (port) =>
 export async function benchPort() {
   const port = Number(process.env.BENCH_PORT ?? (await freePort()));
   if (port === 8787) throw new Error("BENCH_PORT 8787 is reserved for `npm start`.");
-  if (await inUse(port)) throw new Error(`BENCH_PORT ${port} is in use: a server left running there would answer instead.`);
+  if (await inUse(port))
+    throw new Error(`BENCH_PORT ${port} is in use: a server left running there would answer instead.`);
   return port;
 }
 
@@ -77,21 +80,38 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [], wr
   const base = `http://127.0.0.1:${port}`;
   const varFlags = Object.entries({ ENVIRONMENT: "development", ...vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const inspectorPort = await freePort();
-  const server = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspectorPort), "--persist-to", state, ...varFlags, ...devFlags], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-    // wrangler dev streams a trace of every event (each request, Durable Object call, storage and D1
-    // query) into its local observability collector, in the same workerd process as the Worker:
-    // production has no such collector on the request path, and it costs a call with a limiter
-    // round trip about twice what it costs a bare route. Off unless BENCH_LOCAL_OBSERVABILITY=1.
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false",
-      ...wranglerEnv,
+  const server = spawn(
+    process.execPath,
+    [
+      wranglerBin,
+      "dev",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      state,
+      ...varFlags,
+      ...devFlags,
+    ],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      // wrangler dev streams a trace of every event (each request, Durable Object call, storage and D1
+      // query) into its local observability collector, in the same workerd process as the Worker:
+      // production has no such collector on the request path, and it costs a call with a limiter
+      // round trip about twice what it costs a bare route. Off unless BENCH_LOCAL_OBSERVABILITY=1.
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "true" : "false",
+        ...wranglerEnv,
+      },
+      detached: true,
     },
-    detached: true,
-  });
+  );
   let log = "";
   server.stdout.on("data", (d) => (log += d));
   server.stderr.on("data", (d) => (log += d));
@@ -127,15 +147,33 @@ export async function startDevServer({ state, port, vars = {}, devFlags = [], wr
  * `plan`: the account's plan (scale by default). `wranglerEnv`: variables for wrangler itself (its own
  * switches), beside this process's environment.
  */
-export async function withBenchServer(name, vars, body, { prepare, ownPorts = false, devFlags = [], plan, wranglerEnv = {} } = {}) {
+export async function withBenchServer(
+  name,
+  vars,
+  body,
+  { prepare, ownPorts = false, devFlags = [], plan, wranglerEnv = {} } = {},
+) {
   const port = ownPorts ? await freePort() : await benchPort();
   const { state, headers } = prepareBenchState(name, plan);
   let server;
   try {
     // `prepare(state)` fills the state directory before the server opens it (seed:scale's index).
     if (prepare) await prepare(state);
-    server = await startDevServer({ state, port, vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars }, devFlags, wranglerEnv });
-    return await body({ base: server.base, port, inspectorPort: server.inspectorPort, pid: server.pid, state, headers });
+    server = await startDevServer({
+      state,
+      port,
+      vars: { MPP_SECRET_KEY: randomBytes(32).toString("base64url"), ...vars },
+      devFlags,
+      wranglerEnv,
+    });
+    return await body({
+      base: server.base,
+      port,
+      inspectorPort: server.inspectorPort,
+      pid: server.pid,
+      state,
+      headers,
+    });
   } finally {
     await server?.stop();
     await new Promise((r) => setTimeout(r, 500));

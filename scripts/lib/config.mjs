@@ -21,7 +21,8 @@ export function localConfig(env) {
   } catch {
     throw new Error(`BASE_URL must be an absolute http(s) URL such as http://localhost:${port}, not "${base}".`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`BASE_URL must be an http(s) URL, not "${base}".`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`BASE_URL must be an http(s) URL, not "${base}".`);
   return { port, baseUrl: base.replace(/\/+$/, "") };
 }
 

@@ -12,10 +12,20 @@ const PASSWORD = "browser-check-password-1";
 const ROWS = 1_000;
 
 /** The pages of a signed-in account, as the navigation lists them. */
-export const DASHBOARD_PAGES = ["/app", "/app/keys", "/app/try", "/app/bulk", "/app/logs", "/app/leads", "/app/lists", "/app/webhooks"];
+export const DASHBOARD_PAGES = [
+  "/app",
+  "/app/keys",
+  "/app/try",
+  "/app/bulk",
+  "/app/logs",
+  "/app/leads",
+  "/app/lists",
+  "/app/webhooks",
+];
 
 export async function checkDashboard({ base, browser, screens, mailLink, setPlan, step, assert }) {
-  const shot = (page, name, fullPage = true) => page.screenshot({ path: path.join(screens, `dash-${name}.png`), fullPage });
+  const shot = (page, name, fullPage = true) =>
+    page.screenshot({ path: path.join(screens, `dash-${name}.png`), fullPage });
   const offsite = [];
   const consoleErrors = [];
   const newPage = async (width = 1280, height = 860) => {
@@ -24,7 +34,13 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
     await page.setRequestInterception(true);
     page.on("request", (req) => {
       const host = new URL(req.url()).hostname;
-      if (req.url().startsWith("data:") || req.url().startsWith("blob:") || host === "localhost" || host === "127.0.0.1") return req.continue();
+      if (
+        req.url().startsWith("data:") ||
+        req.url().startsWith("blob:") ||
+        host === "localhost" ||
+        host === "127.0.0.1"
+      )
+        return req.continue();
       offsite.push(req.url());
       req.abort("internetdisconnected");
     });
@@ -38,7 +54,9 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, which textContent does not give
   const text = (page) => page.$eval("main", (m) => m.innerText);
 
-  await browser.defaultBrowserContext().overridePermissions(base, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
+  await browser
+    .defaultBrowserContext()
+    .overridePermissions(base, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
   const page = await newPage();
   const email = `person-${Date.now()}@example.com`;
 
@@ -80,7 +98,9 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   const key = await page.$eval("#new-key", (e) => e.textContent.trim());
   const secret = await page.$eval("#new-secret", (e) => e.textContent.trim());
   await page.click("button[data-copy=new-secret]");
-  await page.waitForFunction(() => document.querySelector("button[data-copy=new-secret]").textContent === "Copied", { timeout: 5_000 });
+  await page.waitForFunction(() => document.querySelector("button[data-copy=new-secret]").textContent === "Copied", {
+    timeout: 5_000,
+  });
   assert((await page.evaluate(() => navigator.clipboard.readText())) === secret, "the clipboard holds the secret");
   await shot(page, "04-key-created");
   const me = await fetch(`${base}/v1/me`, { headers: { "X-Service-Key": key, "X-Service-Secret": secret } });
@@ -97,12 +117,17 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   assert(/200 · Billed: 1 phone credit/.test(answer), `try it answered: ${answer.slice(0, 400)}`);
   assert(answer.includes('"e164_format": "+33612345678"'), "try it shows the JSON answer");
   await shot(page, "05-try-it");
-  const limits = await (await fetch(`${base}/v1/rate-limits`, { headers: { "X-Service-Key": key, "X-Service-Secret": secret } })).json();
+  const limits = await (
+    await fetch(`${base}/v1/rate-limits`, { headers: { "X-Service-Key": key, "X-Service-Secret": secret } })
+  ).json();
   assert(limits.data.searches.daily.used === 1, `searches used today: ${JSON.stringify(limits.data.searches)}`);
   step("ran one Try it call (phone-validator): 200, billed 1 phone credit, counted under searches (dash-05)");
 
   // 6. Bulk: a 1,000-row CSV dropped on the upload form, previewed, estimated, launched, followed to 100 %.
-  const csv = ["Phone,Note", ...Array.from({ length: ROWS }, (_, i) => `+3361${String(i).padStart(7, "0")},row ${i + 1}`)].join("\n");
+  const csv = [
+    "Phone,Note",
+    ...Array.from({ length: ROWS }, (_, i) => `+3361${String(i).padStart(7, "0")},row ${i + 1}`),
+  ].join("\n");
   await page.goto(`${base}/app/bulk?type=phone-validator`);
   await page.type("#job-name", "Browser check phones");
   await page.evaluate((content) => {
@@ -110,7 +135,8 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
     const data = new DataTransfer();
     data.items.add(file);
     const zone = document.querySelector(".dropzone");
-    for (const type of ["dragenter", "dragover", "drop"]) zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }));
+    for (const type of ["dragenter", "dragover", "drop"])
+      zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }));
   }, csv);
   await page.waitForSelector("#column-preview table", { timeout: 15_000 });
   const chosen = await page.$eval("#col-phone_field_index", (s) => s.value);
@@ -126,8 +152,13 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   const started = Date.now();
   let midShot = false;
   for (;;) {
-    const state = await page.evaluate(() => ({ value: document.querySelector("#job-live progress")?.value ?? null, line: document.querySelector("[data-progress-line]")?.textContent ?? "", results: !!document.querySelector("#results-h") }));
-    if (state.value !== null && samples.at(-1)?.value !== state.value) samples.push({ ms: Date.now() - started, ...state });
+    const state = await page.evaluate(() => ({
+      value: document.querySelector("#job-live progress")?.value ?? null,
+      line: document.querySelector("[data-progress-line]")?.textContent ?? "",
+      results: !!document.querySelector("#results-h"),
+    }));
+    if (state.value !== null && samples.at(-1)?.value !== state.value)
+      samples.push({ ms: Date.now() - started, ...state });
     if (!midShot && state.value > 0 && state.value < 100) {
       await shot(page, "08-bulk-running", false);
       midShot = true;
@@ -139,12 +170,22 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   assert(await page.evaluate(() => window.__sameDocument === true), "the page followed the job without reloading");
   const final = await page.$eval("#job-live progress", (p) => p.value);
   assert(final === 100, `the progress bar ended at ${final}`);
-  assert(samples.some((s) => / rows\/s/.test(s.line)), `the progress line shows rows per second: ${JSON.stringify(samples)}`);
+  assert(
+    samples.some((s) => / rows\/s/.test(s.line)),
+    `the progress line shows rows per second: ${JSON.stringify(samples)}`,
+  );
   const summary = await text(page);
-  assert(summary.includes("Summary:") && summary.includes(`${ROWS.toLocaleString("en")} found`), `summary: ${summary.slice(0, 600)}`);
+  assert(
+    summary.includes("Summary:") && summary.includes(`${ROWS.toLocaleString("en")} found`),
+    `summary: ${summary.slice(0, 600)}`,
+  );
   await shot(page, "09-bulk-done");
-  step(`uploaded ${ROWS} rows by drag and drop; progress ${samples.map((s) => `${s.value}%@${(s.ms / 1000).toFixed(1)}s`).join(" ")}; summary shown without a reload (dash-06..09)`);
-  step(`progress line seen: "${samples.find((s) => /rows\/s/.test(s.line) && s.value < 100)?.line ?? samples.at(-1)?.line}"`);
+  step(
+    `uploaded ${ROWS} rows by drag and drop; progress ${samples.map((s) => `${s.value}%@${(s.ms / 1000).toFixed(1)}s`).join(" ")}; summary shown without a reload (dash-06..09)`,
+  );
+  step(
+    `progress line seen: "${samples.find((s) => /rows\/s/.test(s.line) && s.value < 100)?.line ?? samples.at(-1)?.line}"`,
+  );
 
   // 7. Download the results through the link, as the browser saves it.
   const downloads = path.join(screens, "downloads");
@@ -162,7 +203,10 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await new Promise((r) => setTimeout(r, 300));
   const lines = readFileSync(path.join(downloads, file), "utf8").trim().split(/\r?\n/);
   assert(lines.length === ROWS + 1, `the download has ${lines.length} lines`);
-  assert(lines[0].startsWith("Phone,Note,") && lines[1].includes("+33610000000"), `download header/first row: ${lines[0]} | ${lines[1]}`);
+  assert(
+    lines[0].startsWith("Phone,Note,") && lines[1].includes("+33610000000"),
+    `download header/first row: ${lines[0]} | ${lines[1]}`,
+  );
   step(`downloaded ${file}: ${lines.length - 1} rows, header "${lines[0]}"`);
 
   // 8. Revoke the key: it stops working at once.
@@ -191,28 +235,52 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
     for (let n = 0; n < 3; n++) {
       await probe.goto(`${base}${p}`, { waitUntil: "load" });
       // The paint entry is recorded when the frame is presented, which may come just after "load".
-      await probe.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0, { timeout: 5_000 });
+      await probe.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0, {
+        timeout: 5_000,
+      });
       loads.push(await probe.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0].startTime));
     }
     const m = await probe.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0];
       const res = performance.getEntriesByType("resource");
       const controls = [...document.querySelectorAll("input:not([type=hidden]),select,textarea")];
-      const unlabelled = controls.filter((c) => !(c.labels?.length || c.getAttribute("aria-label") || c.getAttribute("aria-labelledby"))).map((c) => c.outerHTML.slice(0, 80));
-      return { bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0), decoded: nav.decodedBodySize + res.reduce((a, r) => a + r.decodedBodySize, 0), unlabelled };
+      const unlabelled = controls
+        .filter((c) => !(c.labels?.length || c.getAttribute("aria-label") || c.getAttribute("aria-labelledby")))
+        .map((c) => c.outerHTML.slice(0, 80));
+      return {
+        bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0),
+        decoded: nav.decodedBodySize + res.reduce((a, r) => a + r.decodedBodySize, 0),
+        unlabelled,
+      };
     });
     // Keyboard: the first Tab reaches the skip link, and a focused control shows the focus ring.
     await probe.keyboard.press("Tab");
-    const focus = await probe.evaluate(() => ({ skip: document.activeElement?.classList.contains("skip"), outline: getComputedStyle(document.activeElement).outlineStyle }));
-    assert(focus.skip && focus.outline !== "none", `${p}: Tab does not reach a visible skip link (${JSON.stringify(focus)})`);
+    const focus = await probe.evaluate(() => ({
+      skip: document.activeElement?.classList.contains("skip"),
+      outline: getComputedStyle(document.activeElement).outlineStyle,
+    }));
+    assert(
+      focus.skip && focus.outline !== "none",
+      `${p}: Tab does not reach a visible skip link (${JSON.stringify(focus)})`,
+    );
     m.fcp = loads.sort((a, b) => a - b)[1];
     assert(m.unlabelled.length === 0, `${p}: controls without a label: ${m.unlabelled.join(" | ")}`);
     assert(m.fcp !== null && m.fcp < 500, `${p}: first paint ${m.fcp} ms`);
     assert(m.bytes < 100 * 1024, `${p}: ${m.bytes} bytes transferred`);
-    measured.push(`${p} ${Math.round(m.fcp)} ms (${loads.map(Math.round).join("/")}) ${(m.bytes / 1024).toFixed(1)} KB (${(m.decoded / 1024).toFixed(1)} KB unpacked)`);
-    await probe.screenshot({ path: path.join(screens, `dash-page-${String(i + 1).padStart(2, "0")}-${p.replace(/\W+/g, "-").replace(/^-|-$/g, "")}.png`), fullPage: true });
+    measured.push(
+      `${p} ${Math.round(m.fcp)} ms (${loads.map(Math.round).join("/")}) ${(m.bytes / 1024).toFixed(1)} KB (${(m.decoded / 1024).toFixed(1)} KB unpacked)`,
+    );
+    await probe.screenshot({
+      path: path.join(
+        screens,
+        `dash-page-${String(i + 1).padStart(2, "0")}-${p.replace(/\W+/g, "-").replace(/^-|-$/g, "")}.png`,
+      ),
+      fullPage: true,
+    });
   }
-  step(`every page: labelled controls, skip link and focus ring on the first Tab, first paint (median of 3 loads) and transfer (cache off): ${measured.join("; ")}`);
+  step(
+    `every page: labelled controls, skip link and focus ring on the first Tab, first paint (median of 3 loads) and transfer (cache off): ${measured.join("; ")}`,
+  );
 
   const phone = await newPage(360, 740);
   for (const p of [...DASHBOARD_PAGES, bulkJob]) {
@@ -239,6 +307,9 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
 
 /** Finds the newest "[mail]" link for `email` of a kind in a server's output. */
 export function mailLinkIn(output, email, kind) {
-  const pattern = new RegExp(`\\[mail\\] to ${email.replace(/[.+]/g, "\\$&")}: .*\\n\\[mail\\]\\s+(\\S+/app/${kind === "confirm" ? "confirm" : "reset/new"}\\?token=\\S+)`, "g");
+  const pattern = new RegExp(
+    `\\[mail\\] to ${email.replace(/[.+]/g, "\\$&")}: .*\\n\\[mail\\]\\s+(\\S+/app/${kind === "confirm" ? "confirm" : "reset/new"}\\?token=\\S+)`,
+    "g",
+  );
   return [...output.matchAll(pattern)].at(-1)?.[1] ?? null;
 }

@@ -6,6 +6,10 @@ export interface Upstream {
   env?: Record<string, string>;
 }
 export declare function upstreams(dohUrl: string | undefined): Upstream[];
-export declare function missingUpstreams(list: Upstream[], lookup: (host: string) => Promise<unknown>, timeoutMs?: number): Promise<Upstream[]>;
+export declare function missingUpstreams(
+  list: Upstream[],
+  lookup: (host: string) => Promise<unknown>,
+  timeoutMs?: number,
+): Promise<Upstream[]>;
 export declare function offlineLine(u: Upstream): string;
 export declare function createOutputFilter(): { push(chunk: string): string; end(): string };

@@ -88,7 +88,10 @@ export function createOutputFilter() {
     if (text.includes("Your types might be out of date")) {
       // wrangler dev regenerates the types with .dev.vars' local secrets, which
       // worker-configuration.d.ts leaves out on purpose (`npm run types`, --env-file=/dev/null).
-      return once("types", "(wrangler's notice about types counts the local secrets in .dev.vars, which the committed types leave out on purpose; `npm run typecheck` says whether they are current.)");
+      return once(
+        "types",
+        "(wrangler's notice about types counts the local secrets in .dev.vars, which the committed types leave out on purpose; `npm run typecheck` says whether they are current.)",
+      );
     }
     return `${raw}\n`;
   }

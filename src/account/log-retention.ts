@@ -1,4 +1,4 @@
-import { desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { allOf, anyOf, db } from "../db/client.js";
 import { requestLogs } from "../db/schema.js";
 import type { Env } from "../env.js";
@@ -41,9 +41,15 @@ export async function retainedLogs(env: Pick<Env, "DB">, accountId: number, now:
 }
 
 /** Deletes what the window no longer covers: rows older than 3 months, and each account's rows beyond its last 1,000. */
-export async function pruneRequestLogs(env: Pick<Env, "DB">, now: number): Promise<{ expired: number; overflow: number }> {
+export async function pruneRequestLogs(
+  env: Pick<Env, "DB">,
+  now: number,
+): Promise<{ expired: number; overflow: number }> {
   const store = db(env.DB);
-  const expired = await store.delete(requestLogs).where(lt(requestLogs.createdAt, retentionCutoff(now))).run();
+  const expired = await store
+    .delete(requestLogs)
+    .where(lt(requestLogs.createdAt, retentionCutoff(now)))
+    .run();
   const overflow = await env.DB.prepare(
     `DELETE FROM request_logs WHERE id IN (
        SELECT id FROM (
@@ -78,7 +84,10 @@ const ROUTE_TYPES: Record<string, string> = {
 
 /** `type` of a log entry from its route pattern: always a string (docs/wire-contract.md §9.3). */
 export function logTypeOf(endpoint: string): string {
-  const segments = endpoint.replace(/^\/v1(?=\/|$)/, "").split("/").filter(Boolean);
+  const segments = endpoint
+    .replace(/^\/v1(?=\/|$)/, "")
+    .split("/")
+    .filter(Boolean);
   if (segments[0] === "leads" && segments[1] === "attributes") return ATTRIBUTES_TYPE;
   const first = segments[0] ?? "";
   if (ROUTE_TYPES[first]) return ROUTE_TYPES[first];

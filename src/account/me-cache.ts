@@ -1,6 +1,6 @@
+import { AUTH_CACHE_TTL_MS } from "../auth/auth-cache.js";
 import { forgetBalances } from "../limits/admission.js";
 import { expiringMap } from "../platform/isolate-state.js";
-import { AUTH_CACHE_TTL_MS } from "../auth/auth-cache.js";
 
 /**
  * What GET /v1/me reads from D1 besides the credential (the workspace the login belongs to),

@@ -1,12 +1,12 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { AppBindings } from "../env.js";
 import type { AuthContext } from "../auth/authenticate.js";
+import type { AppBindings } from "../env.js";
 import { clientCountry } from "../platform/client-country.js";
 import { loggedUri } from "../platform/log-uri.js";
-import { logTypeOf } from "./log-retention.js";
 import { enqueueLogRow, type RequestLogRow } from "../platform/request-log-queue.js";
 import { currentLogRowId, logError } from "../request-context.js";
+import { logTypeOf } from "./log-retention.js";
 
 /** True when a real endpoint (not only middleware) matched this method and path. */
 export function hasEndpoint(c: Parameters<MiddlewareHandler>[0]): boolean {
@@ -70,7 +70,9 @@ export function logRequests(now: () => number = Date.now): MiddlewareHandler<App
     // The row waits for the limiter's decision, and is written by whichever request holds it last
     // (this one if the decision is already known, else the one that receives it).
     const category = c.get("usageCategory") ?? null;
-    const written = billing.whenDecided((billed) => write({ ...row, cost: billed, usageCategory: billed ? category : null }));
+    const written = billing.whenDecided((billed) =>
+      write({ ...row, cost: billed, usageCategory: billed ? category : null }),
+    );
     if (written) c.executionCtx.waitUntil(written);
   };
 }

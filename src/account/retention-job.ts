@@ -1,10 +1,11 @@
 import type { Env } from "../env.js";
 import { pruneBilledRequests } from "../limits/repeat-billing.js";
-import { pruneRequestLogs } from "./log-retention.js";
 import { logInfo } from "../request-context.js";
+import { pruneRequestLogs } from "./log-retention.js";
 
 /** The scheduled retention pass: the log window (1,000 rows, 3 months) and closed 30-day billing windows. */
 export async function runRetention(env: Env, now: number): Promise<void> {
   const [logs] = await Promise.all([pruneRequestLogs(env, now), pruneBilledRequests(env, now)]);
-  if (logs.expired || logs.overflow) logInfo(`request log retention: ${logs.expired} expired, ${logs.overflow} beyond the last 1000 rows`);
+  if (logs.expired || logs.overflow)
+    logInfo(`request log retention: ${logs.expired} expired, ${logs.overflow} beyond the last 1000 rows`);
 }

@@ -4,11 +4,11 @@ import { db } from "../db/client.js";
 import { type Account, workspaceMembers, workspaces } from "../db/schema.js";
 import type { Env } from "../env.js";
 import type { ApiApp } from "../http/openapi.js";
-import { rfc3339 } from "../platform/time.js";
+import { ErrorResponses, security } from "../http/openapi-shared.js";
 import { tableLimit } from "../limits/middleware.js";
 import { planFor } from "../limits/plans.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { creditSummary, type CreditSummary } from "./credits.js";
+import { rfc3339 } from "../platform/time.js";
+import { type CreditSummary, creditSummary } from "./credits.js";
 import { cachedMeView, rememberMeView } from "./me-cache.js";
 
 /** GET /v1/me (docs/wire-contract.md §9.1), typed the way the strictest clients unmarshal it. */
@@ -60,7 +60,7 @@ const MeDataSchema = z
       available_similar: int(),
       available_technologies: int(),
       frequency: z.string(),
-      price_monthly: z.string().openapi({ description: "A string, e.g. \"49\"" }),
+      price_monthly: z.string().openapi({ description: 'A string, e.g. "49"' }),
       price_yearly: z.string(),
       update_url: z.null(),
       cancel_url: z.null(),
@@ -71,12 +71,23 @@ const MeDataSchema = z
       workspace: z.boolean(),
       export: z.boolean(),
       bulks: z.boolean(),
-      limit: z
-        .object({ search: int(), verifier: int(), domain: int(), finder: int() })
-        .openapi({ description: "Credits this login may use: the account's available search and verification credits" }),
-      owner: z.object({ name: z.string(), available_teams: int(), available_searches: int(), available_verifications: int(), usage: int() }).nullable(),
+      limit: z.object({ search: int(), verifier: int(), domain: int(), finder: int() }).openapi({
+        description: "Credits this login may use: the account's available search and verification credits",
+      }),
+      owner: z
+        .object({
+          name: z.string(),
+          available_teams: int(),
+          available_searches: int(),
+          available_verifications: int(),
+          usage: int(),
+        })
+        .nullable(),
     }),
-    requests: z.record(z.enum(["domains", "verifications", "phones", "b2b", "count", "similar", "technologies"]), Balance),
+    requests: z.record(
+      z.enum(["domains", "verifications", "phones", "b2b", "count", "similar", "technologies"]),
+      Balance,
+    ),
     credits: z.record(z.enum(["search", "verification", "phone"]), Balance),
     available: int().openapi({ description: "Legacy: search credits left" }),
     used: int().openapi({ description: "Legacy: search credits used this period" }),
@@ -97,11 +108,21 @@ const route = createRoute({
   tags: ["Account"],
   security,
   summary: "The account, its plan, caps and credit balances",
-  responses: { 200: { description: "Account", content: { "application/json": { schema: z.object({ data: MeDataSchema }) } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "Account", content: { "application/json": { schema: z.object({ data: MeDataSchema }) } } },
+    ...ErrorResponses,
+  },
 });
 
 export function registerMeRoute(v1: ApiApp) {
-  v1.openapi(route, async (c) => c.json({ data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor, Date.now(), c.get("admittedBalances")) }, 200));
+  v1.openapi(route, async (c) =>
+    c.json(
+      {
+        data: await renderMe(c.env, c.get("auth").account, c.get("auth").actor, Date.now(), c.get("admittedBalances")),
+      },
+      200,
+    ),
+  );
 }
 
 /** The workspace the login belongs to: as a member, else as its owner (remembered per isolate, me-cache.ts). */
@@ -116,22 +137,45 @@ async function teamIdOf(env: Env, account: Account, actor: Account, now: number)
 async function readTeamId(env: Env, account: Account, actor: Account): Promise<number | null> {
   const store = db(env.DB);
   if (account.id !== actor.id) {
-    const [m] = await store.select({ id: workspaceMembers.workspaceId }).from(workspaceMembers).where(eq(workspaceMembers.accountId, actor.id)).limit(1);
+    const [m] = await store
+      .select({ id: workspaceMembers.workspaceId })
+      .from(workspaceMembers)
+      .where(eq(workspaceMembers.accountId, actor.id))
+      .limit(1);
     return m?.id ?? null;
   }
-  const [w] = await store.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerAccountId, account.id)).limit(1);
+  const [w] = await store
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(eq(workspaces.ownerAccountId, account.id))
+    .limit(1);
   return w?.id ?? null;
 }
 
 /** `2026-11-23 09:37:08.000000`: the legacy `time.date` layout (UTC). */
-const legacyDate = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace(/\.(\d{3})Z$/, ".$1000");
+const legacyDate = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.(\d{3})Z$/, ".$1000");
 
-async function renderMe(env: Env, account: Account, actor: Account, now: number, known?: CreditSummary): Promise<MeData> {
+async function renderMe(
+  env: Env,
+  account: Account,
+  actor: Account,
+  now: number,
+  known?: CreditSummary,
+): Promise<MeData> {
   const plan = planFor(account.plan);
   const [credits, teamId] = await Promise.all([creditSummary(env, account, known), teamIdOf(env, account, actor, now)]);
   const isMember = account.id !== actor.id;
   const paid = plan.name !== "free" && (account.subscriptionExpiresAt === null || account.subscriptionExpiresAt > now);
-  const limit = { search: credits.search.available, verifier: credits.verification.available, domain: credits.search.available, finder: credits.search.available };
+  const limit = {
+    search: credits.search.available,
+    verifier: credits.verification.available,
+    domain: credits.search.available,
+    finder: credits.search.available,
+  };
   return {
     user_id: actor.id,
     secret_token: "",

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { RATE_GROUPS } from "../limits/groups.js";
 import type { ApiApp } from "../http/openapi.js";
-import { flushOwed, limiterFor } from "../limits/admission.js";
-import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
 import { ErrorResponses, security } from "../http/openapi-shared.js";
+import { flushOwed, limiterFor } from "../limits/admission.js";
+import { RATE_GROUPS } from "../limits/groups.js";
+import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
 
 const route = createRoute({
   method: "get",
@@ -11,7 +11,13 @@ const route = createRoute({
   tags: ["Account"],
   security,
   summary: "The account's limits and current usage per endpoint group (not rate-limited)",
-  responses: { 200: { description: "Limits", content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } } }, ...ErrorResponses },
+  responses: {
+    200: {
+      description: "Limits",
+      content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } },
+    },
+    ...ErrorResponses,
+  },
 });
 
 export function registerRateLimitsRoute(v1: ApiApp) {
@@ -28,7 +34,12 @@ export function registerRateLimitsRoute(v1: ApiApp) {
       }
       const g = status.groups[group];
       if (!g) throw new Error(`the limiter's status has no rate group ${group}`);
-      const window = (limit: number, used: number, reset: number | null) => ({ limit, used, remaining: limit ? Math.max(0, limit - used) : null, reset_seconds: reset });
+      const window = (limit: number, used: number, reset: number | null) => ({
+        limit,
+        used,
+        remaining: limit ? Math.max(0, limit - used) : null,
+        reset_seconds: reset,
+      });
       data[key] = {
         enforced: true,
         group,

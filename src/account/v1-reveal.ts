@@ -1,14 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
 import { parseFilters, searchCompanies } from "../engine/company/search.js";
 import type { ApiApp } from "../http/openapi.js";
-import { fixedLimit } from "../limits/middleware.js";
 import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
+import { fixedLimit } from "../limits/middleware.js";
 
 const FilterValue = z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() });
 
 const RevealBody = z.object({
-  query: z.string().max(1000).optional().openapi({ description: "Free text; companies mentioning more of its words rank higher" }),
+  query: z
+    .string()
+    .max(1000)
+    .optional()
+    .openapi({ description: "Free text; companies mentioning more of its words rank higher" }),
   filters: z
     .record(z.string(), z.unknown())
     .optional()
@@ -24,7 +28,13 @@ const RevealBody = z.object({
 });
 
 const RevealCompany = z.record(z.string(), z.unknown());
-const RevealMeta = z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int(), pages: z.number().int(), filters: z.record(z.string(), FilterValue) });
+const RevealMeta = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  pages: z.number().int(),
+  filters: z.record(z.string(), FilterValue),
+});
 
 const route = createRoute({
   method: "post",
@@ -41,7 +51,13 @@ const route = createRoute({
         "application/json": {
           schema: z.object({
             success: z.boolean(),
-            data: z.object({ companies: z.array(RevealCompany), total: z.number().int(), page: z.number().int(), limit: z.number().int(), pages: z.number().int() }),
+            data: z.object({
+              companies: z.array(RevealCompany),
+              total: z.number().int(),
+              page: z.number().int(),
+              limit: z.number().int(),
+              pages: z.number().int(),
+            }),
             meta: RevealMeta,
             message: z.string(),
           }),
@@ -74,9 +90,16 @@ export function registerRevealRoute(v1: ApiApp) {
       success: true,
       data: { companies: projected, total, page, limit, pages },
       meta: { total, page, limit, pages, filters },
-      message: total === 0 ? "No company matches these filters." : `Found ${total} ${total === 1 ? "company" : "companies"}.`,
+      message:
+        total === 0 ? "No company matches these filters." : `Found ${total} ${total === 1 ? "company" : "companies"}.`,
     };
-    if (callbackUrl) scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: c.get("auth").account.id, url: callbackUrl, endpoint: c.req.path, body: answer });
+    if (callbackUrl)
+      scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), {
+        accountId: c.get("auth").account.id,
+        url: callbackUrl,
+        endpoint: c.req.path,
+        body: answer,
+      });
     return c.json(answer, 200);
   });
 }

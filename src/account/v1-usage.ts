@@ -3,14 +3,14 @@ import { and, eq, gte, lt, sql } from "drizzle-orm";
 import { capabilityByName } from "../capabilities/index.js";
 import { db } from "../db/client.js";
 import { usageDays } from "../db/schema-contract.js";
+import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import type { ApiApp } from "../http/openapi.js";
-import { DAY_MS, parseInstant, startOfUtcDay } from "../platform/time.js";
 import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { creditSummary } from "./credits.js";
-import type { Env } from "../env.js";
 import { flushOwed, limiterFor } from "../limits/admission.js";
+import { DAY_MS, parseInstant, startOfUtcDay } from "../platform/time.js";
 import { logError } from "../request-context.js";
+import { creditSummary } from "./credits.js";
 
 /**
  * GET /v1/usage (docs/wire-contract.md §9.2): the union of the two documented shapes, one row per day of the
@@ -21,10 +21,33 @@ import { logError } from "../request-context.js";
  */
 
 /** Usage buckets of the newer shape. */
-export const USAGE_CATEGORIES = ["search", "verifier", "phones", "sources", "similar", "technologies", "email_count", "export"] as const;
+export const USAGE_CATEGORIES = [
+  "search",
+  "verifier",
+  "phones",
+  "sources",
+  "similar",
+  "technologies",
+  "email_count",
+  "export",
+] as const;
 const SOURCE_KEYS = ["source_website", "source_bulk", "source_extension", "source_api", "source_sheets"] as const;
 /** Keys of the older shape: per product (domain, finder, ...) and per channel (api, bulk, ...). */
-const LEGACY_KEYS = ["usage", "domain", "finder", "verifier", "technologies", "ip", "website", "bulk", "extension", "api", "mobile", "desktop", "sheets"] as const;
+const LEGACY_KEYS = [
+  "usage",
+  "domain",
+  "finder",
+  "verifier",
+  "technologies",
+  "ip",
+  "website",
+  "bulk",
+  "extension",
+  "api",
+  "mobile",
+  "desktop",
+  "sheets",
+] as const;
 const COUNT_KEYS = [...new Set([...USAGE_CATEGORIES, ...SOURCE_KEYS, ...LEGACY_KEYS])];
 type Counts = Record<(typeof COUNT_KEYS)[number], number>;
 
@@ -38,9 +61,17 @@ const LEGACY_PRODUCT: Record<string, "domain" | "finder"> = {
 
 export const MAX_USAGE_DAYS = 366;
 
-const countsShape = Object.fromEntries(COUNT_KEYS.map((k) => [k, z.number().int()])) as Record<(typeof COUNT_KEYS)[number], z.ZodNumber>;
+const countsShape = Object.fromEntries(COUNT_KEYS.map((k) => [k, z.number().int()])) as Record<
+  (typeof COUNT_KEYS)[number],
+  z.ZodNumber
+>;
 const UsageDaySchema = z
-  .object({ id: z.number().int(), user_id: z.number().int(), ...countsShape, created_at: z.string().openapi({ description: "YYYY-MM-DD (UTC)" }) })
+  .object({
+    id: z.number().int(),
+    user_id: z.number().int(),
+    ...countsShape,
+    created_at: z.string().openapi({ description: "YYYY-MM-DD (UTC)" }),
+  })
   .openapi("UsageDay");
 const UsageSchema = z
   .object({
@@ -51,7 +82,10 @@ const UsageSchema = z
   .openapi("Usage");
 
 const Query = z.object({
-  start: z.string().optional().openapi({ description: "First day (YYYY-MM-DD or RFC 3339); default 29 days before end" }),
+  start: z
+    .string()
+    .optional()
+    .openapi({ description: "First day (YYYY-MM-DD or RFC 3339); default 29 days before end" }),
   end: z.string().optional().openapi({ description: "Last day, inclusive; default today" }),
 });
 
@@ -62,7 +96,10 @@ const route = createRoute({
   security,
   summary: "Charged requests per day (every day of the range, zeros included) and in total; not rate-limited",
   request: { query: Query },
-  responses: { 200: { description: "Usage", content: { "application/json": { schema: UsageSchema } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "Usage", content: { "application/json": { schema: UsageSchema } } },
+    ...ErrorResponses,
+  },
 });
 
 function zeros(): Counts {
@@ -72,7 +109,8 @@ function zeros(): Counts {
 function day(text: string | undefined, name: string, fallback: number): number {
   if (text === undefined) return fallback;
   const ms = parseInstant(text);
-  if (ms === null) throw new ApiError(400, "params_invalid", `The parameter '${name}' is invalid: expected YYYY-MM-DD or RFC 3339.`);
+  if (ms === null)
+    throw new ApiError(400, "params_invalid", `The parameter '${name}' is invalid: expected YYYY-MM-DD or RFC 3339.`);
   return startOfUtcDay(ms);
 }
 
@@ -102,12 +140,21 @@ export function registerUsageRoute(v1: ApiApp) {
     const from = day(q.start, "start", to - 29 * DAY_MS);
     if (from > to) throw new ApiError(400, "params_invalid", "The parameter 'start' is invalid: it is after 'end'.");
     if ((to - from) / DAY_MS + 1 > MAX_USAGE_DAYS) {
-      throw new ApiError(400, "params_invalid", `The parameter 'start' is invalid: the range is limited to ${MAX_USAGE_DAYS} days.`);
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The parameter 'start' is invalid: the range is limited to ${MAX_USAGE_DAYS} days.`,
+      );
     }
     const account = c.get("auth").account;
     await syncedUsage(c.env, account.id);
     const rows = await db(c.env.DB)
-      .select({ day: usageDays.day, capability: usageDays.capability, source: usageDays.source, n: sql<number>`sum(${usageDays.count})` })
+      .select({
+        day: usageDays.day,
+        capability: usageDays.capability,
+        source: usageDays.source,
+        n: sql<number>`sum(${usageDays.count})`,
+      })
       .from(usageDays)
       .where(and(eq(usageDays.accountId, account.id), gte(usageDays.day, from), lt(usageDays.day, to + DAY_MS)))
       .groupBy(usageDays.day, usageDays.capability, usageDays.source);

@@ -1,8 +1,8 @@
 import { authenticate } from "../auth/authenticate.js";
-import { hasEndpoint, logRequests } from "./request-log.js";
-import { newApiApp, type ApiApp } from "../http/openapi.js";
-import { toErrorResponse } from "../http/errors.js";
 import { OAUTH_PATHS, SCOPES } from "../auth/oauth-config.js";
+import { toErrorResponse } from "../http/errors.js";
+import { type ApiApp, newApiApp } from "../http/openapi.js";
+import { hasEndpoint, logRequests } from "./request-log.js";
 
 /**
  * /v1 without its routes: the security schemes of its OpenAPI document, the request log and
@@ -22,12 +22,27 @@ export function createV1Frame(): V1Frame {
   const auth = authenticate();
   const assemble = (families: readonly ApiApp[]) => {
     const v1 = newApiApp();
-    v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", { type: "apiKey", in: "header", name: "X-Service-Key" });
-    v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceSecret", { type: "apiKey", in: "header", name: "X-Service-Secret" });
+    v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", {
+      type: "apiKey",
+      in: "header",
+      name: "X-Service-Key",
+    });
+    v1.openAPIRegistry.registerComponent("securitySchemes", "ServiceSecret", {
+      type: "apiKey",
+      in: "header",
+      name: "X-Service-Secret",
+    });
     v1.openAPIRegistry.registerComponent("securitySchemes", "OAuth2", {
       type: "oauth2",
       description: "Bearer access tokens from the authorization-code flow with PKCE (S256) or the device flow.",
-      flows: { authorizationCode: { authorizationUrl: OAUTH_PATHS.authorize, tokenUrl: OAUTH_PATHS.token, refreshUrl: OAUTH_PATHS.token, scopes: { ...SCOPES } } },
+      flows: {
+        authorizationCode: {
+          authorizationUrl: OAUTH_PATHS.authorize,
+          tokenUrl: OAUTH_PATHS.token,
+          refreshUrl: OAUTH_PATHS.token,
+          scopes: { ...SCOPES },
+        },
+      },
     });
 
     v1.use("*", log);

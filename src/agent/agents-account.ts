@@ -26,9 +26,20 @@ export async function agentsAccountId(env: Env): Promise<number> {
   const store = db(env.DB);
   await store
     .insert(accounts)
-    .values({ email: AGENTS_ACCOUNT_EMAIL, kind: "agents", confirmed: true, passwordHash: null, plan: agentsPlan(env), firstName: "Agents" })
+    .values({
+      email: AGENTS_ACCOUNT_EMAIL,
+      kind: "agents",
+      confirmed: true,
+      passwordHash: null,
+      plan: agentsPlan(env),
+      firstName: "Agents",
+    })
     .onConflictDoNothing({ target: accounts.email });
-  const [row] = await store.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, AGENTS_ACCOUNT_EMAIL)).limit(1);
+  const [row] = await store
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(eq(accounts.email, AGENTS_ACCOUNT_EMAIL))
+    .limit(1);
   if (!row) throw new Error("agents account could not be created");
   known.set(env.DB, row.id);
   return row.id;

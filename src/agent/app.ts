@@ -1,13 +1,13 @@
 import { Hono } from "hono";
-import { CAPABILITIES } from "../capabilities/index.js";
 import type { Capability } from "../capabilities/core/registry.js";
+import { CAPABILITIES } from "../capabilities/index.js";
 import type { AppBindings, Env } from "../env.js";
+import { newApiApp } from "../http/openapi.js";
 import { agentOpenApiDocument, llmsTxt, soldCapabilities } from "./discovery.js";
 import { registerEnrollmentRoutes } from "./enrollment.js";
-import { newApiApp } from "../http/openapi.js";
-import { type GateDeps, servePaid } from "./payment-gate.js";
 import { durableLedger } from "./ledger-client.js";
 import { paymentProviderFor } from "./payment-config.js";
+import { type GateDeps, servePaid } from "./payment-gate.js";
 import { PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
 
 export interface AgentAppOptions {
@@ -43,10 +43,16 @@ export function createAgentApp(options: AgentAppOptions = {}) {
   };
 
   app.get("/openapi.json", async (c) =>
-    c.json(agentOpenApiDocument(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
+    c.json(
+      agentOpenApiDocument(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin),
+      200,
+      { "cache-control": "public, max-age=300" },
+    ),
   );
   app.get("/llms.txt", async (c) =>
-    c.text(llmsTxt(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin), 200, { "cache-control": "public, max-age=300" }),
+    c.text(llmsTxt(capabilities(), await providerOrNull(c.env, c.req.url), new URL(c.req.url).origin), 200, {
+      "cache-control": "public, max-age=300",
+    }),
   );
   const enrollments = newApiApp();
   registerEnrollmentRoutes(enrollments);

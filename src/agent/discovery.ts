@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../http/errors.js";
 import type { Capability } from "../capabilities/core/registry.js";
+import { ERROR_CODES } from "../http/errors.js";
 import { MCP_PATHS, MCP_PROTOCOL_REVISION } from "../http/mcp-paths.js";
 import { FORWARDED_HEADERS } from "./forwarded-headers.js";
 import { priceFor, toBaseUnits } from "./prices.js";
@@ -40,7 +40,10 @@ function offers(cap: SoldCapability, provider: PaymentProvider | null) {
 function jsonSchemaOf(schema: z.ZodType | undefined): unknown {
   if (!schema) return { type: "object" };
   try {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
     return rest;
   } catch {
     return { type: "object" };
@@ -56,7 +59,12 @@ function queryParameters(cap: Capability) {
   });
 }
 
-const rateLimitHeaders = Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, { schema: { type: "string" }, description: "Forwarded from the shared agents account" }]));
+const rateLimitHeaders = Object.fromEntries(
+  FORWARDED_HEADERS.map((h) => [
+    h,
+    { schema: { type: "string" }, description: "Forwarded from the shared agents account" },
+  ]),
+);
 const error = (description: string, extra: Record<string, unknown> = {}) => ({
   description,
   ...extra,
@@ -64,7 +72,11 @@ const error = (description: string, extra: Record<string, unknown> = {}) => ({
 });
 const charged = { "X-Payment-Charged": { schema: { type: "string", enum: ["true", "false"] } } };
 
-export function agentOpenApiDocument(capabilities: readonly Capability[], provider: PaymentProvider | null, origin: string) {
+export function agentOpenApiDocument(
+  capabilities: readonly Capability[],
+  provider: PaymentProvider | null,
+  origin: string,
+) {
   const paths: Record<string, unknown> = {};
   for (const cap of soldCapabilities(capabilities)) {
     paths[cap.agentPath] = {
@@ -78,7 +90,11 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
         responses: {
           200: {
             description: `Paid and fulfilled: ${cap.label}`,
-            headers: { "Payment-Receipt": { schema: { type: "string" }, description: "Serialized MPP receipt" }, ...charged, ...rateLimitHeaders },
+            headers: {
+              "Payment-Receipt": { schema: { type: "string" }, description: "Serialized MPP receipt" },
+              ...charged,
+              ...rateLimitHeaders,
+            },
             content: { "application/json": { schema: jsonSchemaOf(cap.response) } },
           },
           402: {
@@ -86,9 +102,16 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
             headers: { "WWW-Authenticate": { schema: { type: "string" } } },
             content: { "application/problem+json": { schema: { $ref: "#/components/schemas/PaymentRequired" } } },
           },
-          422: error("Upstream rejected the request (e.g. missing parameters); not billed, the credential stays spendable", { headers: charged }),
-          429: error("Upstream rate limit reached; not billed, the credential stays spendable", { headers: { ...charged, "Retry-After": { schema: { type: "integer" } } } }),
-          502: error("Payment provider unreachable or credential could not be validated (never a request to pay again)"),
+          422: error(
+            "Upstream rejected the request (e.g. missing parameters); not billed, the credential stays spendable",
+            { headers: charged },
+          ),
+          429: error("Upstream rate limit reached; not billed, the credential stays spendable", {
+            headers: { ...charged, "Retry-After": { schema: { type: "integer" } } },
+          }),
+          502: error(
+            "Payment provider unreachable or credential could not be validated (never a request to pay again)",
+          ),
           503: error("Payment gate unavailable", { headers: { "Retry-After": { schema: { type: "integer" } } } }),
         },
       },
@@ -99,8 +122,17 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
       operationId: "enroll-agent",
       summary: "Register an agent identity (free, optional; grants nothing)",
       tags: ["Enrollment"],
-      requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/EnrollmentRequest" } } } },
-      responses: { 201: { description: "Enrolled", content: { "application/json": { schema: { $ref: "#/components/schemas/Enrollment" } } } }, 400: error("Invalid enrollment") },
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/EnrollmentRequest" } } },
+      },
+      responses: {
+        201: {
+          description: "Enrolled",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Enrollment" } } },
+        },
+        400: error("Invalid enrollment"),
+      },
     },
   };
   paths["/agent-enrollments/{id}"] = {
@@ -109,7 +141,13 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
       summary: "Read an enrolled agent identity back (free)",
       tags: ["Enrollment"],
       parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-      responses: { 200: { description: "Enrollment", content: { "application/json": { schema: { $ref: "#/components/schemas/Enrollment" } } } }, 404: error("Unknown enrollment") },
+      responses: {
+        200: {
+          description: "Enrollment",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Enrollment" } } },
+        },
+        404: error("Unknown enrollment"),
+      },
     },
   };
 
@@ -128,10 +166,19 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
     },
     // The same capabilities as MCP tools (Streamable HTTP), paid per call with MPP over MCP.
     "x-mcp": mcpServers(origin),
-    tags: [{ name: TAG, description: "Paid per request (MPP)" }, { name: "Enrollment", description: "Free, optional, grants nothing" }],
+    tags: [
+      { name: TAG, description: "Paid per request (MPP)" },
+      { name: "Enrollment", description: "Free, optional, grants nothing" },
+    ],
     paths,
     components: {
-      securitySchemes: { mpp: { type: "http", scheme: "Payment", description: "Machine Payments Protocol credential (Authorization: Payment ...)" } },
+      securitySchemes: {
+        mpp: {
+          type: "http",
+          scheme: "Payment",
+          description: "Machine Payments Protocol credential (Authorization: Payment ...)",
+        },
+      },
       schemas: {
         PaymentRequired: {
           type: "object",
@@ -152,10 +199,17 @@ export function agentOpenApiDocument(capabilities: readonly Capability[], provid
             errors: {
               type: "object",
               properties: {
-                type: { type: "string", enum: ERROR_CODES, description: "One of a closed set; each type has a fixed status" },
+                type: {
+                  type: "string",
+                  enum: ERROR_CODES,
+                  description: "One of a closed set; each type has a fixed status",
+                },
                 message: { type: "string" },
                 code: { type: "integer" },
-                request_id: { type: "string", description: "The response's X-Request-Id; quote it when reporting a problem" },
+                request_id: {
+                  type: "string",
+                  description: "The response's X-Request-Id; quote it when reporting a problem",
+                },
               },
               required: ["type", "message", "code"],
             },
@@ -195,14 +249,22 @@ export function mcpServers(origin: string) {
     transport: "streamable-http",
     protocolVersion: MCP_PROTOCOL_REVISION,
     servers: [
-      { url: `${origin}${MCP_PATHS.agent}`, auth: "none: each tool call is paid with MPP over MCP (JSON-RPC error -32042 carries the challenges)" },
-      { url: `${origin}${MCP_PATHS.account}`, auth: "OAuth 2.0 bearer (metadata at /.well-known/oauth-protected-resource) or X-Service-Key + X-Service-Secret; billed to the account's credits" },
+      {
+        url: `${origin}${MCP_PATHS.agent}`,
+        auth: "none: each tool call is paid with MPP over MCP (JSON-RPC error -32042 carries the challenges)",
+      },
+      {
+        url: `${origin}${MCP_PATHS.account}`,
+        auth: "OAuth 2.0 bearer (metadata at /.well-known/oauth-protected-resource) or X-Service-Key + X-Service-Secret; billed to the account's credits",
+      },
     ],
   };
 }
 
 export function llmsTxt(capabilities: readonly Capability[], provider: PaymentProvider | null, origin: string): string {
-  const method = provider ? `\`${provider.method}\`${provider.label ? ` (${provider.label})` : ""}` : "(payment gate currently unavailable)";
+  const method = provider
+    ? `\`${provider.method}\`${provider.label ? ` (${provider.label})` : ""}`
+    : "(payment gate currently unavailable)";
   const lines = [
     "# Contact Intelligence agent API",
     "",
@@ -225,8 +287,12 @@ export function llmsTxt(capabilities: readonly Capability[], provider: PaymentPr
     "",
   ];
   for (const cap of soldCapabilities(capabilities)) {
-    const params = Object.keys(cap.params.shape).map((p) => `\`${p}\``).join(", ");
-    lines.push(`- [GET ${cap.agentPath}](${origin}${cap.agentPath}): ${cap.summary}. Price ${priceOf(cap)} USD (USDC or USDT). Query: ${params || "none"}.`);
+    const params = Object.keys(cap.params.shape)
+      .map((p) => `\`${p}\``)
+      .join(", ");
+    lines.push(
+      `- [GET ${cap.agentPath}](${origin}${cap.agentPath}): ${cap.summary}. Price ${priceOf(cap)} USD (USDC or USDT). Query: ${params || "none"}.`,
+    );
   }
   lines.push(
     "",

@@ -21,7 +21,10 @@ const EnrollmentRequest = z
       .string()
       .trim()
       .max(320)
-      .refine((v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) || /^https:\/\/\S+$/.test(v), "expected an email address or an https URL"),
+      .refine(
+        (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) || /^https:\/\/\S+$/.test(v),
+        "expected an email address or an https URL",
+      ),
     public_key: z.string().trim().min(16).max(4096).optional(),
     did: z
       .string()
@@ -39,11 +42,16 @@ const EnrollmentSchema = z.object({
   public_key: z.string().nullable(),
   did: z.string().nullable(),
   created_at: z.string().nullable(),
-  grants: z.array(z.string()).openapi({ description: "Always empty: enrollment is an introduction, not an entitlement" }),
+  grants: z
+    .array(z.string())
+    .openapi({ description: "Always empty: enrollment is an introduction, not an entitlement" }),
 });
 
 const ErrorSchema = z.object({ errors: z.object({ type: z.string(), message: z.string(), code: z.number().int() }) });
-const json = <S extends z.ZodType>(description: string, schema: S) => ({ description, content: { "application/json": { schema } } });
+const json = <S extends z.ZodType>(description: string, schema: S) => ({
+  description,
+  content: { "application/json": { schema } },
+});
 
 /** Enrollment is free and unauthenticated: bounded per client address and in size. */
 export const ENROLLMENTS_PER_HOUR_PER_IP = 10;
@@ -54,15 +62,23 @@ const perAddressLimit: MiddlewareHandler<AppBindings> = async (c, next) => {
   const limiter = c.env.ACCOUNT_LIMITER.get(c.env.ACCOUNT_LIMITER.idFromName(`ip:${ip}`));
   const window = await limiter.fixedWindow("agent-enrollments", ENROLLMENTS_PER_HOUR_PER_IP, 3_600_000, Date.now());
   if (!window.allowed) {
-    throw new ApiError(429, "rate_limit", `Rate limit reached: ${ENROLLMENTS_PER_HOUR_PER_IP} enrollments per hour per address. Retry after ${window.resetSeconds} seconds.`, {
-      "Retry-After": String(window.resetSeconds),
-    });
+    throw new ApiError(
+      429,
+      "rate_limit",
+      `Rate limit reached: ${ENROLLMENTS_PER_HOUR_PER_IP} enrollments per hour per address. Retry after ${window.resetSeconds} seconds.`,
+      {
+        "Retry-After": String(window.resetSeconds),
+      },
+    );
   }
   await next();
 };
 
 /** Refuses more than the cap from Content-Length up front, or while the body streams. */
-const cappedBody = limitBody(MAX_ENROLLMENT_BODY_BYTES, `The request body is over ${MAX_ENROLLMENT_BODY_BYTES} bytes; an enrollment is a few hundred.`);
+const cappedBody = limitBody(
+  MAX_ENROLLMENT_BODY_BYTES,
+  `The request body is over ${MAX_ENROLLMENT_BODY_BYTES} bytes; an enrollment is a few hundred.`,
+);
 
 const enrollRoute = createRoute({
   method: "post",
@@ -86,7 +102,14 @@ export function registerEnrollmentRoutes(app: ApiApp) {
     const id = `agt_${crypto.randomUUID().replaceAll("-", "")}`;
     const [row] = await db(c.env.DB)
       .insert(agentEnrollments)
-      .values({ id, name: body.name, contact: body.contact, publicKey: body.public_key ?? null, did: body.did ?? null, createdAt: Date.now() })
+      .values({
+        id,
+        name: body.name,
+        contact: body.contact,
+        publicKey: body.public_key ?? null,
+        did: body.did ?? null,
+        createdAt: Date.now(),
+      })
       .returning();
     if (!row) throw new Error("inserting an agent enrollment returned no row");
     return c.json(present(row), 201, { location: `/agent-enrollments/${id}` });
@@ -94,7 +117,9 @@ export function registerEnrollmentRoutes(app: ApiApp) {
 
   app.openapi(readRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const [row] = /^agt_[0-9a-f]{32}$/.test(id) ? await db(c.env.DB).select().from(agentEnrollments).where(eq(agentEnrollments.id, id)).limit(1) : [];
+    const [row] = /^agt_[0-9a-f]{32}$/.test(id)
+      ? await db(c.env.DB).select().from(agentEnrollments).where(eq(agentEnrollments.id, id)).limit(1)
+      : [];
     if (!row) throw new ApiError(404, "unknown_record", "No agent enrollment has this id.");
     return c.json(present(row), 200);
   });

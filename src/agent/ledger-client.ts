@@ -32,7 +32,9 @@ export function durableMppxStore(ns: DurableObjectNamespace<PaymentLedger>): Sto
   const stub = (key: string) => ledgerFor(ns, `kv:${key}`);
   const encode = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? { $bigint: x.toString() } : x));
   const decode = (s: string | null) =>
-    s === null ? null : JSON.parse(s, (_k, x) => (x && typeof x === "object" && typeof x.$bigint === "string" ? BigInt(x.$bigint) : x));
+    s === null
+      ? null
+      : JSON.parse(s, (_k, x) => (x && typeof x === "object" && typeof x.$bigint === "string" ? BigInt(x.$bigint) : x));
   return {
     async get(key) {
       return decode(await stub(key).kvGet(key));

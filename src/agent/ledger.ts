@@ -58,10 +58,16 @@ export class PaymentLedger extends DurableObject<unknown> {
     this.sql = ctx.storage.sql;
     // Objects created before the rename keep their rows: "claims" was this table's former name
     // (renamed so that "claim" means only a removal request), and settlements.claim_id its key.
-    const tables = this.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((t) => t.name);
+    const tables = this.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray()
+      .map((t) => t.name);
     if (tables.includes("claims") && !tables.includes("holds")) this.sql.exec("ALTER TABLE claims RENAME TO holds");
     if (tables.includes("settlements")) {
-      const keys = this.sql.exec<{ name: string }>("PRAGMA table_info(settlements)").toArray().map((c) => c.name);
+      const keys = this.sql
+        .exec<{ name: string }>("PRAGMA table_info(settlements)")
+        .toArray()
+        .map((c) => c.name);
       if (keys.includes("claim_id")) this.sql.exec("ALTER TABLE settlements RENAME COLUMN claim_id TO hold_id");
     }
     this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
@@ -72,8 +78,12 @@ export class PaymentLedger extends DurableObject<unknown> {
       settled_at INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
     // Added after the first deployments: objects created before it get the column here.
-    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(holds)").toArray().map((c) => c.name);
-    if (!columns.includes("unbilled_runs")) this.sql.exec("ALTER TABLE holds ADD COLUMN unbilled_runs INTEGER NOT NULL DEFAULT 0");
+    const columns = this.sql
+      .exec<{ name: string }>("PRAGMA table_info(holds)")
+      .toArray()
+      .map((c) => c.name);
+    if (!columns.includes("unbilled_runs"))
+      this.sql.exec("ALTER TABLE holds ADD COLUMN unbilled_runs INTEGER NOT NULL DEFAULT 0");
     if (!columns.includes("unbilled_since")) this.sql.exec("ALTER TABLE holds ADD COLUMN unbilled_since INTEGER");
   }
 
@@ -94,7 +104,11 @@ export class PaymentLedger extends DurableObject<unknown> {
     // Rows from before the window existed (no unbilled_since) are past any window.
     const windowEnds = (row?.unbilled_since ?? -Infinity) + UNBILLED_RUN_WINDOW_MS;
     if (row && row.unbilled_runs >= MAX_UNBILLED_RUNS && windowEnds > now) {
-      return { status: "unbilled_limit", runs: row.unbilled_runs, retryAfterSeconds: Math.max(1, Math.ceil((windowEnds - now) / 1000)) };
+      return {
+        status: "unbilled_limit",
+        runs: row.unbilled_runs,
+        retryAfterSeconds: Math.max(1, Math.ceil((windowEnds - now) / 1000)),
+      };
     }
     const token = crypto.randomUUID();
     this.sql.exec(
@@ -114,7 +128,14 @@ export class PaymentLedger extends DurableObject<unknown> {
    * (ledger, payment provider) do not count.
    */
   release(id: string, token: string, ranUnbilled = false, now = Date.now()): boolean {
-    if (!ranUnbilled) return this.sql.exec("UPDATE holds SET state = 'released', token = NULL WHERE id = ? AND state = 'held' AND token = ?", id, token).rowsWritten > 0;
+    if (!ranUnbilled)
+      return (
+        this.sql.exec(
+          "UPDATE holds SET state = 'released', token = NULL WHERE id = ? AND state = 'held' AND token = ?",
+          id,
+          token,
+        ).rowsWritten > 0
+      );
     return (
       this.sql.exec(
         `UPDATE holds SET state = 'released', token = NULL,
@@ -131,7 +152,9 @@ export class PaymentLedger extends DurableObject<unknown> {
 
   /** Marks the hold spent and writes the ledger row, together. False if the hold was not ours. */
   settle(token: string, entry: SettlementEntry, now = Date.now()): { settled: boolean; settledAt: number } {
-    const held = this.sql.exec("SELECT 1 FROM holds WHERE id = ? AND state = 'held' AND token = ?", entry.holdId, token).toArray();
+    const held = this.sql
+      .exec("SELECT 1 FROM holds WHERE id = ? AND state = 'held' AND token = ?", entry.holdId, token)
+      .toArray();
     if (!held.length) return { settled: false, settledAt: now };
     this.sql.exec("UPDATE holds SET state = 'spent', token = NULL WHERE id = ?", entry.holdId);
     this.sql.exec(
@@ -151,7 +174,9 @@ export class PaymentLedger extends DurableObject<unknown> {
   }
 
   settlement(holdId: string): SettlementRecord | null {
-    const row = this.sql.exec<Record<string, string | number | null>>("SELECT * FROM settlements WHERE hold_id = ?", holdId).toArray()[0];
+    const row = this.sql
+      .exec<Record<string, string | number | null>>("SELECT * FROM settlements WHERE hold_id = ?", holdId)
+      .toArray()[0];
     return row ? toRecord(row) : null;
   }
 
@@ -168,7 +193,11 @@ export class PaymentLedger extends DurableObject<unknown> {
   }
 
   kvPut(key: string, value: string): void {
-    this.sql.exec("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
+    this.sql.exec(
+      "INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
   }
 
   kvDelete(key: string): void {

@@ -15,7 +15,11 @@ export function payerLimit(env: Pick<Env, "AGENT_PAYER_RPM">): number {
 }
 
 /** Null when admitted; otherwise the 429 to send. */
-export async function admitPayer(env: Env, payer: string | null, clientIp: string | undefined): Promise<Response | null> {
+export async function admitPayer(
+  env: Env,
+  payer: string | null,
+  clientIp: string | undefined,
+): Promise<Response | null> {
   const who = payer ? `payer:${payer.toLowerCase()}` : `ip:${clientIp ?? "unknown"}`;
   const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`agent-${who}`));
   const limit = payerLimit(env);

@@ -1,10 +1,10 @@
-import { isProduction, type Env } from "../env.js";
+import { type Env, isProduction } from "../env.js";
 import { loadPaymentVendor } from "../payment-vendor.js";
+import { perBinding } from "../platform/isolate-state.js";
 import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_METHOD_LABEL, DEV_RECIPIENT, DEV_TOKENS } from "./dev-chain.js";
 import { durableMppxStore } from "./ledger-client.js";
-import { type CurrencyOffer, mppxProvider, PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
 import { STABLECOIN_DECIMALS } from "./prices.js";
-import { perBinding } from "../platform/isolate-state.js";
+import { type CurrencyOffer, mppxProvider, PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
 
 /**
  * Which payment method the gate sells with, from configuration:
@@ -31,7 +31,8 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export function chosenMethod(env: Env): MethodChoice {
   const wanted = env.MPP_METHOD?.trim();
   if (!wanted) return isProduction(env) ? "tempo" : "evm-dev";
-  if (wanted !== "tempo" && wanted !== "evm-dev") throw new PaymentGateUnavailable(`MPP_METHOD '${wanted}' is not a payment method this service knows.`);
+  if (wanted !== "tempo" && wanted !== "evm-dev")
+    throw new PaymentGateUnavailable(`MPP_METHOD '${wanted}' is not a payment method this service knows.`);
   return wanted;
 }
 
@@ -68,7 +69,9 @@ export function paymentProviderFor(env: Env, host = "localhost"): Promise<Paymen
 async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> {
   const secretKey = env.MPP_SECRET_KEY;
   if (!secretKey || new TextEncoder().encode(secretKey).length < 32) {
-    throw new PaymentGateUnavailable("The payment gate is not configured (MPP_SECRET_KEY missing or shorter than 32 bytes).");
+    throw new PaymentGateUnavailable(
+      "The payment gate is not configured (MPP_SECRET_KEY missing or shorter than 32 bytes).",
+    );
   }
   if (!env.PAYMENT_LEDGER) throw new PaymentGateUnavailable("The payment ledger is not bound (PAYMENT_LEDGER).");
   const method = chosenMethod(env);
@@ -114,7 +117,8 @@ async function buildProvider(env: Env, realm: string): Promise<PaymentProvider> 
     !(usdt && ADDRESS.test(usdt)) && "TEMPO_USDT_ADDRESS",
     !Number.isInteger(chainId) && "TEMPO_CHAIN_ID",
   ].filter(Boolean);
-  if (missing.length || !usdt) throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
+  if (missing.length || !usdt)
+    throw new PaymentGateUnavailable(`The Tempo payment method is not configured: ${missing.join(", ")}.`);
   const chain = { ...tempoChain, id: chainId };
   const mppx = Mppx.create({
     realm,

@@ -4,17 +4,23 @@ import type { Capability } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
 import { errorBody } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
+import { logError } from "../request-context.js";
 import { agentsAccountId, agentsPlan } from "./agents-account.js";
+import { FORWARDED_HEADERS } from "./forwarded-headers.js";
 import type { HoldOutcome } from "./ledger.js";
-import { unbilledRunsRefusal, unbilledRunsResponse } from "./unbilled-runs.js";
 import type { Ledger } from "./ledger-client.js";
 import { admitPayer } from "./payer-limit.js";
-import { priceFor } from "./prices.js";
-import { FORWARDED_HEADERS } from "./forwarded-headers.js";
-import { type CurrencyOffer, type Offer, PaymentGateUnavailable, type PaymentProvider, PaymentProviderFault } from "./provider.js";
 import { loadPaymentWire, type PaymentWire } from "./payment-wire.js";
+import { priceFor } from "./prices.js";
+import {
+  type CurrencyOffer,
+  type Offer,
+  PaymentGateUnavailable,
+  type PaymentProvider,
+  PaymentProviderFault,
+} from "./provider.js";
 import { gateUnavailable, providerFault } from "./responses.js";
-import { logError } from "../request-context.js";
+import { unbilledRunsRefusal, unbilledRunsResponse } from "./unbilled-runs.js";
 
 export interface GateDeps {
   /** Throws PaymentGateUnavailable when the deployment cannot take payments. `host` picks the default realm. */
@@ -78,12 +84,17 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   try {
     credential = wire.Credential.deserialize(serialized);
   } catch {
-    return challengeAgain(new wire.Errors.MalformedCredentialError({ reason: "it is not a base64url JSON Payment credential" }));
+    return challengeAgain(
+      new wire.Errors.MalformedCredentialError({ reason: "it is not a base64url JSON Payment credential" }),
+    );
   }
   const currency = offeredCurrency(provider, credential);
   if (!currency) {
     return challengeAgain(
-      new wire.Errors.InvalidChallengeError({ id: credential.challenge?.id, reason: `this endpoint accepts ${provider.method} payments in USDC or USDT only` }),
+      new wire.Errors.InvalidChallengeError({
+        id: credential.challenge?.id,
+        reason: `this endpoint accepts ${provider.method} payments in USDC or USDT only`,
+      }),
     );
   }
 
@@ -109,11 +120,16 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     return gateUnavailable("The payment ledger is unavailable; your credential was not used. Retry shortly.", 5);
   }
   if (hold.status === "spent") {
-    return challengeAgain(new wire.Errors.InvalidChallengeError({ id: holdId, reason: "this credential already paid for an answer" }));
+    return challengeAgain(
+      new wire.Errors.InvalidChallengeError({ id: holdId, reason: "this credential already paid for an answer" }),
+    );
   }
   if (hold.status === "unbilled_limit") return unbilledRunsResponse(unbilledRunsRefusal(hold));
   if (hold.status === "busy") {
-    return gateUnavailable("This credential is being used by another request right now; it was not charged. Retry shortly.", 1);
+    return gateUnavailable(
+      "This credential is being used by another request right now; it was not charged. Retry shortly.",
+      1,
+    );
   }
 
   let settled = false;
@@ -124,7 +140,10 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
       upstream = await runAsAgents(cap, req);
     } catch (err) {
       logError("agent call failed before the capability answered", err);
-      return gateUnavailable("The service could not run this request; your credential was not charged. Retry shortly.", 5);
+      return gateUnavailable(
+        "The service could not run this request; your credential was not charged. Retry shortly.",
+        5,
+      );
     }
     if (upstream.status !== 200) {
       ranUnbilled = true;
@@ -137,7 +156,11 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     } catch (err) {
       const kind = wire.classifyProviderError(err);
       if (kind instanceof wire.Errors.PaymentError) return challengeAgain(kind);
-      return kind instanceof PaymentGateUnavailable ? unavailable(kind) : providerFault(`The payment could not be settled, so the answer is withheld and nothing was charged: ${kind.message}`);
+      return kind instanceof PaymentGateUnavailable
+        ? unavailable(kind)
+        : providerFault(
+            `The payment could not be settled, so the answer is withheld and nothing was charged: ${kind.message}`,
+          );
     }
     settled = true;
     try {
@@ -169,13 +192,21 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
 }
 
 function offeredCurrency(provider: PaymentProvider, credential: Credential.Credential): CurrencyOffer | undefined {
-  const challenge = credential.challenge as { method?: string; intent?: string; request?: { currency?: unknown } } | undefined;
+  const challenge = credential.challenge as
+    | { method?: string; intent?: string; request?: { currency?: unknown } }
+    | undefined;
   if (challenge?.method !== provider.method || challenge.intent !== "charge") return undefined;
   const wanted = typeof challenge.request?.currency === "string" ? challenge.request.currency.toLowerCase() : "";
   return provider.currencies.find((c) => c.address.toLowerCase() === wanted);
 }
 
-async function holdOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs: number, now: () => number): Promise<HoldOutcome> {
+async function holdOrWait(
+  ledger: Ledger,
+  id: string,
+  expiresAt: number,
+  waitMs: number,
+  now: () => number,
+): Promise<HoldOutcome> {
   const deadline = Date.now() + waitMs;
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
     const outcome = await ledger.hold(id, expiresAt, now());
@@ -187,7 +218,8 @@ async function holdOrWait(ledger: Ledger, id: string, expiresAt: number, waitMs:
 async function runAsAgents(cap: Capability, req: PaidRequest): Promise<Response> {
   const parsed = cap.params.safeParse(req.query);
   // Spec: missing or invalid data is an upstream 422, unbilled.
-  if (!parsed.success) return jsonResponse(422, errorBody(422, "params_invalid", describeIssue(parsed.error, req.query, "query")));
+  if (!parsed.success)
+    return jsonResponse(422, errorBody(422, "params_invalid", describeIssue(parsed.error, req.query, "query")));
   const accountId = await agentsAccountId(req.env);
   const { response } = await executeCapability(cap, parsed.data as Record<string, unknown>, {
     env: req.env,

@@ -60,9 +60,20 @@ function isTransportFault(err: unknown): boolean {
  * Anything else unexpected is treated as our fault too: a holder of a valid credential must never
  * be told to pay again because of a bug on our side.
  */
-function classifyProviderError(Errors: PaymentVendor["Errors"], err: unknown): Errors.PaymentError | PaymentProviderFault | PaymentGateUnavailable {
-  if (err instanceof Errors.PaymentError || err instanceof PaymentProviderFault || err instanceof PaymentGateUnavailable) return err;
-  if (isTransportFault(err)) return new PaymentProviderFault(`The payment network could not be reached: ${(err as Error).message.split("\n")[0]}`);
+function classifyProviderError(
+  Errors: PaymentVendor["Errors"],
+  err: unknown,
+): Errors.PaymentError | PaymentProviderFault | PaymentGateUnavailable {
+  if (
+    err instanceof Errors.PaymentError ||
+    err instanceof PaymentProviderFault ||
+    err instanceof PaymentGateUnavailable
+  )
+    return err;
+  if (isTransportFault(err))
+    return new PaymentProviderFault(
+      `The payment network could not be reached: ${(err as Error).message.split("\n")[0]}`,
+    );
   const name = (err as Error)?.name ?? "";
   if (name === "ZodError" || name === "$ZodError" || /Signature|Address|Hex|Abi|Bytes|Decode|Serialize/.test(name)) {
     return new Errors.VerificationFailedError({ reason: "the credential payload could not be verified" });
@@ -75,13 +86,25 @@ function classifyProviderError(Errors: PaymentVendor["Errors"], err: unknown): E
  * A 402: one WWW-Authenticate Payment challenge per accepted currency (separate header values,
  * so clients parsing the list see each) and a problem+json body saying why.
  */
-async function paymentRequired(vendor: PaymentVendor, provider: PaymentProvider, offer: Offer, why: Errors.PaymentError): Promise<Response> {
+async function paymentRequired(
+  vendor: PaymentVendor,
+  provider: PaymentProvider,
+  offer: Offer,
+  why: Errors.PaymentError,
+): Promise<Response> {
   const challenges = await Promise.all(provider.currencies.map((currency) => provider.challenge(offer, currency)));
-  const headers = new Headers({ "content-type": "application/problem+json", "cache-control": "no-store", "x-payment-charged": "false" });
+  const headers = new Headers({
+    "content-type": "application/problem+json",
+    "cache-control": "no-store",
+    "x-payment-charged": "false",
+  });
   for (const challenge of challenges) headers.append("www-authenticate", vendor.Challenge.serialize(challenge));
   // 402 whatever status the mppx error class carries (a few are 400/500 in mppx): for the agent
   // surface every refused credential means "pay with one of these".
   // request_id: an RFC 9457 extension member, the response's X-Request-Id (as in every error body).
   const requestId = currentRequestId();
-  return new Response(JSON.stringify({ ...why.toProblemDetails(), status: 402, ...(requestId ? { request_id: requestId } : {}) }), { status: 402, headers });
+  return new Response(
+    JSON.stringify({ ...why.toProblemDetails(), status: 402, ...(requestId ? { request_id: requestId } : {}) }),
+    { status: 402, headers },
+  );
 }

@@ -71,7 +71,12 @@ export function mppxProvider<M extends Mppx.Methods>(opts: {
   if (!charge) throw new Error(`The mppx instance has no payment method '${method}'.`);
   const challengeFn = charge.charge;
   const route = (offer: Offer, currency: CurrencyOffer) => ({
-    request: { amount: offer.amount, currency: currency.address, decimals: currency.decimals, description: offer.description },
+    request: {
+      amount: offer.amount,
+      currency: currency.address,
+      decimals: currency.decimals,
+      description: offer.description,
+    },
     scope: offer.endpoint,
   });
   return {
@@ -79,7 +84,13 @@ export function mppxProvider<M extends Mppx.Methods>(opts: {
     label: opts.label,
     currencies: opts.currencies,
     challenge: (offer, currency) =>
-      challengeFn({ amount: offer.amount, currency: currency.address, decimals: currency.decimals, description: offer.description, scope: offer.endpoint }),
+      challengeFn({
+        amount: offer.amount,
+        currency: currency.address,
+        decimals: currency.decimals,
+        description: offer.description,
+        scope: offer.endpoint,
+      }),
     async validate(credential, offer, currency) {
       const validation = await mppx.validateCredential(credential, route(offer, currency));
       const details = (validation as { details?: { payer?: string; sender?: string } }).details;

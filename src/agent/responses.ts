@@ -10,4 +10,3 @@ export function gateUnavailable(message: string, retryAfterSeconds: number): Res
     "x-payment-charged": "false",
   });
 }
-

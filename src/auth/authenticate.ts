@@ -1,17 +1,17 @@
 import { eq } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { db } from "../db/client.js";
-import { accounts, apiKeys, type Account, type ApiKey } from "../db/schema.js";
-import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
+import { type Account, type ApiKey, accounts, apiKeys } from "../db/schema.js";
 import type { AppBindings } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { rfc3339 } from "../platform/time.js";
-import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
 import { sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
-import { sessionCallOf, type SessionCall } from "./session-calls.js";
-import { assertScopeAllows, bearerToken, resolveBearer } from "./bearer.js";
-import { logError } from "../request-context.js";
 import { boundedMap } from "../platform/isolate-state.js";
+import { rfc3339 } from "../platform/time.js";
+import { logError } from "../request-context.js";
+import { cachedKey, rememberKey, type VerifiedKey } from "./auth-cache.js";
+import { assertScopeAllows, bearerToken, resolveBearer } from "./bearer.js";
+import { type SessionCall, sessionCallOf } from "./session-calls.js";
+import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 
 export type { AuthContext } from "./auth-context.js";
 
@@ -48,16 +48,27 @@ export function authenticate(now: () => number = () => Date.now()): MiddlewareHa
       assertAccountUsable(found.actor, t);
       if (found.owner) assertAccountUsable(found.owner, t);
       assertScopeAllows(found.scope, c.req.method, c.req.path);
-      c.set("auth", { account: found.owner ?? found.actor, actor: found.actor, keyId: null, oauthClientId: found.clientId });
+      c.set("auth", {
+        account: found.owner ?? found.actor,
+        actor: found.actor,
+        keyId: null,
+        oauthClientId: found.clientId,
+      });
       return next();
     }
     if (!key && !secret) {
-      throw new ApiError(400, "missing_credentials", "Send your API key in X-Service-Key and its secret in X-Service-Secret, or an OAuth access token as Authorization: Bearer <token>.");
+      throw new ApiError(
+        400,
+        "missing_credentials",
+        "Send your API key in X-Service-Key and its secret in X-Service-Secret, or an OAuth access token as Authorization: Bearer <token>.",
+      );
     }
     if (!key) throw new ApiError(400, "missing_credentials", "The X-Service-Key header is missing.");
     if (!secret) throw new ApiError(400, "missing_credentials", "The X-Service-Secret header is missing.");
-    if (!KEY_SHAPE.test(key)) throw new ApiError(400, "malformed_credentials", "The X-Service-Key header is not a valid API key.");
-    if (!SECRET_SHAPE.test(secret)) throw new ApiError(400, "malformed_credentials", "The X-Service-Secret header is not a valid API secret.");
+    if (!KEY_SHAPE.test(key))
+      throw new ApiError(400, "malformed_credentials", "The X-Service-Key header is not a valid API key.");
+    if (!SECRET_SHAPE.test(secret))
+      throw new ApiError(400, "malformed_credentials", "The X-Service-Secret header is not a valid API secret.");
 
     const t = now();
     const secretHash = await sha256Hex(secret);
@@ -65,9 +76,14 @@ export function authenticate(now: () => number = () => Date.now()): MiddlewareHa
     if (!found) throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
     if (found.key.expiresAt !== null && found.key.expiresAt <= t) {
       const expiredAt = rfc3339(found.key.expiresAt);
-      throw new ApiError(400, "api_key_expired", `This API key expired at ${expiredAt}. Create a new key or reset this one.`, {
-        "X-Service-Key-Expired": expiredAt,
-      });
+      throw new ApiError(
+        400,
+        "api_key_expired",
+        `This API key expired at ${expiredAt}. Create a new key or reset this one.`,
+        {
+          "X-Service-Key-Expired": expiredAt,
+        },
+      );
     }
     assertAccountUsable(found.actor, t);
     if (found.owner) assertAccountUsable(found.owner, t);
@@ -79,17 +95,33 @@ export function authenticate(now: () => number = () => Date.now()): MiddlewareHa
 }
 
 export function assertAccountUsable(account: Account, now: number) {
-  if (account.kind !== "user") throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
+  if (account.kind !== "user")
+    throw new ApiError(401, "invalid_credentials", "The API key and secret do not match any account.");
   if (account.blocked) throw new ApiError(401, "account_blocked", "This account is blocked. Contact support.");
-  if (!account.confirmed) throw new ApiError(401, "account_unconfirmed", "This account's email address is not confirmed yet.");
-  if (!account.passwordHash) throw new ApiError(401, "account_without_password", "This account has no password set. Set one before using the API.");
+  if (!account.confirmed)
+    throw new ApiError(401, "account_unconfirmed", "This account's email address is not confirmed yet.");
+  if (!account.passwordHash)
+    throw new ApiError(
+      401,
+      "account_without_password",
+      "This account has no password set. Set one before using the API.",
+    );
   if (account.subscriptionExpiresAt !== null && account.subscriptionExpiresAt <= now) {
-    throw new ApiError(401, "subscription_expired", `This account's subscription expired at ${rfc3339(account.subscriptionExpiresAt)}.`);
+    throw new ApiError(
+      401,
+      "subscription_expired",
+      `This account's subscription expired at ${rfc3339(account.subscriptionExpiresAt)}.`,
+    );
   }
 }
 
 /** Reads the key from D1 and checks the secret; a match is remembered in the isolate's auth cache. */
-async function verifyKey(d1: D1Database, publicKey: string, secretHash: string, now: number): Promise<VerifiedKey | null> {
+async function verifyKey(
+  d1: D1Database,
+  publicKey: string,
+  secretHash: string,
+  now: number,
+): Promise<VerifiedKey | null> {
   const found = await findKey(d1, publicKey);
   const secretMatches = await timingSafeEqualText(secretHash, found?.key.secretHash ?? DUMMY_HASH);
   if (!found || !secretMatches || found.key.revokedAt !== null) return null;
@@ -127,6 +159,9 @@ function touchLastUsed(c: Parameters<MiddlewareHandler<AppBindings>>[0], key: Ap
       .set({ lastUsedAt: now })
       .where(eq(apiKeys.id, key.id))
       .run()
-      .then(() => undefined, (err) => logError("last_used_at update failed", err)),
+      .then(
+        () => undefined,
+        (err) => logError("last_used_at update failed", err),
+      ),
   );
 }

@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { db } from "../db/client.js";
-import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
-import { accounts, type Account } from "../db/schema.js";
+import { type Account, accounts } from "../db/schema.js";
 import type { Env } from "../env.js";
 import { ApiError, type CodeWithStatus } from "../http/errors.js";
-import { authorizationServer, type GrantProps, resourceFor, issuerFor, type Scope } from "./oauth-config.js";
+import { authorizationServer, type GrantProps, issuerFor, resourceFor, type Scope } from "./oauth-config.js";
 import { TOKEN_SHAPE, whyRefused } from "./token-records.js";
+import { joinWorkspaceOwner, otherOwner, owners } from "./workspace-owner.js";
 
 export interface BearerIdentity {
   actor: Account;
@@ -36,12 +36,14 @@ export function bearerToken(header: string | undefined): string | null {
  * malformed, unknown, expired or revoked token, each with a `WWW-Authenticate: Bearer` challenge.
  */
 export async function resolveBearer(env: Env, url: URL, token: string): Promise<BearerIdentity> {
-  if (!TOKEN_SHAPE.test(token)) refuse("access_token_malformed", "The bearer token is not an access token issued by this service.");
+  if (!TOKEN_SHAPE.test(token))
+    refuse("access_token_malformed", "The bearer token is not an access token issued by this service.");
   const server = authorizationServer(env, url);
   const valid = await server.validateToken<GrantProps>(resourceFor(issuerFor(env, url)), token, env);
   if (!valid) {
     const reason = await whyRefused(env, token);
-    if (reason === "expired") refuse("access_token_expired", "The access token has expired. Use your refresh token to get a new one.");
+    if (reason === "expired")
+      refuse("access_token_expired", "The access token has expired. Use your refresh token to get a new one.");
     if (reason === "revoked") refuse("access_token_revoked", "The access token was revoked. Authorize the app again.");
     refuse("access_token_invalid", "The access token is not known to this service.");
   }
@@ -64,7 +66,10 @@ export function assertScopeAllows(scope: string[], method: string, path: string)
   });
 }
 
-async function findAccount(d1: D1Database, accountId: number): Promise<{ actor: Account; owner: Account | null } | null> {
+async function findAccount(
+  d1: D1Database,
+  accountId: number,
+): Promise<{ actor: Account; owner: Account | null } | null> {
   const query = db(d1).select({ actor: accounts, owner: owners }).from(accounts).$dynamic();
   const rows = await joinWorkspaceOwner(query).where(eq(accounts.id, accountId)).limit(1);
   const row = rows[0];

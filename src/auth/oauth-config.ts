@@ -83,6 +83,9 @@ export function workerCtx(c: { executionCtx: { waitUntil(p: Promise<unknown>): v
 }
 
 /** Hands a token request to the OAuth library's token endpoint (the password-less grants and the device grant both end there). */
-export function forwardToTokenEndpoint(c: { req: { url: string }; env: Env; executionCtx: { waitUntil(p: Promise<unknown>): void } }, request: Request): Promise<Response> {
+export function forwardToTokenEndpoint(
+  c: { req: { url: string }; env: Env; executionCtx: { waitUntil(p: Promise<unknown>): void } },
+  request: Request,
+): Promise<Response> {
   return authorizationServer(c.env, new URL(c.req.url)).fetch(request, c.env, workerCtx(c));
 }

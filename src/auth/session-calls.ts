@@ -31,7 +31,10 @@ export interface SessionCall {
 /** Calls under way; each is removed when its caller has the response (bounded: a leak cannot grow memory). */
 const open = boundedMap<string, SessionCall>("dashboardCalls");
 
-export function openSessionCall(accountId: number, pageRead: boolean): { token: string; call: SessionCall; close(): void } {
+export function openSessionCall(
+  accountId: number,
+  pageRead: boolean,
+): { token: string; call: SessionCall; close(): void } {
   const token = randomToken(32);
   const call: SessionCall = { accountId, pageRead };
   open.set(token, call);

@@ -1,5 +1,5 @@
-import { sha256Hex } from "../platform/crypto.js";
 import type { Env } from "../env.js";
+import { sha256Hex } from "../platform/crypto.js";
 
 /**
  * Our own note of every access token the token endpoint hands out, so a refused bearer token can be
@@ -22,7 +22,10 @@ export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,64}:[A-Za-z0-9_-]{1,64}:[A-Za-z0-9_
 /** Records the access token of a successful token response (code, refresh or device grant). */
 export async function recordIssuedToken(env: Env, response: Response): Promise<void> {
   if (!response.ok) return;
-  const body = (await response.clone().json().catch(() => null)) as { access_token?: unknown; expires_in?: unknown } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { access_token?: unknown; expires_in?: unknown } | null;
   if (typeof body?.access_token !== "string" || typeof body.expires_in !== "number") return;
   const expiresAt = Math.floor(Date.now() / 1000) + body.expires_in;
   const record: IssuedTokenRecord = { expiresAt };

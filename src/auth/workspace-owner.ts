@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { alias, type SQLiteSelect } from "drizzle-orm/sqlite-core";
-import { accounts, type Account, workspaceMembers, workspaces } from "../db/schema.js";
+import { type Account, accounts, workspaceMembers, workspaces } from "../db/schema.js";
 
 /**
  * A member of a workspace acts for its owner (credits, limits and usage are the owner's). Both ways

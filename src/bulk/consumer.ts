@@ -1,28 +1,27 @@
 import { eq } from "drizzle-orm";
 import { type BatchCallOutcome, type BatchRun, executeBatch } from "../capabilities/core/execute-batch.js";
-import { logSurfaceCalls, surfaceLogRow } from "../capabilities/core/surface-log.js";
-import { sha256Hex } from "../platform/crypto.js";
-import type { SettlementOutcome } from "../limits/limiter-messages.js";
-import { isolateClient, type LimiterClient } from "../limits/limiter-client.js";
 import type { AnyCapability, BulkOptionValues, BulkRowResult } from "../capabilities/core/registry.js";
-import { batchMemo, type Memo } from "../engine/memo.js";
+import { logSurfaceCalls, surfaceLogRow } from "../capabilities/core/surface-log.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
+import { batchMemo, type Memo } from "../engine/memo.js";
 import type { Env } from "../env.js";
 import type { ErrorBody } from "../http/errors.js";
 import { describeIssue } from "../http/validation.js";
+import { isolateClient, type LimiterClient } from "../limits/limiter-client.js";
+import type { SettlementOutcome } from "../limits/limiter-messages.js";
+import { sha256Hex } from "../platform/crypto.js";
+import { logError } from "../request-context.js";
 import type { RowRecord } from "./job-object.js";
-import { emailsIn, resultCells } from "./results.js";
-import { inputChunkKey, type InputRow } from "./storage.js";
-import { bulkType, neededColumns, type BulkType } from "./types.js";
 import { jobStub } from "./jobs.js";
 import type { BulkRowsMessage } from "./messages.js";
-import { logError } from "../request-context.js";
-
-export { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./messages.js";
+import { emailsIn, resultCells } from "./results.js";
+import { type InputRow, inputChunkKey } from "./storage.js";
+import { type BulkType, bulkType, neededColumns } from "./types.js";
 
 /** One chunk of one run of a job. */
 export type { BulkRowsMessage } from "./messages.js";
+export { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./messages.js";
 
 /** Rows of one chunk run side by side. */
 const ROW_CONCURRENCY = 10;
@@ -95,9 +94,23 @@ export async function processChunk(
   const holder = holdChunk(env, ctx, job, msg, token, plan.leaseMs, client, accountId, accountPlan);
   try {
     const batch = calls.length
-      ? await executeBatch(capability, calls.map((c) => c.params), { env, waitUntil: (p) => ctx.waitUntil(p), accountId, plan: accountPlan, memo, concurrency: ROW_CONCURRENCY, key, client })
+      ? await executeBatch(
+          capability,
+          calls.map((c) => c.params),
+          {
+            env,
+            waitUntil: (p) => ctx.waitUntil(p),
+            accountId,
+            plan: accountPlan,
+            memo,
+            concurrency: ROW_CONCURRENCY,
+            key,
+            client,
+          },
+        )
       : null;
-    if (calls.length && !batch) throw new Error(`the chunk's admission was refused (job ${msg.jobId}, chunk ${msg.chunk})`);
+    if (calls.length && !batch)
+      throw new Error(`the chunk's admission was refused (job ${msg.jobId}, chunk ${msg.chunk})`);
     holder.reservations = batch?.reservationIds ?? [];
     const outcomeOf = new Map(
       calls.flatMap((c, i) => {
@@ -117,7 +130,13 @@ export async function processChunk(
     });
     const settlement = batch?.settlement ?? null;
     // The rows and what they cost are kept together: if this delivery dies now, the job sends the billing itself.
-    const recorded = await job.recordRows(msg.run, msg.chunk, token, records, settlement ? { plan: accountPlan, settlement, rows: billedRows } : undefined);
+    const recorded = await job.recordRows(
+      msg.run,
+      msg.chunk,
+      token,
+      records,
+      settlement ? { plan: accountPlan, settlement, rows: billedRows } : undefined,
+    );
     // Another delivery holds the chunk now: it records and bills the rows (with this reservation).
     if (recorded.fenced) return;
     if (!recorded.go) {
@@ -129,7 +148,10 @@ export async function processChunk(
       let outcome: SettlementOutcome | null = null;
       if (recorded.billingId !== null) {
         outcome = (await batch.settle()) ?? null;
-        if (!outcome) throw new Error(`the billing of chunk ${msg.chunk} of job ${msg.jobId} is not decided yet; the job sends it again`);
+        if (!outcome)
+          throw new Error(
+            `the billing of chunk ${msg.chunk} of job ${msg.jobId} is not decided yet; the job sends it again`,
+          );
         await job.billingDecided(recorded.billingId, outcome);
       }
       logRows(env, ctx, accountId, capability, calls, batch, outcome);
@@ -149,14 +171,25 @@ export async function processChunk(
  * Keeps a running delivery's chunk lease, and its reservation, alive (renewed every third of the
  * lease): a chunk that runs long is not sent again while its delivery works on it.
  */
-function holdChunk(env: Env, ctx: ExecutionContext, job: ReturnType<typeof jobStub>, msg: BulkRowsMessage, token: number, leaseMs: number, client: LimiterClient, accountId: number, plan: string) {
+function holdChunk(
+  env: Env,
+  ctx: ExecutionContext,
+  job: ReturnType<typeof jobStub>,
+  msg: BulkRowsMessage,
+  token: number,
+  leaseMs: number,
+  client: LimiterClient,
+  accountId: number,
+  plan: string,
+) {
   const holder = { reservations: [] as string[], stop: () => {} };
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const renew = async () => {
     if (stopped) return;
     const held = await job.renewChunk(msg.run, msg.chunk, token).catch(() => true);
-    if (holder.reservations.length) client.keepAlive(env, accountId, plan, holder.reservations, (p) => ctx.waitUntil(p));
+    if (holder.reservations.length)
+      client.keepAlive(env, accountId, plan, holder.reservations, (p) => ctx.waitUntil(p));
     if (held && !stopped) timer = setTimeout(() => void renew(), leaseMs / 3);
   };
   timer = setTimeout(() => void renew(), leaseMs / 3);
@@ -168,20 +201,43 @@ function holdChunk(env: Env, ctx: ExecutionContext, job: ReturnType<typeof jobSt
 }
 
 /** Bulk rows' log rows, each with the billing the limiter decided (null: nothing was billed). */
-function logRows(env: Env, ctx: ExecutionContext, accountId: number, cap: AnyCapability, calls: { params: Record<string, unknown> }[], batch: BatchRun, outcome: SettlementOutcome | null) {
+function logRows(
+  env: Env,
+  ctx: ExecutionContext,
+  accountId: number,
+  cap: AnyCapability,
+  calls: { params: Record<string, unknown> }[],
+  batch: BatchRun,
+  outcome: SettlementOutcome | null,
+) {
   const billed = new Set(outcome?.billed ?? []);
   const logs = calls.flatMap((c, i) => {
     const o = batch.outcomes[i];
     if (!o) return [];
     const wasBilled = o.ok && o.billed && o.fingerprint !== null && billed.has(o.fingerprint);
-    return [surfaceLogRow({ accountId, surface: "bulk" }, cap, c.params, { status: o.ok ? 200 : o.status, billed: wasBilled, durationMs: batch.durations[i] ?? 0 })];
+    return [
+      surfaceLogRow({ accountId, surface: "bulk" }, cap, c.params, {
+        status: o.ok ? 200 : o.status,
+        billed: wasBilled,
+        durationMs: batch.durations[i] ?? 0,
+      }),
+    ];
   });
   ctx.waitUntil(logSurfaceCalls(env, logs).catch((err) => logError("request log write failed", err)));
 }
 
 type PreparedRow = { kind: "done"; record: RowRecord } | { kind: "call"; idx: number; params: Record<string, unknown> };
 
-const blankRecord = (idx: number, outcome: RowRecord["outcome"], reason: string, error?: string): RowRecord => ({ idx, outcome, reason, valid: false, cells: [], error, emails: 0, credits: {} });
+const blankRecord = (idx: number, outcome: RowRecord["outcome"], reason: string, error?: string): RowRecord => ({
+  idx,
+  outcome,
+  reason,
+  valid: false,
+  cells: [],
+  error,
+  emails: 0,
+  credits: {},
+});
 
 /** The capability a job's rows run: its own, or with the handler its bulk declaration gives for the job's options. */
 export function rowCapability(type: BulkType, options: BulkOptionValues): AnyCapability {
@@ -192,8 +248,17 @@ export function rowCapability(type: BulkType, options: BulkOptionValues): AnyCap
 }
 
 /** A row's call parameters, checked by the capability's own schema; or its record when it does not run. */
-function prepareRow(type: BulkType, fields: Record<string, number>, options: BulkOptionValues, row: InputRow, idx: number): PreparedRow {
-  const done = (outcome: RowRecord["outcome"], reason: string, error: string): PreparedRow => ({ kind: "done", record: blankRecord(idx, outcome, reason, error) });
+function prepareRow(
+  type: BulkType,
+  fields: Record<string, number>,
+  options: BulkOptionValues,
+  row: InputRow,
+  idx: number,
+): PreparedRow {
+  const done = (outcome: RowRecord["outcome"], reason: string, error: string): PreparedRow => ({
+    kind: "done",
+    record: blankRecord(idx, outcome, reason, error),
+  });
   switch (row.x) {
     case "blank":
       return done("invalid", "blank", "blank row");
@@ -205,7 +270,11 @@ function prepareRow(type: BulkType, fields: Record<string, number>, options: Bul
     case "skipped":
       return done("skipped", "has_email", "the row already has an email address (skip_rows_with_email)");
     case "over_cap":
-      return done("skipped", "over_cap", `max_emails_per_domain (${options.max_emails_per_domain}) reached for ${row.r}`);
+      return done(
+        "skipped",
+        "over_cap",
+        `max_emails_per_domain (${options.max_emails_per_domain}) reached for ${row.r}`,
+      );
   }
   const cells: Record<string, string> = {};
   for (const [param, at] of Object.entries(fields)) cells[param] = (row.c[at] ?? "").trim();
@@ -215,7 +284,13 @@ function prepareRow(type: BulkType, fields: Record<string, number>, options: Bul
 }
 
 /** An answer as the job records it: found or not, withheld by the job's filters, or saying the input itself is invalid. */
-function foundRecord(type: BulkType, options: BulkOptionValues, idx: number, result: BulkRowResult, credits: RowRecord["credits"]): RowRecord {
+function foundRecord(
+  type: BulkType,
+  options: BulkOptionValues,
+  idx: number,
+  result: BulkRowResult,
+  credits: RowRecord["credits"],
+): RowRecord {
   const data = (result.body as { data?: unknown }).data ?? null;
   const invalid = result.found ? null : (type.decl.invalidInput?.(data) ?? null);
   const cells = result.note ? [] : resultCells(type, options, data);
@@ -223,7 +298,13 @@ function foundRecord(type: BulkType, options: BulkOptionValues, idx: number, res
   if (invalid) return { ...base, outcome: "invalid", reason: "refused", error: invalid };
   if (result.note) return { ...base, outcome: "not_found", reason: "filtered", error: result.note };
   if (!result.found) return { ...base, outcome: "not_found", reason: "not_found" };
-  return { ...base, outcome: "found", reason: "found", valid: type.decl.isValid ? type.decl.isValid(data) : true, emails: emailsIn(data) };
+  return {
+    ...base,
+    outcome: "found",
+    reason: "found",
+    valid: type.decl.isValid ? type.decl.isValid(data) : true,
+    emails: emailsIn(data),
+  };
 }
 
 /**

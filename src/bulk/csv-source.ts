@@ -1,4 +1,4 @@
-import { parse, CsvError } from "csv-parse";
+import { CsvError, parse } from "csv-parse";
 import { ApiError } from "../http/errors.js";
 import { MAX_COLUMNS } from "./constants.js";
 
@@ -26,7 +26,11 @@ export function chooseDelimiter(firstLine: string, given: string | undefined): s
   const best = CANDIDATES.reduce<string>((a, b) => ((counts[b] ?? 0) > (counts[a] ?? 0) ? b : a), ",");
   if (!given) return best;
   if (!counts[given] && (counts[best] ?? 0) > 0) {
-    throw new ApiError(400, "params_invalid", `The parameter 'delimiter' does not match the file: line 1 has no ${NAMES[given]} but is ${NAMES[best]}-separated.`);
+    throw new ApiError(
+      400,
+      "params_invalid",
+      `The parameter 'delimiter' does not match the file: line 1 has no ${NAMES[given]} but is ${NAMES[best]}-separated.`,
+    );
   }
   return given;
 }
@@ -38,7 +42,10 @@ class NotUtf8 extends Error {}
  * (a BOM is dropped) and fed to csv-parse with backpressure. Errors become 400 params_invalid
  * naming the CSV line.
  */
-export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { delimiter?: string; field?: string }): AsyncGenerator<string[]> {
+export async function* csvRecords(
+  stream: ReadableStream<Uint8Array>,
+  opts: { delimiter?: string; field?: string },
+): AsyncGenerator<string[]> {
   const reader = stream.getReader();
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   let linesBefore = 0;
@@ -50,7 +57,9 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
       const lossy = new TextDecoder("utf-8").decode(bytes ?? new Uint8Array());
       const bad = lossy.indexOf("\uFFFD");
       const line = linesBefore + (bad >= 0 ? lossy.slice(0, bad).split("\n").length : 1);
-      throw new NotUtf8(`The ${opts.field ?? "file"} is not UTF-8 text (invalid bytes on CSV line ${line}). Save it as UTF-8 and upload again.`);
+      throw new NotUtf8(
+        `The ${opts.field ?? "file"} is not UTF-8 text (invalid bytes on CSV line ${line}). Save it as UTF-8 and upload again.`,
+      );
     }
   };
 
@@ -60,7 +69,11 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
   while (!head.includes("\n")) {
     if (head.length > MAX_FIRST_LINE_BYTES) {
       await reader.cancel().catch(() => {});
-      throw new ApiError(400, "params_invalid", `The first line of the ${opts.field ?? "file"} is longer than ${MAX_FIRST_LINE_BYTES / 1024} KiB: a header row may be at most ${MAX_FIRST_LINE_BYTES / 1024} KiB (and ${MAX_COLUMNS.toLocaleString("en")} columns).`);
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The first line of the ${opts.field ?? "file"} is longer than ${MAX_FIRST_LINE_BYTES / 1024} KiB: a header row may be at most ${MAX_FIRST_LINE_BYTES / 1024} KiB (and ${MAX_COLUMNS.toLocaleString("en")} columns).`,
+      );
     }
     const { value, done } = await reader.read();
     if (done) {
@@ -77,7 +90,14 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>, opts: { de
   const firstLine = head.replace(/^\uFEFF/, "").split(/\r?\n/)[0] ?? "";
   const delimiter = chooseDelimiter(firstLine, opts.delimiter);
   // Blank lines are kept (as records of one empty cell): every line of the file is a row the job accounts for.
-  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: false, trim: false, max_record_size: MAX_RECORD_CHARS });
+  const parser = parse({
+    delimiter,
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    trim: false,
+    max_record_size: MAX_RECORD_CHARS,
+  });
 
   let failure: unknown;
   // Set when the reader of the records stops early (a refused header, too many rows): the feeder
@@ -135,10 +155,28 @@ function toApiError(err: unknown, field: string): ApiError {
   if (err instanceof CsvError) {
     const line = (err as CsvError & { lines?: number }).lines;
     const where = line ? ` on CSV line ${line}` : "";
-    if (err.code === "CSV_MAX_RECORD_SIZE") return new ApiError(400, "params_invalid", `The ${field} has a row longer than ${MAX_RECORD_CHARS / 1024 / 1024} MiB${where}.`);
-    if (err.code === "CSV_QUOTE_NOT_CLOSED") return new ApiError(400, "params_invalid", `The ${field} has an unbalanced quote${where}: a quoted cell is never closed.`);
-    if (err.code === "CSV_INVALID_CLOSING_QUOTE" || err.code === "INVALID_OPENING_QUOTE" || err.code === "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE") {
-      return new ApiError(400, "params_invalid", `The ${field} has a misplaced quote${where}: quote a whole cell and double quotes inside it.`);
+    if (err.code === "CSV_MAX_RECORD_SIZE")
+      return new ApiError(
+        400,
+        "params_invalid",
+        `The ${field} has a row longer than ${MAX_RECORD_CHARS / 1024 / 1024} MiB${where}.`,
+      );
+    if (err.code === "CSV_QUOTE_NOT_CLOSED")
+      return new ApiError(
+        400,
+        "params_invalid",
+        `The ${field} has an unbalanced quote${where}: a quoted cell is never closed.`,
+      );
+    if (
+      err.code === "CSV_INVALID_CLOSING_QUOTE" ||
+      err.code === "INVALID_OPENING_QUOTE" ||
+      err.code === "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE"
+    ) {
+      return new ApiError(
+        400,
+        "params_invalid",
+        `The ${field} has a misplaced quote${where}: quote a whole cell and double quotes inside it.`,
+      );
     }
     return new ApiError(400, "params_invalid", `The ${field} is not valid CSV${where}: ${err.message}`);
   }

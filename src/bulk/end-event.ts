@@ -14,7 +14,13 @@ export function bulkEndWebhooks(env: Env, accountId: number) {
   return db(env.DB)
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), eq(webhooks.status, "enabled"), eq(webhooks.event, BULK_END_WEBHOOK_EVENT)));
+    .where(
+      and(
+        eq(webhooks.accountId, accountId),
+        eq(webhooks.status, "enabled"),
+        eq(webhooks.event, BULK_END_WEBHOOK_EVENT),
+      ),
+    );
 }
 
 /**
@@ -23,10 +29,21 @@ export function bulkEndWebhooks(env: Env, accountId: number) {
  * webhook_url, and with notify=true to each enabled account webhook of the bulk_job_ended event
  * (with that webhook's method and headers).
  */
-export async function notifyJobEnd(env: Env, job: { accountId: number; webhookUrl: string | null; notify: boolean }, view: JobView) {
+export async function notifyJobEnd(
+  env: Env,
+  job: { accountId: number; webhookUrl: string | null; notify: boolean },
+  view: JobView,
+) {
   const { preview: _preview, ...summary } = view;
   const payload = { type: BULK_END_EVENT, timestamp: new Date().toISOString(), data: summary };
-  if (job.webhookUrl) await enqueueDelivery(env, { accountId: job.accountId, kind: "bulk_end", url: job.webhookUrl, secretScope: "bulk", payload });
+  if (job.webhookUrl)
+    await enqueueDelivery(env, {
+      accountId: job.accountId,
+      kind: "bulk_end",
+      url: job.webhookUrl,
+      secretScope: "bulk",
+      payload,
+    });
   if (!job.notify) return;
   for (const hook of await bulkEndWebhooks(env, job.accountId)) {
     await enqueueDelivery(env, {

@@ -3,8 +3,8 @@ import { getDomain } from "tldts";
 import type { BulkField } from "../capabilities/core/registry.js";
 import { ApiError } from "../http/errors.js";
 import { type CreateOptions, rowOptions } from "./options.js";
-import { CHUNK_ROWS, MAX_COLUMNS, MAX_ROWS, MAX_ROWS_TEXT, neededColumns, type BulkType, fieldOf } from "./types.js";
-import { inputChunkKey, type InputRow } from "./storage.js";
+import { type InputRow, inputChunkKey } from "./storage.js";
+import { type BulkType, CHUNK_ROWS, fieldOf, MAX_COLUMNS, MAX_ROWS, MAX_ROWS_TEXT, neededColumns } from "./types.js";
 
 export interface RowCounts {
   /** Every data row read (blank lines included, the header row not). */
@@ -45,15 +45,22 @@ const LOOKS_LIKE: Record<string, (v: string) => boolean> = {
 };
 
 function columnLabel(field: BulkField) {
-  return `${field.label} (${field.headerSynonyms.slice(0, 6).map((s) => `"${s}"`).join(", ")}${field.headerSynonyms.length > 6 ? ", ..." : ""})`;
+  return `${field.label} (${field.headerSynonyms
+    .slice(0, 6)
+    .map((s) => `"${s}"`)
+    .join(", ")}${field.headerSynonyms.length > 6 ? ", ..." : ""})`;
 }
 
 /** 422: no set of columns the type needs, naming what was looked for and (briefly) what the header holds. */
 function noUsableColumn(type: BulkType, header: string[] | null, source: string): ApiError {
   const needed = neededColumns(type);
-  const wanted = [...new Set(type.decl.requires.flat())].flatMap((p) => type.decl.fields.find((f) => f.param === p) ?? []);
+  const wanted = [...new Set(type.decl.requires.flat())].flatMap(
+    (p) => type.decl.fields.find((f) => f.param === p) ?? [],
+  );
   const shown = header?.slice(0, 12).map((h) => JSON.stringify(h.slice(0, 40))) ?? [];
-  const seen = header ? ` Its header row has ${header.length} column${header.length === 1 ? "" : "s"}: ${shown.join(", ")}${header.length > shown.length ? `, and ${header.length - shown.length} more` : ""}.` : "";
+  const seen = header
+    ? ` Its header row has ${header.length} column${header.length === 1 ? "" : "s"}: ${shown.join(", ")}${header.length > shown.length ? `, and ${header.length - shown.length} more` : ""}.`
+    : "";
   return new ApiError(
     422,
     "unprocessable_entity",
@@ -86,7 +93,12 @@ export function detectColumns(
   for (const f of type.decl.fields) {
     const given = indexOptions[f.field];
     if (typeof given !== "number") continue;
-    if (given >= width) throw new ApiError(400, "params_invalid", `The parameter '${f.field}' is invalid: the ${source} has ${width} column${width === 1 ? "" : "s"} (indexes start at 0).`);
+    if (given >= width)
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The parameter '${f.field}' is invalid: the ${source} has ${width} column${width === 1 ? "" : "s"} (indexes start at 0).`,
+      );
     use(f, given);
   }
   const explicit = Object.keys(fields).length > 0;
@@ -103,7 +115,8 @@ export function detectColumns(
     const satisfied = () => type.decl.requires.some((set) => set.every((p) => p in fields));
     if (!satisfied()) {
       for (const f of type.decl.fields) {
-        const looks = LOOKS_LIKE[f.param === "url" && f.field === "linkedin_url_field_index" ? "professional_network" : f.param];
+        const looks =
+          LOOKS_LIKE[f.param === "url" && f.field === "linkedin_url_field_index" ? "professional_network" : f.param];
         if (f.param in fields || !looks) continue;
         for (let at = 0; at < width; at++) {
           if (taken.has(at)) continue;
@@ -123,7 +136,11 @@ export function detectColumns(
   if (!type.decl.requires.some((set) => set.every((p) => p in fields))) {
     if (explicit) {
       const label = (p: string) => type.decl.fields.find((f) => f.param === p)?.field ?? p;
-      throw new ApiError(400, "params_invalid", `The *_field_index parameters name no complete set of columns: ${type.type} jobs need ${type.decl.requires.map((set) => set.map(label).join(" + ")).join(", or ")}.`);
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The *_field_index parameters name no complete set of columns: ${type.type} jobs need ${type.decl.requires.map((set) => set.map(label).join(" + ")).join(", or ")}.`,
+      );
     }
     throw noUsableColumn(type, header, source);
   }
@@ -142,11 +159,21 @@ function domainKey(value: string): string {
  * row read is kept, so the job accounts for each one: input = valid_input + invalid_input +
  * duplicates + skipped. Only the header row (and blank lines before it) is not a row.
  */
-export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkType, records: AsyncIterable<string[]>, options: CreateOptions, source: string): Promise<IngestResult> {
+export async function ingestRows(
+  bucket: R2Bucket,
+  prefix: string,
+  type: BulkType,
+  records: AsyncIterable<string[]>,
+  options: CreateOptions,
+  source: string,
+): Promise<IngestResult> {
   const hasHeader = options.has_header ?? source !== "list";
   const values = rowOptions(options);
   const { domainOf } = type.decl;
-  const cap = domainOf && typeof options.max_emails_per_domain === "number" ? { domainOf, max: options.max_emails_per_domain } : null;
+  const cap =
+    domainOf && typeof options.max_emails_per_domain === "number"
+      ? { domainOf, max: options.max_emails_per_domain }
+      : null;
   const counts: RowCounts = { input: 0, valid_input: 0, invalid_input: 0, duplicates: 0, skipped: 0 };
   const firstSeen = new Map<string, number>();
   const perDomain = new Map<string, number>();
@@ -165,9 +192,21 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
   try {
     const { header, sample } = await readHead(reader, hasHeader, source);
     let width = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
-    const nothingToDo = () => new ApiError(400, "params_invalid", header ? `The ${source} has a header row but no rows to process.` : `The ${source} has no rows to process.`);
+    const nothingToDo = () =>
+      new ApiError(
+        400,
+        "params_invalid",
+        header ? `The ${source} has a header row but no rows to process.` : `The ${source} has no rows to process.`,
+      );
     if (reader.done && sample.every(isBlank)) throw nothingToDo();
-    const detected = detectColumns(type, header, sample.filter((r) => !isBlank(r)), width, options, source);
+    const detected = detectColumns(
+      type,
+      header,
+      sample.filter((r) => !isBlank(r)),
+      width,
+      options,
+      source,
+    );
 
     const classify = (record: string[]): InputRow => {
       const row: InputRow = { c: record };
@@ -186,7 +225,11 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
         return { ...row, x: "has_email" };
       }
       // The same request as an earlier row (same parameters once trimmed and lower-cased) is not run twice.
-      const request = JSON.stringify(Object.entries(type.decl.paramsFor(cells, values)).map(([k, v]) => [k, v.trim().toLowerCase()]).sort());
+      const request = JSON.stringify(
+        Object.entries(type.decl.paramsFor(cells, values))
+          .map(([k, v]) => [k, v.trim().toLowerCase()])
+          .sort(),
+      );
       const earlier = firstSeen.get(request);
       if (earlier !== undefined) {
         counts.duplicates += 1;
@@ -214,10 +257,18 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
       counts.input += 1;
       if (!isBlank(record)) filled += 1;
       if (counts.input > limit) {
-        const why = options.total !== undefined && options.total < MAX_ROWS ? `'total' is ${options.total}` : `at most ${MAX_ROWS_TEXT} rows per job`;
+        const why =
+          options.total !== undefined && options.total < MAX_ROWS
+            ? `'total' is ${options.total}`
+            : `at most ${MAX_ROWS_TEXT} rows per job`;
         throw new ApiError(400, "params_invalid", `The ${source} has too many rows: ${why}.`);
       }
-      if (record.length > MAX_COLUMNS) throw new ApiError(400, "params_invalid", `The ${source} has ${record.length.toLocaleString("en")} columns on row ${counts.input}; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`);
+      if (record.length > MAX_COLUMNS)
+        throw new ApiError(
+          400,
+          "params_invalid",
+          `The ${source} has ${record.length.toLocaleString("en")} columns on row ${counts.input}; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`,
+        );
       width = Math.max(width, record.length);
       chunk.push(classify(record));
       if (chunk.length === CHUNK_ROWS) await flush();
@@ -230,7 +281,11 @@ export async function ingestRows(bucket: R2Bucket, prefix: string, type: BulkTyp
     if (filled === 0) throw nothingToDo();
     await flush();
     const primary = options.input_type === "company" ? "company" : type.decl.primaryParam;
-    const outHeader = header ?? Array.from({ length: width }, (_, i) => (i === 0 && source === "list" ? fieldOf(type.decl, primary).param : `column_${i + 1}`));
+    const outHeader =
+      header ??
+      Array.from({ length: width }, (_, i) =>
+        i === 0 && source === "list" ? fieldOf(type.decl, primary).param : `column_${i + 1}`,
+      );
     return { header: outHeader, fields: detected.fields, fieldIndexes: detected.fieldIndexes, chunks, counts };
   } finally {
     // A refused file stops reading here; the source releases what it holds.
@@ -265,14 +320,23 @@ class RecordReader {
  * The header row (when the input has one) and the first SAMPLE_ROWS rows after it, which decide the
  * columns. Blank lines before them are not rows.
  */
-async function readHead(reader: RecordReader, hasHeader: boolean, source: string): Promise<{ header: string[] | null; sample: string[][] }> {
+async function readHead(
+  reader: RecordReader,
+  hasHeader: boolean,
+  source: string,
+): Promise<{ header: string[] | null; sample: string[][] }> {
   let header: string[] | null = null;
   const sample: string[][] = [];
   for (;;) {
     const record = await reader.next();
     if (!record) break;
     if (isBlank(record) && header === null && sample.length === 0) continue;
-    if (record.length > MAX_COLUMNS) throw new ApiError(400, "params_invalid", `The ${source} has ${record.length.toLocaleString("en")} columns on one row; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`);
+    if (record.length > MAX_COLUMNS)
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The ${source} has ${record.length.toLocaleString("en")} columns on one row; a bulk file may have at most ${MAX_COLUMNS.toLocaleString("en")}.`,
+      );
     if (hasHeader && header === null) {
       header = record.map((h) => h.replace(/^\uFEFF/, "").trim());
       continue;
@@ -298,16 +362,29 @@ export interface ColumnPreview {
  * The columns a job created from these records would use, chosen exactly as a create chooses them
  * (readHead and detectColumns), without storing anything: POST /v1/bulk/{type}/columns.
  */
-export async function previewColumns(type: BulkType, records: AsyncIterable<string[]>, options: CreateOptions, source: string): Promise<ColumnPreview> {
+export async function previewColumns(
+  type: BulkType,
+  records: AsyncIterable<string[]>,
+  options: CreateOptions,
+  source: string,
+): Promise<ColumnPreview> {
   const reader = new RecordReader(records);
   try {
     const { header, sample } = await readHead(reader, options.has_header ?? true, source);
     const width = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
     try {
-      const { fieldIndexes } = detectColumns(type, header, sample.filter((r) => !isBlank(r)), width, options, source);
+      const { fieldIndexes } = detectColumns(
+        type,
+        header,
+        sample.filter((r) => !isBlank(r)),
+        width,
+        options,
+        source,
+      );
       return { header, rows: sample, fieldIndexes, problem: null };
     } catch (err) {
-      if (err instanceof ApiError && err.status === 422) return { header, rows: sample, fieldIndexes: {}, problem: err.message };
+      if (err instanceof ApiError && err.status === 422)
+        return { header, rows: sample, fieldIndexes: {}, problem: err.message };
       throw err;
     }
   } finally {
@@ -330,7 +407,8 @@ export async function* dataRecords(data: unknown, delimiter = ","): AsyncGenerat
       throw new ApiError(400, "params_invalid", "The parameter 'data' is invalid: expected a JSON array of rows.");
     }
   }
-  if (!Array.isArray(rows)) throw new ApiError(400, "params_invalid", "The parameter 'data' is invalid: expected an array of rows.");
+  if (!Array.isArray(rows))
+    throw new ApiError(400, "params_invalid", "The parameter 'data' is invalid: expected an array of rows.");
   const cell = (v: unknown, at: string) => {
     if (v === null || v === undefined) return "";
     if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return String(v);
@@ -339,7 +417,8 @@ export async function* dataRecords(data: unknown, delimiter = ","): AsyncGenerat
   if (rows.length && rows.every((r) => r && typeof r === "object" && !Array.isArray(r))) {
     const keys = [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
     yield keys;
-    for (const [i, r] of rows.entries()) yield keys.map((k) => cell((r as Record<string, unknown>)[k], `data[${i}].${k}`));
+    for (const [i, r] of rows.entries())
+      yield keys.map((k) => cell((r as Record<string, unknown>)[k], `data[${i}].${k}`));
     return;
   }
   for (const [i, r] of rows.entries()) {
@@ -348,9 +427,14 @@ export async function* dataRecords(data: unknown, delimiter = ","): AsyncGenerat
       try {
         yield (parseCsv(r, { delimiter, relax_column_count: true }) as string[][])[0] ?? [""];
       } catch {
-        throw new ApiError(400, "params_invalid", `The parameter 'data[${i}]' is invalid: not a CSV line (check its quotes).`);
+        throw new ApiError(
+          400,
+          "params_invalid",
+          `The parameter 'data[${i}]' is invalid: not a CSV line (check its quotes).`,
+        );
       }
     } else if (Array.isArray(r)) yield r.map((v, j) => cell(v, `data[${i}][${j}]`));
-    else throw new ApiError(400, "params_invalid", `The parameter 'data[${i}]' is invalid: expected an array of strings.`);
+    else
+      throw new ApiError(400, "params_invalid", `The parameter 'data[${i}]' is invalid: expected an array of strings.`);
   }
 }

@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
-import { rfc3339 } from "../platform/time.js";
 import type { ErrorCode, StatusOf } from "../http/errors.js";
+import type { LimiterReply, Settlement, SettlementOutcome } from "../limits/limiter-messages.js";
+import { rfc3339 } from "../platform/time.js";
+import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
 import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
 import type { BulkRowsMessage } from "./messages.js";
-import { inputChunkKey, resultPartKey, type InputRow, type ResultRow, type RowOutcome } from "./storage.js";
-import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
-import type { LimiterReply, Settlement, SettlementOutcome } from "../limits/limiter-messages.js";
+import { type InputRow, inputChunkKey, type ResultRow, type RowOutcome, resultPartKey } from "./storage.js";
 
 /** One processed row, as the consumer reports it. */
 export interface RowRecord {
@@ -75,15 +75,21 @@ const ENDING_CHECK_MS = 30_000;
 /** A chunk's billing still undecided this long after its rows were recorded is sent by the job itself. */
 export const BILLING_RESEND_MS = 30_000;
 /** Errors cross the RPC boundary as plain Errors: the status and type travel in the message (see jobs.ts). */
-export const jobError = <T extends ErrorCode>(status: NoInfer<StatusOf<T>> & (404 | 409 | 429), type: T, message: string) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
+export const jobError = <T extends ErrorCode>(
+  status: NoInfer<StatusOf<T>> & (404 | 409 | 429),
+  type: T,
+  message: string,
+) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
 export const JOB_ERROR = "bulk-job-error:";
 const invalidState = (message: string) => jobError(409, "invalid_state", message);
 
 // The index row (drizzle, the D1 schema) and the end event (the delivery system) are imported on
 // first use: this class is exported by the Worker's entry module, so its static imports are
 // evaluated whenever an isolate starts, for requests that never touch a bulk job.
-const syncIndex = async (...args: Parameters<typeof import("./jobs-table.js").syncIndex>) => (await import("./jobs-table.js")).syncIndex(...args);
-const notifyJobEnd = async (...args: Parameters<typeof import("./end-event.js").notifyJobEnd>) => (await import("./end-event.js")).notifyJobEnd(...args);
+const syncIndex = async (...args: Parameters<typeof import("./jobs-table.js").syncIndex>) =>
+  (await import("./jobs-table.js")).syncIndex(...args);
+const notifyJobEnd = async (...args: Parameters<typeof import("./end-event.js").notifyJobEnd>) =>
+  (await import("./end-event.js")).notifyJobEnd(...args);
 
 /**
  * One per bulk job (SQLite-backed). It alone decides the job's state: every action checks the
@@ -101,18 +107,45 @@ export class BulkJob extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS job (k INTEGER PRIMARY KEY CHECK (k = 1), state TEXT NOT NULL)`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS rows (idx INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, outcome TEXT NOT NULL, valid INTEGER NOT NULL, cells TEXT NOT NULL, error TEXT, emails INTEGER NOT NULL, c_search INTEGER NOT NULL, c_verify INTEGER NOT NULL, c_phone INTEGER NOT NULL, at INTEGER NOT NULL)`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, at INTEGER NOT NULL)`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, actor TEXT NOT NULL, user_id INTEGER, message TEXT, meta TEXT, at INTEGER NOT NULL)`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS leases (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, due INTEGER NOT NULL, sends INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0)`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS billing (id INTEGER PRIMARY KEY AUTOINCREMENT, chunk INTEGER NOT NULL, plan TEXT NOT NULL, settlement TEXT NOT NULL, rows TEXT NOT NULL, at INTEGER NOT NULL)`);
+      this.sql.exec(
+        `CREATE TABLE IF NOT EXISTS rows (idx INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, outcome TEXT NOT NULL, valid INTEGER NOT NULL, cells TEXT NOT NULL, error TEXT, emails INTEGER NOT NULL, c_search INTEGER NOT NULL, c_verify INTEGER NOT NULL, c_phone INTEGER NOT NULL, at INTEGER NOT NULL)`,
+      );
+      this.sql.exec(
+        `CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, at INTEGER NOT NULL)`,
+      );
+      this.sql.exec(
+        `CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, actor TEXT NOT NULL, user_id INTEGER, message TEXT, meta TEXT, at INTEGER NOT NULL)`,
+      );
+      this.sql.exec(
+        `CREATE TABLE IF NOT EXISTS leases (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, due INTEGER NOT NULL, sends INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0)`,
+      );
+      this.sql.exec(
+        `CREATE TABLE IF NOT EXISTS billing (id INTEGER PRIMARY KEY AUTOINCREMENT, chunk INTEGER NOT NULL, plan TEXT NOT NULL, settlement TEXT NOT NULL, rows TEXT NOT NULL, at INTEGER NOT NULL)`,
+      );
       // Objects created before rows carried a reason code, and before chunk outcomes were fenced.
-      if (!this.sql.exec<{ name: string }>(`PRAGMA table_info(rows)`).toArray().some((c) => c.name === "reason")) this.sql.exec(`ALTER TABLE rows ADD COLUMN reason TEXT`);
-      if (!this.sql.exec<{ name: string }>(`PRAGMA table_info(leases)`).toArray().some((c) => c.name === "token")) this.sql.exec(`ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0`);
+      if (
+        !this.sql
+          .exec<{ name: string }>(`PRAGMA table_info(rows)`)
+          .toArray()
+          .some((c) => c.name === "reason")
+      )
+        this.sql.exec(`ALTER TABLE rows ADD COLUMN reason TEXT`);
+      if (
+        !this.sql
+          .exec<{ name: string }>(`PRAGMA table_info(leases)`)
+          .toArray()
+          .some((c) => c.name === "token")
+      )
+        this.sql.exec(`ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0`);
       const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();
       if (row) this.job = JSON.parse(row.state) as JobState;
       // A job that was running (or ending, or still billing) when its object went away keeps an alarm; one that lost it gets one.
-      if (this.job && (this.job.status === "running" || this.job.ending || this.billingOwed()) && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 1_000);
+      if (
+        this.job &&
+        (this.job.status === "running" || this.job.ending || this.billingOwed()) &&
+        (await ctx.storage.getAlarm()) === null
+      )
+        await ctx.storage.setAlarm(Date.now() + 1_000);
     });
   }
 
@@ -135,7 +168,14 @@ export class BulkJob extends DurableObject<Env> {
       milestone: 0,
     };
     this.save();
-    this.event("created", "user", actorId, `Created with ${init.counts.input} rows`, { rows: init.counts.input, source: init.config.input.source }, init.createdAt);
+    this.event(
+      "created",
+      "user",
+      actorId,
+      `Created with ${init.counts.input} rows`,
+      { rows: init.counts.input, source: init.config.input.source },
+      init.createdAt,
+    );
     return this.view(init.createdAt);
   }
 
@@ -159,7 +199,8 @@ export class BulkJob extends DurableObject<Env> {
   async retry(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
     this.assertNotExpired(now, "retried");
-    if (job.status !== "failed" && job.status !== "cancelled") throw invalidState(`This job is ${job.status}; only a failed or cancelled job can be retried.`);
+    if (job.status !== "failed" && job.status !== "cancelled")
+      throw invalidState(`This job is ${job.status}; only a failed or cancelled job can be retried.`);
     if (job.archived) throw invalidState("This job is archived; restore it before retrying it.");
     job.status = "running";
     job.run += 1;
@@ -170,14 +211,22 @@ export class BulkJob extends DurableObject<Env> {
     job.startedAt ??= now;
     job.cursor = 0;
     this.sql.exec(`DELETE FROM leases`);
-    this.event("retried", "user", actorId, null, { run: job.run, rows_left: job.counts.input - this.processedCount() }, now);
+    this.event(
+      "retried",
+      "user",
+      actorId,
+      null,
+      { run: job.run, rows_left: job.counts.input - this.processedCount() },
+      now,
+    );
     await this.dispatch(now);
     return this.view(now);
   }
 
   async cancel(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
-    if (job.status !== "pending" && job.status !== "running") throw invalidState(`This job is ${job.status}; only a pending or running job can be cancelled.`);
+    if (job.status !== "pending" && job.status !== "running")
+      throw invalidState(`This job is ${job.status}; only a pending or running job can be cancelled.`);
     job.status = "cancelled";
     job.cancelledAt = now;
     this.event("cancelled", "user", actorId, null, { processed: this.processedCount() }, now);
@@ -188,7 +237,8 @@ export class BulkJob extends DurableObject<Env> {
   async archive(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
     if (job.archived) throw invalidState("This job is already archived.");
-    if (job.status === "running") throw invalidState("This job is running; cancel it or wait for it to end before archiving it.");
+    if (job.status === "running")
+      throw invalidState("This job is running; cancel it or wait for it to end before archiving it.");
     job.archived = true;
     this.save();
     this.event("archived", "user", actorId, null, null, now);
@@ -198,7 +248,8 @@ export class BulkJob extends DurableObject<Env> {
 
   async restore(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
-    if (!job.archived) throw invalidState(`This job is not archived (it is ${job.status}); only an archived job can be restored.`);
+    if (!job.archived)
+      throw invalidState(`This job is not archived (it is ${job.status}); only an archived job can be restored.`);
     job.archived = false;
     this.save();
     this.event("restored", "user", actorId, null, null, now);
@@ -228,22 +279,40 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   /** Checks a download is allowed and counts it; the first one marks the job billed. */
-  async download(now: number, actorId: number, file: string): Promise<{ prefix: string; chunks: number; header: string[]; resultWidth: number; name: string }> {
+  async download(
+    now: number,
+    actorId: number,
+    file: string,
+  ): Promise<{ prefix: string; chunks: number; header: string[]; resultWidth: number; name: string }> {
     const job = this.mustExist();
     this.assertNotExpired(now, "downloaded");
     const hasResults = this.processedCount() > 0;
     if (job.status === "pending" || job.status === "running" || !hasResults) {
-      throw invalidState(`This job is ${job.status}${hasResults ? "" : " with no processed rows"}; results can be downloaded once it has ended.`);
+      throw invalidState(
+        `This job is ${job.status}${hasResults ? "" : " with no processed rows"}; results can be downloaded once it has ended.`,
+      );
     }
     const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-    const today = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM history WHERE event = 'downloaded' AND at >= ?`, dayStart).one().n;
+    const today = this.sql
+      .exec<{ n: number }>(`SELECT count(*) AS n FROM history WHERE event = 'downloaded' AND at >= ?`, dayStart)
+      .one().n;
     if (today >= DOWNLOADS_PER_JOB_PER_DAY) {
-      throw jobError(429, "rate_limit", `This job was downloaded ${today} times today, the daily limit. The counter resets at 00:00 UTC.`);
+      throw jobError(
+        429,
+        "rate_limit",
+        `This job was downloaded ${today} times today, the daily limit. The counter resets at 00:00 UTC.`,
+      );
     }
     job.downloads += 1;
     this.save();
     this.event("downloaded", "user", actorId, null, { file, downloads: job.downloads }, now);
-    return { prefix: job.prefix, chunks: job.chunks, header: [...job.header, ...job.resultHeader], resultWidth: job.resultHeader.length, name: job.name };
+    return {
+      prefix: job.prefix,
+      chunks: job.chunks,
+      header: [...job.header, ...job.resultHeader],
+      resultWidth: job.resultHeader.length,
+      name: job.name,
+    };
   }
 
   // ---- rows (called by the queue consumer) -----------------------------------------------
@@ -275,15 +344,37 @@ export class BulkJob extends DurableObject<Env> {
         due,
       )
       .one();
-    const done = this.sql.exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk).toArray().map((r) => r.idx);
-    return { go: true, accountId: job.accountId, type: job.type, prefix: job.prefix, fields: job.fields, options: job.config.options, done, chunkRows: job.chunkRows, token, leaseMs: this.leaseMs() };
+    const done = this.sql
+      .exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk)
+      .toArray()
+      .map((r) => r.idx);
+    return {
+      go: true,
+      accountId: job.accountId,
+      type: job.type,
+      prefix: job.prefix,
+      fields: job.fields,
+      options: job.config.options,
+      done,
+      chunkRows: job.chunkRows,
+      token,
+      leaseMs: this.leaseMs(),
+    };
   }
 
   /** Renews a running delivery's lease; false when another delivery holds the chunk now (or it ended). */
   renewChunk(run: number, chunk: number, token: number): boolean {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return false;
-    return this.sql.exec(`UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND token = ?`, Date.now() + this.leaseMs(), chunk, run, token).rowsWritten > 0;
+    return (
+      this.sql.exec(
+        `UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND token = ?`,
+        Date.now() + this.leaseMs(),
+        chunk,
+        run,
+        token,
+      ).rowsWritten > 0
+    );
   }
 
   /**
@@ -304,9 +395,17 @@ export class BulkJob extends DurableObject<Env> {
   ): { go: boolean; fenced: boolean; recorded: number[]; billingId: number | null; release: boolean } {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) {
-      return { go: false, fenced: false, recorded: [], billingId: null, release: !this.billingHolds(billing?.settlement.reservationIds ?? []) };
+      return {
+        go: false,
+        fenced: false,
+        recorded: [],
+        billingId: null,
+        release: !this.billingHolds(billing?.settlement.reservationIds ?? []),
+      };
     }
-    const [lease] = this.sql.exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run).toArray();
+    const [lease] = this.sql
+      .exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run)
+      .toArray();
     if (lease?.token !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
     return this.ctx.storage.transactionSync(() => {
       const recorded = rows.filter((row) => this.insertRow(chunk, row)).map((row) => row.idx);
@@ -332,7 +431,9 @@ export class BulkJob extends DurableObject<Env> {
    * charged (nothing when it was not billed). Taking a decision twice changes nothing.
    */
   async billingDecided(billingId: number, outcome: SettlementOutcome): Promise<void> {
-    const [entry] = this.sql.exec<{ settlement: string; rows: string }>(`SELECT settlement, rows FROM billing WHERE id = ?`, billingId).toArray();
+    const [entry] = this.sql
+      .exec<{ settlement: string; rows: string }>(`SELECT settlement, rows FROM billing WHERE id = ?`, billingId)
+      .toArray();
     if (!entry) return;
     const settlement = JSON.parse(entry.settlement) as Settlement;
     const rows = JSON.parse(entry.rows) as ChunkBilling["rows"];
@@ -384,13 +485,20 @@ export class BulkJob extends DurableObject<Env> {
    */
   private async sendOwedBilling(now: number): Promise<boolean> {
     const entries = this.sql
-      .exec<{ id: number; plan: string; settlement: string }>(`SELECT id, plan, settlement FROM billing WHERE at <= ? ORDER BY id LIMIT 20`, now - BILLING_RESEND_MS)
+      .exec<{ id: number; plan: string; settlement: string }>(
+        `SELECT id, plan, settlement FROM billing WHERE at <= ? ORDER BY id LIMIT 20`,
+        now - BILLING_RESEND_MS,
+      )
       .toArray();
     if (!entries.length || !this.job) return this.billingOwed();
     const accountId = this.job.accountId;
     const limiter = this.env.ACCOUNT_LIMITER.get(this.env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
     for (const e of entries) {
-      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [JSON.parse(e.settlement) as Settlement] })) as LimiterReply;
+      const reply = (await limiter.exchange({
+        plan: e.plan,
+        accountId,
+        settlements: [JSON.parse(e.settlement) as Settlement],
+      })) as LimiterReply;
       const [decided] = reply.settlements;
       if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${this.job.id}`);
       await this.billingDecided(e.id, decided);
@@ -447,7 +555,10 @@ export class BulkJob extends DurableObject<Env> {
     const inputRows = (await input.json()) as InputRow[];
     const recorded = new Map(
       this.sql
-        .exec<{ idx: number; outcome: RowOutcome; valid: number; cells: string; error: string | null }>(`SELECT idx, outcome, valid, cells, error FROM rows WHERE chunk = ? ORDER BY idx`, chunk)
+        .exec<{ idx: number; outcome: RowOutcome; valid: number; cells: string; error: string | null }>(
+          `SELECT idx, outcome, valid, cells, error FROM rows WHERE chunk = ? ORDER BY idx`,
+          chunk,
+        )
         .toArray()
         .map((r) => [r.idx, r]),
     );
@@ -462,7 +573,12 @@ export class BulkJob extends DurableObject<Env> {
       const inputCells = Array.from({ length: width }, (_, k) => inputRow.c[k] ?? "");
       const results = Array.from({ length: resultWidth }, (_, k) => cells[k] ?? "");
       const original = inputRow.x === "duplicate" ? Number(inputRow.r) - 1 : NaN;
-      part.push({ o: r.outcome, v: r.valid === 1, c: [...inputCells, ...results, r.outcome, r.error ?? ""], ...(Number.isInteger(original) ? { d: original } : {}) });
+      part.push({
+        o: r.outcome,
+        v: r.valid === 1,
+        c: [...inputCells, ...results, r.outcome, r.error ?? ""],
+        ...(Number.isInteger(original) ? { d: original } : {}),
+      });
     }
     await this.env.BULK_FILES.put(resultPartKey(job.prefix, chunk), part.map((p) => JSON.stringify(p)).join("\n"));
     // The run may have moved on while the part was written (cancelled, failed, retried).
@@ -475,7 +591,14 @@ export class BulkJob extends DurableObject<Env> {
     const milestone = MILESTONES.filter((m) => percent >= m).at(-1) ?? 0;
     if (milestone > job.milestone && doneChunks < job.chunks) {
       job.milestone = milestone;
-      this.event("progress", "system", null, `${milestone}% processed`, { percent: milestone, processed: this.processedCount() }, now);
+      this.event(
+        "progress",
+        "system",
+        null,
+        `${milestone}% processed`,
+        { percent: milestone, processed: this.processedCount() },
+        now,
+      );
     }
     if (doneChunks >= job.chunks) {
       await this.complete(now);
@@ -496,7 +619,10 @@ export class BulkJob extends DurableObject<Env> {
     // Bound parameters per statement are limited: ask in slices.
     for (let i = 0; i < wanted.length; i += 90) {
       const slice = wanted.slice(i, i + 90);
-      for (const r of this.sql.exec<{ idx: number; valid: number; cells: string }>(`SELECT idx, valid, cells FROM rows WHERE idx IN (${slice.map(() => "?").join(",")})`, ...slice)) {
+      for (const r of this.sql.exec<{ idx: number; valid: number; cells: string }>(
+        `SELECT idx, valid, cells FROM rows WHERE idx IN (${slice.map(() => "?").join(",")})`,
+        ...slice,
+      )) {
         out.push({ idx: r.idx, valid: r.valid === 1, cells: JSON.parse(r.cells) as string[] });
       }
     }
@@ -511,24 +637,42 @@ export class BulkJob extends DurableObject<Env> {
   /** Rows not finished yet and the credits they can cost at most (each row costs its base price when found). */
   remainingRows(): { rows: number; processed: number; spent: { search: number; verification: number; phone: number } } {
     const job = this.mustExist();
-    const done = this.sql.exec<{ n: number; s: number; v: number; p: number }>(
-      `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
-    ).one();
+    const done = this.sql
+      .exec<{ n: number; s: number; v: number; p: number }>(
+        `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
+      )
+      .one();
     const runnable = job.counts.valid_input;
-    return { rows: Math.max(0, runnable - done.n), processed: this.processedCount(), spent: { search: done.s, verification: done.v, phone: done.p } };
+    return {
+      rows: Math.max(0, runnable - done.n),
+      processed: this.processedCount(),
+      spent: { search: done.s, verification: done.v, phone: done.p },
+    };
   }
 
   history(page: number, limit: number): { events: HistoryEvent[]; total: number } {
     this.mustExist();
     const total = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM history`).one().n;
     const events = this.sql
-      .exec<{ id: number; event: string; actor: string; user_id: number | null; message: string | null; meta: string | null; at: number }>(
-        `SELECT * FROM history ORDER BY id LIMIT ? OFFSET ?`,
-        limit,
-        (page - 1) * limit,
-      )
+      .exec<{
+        id: number;
+        event: string;
+        actor: string;
+        user_id: number | null;
+        message: string | null;
+        meta: string | null;
+        at: number;
+      }>(`SELECT * FROM history ORDER BY id LIMIT ? OFFSET ?`, limit, (page - 1) * limit)
       .toArray()
-      .map((e) => ({ id: e.id, user_id: e.user_id, event: e.event, actor: e.actor, message: e.message, meta: e.meta, created_at: rfc3339(e.at) }));
+      .map((e) => ({
+        id: e.id,
+        user_id: e.user_id,
+        event: e.event,
+        actor: e.actor,
+        message: e.message,
+        meta: e.meta,
+        created_at: rfc3339(e.at),
+      }));
     return { events, total };
   }
 
@@ -541,15 +685,31 @@ export class BulkJob extends DurableObject<Env> {
 
   private assertNotExpired(now: number, what: string) {
     const job = this.mustExist();
-    if (now >= job.expiredAt) throw invalidState(`This job expired at ${rfc3339(job.expiredAt)} and can no longer be ${what}.`);
+    if (now >= job.expiredAt)
+      throw invalidState(`This job expired at ${rfc3339(job.expiredAt)} and can no longer be ${what}.`);
   }
 
   private save() {
     this.sql.exec(`INSERT OR REPLACE INTO job (k, state) VALUES (1, ?)`, JSON.stringify(this.job));
   }
 
-  private event(event: string, actor: string, userId: number | null, message: string | null, meta: unknown, at: number) {
-    this.sql.exec(`INSERT INTO history (event, actor, user_id, message, meta, at) VALUES (?, ?, ?, ?, ?, ?)`, event, actor, userId, message, meta === null ? null : JSON.stringify(meta), at);
+  private event(
+    event: string,
+    actor: string,
+    userId: number | null,
+    message: string | null,
+    meta: unknown,
+    at: number,
+  ) {
+    this.sql.exec(
+      `INSERT INTO history (event, actor, user_id, message, meta, at) VALUES (?, ?, ?, ?, ?, ?)`,
+      event,
+      actor,
+      userId,
+      message,
+      meta === null ? null : JSON.stringify(meta),
+      at,
+    );
   }
 
   private processedCount(): number {
@@ -572,8 +732,18 @@ export class BulkJob extends DurableObject<Env> {
     const picked: number[] = [];
     let cursor = job.cursor ?? 0;
     if (inFlight < CHUNKS_IN_FLIGHT) {
-      const finished = new Set(this.sql.exec<{ chunk: number }>(`SELECT chunk FROM chunks WHERE chunk >= ?`, cursor).toArray().map((r) => r.chunk));
-      const leased = new Set(this.sql.exec<{ chunk: number }>(`SELECT chunk FROM leases`).toArray().map((r) => r.chunk));
+      const finished = new Set(
+        this.sql
+          .exec<{ chunk: number }>(`SELECT chunk FROM chunks WHERE chunk >= ?`, cursor)
+          .toArray()
+          .map((r) => r.chunk),
+      );
+      const leased = new Set(
+        this.sql
+          .exec<{ chunk: number }>(`SELECT chunk FROM leases`)
+          .toArray()
+          .map((r) => r.chunk),
+      );
       while (cursor < job.chunks && inFlight + picked.length < CHUNKS_IN_FLIGHT) {
         if (!finished.has(cursor) && !leased.has(cursor)) picked.push(cursor);
         cursor += 1;
@@ -581,7 +751,8 @@ export class BulkJob extends DurableObject<Env> {
     }
     job.cursor = cursor;
     const due = now + this.leaseMs();
-    for (const chunk of picked) this.sql.exec(`INSERT OR REPLACE INTO leases (chunk, run, due, sends) VALUES (?, ?, ?, 1)`, chunk, job.run, due);
+    for (const chunk of picked)
+      this.sql.exec(`INSERT OR REPLACE INTO leases (chunk, run, due, sends) VALUES (?, ?, ?, 1)`, chunk, job.run, due);
     this.save();
     // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
     if (!this.alarmArmed) {
@@ -594,7 +765,10 @@ export class BulkJob extends DurableObject<Env> {
 
   private async send(chunks: number[]) {
     const job = this.state();
-    const messages: MessageSendRequest<BulkRowsMessage>[] = chunks.map((chunk) => ({ body: { jobId: job.id, chunk, run: job.run }, contentType: "json" }));
+    const messages: MessageSendRequest<BulkRowsMessage>[] = chunks.map((chunk) => ({
+      body: { jobId: job.id, chunk, run: job.run },
+      contentType: "json",
+    }));
     for (let i = 0; i < messages.length; i += 100) await this.env.BULK_QUEUE.sendBatch(messages.slice(i, i + 100));
   }
 
@@ -623,7 +797,10 @@ export class BulkJob extends DurableObject<Env> {
       return;
     }
     const overdue = this.sql
-      .exec<{ chunk: number; sends: number }>(`SELECT chunk, sends FROM leases WHERE due <= ? AND chunk NOT IN (SELECT chunk FROM chunks) ORDER BY chunk`, now)
+      .exec<{ chunk: number; sends: number }>(
+        `SELECT chunk, sends FROM leases WHERE due <= ? AND chunk NOT IN (SELECT chunk FROM chunks) ORDER BY chunk`,
+        now,
+      )
       .toArray();
     const given = overdue.find((l) => l.sends >= MAX_SENDS);
     if (given) {
@@ -635,12 +812,22 @@ export class BulkJob extends DurableObject<Env> {
       const chunks = overdue.map((l) => l.chunk);
       // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
       await this.send(chunks);
-      for (const chunk of chunks) this.sql.exec(`UPDATE leases SET due = ?, sends = sends + 1 WHERE chunk = ?`, now + this.leaseMs(), chunk);
-      this.event("requeued", "system", null, `${chunks.length} chunk${chunks.length === 1 ? "" : "s"} not finished in time sent again`, { chunks, run: job.run }, now);
+      for (const chunk of chunks)
+        this.sql.exec(`UPDATE leases SET due = ?, sends = sends + 1 WHERE chunk = ?`, now + this.leaseMs(), chunk);
+      this.event(
+        "requeued",
+        "system",
+        null,
+        `${chunks.length} chunk${chunks.length === 1 ? "" : "s"} not finished in time sent again`,
+        { chunks, run: job.run },
+        now,
+      );
     }
     await this.dispatch(now);
     const next = this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM leases`).one().due;
-    await this.ctx.storage.setAlarm(Math.min(next ?? now + this.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity));
+    await this.ctx.storage.setAlarm(
+      Math.min(next ?? now + this.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
+    );
   }
 
   private async complete(now: number) {
@@ -676,7 +863,12 @@ export class BulkJob extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(now + ENDING_CHECK_MS);
     const view = this.view(now);
     await syncIndex(this.env, view);
-    if (job.config.webhook || job.config.notify) await notifyJobEnd(this.env, { accountId: job.accountId, webhookUrl: job.config.webhook?.url ?? null, notify: job.config.notify }, view);
+    if (job.config.webhook || job.config.notify)
+      await notifyJobEnd(
+        this.env,
+        { accountId: job.accountId, webhookUrl: job.config.webhook?.url ?? null, notify: job.config.notify },
+        view,
+      );
     job.ending = false;
     this.save();
     // The alarm stays while a chunk's billing is undecided (see sendOwedBilling).
@@ -693,11 +885,27 @@ export class BulkJob extends DurableObject<Env> {
 
   private aggregate(): Aggregate {
     const groups = this.sql
-      .exec<{ outcome: RowOutcome; reason: string | null; n: number; sample: string | null; emails: number; s: number; v: number; p: number; lastAt: number | null }>(
+      .exec<{
+        outcome: RowOutcome;
+        reason: string | null;
+        n: number;
+        sample: string | null;
+        emails: number;
+        s: number;
+        v: number;
+        p: number;
+        lastAt: number | null;
+      }>(
         `SELECT outcome, reason, count(*) AS n, min(error) AS sample, sum(emails) AS emails, sum(c_search) AS s, sum(c_verify) AS v, sum(c_phone) AS p, max(at) AS lastAt FROM rows GROUP BY outcome, reason`,
       )
       .toArray();
-    const agg: Aggregate = { byOutcome: {}, byReason: [], emails: 0, credits: { search: 0, verification: 0, phone: 0 }, lastAt: null };
+    const agg: Aggregate = {
+      byOutcome: {},
+      byReason: [],
+      emails: 0,
+      credits: { search: 0, verification: 0, phone: 0 },
+      lastAt: null,
+    };
     for (const g of groups) {
       agg.byOutcome[g.outcome] = (agg.byOutcome[g.outcome] ?? 0) + g.n;
       agg.byReason.push({ outcome: g.outcome, reason: g.reason ?? g.outcome, n: g.n, sample: g.sample });
@@ -715,7 +923,9 @@ export class BulkJob extends DurableObject<Env> {
     const job = this.state();
     const header = job.resultHeader;
     return this.sql
-      .exec<{ idx: number; outcome: string; cells: string; error: string | null }>(`SELECT idx, outcome, cells, error FROM rows ORDER BY idx LIMIT 10`)
+      .exec<{ idx: number; outcome: string; cells: string; error: string | null }>(
+        `SELECT idx, outcome, cells, error FROM rows ORDER BY idx LIMIT 10`,
+      )
       .toArray()
       .map((r) => {
         const cells = JSON.parse(r.cells) as string[];

@@ -11,7 +11,14 @@ export type JobStatus = "pending" | "running" | "completed" | "failed" | "cancel
 /** What the job was created with; served as `config` (contract 5.8, gen 2). */
 export interface JobConfig {
   v: 1;
-  input: { source: "file" | "data" | "list"; has_header: boolean; delimiter: string | null; original_file_name: string | null; rows: number; fields: Record<string, number> };
+  input: {
+    source: "file" | "data" | "list";
+    has_header: boolean;
+    delimiter: string | null;
+    original_file_name: string | null;
+    rows: number;
+    fields: Record<string, number>;
+  };
   options: BulkOptionValues;
   notify: boolean;
   webhook?: { url: string };
@@ -80,9 +87,22 @@ const rows = (n: number) => `${n.toLocaleString("en")} row${n === 1 ? "" : "s"}`
 const quote = (s: string | null) => (s ? ` ("${s.length > 140 ? `${s.slice(0, 137)}...` : s}")` : "");
 
 /** Reasons in the order the summary lists them when their counts tie. */
-const REASON_ORDER = ["found", "not_found", "filtered", "blank", "missing", "refused", "duplicate", "has_email", "skipped", "over_cap"];
-const orderOf = (g: ReasonGroup) => (REASON_ORDER.includes(g.reason) ? REASON_ORDER.indexOf(g.reason) : g.outcome === "client_error" ? 20 : 30);
-const byCount = (a: ReasonGroup, b: ReasonGroup) => b.n - a.n || orderOf(a) - orderOf(b) || a.reason.localeCompare(b.reason);
+const REASON_ORDER = [
+  "found",
+  "not_found",
+  "filtered",
+  "blank",
+  "missing",
+  "refused",
+  "duplicate",
+  "has_email",
+  "skipped",
+  "over_cap",
+];
+const orderOf = (g: ReasonGroup) =>
+  REASON_ORDER.includes(g.reason) ? REASON_ORDER.indexOf(g.reason) : g.outcome === "client_error" ? 20 : 30;
+const byCount = (a: ReasonGroup, b: ReasonGroup) =>
+  b.n - a.n || orderOf(a) - orderOf(b) || a.reason.localeCompare(b.reason);
 
 /** A reason code in words, for the distribution's labels and the summary ("N rows <phrase>"). */
 function reasonLabel(g: ReasonGroup, needs: string): { label: string; phrase: string } {
@@ -93,7 +113,10 @@ function reasonLabel(g: ReasonGroup, needs: string): { label: string; phrase: st
     case "not_found":
       return { label: "Not found", phrase: "found nothing" };
     case "filtered":
-      return { label: "Withheld by the job's filters", phrase: `had their answer withheld by the job's filters${quote(g.sample)}` };
+      return {
+        label: "Withheld by the job's filters",
+        phrase: `had their answer withheld by the job's filters${quote(g.sample)}`,
+      };
     case "blank":
       return { label: "Blank row", phrase: `${were} blank` };
     case "missing":
@@ -124,7 +147,10 @@ export function summarise(job: JobState, agg: Aggregate): string | null {
   if (done === 0) return null;
   const n = (o: RowOutcome) => agg.byOutcome[o] ?? 0;
   const needs = job.needs ?? "the columns its type needs";
-  const head = [`${n("found").toLocaleString("en")} found`, ...(n("not_found") ? [`${n("not_found").toLocaleString("en")} not found`] : [])];
+  const head = [
+    `${n("found").toLocaleString("en")} found`,
+    ...(n("not_found") ? [`${n("not_found").toLocaleString("en")} not found`] : []),
+  ];
   const why = agg.byReason
     .filter((g) => g.reason !== "found" && g.reason !== "not_found")
     .sort(byCount)
@@ -192,10 +218,21 @@ export function renderJob(job: JobState, agg: Aggregate, now: number, preview?: 
           .sort(byCount)
           .map((g) => ({ key: g.reason, label: reasonLabel(g, needs).label, count: g.n, percent: pct(g.n, done) })),
       },
-      ...(emailType ? { emails: { total: agg.emails, per_found_row: found ? Math.round((agg.emails / found) * 100) / 100 : 0 } } : {}),
+      ...(emailType
+        ? { emails: { total: agg.emails, per_found_row: found ? Math.round((agg.emails / found) * 100) / 100 : 0 } }
+        : {}),
       errors: { client: n("client_error"), server: n("server_error"), rate_limited: 0 },
-      credits: { search: agg.credits.search, verify: agg.credits.verification, phone: agg.credits.phone, total: agg.credits.search + agg.credits.verification + agg.credits.phone },
-      timing: { queued_ms: job.startedAt ? Math.max(0, job.startedAt - job.createdAt) : 0, duration_ms: durationMs, rows_per_minute: rowsPerMinute },
+      credits: {
+        search: agg.credits.search,
+        verify: agg.credits.verification,
+        phone: agg.credits.phone,
+        total: agg.credits.search + agg.credits.verification + agg.credits.phone,
+      },
+      timing: {
+        queued_ms: job.startedAt ? Math.max(0, job.startedAt - job.createdAt) : 0,
+        duration_ms: durationMs,
+        rows_per_minute: rowsPerMinute,
+      },
     },
     ...(billed && preview ? { preview } : {}),
   };

@@ -1,7 +1,7 @@
 import type { Env } from "../env.js";
 import { ApiError, type ErrorStatus, isErrorCode, statusAllowed } from "../http/errors.js";
-import { JOB_ERROR } from "./job-object.js";
 import { secondsToUtcMidnight } from "../limits/account-limiter.js";
+import { JOB_ERROR } from "./job-object.js";
 
 /** The object of a job, named by its index id. */
 export function jobStub(env: Env, jobId: number) {
@@ -20,6 +20,11 @@ export async function onJob<T>(call: Promise<T>): Promise<T> {
     const code = Number(status);
     // The type and status crossed the RPC boundary as text: only a pair the vocabulary allows passes.
     if (!type || !isErrorCode(type) || !statusAllowed(type, code)) throw err;
-    throw new ApiError(code as ErrorStatus, type, rest.join(":"), code === 429 ? { "Retry-After": String(secondsToUtcMidnight(Date.now())) } : {});
+    throw new ApiError(
+      code as ErrorStatus,
+      type,
+      rest.join(":"),
+      code === 429 ? { "Retry-After": String(secondsToUtcMidnight(Date.now())) } : {},
+    );
   }
 }

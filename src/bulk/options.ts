@@ -9,11 +9,30 @@ import type { BulkType } from "./types.js";
  * Create options arrive as JSON values or as multipart text: booleans as true/false/1/0 and numbers
  * as text. Former names (gen 1) are translated before validation so one schema judges both.
  */
-const bool = z.union([z.boolean(), z.enum(["true", "false", "1", "0", "on"]).transform((v) => v === "true" || v === "1" || v === "on")]);
+const bool = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0", "on"]).transform((v) => v === "true" || v === "1" || v === "on"),
+]);
 const int = (min: number, max: number) =>
-  z.coerce.number({ message: "expected an integer" }).int({ message: "expected an integer" }).min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` });
-const stringList = z.union([z.array(z.string().trim().min(1)), z.string().transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))]);
-const departmentList = stringList.pipe(z.array(z.enum(DEPARTMENTS, { message: `expected departments among ${DEPARTMENTS.join(", ")}` })).min(1, { message: "name at least one department" }));
+  z.coerce
+    .number({ message: "expected an integer" })
+    .int({ message: "expected an integer" })
+    .min(min, { message: `must be at least ${min}` })
+    .max(max, { message: `must be at most ${max}` });
+const stringList = z.union([
+  z.array(z.string().trim().min(1)),
+  z.string().transform((s) =>
+    s
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ),
+]);
+const departmentList = stringList.pipe(
+  z
+    .array(z.enum(DEPARTMENTS, { message: `expected departments among ${DEPARTMENTS.join(", ")}` }))
+    .min(1, { message: "name at least one department" }),
+);
 const index = int(0, 1000).optional();
 
 export const FIELD_INDEX_NAMES = [
@@ -32,7 +51,11 @@ export const FIELD_INDEX_NAMES = [
 
 export const CreateOptionsSchema = z
   .object({
-    name: z.string({ message: "is required" }).trim().min(3, { message: "must be 3 to 200 characters" }).max(200, { message: "must be 3 to 200 characters" }),
+    name: z
+      .string({ message: "is required" })
+      .trim()
+      .min(3, { message: "must be 3 to 200 characters" })
+      .max(200, { message: "must be 3 to 200 characters" }),
     list: z.string().optional(),
     data: z.unknown().optional(),
     has_header: bool.optional(),
@@ -42,7 +65,14 @@ export const CreateOptionsSchema = z
     notify: bool.optional(),
     total: int(1, 1_000_000).optional(),
     input_type: z.enum(["domain", "company"]).optional(),
-    max_emails_per_domain: z.coerce.number().pipe(z.union([z.literal(1), z.literal(5), z.literal(10), z.literal(20), z.literal(50), z.literal(100)], { message: "must be 1, 5, 10, 20, 50 or 100" })).optional(),
+    max_emails_per_domain: z.coerce
+      .number()
+      .pipe(
+        z.union([z.literal(1), z.literal(5), z.literal(10), z.literal(20), z.literal(50), z.literal(100)], {
+          message: "must be 1, 5, 10, 20, 50 or 100",
+        }),
+      )
+      .optional(),
     email_type: z.enum(["all", "personal", "generic"]).optional(),
     email_type_mode: z.enum(["only", "priority"]).optional(),
     departments: departmentList.optional(),
@@ -57,7 +87,8 @@ export const CreateOptionsSchema = z
   })
   .strict();
 
-export type CreateOptions = z.infer<typeof CreateOptionsSchema> & Partial<Record<(typeof FIELD_INDEX_NAMES)[number], number>>;
+export type CreateOptions = z.infer<typeof CreateOptionsSchema> &
+  Partial<Record<(typeof FIELD_INDEX_NAMES)[number], number>>;
 
 /** Former flat option names (before the 30 Sep renames) and their current names. */
 const RENAMED: Record<string, string> = {
@@ -100,22 +131,29 @@ export function translateLegacy(raw: Record<string, unknown>, type: BulkType): R
   const set = (name: string, value: unknown, from: string) => {
     if (value === undefined) return;
     if (name in out && JSON.stringify(out[name]) !== JSON.stringify(value)) {
-      throw new ApiError(400, "params_invalid", `The parameter '${from}' is the former name of '${name}'; send only one of them.`);
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The parameter '${from}' is the former name of '${name}'; send only one of them.`,
+      );
     }
     out[name] = value;
   };
   for (const [key, value] of Object.entries(raw)) {
-    if (key in RENAMED || key in LEGACY_COLUMNS || key === "column" || key === "email_type" || key === "department") continue;
+    if (key in RENAMED || key in LEGACY_COLUMNS || key === "column" || key === "email_type" || key === "department")
+      continue;
     set(key, value, key);
   }
   for (const [old, current] of Object.entries(RENAMED)) if (old in raw) set(current, raw[old], old);
   // One-based columns become zero-based indexes; `column` alone named the type's primary column.
   const oneBased = (key: string, target: string) => {
     const n = Number(raw[key]);
-    if (!Number.isInteger(n) || n < 1) throw new ApiError(400, "params_invalid", `The parameter '${key}' is invalid: columns are numbered from 1.`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new ApiError(400, "params_invalid", `The parameter '${key}' is invalid: columns are numbered from 1.`);
     set(target, n - 1, key);
   };
-  for (const [old, current] of Object.entries(LEGACY_COLUMNS)) if (raw[old] !== undefined && raw[old] !== "") oneBased(old, current);
+  for (const [old, current] of Object.entries(LEGACY_COLUMNS))
+    if (raw[old] !== undefined && raw[old] !== "") oneBased(old, current);
   if (raw.column !== undefined && raw.column !== "") {
     const primary = type.decl.fields.find((f) => f.param === type.decl.primaryParam);
     if (primary) oneBased("column", primary.field);
@@ -131,7 +169,11 @@ export function translateLegacy(raw: Record<string, unknown>, type: BulkType): R
   const department = parseMaybeJson(raw.department);
   if (department !== undefined) {
     if (!department || typeof department !== "object" || Array.isArray(department)) {
-      throw new ApiError(400, "params_invalid", "The parameter 'department' is invalid: expected {name: [...], priority_type}; send departments and departments_mode instead.");
+      throw new ApiError(
+        400,
+        "params_invalid",
+        "The parameter 'department' is invalid: expected {name: [...], priority_type}; send departments and departments_mode instead.",
+      );
     }
     const o = department as { name?: unknown; priority_type?: unknown };
     set("departments", o.name, "department.name");
@@ -160,22 +202,39 @@ export function parseCreateOptions(raw: Record<string, unknown>, type: BulkType)
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined || COMMON.has(key)) continue;
     if ((FIELD_INDEX_NAMES as readonly string[]).includes(key)) {
-      if (!fields.has(key)) throw new ApiError(400, "params_invalid", `The parameter '${key}' does not apply to ${type.type} jobs (columns: ${[...fields].join(", ")}).`);
+      if (!fields.has(key))
+        throw new ApiError(
+          400,
+          "params_invalid",
+          `The parameter '${key}' does not apply to ${type.type} jobs (columns: ${[...fields].join(", ")}).`,
+        );
       continue;
     }
-    if (key === "input_type" && type.decl.fields.some((f) => f.param === "company") && type.decl.fields.some((f) => f.param === "domain")) continue;
+    if (
+      key === "input_type" &&
+      type.decl.fields.some((f) => f.param === "company") &&
+      type.decl.fields.some((f) => f.param === "domain")
+    )
+      continue;
     // Domain Search scores every address from the pages showing it: true is what happens, false cannot be honoured.
     if (key === "boost_score_from_sources" && type.type === "search") {
-      if (value === false) throw new ApiError(400, "params_invalid", "The parameter 'boost_score_from_sources' cannot be false for search jobs: listed addresses are scored from the pages showing them.");
+      if (value === false)
+        throw new ApiError(
+          400,
+          "params_invalid",
+          "The parameter 'boost_score_from_sources' cannot be false for search jobs: listed addresses are scored from the pages showing them.",
+        );
       continue;
     }
-    if (!declared.has(key)) throw new ApiError(400, "params_invalid", `The parameter '${key}' does not apply to ${type.type} jobs.`);
+    if (!declared.has(key))
+      throw new ApiError(400, "params_invalid", `The parameter '${key}' does not apply to ${type.type} jobs.`);
   }
   for (const [mode, of] of [
     ["email_type_mode", "email_type"],
     ["departments_mode", "departments"],
   ] as const) {
-    if (options[mode] !== undefined && options[of] === undefined) throw new ApiError(400, "params_invalid", `The parameter '${mode}' needs '${of}'.`);
+    if (options[mode] !== undefined && options[of] === undefined)
+      throw new ApiError(400, "params_invalid", `The parameter '${mode}' needs '${of}'.`);
   }
   const inputs = [options.list !== undefined, options.data !== undefined].filter(Boolean).length;
   if (inputs > 1) throw new ApiError(400, "params_invalid", "Send exactly one of 'file', 'data' or 'list'.");

@@ -14,7 +14,12 @@ export function resultColumns(type: BulkType, options: BulkOptionValues): [strin
 
 /** Columns appended after the input's own columns in every result file. */
 export function resultHeader(type: BulkType, options: BulkOptionValues): string[] {
-  return [...resultColumns(type, options).map(([header]) => header), ...(options.include_sources ? ["sources"] : []), "bulk_status", "bulk_error"];
+  return [
+    ...resultColumns(type, options).map(([header]) => header),
+    ...(options.include_sources ? ["sources"] : []),
+    "bulk_status",
+    "bulk_error",
+  ];
 }
 
 /** The value at a dot path; through an array, the list of each element's value. */
@@ -33,7 +38,15 @@ function at(value: unknown, parts: string[]): unknown {
 /** A cell: scalars as text, lists joined with "; " (addresses of email lists, URLs of page lists). */
 export function cellOf(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.map((v) => (v && typeof v === "object" ? cellOf((v as { email?: unknown; uri?: unknown }).email ?? (v as { uri?: unknown }).uri ?? JSON.stringify(v)) : cellOf(v))).filter(Boolean).join("; ");
+  if (Array.isArray(value))
+    return value
+      .map((v) =>
+        v && typeof v === "object"
+          ? cellOf((v as { email?: unknown; uri?: unknown }).email ?? (v as { uri?: unknown }).uri ?? JSON.stringify(v))
+          : cellOf(v),
+      )
+      .filter(Boolean)
+      .join("; ");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

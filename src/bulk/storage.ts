@@ -1,7 +1,9 @@
 /** R2 layout of one job, under a random prefix so a refused create can be removed without a job id. */
 export const uploadKey = (prefix: string) => `bulk/${prefix}/upload.csv`;
-export const inputChunkKey = (prefix: string, chunk: number) => `bulk/${prefix}/in/${String(chunk).padStart(6, "0")}.json`;
-export const resultPartKey = (prefix: string, chunk: number) => `bulk/${prefix}/out/${String(chunk).padStart(6, "0")}.json`;
+export const inputChunkKey = (prefix: string, chunk: number) =>
+  `bulk/${prefix}/in/${String(chunk).padStart(6, "0")}.json`;
+export const resultPartKey = (prefix: string, chunk: number) =>
+  `bulk/${prefix}/out/${String(chunk).padStart(6, "0")}.json`;
 
 /**
  * Why an input row is not run, decided when the file is read:

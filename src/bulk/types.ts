@@ -1,5 +1,5 @@
-import { CAPABILITIES } from "../capabilities/index.js";
 import type { BulkDeclaration, BulkField, Capability } from "../capabilities/core/registry.js";
+import { CAPABILITIES } from "../capabilities/index.js";
 
 /** A bulk type: a capability that declares `bulk`, run once per row. */
 export interface BulkType {
@@ -11,7 +11,9 @@ export interface BulkType {
 export * from "./constants.js";
 
 /** Every capability that declares a bulk type, in registry order (derived, not a second table). */
-export const BULK_TYPES: BulkType[] = CAPABILITIES.flatMap((c) => (c.bulk ? [{ type: c.bulk.type, capability: c, decl: c.bulk }] : []));
+export const BULK_TYPES: BulkType[] = CAPABILITIES.flatMap((c) =>
+  c.bulk ? [{ type: c.bulk.type, capability: c, decl: c.bulk }] : [],
+);
 
 export const BULK_TYPE_NAMES = BULK_TYPES.map((t) => t.type) as [string, ...string[]];
 

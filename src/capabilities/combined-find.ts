@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed } from "../engine/index/claims.js";
 import { companyOrFetch } from "../engine/company/facts.js";
+import { assertNotClaimed } from "../engine/index/claims.js";
 import { emailParam, personByEmail } from "../engine/index/people.js";
-import { flatOrganization, personFindData } from "./shapes/person.js";
+import { defineCapability } from "./core/registry.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
 import { nullableRecord } from "./shapes/enrichment-params.js";
-import { defineCapability } from "./core/registry.js";
+import { flatOrganization, personFindData } from "./shapes/person.js";
 
 export const combinedFind = defineCapability({
   name: "combined/find",
@@ -17,7 +17,9 @@ export const combinedFind = defineCapability({
   rateGroup: "person_company",
   cost: { balance: "search", amount: 1 },
   usageCategory: "search",
-  response: z.object({ data: z.object({ person: nullableRecord, company: z.object({ organization: nullableRecord }) }) }),
+  response: z.object({
+    data: z.object({ person: nullableRecord, company: z.object({ organization: nullableRecord }) }),
+  }),
   async handler(params, ctx) {
     const email = emailParam(params.email);
     await assertNotClaimed(ctx.env, "email", email);

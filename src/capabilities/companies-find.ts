@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { companyOrFetch } from "../engine/company/facts.js";
 import { domainParam } from "../engine/index/people.js";
-import { flatOrganization } from "./shapes/person.js";
-import { nullableRecord } from "./shapes/enrichment-params.js";
-import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
+import { nullableRecord } from "./shapes/enrichment-params.js";
+import { flatOrganization } from "./shapes/person.js";
 
 export const companiesFind = defineCapability({
   name: "companies/find",

@@ -1,23 +1,33 @@
-import { inArray } from "drizzle-orm";
 import { z } from "@hono/zod-openapi";
-import { filterClaimed } from "../engine/index/claims.js";
-import { ensureIndexed } from "../engine/index/ensure-indexed.js";
-import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
-import { type CompanyRow, companyOf, countriesOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, liveSourceCounts, sourcesOf } from "../engine/index/read.js";
-import { matchPatterns } from "../engine/finder/patterns.js";
-import { rfc3339 } from "../platform/time.js";
-import { queryBool, queryIntOr } from "../http/validation.js";
-import { phoneDataFor } from "../engine/phones/phone-data.js";
-import { verifyEmail } from "../engine/verify/verifier.js";
+import { inArray } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { people } from "../db/schema-index.js";
+import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
+import { matchPatterns } from "../engine/finder/patterns.js";
+import { filterClaimed } from "../engine/index/claims.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
+import {
+  type CompanyRow,
+  companyOf,
+  countriesOf,
+  domainRow,
+  type EmailRow,
+  emailsOfDomain,
+  formatsOf,
+  liveSourceCounts,
+  sourcesOf,
+} from "../engine/index/read.js";
+import { phoneDataFor } from "../engine/phones/phone-data.js";
+import { verifyEmail } from "../engine/verify/verifier.js";
 import type { Env } from "../env.js";
+import { queryBool, queryIntOr } from "../http/validation.js";
+import { rfc3339 } from "../platform/time.js";
+import { type BulkOptionValues, defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, BULK_OPTIONS, inPriorityOrder, pick, withheldBecause } from "./shapes/bulk-fields.js";
 import { extraPhoneCost } from "./shapes/enrichment-params.js";
+import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./shapes/finder.js";
 import { PhoneDataSchema } from "./shapes/phone.js";
 import { SocialFieldsSchema, type SocialProfiles, socialFields } from "./shapes/social-fields.js";
-import { departmentParam, domainOrCompany, resolveTarget, SourceSchema, VerificationSchema } from "./shapes/finder.js";
-import { BULK_FIELDS, BULK_OPTIONS, inPriorityOrder, pick, withheldBecause } from "./shapes/bulk-fields.js";
-import { type BulkOptionValues, defineCapability } from "./core/registry.js";
 
 /**
  * Score of a listed address, from what the index knows about it: 40 for being published at all,
@@ -30,7 +40,13 @@ export function listingScore(row: EmailRow, live: number, mainPattern: boolean):
   return Math.max(1, Math.min(99, score));
 }
 
-function organization(domain: string, company: CompanyRow | undefined, pattern: string | null, acceptAll: boolean | null, updatedAt: number | null) {
+function organization(
+  domain: string,
+  company: CompanyRow | undefined,
+  pattern: string | null,
+  acceptAll: boolean | null,
+  updatedAt: number | null,
+) {
   const list = (json: string | null | undefined) => {
     try {
       const v = json ? JSON.parse(json) : [];
@@ -90,7 +106,8 @@ async function profilesOf(env: Pick<Env, "DB">, addresses: readonly string[]): P
     .from(people)
     .where(inArray(people.email, addresses as string[]))
     .all();
-  for (const r of rows) if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
+  for (const r of rows)
+    if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
   return out;
 }
 
@@ -100,8 +117,12 @@ const EmailSchema = z.object({
   last_name: z.string().nullable(),
   full_name: z.string().nullable(),
   gender: z.string().nullable(),
-  phone_number: z.boolean().openapi({ description: "With enrich_mobile=true: true when phone_data holds a number of this person" }),
-  phone_data: PhoneDataSchema.nullable().optional().openapi({ description: "Only with enrich_mobile=true: the person's best stored number, or null" }),
+  phone_number: z
+    .boolean()
+    .openapi({ description: "With enrich_mobile=true: true when phone_data holds a number of this person" }),
+  phone_data: PhoneDataSchema.nullable()
+    .optional()
+    .openapi({ description: "Only with enrich_mobile=true: the person's best stored number, or null" }),
   type: z.enum(["personal", "generic"]),
   country: z.string().nullable(),
   position: z.string().nullable(),
@@ -140,7 +161,11 @@ const ResponseSchema = z
 /** Whether the job's email_type and departments options are ones the search applies itself (mode only, at most one department). */
 function searchFiltersItself(options: BulkOptionValues): boolean {
   const departments = Array.isArray(options.departments) ? options.departments : [];
-  return (options.email_type_mode ?? "only") === "only" && (options.departments_mode ?? "only") === "only" && departments.length <= 1;
+  return (
+    (options.email_type_mode ?? "only") === "only" &&
+    (options.departments_mode ?? "only") === "only" &&
+    departments.length <= 1
+  );
 }
 
 export const domainSearch = defineCapability({
@@ -163,7 +188,9 @@ export const domainSearch = defineCapability({
       .optional()
       .openapi({ description: "ISO 3166 alpha-2: only people known to be in this country" }),
     type: z.enum(["personal", "generic"]).optional(),
-    enrich_mobile: queryBool().openapi({ description: "true: add emails[].phone_data and set phone_number (one phone credit per number found)" }),
+    enrich_mobile: queryBool().openapi({
+      description: "true: add emails[].phone_data and set phone_number (one phone credit per number found)",
+    }),
   }),
   rateGroup: "search",
   cost: { balance: "search", amount: 1 },
@@ -185,8 +212,15 @@ export const domainSearch = defineCapability({
       BULK_OPTIONS.email_type_mode,
       BULK_OPTIONS.departments,
       BULK_OPTIONS.departments_mode,
-      { ...BULK_OPTIONS.verify_emails, description: "Verify each listed address (default false: the search lists what the pages show); adds the verification column" },
-      { ...BULK_OPTIONS.boost_score_from_sources, description: "Always true: listed addresses are scored from the pages showing them (false is refused)" },
+      {
+        ...BULK_OPTIONS.verify_emails,
+        description:
+          "Verify each listed address (default false: the search lists what the pages show); adds the verification column",
+      },
+      {
+        ...BULK_OPTIONS.boost_score_from_sources,
+        description: "Always true: listed addresses are scored from the pages showing them (false is refused)",
+      },
       BULK_OPTIONS.include_sources,
     ],
     // The search filters itself when it can (one type or one department, mode only); otherwise it
@@ -196,42 +230,72 @@ export const domainSearch = defineCapability({
       const plain = searchFiltersItself(options);
       if (!plain) params.limit = "100";
       else if (typeof options.max_emails_per_domain === "number") params.limit = String(options.max_emails_per_domain);
-      if (plain && (options.email_type === "personal" || options.email_type === "generic")) params.type = options.email_type;
+      if (plain && (options.email_type === "personal" || options.email_type === "generic"))
+        params.type = options.email_type;
       const departments = options.departments;
       const [only, ...more] = Array.isArray(departments) ? departments : [];
       if (plain && only !== undefined && more.length === 0) params.department = only;
       return params;
     },
-    resultColumns: { "organization.name": "organization.organization", "organization.pattern": "organization.pattern", emails: "emails" },
+    resultColumns: {
+      "organization.name": "organization.organization",
+      "organization.pattern": "organization.pattern",
+      emails: "emails",
+    },
     optionColumns: { verify_emails: { verification: "emails.verification.status" } },
     isValid: (data) => ((data as { emails?: unknown[] } | null)?.emails?.length ?? 0) > 0,
     async run(params, ctx, options, answer) {
       const result = await answer(params);
       if (searchFiltersItself(options) && options.verify_emails !== true) return result;
-      type Listed = { email: string; type: string; department: string | null; verification: { date: string | null; status: string | null } };
+      type Listed = {
+        email: string;
+        type: string;
+        department: string | null;
+        verification: { date: string | null; status: string | null };
+      };
       const body = result.body as { data: { organization: unknown; emails: Listed[] }; meta: unknown };
-      const kept = inPriorityOrder(body.data.emails.filter((e) => !withheldBecause(e, options)), options);
-      let emails = typeof options.max_emails_per_domain === "number" ? kept.slice(0, options.max_emails_per_domain) : kept;
+      const kept = inPriorityOrder(
+        body.data.emails.filter((e) => !withheldBecause(e, options)),
+        options,
+      );
+      let emails =
+        typeof options.max_emails_per_domain === "number" ? kept.slice(0, options.max_emails_per_domain) : kept;
       if (options.verify_emails === true) {
         emails = await Promise.all(
           emails.map(async (e) => {
             const verdict = await verifyEmail(ctx.env, e.email, { memo: ctx.memo }).catch(() => null);
-            return { ...e, verification: { date: verdict ? rfc3339(ctx.now()) : null, status: verdict?.data.email.status ?? null } };
+            return {
+              ...e,
+              verification: { date: verdict ? rfc3339(ctx.now()) : null, status: verdict?.data.email.status ?? null },
+            };
           }),
         );
       }
       const withheld = body.data.emails.length - kept.length;
-      const note = emails.length === 0 && withheld > 0 ? `${withheld} address${withheld === 1 ? "" : "es"} found, none kept by the job's email_type and departments filters` : undefined;
+      const note =
+        emails.length === 0 && withheld > 0
+          ? `${withheld} address${withheld === 1 ? "" : "es"} found, none kept by the job's email_type and departments filters`
+          : undefined;
       return { body: { ...body, data: { ...body.data, emails } }, found: emails.length > 0, ...(note ? { note } : {}) };
     },
   },
   async handler(params, ctx) {
     const domain = await resolveTarget(ctx.env, params);
     const state = await ensureIndexed(ctx, domain);
-    const [rows, company, dom] = await Promise.all([emailsOfDomain(ctx.env, domain), companyOf(ctx.env, domain), domainRow(ctx.env, domain)]);
+    const [rows, company, dom] = await Promise.all([
+      emailsOfDomain(ctx.env, domain),
+      companyOf(ctx.env, domain),
+      domainRow(ctx.env, domain),
+    ]);
     const country = params.country?.toUpperCase() ?? null;
     const countries = country ? await countriesOf(ctx.env, domain) : new Map<string, string>();
-    const visible = new Set(await filterClaimed(ctx.env, "email", rows.map((r) => r.email)));
+    const visible = new Set(
+      await filterClaimed(
+        ctx.env,
+        "email",
+        rows.map((r) => r.email),
+      ),
+    );
     const inference = formatsOf(dom, rows);
     const main = inference.shares[0]?.pattern ?? null;
 
@@ -244,11 +308,25 @@ export const domainSearch = defineCapability({
     );
     // The ranking needs every matching address (live pages, the domain's main format), but only
     // how many pages still show each: full sources and profiles are read for the page alone.
-    const live = await liveSourceCounts(ctx.env, matching.map((r) => r.email));
+    const live = await liveSourceCounts(
+      ctx.env,
+      matching.map((r) => r.email),
+    );
     const scored = matching
       .map((r) => {
-        const pattern = r.type === "personal" && r.firstName && r.lastName ? (matchPatterns(r.localPart, { first: r.firstName, last: r.lastName, ...(r.middleName ? { middle: r.middleName } : {}) }).patterns[0] ?? null) : null;
-        return { row: r, pattern, score: listingScore(r, live.get(r.email) ?? 0, pattern !== null && pattern === main) };
+        const pattern =
+          r.type === "personal" && r.firstName && r.lastName
+            ? (matchPatterns(r.localPart, {
+                first: r.firstName,
+                last: r.lastName,
+                ...(r.middleName ? { middle: r.middleName } : {}),
+              }).patterns[0] ?? null)
+            : null;
+        return {
+          row: r,
+          pattern,
+          score: listingScore(r, live.get(r.email) ?? 0, pattern !== null && pattern === main),
+        };
       })
       .sort((a, b) => b.score - a.score || a.row.email.localeCompare(b.row.email));
     const total = scored.length;
@@ -256,7 +334,9 @@ export const domainSearch = defineCapability({
     const pageEmails = pageRows.map(({ row }) => row.email);
     const [sources, profiles] = await Promise.all([sourcesOf(ctx.env, pageEmails), profilesOf(ctx.env, pageEmails)]);
 
-    const phones = params.enrich_mobile ? await Promise.all(pageRows.map(({ row }) => phoneDataFor(ctx.env, { email: row.email }))) : null;
+    const phones = params.enrich_mobile
+      ? await Promise.all(pageRows.map(({ row }) => phoneDataFor(ctx.env, { email: row.email })))
+      : null;
     const emailsOut = pageRows.map(({ row, score, pattern }, i) => ({
       email: row.email,
       first_name: row.firstName,
@@ -281,7 +361,16 @@ export const domainSearch = defineCapability({
     }));
     return {
       body: {
-        data: { organization: organization(domain, company, main, dom?.acceptAll ?? null, company?.updatedAt ?? dom?.crawledAt ?? null), emails: emailsOut },
+        data: {
+          organization: organization(
+            domain,
+            company,
+            main,
+            dom?.acceptAll ?? null,
+            company?.updatedAt ?? dom?.crawledAt ?? null,
+          ),
+          emails: emailsOut,
+        },
         meta: {
           total,
           pageSize: params.limit,

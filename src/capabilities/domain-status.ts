@@ -13,7 +13,12 @@ export const domainStatus = defineCapability({
   agentPath: "/domain-status",
   params: z.object({
     domain: z.string().trim().max(1024).optional().openapi({ description: "Domain name", example: "gmail.com" }),
-    email: z.string().trim().max(1024).optional().openapi({ description: "Alternatively an address; its domain is checked" }),
+    email: z
+      .string()
+      .trim()
+      .max(1024)
+      .optional()
+      .openapi({ description: "Alternatively an address; its domain is checked" }),
   }),
   rateGroup: null,
   cost: null,

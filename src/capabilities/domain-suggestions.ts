@@ -21,12 +21,25 @@ export const domainSuggestions = defineCapability({
   cost: null,
   usageCategory: "search",
   response: z.object({
-    data: z.array(z.object({ name: z.string().nullable(), domain: z.string(), website_url: z.string(), email_count: z.number().int(), logo: z.string().nullable() })),
+    data: z.array(
+      z.object({
+        name: z.string().nullable(),
+        domain: z.string(),
+        website_url: z.string(),
+        email_count: z.number().int(),
+        logo: z.string().nullable(),
+      }),
+    ),
     meta: z.object({ query: z.string(), limit: z.number().int(), total_found: z.number().int() }),
   }),
   async handler(params, ctx) {
-    const query = params.query.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/^www\./, "");
-    if (query.length < 2) throw new ApiError(400, "params_invalid", "The parameter 'query' is invalid: give at least 2 characters.");
+    const query = params.query
+      .trim()
+      .toLowerCase()
+      .replace(/^https?:\/\//, "")
+      .replace(/^www\./, "");
+    if (query.length < 2)
+      throw new ApiError(400, "params_invalid", "The parameter 'query' is invalid: give at least 2 characters.");
     const escaped = likeEscape(query);
     // Ranked: exact domain or name, then domains and names starting with the query, then names
     // containing it; within a rank, the domain with more known addresses first.
@@ -41,9 +54,20 @@ export const domainSuggestions = defineCapability({
       )
         .bind(...args, params.limit)
         .all<{ name: string | null; domain: string; logo: string | null; email_count: number }>(),
-      ctx.env.DB.prepare(`SELECT COUNT(*) AS n FROM companies c WHERE ${where}`).bind(...args).first<{ n: number }>(),
+      ctx.env.DB.prepare(`SELECT COUNT(*) AS n FROM companies c WHERE ${where}`)
+        .bind(...args)
+        .first<{ n: number }>(),
     ]);
-    const data = rows.results.map((r) => ({ name: r.name, domain: r.domain, website_url: r.domain, email_count: r.email_count, logo: r.logo }));
-    return { body: { data, meta: { query: params.query, limit: params.limit, total_found: count?.n ?? 0 } }, found: data.length > 0 };
+    const data = rows.results.map((r) => ({
+      name: r.name,
+      domain: r.domain,
+      website_url: r.domain,
+      email_count: r.email_count,
+      logo: r.logo,
+    }));
+    return {
+      body: { data, meta: { query: params.query, limit: params.limit, total_found: count?.n ?? 0 } },
+      found: data.length > 0,
+    };
   },
 });

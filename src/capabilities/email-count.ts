@@ -3,10 +3,11 @@ import { filterClaimed } from "../engine/index/claims.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { emailsOfDomain } from "../engine/index/read.js";
 import { DEPARTMENTS, SENIORITIES } from "../engine/people/positions.js";
-import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
 import { defineCapability } from "./core/registry.js";
+import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
 
-const zeroes = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+const zeroes = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 export const emailCount = defineCapability({
   name: "email-count",
@@ -38,7 +39,13 @@ export const emailCount = defineCapability({
     await ensureIndexed(ctx, domain);
     const rows = await emailsOfDomain(ctx.env, domain);
     // Counts what domain search would list: claimed addresses are not counted.
-    const visible = new Set(await filterClaimed(ctx.env, "email", rows.map((r) => r.email)));
+    const visible = new Set(
+      await filterClaimed(
+        ctx.env,
+        "email",
+        rows.map((r) => r.email),
+      ),
+    );
     const department = zeroes(DEPARTMENTS);
     const seniority = zeroes(SENIORITIES);
     let personal = 0;
@@ -51,6 +58,9 @@ export const emailCount = defineCapability({
       if (r.seniority && r.seniority in seniority) seniority[r.seniority as keyof typeof seniority]++;
     }
     const total = personal + generic;
-    return { body: { data: { total, personal_emails: personal, generic_emails: generic, department, seniority } }, found: total > 0 };
+    return {
+      body: { data: { total, personal_emails: personal, generic_emails: generic, department, seniority } },
+      found: total > 0,
+    };
   },
 });

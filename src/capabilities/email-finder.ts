@@ -1,15 +1,15 @@
 import { z } from "@hono/zod-openapi";
-import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { type FindOptions, findEmail } from "../engine/finder/email-finder.js";
-import { type PersonName, splitFullName } from "../engine/people/names.js";
-import { ApiError } from "../http/errors.js";
-import { phoneDataFor, phoneDataOf, phoneExtraCost, storedNumbers } from "../engine/phones/phone-data.js";
 import { claimedAmong } from "../engine/index/claims.js";
-import { domainOrCompany, FinderDataSchema, finderData, resolveTarget } from "./shapes/finder.js";
-import { enrichMobileParam, extraPhoneCost } from "./shapes/enrichment-params.js";
-import { BULK_FIELDS, BULK_OPTIONS, emailTypeOf, flag, pick, withheldBecause } from "./shapes/bulk-fields.js";
-import { type CapabilityContext, defineCapability } from "./core/registry.js";
+import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { noMemo } from "../engine/memo.js";
+import { type PersonName, splitFullName } from "../engine/people/names.js";
+import { phoneDataFor, phoneDataOf, phoneExtraCost, storedNumbers } from "../engine/phones/phone-data.js";
+import { ApiError } from "../http/errors.js";
+import { type CapabilityContext, defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, BULK_OPTIONS, emailTypeOf, flag, pick, withheldBecause } from "./shapes/bulk-fields.js";
+import { enrichMobileParam, extraPhoneCost } from "./shapes/enrichment-params.js";
+import { domainOrCompany, FinderDataSchema, finderData, resolveTarget } from "./shapes/finder.js";
 
 const namePart = (what: string) => z.string().trim().min(1).max(100).optional().openapi({ description: what });
 
@@ -18,12 +18,27 @@ export function personName(params: { full_name?: string; first_name?: string; la
   if (params.full_name) {
     const name = splitFullName(params.full_name);
     if (name) return name;
-    throw new ApiError(400, "params_invalid", "The parameter 'full_name' is invalid: it needs a first and a last name.");
+    throw new ApiError(
+      400,
+      "params_invalid",
+      "The parameter 'full_name' is invalid: it needs a first and a last name.",
+    );
   }
-  throw new ApiError(400, "params_invalid", "The parameters 'first_name' and 'last_name' (or 'full_name') are required.");
+  throw new ApiError(
+    400,
+    "params_invalid",
+    "The parameters 'first_name' and 'last_name' (or 'full_name') are required.",
+  );
 }
 
-type FinderParams = { domain?: string; company?: string; full_name?: string; first_name?: string; last_name?: string; enrich_mobile?: boolean };
+type FinderParams = {
+  domain?: string;
+  company?: string;
+  full_name?: string;
+  first_name?: string;
+  last_name?: string;
+  enrich_mobile?: boolean;
+};
 
 /** The person's every stored, unclaimed number (bulk find_all_phones), best first. */
 async function allPhonesOf(ctx: CapabilityContext, email: string) {
@@ -33,10 +48,16 @@ async function allPhonesOf(ctx: CapabilityContext, email: string) {
 }
 
 /** The finder, with the options only bulk jobs set: verification and source boost off, every phone number. */
-async function findPerson(params: FinderParams, ctx: CapabilityContext, opts: FindOptions & { allPhones?: boolean } = {}) {
+async function findPerson(
+  params: FinderParams,
+  ctx: CapabilityContext,
+  opts: FindOptions & { allPhones?: boolean } = {},
+) {
   const name = personName(params);
   const memo = ctx.memo ?? noMemo;
-  const domain = params.domain ? await resolveTarget(ctx.env, params) : await memo.once(`company:${params.company}`, () => resolveTarget(ctx.env, params));
+  const domain = params.domain
+    ? await resolveTarget(ctx.env, params)
+    : await memo.once(`company:${params.company}`, () => resolveTarget(ctx.env, params));
   await memo.once(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
   const answer = await findEmail(ctx, domain, name, opts);
   const data = finderData(domain, name, answer);
@@ -44,11 +65,21 @@ async function findPerson(params: FinderParams, ctx: CapabilityContext, opts: Fi
   if (opts.allPhones) {
     const phones = await allPhonesOf(ctx, answer.email);
     // phone_data keeps its single-number shape; `phones` lists them all.
-    return { body: { data: { ...data, phone_data: phones[0] ?? null, phones, phone_number: phones.length > 0 || data.phone_number } }, found: true, extraCost: phones.length ? { phone: phones.length } : {} };
+    return {
+      body: {
+        data: { ...data, phone_data: phones[0] ?? null, phones, phone_number: phones.length > 0 || data.phone_number },
+      },
+      found: true,
+      extraCost: phones.length ? { phone: phones.length } : {},
+    };
   }
   const phone = await phoneDataFor(ctx.env, { email: answer.email, domain });
   // The bool says whether a number is known; phone_data carries it.
-  return { body: { data: { ...data, phone_data: phone, phone_number: phone ? true : data.phone_number } }, found: true, extraCost: phoneExtraCost(phone) };
+  return {
+    body: { data: { ...data, phone_data: phone, phone_number: phone ? true : data.phone_number } },
+    found: true,
+    extraCost: phoneExtraCost(phone),
+  };
 }
 
 /**
@@ -61,7 +92,8 @@ export const emailFinder = defineCapability({
   acceptsCallback: true,
   name: "email-finder",
   label: "Email Finder",
-  summary: "The most likely address of a person at a company, scored from evidence (seen on its pages, the domain's format, verification)",
+  summary:
+    "The most likely address of a person at a company, scored from evidence (seen on its pages, the domain's format, verification)",
   tag: "Finder",
   paths: ["/email-finder"],
   agentPath: "/email-finder",
@@ -81,20 +113,43 @@ export const emailFinder = defineCapability({
     type: "finder",
     label: "Email Finder",
     description: "The most likely address of each person (name + domain or company)",
-    fields: [BULK_FIELDS.domain, BULK_FIELDS.company, BULK_FIELDS.first_name, BULK_FIELDS.last_name, BULK_FIELDS.full_name, BULK_FIELDS.email],
+    fields: [
+      BULK_FIELDS.domain,
+      BULK_FIELDS.company,
+      BULK_FIELDS.first_name,
+      BULK_FIELDS.last_name,
+      BULK_FIELDS.full_name,
+      BULK_FIELDS.email,
+    ],
     primaryParam: "full_name",
-    requires: [["domain", "first_name", "last_name"], ["domain", "full_name"], ["company", "first_name", "last_name"], ["company", "full_name"]],
+    requires: [
+      ["domain", "first_name", "last_name"],
+      ["domain", "full_name"],
+      ["company", "first_name", "last_name"],
+      ["company", "full_name"],
+    ],
     options: [
       BULK_OPTIONS.skip_rows_with_email,
-      { ...BULK_OPTIONS.max_emails_per_domain, description: "At most this many rows per domain (or company) are looked up, in file order (1, 5, 10, 20, 50 or 100); the rest are skipped, not billed. A row gives at most one address" },
-      { ...BULK_OPTIONS.email_type, description: "personal or generic (a role account: info@, sales@...); adds the type column" },
+      {
+        ...BULK_OPTIONS.max_emails_per_domain,
+        description:
+          "At most this many rows per domain (or company) are looked up, in file order (1, 5, 10, 20, 50 or 100); the rest are skipped, not billed. A row gives at most one address",
+      },
+      {
+        ...BULK_OPTIONS.email_type,
+        description: "personal or generic (a role account: info@, sales@...); adds the type column",
+      },
       BULK_OPTIONS.email_type_mode,
       BULK_OPTIONS.departments,
       BULK_OPTIONS.departments_mode,
       BULK_OPTIONS.verify_emails,
       BULK_OPTIONS.boost_score_from_sources,
       BULK_OPTIONS.find_phones,
-      { ...BULK_OPTIONS.find_all_phones, description: "Every stored phone number of each person found instead of the best one (implies find_phones; one phone credit per number)" },
+      {
+        ...BULK_OPTIONS.find_all_phones,
+        description:
+          "Every stored phone number of each person found instead of the best one (implies find_phones; one phone credit per number)",
+      },
       BULK_OPTIONS.include_sources,
     ],
     paramsFor: (cells, options) => ({
@@ -123,7 +178,11 @@ export const emailFinder = defineCapability({
     isValid: (data) => typeof (data as { email?: unknown } | null)?.email === "string",
     domainOf: (cells) => cells.domain || cells.company || null,
     async run(params, ctx, options) {
-      const result = await findPerson(params, ctx, { verify: options.verify_emails !== false, boostFromSources: options.boost_score_from_sources !== false, allPhones: options.find_all_phones === true });
+      const result = await findPerson(params, ctx, {
+        verify: options.verify_emails !== false,
+        boostFromSources: options.boost_score_from_sources !== false,
+        allPhones: options.find_all_phones === true,
+      });
       const data = result.body.data;
       if (!data.email) return result;
       const typed = { ...data, type: emailTypeOf(data.email) };

@@ -1,14 +1,15 @@
 import { z } from "@hono/zod-openapi";
+import { percentages } from "../engine/finder/patterns.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { domainRow, emailsOfDomain, formatsOf } from "../engine/index/read.js";
-import { percentages } from "../engine/finder/patterns.js";
-import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
 import { defineCapability } from "./core/registry.js";
+import { domainOrCompany, resolveTarget } from "./shapes/finder.js";
 
 export const emailFormat = defineCapability({
   name: "email-format",
   label: "Email Format",
-  summary: "Address formats a domain uses ({first}.{last}, {f}{last}, ...), with integer percentages inferred from its published addresses",
+  summary:
+    "Address formats a domain uses ({first}.{last}, {f}{last}, ...), with integer percentages inferred from its published addresses",
   tag: "Finder",
   paths: ["/email-format"],
   agentPath: "/email-format",
@@ -20,7 +21,9 @@ export const emailFormat = defineCapability({
   usageCategory: "search",
   response: z
     .object({ data: z.array(z.object({ format: z.string(), percentage: z.number().int() })) })
-    .openapi("EmailFormat", { description: "Empty (and not billed) when the domain publishes no named personal address" }),
+    .openapi("EmailFormat", {
+      description: "Empty (and not billed) when the domain publishes no named personal address",
+    }),
   async handler(params, ctx) {
     const domain = await resolveTarget(ctx.env, params);
     await ensureIndexed(ctx, domain);

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { getDomain } from "tldts";
+import { isWebmailDomain } from "../engine/data/domain-lists.js";
 import { assertNotClaimed, normaliseEmail } from "../engine/index/claims.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
-import { isWebmailDomain } from "../engine/data/domain-lists.js";
 import { sourcesOf } from "../engine/index/read.js";
 import { ApiError } from "../http/errors.js";
-import { SourceSchema } from "./shapes/finder.js";
 import { defineCapability } from "./core/registry.js";
-import { getDomain } from "tldts";
+import { SourceSchema } from "./shapes/finder.js";
 
 export const emailSources = defineCapability({
   name: "email-sources",
@@ -18,7 +18,12 @@ export const emailSources = defineCapability({
   aliases: ["/email-sources/"],
   agentPath: "/email-sources",
   params: z.object({
-    email: z.string().trim().min(1, { message: "must not be empty" }).max(254).openapi({ description: "The address", example: "jane@acme.com" }),
+    email: z
+      .string()
+      .trim()
+      .min(1, { message: "must not be empty" })
+      .max(254)
+      .openapi({ description: "The address", example: "jane@acme.com" }),
   }),
   rateGroup: "sources",
   // One search credit, refunded when no page shows the address (the spec answers an exhausted
@@ -31,7 +36,11 @@ export const emailSources = defineCapability({
     const email = normaliseEmail(params.email);
     const domain = email ? getDomain(email.slice(email.lastIndexOf("@") + 1)) : null;
     if (!email || !domain || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-      throw new ApiError(400, "params_invalid", `The parameter 'email' is invalid: "${params.email.slice(0, 100)}" is not an email address.`);
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The parameter 'email' is invalid: "${params.email.slice(0, 100)}" is not an email address.`,
+      );
     }
     await assertNotClaimed(ctx.env, "email", email);
     // A company domain is crawled on demand; webmail providers publish no one's address.

@@ -1,14 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { verifyEmail } from "../engine/verify/verifier.js";
-import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { VerifierResponseSchema } from "./shapes/verifier.js";
 
 export const emailVerifier = defineCapability({
   acceptsCallback: true,
   name: "email-verifier",
   label: "Email Verifier",
-  summary: "Verify an email address: syntax, DNS (MX, null MX, implicit MX), disposable, webmail, role, gibberish, typo, catch-all and SMTP when a prober is configured",
+  summary:
+    "Verify an email address: syntax, DNS (MX, null MX, implicit MX), disposable, webmail, role, gibberish, typo, catch-all and SMTP when a prober is configured",
   tag: "Verification",
   paths: ["/email-verifier", "/email-verifier/{email}"],
   agentPath: "/email-verifier",
@@ -18,7 +19,10 @@ export const emailVerifier = defineCapability({
       .trim()
       .min(1, { message: "must not be empty" })
       .max(1024, { message: "is far longer than any email address" })
-      .openapi({ description: "The address to verify (in the path, `+` is kept literally)", example: "jane.doe@example.com" }),
+      .openapi({
+        description: "The address to verify (in the path, `+` is kept literally)",
+        example: "jane.doe@example.com",
+      }),
   }),
   rateGroup: "verifier",
   cost: { balance: "verification", amount: 1 },
@@ -48,7 +52,10 @@ export const emailVerifier = defineCapability({
       did_you_mean: "email.did_you_mean",
     },
     isValid: (data) => (data as { email?: { status?: unknown } } | null)?.email?.status === "valid",
-    invalidInput: (data) => ((data as { email?: { reason?: unknown } } | null)?.email?.reason === "invalid_syntax" ? "not a syntactically valid email address" : null),
+    invalidInput: (data) =>
+      (data as { email?: { reason?: unknown } } | null)?.email?.reason === "invalid_syntax"
+        ? "not a syntactically valid email address"
+        : null,
   },
   async handler(params, ctx) {
     const { data, definitive } = await verifyEmail(ctx.env, params.email, { memo: ctx.memo });

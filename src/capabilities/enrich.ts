@@ -1,15 +1,15 @@
 import { z } from "@hono/zod-openapi";
-import { assertNotClaimed, claimedAmong } from "../engine/index/claims.js";
+import type { CrawlContext } from "../engine/company/facts.js";
 import { companyOrFetch, hasFacts } from "../engine/company/facts.js";
-import { companyByDomain, emailParam, personByEmail, type CompanyRecord } from "../engine/index/people.js";
-import { storedPersonData } from "./shapes/person.js";
+import { assertNotClaimed, claimedAmong } from "../engine/index/claims.js";
+import { type CompanyRecord, companyByDomain, emailParam, personByEmail } from "../engine/index/people.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import type { Env } from "../env.js";
 import { apiErrorOf } from "../http/errors.js";
-import type { CrawlContext } from "../engine/company/facts.js";
-import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
+import { storedPersonData } from "./shapes/person.js";
 
 /**
  * The company behind a person's domain: the index, else the domain's own site. The person is the
@@ -26,7 +26,10 @@ export async function companyForPerson(ctx: CrawlContext, domain: string): Promi
 }
 
 /** A claimed profile URL is left out of an answer that is about something else. */
-export async function withoutClaimedProfile<T extends { professionalNetworkUrl: string | null }>(env: Env, person: T): Promise<T> {
+export async function withoutClaimedProfile<T extends { professionalNetworkUrl: string | null }>(
+  env: Env,
+  person: T,
+): Promise<T> {
   if (!person.professionalNetworkUrl) return person;
   const claimed = await claimedAmong(env, "linkedin", [person.professionalNetworkUrl]);
   return claimed.size ? { ...person, professionalNetworkUrl: null } : person;
@@ -54,7 +57,10 @@ export const enrich = defineCapability({
     primaryParam: "email",
     requires: [["email"]],
     options: [BULK_OPTIONS.find_phones],
-    paramsFor: (cells, options) => ({ ...pick(cells, ["email"]), ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}) }),
+    paramsFor: (cells, options) => ({
+      ...pick(cells, ["email"]),
+      ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}),
+    }),
     resultColumns: {
       first_name: "first_name",
       last_name: "last_name",

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed, filterClaimed } from "../engine/index/claims.js";
 import { domainParam, emailParam, leadCandidatesOfDomain, personByEmail } from "../engine/index/people.js";
-import { personFindData } from "./shapes/person.js";
 import { ApiError } from "../http/errors.js";
+import { defineCapability } from "./core/registry.js";
 import { companyForPerson, withoutClaimedProfile } from "./enrich.js";
 import { nullableRecord } from "./shapes/enrichment-params.js";
-import { defineCapability } from "./core/registry.js";
+import { personFindData } from "./shapes/person.js";
 
 export const peopleFind = defineCapability({
   name: "people/find",

@@ -1,15 +1,15 @@
-import type { AnyCapability } from "./core/registry.js";
 import { combinedFind } from "./combined-find.js";
 import { companiesFind } from "./companies-find.js";
+import type { AnyCapability } from "./core/registry.js";
+import { domainSuggestions } from "./domain-suggestions.js";
 import { enrich } from "./enrich.js";
 import { peopleFind } from "./people-find.js";
 import { phoneFinder, phoneLegacy } from "./phone-finder.js";
 import { phoneValidator } from "./phone-validator.js";
 import { professionalNetwork } from "./professional-network.js";
-import { technology } from "./technology.js";
-import { similar } from "./similar.js";
 import { location } from "./shapes/location.js";
-import { domainSuggestions } from "./domain-suggestions.js";
+import { similar } from "./similar.js";
+import { technology } from "./technology.js";
 
 /** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
 export const PEOPLE_PHONE_CAPABILITIES: AnyCapability[] = [

@@ -5,16 +5,23 @@ import { type PhoneData, type PhoneKey, phoneDataOf, servableNumbers } from "../
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
-import { PhoneDataSchema } from "./shapes/phone.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { PhoneDataSchema } from "./shapes/phone.js";
 
 /** Reads exactly one lookup key, checks its claims, and returns the servable numbers as PhoneData. */
-async function findPhones(env: Env, params: { email?: string; domain?: string; professional_network?: string; linkedin?: string }): Promise<PhoneData[]> {
+async function findPhones(
+  env: Env,
+  params: { email?: string; domain?: string; professional_network?: string; linkedin?: string },
+): Promise<PhoneData[]> {
   const profileText = params.professional_network ?? params.linkedin;
   const given = [params.email, params.domain, profileText].filter((v) => v !== undefined && v !== "");
   if (given.length !== 1) {
-    throw new ApiError(400, "params_invalid", "Pass exactly one of 'email', 'domain' or 'professional_network' (alias 'linkedin').");
+    throw new ApiError(
+      400,
+      "params_invalid",
+      "Pass exactly one of 'email', 'domain' or 'professional_network' (alias 'linkedin').",
+    );
   }
   let key: PhoneKey;
   if (params.email) {
@@ -26,7 +33,12 @@ async function findPhones(env: Env, params: { email?: string; domain?: string; p
   } else {
     // Exactly one was given, neither an email nor a domain: the profile.
     const url = profileText ? normaliseProfileUrl(profileText) : null;
-    if (!url) throw new ApiError(400, "params_invalid", "The parameter 'professional_network' is invalid: it is not a profile URL.");
+    if (!url)
+      throw new ApiError(
+        400,
+        "params_invalid",
+        "The parameter 'professional_network' is invalid: it is not a profile URL.",
+      );
     await assertNotClaimed(env, "linkedin", url);
     key = { url };
   }
@@ -63,10 +75,20 @@ export const phoneFinder = defineCapability({
     options: [BULK_OPTIONS.find_all_phones],
     // The capability takes exactly one key: the most specific one the row has.
     paramsFor: (cells, options) => {
-      const key = cells.email ? { email: cells.email } : cells.professional_network ? { professional_network: cells.professional_network } : pick(cells, ["domain"]);
+      const key = cells.email
+        ? { email: cells.email }
+        : cells.professional_network
+          ? { professional_network: cells.professional_network }
+          : pick(cells, ["domain"]);
       return { ...key, ...(flag(options, "find_all_phones") ? { full: "true" } : {}) };
     },
-    resultColumns: { e164_format: "e164_format", intl_format: "intl_format", line_type: "line_type", country_code: "country_code", carrier: "carrier" },
+    resultColumns: {
+      e164_format: "e164_format",
+      intl_format: "intl_format",
+      line_type: "line_type",
+      country_code: "country_code",
+      carrier: "carrier",
+    },
   },
   async handler(params, ctx) {
     const found = await findPhones(ctx.env, params);
@@ -83,7 +105,11 @@ export const phoneLegacy = defineCapability({
   tag: "Phones",
   paths: ["/phone/{email}"],
   params: z.object({ email: z.string().min(1) }),
-  response: z.object({ data: PhoneDataSchema.extend({ timezones: z.string().openapi({ description: "Comma-separated IANA time zones" }) }).nullable() }),
+  response: z.object({
+    data: PhoneDataSchema.extend({
+      timezones: z.string().openapi({ description: "Comma-separated IANA time zones" }),
+    }).nullable(),
+  }),
   rateGroup: "phone",
   cost: { balance: "phone", amount: 1 },
   usageCategory: "phones",

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { assertNormalisedNotClaimed } from "../engine/index/claims.js";
-import { type PhoneFacts, phoneCountry, phoneFacts, PhoneInputError } from "../engine/phones/numbers.js";
+import { type PhoneFacts, PhoneInputError, phoneCountry, phoneFacts } from "../engine/phones/numbers.js";
 import { ApiError } from "../http/errors.js";
-import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { PhoneFactsSchema } from "./shapes/phone.js";
 
 export const phoneValidator = defineCapability({
@@ -15,7 +15,11 @@ export const phoneValidator = defineCapability({
   paths: ["/phone-validator"],
   agentPath: "/phone-validator",
   params: z.object({
-    phone: z.string().min(1).max(64).openapi({ description: "E.164 (+33612345678) or national form with country_code", example: "+33612345678" }),
+    phone: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ description: "E.164 (+33612345678) or national form with country_code", example: "+33612345678" }),
     country_code: z.string().optional().openapi({ description: "ISO 3166 alpha-2 country for a national number" }),
     country: z.string().optional().openapi({ description: "Alias of country_code" }),
   }),
@@ -32,7 +36,14 @@ export const phoneValidator = defineCapability({
     requires: [["phone"]],
     options: [],
     paramsFor: (cells) => pick(cells, ["phone", "country_code"]),
-    resultColumns: { valid: "valid", e164_format: "e164_format", intl_format: "intl_format", line_type: "line_type", country_code: "country_code", carrier: "carrier" },
+    resultColumns: {
+      valid: "valid",
+      e164_format: "e164_format",
+      intl_format: "intl_format",
+      line_type: "line_type",
+      country_code: "country_code",
+      carrier: "carrier",
+    },
     isValid: (data) => (data as { valid?: unknown } | null)?.valid === true,
     invalidInput: (data) => ((data as { valid?: unknown } | null)?.valid === false ? "not a valid phone number" : null),
   },

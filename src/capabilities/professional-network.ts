@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { assertNotClaimed, claimedAmong, normaliseProfileUrl } from "../engine/index/claims.js";
 import { companyByDomain, peopleByProfile } from "../engine/index/people.js";
-import { storedPersonData } from "./shapes/person.js";
 import { phoneDataFor, phoneExtraCost } from "../engine/phones/phone-data.js";
 import { ApiError } from "../http/errors.js";
 import { queryBool } from "../http/validation.js";
-import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
-import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, BULK_OPTIONS, flag, pick } from "./shapes/bulk-fields.js";
+import { enrichMobileParam, extraPhoneCost, nullableRecord } from "./shapes/enrichment-params.js";
+import { storedPersonData } from "./shapes/person.js";
 
 export const professionalNetwork = defineCapability({
   acceptsCallback: true,
@@ -36,21 +36,47 @@ export const professionalNetwork = defineCapability({
     primaryParam: "url",
     requires: [["url"]],
     options: [BULK_OPTIONS.find_phones],
-    paramsFor: (cells, options) => ({ ...pick(cells, ["url"]), ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}) }),
-    resultColumns: { email: "email", score: "score", first_name: "first_name", last_name: "last_name", position: "position", company: "company", website_url: "website_url" },
+    paramsFor: (cells, options) => ({
+      ...pick(cells, ["url"]),
+      ...(flag(options, "find_phones") ? { enrich_mobile: "true" } : {}),
+    }),
+    resultColumns: {
+      email: "email",
+      score: "score",
+      first_name: "first_name",
+      last_name: "last_name",
+      position: "position",
+      company: "company",
+      website_url: "website_url",
+    },
     optionColumns: { find_phones: { phone: "phone_data.e164_format", phone_type: "phone_data.line_type" } },
   },
   async handler(params, ctx) {
     const url = normaliseProfileUrl(params.url);
-    if (!url) throw new ApiError(400, "params_invalid", "The parameter 'url' is invalid: it is not a profile URL (https://www.linkedin.com/in/<handle>).");
+    if (!url)
+      throw new ApiError(
+        400,
+        "params_invalid",
+        "The parameter 'url' is invalid: it is not a profile URL (https://www.linkedin.com/in/<handle>).",
+      );
     await assertNotClaimed(ctx.env, "linkedin", url);
 
-    const addressed = (await peopleByProfile(ctx.env, url)).filter((p): p is typeof p & { email: string } => Boolean(p.email));
-    const claimed = await claimedAmong(ctx.env, "email", addressed.map((p) => p.email));
+    const addressed = (await peopleByProfile(ctx.env, url)).filter((p): p is typeof p & { email: string } =>
+      Boolean(p.email),
+    );
+    const claimed = await claimedAmong(
+      ctx.env,
+      "email",
+      addressed.map((p) => p.email),
+    );
     const people = addressed.filter((p) => !claimed.has(p.email));
     const [first] = people;
     if (!first && addressed.length > 0) {
-      throw new ApiError(451, "claimed_email", "This email address was removed at its owner's request and cannot be served.");
+      throw new ApiError(
+        451,
+        "claimed_email",
+        "This email address was removed at its owner's request and cannot be served.",
+      );
     }
     if (!first) return { body: { data: params.full ? [] : null }, found: false };
 

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { domainParam } from "../engine/index/people.js";
 import { similarCompanies } from "../engine/company/similar.js";
+import { domainParam } from "../engine/index/people.js";
 import { queryIntOr } from "../http/validation.js";
-import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 import { defineCapability } from "./core/registry.js";
+import { BULK_FIELDS, pick } from "./shapes/bulk-fields.js";
 
 export const similar = defineCapability({
   name: "similar",
@@ -21,8 +21,22 @@ export const similar = defineCapability({
   cost: { balance: "search", amount: 1 },
   usageCategory: "similar",
   response: z.object({
-    data: z.array(z.object({ website_url: z.string(), name: z.string().nullable(), industries: z.string().nullable(), score: z.number().int() })),
-    meta: z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int(), pageSize: z.number().int(), current: z.number().int(), total_pages: z.number().int() }),
+    data: z.array(
+      z.object({
+        website_url: z.string(),
+        name: z.string().nullable(),
+        industries: z.string().nullable(),
+        score: z.number().int(),
+      }),
+    ),
+    meta: z.object({
+      total: z.number().int(),
+      page: z.number().int(),
+      limit: z.number().int(),
+      pageSize: z.number().int(),
+      current: z.number().int(),
+      total_pages: z.number().int(),
+    }),
   }),
   bulk: {
     type: "similar",
@@ -45,7 +59,14 @@ export const similar = defineCapability({
       body: {
         data: slice.map((c) => ({ website_url: c.domain, name: c.name, industries: c.industry, score: c.score })),
         // Both the reveal-style and the classic paging names, so either kind of client reads it.
-        meta: { total: all.length, page, limit, pageSize: limit, current: page, total_pages: Math.ceil(all.length / limit) },
+        meta: {
+          total: all.length,
+          page,
+          limit,
+          pageSize: limit,
+          current: page,
+          total_pages: Math.ceil(all.length / limit),
+        },
       },
       found: all.length > 0,
     };

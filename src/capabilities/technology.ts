@@ -1,10 +1,16 @@
 import { z } from "@hono/zod-openapi";
-import { domainParam } from "../engine/index/people.js";
 import { detectTechnologies } from "../engine/company/technology.js";
+import { domainParam } from "../engine/index/people.js";
 import { defineCapability } from "./core/registry.js";
 
 const Category = z.object({ id: z.number().int(), slug: z.string(), name: z.string() });
-const Technology = z.object({ slug: z.string(), name: z.string(), icon: z.string().nullable(), website: z.string(), categories: z.array(Category) });
+const Technology = z.object({
+  slug: z.string(),
+  name: z.string(),
+  icon: z.string().nullable(),
+  website: z.string(),
+  categories: z.array(Category),
+});
 
 export const technology = defineCapability({
   name: "technology",
@@ -23,9 +29,9 @@ export const technology = defineCapability({
     if (found === null) return { body: { domain, data: [] }, found: false };
     // Remembered on the company row so company search can filter on technologies.
     await ctx.env.DB.prepare(
-        `INSERT INTO companies (domain, technologies, source, updated_at) VALUES (?1, ?2, 'crawl', ?3)
+      `INSERT INTO companies (domain, technologies, source, updated_at) VALUES (?1, ?2, 'crawl', ?3)
          ON CONFLICT(domain) DO UPDATE SET technologies = excluded.technologies`,
-      )
+    )
       .bind(domain, JSON.stringify(found.map((t) => t.slug)), ctx.now())
       .run();
     return { body: { domain, data: found }, found: found.length > 0 };

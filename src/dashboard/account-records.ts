@@ -1,8 +1,8 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
-import { randomToken, sha256Hex } from "../platform/crypto.js";
 import { db } from "../db/client.js";
 import { type Account, accounts } from "../db/schema.js";
 import { accountTokens } from "../db/schema-dashboard.js";
+import { randomToken, sha256Hex } from "../platform/crypto.js";
 
 /**
  * Accounts created by signing up, and the one-time links mailed to their holders. A new account is
@@ -18,47 +18,98 @@ export type TokenPurpose = keyof typeof TTL;
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 export async function accountByEmail(d1: D1Database, email: string): Promise<Account | undefined> {
-  const [row] = await db(d1).select().from(accounts).where(sql`lower(${accounts.email}) = ${normaliseEmail(email)}`).limit(1);
+  const [row] = await db(d1)
+    .select()
+    .from(accounts)
+    .where(sql`lower(${accounts.email}) = ${normaliseEmail(email)}`)
+    .limit(1);
   return row;
 }
 
 /** Creates an unconfirmed free account; undefined when the address already has one. */
-export async function createAccount(d1: D1Database, email: string, passwordHash: string, now = Date.now()): Promise<Account | undefined> {
+export async function createAccount(
+  d1: D1Database,
+  email: string,
+  passwordHash: string,
+  now = Date.now(),
+): Promise<Account | undefined> {
   const rows = await db(d1)
     .insert(accounts)
-    .values({ email: normaliseEmail(email), passwordHash, confirmed: false, plan: "free", kind: "user", createdAt: now })
+    .values({
+      email: normaliseEmail(email),
+      passwordHash,
+      confirmed: false,
+      plan: "free",
+      kind: "user",
+      createdAt: now,
+    })
     .onConflictDoNothing()
     .returning();
   return rows[0];
 }
 
-export async function issueToken(d1: D1Database, accountId: number, purpose: TokenPurpose, now = Date.now()): Promise<string> {
+export async function issueToken(
+  d1: D1Database,
+  accountId: number,
+  purpose: TokenPurpose,
+  now = Date.now(),
+): Promise<string> {
   const token = randomToken(32);
   await db(d1).batch([
-    db(d1).delete(accountTokens).where(and(eq(accountTokens.accountId, accountId), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt))),
-    db(d1).insert(accountTokens).values({ tokenHash: await sha256Hex(token), accountId, purpose, createdAt: now, expiresAt: now + TTL[purpose] }),
+    db(d1)
+      .delete(accountTokens)
+      .where(
+        and(eq(accountTokens.accountId, accountId), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt)),
+      ),
+    db(d1)
+      .insert(accountTokens)
+      .values({ tokenHash: await sha256Hex(token), accountId, purpose, createdAt: now, expiresAt: now + TTL[purpose] }),
   ]);
   return token;
 }
 
 /** Spends a token: the account it was issued to, once, before its expiry; else undefined. */
-export async function redeemToken(d1: D1Database, token: string, purpose: TokenPurpose, now = Date.now()): Promise<number | undefined> {
+export async function redeemToken(
+  d1: D1Database,
+  token: string,
+  purpose: TokenPurpose,
+  now = Date.now(),
+): Promise<number | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await db(d1)
     .update(accountTokens)
     .set({ usedAt: now })
-    .where(and(eq(accountTokens.tokenHash, await sha256Hex(token)), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt), sql`${accountTokens.expiresAt} > ${now}`))
+    .where(
+      and(
+        eq(accountTokens.tokenHash, await sha256Hex(token)),
+        eq(accountTokens.purpose, purpose),
+        isNull(accountTokens.usedAt),
+        sql`${accountTokens.expiresAt} > ${now}`,
+      ),
+    )
     .returning({ accountId: accountTokens.accountId });
   return row?.accountId;
 }
 
 /** Whether a token would be accepted (the reset form is shown only for one that is). */
-export async function tokenUsable(d1: D1Database, token: string, purpose: TokenPurpose, now = Date.now()): Promise<boolean> {
+export async function tokenUsable(
+  d1: D1Database,
+  token: string,
+  purpose: TokenPurpose,
+  now = Date.now(),
+): Promise<boolean> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
   const [row] = await db(d1)
     .select({ accountId: accountTokens.accountId })
     .from(accountTokens)
-    .where(and(eq(accountTokens.tokenHash, await sha256Hex(token)), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt), sql`${accountTokens.expiresAt} > ${now}`))
+    .where(
+      and(
+        eq(accountTokens.tokenHash, await sha256Hex(token)),
+        eq(accountTokens.purpose, purpose),
+        isNull(accountTokens.usedAt),
+        sql`${accountTokens.expiresAt} > ${now}`,
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }

@@ -33,7 +33,11 @@ export function securityHeaders(c: Context): void {
   c.header("Cache-Control", "no-store");
 }
 
-export async function render(c: Context, page: JSX.Element, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503 = 200): Promise<Response> {
+export async function render(
+  c: Context,
+  page: JSX.Element,
+  status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503 = 200,
+): Promise<Response> {
   return c.html(await page, status);
 }
 
@@ -69,7 +73,8 @@ export function signedIn(): MiddlewareHandler<DashEnv> {
       const multipart = (c.req.header("content-type") ?? "").startsWith("multipart/form-data");
       const urlencoded = (c.req.header("content-type") ?? "").startsWith("application/x-www-form-urlencoded");
       const posted = urlencoded ? (await c.req.parseBody()).csrf : multipart ? c.req.query("csrf") : undefined;
-      if (!(await csrfOk(c, session, posted ?? c.req.query("csrf")))) return c.text("This form expired or came from another site. Reload the page and try again.", 403);
+      if (!(await csrfOk(c, session, posted ?? c.req.query("csrf"))))
+        return c.text("This form expired or came from another site. Reload the page and try again.", 403);
     }
     c.set("session", session);
     await next();
@@ -78,7 +83,8 @@ export function signedIn(): MiddlewareHandler<DashEnv> {
 
 /** Where to go after signing in: only a dashboard page of ours. */
 export function safeNext(value: unknown): string {
-  if (typeof value !== "string" || !value.startsWith(`${APP}`) || value.startsWith("//") || value.includes("\\")) return PATHS.overview;
+  if (typeof value !== "string" || !value.startsWith(`${APP}`) || value.startsWith("//") || value.includes("\\"))
+    return PATHS.overview;
   const path = value.replace(/[?#].*$/s, "");
   return path === APP || path.startsWith(`${APP}/`) ? value : PATHS.overview;
 }

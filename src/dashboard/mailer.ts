@@ -1,5 +1,5 @@
-import { type Env, isProduction } from "../env.js";
 import { guardedFetch } from "../engine/web/egress.js";
+import { type Env, isProduction } from "../env.js";
 import { isolateValue } from "../platform/isolate-state.js";
 
 /**
@@ -64,7 +64,8 @@ export function httpMailer(env: Env): Mailer {
         maxBytes: 16_384,
         maxRedirects: 0,
       });
-      if (res.status < 200 || res.status >= 300) throw new Error(`the email service answered ${res.status}: ${res.text().slice(0, 200)}`);
+      if (res.status < 200 || res.status >= 300)
+        throw new Error(`the email service answered ${res.status}: ${res.text().slice(0, 200)}`);
     },
   };
 }

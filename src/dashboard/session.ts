@@ -1,11 +1,11 @@
 import { and, eq, gt, lt, or } from "drizzle-orm";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { base64url, randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import { dashboardSessions } from "../db/schema-dashboard.js";
 import type { Env } from "../env.js";
+import { base64url, randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 
 /**
  * Dashboard sessions. The cookie holds a random 256-bit token; D1 keeps only its SHA-256 with the
@@ -37,14 +37,28 @@ export interface Session {
 type C = Context<any>;
 const envOf = (c: C) => c.env as Env;
 
-const csrfOf = async (token: string) => base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`dashboard-csrf:${token}`))));
+const csrfOf = async (token: string) =>
+  base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`dashboard-csrf:${token}`))));
 
 export async function startSession(c: C, accountId: number, now = Date.now()): Promise<void> {
   const token = randomToken(32);
   await db(envOf(c).DB)
     .insert(dashboardSessions)
-    .values({ tokenHash: await sha256Hex(token), accountId, createdAt: now, lastSeenAt: now, expiresAt: now + IDLE_MS, userAgent: c.req.header("user-agent")?.slice(0, 256) ?? null });
-  setCookie(c, SESSION_COOKIE, token, { path: "/", secure: true, httpOnly: true, sameSite: "Lax", maxAge: MAX_AGE_MS / 1000 });
+    .values({
+      tokenHash: await sha256Hex(token),
+      accountId,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: now + IDLE_MS,
+      userAgent: c.req.header("user-agent")?.slice(0, 256) ?? null,
+    });
+  setCookie(c, SESSION_COOKIE, token, {
+    path: "/",
+    secure: true,
+    httpOnly: true,
+    sameSite: "Lax",
+    maxAge: MAX_AGE_MS / 1000,
+  });
   deleteCookie(c, FORM_COOKIE, { path: "/", secure: true });
 }
 
@@ -54,7 +68,13 @@ export async function currentSession(c: C, now = Date.now()): Promise<Session | 
   if (!token || !TOKEN_SHAPE.test(token)) return null;
   const tokenHash = await sha256Hex(token);
   const [row] = await db(envOf(c).DB)
-    .select({ session: dashboardSessions, email: accounts.email, confirmed: accounts.confirmed, blocked: accounts.blocked, kind: accounts.kind })
+    .select({
+      session: dashboardSessions,
+      email: accounts.email,
+      confirmed: accounts.confirmed,
+      blocked: accounts.blocked,
+      kind: accounts.kind,
+    })
     .from(dashboardSessions)
     .innerJoin(accounts, eq(accounts.id, dashboardSessions.accountId))
     .where(and(eq(dashboardSessions.tokenHash, tokenHash), gt(dashboardSessions.expiresAt, now)))
@@ -63,14 +83,24 @@ export async function currentSession(c: C, now = Date.now()): Promise<Session | 
   const { session } = row;
   if (now - session.lastSeenAt >= TOUCH_EVERY_MS) {
     const expiresAt = Math.min(now + IDLE_MS, session.createdAt + MAX_AGE_MS);
-    c.executionCtx.waitUntil(db(envOf(c).DB).update(dashboardSessions).set({ lastSeenAt: now, expiresAt }).where(eq(dashboardSessions.tokenHash, tokenHash)).run());
+    c.executionCtx.waitUntil(
+      db(envOf(c).DB)
+        .update(dashboardSessions)
+        .set({ lastSeenAt: now, expiresAt })
+        .where(eq(dashboardSessions.tokenHash, tokenHash))
+        .run(),
+    );
   }
   return { accountId: session.accountId, email: row.email, confirmed: row.confirmed, csrf: await csrfOf(token) };
 }
 
 export async function endSession(c: C): Promise<void> {
   const token = getCookie(c, SESSION_COOKIE);
-  if (token && TOKEN_SHAPE.test(token)) await db(envOf(c).DB).delete(dashboardSessions).where(eq(dashboardSessions.tokenHash, await sha256Hex(token))).run();
+  if (token && TOKEN_SHAPE.test(token))
+    await db(envOf(c).DB)
+      .delete(dashboardSessions)
+      .where(eq(dashboardSessions.tokenHash, await sha256Hex(token)))
+      .run();
   deleteCookie(c, SESSION_COOKIE, { path: "/", secure: true });
 }
 

@@ -1,6 +1,6 @@
-import { sha256Hex } from "../platform/crypto.js";
 import type { Env } from "../env.js";
 import { spendBudgets } from "../limits/budgets.js";
+import { sha256Hex } from "../platform/crypto.js";
 
 /**
  * What the dashboard's public forms may be asked, like the device page's codes (src/oauth/
@@ -30,7 +30,11 @@ export async function throttleSignIn(env: Env, ip: string, email: string, now = 
 }
 
 export function throttleSignUp(env: Env, ip: string, now = Date.now()): Promise<number | null> {
-  return spendBudgets(env, [{ object: `ip:${ip}`, window: "dashboard:sign-up", ...DASHBOARD_LIMITS.signUpPerAddress }], now);
+  return spendBudgets(
+    env,
+    [{ object: `ip:${ip}`, window: "dashboard:sign-up", ...DASHBOARD_LIMITS.signUpPerAddress }],
+    now,
+  );
 }
 
 /** A confirmation or reset message about to be sent to `email`. */

@@ -54,7 +54,11 @@ export class V1Client {
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: loosely typed bodies, as V1Answer
-  act<T = any>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, opts: Send = {}): Promise<V1Answer<T>> {
+  act<T = any>(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    opts: Send = {},
+  ): Promise<V1Answer<T>> {
     return this.answer(this.send(method, path, opts, opts.pageRead ?? false));
   }
 
@@ -63,9 +67,15 @@ export class V1Client {
     return (await this.send("GET", path, { query }, false)).response;
   }
 
-  private async send(method: string, path: string, opts: Send, pageRead: boolean): Promise<{ response: Response; charge?: CallCharge }> {
+  private async send(
+    method: string,
+    path: string,
+    opts: Send,
+    pageRead: boolean,
+  ): Promise<{ response: Response; charge?: CallCharge }> {
     const url = new URL(path, this.c.req.url);
-    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
     const call = openSessionCall(this.accountId, pageRead);
     try {
       const headers = new Headers({ [SESSION_CALL_HEADER]: call.token, accept: "application/json" });
@@ -99,6 +109,10 @@ export class V1Client {
     const base = { status: response.status, body: json as T, headers: response.headers, charge };
     if (response.ok) return { ...base, ok: true, error: null };
     const errors = (json as { errors?: { type?: string; message?: string } } | null)?.errors ?? null;
-    return { ...base, ok: false, error: { type: errors?.type ?? "error", message: errors?.message ?? `The request failed (${response.status}).` } };
+    return {
+      ...base,
+      ok: false,
+      error: { type: errors?.type ?? "error", message: errors?.message ?? `The request failed (${response.status}).` },
+    };
   }
 }

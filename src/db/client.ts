@@ -1,7 +1,7 @@
 import { and, or, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import * as schema from "./schema.js";
 import { perBinding } from "../platform/isolate-state.js";
+import * as schema from "./schema.js";
 
 // Building a drizzle instance walks the whole schema (relations config) each time; a bulk row asks
 // D1 several questions, so the instance is built once per binding and reused. It holds no
@@ -18,7 +18,6 @@ export function db(d1: D1Database) {
   return instance;
 }
 export type Db = ReturnType<typeof db>;
-
 
 /** drizzle's `and` over one or more conditions, which always yields one (drizzle also types the empty case). */
 export function allOf(...conditions: [SQL, ...SQL[]]): SQL {

@@ -26,7 +26,10 @@ export const bulkJobs = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     expiredAt: integer("expired_at").notNull(),
   },
-  (t) => [index("bulk_jobs_account_type_created_idx").on(t.accountId, t.type, t.createdAt), index("bulk_jobs_account_status_idx").on(t.accountId, t.type, t.status)],
+  (t) => [
+    index("bulk_jobs_account_type_created_idx").on(t.accountId, t.type, t.createdAt),
+    index("bulk_jobs_account_status_idx").on(t.accountId, t.type, t.status),
+  ],
 );
 
 export type BulkJobRow = typeof bulkJobs.$inferSelect;

@@ -18,7 +18,10 @@ export const dashboardSessions = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     userAgent: text("user_agent"),
   },
-  (t) => [index("dashboard_sessions_account_idx").on(t.accountId), index("dashboard_sessions_expires_idx").on(t.expiresAt)],
+  (t) => [
+    index("dashboard_sessions_account_idx").on(t.accountId),
+    index("dashboard_sessions_expires_idx").on(t.expiresAt),
+  ],
 );
 
 /** One-time links mailed to an account holder: confirm the address, or reset the password. */
@@ -34,7 +37,10 @@ export const accountTokens = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
   },
-  (t) => [index("account_tokens_account_idx").on(t.accountId, t.purpose), index("account_tokens_expires_idx").on(t.expiresAt)],
+  (t) => [
+    index("account_tokens_account_idx").on(t.accountId, t.purpose),
+    index("account_tokens_expires_idx").on(t.expiresAt),
+  ],
 );
 
 export type DashboardSession = typeof dashboardSessions.$inferSelect;

@@ -35,6 +35,9 @@ export const deliveryAttempts = sqliteTable(
     error: text("error"),
     createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
-  (t) => [index("delivery_attempts_webhook_idx").on(t.accountId, t.webhookId, t.id), index("delivery_attempts_delivery_idx").on(t.deliveryId)],
+  (t) => [
+    index("delivery_attempts_webhook_idx").on(t.accountId, t.webhookId, t.id),
+    index("delivery_attempts_delivery_idx").on(t.deliveryId),
+  ],
 );
 export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;

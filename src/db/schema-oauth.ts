@@ -18,7 +18,9 @@ export const oauthDeviceCodes = sqliteTable(
     clientId: text("client_id").notNull(),
     /** Space-separated scopes requested by the device. */
     scope: text("scope").notNull(),
-    status: text("status", { enum: ["pending", "approved", "denied"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "approved", "denied"] })
+      .notNull()
+      .default("pending"),
     accountId: integer("account_id"),
     authorizationCode: text("authorization_code"),
     codeVerifier: text("code_verifier"),
@@ -29,7 +31,10 @@ export const oauthDeviceCodes = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
-  (t) => [uniqueIndex("oauth_device_codes_device_code_idx").on(t.deviceCodeHash), uniqueIndex("oauth_device_codes_user_code_idx").on(t.userCode)],
+  (t) => [
+    uniqueIndex("oauth_device_codes_device_code_idx").on(t.deviceCodeHash),
+    uniqueIndex("oauth_device_codes_user_code_idx").on(t.userCode),
+  ],
 );
 
 export type OAuthDeviceCode = typeof oauthDeviceCodes.$inferSelect;

@@ -87,7 +87,9 @@ export const requestLogs = sqliteTable(
     usageCategory: text("usage_category"),
     cost: integer("cost", { mode: "boolean" }).notNull().default(false),
     /** Which surface made the call: api (/v1), website (the dashboard, through /v1), agent (paid per request) or bulk (a bulk job's row). */
-    source: text("source", { enum: ["api", "website", "agent", "bulk"] }).notNull().default("api"),
+    source: text("source", { enum: ["api", "website", "agent", "bulk"] })
+      .notNull()
+      .default("api"),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
     country: text("country"),
@@ -97,7 +99,10 @@ export const requestLogs = sqliteTable(
     /** Set by the request-logs queue writer; unique, so a redelivered batch inserts nothing twice. */
     requestId: text("request_id"),
   },
-  (t) => [index("request_logs_account_created_idx").on(t.accountId, t.createdAt), uniqueIndex("request_logs_request_id_idx").on(t.requestId)],
+  (t) => [
+    index("request_logs_account_created_idx").on(t.accountId, t.createdAt),
+    uniqueIndex("request_logs_request_id_idx").on(t.requestId),
+  ],
 );
 
 export type Account = typeof accounts.$inferSelect;

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Env } from "../env.js";
+import { logError } from "../request-context.js";
 import { enqueueDelivery } from "./queue.js";
 import { assertDeliverableUrl } from "./url-check.js";
-import { logError } from "../request-context.js";
 
 /**
  * Per-request callbacks (`webhook_url`): the API answers at once; the same `data` is POSTed to the
@@ -12,14 +12,11 @@ import { logError } from "../request-context.js";
 
 export const CALLBACK_PARAM = "webhook_url";
 
-export const WebhookUrlParam = z
-  .string()
-  .optional()
-  .openapi({
-    description:
-      "HTTPS URL that also receives the answer, POSTed asynchronously as {data, meta: {endpoint, timestamp}} with Standard Webhooks signature headers; retried up to 3 times with exponential backoff. The answer does not wait for it.",
-    example: "https://example.com/hooks/contact-intelligence",
-  });
+export const WebhookUrlParam = z.string().optional().openapi({
+  description:
+    "HTTPS URL that also receives the answer, POSTed asynchronously as {data, meta: {endpoint, timestamp}} with Standard Webhooks signature headers; retried up to 3 times with exponential backoff. The answer does not wait for it.",
+  example: "https://example.com/hooks/contact-intelligence",
+});
 
 /** Checks a `webhook_url` before the call runs, so a refused URL answers 400 and costs nothing. */
 export async function checkCallbackUrl(env: Env, raw: unknown): Promise<URL | undefined> {

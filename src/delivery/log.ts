@@ -13,19 +13,21 @@ export async function recordAttempt(
   outcome: AttemptOutcome,
   result: { responseCode: number | null; durationMs: number; error: string | null },
 ): Promise<void> {
-  await db(env.DB).insert(deliveryAttempts).values({
-    deliveryId: delivery.id,
-    accountId: delivery.accountId,
-    webhookId: delivery.webhookId,
-    kind: delivery.kind,
-    url: delivery.url,
-    attempt,
-    outcome,
-    responseCode: result.responseCode,
-    durationMs: Math.max(0, Math.round(result.durationMs)),
-    error: result.error,
-    createdAt: Date.now(),
-  });
+  await db(env.DB)
+    .insert(deliveryAttempts)
+    .values({
+      deliveryId: delivery.id,
+      accountId: delivery.accountId,
+      webhookId: delivery.webhookId,
+      kind: delivery.kind,
+      url: delivery.url,
+      attempt,
+      outcome,
+      responseCode: result.responseCode,
+      durationMs: Math.max(0, Math.round(result.durationMs)),
+      error: result.error,
+      createdAt: Date.now(),
+    });
 }
 
 export interface AttemptPage {
@@ -60,5 +62,9 @@ export async function listAttempts(
 
 /** Attempts of one delivery, oldest first (tests and diagnostics). */
 export async function attemptsOf(env: Env, deliveryId: string): Promise<DeliveryAttemptRow[]> {
-  return db(env.DB).select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(deliveryAttempts.id);
+  return db(env.DB)
+    .select()
+    .from(deliveryAttempts)
+    .where(eq(deliveryAttempts.deliveryId, deliveryId))
+    .orderBy(deliveryAttempts.id);
 }

@@ -3,11 +3,11 @@ import { db } from "../db/client.js";
 import { deliveryAttempts } from "../db/schema-delivery.js";
 import { webhooks } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
+import { logError } from "../request-context.js";
 import { recordAttempt } from "./log.js";
 import { signingSecret } from "./secrets.js";
 import { deliverOnce } from "./send.js";
 import { type DeliveryMessage, DeliveryMessageSchema, type DeliveryRequest } from "./types.js";
-import { logError } from "../request-context.js";
 
 export { DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./queue-names.js";
 /** Queue messages are capped at 128 KB; this leaves room for the envelope. */
@@ -56,7 +56,10 @@ export async function enqueueDelivery(env: Env, req: DeliveryRequest): Promise<s
 /** Exponential backoff: base, 2x base, 4x base ... after the 1st, 2nd, 3rd failed attempt. */
 export function retryDelaySeconds(env: Env, attempts: number): number {
   const configured = Number(env.DELIVERY_RETRY_BASE_SECONDS);
-  const base = env.DELIVERY_RETRY_BASE_SECONDS !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_RETRY_BASE_SECONDS;
+  const base =
+    env.DELIVERY_RETRY_BASE_SECONDS !== undefined && Number.isFinite(configured) && configured >= 0
+      ? configured
+      : DEFAULT_RETRY_BASE_SECONDS;
   return Math.min(MAX_RETRY_DELAY_SECONDS, Math.round(base * 2 ** Math.max(0, attempts - 1)));
 }
 
@@ -94,7 +97,11 @@ async function handleOne(env: Env, message: Message<unknown>): Promise<void> {
     return;
   }
   if (!(await webhookStillEnabled(env, delivery))) {
-    await recordAttempt(env, delivery, message.attempts, "skipped", { responseCode: null, durationMs: 0, error: "the webhook is disabled or was deleted" });
+    await recordAttempt(env, delivery, message.attempts, "skipped", {
+      responseCode: null,
+      durationMs: 0,
+      error: "the webhook is disabled or was deleted",
+    });
     message.ack();
     return;
   }
@@ -124,7 +131,11 @@ export async function consumeDeadDeliveries(batch: MessageBatch<unknown>, env: E
     const parsed = DeliveryMessageSchema.safeParse(message.body);
     if (parsed.success) {
       const tried = await db(env.DB).$count(deliveryAttempts, eq(deliveryAttempts.deliveryId, parsed.data.id));
-      await recordAttempt(env, parsed.data, tried, "dead_lettered", { responseCode: null, durationMs: 0, error: "gave up after the last retry" });
+      await recordAttempt(env, parsed.data, tried, "dead_lettered", {
+        responseCode: null,
+        durationMs: 0,
+        error: "gave up after the last retry",
+      });
     } else {
       logError("malformed message in the delivery dead-letter queue", message.id);
     }

@@ -22,13 +22,20 @@ export function newSecret(): string {
 }
 
 /** The account's secret for a scope with its dates, created on first use. */
-export async function signingSecretRecord(env: Env, accountId: number, scope: SecretScope): Promise<SigningSecretRecord> {
+export async function signingSecretRecord(
+  env: Env,
+  accountId: number,
+  scope: SecretScope,
+): Promise<SigningSecretRecord> {
   const store = db(env.DB);
   const where = and(eq(signingSecrets.accountId, accountId), eq(signingSecrets.scope, scope));
   const [existing] = await store.select().from(signingSecrets).where(where).limit(1);
   if (existing) return existing;
   // Two first uses can race: the insert that loses does nothing and both read the winner.
-  await store.insert(signingSecrets).values({ accountId, scope, secret: newSecret(), createdAt: Date.now() }).onConflictDoNothing();
+  await store
+    .insert(signingSecrets)
+    .values({ accountId, scope, secret: newSecret(), createdAt: Date.now() })
+    .onConflictDoNothing();
   const [row] = await store.select().from(signingSecrets).where(where).limit(1);
   if (!row) throw new Error("reading a signing secret after its upsert found no row");
   return row;
@@ -46,6 +53,9 @@ export async function rotateSigningSecret(env: Env, accountId: number, scope: Se
   await db(env.DB)
     .insert(signingSecrets)
     .values({ accountId, scope, secret, createdAt: now, rotatedAt: now })
-    .onConflictDoUpdate({ target: [signingSecrets.accountId, signingSecrets.scope], set: { secret, rotatedAt: sql`${now}` } });
+    .onConflictDoUpdate({
+      target: [signingSecrets.accountId, signingSecrets.scope],
+      set: { secret, rotatedAt: sql`${now}` },
+    });
   return secret;
 }

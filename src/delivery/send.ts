@@ -1,8 +1,8 @@
 import { Webhook } from "standardwebhooks";
-import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
 import { EngineError } from "../engine/errors.js";
 import { EgressError, guardedFetch } from "../engine/web/egress.js";
+import type { Env } from "../env.js";
+import { ApiError } from "../http/errors.js";
 import type { DeliveryMessage } from "./types.js";
 import { assertDeliverableUrl } from "./url-check.js";
 
@@ -32,7 +32,12 @@ export function signedHeaders(message: DeliveryMessage, secret: string, now: Dat
  * is checked again first (DNS answers can change between the API call and the attempt), redirects
  * are not followed (a 3xx counts as a failure), and the attempt is cut off after `timeoutMs`.
  */
-export async function deliverOnce(env: Env, message: DeliveryMessage, secret: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
+export async function deliverOnce(
+  env: Env,
+  message: DeliveryMessage,
+  secret: string,
+  timeoutMs = ATTEMPT_TIMEOUT_MS,
+): Promise<AttemptResult> {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   try {
@@ -63,7 +68,12 @@ export async function deliverOnce(env: Env, message: DeliveryMessage, secret: st
       loopbackOutsideProduction: true,
     });
     const ok = res.status >= 200 && res.status < 300;
-    return { ok, responseCode: res.status, durationMs: elapsed(), error: ok ? null : `the receiver answered HTTP ${res.status}` };
+    return {
+      ok,
+      responseCode: res.status,
+      durationMs: elapsed(),
+      error: ok ? null : `the receiver answered HTTP ${res.status}`,
+    };
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
     const error =

@@ -1,6 +1,6 @@
+import { assertPublicHost, EgressError, isLoopbackHost } from "../engine/web/egress.js";
 import { type Env, isProduction } from "../env.js";
 import { ApiError } from "../http/errors.js";
-import { assertPublicHost, EgressError, isLoopbackHost } from "../engine/web/egress.js";
 
 /**
  * Where a delivery may go. A webhook or callback URL is supplied by a user, and the Worker POSTs
@@ -25,7 +25,8 @@ export async function assertDeliverableUrl(env: Env, url: string, field: string)
   } catch {
     refuse(field, "expected an absolute https:// URL");
   }
-  if (parsed.username || parsed.password) refuse(field, "URLs with credentials are not accepted; send secrets as webhook headers instead");
+  if (parsed.username || parsed.password)
+    refuse(field, "URLs with credentials are not accepted; send secrets as webhook headers instead");
   const loopback = isLoopbackHost(parsed);
   if (loopback && !isProduction(env) && parsed.protocol === "http:") return parsed;
   if (parsed.protocol !== "https:") refuse(field, "the URL must use https");
@@ -38,13 +39,18 @@ export async function assertDeliverableUrl(env: Env, url: string, field: string)
     );
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
-  if (loopback || (!host.includes(".") && !host.includes(":"))) refuse(field, "the host is not a public name; private, loopback and link-local hosts are refused");
+  if (loopback || (!host.includes(".") && !host.includes(":")))
+    refuse(field, "the host is not a public name; private, loopback and link-local hosts are refused");
   try {
     await assertPublicHost(env, parsed.hostname, parsed.href);
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
     if (err.kind === "no_such_host") refuse(field, `the host ${host} does not resolve`);
-    if (err.kind === "refused") refuse(field, `the host ${host} is not public (${err.reason}): private, loopback and link-local addresses are refused`);
+    if (err.kind === "refused")
+      refuse(
+        field,
+        `the host ${host} is not public (${err.reason}): private, loopback and link-local addresses are refused`,
+      );
     throw err;
   }
   return parsed;

@@ -36,7 +36,11 @@ export function batchMemo(): Memo {
       }
       return entry;
     },
-    together<V>(kind: string, key: string, loadMany: (keys: string[]) => Promise<Map<string, V>>): Promise<V | undefined> {
+    together<V>(
+      kind: string,
+      key: string,
+      loadMany: (keys: string[]) => Promise<Map<string, V>>,
+    ): Promise<V | undefined> {
       const cacheKey = `${kind}\u0000${key}`;
       const known = entries.get(cacheKey) as Promise<V | undefined> | undefined;
       if (known) return known;

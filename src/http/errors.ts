@@ -1,8 +1,17 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import {
+  Claimed,
+  EngineError,
+  InvalidInput,
+  NotAllowed,
+  NotFound,
+  SiteFailed,
+  Unavailable,
+  WebmailDomain,
+} from "../engine/errors.js";
 import { EgressError } from "../engine/web/egress-error.js";
-import { Claimed, EngineError, InvalidInput, NotAllowed, NotFound, SiteFailed, Unavailable, WebmailDomain } from "../engine/errors.js";
 import { currentRequestId, logError } from "../request-context.js";
 
 /**
@@ -86,7 +95,11 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode
 
 type Entry<T extends ErrorCode> = (typeof ERROR_STATUS)[T];
 /** The status(es) the map gives a type (distributes over a union of types). */
-export type StatusOf<T extends ErrorCode> = T extends ErrorCode ? (Entry<T> extends readonly (infer S)[] ? S : Entry<T>) : never;
+export type StatusOf<T extends ErrorCode> = T extends ErrorCode
+  ? Entry<T> extends readonly (infer S)[]
+    ? S
+    : Entry<T>
+  : never;
 /** The types answered with status S, e.g. `CodeWithStatus<401>`. */
 export type CodeWithStatus<S extends number> = { [T in ErrorCode]: S extends StatusOf<T> ? T : never }[ErrorCode];
 export type ErrorStatus = StatusOf<ErrorCode>;
@@ -174,21 +187,31 @@ export function apiErrorOf(err: unknown): ApiError | null {
   if (err instanceof EngineError) return engineApiError(err);
   if (err instanceof EgressError) {
     // The engine's domain error for an outbound request, answered like the crawler's own failures.
-    if (err.kind === "refused") return new ApiError(422, "url_not_allowed", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
-    if (err.kind === "no_such_host") return new ApiError(422, "domain_not_found", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
-    if (err.kind === "timeout") return new ApiError(504, "site_timeout", `${err.url} did not answer in time; nothing was charged.`);
-    return new ApiError(502, "site_unreachable", `${err.url} could not be reached (${err.reason}); nothing was charged.`);
+    if (err.kind === "refused")
+      return new ApiError(422, "url_not_allowed", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
+    if (err.kind === "no_such_host")
+      return new ApiError(422, "domain_not_found", `The URL ${err.url} cannot be fetched: ${err.reason}.`);
+    if (err.kind === "timeout")
+      return new ApiError(504, "site_timeout", `${err.url} did not answer in time; nothing was charged.`);
+    return new ApiError(
+      502,
+      "site_unreachable",
+      `${err.url} could not be reached (${err.reason}); nothing was charged.`,
+    );
   }
   return null;
 }
 
 function engineApiError(err: EngineError): ApiError {
-  const retryAfter = (seconds: number | null): Record<string, string> => (seconds === null ? {} : { "Retry-After": String(seconds) });
+  const retryAfter = (seconds: number | null): Record<string, string> =>
+    seconds === null ? {} : { "Retry-After": String(seconds) };
   if (err instanceof InvalidInput) return new ApiError(400, "params_invalid", err.message);
   if (err instanceof Claimed) return new ApiError(451, `claimed_${err.kind}`, err.message);
-  if (err instanceof Unavailable) return new ApiError(503, `${err.what}_unavailable`, err.message, retryAfter(err.retryAfterSeconds));
+  if (err instanceof Unavailable)
+    return new ApiError(503, `${err.what}_unavailable`, err.message, retryAfter(err.retryAfterSeconds));
   if (err instanceof NotAllowed) return new ApiError(422, "url_not_allowed", err.message);
-  if (err instanceof NotFound) return new ApiError(422, err.what === "domain" ? "domain_not_found" : "unknown_company", err.message);
+  if (err instanceof NotFound)
+    return new ApiError(422, err.what === "domain" ? "domain_not_found" : "unknown_company", err.message);
   if (err instanceof WebmailDomain) return new ApiError(422, "webmail_domain", err.message);
   if (err instanceof SiteFailed) {
     return err.how === "timeout"

@@ -38,12 +38,17 @@ export class FamilyIndex<D> {
    * @param framePaths prefixes served by the app's frame (routes built at startup): claimed, so
    *   they need no fallback
    */
-  constructor(families: readonly AnyFamily<D>[], fallbacks: Record<string, AnyFamily<D>>, framePaths: readonly string[] = []) {
+  constructor(
+    families: readonly AnyFamily<D>[],
+    fallbacks: Record<string, AnyFamily<D>>,
+    framePaths: readonly string[] = [],
+  ) {
     this.all = families;
     for (const prefix of framePaths) this.claims.set(prefix, this.claims.get(prefix) ?? []);
     for (const family of families) {
       for (const prefix of family.prefixes) {
-        if (!/^(\/[^/]*){1,2}$/.test(prefix)) throw new Error(`${family.name}: a family prefix is one or two path segments, not ${prefix}`);
+        if (!/^(\/[^/]*){1,2}$/.test(prefix))
+          throw new Error(`${family.name}: a family prefix is one or two path segments, not ${prefix}`);
         this.claims.set(prefix, [...(this.claims.get(prefix) ?? []), family]);
       }
     }

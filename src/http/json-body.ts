@@ -8,11 +8,13 @@ import { ApiError } from "./errors.js";
  * instead of the validator's generic "Malformed JSON". Hono caches the parsed body on the
  * request, so the validator that runs next does not parse it again.
  */
-export const jsonBodyOr400 = (message: string): MiddlewareHandler<AppBindings> => async (c, next) => {
-  try {
-    await c.req.json();
-  } catch {
-    throw new ApiError(400, "params_invalid", message);
-  }
-  await next();
-};
+export const jsonBodyOr400 =
+  (message: string): MiddlewareHandler<AppBindings> =>
+  async (c, next) => {
+    try {
+      await c.req.json();
+    } catch {
+      throw new ApiError(400, "params_invalid", message);
+    }
+    await next();
+  };

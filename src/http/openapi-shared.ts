@@ -4,10 +4,16 @@ import { ERROR_CODES } from "./errors.js";
 export const ErrorSchema = z
   .object({
     errors: z.object({
-      type: z.enum(ERROR_CODES).openapi({ example: "params_invalid", description: "One of a closed set; each type has a fixed status (src/http/errors.ts)" }),
+      type: z.enum(ERROR_CODES).openapi({
+        example: "params_invalid",
+        description: "One of a closed set; each type has a fixed status (src/http/errors.ts)",
+      }),
       message: z.string(),
       code: z.number().int().openapi({ example: 400 }),
-      request_id: z.string().optional().openapi({ description: "The response's X-Request-Id; quote it when reporting a problem" }),
+      request_id: z
+        .string()
+        .optional()
+        .openapi({ description: "The response's X-Request-Id; quote it when reporting a problem" }),
     }),
   })
   .openapi("Error");

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { requestId, type RequestIdVariables } from "hono/request-id";
+import { type RequestIdVariables, requestId } from "hono/request-id";
 import { runWithRequestId } from "../request-context.js";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";

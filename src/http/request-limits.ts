@@ -17,7 +17,10 @@ const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
  * (a JSON parser's 400, a multipart parser's error).
  */
 export const limitBody =
-  (maxBytes = MAX_BODY_BYTES, message = `The request body is larger than the ${megabytes(maxBytes)} limit.`): MiddlewareHandler =>
+  (
+    maxBytes = MAX_BODY_BYTES,
+    message = `The request body is larger than the ${megabytes(maxBytes)} limit.`,
+  ): MiddlewareHandler =>
   async (c, next) => {
     const request = c.req.raw;
     if (!request.body) return next();
@@ -65,4 +68,7 @@ export function countedBody(body: ReadableStream<Uint8Array>, maxBytes: number, 
 
 /** 504 once the request has run past the deadline. */
 export const withDeadline = (ms = REQUEST_DEADLINE_MS): MiddlewareHandler =>
-  timeout(ms, () => new HTTPException(504, { message: `The request ran past the ${Math.round(ms / 1000)}-second limit.` }));
+  timeout(
+    ms,
+    () => new HTTPException(504, { message: `The request ran past the ${Math.round(ms / 1000)}-second limit.` }),
+  );

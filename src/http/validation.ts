@@ -20,7 +20,13 @@ function kindOf(value: unknown): string {
 }
 
 const EXPECTED: Record<string, string> = {
-  string: "text", number: "a number", int: "an integer", boolean: "true or false", array: "a list", object: "an object", bigint: "an integer",
+  string: "text",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  array: "a list",
+  object: "an object",
+  bigint: "an integer",
 };
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -44,14 +50,21 @@ export function describeIssue(error: z.ZodError, input?: unknown, target?: strin
   if (issue.code === "invalid_type") {
     // zod does not keep the input on the issue; the raw value tells absence from a wrong type.
     if (given === undefined) return `The parameter '${name}' is required.`;
-    if (target === "query" && Array.isArray(given)) return `The parameter '${name}' was given ${given.length} times; send it once.`;
-    if (issue.expected === "int" && (typeof given === "number" || (typeof given === "string" && given.trim() !== "" && Number.isFinite(Number(given))))) {
+    if (target === "query" && Array.isArray(given))
+      return `The parameter '${name}' was given ${given.length} times; send it once.`;
+    if (
+      issue.expected === "int" &&
+      (typeof given === "number" ||
+        (typeof given === "string" && given.trim() !== "" && Number.isFinite(Number(given))))
+    ) {
       return `The parameter '${name}' is invalid: expected a whole number, got ${String(given).slice(0, 30)}.`;
     }
-    if (issue.message && !/^Invalid input/.test(issue.message)) return `The parameter '${name}' is invalid: ${issue.message}.`;
+    if (issue.message && !/^Invalid input/.test(issue.message))
+      return `The parameter '${name}' is invalid: ${issue.message}.`;
     return `The parameter '${name}' must be ${EXPECTED[issue.expected] ?? issue.expected}, not ${kindOf(given)}.`;
   }
-  if (target === "query" && Array.isArray(given)) return `The parameter '${name}' was given ${given.length} times; send it once.`;
+  if (target === "query" && Array.isArray(given))
+    return `The parameter '${name}' was given ${given.length} times; send it once.`;
   return `The parameter '${name}' is invalid: ${issue.message}.`;
 }
 

@@ -1,9 +1,9 @@
-import { parsePhoneNumberWithError, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import { parse as parseCsvRecords } from "csv-parse/sync";
+import { type CountryCode, isSupportedCountry, parsePhoneNumberWithError } from "libphonenumber-js/max";
 import { parse as parseHost } from "tldts";
 import { z } from "zod";
-import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
 import { isRoleLocalPart } from "../engine/data/domain-lists.js";
+import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
 
 /**
  * Validation of operator-owned rows (CSV or NDJSON) before they enter the contact index. Shared by
@@ -17,11 +17,39 @@ import { isRoleLocalPart } from "../engine/data/domain-lists.js";
  */
 
 export const DEPARTMENTS = [
-  "engineering", "sales", "finance", "hr", "it", "marketing", "operations", "management", "executive", "legal",
-  "support", "communication", "software", "security", "pr", "warehouse", "diversity", "administrative", "facilities", "accounting",
+  "engineering",
+  "sales",
+  "finance",
+  "hr",
+  "it",
+  "marketing",
+  "operations",
+  "management",
+  "executive",
+  "legal",
+  "support",
+  "communication",
+  "software",
+  "security",
+  "pr",
+  "warehouse",
+  "diversity",
+  "administrative",
+  "facilities",
+  "accounting",
 ] as const;
 export const SENIORITIES = ["junior", "senior", "executive"] as const;
-export const COMPANY_SIZES = ["1-10", "11-50", "51-250", "251-1K", "1K-5K", "5K-10K", "10K-50K", "50K-100K", "100K+"] as const;
+export const COMPANY_SIZES = [
+  "1-10",
+  "11-50",
+  "51-250",
+  "251-1K",
+  "1K-5K",
+  "5K-10K",
+  "10K-50K",
+  "50K-100K",
+  "100K+",
+] as const;
 export const COMPANY_TYPES = ["education", "government", "nonprofit", "private", "public", "personal"] as const;
 
 type Raw = Record<string, unknown>;
@@ -46,15 +74,18 @@ const checked =
 
 /** A cell as text: numbers are read as text, blank is absent (null). */
 const text = (key: string) =>
-  z.unknown().optional().transform(
-    checked((v): string | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== "string" && typeof v !== "number") throw new RowError(`${key} must be text.`);
-      const s = String(v).trim();
-      if (s.length > MAX_TEXT) throw new RowError(`${key} is longer than ${MAX_TEXT} characters.`);
-      return s === "" ? null : s;
-    }),
-  );
+  z
+    .unknown()
+    .optional()
+    .transform(
+      checked((v): string | null => {
+        if (v === undefined || v === null) return null;
+        if (typeof v !== "string" && typeof v !== "number") throw new RowError(`${key} must be text.`);
+        const s = String(v).trim();
+        if (s.length > MAX_TEXT) throw new RowError(`${key} is longer than ${MAX_TEXT} characters.`);
+        return s === "" ? null : s;
+      }),
+    );
 
 /** Text with its runs of white space made single spaces. */
 const name = (key: string) => text(key).transform((v) => v?.replace(/\s+/g, " ") ?? null);
@@ -72,15 +103,19 @@ const oneOf = <T extends string>(key: string, allowed: readonly T[]) =>
 
 /** A list: a JSON array of text, or CSV text with items separated by ; or |. Duplicates dropped. */
 const list = (key: string) =>
-  z.unknown().optional().transform(
-    checked((v): string[] | null => {
-      if (v === undefined || v === null || v === "") return null;
-      const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[;|]/) : null;
-      if (!items || items.some((i) => typeof i !== "string")) throw new RowError(`${key} must be a list of text (separate CSV items with ; or |).`);
-      const cleaned = (items as string[]).map((i) => i.trim()).filter(Boolean);
-      return cleaned.length ? [...new Set(cleaned)] : null;
-    }),
-  );
+  z
+    .unknown()
+    .optional()
+    .transform(
+      checked((v): string[] | null => {
+        if (v === undefined || v === null || v === "") return null;
+        const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[;|]/) : null;
+        if (!items || items.some((i) => typeof i !== "string"))
+          throw new RowError(`${key} must be a list of text (separate CSV items with ; or |).`);
+        const cleaned = (items as string[]).map((i) => i.trim()).filter(Boolean);
+        return cleaned.length ? [...new Set(cleaned)] : null;
+      }),
+    );
 
 /** The two sides of an address checkedEmail accepted (it holds one @). */
 const localPart = (email: string) => email.slice(0, email.indexOf("@"));
@@ -95,7 +130,8 @@ const domain = (key: string) => text(key).transform(checked((v) => (v ? checkedD
 const country = text("country").transform(checked(checkedCountry));
 
 /** The profile URL is `professional_network`, or its alias `linkedin`. */
-const profileOf = (r: { professional_network: string | null; linkedin: string | null }) => r.professional_network ?? r.linkedin;
+const profileOf = (r: { professional_network: string | null; linkedin: string | null }) =>
+  r.professional_network ?? r.linkedin;
 
 const KindSchema = z
   .object({
@@ -147,12 +183,16 @@ export const PersonRowSchema = z
       const professionalNetworkUrl = profileText ? checkedProfile(profileText) : null;
       const rowDomain = r.domain ?? (r.email ? checkedDomain(domainPart(r.email)) : null);
       if (!rowDomain) throw new RowError("a person needs an email or a domain.");
-      if (r.email && !sameRegistrable(domainPart(r.email), rowDomain)) throw new RowError(`email ${r.email} does not belong to domain ${rowDomain}.`);
-      if (!r.email && !professionalNetworkUrl) throw new RowError("a person needs an email or a profile URL to be found again.");
-      if (r.type && r.type !== "personal" && r.type !== "generic") throw new RowError("type must be personal or generic.");
+      if (r.email && !sameRegistrable(domainPart(r.email), rowDomain))
+        throw new RowError(`email ${r.email} does not belong to domain ${rowDomain}.`);
+      if (!r.email && !professionalNetworkUrl)
+        throw new RowError("a person needs an email or a profile URL to be found again.");
+      if (r.type && r.type !== "personal" && r.type !== "generic")
+        throw new RowError("type must be personal or generic.");
       const fullName = r.full_name ?? (r.first_name && r.last_name ? `${r.first_name} ${r.last_name}` : null);
       const emailType: "personal" | "generic" | null = r.email
-        ? ((r.type as "personal" | "generic" | null) ?? (r.first_name || r.last_name || fullName || !isRoleLocalPart(localPart(r.email)) ? "personal" : "generic"))
+        ? ((r.type as "personal" | "generic" | null) ??
+          (r.first_name || r.last_name || fullName || !isRoleLocalPart(localPart(r.email)) ? "personal" : "generic"))
         : null;
       return {
         kind: "person" as const,
@@ -191,7 +231,8 @@ export const CompanyRowSchema = z
     ),
     founded: text("founded").transform(
       checked((founded) => {
-        if (founded && !/^\d{4}(-\d{2}(-\d{2})?)?$/.test(founded)) throw new RowError("founded must be a year (YYYY) or a date (YYYY-MM-DD).");
+        if (founded && !/^\d{4}(-\d{2}(-\d{2})?)?$/.test(founded))
+          throw new RowError("founded must be a year (YYYY) or a date (YYYY-MM-DD).");
         return founded;
       }),
     ),
@@ -319,12 +360,18 @@ function checkedUrl(value: string, key: string): string {
 
 function checkedEmail(value: string): string {
   const email = normaliseEmail(value);
-  if (!email || !/^[^@\s"<>()]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new RowError(`'${value}' is not an email address.`);
+  if (!email || !/^[^@\s"<>()]+@[^@\s]+\.[^@\s]+$/.test(email))
+    throw new RowError(`'${value}' is not an email address.`);
   return email;
 }
 
 function checkedDomain(value: string): string {
-  const host = value.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/[/?#].*$/s, "").replace(/^www\./, "");
+  const host = value
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, "")
+    .replace(/[/?#].*$/s, "")
+    .replace(/^www\./, "");
   const parsed = parseHost(host);
   if (!parsed.domain || parsed.isIp) throw new RowError(`'${value}' is not a domain.`);
   return parsed.hostname === parsed.domain ? parsed.domain : host;
@@ -343,7 +390,8 @@ function checkedProfile(value: string): string {
 function checkedCountry(value: string | null): string | null {
   if (!value) return null;
   const upper = value.toUpperCase();
-  if (!/^[A-Z]{2}$/.test(upper) || !isSupportedCountry(upper)) throw new RowError(`country must be an ISO 3166 alpha-2 code (got '${value}').`);
+  if (!/^[A-Z]{2}$/.test(upper) || !isSupportedCountry(upper))
+    throw new RowError(`country must be an ISO 3166 alpha-2 code (got '${value}').`);
   return upper;
 }
 
@@ -352,7 +400,9 @@ function checkedPhone(value: string, country: string | null): string {
     const parsed = parsePhoneNumberWithError(value, (country ?? undefined) as CountryCode | undefined);
     if (parsed.isValid()) return parsed.number;
   } catch {}
-  throw new RowError(`'${value}' is not a valid phone number${country ? ` for ${country}` : " (use +<country code> or set country)"}.`);
+  throw new RowError(
+    `'${value}' is not a valid phone number${country ? ` for ${country}` : " (use +<country code> or set country)"}.`,
+  );
 }
 
 /**
@@ -370,7 +420,12 @@ export function parseCsv(textIn: string): { line: number; row: Raw | null; error
     relax_quotes: true,
     skip_records_with_error: true,
     on_skip: (err) => {
-      if (err) records.push({ line: Number(err.lines), fields: null, error: `the line is not valid CSV (${err.message.replace(/\.$/, "")}).` });
+      if (err)
+        records.push({
+          line: Number(err.lines),
+          fields: null,
+          error: `the line is not valid CSV (${err.message.replace(/\.$/, "")}).`,
+        });
       return undefined;
     },
     on_record: (record: string[], info) => {
@@ -386,9 +441,13 @@ export function parseCsv(textIn: string): { line: number; row: Raw | null; error
   const header = nonEmpty[headerAt]?.fields;
   if (!header) return [];
   const names = header.map((h) => h.trim().toLowerCase());
-  return nonEmpty.slice(headerAt + 1).map(({ line, fields, error }) =>
-    fields === null ? { line, row: null, error } : { line, row: Object.fromEntries(names.map((n, i) => [n, fields[i] ?? ""])) },
-  );
+  return nonEmpty
+    .slice(headerAt + 1)
+    .map(({ line, fields, error }) =>
+      fields === null
+        ? { line, row: null, error }
+        : { line, row: Object.fromEntries(names.map((n, i) => [n, fields[i] ?? ""])) },
+    );
 }
 
 /** NDJSON: one JSON object per line; a line that is not an object is reported, not skipped silently. */

@@ -16,14 +16,31 @@ export function statementsFor(rows: readonly ImportRow[], now: number): Statemen
   for (const row of rows) {
     if (row.kind === "company") out.push(...companyStatements(row, now));
     else if (row.kind === "person") out.push(...personStatements(row, now));
-    else out.push(...phoneStatements({ domain: row.domain, email: row.email, profile: row.professionalNetworkUrl, e164: row.phone, sourceUri: row.sourceUri }, now));
+    else
+      out.push(
+        ...phoneStatements(
+          {
+            domain: row.domain,
+            email: row.email,
+            profile: row.professionalNetworkUrl,
+            e164: row.phone,
+            sourceUri: row.sourceUri,
+          },
+          now,
+        ),
+      );
   }
   return out;
 }
 
 const json = (v: string[] | null) => (v ? JSON.stringify(v) : null);
 
-function upsert(table: string, conflict: string, values: Record<string, string | number | null>, keepOnConflict: string[] = []): Statement {
+function upsert(
+  table: string,
+  conflict: string,
+  values: Record<string, string | number | null>,
+  keepOnConflict: string[] = [],
+): Statement {
   const cols = Object.keys(values);
   const updates = cols
     .filter((c) => !conflict.split(",").includes(c) && !keepOnConflict.includes(c))
@@ -71,7 +88,10 @@ function companyStatements(c: CompanyRow, now: number): Statement[] {
       ["source"],
     ),
   ];
-  if (c.phone) stmts.push(...phoneStatements({ domain: c.domain, email: null, profile: null, e164: c.phone, sourceUri: null }, now));
+  if (c.phone)
+    stmts.push(
+      ...phoneStatements({ domain: c.domain, email: null, profile: null, e164: c.phone, sourceUri: null }, now),
+    );
   return stmts;
 }
 
@@ -125,18 +145,30 @@ function personStatements(p: PersonRow, now: number): Statement[] {
     const vals = cols.map((c) => person[c as keyof typeof person]);
     stmts.push({
       sql: `UPDATE people SET ${sets.join(", ")} WHERE professional_network_url = ?`,
-      params: [...cols.filter((c) => c !== "source").map((c) => person[c as keyof typeof person]), p.professionalNetworkUrl],
+      params: [
+        ...cols.filter((c) => c !== "source").map((c) => person[c as keyof typeof person]),
+        p.professionalNetworkUrl,
+      ],
     });
     stmts.push({
       sql: `INSERT INTO people (${cols.join(", ")}) SELECT ${cols.map(() => "?").join(", ")} WHERE NOT EXISTS (SELECT 1 FROM people WHERE professional_network_url = ?)`,
       params: [...vals, p.professionalNetworkUrl],
     });
   }
-  if (p.phone) stmts.push(...phoneStatements({ domain: p.domain, email: p.email, profile: p.professionalNetworkUrl, e164: p.phone, sourceUri: p.sourceUri }, now));
+  if (p.phone)
+    stmts.push(
+      ...phoneStatements(
+        { domain: p.domain, email: p.email, profile: p.professionalNetworkUrl, e164: p.phone, sourceUri: p.sourceUri },
+        now,
+      ),
+    );
   return stmts;
 }
 
-function phoneStatements(ph: { domain: string; email: string | null; profile: string | null; e164: string; sourceUri: string | null }, now: number): Statement[] {
+function phoneStatements(
+  ph: { domain: string; email: string | null; profile: string | null; e164: string; sourceUri: string | null },
+  now: number,
+): Statement[] {
   // The unique index treats NULL emails as distinct, so company numbers are matched with IS.
   return [
     {
@@ -149,7 +181,6 @@ function phoneStatements(ph: { domain: string; email: string | null; profile: st
     },
   ];
 }
-
 
 /** One statement with its parameters written as SQL literals, for `wrangler d1 execute --file`. */
 export function inlineStatement(s: Statement): string {

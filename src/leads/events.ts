@@ -3,8 +3,8 @@ import { db } from "../db/client.js";
 import { type LeadRow, webhooks } from "../db/schema-leads.js";
 import { enqueueDelivery } from "../delivery/index.js";
 import type { Env } from "../env.js";
-import { saveLeadPayload } from "./lead.js";
 import { logError } from "../request-context.js";
+import { saveLeadPayload } from "./lead.js";
 
 /**
  * save_lead: a saved or updated lead goes to every enabled save_lead webhook of the account, with
@@ -15,7 +15,9 @@ export async function emitSaveLead(env: Env, lead: LeadRow): Promise<string[]> {
   const targets = await db(env.DB)
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.accountId, lead.accountId), eq(webhooks.status, "enabled"), eq(webhooks.event, "save_lead")));
+    .where(
+      and(eq(webhooks.accountId, lead.accountId), eq(webhooks.status, "enabled"), eq(webhooks.event, "save_lead")),
+    );
   const payload = saveLeadPayload(lead);
   return Promise.all(
     targets.map((hook) =>

@@ -1,16 +1,28 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
+import { SocialFieldsSchema, socialFields } from "../capabilities/shapes/social-fields.js";
 import { db } from "../db/client.js";
-import { socialFields, SocialFieldsSchema } from "../capabilities/shapes/social-fields.js";
 import { type LeadListRow, type LeadRow, leads } from "../db/schema-leads.js";
+import { finderFactsOf } from "../engine/index/people.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
 import { rfc3339 } from "../platform/time.js";
-import { finderFactsOf } from "../engine/index/people.js";
 import { notFound } from "./shared.js";
 
 export const LEAD_SOURCES = ["domain", "finder", "verify", "browser"] as const;
-export const LEAD_SORT_FIELDS = ["id", "email", "first_name", "last_name", "country", "website_url", "company", "position", "score", "created_at", "updated_at"] as const;
+export const LEAD_SORT_FIELDS = [
+  "id",
+  "email",
+  "first_name",
+  "last_name",
+  "country",
+  "website_url",
+  "company",
+  "position",
+  "score",
+  "created_at",
+  "updated_at",
+] as const;
 
 const SYNC_FLAGS = { sync_airtable: false, sync_hubspot: false, sync_mailchimp: false, sync_pipedrive: false };
 
@@ -32,13 +44,20 @@ export const LeadSchema = z
     score: z.number().int().nullable(),
     lead_source: z.enum(LEAD_SOURCES).nullable(),
     sync_status: z.null(),
-    sync: z.object({ sync_airtable: z.boolean(), sync_hubspot: z.boolean(), sync_mailchimp: z.boolean(), sync_pipedrive: z.boolean() }),
+    sync: z.object({
+      sync_airtable: z.boolean(),
+      sync_hubspot: z.boolean(),
+      sync_mailchimp: z.boolean(),
+      sync_pipedrive: z.boolean(),
+    }),
     sync_airtable: z.boolean(),
     sync_hubspot: z.boolean(),
     sync_mailchimp: z.boolean(),
     sync_pipedrive: z.boolean(),
     leads_list: z.object({ list_id: z.number().int(), name: z.string(), size: z.number().int() }).nullable(),
-    attributes: z.record(z.string(), z.union([z.string(), z.number()])).openapi({ description: "Custom attribute values by identifier" }),
+    attributes: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .openapi({ description: "Custom attribute values by identifier" }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -141,7 +160,11 @@ const noConflictingAliases = (body: Record<string, unknown>, ctx: z.RefinementCt
     const given = [name, ...older].filter((k) => body[k] !== undefined);
     const [first, second] = given;
     if (second !== undefined && new Set(given.map((k) => JSON.stringify(body[k]))).size > 1) {
-      ctx.addIssue({ code: "custom", path: [second], message: `'${first}' and '${second}' name the same field and disagree` });
+      ctx.addIssue({
+        code: "custom",
+        path: [second],
+        message: `'${first}' and '${second}' name the same field and disagree`,
+      });
     }
   }
 };
@@ -193,18 +216,31 @@ export async function withFinderFacts(
   if (!wantsWebsite && !wantsScore) return columns;
   const facts = await finderFactsOf(env, email);
   if (!facts) return columns;
-  return { ...columns, ...(wantsWebsite ? { websiteUrl: facts.website } : {}), ...(wantsScore ? { score: facts.score } : {}) };
+  return {
+    ...columns,
+    ...(wantsWebsite ? { websiteUrl: facts.website } : {}),
+    ...(wantsScore ? { score: facts.score } : {}),
+  };
 }
 
 export async function findLead(env: Env, accountId: number, id: number): Promise<LeadRow> {
-  const [row] = await db(env.DB).select().from(leads).where(and(eq(leads.accountId, accountId), eq(leads.id, id))).limit(1);
+  const [row] = await db(env.DB)
+    .select()
+    .from(leads)
+    .where(and(eq(leads.accountId, accountId), eq(leads.id, id)))
+    .limit(1);
   if (!row) throw notFound("lead", id);
   return row;
 }
 
 export async function assertEmailFree(env: Env, accountId: number, email: string, exceptId?: number): Promise<void> {
-  const [row] = await db(env.DB).select({ id: leads.id }).from(leads).where(and(eq(leads.accountId, accountId), eq(leads.emailKey, email))).limit(1);
+  const [row] = await db(env.DB)
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.accountId, accountId), eq(leads.emailKey, email)))
+    .limit(1);
   if (row && row.id !== exceptId) throw duplicateLead(email);
 }
 
-export const duplicateLead = (email: string) => new ApiError(422, "duplicate_record", `A lead with the email ${email} already exists.`);
+export const duplicateLead = (email: string) =>
+  new ApiError(422, "duplicate_record", `A lead with the email ${email} already exists.`);

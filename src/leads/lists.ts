@@ -22,7 +22,16 @@ export const LeadListSchema = z
 export const ListNameSchema = z.string().trim().min(1).max(100);
 
 export function renderList(row: LeadListRow, size: number): z.infer<typeof LeadListSchema> {
-  return { id: row.id, list_id: row.id, name: row.name, favorite: row.favorite, type: row.type, size, created_at: rfc3339(row.createdAt), updated_at: rfc3339(row.updatedAt) };
+  return {
+    id: row.id,
+    list_id: row.id,
+    name: row.name,
+    favorite: row.favorite,
+    type: row.type,
+    size,
+    created_at: rfc3339(row.createdAt),
+    updated_at: rfc3339(row.updatedAt),
+  };
 }
 
 /** Lead counts per list id (lists without leads are absent). */
@@ -43,7 +52,11 @@ export async function allLists(env: Env, accountId: number): Promise<LeadListRow
 }
 
 export async function findList(env: Env, accountId: number, id: number): Promise<LeadListRow> {
-  const [row] = await db(env.DB).select().from(leadLists).where(and(eq(leadLists.accountId, accountId), eq(leadLists.id, id))).limit(1);
+  const [row] = await db(env.DB)
+    .select()
+    .from(leadLists)
+    .where(and(eq(leadLists.accountId, accountId), eq(leadLists.id, id)))
+    .limit(1);
   if (!row) throw notFound("lead list", id);
   return row;
 }

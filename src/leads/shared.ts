@@ -12,21 +12,33 @@ export const ownerOf = (c: LeadsCtx) => c.get("auth").account.id;
 /** Clients of this API send the literal template `{id}` (percent-encoded or not) when they mean "no id" (contract 2.3). */
 export const isLiteralIdTemplate = (id: string) => id === "{id}" || id.toLowerCase() === "%7bid%7d";
 
-export const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" }, example: "1" }) });
+export const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "id", in: "path" }, example: "1" }),
+});
 
 /** A numeric record id, or 404 unknown_record naming what was looked for. */
 export function recordId(id: string, what: string): number {
-  if (!/^\d{1,15}$/.test(id)) throw new ApiError(404, "unknown_record", `No ${what} with id ${id.slice(0, 40)} on this account.`);
+  if (!/^\d{1,15}$/.test(id))
+    throw new ApiError(404, "unknown_record", `No ${what} with id ${id.slice(0, 40)} on this account.`);
   return Number(id);
 }
 
-export const notFound = (what: string, id: number | string) => new ApiError(404, "unknown_record", `No ${what} with id ${id} on this account.`);
+export const notFound = (what: string, id: number | string) =>
+  new ApiError(404, "unknown_record", `No ${what} with id ${id} on this account.`);
 
 export const MutationSchema = z.object({ status: z.boolean(), message: z.string() }).openapi("Mutation");
 
 /** Classic pagination meta (contract 2.2). */
 export const ClassicMetaSchema = z
-  .object({ total: z.number().int(), pageSize: z.number().int(), current: z.number().int(), total_pages: z.number().int() })
+  .object({
+    total: z.number().int(),
+    pageSize: z.number().int(),
+    current: z.number().int(),
+    total_pages: z.number().int(),
+  })
   .openapi("ClassicMeta");
 
 export function classicMeta(total: number, page: number, limit: number): z.infer<typeof ClassicMetaSchema> {
@@ -39,9 +51,11 @@ export const pageQuery = (defaultLimit: number, maxLimit = 100) => ({
 });
 
 /** A JSON body that must be present (clients send `{}` or nothing on updates; both get a clear 400). */
-export const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } }) as const;
+export const jsonBody = <T extends z.ZodType>(schema: T) =>
+  ({ required: true, content: { "application/json": { schema } } }) as const;
 
-export const jsonContent = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { "application/json": { schema } } }) as const;
+export const jsonContent = <T extends z.ZodType>(description: string, schema: T) =>
+  ({ description, content: { "application/json": { schema } } }) as const;
 
 /** Lowercased, trimmed text that uniqueness is checked on. */
 export const uniqueKey = (text: string) => text.trim().toLowerCase();
@@ -51,4 +65,5 @@ export const nonEmpty = (body: object) => Object.values(body).some((v) => v !== 
 export const EMPTY_UPDATE_MESSAGE = "The request body is empty: send at least one field to change.";
 
 /** SQLite unique-constraint failures (a race between the duplicate check and the insert). */
-export const isUniqueViolation = (err: unknown) => /UNIQUE constraint failed/i.test(String((err as { message?: string })?.message ?? err));
+export const isUniqueViolation = (err: unknown) =>
+  /UNIQUE constraint failed/i.test(String((err as { message?: string })?.message ?? err));

@@ -18,16 +18,26 @@ const RESERVED_HEADERS = /^(content-type|content-length|host|user-agent|transfer
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 
 export const WebhookHeadersSchema = z
-  .record(z.string(), z.string().max(1_000).regex(/^[^\r\n]*$/, { message: "header values cannot contain line breaks" }))
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(1_000)
+      .regex(/^[^\r\n]*$/, { message: "header values cannot contain line breaks" }),
+  )
   .superRefine((headers, ctx) => {
     const names = Object.keys(headers);
     if (names.length > 20) ctx.addIssue({ code: "custom", message: "at most 20 headers" });
     for (const name of names) {
       if (!HEADER_NAME.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "not a valid header name" });
-      else if (RESERVED_HEADERS.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "this header is set by the delivery system" });
+      else if (RESERVED_HEADERS.test(name))
+        ctx.addIssue({ code: "custom", path: [name], message: "this header is set by the delivery system" });
     }
   })
-  .openapi({ description: "Extra headers sent with every delivery, e.g. an authorization header", example: { Authorization: "Bearer my-receiver-token" } });
+  .openapi({
+    description: "Extra headers sent with every delivery, e.g. an authorization header",
+    example: { Authorization: "Bearer my-receiver-token" },
+  });
 
 export const WebhookSchema = z
   .object({
@@ -59,12 +69,21 @@ export function renderWebhook(row: WebhookRow): Webhook {
 }
 
 export async function findWebhook(env: Env, accountId: number, id: number): Promise<WebhookRow> {
-  const [row] = await db(env.DB).select().from(webhooks).where(and(eq(webhooks.accountId, accountId), eq(webhooks.id, id))).limit(1);
+  const [row] = await db(env.DB)
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.accountId, accountId), eq(webhooks.id, id)))
+    .limit(1);
   if (!row) throw notFound("webhook", id);
   return row;
 }
 
-export async function setWebhookStatus(env: Env, accountId: number, id: number, status: Webhook["status"]): Promise<WebhookRow> {
+export async function setWebhookStatus(
+  env: Env,
+  accountId: number,
+  id: number,
+  status: Webhook["status"],
+): Promise<WebhookRow> {
   const hook = await findWebhook(env, accountId, id);
   const [row] = await db(env.DB)
     .update(webhooks)
@@ -76,7 +95,12 @@ export async function setWebhookStatus(env: Env, accountId: number, id: number, 
 }
 
 export const WebhookNameSchema = z.string().trim().min(1).max(100);
-export const WebhookUrlSchema = z.string().trim().min(1).max(2_000).openapi({ description: "HTTPS URL that receives the events", example: "https://example.com/hooks/leads" });
+export const WebhookUrlSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2_000)
+  .openapi({ description: "HTTPS URL that receives the events", example: "https://example.com/hooks/leads" });
 
 export const DeliveryAttemptSchema = z
   .object({
@@ -86,7 +110,9 @@ export const DeliveryAttemptSchema = z
     webhook_id: z.number().int().nullable(),
     url: z.string(),
     attempt: z.number().int(),
-    status: z.enum(["delivered", "failed", "skipped", "dead_lettered"]).openapi({ description: "dead_lettered: retries exhausted, the delivery was given up" }),
+    status: z
+      .enum(["delivered", "failed", "skipped", "dead_lettered"])
+      .openapi({ description: "dead_lettered: retries exhausted, the delivery was given up" }),
     response_code: z.number().int().nullable(),
     duration_ms: z.number().int(),
     error: z.string().nullable(),

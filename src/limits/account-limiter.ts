@@ -1,4 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { DAY_MS } from "../platform/time.js";
+import { logError } from "../request-context.js";
+import { ADMISSION_KEY_TTL_MS, AdmissionKeys } from "./admission-keys.js";
+import { type Amounts, BALANCES, CreditBook, type CreditState } from "./credit-book.js";
 import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
 import type {
   AdmitRequest,
@@ -15,13 +19,9 @@ import type {
   SettlementOutcome,
   SettlementPart,
 } from "./limiter-messages.js";
-import { DAY_MS } from "../platform/time.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
 import { type OpenWindow, REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { copyCharges, d1Windows } from "./usage-copy.js";
-import { AdmissionKeys, ADMISSION_KEY_TTL_MS } from "./admission-keys.js";
-import { type Amounts, BALANCES, CreditBook, type CreditState } from "./credit-book.js";
-import { logError } from "../request-context.js";
 
 /**
  * One per account (workspace members and every key use the owner's object). It holds the rate-limit
@@ -109,13 +109,19 @@ const COUNT_KEYS = 10_000;
 const ADOPTED_KEY = "windows-adopted";
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-export const secondsToUtcMidnight = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000));
-export const secondsToNextMinute = (ms: number) => Math.max(1, Math.ceil((Math.floor(ms / MINUTE) * MINUTE + MINUTE - ms) / 1000));
+export const secondsToUtcMidnight = (ms: number) =>
+  Math.max(1, Math.ceil((Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000));
+export const secondsToNextMinute = (ms: number) =>
+  Math.max(1, Math.ceil((Math.floor(ms / MINUTE) * MINUTE + MINUTE - ms) / 1000));
 /** The admission key a reservation id was made from (`<key>.<balance>`). */
 const keyOf = (reservationId: string) => reservationId.slice(0, reservationId.lastIndexOf("."));
 
 /** What the rate-limit headers report for a group: its limits, what is left of each, and when windows reset. */
-export function limitSnapshot(limits: Limits, used: { second: number; minute: number; daily: number }, now: number): LimitSnapshot {
+export function limitSnapshot(
+  limits: Limits,
+  used: { second: number; minute: number; daily: number },
+  now: number,
+): LimitSnapshot {
   const left = (limit: number, n: number) => (limit ? Math.max(0, limit - n) : 0);
   return {
     limits,
@@ -157,7 +163,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       }
       this.credits = new CreditBook(credits);
       for (const [id, r] of this.reservations) this.holdReservation(id, r);
-      for (const lease of this.leases.values()) for (const b of BALANCES) this.credits.hold(b, lease.held[b] ?? 0, true);
+      for (const lease of this.leases.values())
+        for (const b of BALANCES) this.credits.hold(b, lease.held[b] ?? 0, true);
       this.alarmAt = await ctx.storage.getAlarm();
     });
   }
@@ -181,16 +188,30 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * now (`charged` says what each request cost); the others stay closed. Answers those kept.
    * Reservations made before windows were kept at settlement had theirs opened in the table.
    */
-  private endWindows(id: string, opened: OpenedWindows | true, kept: readonly string[] | "all", now: number, charged: (fingerprint: string) => Amounts | null = () => null): string[] {
+  private endWindows(
+    id: string,
+    opened: OpenedWindows | true,
+    kept: readonly string[] | "all",
+    now: number,
+    charged: (fingerprint: string) => Amounts | null = () => null,
+  ): string[] {
     if (opened === true) {
       if (!kept.length) {
         this.repeatWindows.closeOpenedInTable(id);
         return [];
       }
-      return this.repeatWindows.settleOpenedInTable(id, kept === "all" ? undefined : kept) ? (kept === "all" ? [] : [...kept]) : [];
+      return this.repeatWindows.settleOpenedInTable(id, kept === "all" ? undefined : kept)
+        ? kept === "all"
+          ? []
+          : [...kept]
+        : [];
     }
     if (kept === "all") return [];
-    if (kept.length) this.repeatWindows.keep(kept.map((fingerprint) => ({ fingerprint, charged: charged(fingerprint) })), { ...opened, billedAt: now, call: id });
+    if (kept.length)
+      this.repeatWindows.keep(
+        kept.map((fingerprint) => ({ fingerprint, charged: charged(fingerprint) })),
+        { ...opened, billedAt: now, call: id },
+      );
     return [...kept];
   }
 
@@ -217,7 +238,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /** True once this object has ever created the named table: chores on it are skipped before. */
   private hasTable(name: string): boolean {
-    return this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+    return (
+      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray()
+        .length > 0
+    );
   }
 
   /** The limiter's instant for this decision. */
@@ -227,7 +251,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /** One admission (see exchange). */
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    return (await this.exchange({ plan: req.plan, accountId: req.billing?.accountId, admissions: [req] })).admissions[0];
+    return (await this.exchange({ plan: req.plan, accountId: req.billing?.accountId, admissions: [req] }))
+      .admissions[0];
   }
 
   /**
@@ -237,8 +262,14 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * credits before an isolate's lease may) and reservations kept alive.
    */
   async exchange(msg: LimiterMessage): Promise<LimiterReply> {
-    const billingAccount = msg.accountId ?? msg.admissions?.find((r) => r.billing)?.billing?.accountId ?? msg.charges?.[0]?.accountId;
-    if (billingAccount !== undefined && !this.adopted && (msg.charges?.length || msg.settlements?.length || msg.admissions?.some((a) => a.billing))) await this.adoptD1Windows(billingAccount);
+    const billingAccount =
+      msg.accountId ?? msg.admissions?.find((r) => r.billing)?.billing?.accountId ?? msg.charges?.[0]?.accountId;
+    if (
+      billingAccount !== undefined &&
+      !this.adopted &&
+      (msg.charges?.length || msg.settlements?.length || msg.admissions?.some((a) => a.billing))
+    )
+      await this.adoptD1Windows(billingAccount);
     let kept = false;
     const reply = this.ctx.storage.transactionSync((): LimiterReply => {
       const now = this.now();
@@ -321,9 +352,18 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       }
       if (req.partial) {
         // In order, while the balance covers each request whole.
-        const short = shortOf ? undefined : BALANCES.find((b) => (own[b] ?? 0) > 0 && this.credits.available(req.plan, b, now) - (cost[b] ?? 0) < (own[b] ?? 0));
+        const short = shortOf
+          ? undefined
+          : BALANCES.find(
+              (b) => (own[b] ?? 0) > 0 && this.credits.available(req.plan, b, now) - (cost[b] ?? 0) < (own[b] ?? 0),
+            );
         // `short` is looked for only while no request was short yet.
-        if (short) shortOf = { balance: short, available: Math.max(0, this.credits.available(req.plan, short, now) - (cost[short] ?? 0)), needed: own[short] ?? 0 };
+        if (short)
+          shortOf = {
+            balance: short,
+            available: Math.max(0, this.credits.available(req.plan, short, now) - (cost[short] ?? 0)),
+            needed: own[short] ?? 0,
+          };
         if (shortOf) {
           refused.push(fingerprint);
           continue;
@@ -337,7 +377,15 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const needed = cost[balance] ?? 0;
       if (needed <= 0) continue;
       const available = this.credits.available(req.plan, balance, now);
-      if (available < needed) return { admitted: false, reason: "credits", balance, available: Math.max(0, available), needed, snapshot: snapshot() };
+      if (available < needed)
+        return {
+          admitted: false,
+          reason: "credits",
+          balance,
+          available: Math.max(0, available),
+          needed,
+          snapshot: snapshot(),
+        };
     }
 
     // Every change of this admission goes to storage in the one transaction exchange() runs.
@@ -366,7 +414,13 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const owner = reservationIds[0];
       const held = this.reservations.get(owner);
       if (!held) throw new Error("a reservation just held is missing");
-      held.windows = { fingerprints: fresh, accountId: billing.accountId, capability: billing.capability, source: billing.source, billedAt: now };
+      held.windows = {
+        fingerprints: fresh,
+        accountId: billing.accountId,
+        capability: billing.capability,
+        source: billing.source,
+        billedAt: now,
+      };
     }
     const result: AdmitResult = { admitted: true, reservationIds, snapshot: snapshot() };
     if (billing) Object.assign(result, { repeats, reserved: cost });
@@ -423,12 +477,18 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private applySettlement(s: Settlement, plan: string, now: number, change: Change): SettlementOutcome {
     const owner = s.reservationIds[0];
     const billedList = s.parts ? s.parts.map((p) => p.fingerprint) : s.billed;
-    const live = s.reservationIds.map((id) => [id, this.reservations.get(id)] as const).filter((e): e is readonly [string, Reservation] => e[1] !== undefined);
+    const live = s.reservationIds
+      .map((id) => [id, this.reservations.get(id)] as const)
+      .filter((e): e is readonly [string, Reservation] => e[1] !== undefined);
     if (!live.length) return this.settledBefore(owner, s.found ? (billedList ?? []) : [], now);
     const opened = owner !== undefined ? this.reservations.get(owner)?.windows : undefined;
     // The requests this call may be billed for; one another call was billed for meanwhile is its repeat.
-    const asked = opened && opened !== true ? opened.fingerprints.filter((fp) => !billedList || billedList.includes(fp)) : [...(billedList ?? [])];
-    const elsewhere = opened && opened !== true && s.found ? this.billedElsewhere(owner, asked, now) : new Set<string>();
+    const asked =
+      opened && opened !== true
+        ? opened.fingerprints.filter((fp) => !billedList || billedList.includes(fp))
+        : [...(billedList ?? [])];
+    const elsewhere =
+      opened && opened !== true && s.found ? this.billedElsewhere(owner, asked, now) : new Set<string>();
     const billing = s.found ? asked.filter((fp) => !elsewhere.has(fp)) : [];
     // A single call whose request was billed elsewhere is a repeat: nothing is charged.
     const found = s.found && !(opened && opened !== true && !billing.length);
@@ -436,15 +496,23 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     let charged: Amounts = {};
     let parts: Amounts[] | undefined;
     if (found && s.parts) {
-      parts = this.chargeParts(s.parts.map((p) => (elsewhere.has(p.fingerprint) ? { ...p, cost: {} } : p)), live, plan, now);
-      for (const part of parts) for (const [b, n] of Object.entries(part) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) + n;
+      parts = this.chargeParts(
+        s.parts.map((p) => (elsewhere.has(p.fingerprint) ? { ...p, cost: {} } : p)),
+        live,
+        plan,
+        now,
+      );
+      for (const part of parts)
+        for (const [b, n] of Object.entries(part) as [CreditBalance, number][]) charged[b] = (charged[b] ?? 0) + n;
     } else if (found) charged = this.chargeAdjusted(s.adjust, live, plan, now);
     const chargedFor = (fingerprint: string): Amounts | null => {
       if (parts && s.parts) return parts[s.parts.findIndex((p) => p.fingerprint === fingerprint)] ?? null;
       return billing.length === 1 ? charged : null;
     };
     // Legacy rows opened while their call ran are kept all when found and nothing says which.
-    const kept = opened ? this.endWindows(owner, opened, opened === true && found && !billedList ? "all" : billing, now, chargedFor) : [];
+    const kept = opened
+      ? this.endWindows(owner, opened, opened === true && found && !billedList ? "all" : billing, now, chargedFor)
+      : [];
     const out: SettlementOutcome = { billed: kept, at: kept.length ? now : null, charged };
     if (parts) out.parts = parts;
     return out;
@@ -469,12 +537,20 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   }
 
   /** One call's holds charged, trued up by `adjust` (see applySettlement). */
-  private chargeAdjusted(adjustments: Amounts, live: readonly (readonly [string, Reservation])[], plan: string, now: number): Amounts {
+  private chargeAdjusted(
+    adjustments: Amounts,
+    live: readonly (readonly [string, Reservation])[],
+    plan: string,
+    now: number,
+  ): Amounts {
     const charged: Amounts = {};
     for (const balance of BALANCES) {
       const mine = live.filter(([, r]) => r.balance === balance);
       const held = mine.reduce((n, [, r]) => n + (r.amount ?? 0), 0);
-      const prepaid = mine.reduce((n, [, r]) => n + (r.amount === undefined ? (r.fromPlan ?? 0) + (r.fromPack ?? 0) : 0), 0);
+      const prepaid = mine.reduce(
+        (n, [, r]) => n + (r.amount === undefined ? (r.fromPlan ?? 0) + (r.fromPack ?? 0) : 0),
+        0,
+      );
       const adjust = adjustments[balance] ?? 0;
       let amount = held;
       let back = 0;
@@ -497,9 +573,16 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * (covered by the holds just released), then, in order, what it costs beyond that when the
    * balance covers all of it. Answers what each request was charged.
    */
-  private chargeParts(parts: readonly SettlementPart[], live: readonly (readonly [string, Reservation])[], plan: string, now: number): Amounts[] {
+  private chargeParts(
+    parts: readonly SettlementPart[],
+    live: readonly (readonly [string, Reservation])[],
+    plan: string,
+    now: number,
+  ): Amounts[] {
     const prepaid: Amounts = {};
-    for (const [, r] of live) if (r.amount === undefined) prepaid[r.balance] = (prepaid[r.balance] ?? 0) + (r.fromPlan ?? 0) + (r.fromPack ?? 0);
+    for (const [, r] of live)
+      if (r.amount === undefined)
+        prepaid[r.balance] = (prepaid[r.balance] ?? 0) + (r.fromPlan ?? 0) + (r.fromPack ?? 0);
     const out = parts.map((part) => {
       const base: Amounts = {};
       for (const b of BALANCES) {
@@ -523,13 +606,24 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     });
     for (const b of BALANCES) {
       const back = prepaid[b] ?? 0;
-      if (back > 0) this.giveBackLegacy(b, back, live.filter(([, r]) => r.balance === b), now);
+      if (back > 0)
+        this.giveBackLegacy(
+          b,
+          back,
+          live.filter(([, r]) => r.balance === b),
+          now,
+        );
     }
     return out;
   }
 
   /** A legacy reservation (charged at admission) trued down: gives back `back` credits, the pack first. */
-  private giveBackLegacy(balance: CreditBalance, back: number, mine: readonly (readonly [string, Reservation])[], now: number) {
+  private giveBackLegacy(
+    balance: CreditBalance,
+    back: number,
+    mine: readonly (readonly [string, Reservation])[],
+    now: number,
+  ) {
     const fromPack = mine.reduce((n, [, r]) => n + (r.fromPack ?? 0), 0);
     const toPack = Math.min(back, fromPack);
     const month = mine[0]?.[1].month;
@@ -546,7 +640,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     if (open) return open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
     const lease = c.lease ? this.leases.get(c.lease) : undefined;
     const fromLease = lease !== undefined && BALANCES.every((b) => (lease.held[b] ?? 0) >= (c.cost[b] ?? 0));
-    if (!fromLease && !BALANCES.every((b) => this.credits.available(plan, b, now) >= (c.cost[b] ?? 0))) return { billed: false, at: null };
+    if (!fromLease && !BALANCES.every((b) => this.credits.available(plan, b, now) >= (c.cost[b] ?? 0)))
+      return { billed: false, at: null };
     for (const balance of BALANCES) {
       const amount = c.cost[balance] ?? 0;
       if (amount <= 0) continue;
@@ -560,7 +655,13 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       lease.at = now;
       change.writes[`l:${c.lease}`] = lease;
     }
-    this.repeatWindows.keep([{ fingerprint: c.fingerprint, charged: c.cost }], { accountId: c.accountId, capability: c.capability, source: c.source, billedAt: now, call: c.key });
+    this.repeatWindows.keep([{ fingerprint: c.fingerprint, charged: c.cost }], {
+      accountId: c.accountId,
+      capability: c.capability,
+      source: c.source,
+      billedAt: now,
+      call: c.key,
+    });
     return { billed: true, at: now };
   }
 
@@ -656,7 +757,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   status(plan: string, groups: RateGroup[]) {
     const now = this.now();
     const pack = this.credits.pack(now);
-    const perGroup: Record<string, { limits: Limits; used: { second: number; minute: number; daily: number }; snapshot: LimitSnapshot }> = {};
+    const perGroup: Record<
+      string,
+      { limits: Limits; used: { second: number; minute: number; daily: number }; snapshot: LimitSnapshot }
+    > = {};
     for (const group of groups) {
       const limits = effectiveLimits(plan, group, pack?.remaining ?? 0);
       const state = this.groupState(group, now);
@@ -707,7 +811,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
         if (this.keyTable) this.admissionKeys.forget(keyOf(id));
       }
       for (const [id, lease] of this.leases) if (now - lease.at >= LEASE_TTL_MS) this.endLease(id, lease, change);
-      if (this.keyTable || this.hasTable("admission_keys")) this.admissionKeys.sweep(now - ADMISSION_KEY_TTL_MS, (key) => this.anyReservationOf(key));
+      if (this.keyTable || this.hasTable("admission_keys"))
+        this.admissionKeys.sweep(now - ADMISSION_KEY_TTL_MS, (key) => this.anyReservationOf(key));
       this.persist(change);
     });
     const next: number[] = [];
@@ -756,7 +861,11 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     }
   }
 
-  private firstExceeded(state: GroupState, limits: Limits, now: number): { reason: "rps" | "rpm" | "daily"; retryAfter: number } | null {
+  private firstExceeded(
+    state: GroupState,
+    limits: Limits,
+    now: number,
+  ): { reason: "rps" | "rpm" | "daily"; retryAfter: number } | null {
     // The longest wait is the one the caller needs to know about.
     if (limits.daily && state.daily >= limits.daily) return { reason: "daily", retryAfter: secondsToUtcMidnight(now) };
     if (limits.minute && state.minute.count >= limits.minute) return { reason: "rpm", retryAfter: 60 };
@@ -766,7 +875,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /** A group's counters as of `now`; the UTC day never moves back (a day already left is not entered again). */
   private groupState(group: string, now: number): GroupState {
-    const s = this.groups.get(group) ?? { second: { count: 0, last: 0 }, minute: { count: 0, last: 0 }, day: utcDay(now), daily: 0 };
+    const s = this.groups.get(group) ?? {
+      second: { count: 0, last: 0 },
+      minute: { count: 0, last: 0 },
+      day: utcDay(now),
+      daily: 0,
+    };
     const today = utcDay(now);
     // biome-ignore lint/complexity/useMathMinMax: days are "YYYY-MM-DD" strings, compared as text, not numbers
     const day = today > s.day ? today : s.day;

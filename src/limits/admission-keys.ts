@@ -12,7 +12,9 @@ export const ADMISSION_KEY_TTL_MS = 10 * 60_000;
 
 export class AdmissionKeys {
   constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS admission_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL, result TEXT NOT NULL) WITHOUT ROWID");
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS admission_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL, result TEXT NOT NULL) WITHOUT ROWID",
+    );
     sql.exec("CREATE INDEX IF NOT EXISTS admission_keys_at ON admission_keys (at)");
   }
 
@@ -23,7 +25,12 @@ export class AdmissionKeys {
   }
 
   remember(key: string, at: number, result: unknown): void {
-    this.sql.exec("INSERT OR REPLACE INTO admission_keys (key, at, result) VALUES (?, ?, ?)", key, at, JSON.stringify(result));
+    this.sql.exec(
+      "INSERT OR REPLACE INTO admission_keys (key, at, result) VALUES (?, ?, ?)",
+      key,
+      at,
+      JSON.stringify(result),
+    );
   }
 
   forget(key: string): void {

@@ -1,13 +1,13 @@
-import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
-import { limitSnapshot, type BalanceView } from "./account-limiter.js";
-import type { AdmitResult, Billing, SettlementOutcome } from "./limiter-messages.js";
+import { type BalanceView, limitSnapshot } from "./account-limiter.js";
 import { type BillingDecision, BillingOnReport, type PendingDecision } from "./billing-decision.js";
-import { isolateClient, type LimiterClient } from "./limiter-client.js";
-import type { IsolateLease } from "./isolate-lease.js";
-import { planLimits } from "./rate-table.js";
+import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import { rateLimitHeaders } from "./headers.js";
+import type { IsolateLease } from "./isolate-lease.js";
+import { isolateClient, type LimiterClient } from "./limiter-client.js";
+import type { AdmitResult, Billing, SettlementOutcome } from "./limiter-messages.js";
+import { planLimits } from "./rate-table.js";
 
 export { BALANCES_TTL_MS } from "./limiter-client.js";
 
@@ -118,9 +118,14 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   if (!billing && !cap.rateGroup && Object.keys(cost).length === 0) {
     return { admitted: true, headers: {}, ...NOTHING_RESERVED };
   }
-  if (!billing && cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup)) return admitUnlimited(env, client, req, cap.rateGroup);
+  if (!billing && cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup))
+    return admitUnlimited(env, client, req, cap.rateGroup);
   // A call that cannot be refused (no limit in its group) is paid from this isolate's lease when it holds the credits.
-  const late = req.chargeLater && billing?.requests.length === 1 && Object.keys(cost).length === 0 && (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
+  const late =
+    req.chargeLater &&
+    billing?.requests.length === 1 &&
+    Object.keys(cost).length === 0 &&
+    (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
   if (late) {
     const lease = client.leaseOf(req.accountId, req.plan, Date.now());
     if (lease?.take(billing.requests[0].cost, Date.now())) return admitFromLease(env, client, req, billing, lease);
@@ -129,16 +134,33 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   if (billing || Object.keys(cost).length) client.forgetBalances(req.accountId);
   const generation = client.generation;
   const key = req.key ?? crypto.randomUUID();
-  const admit = { key, plan: req.plan, group: cap.rateGroup, cost, withBalances: req.withBalances, billing, partial: req.partial };
+  const admit = {
+    key,
+    plan: req.plan,
+    group: cap.rateGroup,
+    cost,
+    withBalances: req.withBalances,
+    billing,
+    partial: req.partial,
+  };
   const result = await client.admit(env, req.accountId, admit, req.waitUntil, req.key !== undefined);
-  if (result.admitted && result.balances) client.rememberBalances(req.accountId, req.plan, result.balances, generation, req.now);
+  if (result.admitted && result.balances)
+    client.rememberBalances(req.accountId, req.plan, result.balances, generation, req.now);
   const headers = result.snapshot ? rateLimitHeaders(result.snapshot) : {};
   if (!result.admitted) return { admitted: false, headers, refusal: refusalResponse(result, cap, billing ? {} : cost) };
   const ids = result.reservationIds;
   const reserved = result.reserved ?? cost;
   const repeats = result.repeats ?? {};
-  const fresh = billing ? billing.requests.map((r) => r.fingerprint).filter((fp) => !(fp in repeats) && !result.refused?.includes(fp)) : [];
-  const refused = result.refused?.length && result.shortOf ? { fingerprints: result.refused, response: refusalResponse({ admitted: false, reason: "credits", snapshot: null, ...result.shortOf }, cap, {}) } : undefined;
+  const fresh = billing
+    ? billing.requests.map((r) => r.fingerprint).filter((fp) => !(fp in repeats) && !result.refused?.includes(fp))
+    : [];
+  const refused =
+    result.refused?.length && result.shortOf
+      ? {
+          fingerprints: result.refused,
+          response: refusalResponse({ admitted: false, reason: "credits", snapshot: null, ...result.shortOf }, cap, {}),
+        }
+      : undefined;
   return {
     admitted: true,
     headers,
@@ -166,7 +188,12 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
  * Admits a call in a group where the plan sets no limit: the limiter's headers for it (no limit,
  * nothing left to count down), and its count owed to the limiter.
  */
-function admitWithoutLimit(env: Env, client: LimiterClient, req: AdmissionRequest, group: RateGroup): Record<string, string> {
+function admitWithoutLimit(
+  env: Env,
+  client: LimiterClient,
+  req: AdmissionRequest,
+  group: RateGroup,
+): Record<string, string> {
   client.count(env, req.accountId, req.plan, { group, at: req.now }, req.waitUntil);
   return rateLimitHeaders(limitSnapshot(planLimits(req.plan, group), { second: 0, minute: 0, daily: 0 }, req.now));
 }
@@ -177,10 +204,17 @@ function admitWithoutLimit(env: Env, client: LimiterClient, req: AdmissionReques
  * credit balances (/v1/me) is the limiter asked (a read, carrying what the line owes), unless this
  * isolate read them less than BALANCES_TTL_MS ago.
  */
-async function admitUnlimited(env: Env, client: LimiterClient, req: AdmissionRequest, group: RateGroup): Promise<Admission> {
+async function admitUnlimited(
+  env: Env,
+  client: LimiterClient,
+  req: AdmissionRequest,
+  group: RateGroup,
+): Promise<Admission> {
   const headers = admitWithoutLimit(env, client, req, group);
   if (!req.withBalances) return { admitted: true, headers, ...NOTHING_RESERVED };
-  const balances = client.knownBalances(req.accountId, req.plan, req.now) ?? (await client.readBalances(env, req.accountId, req.plan, req.now, req.waitUntil));
+  const balances =
+    client.knownBalances(req.accountId, req.plan, req.now) ??
+    (await client.readBalances(env, req.accountId, req.plan, req.now, req.waitUntil));
   return { admitted: true, headers, balances, ...NOTHING_RESERVED };
 }
 
@@ -189,7 +223,13 @@ async function admitUnlimited(env: Env, client: LimiterClient, req: AdmissionReq
  * them, the count owed, and once the answer is known, its charge owed like a settlement (it rides
  * with the next round trip, or goes within settleWaitMs).
  */
-function admitFromLease(env: Env, client: LimiterClient, req: AdmissionRequest, billing: Billing, lease: IsolateLease): Admission {
+function admitFromLease(
+  env: Env,
+  client: LimiterClient,
+  req: AdmissionRequest,
+  billing: Billing,
+  lease: IsolateLease,
+): Admission {
   const group = req.capability.rateGroup;
   const [{ fingerprint, cost }] = billing.requests as [Billing["requests"][number]];
   const headers = group ? admitWithoutLimit(env, client, req, group) : {};
@@ -203,19 +243,38 @@ function admitFromLease(env: Env, client: LimiterClient, req: AdmissionRequest, 
         return undefined;
       }
       // The lease paid the declared cost; an answer that uses more is charged that (late charges carry no options).
-      const charge = { key: crypto.randomUUID(), lease: lease.id, accountId: req.accountId, capability: billing.capability, source: billing.source, fingerprint, cost };
+      const charge = {
+        key: crypto.randomUUID(),
+        lease: lease.id,
+        accountId: req.accountId,
+        capability: billing.capability,
+        source: billing.source,
+        fingerprint,
+        cost,
+      };
       // Sent when the call's report asks for the decision (BillingOnReport).
-      return new BillingOnReport(() => client.charge(env, req.accountId, req.plan, charge, lease, req.waitUntil), (d) => d.billed);
+      return new BillingOnReport(
+        () => client.charge(env, req.accountId, req.plan, charge, lease, req.waitUntil),
+        (d) => d.billed,
+      );
     },
   };
 }
 
-function refusalResponse(result: Extract<AdmitResult, { admitted: false }>, cap: AdmissionRequest["capability"], cost: Amounts): Response {
+function refusalResponse(
+  result: Extract<AdmitResult, { admitted: false }>,
+  cap: AdmissionRequest["capability"],
+  cost: Amounts,
+): Response {
   if (result.reason === "credits") {
     const label = BALANCE_LABEL[result.balance];
     if (cap.exhaustedAs === "rate_limit") {
       // The spec keeps the older answer for these endpoints: 429 without Retry-After.
-      return errorResponse(429, "rate_limit", `Your ${label} credits are used up for this period. Buy credits or upgrade your plan; retrying will not help until then.`);
+      return errorResponse(
+        429,
+        "rate_limit",
+        `Your ${label} credits are used up for this period. Buy credits or upgrade your plan; retrying will not help until then.`,
+      );
     }
     const headers: Record<string, string> = {};
     if (cap.estimatedCostHeader) headers[cap.estimatedCostHeader] = String(cost[result.balance] ?? result.needed);
@@ -226,8 +285,16 @@ function refusalResponse(result: Extract<AdmitResult, { admitted: false }>, cap:
       headers,
     );
   }
-  const what = { rps: "requests per second (rps)", rpm: "requests per minute (rpm)", daily: "requests per day (daily)" }[result.reason];
-  const limit = { rps: result.snapshot.limits.second, rpm: result.snapshot.limits.minute, daily: result.snapshot.limits.daily }[result.reason];
+  const what = {
+    rps: "requests per second (rps)",
+    rpm: "requests per minute (rpm)",
+    daily: "requests per day (daily)",
+  }[result.reason];
+  const limit = {
+    rps: result.snapshot.limits.second,
+    rpm: result.snapshot.limits.minute,
+    daily: result.snapshot.limits.daily,
+  }[result.reason];
   const advice =
     result.reason === "daily"
       ? "The daily counter resets at 00:00 UTC."

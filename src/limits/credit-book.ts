@@ -53,7 +53,9 @@ export class CreditBook {
   /** Credits a new hold or charge may take: the allowance left and the pack, less what is held. */
   available(plan: string, balance: CreditBalance, now: number): number {
     const s = this.current(now);
-    return Math.max(0, planFor(plan).credits[balance] - s.used[balance]) + (s.pack?.remaining ?? 0) - this.held[balance];
+    return (
+      Math.max(0, planFor(plan).credits[balance] - s.used[balance]) + (s.pack?.remaining ?? 0) - this.held[balance]
+    );
   }
 
   heldOf(balance: CreditBalance): number {
@@ -86,9 +88,16 @@ export class CreditBook {
    * the limiter took them at admission): to the pack what came from it, to the allowance the rest,
    * but only within the month they were taken in.
    */
-  refundCharged(balance: CreditBalance, fromPlan: number, fromPack: number, takenIn: string | undefined, now: number): void {
+  refundCharged(
+    balance: CreditBalance,
+    fromPlan: number,
+    fromPack: number,
+    takenIn: string | undefined,
+    now: number,
+  ): void {
     const s = this.current(now);
-    if (fromPlan > 0 && (takenIn === undefined || takenIn === s.month)) s.used[balance] = Math.max(0, s.used[balance] - fromPlan);
+    if (fromPlan > 0 && (takenIn === undefined || takenIn === s.month))
+      s.used[balance] = Math.max(0, s.used[balance] - fromPlan);
     if (fromPack > 0 && s.pack) s.pack.remaining += fromPack;
     this.dirty = true;
   }
@@ -114,7 +123,12 @@ export class CreditBook {
     const s = this.current(now);
     const allowance = planFor(plan).credits;
     const out = {} as Record<CreditBalance, BalanceView>;
-    for (const b of BALANCES) out[b] = { available: Math.max(0, this.available(plan, b, now) + this.leased[b]), used: s.used[b], allowance: allowance[b] };
+    for (const b of BALANCES)
+      out[b] = {
+        available: Math.max(0, this.available(plan, b, now) + this.leased[b]),
+        used: s.used[b],
+        allowance: allowance[b],
+      };
     return out;
   }
 

@@ -6,7 +6,11 @@ import type { LimitSnapshot } from "./limiter-messages.js";
  * fewest requests left; the shorter window on a tie). 0 everywhere means no limit, as in x-*.
  */
 function xRateLimit(windows: { limit: number; remaining: number; resetSeconds: number }[]): Record<string, string> {
-  const tightest = windows.filter((w) => w.limit > 0).sort((a, b) => a.remaining - b.remaining)[0] ?? { limit: 0, remaining: 0, resetSeconds: 0 };
+  const tightest = windows.filter((w) => w.limit > 0).sort((a, b) => a.remaining - b.remaining)[0] ?? {
+    limit: 0,
+    remaining: 0,
+    resetSeconds: 0,
+  };
   return {
     "X-RateLimit-Limit": String(tightest.limit),
     "X-RateLimit-Remaining": String(tightest.remaining),
@@ -58,7 +62,10 @@ export function rateLimitHeaders(s: LimitSnapshot): Record<string, string> {
  * is a second, a minute or a day long; the others (per hour) are 0 there ("no limit in that window")
  * and described by X-RateLimit-* and RateLimit-Policy.
  */
-export function fixedLimitHeaders(r: { limit: number; remaining: number; resetSeconds: number }, windowSeconds: number): Record<string, string> {
+export function fixedLimitHeaders(
+  r: { limit: number; remaining: number; resetSeconds: number },
+  windowSeconds: number,
+): Record<string, string> {
   const inWindow = (seconds: number, value: number) => String(windowSeconds === seconds ? value : 0);
   const name = { 1: "second", 60: "minute", 86400: "daily" }[windowSeconds] ?? `${windowSeconds}s`;
   return {

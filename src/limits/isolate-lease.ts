@@ -1,6 +1,6 @@
-import type { LeaseRequest, LeaseState } from "./limiter-messages.js";
 import { type Amounts, BALANCES } from "./credit-book.js";
 import type { CreditBalance } from "./groups.js";
+import type { LeaseRequest, LeaseState } from "./limiter-messages.js";
 
 /**
  * Credits this isolate holds for one account (a lease drawn from its limiter), so that a call that
@@ -28,13 +28,18 @@ export class IsolateLease {
   /** Balances the calls paid from it use. */
   private readonly balances = new Set<CreditBalance>();
 
-  constructor(private readonly credits: number, private readonly floor: number, private readonly useMs: number) {}
+  constructor(
+    private readonly credits: number,
+    private readonly floor: number,
+    private readonly useMs: number,
+  ) {}
 
   /** Takes `cost` for a call about to be answered; false when the lease cannot pay it (the call is admitted first instead). */
   take(cost: Amounts, now: number): boolean {
     for (const b of Object.keys(cost) as CreditBalance[]) this.balances.add(b);
     if (this.closing || now >= this.usableUntil) return false;
-    for (const [b, n] of Object.entries(cost) as [CreditBalance, number][]) if ((this.held[b] ?? 0) - (this.unreported[b] ?? 0) < n) return false;
+    for (const [b, n] of Object.entries(cost) as [CreditBalance, number][])
+      if ((this.held[b] ?? 0) - (this.unreported[b] ?? 0) < n) return false;
     add(this.unreported, cost, 1);
     this.outstanding += 1;
     return true;
@@ -90,5 +95,6 @@ export class IsolateLease {
 }
 
 function add(into: Amounts, from: Amounts, sign: 1 | -1) {
-  for (const [b, n] of Object.entries(from) as [CreditBalance, number][]) into[b] = Math.max(0, (into[b] ?? 0) + sign * n);
+  for (const [b, n] of Object.entries(from) as [CreditBalance, number][])
+    into[b] = Math.max(0, (into[b] ?? 0) + sign * n);
 }

@@ -1,14 +1,23 @@
-import type { BalanceView } from "./groups.js";
-import type { AdmitRequest, AdmitResult, ChargeDecision, GroupCount, LateCharge, LimiterMessage, LimiterReply, Settlement, SettlementOutcome } from "./limiter-messages.js";
 import type { Env } from "../env.js";
-import type { Amounts } from "./credit-book.js";
-import type { CreditBalance } from "./groups.js";
-import { IsolateLease } from "./isolate-lease.js";
-import { PendingDecision } from "./billing-decision.js";
-import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 import { ExpiringMap } from "../platform/expiring-map.js";
 import { isolateValue } from "../platform/isolate-state.js";
 import { logError } from "../request-context.js";
+import { PendingDecision } from "./billing-decision.js";
+import type { Amounts } from "./credit-book.js";
+import type { BalanceView, CreditBalance } from "./groups.js";
+import { IsolateLease } from "./isolate-lease.js";
+import type {
+  AdmitRequest,
+  AdmitResult,
+  ChargeDecision,
+  GroupCount,
+  LateCharge,
+  LimiterMessage,
+  LimiterReply,
+  Settlement,
+  SettlementOutcome,
+} from "./limiter-messages.js";
+import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 
 /**
  * This isolate's side of the account limiters, and the one owner of every piece of money state an
@@ -130,10 +139,21 @@ class AccountLine {
   lease: IsolateLease | null = null;
   /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
   noLeaseUntil = 0;
-  constructor(readonly accountId: number, public plan: string) {}
+  constructor(
+    readonly accountId: number,
+    public plan: string,
+  ) {}
 
   get idle(): boolean {
-    return !this.inFlight && !this.admissions.length && !this.settlements.length && !this.charges.length && !this.counts.length && !this.extend.size && !this.lease;
+    return (
+      !this.inFlight &&
+      !this.admissions.length &&
+      !this.settlements.length &&
+      !this.charges.length &&
+      !this.counts.length &&
+      !this.extend.size &&
+      !this.lease
+    );
   }
 }
 
@@ -151,7 +171,10 @@ export class LimiterClient {
   private readonly ids = new WeakMap<Env["ACCOUNT_LIMITER"], Map<number, DurableObjectId>>();
   /** (account, fingerprint) -> windows known kept: exact until they close (a kept window stays open 30 days). */
   private readonly openWindows = new ExpiringMap<string, true>(MAX_OPEN_WINDOWS);
-  private readonly balancesSeen = new ExpiringMap<number, { plan: string; balances: Record<CreditBalance, BalanceView> }>(MAX_BALANCE_ENTRIES);
+  private readonly balancesSeen = new ExpiringMap<
+    number,
+    { plan: string; balances: Record<CreditBalance, BalanceView> }
+  >(MAX_BALANCE_ENTRIES);
   /** Bumped whenever this isolate changes an account's credits: balances read before are not kept. */
   private balancesGeneration = 0;
 
@@ -194,7 +217,13 @@ export class LimiterClient {
    * sends the next message itself when none is in flight (or the one in flight is stale), else
    * looks again every pollMs.
    */
-  async admit(env: Env, accountId: number, req: AdmitRequest, waitUntil: (p: Promise<unknown>) => void, shared = false): Promise<AdmitResult> {
+  async admit(
+    env: Env,
+    accountId: number,
+    req: AdmitRequest,
+    waitUntil: (p: Promise<unknown>) => void,
+    shared = false,
+  ): Promise<AdmitResult> {
     const line = this.line(accountId, req.plan);
     const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now() };
     line.admissions.push(mine);
@@ -212,7 +241,13 @@ export class LimiterClient {
   // ---- what an isolate owes its limiters -----------------------------------------------------
 
   /** Queues a settlement; it rides with the next round trip, or goes within settleWaitMs. */
-  settle(env: Env, accountId: number, plan: string, settlement: Settlement, waitUntil: (p: Promise<unknown>) => void): PendingDecision<SettlementOutcome> {
+  settle(
+    env: Env,
+    accountId: number,
+    plan: string,
+    settlement: Settlement,
+    waitUntil: (p: Promise<unknown>) => void,
+  ): PendingDecision<SettlementOutcome> {
     const line = this.line(accountId, plan);
     const owed = { settlement, decision: new PendingDecision<SettlementOutcome>() };
     line.settlements.push(owed);
@@ -222,7 +257,14 @@ export class LimiterClient {
   }
 
   /** Queues a late charge (see account-limiter.ts, LateCharge) like a settlement. */
-  charge(env: Env, accountId: number, plan: string, charge: LateCharge, lease: IsolateLease | null, waitUntil: (p: Promise<unknown>) => void): PendingDecision<ChargeDecision> {
+  charge(
+    env: Env,
+    accountId: number,
+    plan: string,
+    charge: LateCharge,
+    lease: IsolateLease | null,
+    waitUntil: (p: Promise<unknown>) => void,
+  ): PendingDecision<ChargeDecision> {
     const line = this.line(accountId, plan);
     const owed = { charge, lease, decision: new PendingDecision<ChargeDecision>() };
     line.charges.push(owed);
@@ -239,7 +281,13 @@ export class LimiterClient {
   }
 
   /** Keeps reservations alive with the next round trip (a bulk chunk that runs long). */
-  keepAlive(env: Env, accountId: number, plan: string, reservationIds: readonly string[], waitUntil: (p: Promise<unknown>) => void): void {
+  keepAlive(
+    env: Env,
+    accountId: number,
+    plan: string,
+    reservationIds: readonly string[],
+    waitUntil: (p: Promise<unknown>) => void,
+  ): void {
     const line = this.line(accountId, plan);
     for (const id of reservationIds) line.extend.add(id);
     this.sendSoon(env, line, "settle", waitUntil);
@@ -278,7 +326,12 @@ export class LimiterClient {
       (async () => {
         await sleep(wait);
         // Admissions are flowing: the next one carries what waits.
-        for (let waited = wait; kind === "settle" && Date.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs; waited += wait) await sleep(wait);
+        for (
+          let waited = wait;
+          kind === "settle" && Date.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs;
+          waited += wait
+        )
+          await sleep(wait);
         line[flag] = false;
         await this.drain(env, line, target);
       })().catch((err) => logError("limiter: sending what this isolate owes failed", err)),
@@ -296,7 +349,13 @@ export class LimiterClient {
   }
 
   private hasWaiting(line: AccountLine): boolean {
-    return !!(line.admissions.length || line.settlements.length || line.charges.length || line.counts.length || line.extend.size);
+    return !!(
+      line.admissions.length ||
+      line.settlements.length ||
+      line.charges.length ||
+      line.counts.length ||
+      line.extend.size
+    );
   }
 
   // ---- the line's one message in flight ------------------------------------------------------
@@ -332,7 +391,8 @@ export class LimiterClient {
       if (line.inFlight !== m) return;
       m.sending = false;
       m.failures += 1;
-      for (const a of m.admissions) if (!a.outcome && ++a.failures >= this.options.admissionAttempts) a.outcome = { error: err };
+      for (const a of m.admissions)
+        if (!a.outcome && ++a.failures >= this.options.admissionAttempts) a.outcome = { error: err };
       logError(`limiter: a round trip failed (${m.failures} time(s)); it goes again`, err);
       return;
     }
@@ -382,7 +442,10 @@ export class LimiterClient {
     for (const a of m.admissions) a.outcome ??= { error: new Error("the account's limiter did not answer") };
     line.settlements.unshift(...m.settlements);
     line.charges.unshift(...m.charges);
-    logError("limiter: a round trip was given up; what it owed goes with the next one", new Error(`account ${line.accountId}`));
+    logError(
+      "limiter: a round trip was given up; what it owed goes with the next one",
+      new Error(`account ${line.accountId}`),
+    );
   }
 
   /** Applies the limiter's answer: hands out outcomes and decisions; answers the follow-ups to await. */
@@ -396,7 +459,13 @@ export class LimiterClient {
       // Its request gave up on it: what it was given goes back at once (unless other requests share
       // its key: a later delivery of the same bulk rows holds it; the sweep releases it otherwise).
       if (orphan && !a.shared && result.admitted && result.reservationIds.length) {
-        this.settle(env, line.accountId, a.req.plan, { reservationIds: result.reservationIds, found: false, adjust: {} }, () => {});
+        this.settle(
+          env,
+          line.accountId,
+          a.req.plan,
+          { reservationIds: result.reservationIds, found: false, adjust: {} },
+          () => {},
+        );
       }
     });
     m.settlements.forEach((s, i) => {
@@ -407,7 +476,8 @@ export class LimiterClient {
     m.charges.forEach((c, i) => {
       const decision = reply.charges[i];
       c.lease?.answered(c.charge.cost);
-      if (decision.billed && decision.at !== null) this.rememberWindow(line.accountId, c.charge.fingerprint, decision.at);
+      if (decision.billed && decision.at !== null)
+        this.rememberWindow(line.accountId, c.charge.fingerprint, decision.at);
       followUps.push(c.decision.decide(decision));
     });
     if (reply.lease && line.lease?.id === reply.lease.id && m.body.lease) {
@@ -427,7 +497,13 @@ export class LimiterClient {
   }
 
   /** Reads the account's balances with the next round trip (which carries what the line owes), for a request of instant `now`. */
-  async readBalances(env: Env, accountId: number, plan: string, now: number, waitUntil: (p: Promise<unknown>) => void): Promise<Record<CreditBalance, BalanceView> | undefined> {
+  async readBalances(
+    env: Env,
+    accountId: number,
+    plan: string,
+    now: number,
+    waitUntil: (p: Promise<unknown>) => void,
+  ): Promise<Record<CreditBalance, BalanceView> | undefined> {
     const generation = this.balancesGeneration;
     const result = await this.admit(env, accountId, { plan, group: null, cost: {}, withBalances: true }, waitUntil);
     const balances = result.admitted ? result.balances : undefined;
@@ -436,7 +512,13 @@ export class LimiterClient {
   }
 
   /** Remembers balances an admission answered with, as of the request's instant (unless this isolate changed them meanwhile). */
-  rememberBalances(accountId: number, plan: string, balances: Record<CreditBalance, BalanceView>, readInGeneration: number, now: number): void {
+  rememberBalances(
+    accountId: number,
+    plan: string,
+    balances: Record<CreditBalance, BalanceView>,
+    readInGeneration: number,
+    now: number,
+  ): void {
     if (readInGeneration === this.balancesGeneration) this.balancesSeen.set(accountId, { plan, balances }, now);
   }
 

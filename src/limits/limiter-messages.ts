@@ -1,6 +1,5 @@
-import type { CreditBalance, RateGroup } from "./groups.js";
-import type { BalanceView } from "./groups.js";
 import type { Amounts } from "./credit-book.js";
+import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
 import type { Limits } from "./rate-table.js";
 
 /**
@@ -202,4 +201,11 @@ export type AdmitResult =
       shortOf?: { balance: CreditBalance; available: number; needed: number };
     }
   | { admitted: false; reason: "rps" | "rpm" | "daily"; snapshot: LimitSnapshot; retryAfter: number }
-  | { admitted: false; reason: "credits"; snapshot: LimitSnapshot | null; balance: CreditBalance; available: number; needed: number };
+  | {
+      admitted: false;
+      reason: "credits";
+      snapshot: LimitSnapshot | null;
+      balance: CreditBalance;
+      available: number;
+      needed: number;
+    };

@@ -1,13 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import type { RateGroup } from "./groups.js";
 import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { withHeaders } from "../http/headers.js";
-import { admitRequest, groupOnly, limiterFor } from "./admission.js";
-import { fixedLimitHeaders, rateLimitHeaders } from "./headers.js";
 import { limitSnapshot } from "./account-limiter.js";
+import { admitRequest, groupOnly, limiterFor } from "./admission.js";
+import type { RateGroup } from "./groups.js";
+import { fixedLimitHeaders, rateLimitHeaders } from "./headers.js";
 import { planLimits } from "./rate-table.js";
-
 
 /** A non-capability route that belongs to a row of the plan table (e.g. /v1/me). */
 export function tableLimit(group: RateGroup, opts: { withBalances?: boolean } = {}): MiddlewareHandler<AppBindings> {
@@ -15,7 +14,15 @@ export function tableLimit(group: RateGroup, opts: { withBalances?: boolean } = 
     // No credential was checked (unknown path or wrong method): nothing to count.
     if (!c.get("auth")) return next();
     const { account } = c.get("auth");
-    const admission = await admitRequest(c.env, { accountId: account.id, plan: account.plan, capability: groupOnly(group), extraCost: {}, now: Date.now(), withBalances: opts.withBalances, waitUntil: (p) => c.executionCtx.waitUntil(p) });
+    const admission = await admitRequest(c.env, {
+      accountId: account.id,
+      plan: account.plan,
+      capability: groupOnly(group),
+      extraCost: {},
+      now: Date.now(),
+      withBalances: opts.withBalances,
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+    });
     if (!admission.admitted) return withHeaders(admission.refusal, admission.headers);
     if (admission.balances) c.set("admittedBalances", admission.balances);
     await next();
@@ -27,7 +34,13 @@ export function tableLimit(group: RateGroup, opts: { withBalances?: boolean } = 
  * Fixed limits, the same on every plan: X-RateLimit-* on success, only Retry-After on 429.
  * Scope "account" counts per (owner) account, "ip" per client address.
  */
-export function fixedLimit(opts: { name: string; limit: number; windowMs: number; scope: "account" | "ip"; methods?: string[] }): MiddlewareHandler<AppBindings> {
+export function fixedLimit(opts: {
+  name: string;
+  limit: number;
+  windowMs: number;
+  scope: "account" | "ip";
+  methods?: string[];
+}): MiddlewareHandler<AppBindings> {
   const per = opts.windowMs >= 3_600_000 ? "hour" : opts.windowMs >= 60_000 ? "minute" : "second";
   return async (c, next) => {
     if (opts.methods && !opts.methods.includes(c.req.method)) return next();
@@ -35,12 +48,19 @@ export function fixedLimit(opts: { name: string; limit: number; windowMs: number
     const limiter =
       opts.scope === "account"
         ? limiterFor(c.env, c.get("auth").account.id)
-        : c.env.ACCOUNT_LIMITER.get(c.env.ACCOUNT_LIMITER.idFromName(`ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`));
+        : c.env.ACCOUNT_LIMITER.get(
+            c.env.ACCOUNT_LIMITER.idFromName(`ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`),
+          );
     const r = await limiter.fixedWindow(opts.name, opts.limit, opts.windowMs, Date.now());
     if (!r.allowed) {
-      return errorResponse(429, "rate_limit", `Rate limit reached: ${opts.limit} requests per ${per} on this endpoint. Retry after ${r.resetSeconds} seconds.`, {
-        "Retry-After": String(r.resetSeconds),
-      });
+      return errorResponse(
+        429,
+        "rate_limit",
+        `Rate limit reached: ${opts.limit} requests per ${per} on this endpoint. Retry after ${r.resetSeconds} seconds.`,
+        {
+          "Retry-After": String(r.resetSeconds),
+        },
+      );
     }
     await next();
     withHeaders(c.res, fixedLimitHeaders(r, Math.round(opts.windowMs / 1000)));

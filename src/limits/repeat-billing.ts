@@ -1,10 +1,10 @@
 import { lt } from "drizzle-orm";
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import { sha256Hex } from "../platform/crypto.js";
+import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { db } from "../db/client.js";
 import { billedRequests } from "../db/schema-contract.js";
-import type { Env } from "../env.js";
 import { normaliseEmail } from "../engine/index/claims.js";
+import type { Env } from "../env.js";
+import { sha256Hex } from "../platform/crypto.js";
 import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 
 export { REPEAT_WINDOW_MS } from "./repeat-windows.js";
@@ -21,7 +21,17 @@ export { REPEAT_WINDOW_MS } from "./repeat-windows.js";
 /** Parameters that do not change the answer are left out of the fingerprint. */
 const IGNORED = new Set(["webhook_url"]);
 /** Values compared without case (addresses, domains, names); URLs and the rest keep theirs. */
-const CASELESS = new Set(["email", "domain", "company", "first_name", "last_name", "full_name", "type", "department", "country"]);
+const CASELESS = new Set([
+  "email",
+  "domain",
+  "company",
+  "first_name",
+  "last_name",
+  "full_name",
+  "type",
+  "department",
+  "country",
+]);
 
 /** Parameters holding a country for a national phone number: an E.164 number already carries it. */
 const PHONE_COUNTRY = ["country_code", "country"];
@@ -36,13 +46,20 @@ function e164(phone: string, params: Record<string, unknown>): { number: string;
   // number kept as written is as distinct as it would be unparsed.
   if (given === undefined && E164_SHAPE.test(phone)) return { number: phone, ownCountry: true };
   const country = given?.trim().toUpperCase();
-  const parsed = parsePhoneNumberFromString(phone.trim(), country && isSupportedCountry(country) ? (country as CountryCode) : undefined);
+  const parsed = parsePhoneNumberFromString(
+    phone.trim(),
+    country && isSupportedCountry(country) ? (country as CountryCode) : undefined,
+  );
   return parsed?.isValid() ? { number: parsed.number, ownCountry: parsed.country !== undefined } : null;
 }
 
 /** A domain as every capability reads it: no case, no `www.`, no trailing dot. */
 function normalisedDomain(value: string): string {
-  return value.trim().toLowerCase().replace(/\.+$/, "").replace(/^www\./, "");
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/\.+$/, "")
+    .replace(/^www\./, "");
 }
 
 /**
@@ -75,5 +92,8 @@ export async function requestFingerprint(capability: string, params: Record<stri
 
 /** Drops closed windows from the D1 copy (called by the scheduled retention job, never on a request). */
 export async function pruneBilledRequests(env: Pick<Env, "DB">, now: number): Promise<void> {
-  await db(env.DB).delete(billedRequests).where(lt(billedRequests.billedAt, now - REPEAT_WINDOW_MS)).run();
+  await db(env.DB)
+    .delete(billedRequests)
+    .where(lt(billedRequests.billedAt, now - REPEAT_WINDOW_MS))
+    .run();
 }

@@ -60,12 +60,19 @@ export class RepeatWindows {
       charged TEXT
     ) WITHOUT ROWID`);
     // Tables made before charges were keyed by their call.
-    const columns = sql.exec<{ name: string }>("PRAGMA table_info(repeat_windows)").toArray().map((c) => c.name);
+    const columns = sql
+      .exec<{ name: string }>("PRAGMA table_info(repeat_windows)")
+      .toArray()
+      .map((c) => c.name);
     if (!columns.includes("call")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN call TEXT");
     if (!columns.includes("charged")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN charged TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_billed_at ON repeat_windows (billed_at)");
-    sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL");
-    sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0 AND reservation IS NULL");
+    sql.exec(
+      "CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL",
+    );
+    sql.exec(
+      "CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0 AND reservation IS NULL",
+    );
   }
 
   /** The window of `fingerprint` if it is open at `now` (billed less than 30 days before). */
@@ -77,7 +84,12 @@ export class RepeatWindows {
       )
       .toArray();
     if (!row || row.billed_at <= now - REPEAT_WINDOW_MS) return null;
-    return { billedAt: row.billed_at, reservation: row.reservation, call: row.call, charged: row.charged === null ? null : (JSON.parse(row.charged) as Record<string, number>) };
+    return {
+      billedAt: row.billed_at,
+      reservation: row.reservation,
+      call: row.call,
+      charged: row.charged === null ? null : (JSON.parse(row.charged) as Record<string, number>),
+    };
   }
 
   /**
@@ -85,7 +97,10 @@ export class RepeatWindows {
    * `billedAt`. `call` names the charge and `charged` what each request cost (a settlement or late
    * charge sent again is answered from them).
    */
-  keep(requests: readonly { fingerprint: string; charged: Record<string, number> | null }[], charge: { accountId: number; capability: string; source: string; billedAt: number; call: string }): void {
+  keep(
+    requests: readonly { fingerprint: string; charged: Record<string, number> | null }[],
+    charge: { accountId: number; capability: string; source: string; billedAt: number; call: string },
+  ): void {
     for (const { fingerprint, charged } of requests) {
       this.sql.exec(
         "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced, call, charged) VALUES (?, ?, NULL, ?, ?, ?, 0, ?, ?)",
@@ -106,9 +121,20 @@ export class RepeatWindows {
    * Answers whether any was kept.
    */
   settleOpenedInTable(reservation: string, kept: readonly string[] | undefined): boolean {
-    if (!kept) return this.sql.exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? RETURNING 1", reservation).toArray().length > 0;
+    if (!kept)
+      return (
+        this.sql
+          .exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? RETURNING 1", reservation)
+          .toArray().length > 0
+      );
     const anyKept =
-      this.sql.exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? AND fingerprint IN (SELECT value FROM json_each(?)) RETURNING 1", reservation, JSON.stringify(kept)).toArray().length > 0;
+      this.sql
+        .exec(
+          "UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? AND fingerprint IN (SELECT value FROM json_each(?)) RETURNING 1",
+          reservation,
+          JSON.stringify(kept),
+        )
+        .toArray().length > 0;
     this.closeOpenedInTable(reservation);
     return anyKept;
   }
@@ -126,7 +152,13 @@ export class RepeatWindows {
         limit,
       )
       .toArray()
-      .map((r) => ({ accountId: r.account_id, fingerprint: r.fingerprint, billedAt: r.billed_at, capability: r.capability, source: r.source }));
+      .map((r) => ({
+        accountId: r.account_id,
+        fingerprint: r.fingerprint,
+        billedAt: r.billed_at,
+        capability: r.capability,
+        source: r.source,
+      }));
   }
 
   /** Marks windows as received by D1 (a window replaced since it was read keeps its own mark). */
@@ -152,16 +184,26 @@ export class RepeatWindows {
 
   /** Deletes windows closed at `now` that D1 already holds. */
   sweep(now: number): void {
-    this.sql.exec("DELETE FROM repeat_windows WHERE billed_at <= ? AND synced = 1 AND reservation IS NULL", now - REPEAT_WINDOW_MS);
+    this.sql.exec(
+      "DELETE FROM repeat_windows WHERE billed_at <= ? AND synced = 1 AND reservation IS NULL",
+      now - REPEAT_WINDOW_MS,
+    );
   }
 
   hasUnsynced(): boolean {
-    return this.sql.exec("SELECT 1 FROM repeat_windows WHERE synced = 0 AND reservation IS NULL LIMIT 1").toArray().length > 0;
+    return (
+      this.sql.exec("SELECT 1 FROM repeat_windows WHERE synced = 0 AND reservation IS NULL LIMIT 1").toArray().length >
+      0
+    );
   }
 
   /** The billing instant of the oldest window sweep() may delete one day, or null when there is none. */
   oldestSynced(): number | null {
-    const [row] = this.sql.exec<{ at: number | null }>("SELECT min(billed_at) AS at FROM repeat_windows WHERE synced = 1 AND reservation IS NULL").toArray();
+    const [row] = this.sql
+      .exec<{ at: number | null }>(
+        "SELECT min(billed_at) AS at FROM repeat_windows WHERE synced = 1 AND reservation IS NULL",
+      )
+      .toArray();
     return row?.at ?? null;
   }
 

@@ -44,7 +44,11 @@ export async function copyCharges(db: D1Database, charges: readonly WindowCharge
 }
 
 /** The account's windows still open in D1 (billed before the limiter held them), for a one-time adoption. */
-export async function d1Windows(db: D1Database, accountId: number, now: number): Promise<{ fingerprint: string; billedAt: number }[]> {
+export async function d1Windows(
+  db: D1Database,
+  accountId: number,
+  now: number,
+): Promise<{ fingerprint: string; billedAt: number }[]> {
   const { results } = await db
     .prepare("SELECT fingerprint, billed_at AS billedAt FROM billed_requests WHERE account_id = ? AND billed_at > ?")
     .bind(accountId, now - REPEAT_WINDOW_MS)

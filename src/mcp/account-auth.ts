@@ -31,7 +31,12 @@ export async function authenticateMcpCaller(c: Ctx): Promise<Response | null> {
     if (!refusal || (refusal.status !== 401 && refusal.status !== 403)) throw err;
     const given = refusal.headers["WWW-Authenticate"];
     // A bearer refusal keeps its error and description; a key refusal gets the plain challenge.
-    const challenge = given?.startsWith("Bearer ") ? `${given}, resource_metadata="${resourceMetadataUrl(url)}"` : bearerChallenge(url);
-    return errorResponse(refusal.status, refusal.type, refusal.message, { ...refusal.headers, "WWW-Authenticate": challenge });
+    const challenge = given?.startsWith("Bearer ")
+      ? `${given}, resource_metadata="${resourceMetadataUrl(url)}"`
+      : bearerChallenge(url);
+    return errorResponse(refusal.status, refusal.type, refusal.message, {
+      ...refusal.headers,
+      "WWW-Authenticate": challenge,
+    });
   }
 }

@@ -1,17 +1,24 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { loggedUri } from "../platform/log-uri.js";
 import { buildLogRow } from "../account/request-log.js";
-import { enqueueLogRow } from "../platform/request-log-queue.js";
 import type { AuthContext } from "../auth/auth-context.js";
 import { executeCapability } from "../capabilities/core/execute.js";
-import { type BillingDecision, NOT_BILLED } from "../limits/billing-decision.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { errorBody, errorResponse } from "../http/errors.js";
 import type { Ctx } from "../http/openapi.js";
 import { describeIssue } from "../http/validation.js";
+import { type BillingDecision, NOT_BILLED } from "../limits/billing-decision.js";
+import { loggedUri } from "../platform/log-uri.js";
+import { enqueueLogRow } from "../platform/request-log-queue.js";
 import { currentLogRowId, logError } from "../request-context.js";
 import { CATALOGUE_URI, catalogueDocument } from "./catalogue.js";
-import { catalogueFor, documentResource, endpointOf, jsonResource, openApiResources, type McpEndpoint } from "./endpoint.js";
+import {
+  catalogueFor,
+  documentResource,
+  endpointOf,
+  jsonResource,
+  type McpEndpoint,
+  openApiResources,
+} from "./endpoint.js";
 import { answerResult, errorResult, errorResultOf, queryOfArguments, toolName } from "./tools.js";
 
 /** Fetches one of our own endpoints in-process (the whole app: middleware, auth and logs as usual). */
@@ -45,15 +52,32 @@ export function accountEndpoint(c: Ctx, capabilities: readonly AnyCapability[], 
     run: async (cap, args) => ({ result: await callForAccount(c, cap, args, calls++) }),
     resources: [
       jsonResource(
-        { uri: "contact-intelligence://account/usage", name: "usage", title: "Usage", description: "Charged requests per day over the last 30 days, in total, and the credit balances (GET /v1/usage)" },
+        {
+          uri: "contact-intelligence://account/usage",
+          name: "usage",
+          title: "Usage",
+          description:
+            "Charged requests per day over the last 30 days, in total, and the credit balances (GET /v1/usage)",
+        },
         get("/v1/usage"),
       ),
       jsonResource(
-        { uri: "contact-intelligence://account/rate-limits", name: "rate-limits", title: "Rate limits and credits", description: "The plan's limits and current use per endpoint group, and the credit balances (GET /v1/rate-limits)" },
+        {
+          uri: "contact-intelligence://account/rate-limits",
+          name: "rate-limits",
+          title: "Rate limits and credits",
+          description:
+            "The plan's limits and current use per endpoint group, and the credit balances (GET /v1/rate-limits)",
+        },
         get("/v1/rate-limits"),
       ),
       documentResource(
-        { uri: CATALOGUE_URI, name: "catalogue", title: "Capability catalogue", description: "Every tool with its /v1 endpoint, credit cost and agent-surface price" },
+        {
+          uri: CATALOGUE_URI,
+          name: "catalogue",
+          title: "Capability catalogue",
+          description: "Every tool with its /v1 endpoint, credit cost and agent-surface price",
+        },
         () => catalogueDocument([...catalogue.byName.values()], "account"),
       ),
       ...openApiResources(get),
@@ -61,7 +85,12 @@ export function accountEndpoint(c: Ctx, capabilities: readonly AnyCapability[], 
   });
 }
 
-async function callForAccount(c: Ctx, cap: AnyCapability, args: Record<string, unknown> | undefined, index: number): Promise<CallToolResult> {
+async function callForAccount(
+  c: Ctx,
+  cap: AnyCapability,
+  args: Record<string, unknown> | undefined,
+  index: number,
+): Promise<CallToolResult> {
   const auth = c.get("auth");
   const started = Date.now();
   const converted = queryOfArguments(cap, args);
@@ -90,7 +119,8 @@ async function callForAccount(c: Ctx, cap: AnyCapability, args: Record<string, u
   }
   logToolCall(c, auth, cap, query, { status: response.status, billing, started, index });
   if (response.status === 200 && body !== undefined) return answerResult(cap, body);
-  if (response.status === 200) return errorResult(errorBody(500, "server_error", "The answer could not be read. The error was logged.").errors);
+  if (response.status === 200)
+    return errorResult(errorBody(500, "server_error", "The answer could not be read. The error was logged.").errors);
   return errorResultOf(response);
 }
 
@@ -100,7 +130,13 @@ async function callForAccount(c: Ctx, cap: AnyCapability, args: Record<string, u
  * like any logged URI. Calls batched into one HTTP request get distinct row ids. The row waits for
  * the limiter's billing decision, written by whichever request receives it.
  */
-function logToolCall(c: Ctx, auth: AuthContext, cap: AnyCapability, query: Record<string, string>, call: { status: number; billing: BillingDecision; started: number; index: number }) {
+function logToolCall(
+  c: Ctx,
+  auth: AuthContext,
+  cap: AnyCapability,
+  query: Record<string, string>,
+  call: { status: number; billing: BillingDecision; started: number; index: number },
+) {
   const uri = new URL(c.req.url);
   uri.search = new URLSearchParams({ tool: toolName(cap), ...query }).toString();
   const rowId = currentLogRowId();
@@ -115,7 +151,9 @@ function logToolCall(c: Ctx, auth: AuthContext, cap: AnyCapability, query: Recor
   };
   const env = c.env;
   const written = call.billing.whenDecided((billed) =>
-    enqueueLogRow(env, { ...row, usageCategory: billed ? cap.usageCategory : null, cost: billed }).catch((err) => logError("request log write failed", err)),
+    enqueueLogRow(env, { ...row, usageCategory: billed ? cap.usageCategory : null, cost: billed }).catch((err) =>
+      logError("request log write failed", err),
+    ),
   );
   if (written) c.executionCtx.waitUntil(written);
 }

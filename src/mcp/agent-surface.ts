@@ -1,13 +1,21 @@
 import type { Credential } from "mppx";
-import { loadPaymentVendor, type PaymentVendor } from "../payment-vendor.js";
 import { type GateDeps, servePaid } from "../agent/payment-gate.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { errorBody } from "../http/errors.js";
 import type { Ctx } from "../http/openapi.js";
 import { describeIssue } from "../http/validation.js";
+import { loadPaymentVendor, type PaymentVendor } from "../payment-vendor.js";
 import type { SelfFetch } from "./account-surface.js";
 import { CATALOGUE_URI, catalogueDocument } from "./catalogue.js";
-import { catalogueFor, documentResource, endpointOf, openApiResources, type McpEndpoint, type ProtocolError, type ToolOutcome } from "./endpoint.js";
+import {
+  catalogueFor,
+  documentResource,
+  endpointOf,
+  type McpEndpoint,
+  openApiResources,
+  type ProtocolError,
+  type ToolOutcome,
+} from "./endpoint.js";
 import { answerResult, errorResult, errorResultOf, queryOfArguments } from "./tools.js";
 
 /**
@@ -38,7 +46,12 @@ const INSTRUCTIONS =
  */
 const UNDECODABLE = "Payment -";
 
-export function agentEndpoint(c: Ctx, capabilities: readonly AnyCapability[], gate: GateDeps, self: SelfFetch): McpEndpoint {
+export function agentEndpoint(
+  c: Ctx,
+  capabilities: readonly AnyCapability[],
+  gate: GateDeps,
+  self: SelfFetch,
+): McpEndpoint {
   const catalogue = catalogueFor(capabilities, "agent");
   const url = new URL(c.req.url);
   const get = (path: string) => () => self(new Request(new URL(path, url)));
@@ -47,7 +60,12 @@ export function agentEndpoint(c: Ctx, capabilities: readonly AnyCapability[], ga
     run: (cap, args, meta) => paidCall(c, cap, args, meta, gate),
     resources: [
       documentResource(
-        { uri: CATALOGUE_URI, name: "catalogue", title: "Capability catalogue", description: "Every tool with its price per call (USD, paid in USDC or USDT)" },
+        {
+          uri: CATALOGUE_URI,
+          name: "catalogue",
+          title: "Capability catalogue",
+          description: "Every tool with its price per call (USD, paid in USDC or USDT)",
+        },
         () => catalogueDocument([...catalogue.byName.values()], "agent"),
       ),
       ...openApiResources(get),
@@ -55,13 +73,25 @@ export function agentEndpoint(c: Ctx, capabilities: readonly AnyCapability[], ga
   });
 }
 
-async function paidCall(c: Ctx, cap: AnyCapability, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, gate: GateDeps): Promise<ToolOutcome> {
+async function paidCall(
+  c: Ctx,
+  cap: AnyCapability,
+  args: Record<string, unknown> | undefined,
+  meta: Record<string, unknown> | undefined,
+  gate: GateDeps,
+): Promise<ToolOutcome> {
   const converted = queryOfArguments(cap, args);
   // Parameters the capability would refuse are refused before any payment: the gate would answer
   // the same 422 after the agent paid (unbilled), so asking for the payment first is only a detour.
-  if ("problem" in converted) return { result: errorResult(errorBody(422, "params_invalid", converted.problem).errors) };
+  if ("problem" in converted)
+    return { result: errorResult(errorBody(422, "params_invalid", converted.problem).errors) };
   const parsed = cap.params.safeParse(converted.query);
-  if (!parsed.success) return { result: errorResult(errorBody(422, "params_invalid", describeIssue(parsed.error, converted.query, "query")).errors) };
+  if (!parsed.success)
+    return {
+      result: errorResult(
+        errorBody(422, "params_invalid", describeIssue(parsed.error, converted.query, "query")).errors,
+      ),
+    };
 
   // The payment stack loads on the first paid call (src/payment-vendor.ts), as on the HTTP surface.
   const vendor = await loadPaymentVendor();
@@ -90,7 +120,8 @@ async function paidCall(c: Ctx, cap: AnyCapability, args: Record<string, unknown
 
 /** The `_meta` credential object in the `Authorization: Payment …` form the gate reads. */
 function headerOf({ Credential }: PaymentVendor, credential: unknown): string {
-  if (!credential || typeof credential !== "object" || !("challenge" in credential) || !("payload" in credential)) return UNDECODABLE;
+  if (!credential || typeof credential !== "object" || !("challenge" in credential) || !("payload" in credential))
+    return UNDECODABLE;
   try {
     return Credential.serialize(credential as Credential.Credential);
   } catch {
@@ -114,5 +145,9 @@ async function paymentError(vendor: PaymentVendor, response: Response): Promise<
   const challenges = vendor.Challenge.fromResponseList(response);
   const problem = (await response.json()) as { type?: string; detail?: string; title?: string };
   const code = problemCodes(vendor)[problem.type ?? ""] ?? vendor.Mcp.paymentVerificationFailedCode;
-  return { code, message: problem.detail ?? problem.title ?? "Payment Required", data: { httpStatus: 402, challenges, problem } };
+  return {
+    code,
+    message: problem.detail ?? problem.title ?? "Payment Required",
+    data: { httpStatus: 402, challenges, problem },
+  };
 }

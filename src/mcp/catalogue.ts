@@ -7,7 +7,10 @@ export const CATALOGUE_URI = "contact-intelligence://catalogue";
 /** Every tool with its REST twin and what it costs on each surface (the catalogue resource). */
 export function catalogueDocument(capabilities: readonly AnyCapability[], surface: McpSurface) {
   return {
-    surface: surface === "account" ? "account API (/v1/mcp): billed to your account's credits" : "agent surface (/mcp): paid per call with MPP",
+    surface:
+      surface === "account"
+        ? "account API (/v1/mcp): billed to your account's credits"
+        : "agent surface (/mcp): paid per call with MPP",
     tools: capabilities.map((cap) => {
       const price = cap.agentPath ? priceFor(cap.agentPath) : undefined;
       return {

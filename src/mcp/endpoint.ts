@@ -2,10 +2,10 @@ import type { CallToolResult, GetPromptResult, Prompt, Resource, Tool } from "@m
 import { soldCapabilities } from "../agent/discovery.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { errorBody } from "../http/errors.js";
+import { perBinding } from "../platform/isolate-state.js";
 import { logError } from "../request-context.js";
 import { listPrompts, MissingPromptArguments, renderPrompt } from "./prompts.js";
 import { errorResult, type McpSurface, ToolCatalogue } from "./tools.js";
-import { perBinding } from "../platform/isolate-state.js";
 
 /**
  * What an MCP endpoint serves, in plain data: the SDK-facing server (server.ts, loaded on the
@@ -35,15 +35,26 @@ export interface McpEndpoint {
   tools: Tool[];
   instructions: string;
   /** Undefined for a tool this endpoint does not serve. Never throws: failures are `isError` results. */
-  callTool(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined): Promise<ToolOutcome | undefined>;
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> | undefined,
+  ): Promise<ToolOutcome | undefined>;
   resources: McpResource[];
   prompts: Prompt[];
   /** Undefined for an unknown prompt; a problem for missing arguments. */
-  getPrompt(name: string, args: Record<string, string> | undefined): { prompt: GetPromptResult } | { problem: string } | undefined;
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+  ): { prompt: GetPromptResult } | { problem: string } | undefined;
 }
 
 /** How a surface runs one of its tools. */
-export type RunTool = (cap: AnyCapability, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined) => Promise<ToolOutcome>;
+export type RunTool = (
+  cap: AnyCapability,
+  args: Record<string, unknown> | undefined,
+  meta: Record<string, unknown> | undefined,
+) => Promise<ToolOutcome>;
 
 /** Tool catalogues per capability list and surface, built once per isolate (schemas are converted once). */
 const catalogues = perBinding<readonly AnyCapability[], Map<McpSurface, ToolCatalogue>>("mcpCatalogues");
@@ -64,7 +75,10 @@ export function catalogueFor(capabilities: readonly AnyCapability[], surface: Mc
 }
 
 /** The endpoint of a surface: its catalogue's tools, run by `run`, with the workflows as prompts. */
-export function endpointOf(catalogue: ToolCatalogue, parts: { instructions: string; resources: McpResource[]; run: RunTool }): McpEndpoint {
+export function endpointOf(
+  catalogue: ToolCatalogue,
+  parts: { instructions: string; resources: McpResource[]; run: RunTool },
+): McpEndpoint {
   const served = new Set(catalogue.byName.keys());
   return {
     surface: catalogue.surface,
@@ -79,7 +93,11 @@ export function endpointOf(catalogue: ToolCatalogue, parts: { instructions: stri
       } catch (err) {
         // Our fault, whatever it was: the service's server_error, logged, never a stack.
         logError("MCP tool call failed", name, err);
-        return { result: errorResult(errorBody(500, "server_error", "Something went wrong on our side. The error was logged.").errors) };
+        return {
+          result: errorResult(
+            errorBody(500, "server_error", "Something went wrong on our side. The error was logged.").errors,
+          ),
+        };
       }
     },
     prompts: listPrompts(),
@@ -116,11 +134,23 @@ export function jsonResource(resource: Omit<Resource, "mimeType">, fetchJson: ()
 export function openApiResources(get: (path: string) => () => Promise<Response>): McpResource[] {
   return [
     jsonResource(
-      { uri: "contact-intelligence://openapi/account", name: "openapi-account", title: "OpenAPI: account API", description: "The OpenAPI 3.1 document of the account API /v1, for holders of an account (GET /v1/openapi.json)" },
+      {
+        uri: "contact-intelligence://openapi/account",
+        name: "openapi-account",
+        title: "OpenAPI: account API",
+        description:
+          "The OpenAPI 3.1 document of the account API /v1, for holders of an account (GET /v1/openapi.json)",
+      },
       get("/v1/openapi.json"),
     ),
     jsonResource(
-      { uri: "contact-intelligence://openapi/agent", name: "openapi-agent", title: "OpenAPI: agent surface", description: "The OpenAPI 3.1 document of the pay-per-request HTTP endpoints, with x-payment-info (GET /openapi.json)" },
+      {
+        uri: "contact-intelligence://openapi/agent",
+        name: "openapi-agent",
+        title: "OpenAPI: agent surface",
+        description:
+          "The OpenAPI 3.1 document of the pay-per-request HTTP endpoints, with x-payment-info (GET /openapi.json)",
+      },
       get("/openapi.json"),
     ),
   ];
@@ -128,5 +158,8 @@ export function openApiResources(get: (path: string) => () => Promise<Response>)
 
 /** A resource built here (no request to make). */
 export function documentResource(resource: Omit<Resource, "mimeType">, document: () => unknown): McpResource {
-  return { resource: { ...resource, mimeType: "application/json" }, read: async () => ({ text: JSON.stringify(document()) }) };
+  return {
+    resource: { ...resource, mimeType: "application/json" },
+    read: async () => ({ text: JSON.stringify(document()) }),
+  };
 }

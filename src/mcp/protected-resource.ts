@@ -1,5 +1,5 @@
-import type { Env } from "../env.js";
 import { issuerFor, resourceFor, SUPPORTED_SCOPES } from "../auth/oauth-config.js";
+import type { Env } from "../env.js";
 
 /**
  * MCP authorization (protocol 2025-06-18 onward): /v1/mcp is an OAuth 2.0 protected resource. A
@@ -10,7 +10,11 @@ import { issuerFor, resourceFor, SUPPORTED_SCOPES } from "../auth/oauth-config.j
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 
 /** RFC 9728 §3.1 also places the document under the resource's path; clients try both. */
-export const PROTECTED_RESOURCE_PATHS = [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/v1`, `${PROTECTED_RESOURCE_PATH}/v1/mcp`];
+export const PROTECTED_RESOURCE_PATHS = [
+  PROTECTED_RESOURCE_PATH,
+  `${PROTECTED_RESOURCE_PATH}/v1`,
+  `${PROTECTED_RESOURCE_PATH}/v1/mcp`,
+];
 
 /** The scope a tool call needs (it spends credits); `account:read` tokens cannot call tools. */
 export const MCP_SCOPE = "api";

@@ -2,14 +2,14 @@ import type { ExecutionContext, Hono } from "hono";
 import { cors } from "hono/cors";
 import { productionGate } from "../agent/app.js";
 import type { GateDeps } from "../agent/payment-gate.js";
-import { CAPABILITIES } from "../capabilities/index.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
+import { CAPABILITIES } from "../capabilities/index.js";
 import type { AppBindings, Env } from "../env.js";
+import { MCP_PATHS } from "../http/mcp-paths.js";
 import type { Ctx } from "../http/openapi.js";
 import { authenticateMcpCaller } from "./account-auth.js";
 import { accountEndpoint } from "./account-surface.js";
 import { agentEndpoint } from "./agent-surface.js";
-import { MCP_PATHS } from "../http/mcp-paths.js";
 import { PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
 
 export interface McpRouteOptions {
@@ -40,7 +40,17 @@ export function registerMcp(app: Hono<AppBindings>, options: McpRouteOptions, ap
   const allowBrowsers = cors({
     origin: "*",
     allowMethods: ["GET", "POST", "OPTIONS"],
-    allowHeaders: ["content-type", "accept", "authorization", "x-service-key", "x-service-secret", "mcp-protocol-version", "mcp-session-id", "last-event-id", "x-request-id"],
+    allowHeaders: [
+      "content-type",
+      "accept",
+      "authorization",
+      "x-service-key",
+      "x-service-secret",
+      "mcp-protocol-version",
+      "mcp-session-id",
+      "last-event-id",
+      "x-request-id",
+    ],
     exposeHeaders: ["www-authenticate", "mcp-session-id", "mcp-protocol-version", "x-request-id", "retry-after"],
     maxAge: 86_400,
   });
@@ -53,7 +63,9 @@ export function registerMcp(app: Hono<AppBindings>, options: McpRouteOptions, ap
 
   for (const path of PROTECTED_RESOURCE_PATHS) {
     app.use(path, allowBrowsers);
-    app.get(path, (c) => c.json(protectedResourceMetadata(c.env, new URL(c.req.url)), 200, { "cache-control": "public, max-age=300" }));
+    app.get(path, (c) =>
+      c.json(protectedResourceMetadata(c.env, new URL(c.req.url)), 200, { "cache-control": "public, max-age=300" }),
+    );
   }
 
   app.use(MCP_PATHS.agent, allowBrowsers);

@@ -52,15 +52,26 @@ function buildServer(endpoint: McpEndpoint): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: endpoint.tools }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const outcome = await endpoint.callTool(params.name, params.arguments, params._meta);
-    if (!outcome) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}. tools/list names the tools this server offers.`);
-    if ("protocolError" in outcome) throw new McpError(outcome.protocolError.code, outcome.protocolError.message, outcome.protocolError.data);
+    if (!outcome)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${params.name}. tools/list names the tools this server offers.`,
+      );
+    if ("protocolError" in outcome)
+      throw new McpError(outcome.protocolError.code, outcome.protocolError.message, outcome.protocolError.data);
     return outcome.result;
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: endpoint.resources.map((r) => r.resource) }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: endpoint.resources.map((r) => r.resource),
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
     const found = endpoint.resources.find((r) => r.resource.uri === params.uri);
-    if (!found) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${params.uri}. resources/list names the resources this server offers.`);
+    if (!found)
+      throw new McpError(
+        RESOURCE_NOT_FOUND,
+        `Resource not found: ${params.uri}. resources/list names the resources this server offers.`,
+      );
     const read = await found.read();
     if ("problem" in read) throw new McpError(ErrorCode.InternalError, read.problem);
     return { contents: [{ uri: found.resource.uri, mimeType: found.resource.mimeType, text: read.text }] };
@@ -69,7 +80,11 @@ function buildServer(endpoint: McpEndpoint): Server {
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: endpoint.prompts }));
   server.setRequestHandler(GetPromptRequestSchema, ({ params }) => {
     const found = endpoint.getPrompt(params.name, params.arguments);
-    if (!found) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}. prompts/list names the prompts this server offers.`);
+    if (!found)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown prompt: ${params.name}. prompts/list names the prompts this server offers.`,
+      );
     if ("problem" in found) throw new McpError(ErrorCode.InvalidParams, found.problem);
     return found.prompt;
   });
@@ -79,7 +94,10 @@ function buildServer(endpoint: McpEndpoint): Server {
 /** Answers one HTTP request (one JSON-RPC message, or a batch) with a fresh server and transport. */
 export async function handleMcpRequest(request: Request, endpoint: McpEndpoint): Promise<Response> {
   const server = buildServer(endpoint);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request);

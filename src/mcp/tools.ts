@@ -4,8 +4,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { priceFor } from "../agent/prices.js";
 import type { AnyCapability } from "../capabilities/core/registry.js";
 import { type ErrorBody, errorBody } from "../http/errors.js";
-import { TOOL_GUIDANCE } from "./guidance.js";
 import { perBinding } from "../platform/isolate-state.js";
+import { TOOL_GUIDANCE } from "./guidance.js";
 
 /**
  * One MCP tool per capability, generated from its declaration: the input schema from its zod
@@ -33,13 +33,19 @@ const isQueryBool = (s: JsonSchema) => Array.isArray(s.enum) && [...(s.enum as s
 
 /** Descriptions and examples live in the OpenAPI metadata (`.openapi({...})`); JSON Schema gets them too. */
 function withOpenApiMetadata(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }) {
-  const meta = getOpenApiMetadata(ctx.zodSchema as z.ZodType) as { description?: string; example?: unknown } | undefined;
+  const meta = getOpenApiMetadata(ctx.zodSchema as z.ZodType) as
+    | { description?: string; example?: unknown }
+    | undefined;
   if (meta?.description && !ctx.jsonSchema.description) ctx.jsonSchema.description = meta.description;
   if (meta?.example !== undefined && !ctx.jsonSchema.examples) ctx.jsonSchema.examples = [meta.example];
 }
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", override: withOpenApiMetadata }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    override: withOpenApiMetadata,
+  }) as JsonSchema;
   return rest;
 }
 
@@ -71,7 +77,8 @@ function openObjects(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(openObjects);
   if (!node || typeof node !== "object") return node;
   const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(node)) if (!(k === "additionalProperties" && v === false)) out[k] = openObjects(v);
+  for (const [k, v] of Object.entries(node))
+    if (!(k === "additionalProperties" && v === false)) out[k] = openObjects(v);
   return out;
 }
 
@@ -98,7 +105,9 @@ export function describeTool(cap: AnyCapability, surface: McpSurface): string {
   return `${summary}${guidance ? ` ${guidance.use}` : ""}${needsLine(cap)} ${costLine(cap, surface)}`;
 }
 
-const schemaCache = perBinding<AnyCapability, { input: Tool["inputSchema"]; output: Tool["outputSchema"] | undefined }>("mcpToolSchemas");
+const schemaCache = perBinding<AnyCapability, { input: Tool["inputSchema"]; output: Tool["outputSchema"] | undefined }>(
+  "mcpToolSchemas",
+);
 
 function schemasOf(cap: AnyCapability) {
   let cached = schemaCache.get(cap);
@@ -150,24 +159,34 @@ export class ToolCatalogue {
  * schema validates them exactly as it validates an HTTP call. Unknown names are refused (a typo
  * must not be dropped silently); a JSON null is an absent parameter.
  */
-export function queryOfArguments(cap: AnyCapability, args: Record<string, unknown> | undefined): { query: Record<string, string> } | { problem: string } {
+export function queryOfArguments(
+  cap: AnyCapability,
+  args: Record<string, unknown> | undefined,
+): { query: Record<string, string> } | { problem: string } {
   const known = Object.keys(cap.params.shape);
   const query: Record<string, string> = {};
   for (const [name, value] of Object.entries(args ?? {})) {
     if (!known.includes(name)) {
-      return { problem: `The parameter '${name}' is not a parameter of this tool. Its parameters: ${known.join(", ")}.` };
+      return {
+        problem: `The parameter '${name}' is not a parameter of this tool. Its parameters: ${known.join(", ")}.`,
+      };
     }
     if (value === null || value === undefined) continue;
     if (typeof value === "string") query[name] = value;
-    else if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) query[name] = String(value);
-    else return { problem: `The parameter '${name}' must be text, a number or true/false, not ${Array.isArray(value) ? "a list" : "an object"}.` };
+    else if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value)))
+      query[name] = String(value);
+    else
+      return {
+        problem: `The parameter '${name}' must be text, a number or true/false, not ${Array.isArray(value) ? "a list" : "an object"}.`,
+      };
   }
   return { query };
 }
 
 /** A successful answer: the REST body as structured content, and a text version for text-only models. */
 export function answerResult(cap: AnyCapability, body: unknown): CallToolResult {
-  const structured = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const structured =
+    body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   return {
     content: [{ type: "text", text: `${summaryOf(cap, body)}\n${JSON.stringify(body)}` }],
     ...(structured ? { structuredContent: structured } : {}),
@@ -186,7 +205,12 @@ export function errorResult(error: ErrorBody["errors"], retryAfterSeconds?: numb
   return {
     isError: true,
     content: [{ type: "text", text: `Error ${error.code} ${error.type}: ${error.message}${retry}` }],
-    _meta: { [ERROR_META_KEY]: { ...error, ...(retryAfterSeconds !== undefined ? { retry_after_seconds: retryAfterSeconds } : {}) } },
+    _meta: {
+      [ERROR_META_KEY]: {
+        ...error,
+        ...(retryAfterSeconds !== undefined ? { retry_after_seconds: retryAfterSeconds } : {}),
+      },
+    },
   };
 }
 
@@ -199,17 +223,33 @@ export async function errorResultOf(response: Response): Promise<CallToolResult>
   } catch {
     parsed = undefined;
   }
-  const error = parsed?.errors?.type && parsed.errors.message ? parsed.errors : errorBody(500, "server_error", "Something went wrong on our side. The error was logged.").errors;
+  const error =
+    parsed?.errors?.type && parsed.errors.message
+      ? parsed.errors
+      : errorBody(500, "server_error", "Something went wrong on our side. The error was logged.").errors;
   return errorResult(error, Number.isFinite(retryAfter) ? retryAfter : undefined);
 }
 
 /** Fields that say most about an answer, shown first in the summary line when present. */
-const SUMMARY_FIRST = ["email", "status", "result", "score", "full_name", "name", "position", "company", "domain", "e164_format", "total"];
+const SUMMARY_FIRST = [
+  "email",
+  "status",
+  "result",
+  "score",
+  "full_name",
+  "name",
+  "position",
+  "company",
+  "domain",
+  "e164_format",
+  "total",
+];
 
 /** One line for a model that reads only text: what was found, in a few fields. */
 function summaryOf(cap: AnyCapability, body: unknown): string {
   const data = (body as { data?: unknown } | null)?.data ?? body;
-  if (Array.isArray(data)) return `${cap.label}: ${data.length} result${data.length === 1 ? "" : "s"}. Full answer (JSON):`;
+  if (Array.isArray(data))
+    return `${cap.label}: ${data.length} result${data.length === 1 ? "" : "s"}. Full answer (JSON):`;
   if (!data || typeof data !== "object") return `${cap.label}: ${JSON.stringify(data)}. Full answer (JSON):`;
   const rank = (key: string) => (SUMMARY_FIRST.indexOf(key) + SUMMARY_FIRST.length + 1) % (SUMMARY_FIRST.length + 1);
   const fields = Object.entries(data)

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { type OAuthDeviceCode, oauthDeviceCodes } from "../db/schema-oauth.js";
 import { randomToken, sha256Hex } from "../platform/crypto.js";
-import { oauthDeviceCodes, type OAuthDeviceCode } from "../db/schema-oauth.js";
 
 export const DEVICE_CODE_TTL_SECONDS = 600;
 export const DEVICE_POLL_INTERVAL_SECONDS = 5;
@@ -41,11 +41,19 @@ export async function createDeviceCode(d1: D1Database, clientId: string, scope: 
 }
 
 export async function findByDeviceCode(d1: D1Database, deviceCode: string): Promise<OAuthDeviceCode | null> {
-  const [row] = await store(d1).select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.deviceCodeHash, await sha256Hex(deviceCode))).limit(1);
+  const [row] = await store(d1)
+    .select()
+    .from(oauthDeviceCodes)
+    .where(eq(oauthDeviceCodes.deviceCodeHash, await sha256Hex(deviceCode)))
+    .limit(1);
   return row ?? null;
 }
 
-export async function findPendingByUserCode(d1: D1Database, userCode: string, now = Date.now()): Promise<OAuthDeviceCode | null> {
+export async function findPendingByUserCode(
+  d1: D1Database,
+  userCode: string,
+  now = Date.now(),
+): Promise<OAuthDeviceCode | null> {
   const [row] = await store(d1).select().from(oauthDeviceCodes).where(eq(oauthDeviceCodes.userCode, userCode)).limit(1);
   return row && row.status === "pending" && row.expiresAt > now ? row : null;
 }
@@ -54,7 +62,11 @@ export async function findPendingByUserCode(d1: D1Database, userCode: string, no
  * Records a poll. One conditional write decides it: the poll counts when the interval has passed;
  * otherwise the interval grows by 5 seconds (RFC 8628 §3.5 slow_down) and the poll is refused.
  */
-export async function admitPoll(d1: D1Database, id: number, now = Date.now()): Promise<{ admitted: boolean; intervalSeconds: number }> {
+export async function admitPoll(
+  d1: D1Database,
+  id: number,
+  now = Date.now(),
+): Promise<{ admitted: boolean; intervalSeconds: number }> {
   const s = store(d1);
   const admitted = await s
     .update(oauthDeviceCodes)
@@ -62,7 +74,10 @@ export async function admitPoll(d1: D1Database, id: number, now = Date.now()): P
     .where(
       and(
         eq(oauthDeviceCodes.id, id),
-        or(isNull(oauthDeviceCodes.lastPolledAt), lte(oauthDeviceCodes.lastPolledAt, sql`${now} - ${oauthDeviceCodes.intervalSeconds} * 1000`)),
+        or(
+          isNull(oauthDeviceCodes.lastPolledAt),
+          lte(oauthDeviceCodes.lastPolledAt, sql`${now} - ${oauthDeviceCodes.intervalSeconds} * 1000`),
+        ),
       ),
     )
     .returning({ intervalSeconds: oauthDeviceCodes.intervalSeconds });
@@ -86,7 +101,13 @@ export async function approveDeviceCode(
   const rows = await store(d1)
     .update(oauthDeviceCodes)
     .set({ status: "approved", ...grant })
-    .where(and(eq(oauthDeviceCodes.id, id), eq(oauthDeviceCodes.status, "pending"), sql`${oauthDeviceCodes.expiresAt} > ${now}`))
+    .where(
+      and(
+        eq(oauthDeviceCodes.id, id),
+        eq(oauthDeviceCodes.status, "pending"),
+        sql`${oauthDeviceCodes.expiresAt} > ${now}`,
+      ),
+    )
     .returning({ id: oauthDeviceCodes.id });
   return rows.length > 0;
 }

@@ -16,12 +16,20 @@ export const DEVICE_CODE_LIMITS = {
 } as const;
 
 /** Counts one code submission; the seconds to wait when a budget is used up, else null. */
-export function throttleDeviceCode(env: Env, who: { ip: string; accountId: number; code: string }, now = Date.now()): Promise<number | null> {
+export function throttleDeviceCode(
+  env: Env,
+  who: { ip: string; accountId: number; code: string },
+  now = Date.now(),
+): Promise<number | null> {
   return spendBudgets(
     env,
     [
       { object: `ip:${who.ip}`, window: "device-code:address", ...DEVICE_CODE_LIMITS.perAddress },
-      { object: `device-code-account:${who.accountId}`, window: "device-code:account", ...DEVICE_CODE_LIMITS.perAccount },
+      {
+        object: `device-code-account:${who.accountId}`,
+        window: "device-code:account",
+        ...DEVICE_CODE_LIMITS.perAccount,
+      },
       { object: `device-code:${who.code}`, window: "device-code:code", ...DEVICE_CODE_LIMITS.perCode },
     ],
     now,

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 import type { AppBindings } from "../env.js";
+import { randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 
 /**
  * Browser sessions for the sign-in, consent and device pages. The cookie holds a random id; KV holds
@@ -30,7 +30,13 @@ export async function startSession(c: C, accountId: number): Promise<void> {
   const id = randomToken(32);
   const session: Session = { accountId, csrf: randomToken(24) };
   await c.env.OAUTH_KV.put(await kvKey(id), JSON.stringify(session), { expirationTtl: SESSION_TTL_SECONDS });
-  setCookie(c, SESSION_COOKIE, id, { path: "/", secure: true, httpOnly: true, sameSite: "Lax", maxAge: SESSION_TTL_SECONDS });
+  setCookie(c, SESSION_COOKIE, id, {
+    path: "/",
+    secure: true,
+    httpOnly: true,
+    sameSite: "Lax",
+    maxAge: SESSION_TTL_SECONDS,
+  });
   deleteCookie(c, PRE_SESSION_CSRF_COOKIE, { path: "/", secure: true });
 }
 
@@ -45,7 +51,13 @@ export function preSessionCsrf(c: C): string {
   const existing = getCookie(c, PRE_SESSION_CSRF_COOKIE);
   if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
   const token = randomToken(24);
-  setCookie(c, PRE_SESSION_CSRF_COOKIE, token, { path: "/", secure: true, httpOnly: true, sameSite: "Strict", maxAge: 3600 });
+  setCookie(c, PRE_SESSION_CSRF_COOKIE, token, {
+    path: "/",
+    secure: true,
+    httpOnly: true,
+    sameSite: "Strict",
+    maxAge: 3600,
+  });
   return token;
 }
 

@@ -1,9 +1,9 @@
 import { toErrorResponse } from "../http/errors.js";
 import { newApiApp } from "../http/openapi.js";
-import { operatorOnly } from "./operator-only.js";
-import { registerImportRoute } from "./import.js";
-import { registerCreditPackRoute } from "./credit-packs.js";
 import { registerClaimRoutes } from "./claims.js";
+import { registerCreditPackRoute } from "./credit-packs.js";
+import { registerImportRoute } from "./import.js";
+import { operatorOnly } from "./operator-only.js";
 
 /**
  * /operator: routes for whoever runs the service (imports, removal requests), behind
@@ -19,4 +19,3 @@ export function createOperatorApp() {
   app.onError((err, c) => toErrorResponse(err, c));
   return app;
 }
-

@@ -1,5 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { addClaim, type ClaimKind, type ClaimRecord, isClaimKind, listClaims, normaliseClaimValue, removeClaim } from "../engine/index/claims.js";
+import {
+  addClaim,
+  type ClaimKind,
+  type ClaimRecord,
+  isClaimKind,
+  listClaims,
+  normaliseClaimValue,
+  removeClaim,
+} from "../engine/index/claims.js";
 import { ApiError } from "../http/errors.js";
 import { jsonBodyOr400 } from "../http/json-body.js";
 import type { ApiApp } from "../http/openapi.js";
@@ -21,7 +29,8 @@ const Body = z.object({
 
 function kindOf(raw: string | undefined): ClaimKind {
   const kind = raw ? (KIND_ALIASES[raw] ?? raw) : undefined;
-  if (!isClaimKind(kind)) throw new ApiError(400, "params_invalid", "The parameter 'kind' must be email, phone or linkedin.");
+  if (!isClaimKind(kind))
+    throw new ApiError(400, "params_invalid", "The parameter 'kind' must be email, phone or linkedin.");
   return kind;
 }
 
@@ -37,7 +46,12 @@ function normalisedOrThrow(kind: ClaimKind, value: string): string {
   return normalised;
 }
 
-const present = (c: ClaimRecord) => ({ kind: c.kind, value: c.value, reason: c.reason, created_at: rfc3339(c.createdAt) });
+const present = (c: ClaimRecord) => ({
+  kind: c.kind,
+  value: c.value,
+  reason: c.reason,
+  created_at: rfc3339(c.createdAt),
+});
 
 // `kind` and `value` stay plain text here: their messages name the accepted kinds (400) and what
 // a value of that kind looks like (422), which a schema's generic message would not.
@@ -46,7 +60,9 @@ const ClaimQuery = z.object({ kind: z.string().optional(), value: z.string().opt
 const addRoute = createRoute({
   method: "post",
   path: "/claims",
-  middleware: jsonBodyOr400('Send a JSON body like {"kind": "email", "value": "jane@example.com", "reason": "owner request"}.'),
+  middleware: jsonBodyOr400(
+    'Send a JSON body like {"kind": "email", "value": "jane@example.com", "reason": "owner request"}.',
+  ),
   request: { body: { required: true, content: { "application/json": { schema: Body } } } },
   responses: { 201: { description: "Recorded" } },
 });
@@ -84,7 +100,8 @@ export function registerClaimRoutes(app: ApiApp) {
     const kind = kindOf(q.kind);
     if (!q.value) throw new ApiError(400, "params_invalid", "The parameter 'value' is required.");
     const normalised = normalisedOrThrow(kind, q.value);
-    if (!(await removeClaim(c.env, kind, normalised))) throw new ApiError(404, "unknown_record", `No ${kind} claim for ${normalised}.`);
+    if (!(await removeClaim(c.env, kind, normalised)))
+      throw new ApiError(404, "unknown_record", `No ${kind} claim for ${normalised}.`);
     return c.json({ data: { kind, value: normalised, removed: true } }, 200);
   });
 }

@@ -16,15 +16,19 @@ const accountId = (text: string | undefined) => Number(text);
 /** The account id is checked before the body is read. */
 const positiveAccountId: MiddlewareHandler<AppBindings> = async (c, next) => {
   const id = accountId(c.req.param("id"));
-  if (!Number.isInteger(id) || id < 1) throw new ApiError(400, "params_invalid", "The account id must be a positive integer.");
+  if (!Number.isInteger(id) || id < 1)
+    throw new ApiError(400, "params_invalid", "The account id must be a positive integer.");
   await next();
 };
 
 const route = createRoute({
   method: "post",
   path: "/accounts/{id}/credit-packs",
-  middleware: [positiveAccountId, jsonBodyOr400("Send a JSON body like {\"credits\": 5000}.")],
-  request: { params: z.object({ id: z.string() }), body: { required: true, content: { "application/json": { schema: Body } } } },
+  middleware: [positiveAccountId, jsonBodyOr400('Send a JSON body like {"credits": 5000}.')],
+  request: {
+    params: z.object({ id: z.string() }),
+    body: { required: true, content: { "application/json": { schema: Body } } },
+  },
   responses: { 200: { description: "The pack granted" } },
 });
 

@@ -12,14 +12,21 @@ const MAX_LISTED_ERRORS = 100;
 const BATCH = 50;
 
 /** A JSON import: an array of rows, or an object holding them under `rows`. Each row is checked on its own. */
-const JsonImport = z.union([z.array(z.unknown()), z.object({ rows: z.array(z.unknown()) }).transform((body) => body.rows)]);
+const JsonImport = z.union([
+  z.array(z.unknown()),
+  z.object({ rows: z.array(z.unknown()) }).transform((body) => body.rows),
+]);
 
 // The body is read by hand: its format follows the content type (or ?format=), and a row that
 // fails its checks is reported in the answer rather than failing the request.
 const route = createRoute({
   method: "post",
   path: "/import",
-  request: { query: z.object({ format: z.string().optional().openapi({ description: "csv, ndjson or json; default: from the content type" }) }) },
+  request: {
+    query: z.object({
+      format: z.string().optional().openapi({ description: "csv, ndjson or json; default: from the content type" }),
+    }),
+  },
   responses: { 200: { description: "What was accepted and rejected, with reasons" } },
 });
 
@@ -32,7 +39,11 @@ export function registerImportRoute(app: ApiApp) {
     const type = (c.req.header("content-type") ?? "").replace(/;.*$/s, "").trim().toLowerCase();
     const format = c.req.valid("query").format?.toLowerCase() ?? formatOf(type);
     if (!format || !["csv", "ndjson", "json"].includes(format)) {
-      return errorResponse(415, "unsupported_media_type", "Send text/csv, application/x-ndjson or application/json (or pass ?format=csv|ndjson|json).");
+      return errorResponse(
+        415,
+        "unsupported_media_type",
+        "Send text/csv, application/x-ndjson or application/json (or pass ?format=csv|ndjson|json).",
+      );
     }
     const body = await c.req.text();
     let checked: { rows: ImportRow[]; report: ImportReport };
@@ -44,27 +55,43 @@ export function registerImportRoute(app: ApiApp) {
         return errorResponse(400, "params_invalid", "The body is not valid JSON.");
       }
       const list = JsonImport.safeParse(parsed);
-      if (!list.success) return errorResponse(400, "params_invalid", "Send an array of rows or {\"rows\": [...]}.");
+      if (!list.success) return errorResponse(400, "params_invalid", 'Send an array of rows or {"rows": [...]}.');
       checked = checkObjects(list.data);
     } else {
       checked = checkFile(body, format as "csv" | "ndjson");
     }
     const total = checked.report.accepted + checked.report.rejected;
     if (total === 0) return errorResponse(400, "params_invalid", "The file holds no rows.");
-    if (total > MAX_IMPORT_ROWS) return errorResponse(413, "payload_too_large", `At most ${MAX_IMPORT_ROWS} rows per request (got ${total}); use npm run import for larger files.`);
+    if (total > MAX_IMPORT_ROWS)
+      return errorResponse(
+        413,
+        "payload_too_large",
+        `At most ${MAX_IMPORT_ROWS} rows per request (got ${total}); use npm run import for larger files.`,
+      );
 
     const statements = statementsFor(checked.rows, Date.now());
     for (let i = 0; i < statements.length; i += BATCH) {
       await c.env.DB.batch(statements.slice(i, i + BATCH).map((s) => c.env.DB.prepare(s.sql).bind(...s.params)));
     }
     const { errors, ...counts } = checked.report;
-    return c.json({ ...counts, source: "import", errors: errors.slice(0, MAX_LISTED_ERRORS), errors_truncated: errors.length > MAX_LISTED_ERRORS }, 200);
+    return c.json(
+      {
+        ...counts,
+        source: "import",
+        errors: errors.slice(0, MAX_LISTED_ERRORS),
+        errors_truncated: errors.length > MAX_LISTED_ERRORS,
+      },
+      200,
+    );
   });
 }
 
 function formatOf(contentType: string): string | undefined {
   if (contentType === "text/csv") return "csv";
-  if (["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"].includes(contentType)) return "ndjson";
+  if (
+    ["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"].includes(contentType)
+  )
+    return "ndjson";
   if (contentType === "application/json") return "json";
   return undefined;
 }

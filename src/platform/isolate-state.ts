@@ -187,7 +187,8 @@ export const ISOLATE_STATE = {
     kind: "value",
     maxEntries: null,
     lifetime: "the isolate's; a line ends when nothing waits on it, a lease when the limiter ends it",
-    invalidatedBy: "a message answered (what it owed is decided), a credit change for the account in this isolate (its balances)",
+    invalidatedBy:
+      "a message answered (what it owed is decided), a credit change for the account in this isolate (its balances)",
   },
   mcpToolSchemas: {
     holds: "MCP tool input and output schemas, per capability",
@@ -224,7 +225,7 @@ export const ISOLATE_STATE = {
     derived: true,
   },
   tryItCatalog: {
-    holds: "the \"Try it\" forms: capabilities, parameters and prices from the `/v1` OpenAPI document",
+    holds: 'the "Try it" forms: capabilities, parameters and prices from the `/v1` OpenAPI document',
     owner: "src/dashboard/routes/try-it.tsx",
     kind: "value",
     maxEntries: null,
@@ -244,7 +245,9 @@ export const ISOLATE_STATE = {
 } as const satisfies Record<string, IsolateStateDeclaration>;
 
 export type IsolateStateName = keyof typeof ISOLATE_STATE;
-type Declared<K extends IsolateStateDeclaration["kind"]> = { [N in IsolateStateName]: (typeof ISOLATE_STATE)[N]["kind"] extends K ? N : never }[IsolateStateName];
+type Declared<K extends IsolateStateDeclaration["kind"]> = {
+  [N in IsolateStateName]: (typeof ISOLATE_STATE)[N]["kind"] extends K ? N : never;
+}[IsolateStateName];
 
 interface Resettable {
   reset(): void;

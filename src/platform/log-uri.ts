@@ -17,14 +17,27 @@ const EMAIL = /^[^@\s]+@([^@\s]+)$/;
 const EMAIL_ANYWHERE = /[^@\s/&=?]+@[^@\s/&=?]+/g;
 /** Seven or more digits with the usual separators: a phone number. */
 const PHONE = /^\+?[\d\s().-]{7,}$/;
-const PERSONAL_PARAMS = new Set(["first_name", "last_name", "full_name", "name", "linkedin", "linkedin_handle", "linkedin_url", "twitter", "twitter_handle", "handle", "profile"]);
+const PERSONAL_PARAMS = new Set([
+  "first_name",
+  "last_name",
+  "full_name",
+  "name",
+  "linkedin",
+  "linkedin_handle",
+  "linkedin_url",
+  "twitter",
+  "twitter_handle",
+  "handle",
+  "profile",
+]);
 const PHONE_PARAMS = new Set(["phone", "phone_number", "number", "mobile"]);
 
 const maskEmail = (value: string) => value.replace(EMAIL, (_, domain: string) => `${value[0]}***@${domain}`);
 const maskPhone = (value: string) => `***${value.replace(/\D/g, "").slice(-2)}`;
 const maskName = (value: string) => (value ? `${[...value][0]}***` : "");
 // A string of at most MAX_VALUE UTF-16 units has at most MAX_VALUE characters: nothing to count.
-const cut = (value: string) => (value.length > MAX_VALUE && [...value].length > MAX_VALUE ? `${[...value].slice(0, MAX_VALUE).join("")}…` : value);
+const cut = (value: string) =>
+  value.length > MAX_VALUE && [...value].length > MAX_VALUE ? `${[...value].slice(0, MAX_VALUE).join("")}…` : value;
 /** A path segment that is a plain word (`v1`, `phone-validator`): no address, number or URL to mask. */
 const PLAIN_SEGMENT = /^[A-Za-z][A-Za-z_-]*\d?$/;
 

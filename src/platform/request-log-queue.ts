@@ -1,8 +1,9 @@
 import type { Env } from "../env.js";
-import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 import { logError } from "../request-context.js";
 import { boundedMap } from "./isolate-state.js";
+import type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 
+export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 /**
  * How request-log rows reach D1: not one INSERT per request, but one queue message per request,
  * consumed in batches (wrangler.toml: up to 100 messages or 1 s) and written in one D1 batch.
@@ -14,8 +15,6 @@ import { boundedMap } from "./isolate-state.js";
  * about a second after it ended.
  */
 export { REQUEST_LOG_QUEUE } from "./request-log-row.js";
-
-export type { RequestLogMessage, RequestLogRow } from "./request-log-row.js";
 
 /**
  * Rows wait this long in the isolate so the rows of requests ending close together go to the queue
@@ -126,7 +125,9 @@ export async function insertLogRows(env: Env, rows: RequestLogMessage[]): Promis
   if (!rows.length) return;
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const json = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((row) => LOG_COLUMNS.map(([, value]) => value(row))));
+    const json = JSON.stringify(
+      rows.slice(i, i + ROWS_PER_STATEMENT).map((row) => LOG_COLUMNS.map(([, value]) => value(row))),
+    );
     statements.push(env.DB.prepare(INSERT_LOG_ROWS).bind(json));
   }
   await env.DB.batch(statements);
@@ -135,7 +136,10 @@ export async function insertLogRows(env: Env, rows: RequestLogMessage[]): Promis
 /** Queue consumer: the whole batch in one D1 batch; on failure every message is retried. */
 export async function consumeRequestLogs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   try {
-    await insertLogRows(env, batch.messages.map((m) => m.body as RequestLogMessage));
+    await insertLogRows(
+      env,
+      batch.messages.map((m) => m.body as RequestLogMessage),
+    );
     batch.ackAll();
   } catch (err) {
     logError(`request-logs batch of ${batch.messages.length} failed; retrying`, err);

@@ -15,7 +15,10 @@ describe("POST /v1/reveal/search bounds", () => {
     for (const filters of [
       { industry: { include: many(50, "i"), exclude: many(50, "x") }, location_city: { include: ["austin"] } },
       { company: { include: many(41, "n") } },
-      { founded: { include: many(30, "19").map((_, i) => String(1900 + i)) }, location_city: { include: many(30, "c") } },
+      {
+        founded: { include: many(30, "19").map((_, i) => String(1900 + i)) },
+        location_city: { include: many(30, "c") },
+      },
     ]) {
       const res = await post("/v1/reveal/search", a.headers, JSON.stringify({ filters }));
       expect(res.status).toBe(400);
@@ -28,10 +31,21 @@ describe("POST /v1/reveal/search bounds", () => {
   it("binds the similar filter's domains as one parameter, whatever their number", async () => {
     const a = await createAccount({ plan: "pro" });
     const rows = Array.from({ length: 130 }, (_, i) => ({
-      domain: `zebra${i}.test`, name: `Zebra ${i}`, industry: "Zebra Farming", keywords: JSON.stringify(["zebras", "stripes"]),
+      domain: `zebra${i}.test`,
+      name: `Zebra ${i}`,
+      industry: "Zebra Farming",
+      keywords: JSON.stringify(["zebras", "stripes"]),
     }));
-    for (let i = 0; i < rows.length; i += 10) await db(env.DB).insert(companies).values(rows.slice(i, i + 10)).onConflictDoNothing();
-    const res = await post("/v1/reveal/search", a.headers, JSON.stringify({ filters: { similar: { include: ["zebra0.test"] } }, limit: 5 }));
+    for (let i = 0; i < rows.length; i += 10)
+      await db(env.DB)
+        .insert(companies)
+        .values(rows.slice(i, i + 10))
+        .onConflictDoNothing();
+    const res = await post(
+      "/v1/reveal/search",
+      a.headers,
+      JSON.stringify({ filters: { similar: { include: ["zebra0.test"] } }, limit: 5 }),
+    );
     expect(res.status).toBe(200);
     expect((await json(res)).data.total).toBe(129);
   });
@@ -40,7 +54,7 @@ describe("POST /v1/reveal/search bounds", () => {
 describe("/v1/keys", () => {
   it("answers 400 to POST /keys/{id} with a body that is not JSON", async () => {
     const a = await createAccount({ plan: "pro" });
-    for (const body of ["{not json", "name=ci", "{\"name\": "]) {
+    for (const body of ["{not json", "name=ci", '{"name": ']) {
       const res = await post("/v1/keys/%7Bid%7D", a.headers, body);
       expect(res.status, body).toBe(400);
       expect((await json(res)).errors.message).toMatch(/not valid JSON/);

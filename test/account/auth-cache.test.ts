@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AUTH_CACHE_TTL_MS } from "../../src/auth/auth-cache.js";
 import { db } from "../../src/db/client.js";
 import { accounts, apiKeys } from "../../src/db/schema.js";
@@ -60,7 +60,9 @@ describe("the in-isolate auth cache", () => {
     expect(reset.status).toBe(200);
     const { data } = await json(reset);
     expect((await call("/v1/me", { headers: a.headers })).status).toBe(401);
-    expect((await call("/v1/me", { headers: { "X-Service-Key": a.key, "X-Service-Secret": data.secret } })).status).toBe(200);
+    expect(
+      (await call("/v1/me", { headers: { "X-Service-Key": a.key, "X-Service-Secret": data.secret } })).status,
+    ).toBe(200);
   });
 
   it("expires a cached key exactly at its expiry time", async () => {

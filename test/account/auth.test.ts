@@ -1,6 +1,6 @@
-import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client.js";
 import { accounts, apiKeys } from "../../src/db/schema.js";
 import { addKey, call, createAccount, joinWorkspace, json } from "../support/accounts.js";
@@ -30,8 +30,12 @@ describe("account API authentication", () => {
     const a = await createAccount();
     // The same X-Request-Id on both, so the bodies (which echo it as errors.request_id) can be equal.
     const traced = { "X-Request-Id": "same-trace" };
-    const unknown = await call("/v1/me", { headers: { ...traced, "X-Service-Key": "ck_doesnotexist00", "X-Service-Secret": a.secret } });
-    const wrong = await call("/v1/me", { headers: { ...traced, "X-Service-Key": a.key, "X-Service-Secret": `${a.secret}x` } });
+    const unknown = await call("/v1/me", {
+      headers: { ...traced, "X-Service-Key": "ck_doesnotexist00", "X-Service-Secret": a.secret },
+    });
+    const wrong = await call("/v1/me", {
+      headers: { ...traced, "X-Service-Key": a.key, "X-Service-Secret": `${a.secret}x` },
+    });
     expect(unknown.status).toBe(401);
     expect(wrong.status).toBe(401);
     const [u, w] = [await json(unknown), await json(wrong)];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientCountry, COUNTRY_TTL_MS } from "../../src/platform/client-country.js";
+import { COUNTRY_TTL_MS, clientCountry } from "../../src/platform/client-country.js";
 
 /** A request whose `cf` counts how often it is read (each read builds the whole object in workerd). */
 function request(headers: Record<string, string>, country: string | undefined) {

@@ -4,7 +4,8 @@ import { db } from "../../src/db/client.js";
 import { workspaces } from "../../src/db/schema.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
-const teamId = async (headers: Record<string, string>) => (await json(await call("/v1/me", { headers }))).data.teams.team_id;
+const teamId = async (headers: Record<string, string>) =>
+  (await json(await call("/v1/me", { headers }))).data.teams.team_id;
 
 describe("/v1/me answered from the isolate's memory", () => {
   it("reads the workspace once per login, and again at once after a key of the account changes", async () => {
@@ -14,7 +15,11 @@ describe("/v1/me answered from the isolate's memory", () => {
     const [ws] = await db(env.DB).insert(workspaces).values({ ownerAccountId: a.accountId, name: "Team" }).returning();
     expect(await teamId(a.headers)).toBeNull();
     // ...until a key of the account changes in this isolate.
-    const renamed = await call(`/v1/keys/${a.keyId}`, { method: "PATCH", headers: { ...a.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "renamed" }) });
+    const renamed = await call(`/v1/keys/${a.keyId}`, {
+      method: "PATCH",
+      headers: { ...a.headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "renamed" }),
+    });
     expect(renamed.status).toBe(200);
     expect(await teamId(a.headers)).toBe(ws!.id);
   });

@@ -2,11 +2,16 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { enqueueLogRow, LOG_WAIT_MS, REQUEST_LOG_QUEUE, type RequestLogMessage } from "../../src/platform/request-log-queue.js";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
+import {
+  enqueueLogRow,
+  LOG_WAIT_MS,
+  REQUEST_LOG_QUEUE,
+  type RequestLogMessage,
+} from "../../src/platform/request-log-queue.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 function rows(accountId: number, n: number): RequestLogMessage[] {
@@ -27,7 +32,8 @@ function rows(accountId: number, n: number): RequestLogMessage[] {
 const messages = (bodies: RequestLogMessage[], attempts = 1) =>
   bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts, body }));
 
-const logged = (accountId: number) => db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, accountId)).all();
+const logged = (accountId: number) =>
+  db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, accountId)).all();
 
 describe("request-log rows through the request-logs queue", () => {
   it("shows a request on /v1/logs within seconds, written by the queue consumer", async () => {
@@ -80,7 +86,7 @@ describe("request-log rows through the request-logs queue", () => {
       cost: true,
       source: "bulk",
       ipAddress: "203.0.113.9",
-      userAgent: "café-client/1.0 \"quoted\"",
+      userAgent: 'café-client/1.0 "quoted"',
       country: "FR",
       oauthClientId: "client-1",
       createdAt: 1_700_000_000_123,
@@ -95,7 +101,17 @@ describe("request-log rows through the request-logs queue", () => {
     const { id: _id, ...stored } = written.find((r) => r.requestId === full.requestId)!;
     expect(stored).toEqual(full);
     const storedBare = written.find((r) => r.requestId === bare.requestId)!;
-    expect(storedBare).toMatchObject({ apiKeyId: null, type: null, usageCategory: null, cost: false, source: "api", ipAddress: null, userAgent: null, country: null, oauthClientId: null });
+    expect(storedBare).toMatchObject({
+      apiKeyId: null,
+      type: null,
+      usageCategory: null,
+      cost: false,
+      source: "api",
+      ipAddress: null,
+      userAgent: null,
+      country: null,
+      oauthClientId: null,
+    });
   });
 
   it("retries the whole batch when D1 refuses it, so no row is lost", async () => {
@@ -137,7 +153,9 @@ describe("request-log rows through the request-logs queue", () => {
         sent.push(batch.map((m) => m.body));
       },
     } as unknown as Queue;
-    const calls = rows(a.accountId, 5).map((row) => enqueueLogRow({ ...(env as Env), REQUEST_LOGS: recordingQueue }, row));
+    const calls = rows(a.accountId, 5).map((row) =>
+      enqueueLogRow({ ...(env as Env), REQUEST_LOGS: recordingQueue }, row),
+    );
     let settled = 0;
     for (const c of calls) void c.then(() => settled++);
     await new Promise((resolve) => setTimeout(resolve, LOG_WAIT_MS * 3));
@@ -171,7 +189,10 @@ describe("request-log rows through the request-logs queue", () => {
 
   it("writes every row of a refused batch straight to D1", async () => {
     const a = await createAccount();
-    const refusingQueue = { send: async () => {}, sendBatch: async () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue;
+    const refusingQueue = {
+      send: async () => {},
+      sendBatch: async () => Promise.reject(new Error("queue unavailable")),
+    } as unknown as Queue;
     const batch = rows(a.accountId, 3);
     await Promise.all(batch.map((row) => enqueueLogRow({ ...(env as Env), REQUEST_LOGS: refusingQueue }, row)));
     expect((await logged(a.accountId)).map((r) => r.requestId).sort()).toEqual(batch.map((r) => r.requestId).sort());
@@ -180,7 +201,10 @@ describe("request-log rows through the request-logs queue", () => {
   it("writes the row straight to D1 when the queue refuses it", async () => {
     const a = await createAccount();
     const [row] = rows(a.accountId, 1);
-    const refusingQueue = { send: async () => Promise.reject(new Error("queue unavailable")), sendBatch: async () => {} } as unknown as Queue;
+    const refusingQueue = {
+      send: async () => Promise.reject(new Error("queue unavailable")),
+      sendBatch: async () => {},
+    } as unknown as Queue;
     await enqueueLogRow({ ...(env as Env), REQUEST_LOGS: refusingQueue }, row!);
     const written = await logged(a.accountId);
     expect(written.map((r) => r.requestId)).toEqual([row!.requestId]);

@@ -7,7 +7,11 @@ import { planFor } from "../../src/limits/plans.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 const post = (path: string, headers: Record<string, string>, body?: unknown, method = "POST") =>
-  call(path, { method, headers: { ...headers, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  call(path, {
+    method,
+    headers: { ...headers, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 describe("/v1/keys", () => {
   it("creates a key whose secret is shown once, stored only as a hash, and works", async () => {
@@ -15,7 +19,11 @@ describe("/v1/keys", () => {
     const res = await post("/v1/keys", a.headers, { name: "ci", expires_in_days: 30 });
     expect(res.status).toBe(200);
     const { data } = await json(res);
-    expect(data).toMatchObject({ name: "ci", key: expect.stringMatching(/^ck_/), secret: expect.stringMatching(/^cs_/) });
+    expect(data).toMatchObject({
+      name: "ci",
+      key: expect.stringMatching(/^ck_/),
+      secret: expect.stringMatching(/^cs_/),
+    });
     expect(Date.parse(data.expires_at) - Date.now()).toBeGreaterThan(29 * 86_400_000);
 
     const [row] = await db(env.DB).select().from(apiKeys).where(eq(apiKeys.id, data.id));
@@ -67,15 +75,23 @@ describe("/v1/keys", () => {
       const reset = await json(await post(path, a.headers, {}, "PUT"));
       expect(reset.status).toBe(true);
       expect(reset.data.secret).not.toBe(created.secret);
-      const oldSecret = await call("/v1/me", { headers: { "X-Service-Key": created.key, "X-Service-Secret": created.secret } });
+      const oldSecret = await call("/v1/me", {
+        headers: { "X-Service-Key": created.key, "X-Service-Secret": created.secret },
+      });
       expect(oldSecret.status).toBe(401);
       created.secret = reset.data.secret;
     }
 
-    const del = await call(`/v1/keys/${created.id}`, { method: "DELETE", headers: { ...a.headers, "content-type": "application/json" }, body: "{}" });
+    const del = await call(`/v1/keys/${created.id}`, {
+      method: "DELETE",
+      headers: { ...a.headers, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(await json(del)).toMatchObject({ status: true });
     expect((await call(`/v1/keys/${created.id}`, { headers: a.headers })).status).toBe(404);
-    expect((await call("/v1/me", { headers: { "X-Service-Key": created.key, "X-Service-Secret": created.secret } })).status).toBe(401);
+    expect(
+      (await call("/v1/me", { headers: { "X-Service-Key": created.key, "X-Service-Secret": created.secret } })).status,
+    ).toBe(401);
   });
 
   it("requires a name to rename", async () => {

@@ -17,7 +17,12 @@ describe("/v1/logs", () => {
     await call("/v1/keys/999999", { headers: a.headers });
     const body = await waitForLogs(a.headers, 2);
     const notFound = body.data.find((l: any) => l.status_code === 404);
-    expect(notFound).toMatchObject({ http_method: "GET", endpoint: "/v1/keys/:id", api_key_id: a.keyId, uri: "/v1/keys/999999" });
+    expect(notFound).toMatchObject({
+      http_method: "GET",
+      endpoint: "/v1/keys/:id",
+      api_key_id: a.keyId,
+      uri: "/v1/keys/999999",
+    });
     expect(notFound.duration_ms).toBeGreaterThanOrEqual(0);
     expect(notFound.created_at).toMatch(/\+00:00$/);
   });
@@ -67,7 +72,12 @@ describe("/v1/me and /v1/usage", () => {
   it("reports the account, plan, caps and balances", async () => {
     const a = await createAccount({ plan: "basic" });
     const me = await json(await call("/v1/me", { headers: a.headers }));
-    expect(me.data.pricing).toMatchObject({ name: "Basic", available_keys: 5, available_teams: 2, price_monthly: "49" });
+    expect(me.data.pricing).toMatchObject({
+      name: "Basic",
+      available_keys: 5,
+      available_teams: 2,
+      price_monthly: "49",
+    });
     expect(typeof me.data.pricing.available_leads).toBe("number");
     expect(typeof me.data.pricing.available_list).toBe("number");
   });
@@ -85,7 +95,11 @@ describe("/v1/openapi.json", () => {
   it("is an OpenAPI 3.1 document generated from the route declarations", async () => {
     const doc = await json(await call("/v1/openapi.json"));
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/keys", "/keys/{id}", "/keys/{id}/reset", "/me", "/usage", "/logs", "/logs/{id}"]));
-    expect(doc.paths["/logs"].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["page", "limit", "type", "status_code", "start", "end"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/keys", "/keys/{id}", "/keys/{id}/reset", "/me", "/usage", "/logs", "/logs/{id}"]),
+    );
+    expect(doc.paths["/logs"].get.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(["page", "limit", "type", "status_code", "start", "end"]),
+    );
   });
 });

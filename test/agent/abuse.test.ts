@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { MAX_UNBILLED_RUNS, UNBILLED_RUN_WINDOW_MS } from "../../src/agent/ledger.js";
 import { ENROLLMENTS_PER_HOUR_PER_IP, MAX_ENROLLMENT_BODY_BYTES } from "../../src/agent/enrollment.js";
+import { MAX_UNBILLED_RUNS, UNBILLED_RUN_WINDOW_MS } from "../../src/agent/ledger.js";
 import { harness, upstreamCalls } from "./harness.js";
 import { BASE, credentialFor, payingAgent, workerFetch } from "./support.js";
 
@@ -44,8 +44,12 @@ describe("unbilled runs per credential", () => {
     const h = harness();
     const agent = payingAgent({ fetch: h.fetch });
     const authorization = await credentialFor("/email-count?domain=acme.test", agent, h.fetch);
-    expect((await h.fetch(`${BASE}/email-count?domain=acme.test&fail=422`, { headers: { authorization } })).status).toBe(422);
-    expect((await h.fetch(`${BASE}/email-count?domain=acme.test&fail=429`, { headers: { authorization } })).status).toBe(429);
+    expect(
+      (await h.fetch(`${BASE}/email-count?domain=acme.test&fail=422`, { headers: { authorization } })).status,
+    ).toBe(422);
+    expect(
+      (await h.fetch(`${BASE}/email-count?domain=acme.test&fail=429`, { headers: { authorization } })).status,
+    ).toBe(429);
     const paid = await h.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } });
     expect(paid.status).toBe(200);
     expect(paid.headers.get("x-payment-charged")).toBe("true");
@@ -58,7 +62,9 @@ describe("per-payer rate limit on the shared agents account", () => {
     const agent = payingAgent({ fetch: strict.fetch });
     for (let i = 0; i < 2; i++) {
       const authorization = await credentialFor("/email-count?domain=acme.test", agent, strict.fetch);
-      expect((await strict.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } })).status).toBe(200);
+      expect((await strict.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } })).status).toBe(
+        200,
+      );
     }
     const authorization = await credentialFor("/email-count?domain=acme.test", agent, strict.fetch);
     const limited = await strict.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } });
@@ -70,19 +76,28 @@ describe("per-payer rate limit on the shared agents account", () => {
     // Another payer is not affected, and the refused credential still pays once the limit allows.
     const other = payingAgent({ fetch: strict.fetch });
     const otherAuth = await credentialFor("/email-count?domain=acme.test", other, strict.fetch);
-    expect((await strict.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization: otherAuth } })).status).toBe(200);
+    expect(
+      (await strict.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization: otherAuth } })).status,
+    ).toBe(200);
     const relaxed = harness({ env: { AGENT_PAYER_RPM: "100" } });
-    expect((await relaxed.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } })).status).toBe(200);
+    expect((await relaxed.fetch(`${BASE}/email-count?domain=acme.test`, { headers: { authorization } })).status).toBe(
+      200,
+    );
   });
 });
 
 describe("POST /agent-enrollments bounds", () => {
   const enroll = (ip: string, body: string) =>
-    workerFetch(`${BASE}/agent-enrollments`, { method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body });
+    workerFetch(`${BASE}/agent-enrollments`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "cf-connecting-ip": ip },
+      body,
+    });
   const valid = JSON.stringify({ name: "bot", contact: "ops@bots.example", did: "did:pkh:eip155:1:0xabc" });
 
   it(`allows ${ENROLLMENTS_PER_HOUR_PER_IP} enrollments per hour per address`, async () => {
-    for (let i = 0; i < ENROLLMENTS_PER_HOUR_PER_IP; i++) expect((await enroll("203.0.113.50", valid)).status).toBe(201);
+    for (let i = 0; i < ENROLLMENTS_PER_HOUR_PER_IP; i++)
+      expect((await enroll("203.0.113.50", valid)).status).toBe(201);
     const limited = await enroll("203.0.113.50", valid);
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
@@ -90,7 +105,11 @@ describe("POST /agent-enrollments bounds", () => {
   });
 
   it("refuses a body over the size cap with 413", async () => {
-    const big = JSON.stringify({ name: "bot", contact: "ops@bots.example", public_key: "k".repeat(MAX_ENROLLMENT_BODY_BYTES) });
+    const big = JSON.stringify({
+      name: "bot",
+      contact: "ops@bots.example",
+      public_key: "k".repeat(MAX_ENROLLMENT_BODY_BYTES),
+    });
     const res = await enroll("203.0.113.52", big);
     expect(res.status).toBe(413);
     expect((await res.json<any>()).errors.type).toBe("payload_too_large");

@@ -1,19 +1,37 @@
 import { validate } from "mppx/discovery";
 import { describe, expect, it } from "vitest";
+import { DEV_TOKENS } from "../../src/agent/dev-chain.js";
 import { AGENT_PRICES_USD, priceFor, toBaseUnits } from "../../src/agent/prices.js";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
-import { DEV_TOKENS } from "../../src/agent/dev-chain.js";
 import { BASE, workerFetch } from "./support.js";
 
 const SPEC_PATHS = [
-  "/domain-search", "/email-finder", "/email-verifier", "/email-count", "/email-sources", "/email-format", "/author-finder",
-  "/enrich", "/professional-network", "/phone-finder", "/phone-validator", "/similar", "/location", "/people/find",
-  "/companies/find", "/domain-status", "/domain-suggestions",
+  "/domain-search",
+  "/email-finder",
+  "/email-verifier",
+  "/email-count",
+  "/email-sources",
+  "/email-format",
+  "/author-finder",
+  "/enrich",
+  "/professional-network",
+  "/phone-finder",
+  "/phone-validator",
+  "/similar",
+  "/location",
+  "/people/find",
+  "/companies/find",
+  "/domain-status",
+  "/domain-suggestions",
 ];
 
 describe("prices", () => {
   it("price every spec endpoint in the one table", () => {
-    expect(Object.keys(AGENT_PRICES_USD).map((k) => `/${k}`).sort()).toEqual([...SPEC_PATHS].sort());
+    expect(
+      Object.keys(AGENT_PRICES_USD)
+        .map((k) => `/${k}`)
+        .sort(),
+    ).toEqual([...SPEC_PATHS].sort());
   });
 
   it("price every capability that declares an agent path", () => {
@@ -49,8 +67,15 @@ describe("GET /openapi.json", () => {
       const op = doc.paths[cap.agentPath!].get;
       expect(op.responses["402"]).toBeDefined();
       const offers = op["x-payment-info"].offers;
-      expect(offers.map((o: any) => o.currency.toLowerCase()).sort()).toEqual([DEV_TOKENS.USDC, DEV_TOKENS.USDT].sort());
-      expect(offers.every((o: any) => o.method === "evm" && o.intent === "charge" && o.amount === toBaseUnits(priceFor(cap.agentPath!)!))).toBe(true);
+      expect(offers.map((o: any) => o.currency.toLowerCase()).sort()).toEqual(
+        [DEV_TOKENS.USDC, DEV_TOKENS.USDT].sort(),
+      );
+      expect(
+        offers.every(
+          (o: any) =>
+            o.method === "evm" && o.intent === "charge" && o.amount === toBaseUnits(priceFor(cap.agentPath!)!),
+        ),
+      ).toBe(true);
       const params = op.parameters.map((p: any) => p.name);
       expect(params).toEqual(Object.keys(cap.params.shape));
       expect(op.parameters.every((p: any) => p.in === "query" && p.schema.type === "string")).toBe(true);

@@ -11,11 +11,19 @@ import { BASE, payingAgent, workerFetch } from "./support.js";
 // this file uses an address of its own so other files' enrollments (the fuzz test) cannot spend its window.
 const ip = "2001:db8:e1::7";
 const enroll = (body: unknown) =>
-  workerFetch(`${BASE}/agent-enrollments`, { method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify(body) });
+  workerFetch(`${BASE}/agent-enrollments`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "cf-connecting-ip": ip },
+    body: JSON.stringify(body),
+  });
 
 describe("agent enrollment (free, optional, grants nothing)", () => {
   it("registers an identity and reads it back", async () => {
-    const res = await enroll({ name: "research-bot", contact: "ops@bots.example", did: "did:pkh:eip155:1:0xabc0000000000000000000000000000000000001" });
+    const res = await enroll({
+      name: "research-bot",
+      contact: "ops@bots.example",
+      did: "did:pkh:eip155:1:0xabc0000000000000000000000000000000000001",
+    });
     expect(res.status).toBe(201);
     const created = await res.json<any>();
     expect(created).toMatchObject({ name: "research-bot", contact: "ops@bots.example", public_key: null, grants: [] });
@@ -30,7 +38,9 @@ describe("agent enrollment (free, optional, grants nothing)", () => {
     expect(res.status).toBe(400);
     expect((await res.json<any>()).errors.type).toBe("params_invalid");
     expect((await enroll("not json")).status).toBe(400);
-    expect((await enroll({ name: "x", contact: "not a contact", public_key: `0x${"ab".repeat(32)}` })).status).toBe(400);
+    expect((await enroll({ name: "x", contact: "not a contact", public_key: `0x${"ab".repeat(32)}` })).status).toBe(
+      400,
+    );
   });
 
   it("answers 404 for an unknown enrollment", async () => {
@@ -39,7 +49,11 @@ describe("agent enrollment (free, optional, grants nothing)", () => {
   });
 
   it("changes nothing about paid endpoints: an enrolled agent still gets the 402", async () => {
-    await enroll({ name: "enrolled", contact: "https://bots.example/contact", public_key: "-----BEGIN PUBLIC KEY-----MFkw" });
+    await enroll({
+      name: "enrolled",
+      contact: "https://bots.example/contact",
+      public_key: "-----BEGIN PUBLIC KEY-----MFkw",
+    });
     const res = await workerFetch(`${BASE}/phone-validator?phone=%2B33612345678`);
     expect(res.status).toBe(402);
   });

@@ -78,7 +78,9 @@ describe("never double-spend", () => {
   it("20 concurrent replays of one credential settle exactly once", async () => {
     const h = harness();
     const { authorization } = await pay(h);
-    const results = await Promise.all(Array.from({ length: 20 }, () => h.fetch(`${BASE}${OK}`, { headers: { authorization } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => h.fetch(`${BASE}${OK}`, { headers: { authorization } })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     // The others waited for the winner and were then told the credential is spent.
@@ -142,7 +144,14 @@ describe("provider faults are not payment requests", () => {
   it("an unreachable payment network during validation is a 502, not a 402", async () => {
     const healthy = harness();
     const { authorization } = await pay(healthy);
-    const h = harness({ gate: { provider: faultyProvider({ validate: () => new HttpRequestError({ url: "https://rpc.tempo.test", status: 503, details: "upstream connect error" }) }) } });
+    const h = harness({
+      gate: {
+        provider: faultyProvider({
+          validate: () =>
+            new HttpRequestError({ url: "https://rpc.tempo.test", status: 503, details: "upstream connect error" }),
+        }),
+      },
+    });
     const res = await h.fetch(`${BASE}${OK}`, { headers: { authorization } });
     expect(res.status).toBe(502);
     expect(res.headers.get("www-authenticate")).toBeNull();
@@ -153,7 +162,9 @@ describe("provider faults are not payment requests", () => {
   it("a settlement that cannot reach the network is a 502 and the credential stays spendable", async () => {
     const healthy = harness();
     const { authorization } = await pay(healthy);
-    const broken = harness({ gate: { provider: faultyProvider({ settle: () => new TypeError("fetch failed: network connection lost") }) } });
+    const broken = harness({
+      gate: { provider: faultyProvider({ settle: () => new TypeError("fetch failed: network connection lost") }) },
+    });
     const res = await broken.fetch(`${BASE}${OK}`, { headers: { authorization } });
     expect(res.status).toBe(502);
     expect(res.headers.get("x-payment-charged")).toBe("false");
@@ -165,7 +176,9 @@ describe("provider faults are not payment requests", () => {
 
   it("a provider that is down for maintenance is a 503 with an integer Retry-After", async () => {
     const { authorization } = await pay();
-    const h = harness({ gate: { provider: faultyProvider({ validate: () => new PaymentGateUnavailable("maintenance", 12) }) } });
+    const h = harness({
+      gate: { provider: faultyProvider({ validate: () => new PaymentGateUnavailable("maintenance", 12) }) },
+    });
     const res = await h.fetch(`${BASE}${OK}`, { headers: { authorization } });
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("12");

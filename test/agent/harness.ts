@@ -1,11 +1,11 @@
-import { z } from "@hono/zod-openapi";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
 import { createAgentApp, productionGate } from "../../src/agent/app.js";
-import type { GateDeps } from "../../src/agent/payment-gate.js";
 import type { Ledger } from "../../src/agent/ledger-client.js";
+import type { GateDeps } from "../../src/agent/payment-gate.js";
 import type { PaymentProvider } from "../../src/agent/provider.js";
-import { defineCapability, type Capability } from "../../src/capabilities/core/registry.js";
+import { type Capability, defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
 import { ApiError } from "../../src/http/errors.js";
 
@@ -33,11 +33,17 @@ export const echoCapability = defineCapability({
   async handler(params) {
     upstreamCalls.count++;
     if (params.delay_ms) await new Promise((r) => setTimeout(r, Number(params.delay_ms)));
-    if (params.fail === "422") throw new ApiError(422, "unprocessable_entity", "Upstream cannot answer for this domain.");
-    if (params.fail === "429") throw new ApiError(429, "rate_limit", "Too many requests (rpm).", { "Retry-After": "7" });
+    if (params.fail === "422")
+      throw new ApiError(422, "unprocessable_entity", "Upstream cannot answer for this domain.");
+    if (params.fail === "429")
+      throw new ApiError(429, "rate_limit", "Too many requests (rpm).", { "Retry-After": "7" });
     if (params.fail === "451") throw new ApiError(451, "claimed_email", "Removed at its owner's request.");
     if (params.fail === "503") throw new ApiError(503, "service_unavailable", "DNS could not be reached.");
-    return { body: { data: { domain: params.domain, total: 3 } }, found: true, headers: { "x-internal-debug": "not forwarded" } };
+    return {
+      body: { data: { domain: params.domain, total: 3 } },
+      found: true,
+      headers: { "x-internal-debug": "not forwarded" },
+    };
   },
 });
 
@@ -49,14 +55,19 @@ export const otherCapability = defineCapability({
   paths: ["/test-other"],
 });
 
-export const TEST_CAPABILITIES: Capability[] = [echoCapability as unknown as Capability, otherCapability as unknown as Capability];
+export const TEST_CAPABILITIES: Capability[] = [
+  echoCapability as unknown as Capability,
+  otherCapability as unknown as Capability,
+];
 
 export interface Harness {
   fetch: typeof fetch;
 }
 
 /** The agent app in-process with its own capability list, env and gate dependencies. */
-export function harness(opts: { env?: Partial<Env>; gate?: Partial<GateDeps>; capabilities?: Capability[] } = {}): Harness {
+export function harness(
+  opts: { env?: Partial<Env>; gate?: Partial<GateDeps>; capabilities?: Capability[] } = {},
+): Harness {
   const app = createAgentApp({ capabilities: opts.capabilities ?? TEST_CAPABILITIES, gate: opts.gate });
   const testEnv = { ...env, ...opts.env } as Env;
   return {
@@ -70,7 +81,11 @@ export function harness(opts: { env?: Partial<Env>; gate?: Partial<GateDeps>; ca
 }
 
 /** The real provider with faults injected at one step. */
-export function faultyProvider(faults: { validate?: () => unknown; settle?: () => unknown; challenge?: () => unknown }): GateDeps["provider"] {
+export function faultyProvider(faults: {
+  validate?: () => unknown;
+  settle?: () => unknown;
+  challenge?: () => unknown;
+}): GateDeps["provider"] {
   return async (e, host) => {
     const real: PaymentProvider = await productionGate.provider(e, host);
     return {

@@ -63,7 +63,11 @@ describe("PaymentLedger unbilled runs per credential", () => {
       expect(await ledger.release(id, held.token, true, t0 + i * 1000)).toBe(true);
     }
     const refused = await ledger.hold(id, expires, t0 + 10_000);
-    expect(refused).toEqual({ status: "unbilled_limit", runs: MAX_UNBILLED_RUNS, retryAfterSeconds: (UNBILLED_RUN_WINDOW_MS - 10_000) / 1000 });
+    expect(refused).toEqual({
+      status: "unbilled_limit",
+      runs: MAX_UNBILLED_RUNS,
+      retryAfterSeconds: (UNBILLED_RUN_WINDOW_MS - 10_000) / 1000,
+    });
     // Releases for the service's own faults never count; the window closes on time.
     const later = (await ledger.hold(id, expires, t0 + UNBILLED_RUN_WINDOW_MS)) as { status: string; token: string };
     expect(later.status).toBe("held");
@@ -77,7 +81,9 @@ describe("the mppx store on the ledger (Tempo replay markers)", () => {
   it("lets exactly one of 20 concurrent tryClaim calls win, and round-trips values", async () => {
     const store = durableMppxStore(env.PAYMENT_LEDGER!);
     const key = `mppx:charge:${crypto.randomUUID()}`;
-    const wins = await Promise.all(Array.from({ length: 20 }, () => Store.tryClaim(store, key as never, Date.now() + 60_000)));
+    const wins = await Promise.all(
+      Array.from({ length: 20 }, () => Store.tryClaim(store, key as never, Date.now() + 60_000)),
+    );
     expect(wins.filter(Boolean)).toHaveLength(1);
     await store.put("k" as never, { n: 5n, s: "x" } as never);
     expect(await store.get("k" as never)).toEqual({ n: 5n, s: "x" });
@@ -94,15 +100,28 @@ describe("PaymentLedger storage from before the claims → holds rename", () => 
       // The schema as the first deployments wrote it.
       state.storage.sql.exec("DROP TABLE IF EXISTS holds");
       state.storage.sql.exec("DROP TABLE IF EXISTS settlements");
-      state.storage.sql.exec("CREATE TABLE claims (id TEXT PRIMARY KEY, state TEXT NOT NULL, token TEXT, expires_at INTEGER NOT NULL, unbilled_runs INTEGER NOT NULL DEFAULT 0)");
+      state.storage.sql.exec(
+        "CREATE TABLE claims (id TEXT PRIMARY KEY, state TEXT NOT NULL, token TEXT, expires_at INTEGER NOT NULL, unbilled_runs INTEGER NOT NULL DEFAULT 0)",
+      );
       state.storage.sql.exec(`CREATE TABLE settlements (claim_id TEXT PRIMARY KEY, endpoint TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
         currency_symbol TEXT NOT NULL, method TEXT NOT NULL, payer TEXT, reference TEXT NOT NULL, settled_at INTEGER NOT NULL)`);
-      state.storage.sql.exec("INSERT INTO claims (id, state, token, expires_at) VALUES (?, 'spent', NULL, ?)", id, Date.now() + 60_000);
-      state.storage.sql.exec("INSERT INTO settlements VALUES (?, '/email-verifier', '10000', '0x0d5dc1', 'USDC', 'evm', NULL, 'evm-dev:0x02', 1)", id);
+      state.storage.sql.exec(
+        "INSERT INTO claims (id, state, token, expires_at) VALUES (?, 'spent', NULL, ?)",
+        id,
+        Date.now() + 60_000,
+      );
+      state.storage.sql.exec(
+        "INSERT INTO settlements VALUES (?, '/email-verifier', '10000', '0x0d5dc1', 'USDC', 'evm', NULL, 'evm-dev:0x02', 1)",
+        id,
+      );
       // What a restarted object does: its constructor upgrades the storage in place.
       const upgraded = new PaymentLedger(state, env);
       expect(upgraded.hold(id, Date.now() + 60_000).status).toBe("spent");
-      expect(upgraded.settlement(id)).toMatchObject({ holdId: id, endpoint: "/email-verifier", reference: "evm-dev:0x02" });
+      expect(upgraded.settlement(id)).toMatchObject({
+        holdId: id,
+        endpoint: "/email-verifier",
+        reference: "evm-dev:0x02",
+      });
     });
   });
 });

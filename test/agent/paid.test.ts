@@ -1,11 +1,19 @@
-import { describe, expect, it } from "vitest";
 import { Challenge, Receipt } from "mppx";
-import { BASE, challengeIdOf, credentialFor, payingAgent, settlementOf, workerFetch } from "./support.js";
+import { describe, expect, it } from "vitest";
 import { DEV_TOKENS } from "../../src/agent/dev-chain.js";
+import { BASE, challengeIdOf, credentialFor, payingAgent, settlementOf, workerFetch } from "./support.js";
 
 // End to end through the Worker's own fetch, paying for real capabilities with the mppx client.
 const VERIFY = "/email-verifier?email=jane.doe%40acme-verify.test";
-const RATE_LIMIT_HEADERS = ["x-second-rate-limit", "x-minute-rate-limit", "x-daily-rate-limit", "x-minute-request-left", "x-daily-request-left", "x-minute-reset-seconds", "x-daily-reset-seconds"];
+const RATE_LIMIT_HEADERS = [
+  "x-second-rate-limit",
+  "x-minute-rate-limit",
+  "x-daily-rate-limit",
+  "x-minute-request-left",
+  "x-daily-request-left",
+  "x-minute-reset-seconds",
+  "x-daily-reset-seconds",
+];
 
 describe("paid agent surface (dev method, real signatures)", () => {
   it("answers an unpaid request with one Payment challenge per currency and a problem+json body", async () => {
@@ -16,7 +24,9 @@ describe("paid agent surface (dev method, real signatures)", () => {
     expect(challenges).toHaveLength(2);
     expect(challenges.map((c) => c.method)).toEqual(["evm", "evm"]);
     expect(challenges.map((c) => c.realm)).toEqual(["api.test", "api.test"]);
-    expect(challenges.map((c) => (c.request as { currency: string }).currency.toLowerCase()).sort()).toEqual([DEV_TOKENS.USDC, DEV_TOKENS.USDT].sort());
+    expect(challenges.map((c) => (c.request as { currency: string }).currency.toLowerCase()).sort()).toEqual(
+      [DEV_TOKENS.USDC, DEV_TOKENS.USDT].sort(),
+    );
     expect(challenges.every((c) => (c.request as { amount: string }).amount === "10000")).toBe(true);
     const body = await res.json<{ type: string; status: number }>();
     expect(body).toMatchObject({ type: "https://paymentauth.org/problems/payment-required", status: 402 });
@@ -48,7 +58,14 @@ describe("paid agent surface (dev method, real signatures)", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ domain: "gmail.com", webmail: true, disposable: false });
     const row = await settlementOf(challengeIdOf(authorization));
-    expect(row).toMatchObject({ endpoint: "/domain-status", amount: "1000", currencySymbol: "USDT", currency: DEV_TOKENS.USDT, method: "evm", payer: agent.account.address });
+    expect(row).toMatchObject({
+      endpoint: "/domain-status",
+      amount: "1000",
+      currencySymbol: "USDT",
+      currency: DEV_TOKENS.USDT,
+      method: "evm",
+      payer: agent.account.address,
+    });
     expect(row!.reference).toBe(Receipt.fromResponse(res).reference);
     expect(row!.settledAt).toBeGreaterThanOrEqual(before);
   });
@@ -65,12 +82,17 @@ describe("paid agent surface (dev method, real signatures)", () => {
     expect(paid.headers.get("x-payment-charged")).toBe("true");
     const spent = await workerFetch(`${BASE}${VERIFY}`, { headers: { authorization } });
     expect(spent.status).toBe(402);
-    expect(await settlementOf(challengeIdOf(authorization))).toMatchObject({ endpoint: "/email-verifier", amount: "10000" });
+    expect(await settlementOf(challengeIdOf(authorization))).toMatchObject({
+      endpoint: "/email-verifier",
+      amount: "10000",
+    });
   });
 
   it("a DNS failure upstream (503) is not billed and the credential stays spendable", async () => {
     const authorization = await credentialFor(VERIFY);
-    const res = await workerFetch(`${BASE}/email-verifier?email=jane%40servfail-verify.test`, { headers: { authorization } });
+    const res = await workerFetch(`${BASE}/email-verifier?email=jane%40servfail-verify.test`, {
+      headers: { authorization },
+    });
     expect(res.status).toBe(503);
     expect(res.headers.get("x-payment-charged")).toBe("false");
     expect((await res.json<{ errors: { type: string } }>()).errors.type).toBe("dns_unavailable");
@@ -80,7 +102,11 @@ describe("paid agent surface (dev method, real signatures)", () => {
 
   it("20 concurrent replays of one credential against the Worker settle once", async () => {
     const authorization = await credentialFor("/domain-status?domain=gmail.com");
-    const results = await Promise.all(Array.from({ length: 20 }, () => workerFetch(`${BASE}/domain-status?domain=gmail.com`, { headers: { authorization } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        workerFetch(`${BASE}/domain-status?domain=gmail.com`, { headers: { authorization } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.headers.get("x-payment-charged") === "true")).toHaveLength(1);
     expect(results.filter((r) => r.status === 402)).toHaveLength(19);

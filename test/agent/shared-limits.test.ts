@@ -18,7 +18,11 @@ describe("agent-surface rate limits are the shared agents account's", () => {
     expect(ok.headers.get("ratelimit-policy")).toMatch(/"second";q=1;w=1/);
     expect(ok.headers.get("ratelimit")).toMatch(/"second";r=0/);
     // The X-RateLimit-* family too (docs/wire-contract.md §3.1: both families), for the window closest to refusing.
-    expect([ok.headers.get("x-ratelimit-limit"), ok.headers.get("x-ratelimit-remaining"), ok.headers.get("x-ratelimit-reset")]).toEqual(["1", "0", "1"]);
+    expect([
+      ok.headers.get("x-ratelimit-limit"),
+      ok.headers.get("x-ratelimit-remaining"),
+      ok.headers.get("x-ratelimit-reset"),
+    ]).toEqual(["1", "0", "1"]);
 
     const limited = await h.fetch(`${BASE}${path}`, { headers: { authorization: second } });
     expect(limited.status).toBe(429);

@@ -1,6 +1,6 @@
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createExecutionContext } from "cloudflare:test";
 import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { emailFinder } from "../../src/capabilities/email-finder.js";
 import { batchMemo } from "../../src/engine/memo.js";
@@ -9,9 +9,17 @@ import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, type TestAccount } from "../support/accounts.js";
 import { createdId, createJob, parseCsv, waitForEnd } from "./support.js";
 
-const FOUND = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas"].map((f) => ["acme-widgets.test", f, "Baker"]);
+const FOUND = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas"].map((f) => [
+  "acme-widgets.test",
+  f,
+  "Baker",
+]);
 // The domain shows no named address to learn a format from: nothing is proposed, nothing billed.
-const NOT_FOUND = ["Karin", "Lukas", "Marta", "Nils", "Olga", "Paul", "Rosa", "Sven", "Tina", "Uwe"].map((f) => ["generic-only.test", f, "Baker"]);
+const NOT_FOUND = ["Karin", "Lukas", "Marta", "Nils", "Olga", "Paul", "Rosa", "Sven", "Tina", "Uwe"].map((f) => [
+  "generic-only.test",
+  f,
+  "Baker",
+]);
 
 async function searchUsed(account: TestAccount) {
   // The chunk's settlement may still be on its way to the limiter.
@@ -20,7 +28,9 @@ async function searchUsed(account: TestAccount) {
 }
 
 async function runFinder(account: TestAccount, rows: string[][], name: string) {
-  const id = await createdId(await createJob(account, "finder", { name, data: [["domain", "first_name", "last_name"], ...rows], launch: true }));
+  const id = await createdId(
+    await createJob(account, "finder", { name, data: [["domain", "first_name", "last_name"], ...rows], launch: true }),
+  );
   const job = await waitForEnd(account, "finder", id);
   const csv = parseCsv(await (await call(`/v1/bulk/finder/${id}/download`, { headers: account.headers })).text());
   return { job, csv };
@@ -38,7 +48,11 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(job.metrics.rows).toMatchObject({ input: 21, valid_input: 20, duplicates: 1 });
     expect(job.metrics.credits).toMatchObject({ search: 10, total: 10 });
     expect(await searchUsed(account)).toMatchObject({ used: 10, available: 15 });
-    expect(csv.slice(1).map((r) => r.at(-2))).toEqual([...FOUND.map(() => "found"), ...NOT_FOUND.map(() => "not_found"), "duplicate"]);
+    expect(csv.slice(1).map((r) => r.at(-2))).toEqual([
+      ...FOUND.map(() => "found"),
+      ...NOT_FOUND.map(() => "not_found"),
+      "duplicate",
+    ]);
     expect(csv.at(-1)![3]).toBe("anna.baker@acme-widgets.test");
     expect(csv.at(-1)!.at(-1)).toBe("same lookup as row 1; not run again");
   }, 30_000);
@@ -70,7 +84,15 @@ describe("executeBatch", () => {
   const run = async (account: TestAccount, people: string[][]) => {
     const ctx = createExecutionContext();
     const calls = people.map(([domain, first_name, last_name]) => ({ domain, first_name, last_name }));
-    return executeBatch(emailFinder, calls, { env: env as unknown as Env, waitUntil: (p) => ctx.waitUntil(p), accountId: account.accountId, plan: "free", memo: batchMemo(), concurrency: 10, key });
+    return executeBatch(emailFinder, calls, {
+      env: env as unknown as Env,
+      waitUntil: (p) => ctx.waitUntil(p),
+      accountId: account.accountId,
+      plan: "free",
+      memo: batchMemo(),
+      concurrency: 10,
+      key,
+    });
   };
   let key = crypto.randomUUID();
 
@@ -126,7 +148,10 @@ describe("the batch memo", () => {
       loads.push([...keys]);
       return new Map(keys.map((k) => [k, k.toUpperCase()]));
     };
-    const [a, b] = await Promise.all([memo.once("facts:x", async () => ++facts), memo.once("facts:x", async () => ++facts)]);
+    const [a, b] = await Promise.all([
+      memo.once("facts:x", async () => ++facts),
+      memo.once("facts:x", async () => ++facts),
+    ]);
     expect([a, b, facts]).toEqual([1, 1, 1]);
     const values = await Promise.all(["p", "q", "p", "r"].map((k) => memo.together("claims", k, loadMany)));
     expect(values).toEqual(["P", "Q", "P", "R"]);

@@ -1,24 +1,59 @@
-import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  evictDurableObject,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import worker from "../../src/index.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { db } from "../../src/db/client.js";
 import { bulkJobs } from "../../src/db/schema-bulk.js";
 import type { Env } from "../../src/env.js";
+import worker from "../../src/index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, launchLosingMessages, parseCsv, waitForEnd } from "./support.js";
+import {
+  act,
+  ageBilling,
+  createdId,
+  createJob,
+  deliverAndDieBeforeBilling,
+  getJob,
+  launchLosingMessages,
+  parseCsv,
+  waitForEnd,
+} from "./support.js";
 
-const FIRST = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas"];
+const FIRST = [
+  "Anna",
+  "Boris",
+  "Carla",
+  "David",
+  "Elena",
+  "Frank",
+  "Greta",
+  "Hugo",
+  "Irene",
+  "Jonas",
+  "Karin",
+  "Lukas",
+];
 const LAST = ["Baker", "Fischer", "Meyer", "Schulz", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein"];
 /** 120 people all found at acme-widgets.test ({first}.{last}): chunks of 50, 50 and 20 rows. */
-const PEOPLE = [["domain", "first_name", "last_name"], ...LAST.flatMap((l) => FIRST.map((f) => ["acme-widgets.test", f, l]))];
+const PEOPLE = [
+  ["domain", "first_name", "last_name"],
+  ...LAST.flatMap((l) => FIRST.map((f) => ["acme-widgets.test", f, l])),
+];
 
 async function deliver(jobId: number, chunk: number, run = 1) {
-  const batch = createMessageBatch("bulk-rows", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { jobId, chunk, run } }]);
+  const batch = createMessageBatch("bulk-rows", [
+    { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { jobId, chunk, run } },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, env as unknown as Env, ctx);
   return getQueueResult(batch, ctx);
@@ -58,7 +93,10 @@ describe("a bulk job owns its liveness", () => {
     const done = await waitForEnd(account, "finder", id);
     expect(done).toMatchObject({ status: "completed", processed: 120, retry_count: 0 });
 
-    const history = (await json(await call(`/v1/bulk/finder/${id}/history`, { headers: account.headers }))).data as { event: string; meta: { chunks?: number[] } }[];
+    const history = (await json(await call(`/v1/bulk/finder/${id}/history`, { headers: account.headers }))).data as {
+      event: string;
+      meta: { chunks?: number[] };
+    }[];
     expect(history.filter((e) => e.event === "requeued").map((e) => e.meta.chunks)).toEqual([[1, 2]]);
 
     const csv = parseCsv(await (await call(`/v1/bulk/finder/${id}/download`, { headers: account.headers })).text());
@@ -68,7 +106,10 @@ describe("a bulk job owns its liveness", () => {
     expect(new Set(rows.map((r) => r[3])).size).toBe(120);
     expect(rows.every((r) => r.at(-2) === "found")).toBe(true);
     expect(done.metrics.credits.search).toBe(120);
-    await vi.waitUntil(async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used === 120, { timeout: 5_000 });
+    await vi.waitUntil(
+      async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used === 120,
+      { timeout: 5_000 },
+    );
 
     // The running slot is free again: the index row says completed, and the alarm is gone.
     const [index] = await db(env.DB).select({ status: bulkJobs.status }).from(bulkJobs).where(eq(bulkJobs.id, id));
@@ -86,7 +127,11 @@ describe("a bulk job owns its liveness", () => {
     // Nothing is late yet: the alarm sends nothing and sets itself again.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await alarmOf(id)).not.toBeNull();
-    expect((await json(await call(`/v1/bulk/verifier/${id}/history`, { headers: account.headers }))).data.map((e: { event: string }) => e.event)).toEqual(["created", "launched"]);
+    expect(
+      (await json(await call(`/v1/bulk/verifier/${id}/history`, { headers: account.headers }))).data.map(
+        (e: { event: string }) => e.event,
+      ),
+    ).toEqual(["created", "launched"]);
     await evictDurableObject(stub);
     await expireLeases(id);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
@@ -98,7 +143,9 @@ describe("a bulk job owns its liveness", () => {
 
   it("fails a job whose chunk was sent five times without finishing; the job can then be retried", async () => {
     const account = await createAccount();
-    const id = await createdId(await createJob(account, "verifier", { name: "Never finishes", list: "a@acme-verify.test\nb@acme-verify.test" }));
+    const id = await createdId(
+      await createJob(account, "verifier", { name: "Never finishes", list: "a@acme-verify.test\nb@acme-verify.test" }),
+    );
     const stub = jobStub(env, id);
     await launchLosingMessages(account, id);
     await evictDurableObject(stub);
@@ -106,7 +153,9 @@ describe("a bulk job owns its liveness", () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const { job } = await getJob(account, "verifier", id);
     expect(job.status).toBe("failed");
-    expect(job.error_message).toBe("Rows 1 to 2 were sent 5 times without finishing and were set aside. Retry the job to run the unfinished rows again.");
+    expect(job.error_message).toBe(
+      "Rows 1 to 2 were sent 5 times without finishing and were set aside. Retry the job to run the unfinished rows again.",
+    );
     expect(await alarmOf(id)).toBeNull();
     expect((await act(account, "POST", `/v1/bulk/verifier/${id}/retry`)).status).toBe(200);
     expect((await waitForEnd(account, "verifier", id)).status).toBe("completed");
@@ -114,7 +163,9 @@ describe("a bulk job owns its liveness", () => {
 
   it("writes the index row of a job that ended while its object went away", async () => {
     const account = await createAccount();
-    const id = await createdId(await createJob(account, "verifier", { name: "Ended quietly", list: "a@acme-verify.test", launch: true }));
+    const id = await createdId(
+      await createJob(account, "verifier", { name: "Ended quietly", list: "a@acme-verify.test", launch: true }),
+    );
     await waitForEnd(account, "verifier", id);
     // As if the object died after deciding the end but before the index and the end event went out.
     await db(env.DB).update(bulkJobs).set({ status: "running" }).where(eq(bulkJobs.id, id));

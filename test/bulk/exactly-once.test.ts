@@ -1,16 +1,36 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index.js";
 import type { BulkRowsMessage } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import type { Env } from "../../src/env.js";
+import worker from "../../src/index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
-import { act, ageBilling, createdId, createJob, deliverAndDieBeforeBilling, getJob, parseCsv, waitForEnd } from "./support.js";
+import {
+  act,
+  ageBilling,
+  createdId,
+  createJob,
+  deliverAndDieBeforeBilling,
+  getJob,
+  parseCsv,
+  waitForEnd,
+} from "./support.js";
 
-const PEOPLE = [["domain", "first name", "last name"], ["acme-widgets.test", "Jane", "Cooper"], ["acme-widgets.test", "Peter", "Parker"], ["acme-widgets.test", "Mary", "Jones"]];
+const PEOPLE = [
+  ["domain", "first name", "last name"],
+  ["acme-widgets.test", "Jane", "Cooper"],
+  ["acme-widgets.test", "Peter", "Parker"],
+  ["acme-widgets.test", "Mary", "Jones"],
+];
 
 /** A job marked running for run 1 without sending its messages, so the test delivers batches itself. */
 async function runningJob(account: TestAccount): Promise<number> {
@@ -106,7 +126,9 @@ describe("dead letters", () => {
   it("fails the job of a chunk that kept failing, and the job can be retried", async () => {
     const account = await createAccount();
     const id = await runningJob(account);
-    const batch = createMessageBatch("bulk-rows-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: { jobId: id, chunk: 0, run: 1 } }]);
+    const batch = createMessageBatch("bulk-rows-dlq", [
+      { id: "d1", timestamp: new Date(), attempts: 1, body: { jobId: id, chunk: 0, run: 1 } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env as unknown as Env, ctx);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["d1"]);
@@ -122,16 +144,48 @@ describe("credits running out mid-job", () => {
   it("stops the job as failed with a clear error_message, then a retry after a top-up finishes only the rows not done", async () => {
     // The free plan has 25 search credits a month; 30 rows need 30.
     const account = await createAccount({ plan: "free" });
-    const first = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas", "Karin", "Lukas", "Marta", "Nils", "Olga"];
-    const rows = [["domain", "first_name", "last_name"], ...first.flatMap((f) => [["acme-widgets.test", f, "Baker"], ["acme-widgets.test", f, "Fischer"]])];
-    const id = await createdId(await createJob(account, "finder", { name: "Too many for the plan", data: rows, launch: true }));
+    const first = [
+      "Anna",
+      "Boris",
+      "Carla",
+      "David",
+      "Elena",
+      "Frank",
+      "Greta",
+      "Hugo",
+      "Irene",
+      "Jonas",
+      "Karin",
+      "Lukas",
+      "Marta",
+      "Nils",
+      "Olga",
+    ];
+    const rows = [
+      ["domain", "first_name", "last_name"],
+      ...first.flatMap((f) => [
+        ["acme-widgets.test", f, "Baker"],
+        ["acme-widgets.test", f, "Fischer"],
+      ]),
+    ];
+    const id = await createdId(
+      await createJob(account, "finder", { name: "Too many for the plan", data: rows, launch: true }),
+    );
     const failed = await waitForEnd(account, "finder", id);
     expect(failed.status).toBe("failed");
     expect(failed.processed).toBe(25);
-    expect(failed.error_message).toMatch(/^Stopped after 25 of 30 rows: Your search balance \(0 credits\) is lower than this request's cost \(1\)\..*retry the job/);
+    expect(failed.error_message).toMatch(
+      /^Stopped after 25 of 30 rows: Your search balance \(0 credits\) is lower than this request's cost \(1\)\..*retry the job/,
+    );
 
     const estimate = (await json(await call(`/v1/bulk/finder/${id}/estimate`, { headers: account.headers }))).data;
-    expect(estimate).toMatchObject({ basis: "upper_bound", rows: 5, credits: { search: 5, total: 5 }, remaining: { search: 0 }, sufficient: false });
+    expect(estimate).toMatchObject({
+      basis: "upper_bound",
+      rows: 5,
+      credits: { search: 5, total: 5 },
+      remaining: { search: 0 },
+      sufficient: false,
+    });
     await expectRetryRefused(account, id);
 
     await limiterFor(env as unknown as Env, account.accountId).grantPack(10);

@@ -8,9 +8,26 @@ describe("bulk finder job from a CSV upload", () => {
     const id = await createdId(await createJob(account, "finder", csvForm(FINDER_CSV, { name: "People to find" })));
 
     const { job: pending } = await getJob(account, "finder", id);
-    expect(pending).toMatchObject({ bulk_id: id, status: "pending", bulk_type: "finder", name: "People to find", processed: 0, billed: false, archived: false });
-    expect(pending.config.input).toMatchObject({ source: "file", rows: 5, has_header: true, original_file_name: "people.csv" });
-    expect(pending.config.input.fields).toEqual({ first_name_field_index: 0, last_name_field_index: 1, domain_field_index: 2 });
+    expect(pending).toMatchObject({
+      bulk_id: id,
+      status: "pending",
+      bulk_type: "finder",
+      name: "People to find",
+      processed: 0,
+      billed: false,
+      archived: false,
+    });
+    expect(pending.config.input).toMatchObject({
+      source: "file",
+      rows: 5,
+      has_header: true,
+      original_file_name: "people.csv",
+    });
+    expect(pending.config.input.fields).toEqual({
+      first_name_field_index: 0,
+      last_name_field_index: 1,
+      domain_field_index: 2,
+    });
     expect(pending.metrics.rows).toMatchObject({ input: 5, valid_input: 4, invalid_input: 1, processed: 0 });
     expect(Date.parse(pending.expired_at) - Date.parse(pending.created_at)).toBe(180 * 86_400_000);
 
@@ -22,7 +39,15 @@ describe("bulk finder job from a CSV upload", () => {
     expect(done.status).toBe("completed");
     expect(done.billed).toBe(true);
     // 5 rows = 2 found + 1 not found (processed) + 1 refused (errors) + 1 invalid (no name).
-    expect(done.metrics.rows).toEqual({ input: 5, valid_input: 4, invalid_input: 1, duplicates: 0, skipped: 0, processed: 3, errors: 1 });
+    expect(done.metrics.rows).toEqual({
+      input: 5,
+      valid_input: 4,
+      invalid_input: 1,
+      duplicates: 0,
+      skipped: 0,
+      processed: 3,
+      errors: 1,
+    });
     expect(done.processed).toBe(5);
     expect(done.metrics.results.found).toBe(2);
     expect(done.metrics.credits).toMatchObject({ search: 2, total: 2 });
@@ -42,19 +67,29 @@ describe("bulk finder job from a CSV upload", () => {
       ["Jörg", "joerg.mueller@blau-gmbh.test", "found"],
     ]);
 
-    const valid = parseCsv(await (await call(`/v1/bulk/finder/${id}/download?type=valid`, { headers: account.headers })).text());
+    const valid = parseCsv(
+      await (await call(`/v1/bulk/finder/${id}/download?type=valid`, { headers: account.headers })).text(),
+    );
     expect(valid.slice(1).map((r) => r[0])).toEqual(["Jane", "Jörg"]);
-    const notFound = parseCsv(await (await call(`/v1/bulk/finder/${id}/download?file=not_found`, { headers: account.headers })).text());
+    const notFound = parseCsv(
+      await (await call(`/v1/bulk/finder/${id}/download?file=not_found`, { headers: account.headers })).text(),
+    );
     expect(notFound.slice(1).map((r) => r[0])).toEqual(["Ada", "Nobody", ""]);
     expect(rows[3]!.at(-1)).toMatch(/webmail|personal|company/i);
 
-    const history = (await json(await call(`/v1/bulk/finder/${id}/history`, { headers: account.headers }))).data.map((e: { event: string }) => e.event);
+    const history = (await json(await call(`/v1/bulk/finder/${id}/history`, { headers: account.headers }))).data.map(
+      (e: { event: string }) => e.event,
+    );
     expect(history).toEqual(["created", "launched", "completed", "downloaded", "downloaded", "downloaded"]);
   });
 
   it("creates from JSON data rows and from a list, and launches on create", async () => {
     const account = await createAccount();
-    const fromData = await createJob(account, "verifier", { name: "Verify data", data: [["email"], ["jane.cooper@acme-widgets.test"]], launch: true });
+    const fromData = await createJob(account, "verifier", {
+      name: "Verify data",
+      data: [["email"], ["jane.cooper@acme-widgets.test"]],
+      launch: true,
+    });
     const body = await json(fromData);
     expect(fromData.status).toBe(201);
     expect(body.data.message).toBe("Bulk created and launched.");
@@ -62,8 +97,15 @@ describe("bulk finder job from a CSV upload", () => {
     expect(done.status).toBe("completed");
     expect(done.metrics.rows.processed).toBe(1);
 
-    const fromList = await createdId(await createJob(account, "verifier", { name: "Verify list", list: "a@acme-widgets.test\nb@acme-widgets.test\n" }));
+    const fromList = await createdId(
+      await createJob(account, "verifier", { name: "Verify list", list: "a@acme-widgets.test\nb@acme-widgets.test\n" }),
+    );
     const { job } = await getJob(account, "verifier", fromList);
-    expect(job.config.input).toMatchObject({ source: "list", rows: 2, has_header: false, fields: { email_field_index: 0 } });
+    expect(job.config.input).toMatchObject({
+      source: "list",
+      rows: 2,
+      has_header: false,
+      fields: { email_field_index: 0 },
+    });
   });
 });

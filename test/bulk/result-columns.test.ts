@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { BULK_TYPES } from "../../src/bulk/types.js";
-import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 import { importRows } from "../people/support.js";
+import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 import { createdId, createJob, waitForEnd } from "./support.js";
 
 /**
@@ -18,16 +18,37 @@ interface Sample {
 }
 
 const SAMPLES: Record<string, Sample> = {
-  finder: { single: "/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper", rows: [["domain", "first_name", "last_name"], ["acme-widgets.test", "Jane", "Cooper"]] },
+  finder: {
+    single: "/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper",
+    rows: [
+      ["domain", "first_name", "last_name"],
+      ["acme-widgets.test", "Jane", "Cooper"],
+    ],
+  },
   search: { single: "/domain-search?domain=acme-widgets.test", rows: [["domain"], ["acme-widgets.test"]] },
   similar: { single: "/similar?domain=cols-corp.test", rows: [["domain"], ["cols-corp.test"]] },
   company: { single: "/companies/find?domain=cols-corp.test", rows: [["domain"], ["cols-corp.test"]] },
-  enrich: { single: "/enrich?email=milton.waddams%40cols-corp.test", rows: [["email"], ["milton.waddams@cols-corp.test"]] },
-  linkedin: { single: "/professional-network?url=https://www.linkedin.com/in/milton-waddams-cols", rows: [["linkedin"], ["https://www.linkedin.com/in/milton-waddams-cols"]] },
-  author: { single: "/author-finder?url=https://daily-news.test/opinion/meta-author", rows: [["url"], ["https://daily-news.test/opinion/meta-author"]] },
+  enrich: {
+    single: "/enrich?email=milton.waddams%40cols-corp.test",
+    rows: [["email"], ["milton.waddams@cols-corp.test"]],
+  },
+  linkedin: {
+    single: "/professional-network?url=https://www.linkedin.com/in/milton-waddams-cols",
+    rows: [["linkedin"], ["https://www.linkedin.com/in/milton-waddams-cols"]],
+  },
+  author: {
+    single: "/author-finder?url=https://daily-news.test/opinion/meta-author",
+    rows: [["url"], ["https://daily-news.test/opinion/meta-author"]],
+  },
   // A definitive verdict (the domain does not exist), so the verdict columns are all filled.
-  verifier: { single: "/email-verifier?email=nobody%40gone-verify.test", rows: [["email"], ["nobody@gone-verify.test"]] },
-  "phone-finder": { single: "/phone-finder?email=milton.waddams%40cols-corp.test", rows: [["email"], ["milton.waddams@cols-corp.test"]] },
+  verifier: {
+    single: "/email-verifier?email=nobody%40gone-verify.test",
+    rows: [["email"], ["nobody@gone-verify.test"]],
+  },
+  "phone-finder": {
+    single: "/phone-finder?email=milton.waddams%40cols-corp.test",
+    rows: [["email"], ["milton.waddams@cols-corp.test"]],
+  },
   "phone-validator": { single: "/phone-validator?phone=%2B33612345678", rows: [["phone"], ["+33612345678"]] },
 };
 
@@ -42,7 +63,15 @@ function get(value: unknown, path: string[]): unknown {
 /** How a value reads in a result cell: text, empty for null, a list of addresses, URLs or values joined with "; ". */
 function asCell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.map((v) => (v && typeof v === "object" ? asCell((v as { email?: unknown; uri?: unknown }).email ?? (v as { uri?: unknown }).uri) : asCell(v))).filter(Boolean).join("; ");
+  if (Array.isArray(value))
+    return value
+      .map((v) =>
+        v && typeof v === "object"
+          ? asCell((v as { email?: unknown; uri?: unknown }).email ?? (v as { uri?: unknown }).uri)
+          : asCell(v),
+      )
+      .filter(Boolean)
+      .join("; ");
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
@@ -50,9 +79,33 @@ let account: TestAccount;
 beforeAll(async () => {
   account = await createAccount({ plan: "scale" });
   await importRows([
-    { kind: "company", domain: "cols-corp.test", name: "Cols Corp", industry: "Computer Software", country: "US", city: "Austin", employee_count: "120" },
-    { kind: "company", domain: "cols-twin.test", name: "Cols Twin", industry: "Computer Software", country: "US", employee_count: "90" },
-    { kind: "person", email: "milton.waddams@cols-corp.test", first_name: "Milton", last_name: "Waddams", position: "Collator", country: "US", linkedin: "https://www.linkedin.com/in/milton-waddams-cols", phone: "+1 512 555 0199" },
+    {
+      kind: "company",
+      domain: "cols-corp.test",
+      name: "Cols Corp",
+      industry: "Computer Software",
+      country: "US",
+      city: "Austin",
+      employee_count: "120",
+    },
+    {
+      kind: "company",
+      domain: "cols-twin.test",
+      name: "Cols Twin",
+      industry: "Computer Software",
+      country: "US",
+      employee_count: "90",
+    },
+    {
+      kind: "person",
+      email: "milton.waddams@cols-corp.test",
+      first_name: "Milton",
+      last_name: "Waddams",
+      position: "Collator",
+      country: "US",
+      linkedin: "https://www.linkedin.com/in/milton-waddams-cols",
+      phone: "+1 512 555 0199",
+    },
   ]);
 });
 
@@ -68,7 +121,9 @@ describe("bulk result columns are the single call's answer", () => {
       expect(single.status, sample.single).toBe(200);
       const data = (await json(single)).data;
 
-      const id = await createdId(await createJob(account, type, { name: `Columns ${type}`, data: sample.rows, launch: true }));
+      const id = await createdId(
+        await createJob(account, type, { name: `Columns ${type}`, data: sample.rows, launch: true }),
+      );
       expect((await waitForEnd(account, type, id)).status).toBe("completed");
       const download = await call(`/v1/bulk/${type}/${id}/download?format=json`, { headers: account.headers });
       const { header, rows } = (await download.json()) as { header: string[]; rows: string[][] };

@@ -2,16 +2,20 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { db } from "../../src/db/client.js";
-import { bulkJobs } from "../../src/db/schema-bulk.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
-import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { db } from "../../src/db/client.js";
+import { bulkJobs } from "../../src/db/schema-bulk.js";
 import { receivedBy, uniqueKey, waitForRequests } from "../delivery/support.js";
+import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 import { act, createdId, createJob, getJob, waitForEnd } from "./support.js";
 
 const verifierJob = (account: TestAccount, extra: Record<string, unknown> = {}) =>
-  createJob(account, "verifier", { name: "State machine", list: "jane.cooper@acme-widgets.test\nno-one@acme-widgets.test", ...extra }).then(createdId);
+  createJob(account, "verifier", {
+    name: "State machine",
+    list: "jane.cooper@acme-widgets.test\nno-one@acme-widgets.test",
+    ...extra,
+  }).then(createdId);
 
 async function expectError(res: Response, status: number, type: string) {
   const body = await json(res);
@@ -24,7 +28,18 @@ async function expectError(res: Response, status: number, type: string) {
 async function fakeRunning(accountId: number, type: string, n: number) {
   const now = Date.now();
   for (let i = 0; i < n; i++) {
-    await db(env.DB).insert(bulkJobs).values({ accountId, type, name: "busy", status: "running", snapshot: {}, createdAt: now - 2 * 86_400_000, updatedAt: now, expiredAt: now + 86_400_000 });
+    await db(env.DB)
+      .insert(bulkJobs)
+      .values({
+        accountId,
+        type,
+        name: "busy",
+        status: "running",
+        snapshot: {},
+        createdAt: now - 2 * 86_400_000,
+        updatedAt: now,
+        expiredAt: now + 86_400_000,
+      });
   }
 }
 
@@ -42,7 +57,11 @@ describe("bulk job states", () => {
   it("moves pending -> cancelled -> running (retry) -> completed, and refuses every action the status does not allow with 409", async () => {
     const account = await createAccount();
     const id = await verifierJob(account);
-    await expectError(await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers }), 409, "invalid_state");
+    await expectError(
+      await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers }),
+      409,
+      "invalid_state",
+    );
     await expectError(await act(account, "POST", `/v1/bulk/verifier/${id}/retry`), 409, "invalid_state");
     await expectError(await act(account, "PUT", `/v1/bulk/verifier/${id}/restore`), 409, "invalid_state");
 
@@ -57,7 +76,9 @@ describe("bulk job states", () => {
     await expectError(await act(account, "POST", `/v1/bulk/verifier/${id}/cancel`), 409, "invalid_state");
     await expectError(await act(account, "POST", `/v1/bulk/verifier/${id}/retry`), 409, "invalid_state");
 
-    const events = (await json(await call(`/v1/bulk/verifier/${id}/history`, { headers: account.headers }))).data.map((e: { event: string }) => e.event);
+    const events = (await json(await call(`/v1/bulk/verifier/${id}/history`, { headers: account.headers }))).data.map(
+      (e: { event: string }) => e.event,
+    );
     expect(events).toEqual(["created", "cancelled", "retried", "completed"]);
   });
 
@@ -67,7 +88,10 @@ describe("bulk job states", () => {
     expect((await act(account, "DELETE", `/v1/bulk/verifier/${id}/archive`)).status).toBe(200);
     await expectError(await act(account, "DELETE", `/v1/bulk/verifier/${id}/archive`), 409, "invalid_state");
     await expectError(await act(account, "PUT", `/v1/bulk/verifier/${id}`), 409, "invalid_state");
-    const ids = async (q: string) => (await json(await call(`/v1/bulk/verifier?${q}`, { headers: account.headers }))).data.map((j: { id: number }) => j.id);
+    const ids = async (q: string) =>
+      (await json(await call(`/v1/bulk/verifier?${q}`, { headers: account.headers }))).data.map(
+        (j: { id: number }) => j.id,
+      );
     expect(await ids("")).toEqual([]);
     expect(await ids("archived=true")).toEqual([id]);
     expect(await ids("filter=archived")).toEqual([id]);
@@ -76,7 +100,11 @@ describe("bulk job states", () => {
     expect(await ids("")).toEqual([id]);
 
     expect((await act(account, "PUT", `/v1/bulk/verifier/${id}/rename`, { name: "Renamed job" })).status).toBe(200);
-    await expectError(await act(account, "PUT", `/v1/bulk/verifier/${id}/rename`, { name: "ab" }), 400, "params_invalid");
+    await expectError(
+      await act(account, "PUT", `/v1/bulk/verifier/${id}/rename`, { name: "ab" }),
+      400,
+      "params_invalid",
+    );
     expect((await getJob(account, "verifier", id)).job.name).toBe("Renamed job");
     expect(await ids("q=Renamed")).toEqual([id]);
     expect(await ids("q=nothing-like-it")).toEqual([]);
@@ -95,11 +123,23 @@ describe("bulk job states", () => {
       job.expiredAt = Date.now() - 1000;
       (instance as unknown as { save(): void }).save();
     });
-    await db(env.DB).update(bulkJobs).set({ expiredAt: Date.now() - 1000 });
-    expect(await expectError(await act(account, "PUT", `/v1/bulk/verifier/${id}`), 409, "invalid_state")).toMatch(/expired/);
+    await db(env.DB)
+      .update(bulkJobs)
+      .set({ expiredAt: Date.now() - 1000 });
+    expect(await expectError(await act(account, "PUT", `/v1/bulk/verifier/${id}`), 409, "invalid_state")).toMatch(
+      /expired/,
+    );
     await act(account, "POST", `/v1/bulk/verifier/${id}/cancel`);
-    expect(await expectError(await act(account, "POST", `/v1/bulk/verifier/${id}/retry`), 409, "invalid_state")).toMatch(/expired/);
-    expect(await expectError(await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers }), 409, "invalid_state")).toMatch(/expired/);
+    expect(
+      await expectError(await act(account, "POST", `/v1/bulk/verifier/${id}/retry`), 409, "invalid_state"),
+    ).toMatch(/expired/);
+    expect(
+      await expectError(
+        await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers }),
+        409,
+        "invalid_state",
+      ),
+    ).toMatch(/expired/);
     const list = await json(await call(`/v1/bulk/verifier?expired=true`, { headers: account.headers }));
     expect(list.data.map((j: { id: number; expired: boolean }) => [j.id, j.expired])).toEqual([[id, true]]);
     expect((await json(await call(`/v1/bulk/verifier?expired=false`, { headers: account.headers }))).data).toEqual([]);
@@ -113,10 +153,22 @@ describe("bulk job states", () => {
     expect(res.headers.get("Retry-After")).toMatch(/^\d+$/);
     await expectError(res, 429, "rate_limit");
     // Another type is not affected.
-    const finder = await createdId(await createJob(account, "finder", { name: "Other type", data: [["domain", "full name"], ["acme-widgets.test", "Jane Cooper"]] }));
+    const finder = await createdId(
+      await createJob(account, "finder", {
+        name: "Other type",
+        data: [
+          ["domain", "full name"],
+          ["acme-widgets.test", "Jane Cooper"],
+        ],
+      }),
+    );
     expect((await act(account, "PUT", `/v1/bulk/finder/${finder}`)).status).toBe(200);
 
-    const created = await createJob(account, "verifier", { name: "Launch later", list: "a@acme-widgets.test", launch: "true" });
+    const created = await createJob(account, "verifier", {
+      name: "Launch later",
+      list: "a@acme-widgets.test",
+      launch: "true",
+    });
     const body = await json(created);
     expect(created.status).toBe(201);
     expect(body.data.message).toMatch(/^Bulk created but not launched: 2 verifier jobs are already running/);
@@ -126,7 +178,19 @@ describe("bulk job states", () => {
   it("answers the 16th create of a type in a day with 429 and Retry-After to 00:00 UTC, leaving nothing behind", async () => {
     const account = await createAccount();
     const now = Date.now();
-    for (let i = 0; i < 15; i++) await db(env.DB).insert(bulkJobs).values({ accountId: account.accountId, type: "verifier", name: "today", status: "pending", snapshot: {}, createdAt: now, updatedAt: now, expiredAt: now + 1000 });
+    for (let i = 0; i < 15; i++)
+      await db(env.DB)
+        .insert(bulkJobs)
+        .values({
+          accountId: account.accountId,
+          type: "verifier",
+          name: "today",
+          status: "pending",
+          snapshot: {},
+          createdAt: now,
+          updatedAt: now,
+          expiredAt: now + 1000,
+        });
     const before = (await env.BULK_FILES.list({ prefix: "bulk/" })).objects.length;
     const res = await createJob(account, "verifier", { name: "One too many", list: "a@acme-widgets.test" });
     const retryAfter = Number(res.headers.get("Retry-After"));
@@ -146,7 +210,10 @@ describe("bulk job states", () => {
     await waitForEnd(account, "verifier", id);
     const [event] = await waitForRequests(key, 1);
     const secret = (await json(await call("/v1/bulk/webhook-secret", { headers: account.headers }))).data.secret;
-    const payload = new Webhook(secret).verify(event!.body, event!.headers) as { type: string; data: { id: number; status: string } };
+    const payload = new Webhook(secret).verify(event!.body, event!.headers) as {
+      type: string;
+      data: { id: number; status: string };
+    };
     expect(payload).toMatchObject({ type: "bulk.job.ended", data: { id, status: "completed" } });
 
     const rotated = await json(await act(account, "POST", "/v1/bulk/webhook-secret/rotate"));
@@ -161,7 +228,8 @@ describe("bulk job states", () => {
     await waitForEnd(account, "verifier", id);
     expect((await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers })).status).toBe(200);
     await runInDurableObject(jobStub(env, id), async (_instance: BulkJob, state) => {
-      for (let i = 0; i < 49; i++) state.storage.sql.exec(`INSERT INTO history (event, actor, at) VALUES ('downloaded', 'user', ?)`, Date.now());
+      for (let i = 0; i < 49; i++)
+        state.storage.sql.exec(`INSERT INTO history (event, actor, at) VALUES ('downloaded', 'user', ?)`, Date.now());
     });
     const res = await call(`/v1/bulk/verifier/${id}/download`, { headers: account.headers });
     expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
@@ -170,7 +238,11 @@ describe("bulk job states", () => {
 
   it("refuses a webhook_url on a private address", async () => {
     const account = await createAccount();
-    const res = await createJob(account, "verifier", { name: "Private hook", list: "a@acme-widgets.test", webhook_url: "https://127.0.0.1/hook" });
+    const res = await createJob(account, "verifier", {
+      name: "Private hook",
+      list: "a@acme-widgets.test",
+      webhook_url: "https://127.0.0.1/hook",
+    });
     expect(await expectError(res, 400, "params_invalid")).toContain("webhook_url");
   });
 });

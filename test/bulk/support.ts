@@ -7,8 +7,8 @@ import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
-import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { call, json, type TestAccount } from "../support/accounts.js";
 
 export const FINDER_CSV = [
@@ -20,7 +20,12 @@ export const FINDER_CSV = [
   "Jörg,Müller,blau-gmbh.test",
 ].join("\r\n");
 
-export function csvForm(csv: string | Uint8Array, fields: Record<string, string>, filename = "people.csv", type = "text/csv") {
+export function csvForm(
+  csv: string | Uint8Array,
+  fields: Record<string, string>,
+  filename = "people.csv",
+  type = "text/csv",
+) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   form.append("file", new File([csv], filename, { type }));
@@ -31,7 +36,11 @@ export async function createJob(account: TestAccount, type: string, body: FormDa
   const init: RequestInit =
     body instanceof FormData
       ? { method: "POST", headers: account.headers, body }
-      : { method: "POST", headers: { ...account.headers, "content-type": "application/json" }, body: JSON.stringify(body) };
+      : {
+          method: "POST",
+          headers: { ...account.headers, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        };
   return call(`/v1/bulk/${type}`, init);
 }
 
@@ -52,13 +61,18 @@ export async function waitForEnd(account: TestAccount, type: string, id: number,
   for (;;) {
     const { job } = await getJob(account, type, id);
     if (job.status !== "running" && job.status !== "pending") return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${job.status} (${job.processed} rows) after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`job ${id} still ${job.status} (${job.processed} rows) after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 export const act = (account: TestAccount, method: string, path: string, body?: unknown) =>
-  call(path, { method, headers: { ...account.headers, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  call(path, {
+    method,
+    headers: { ...account.headers, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
 
 /** Parses a CSV answer with the same parser the service reads uploads with. */
 export function parseCsv(text: string): string[][] {
@@ -80,13 +94,25 @@ export async function deliverAndDieBeforeBilling(base: Env, jobId: number, chunk
         const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
         return new Proxy(stub, {
           get: (target, prop) =>
-            prop === "exchange" ? (msg: LimiterMessage) => (msg.settlements?.length ? Promise.reject(new Error("the delivery died")) : target.exchange!(msg)) : target[prop as string],
+            prop === "exchange"
+              ? (msg: LimiterMessage) =>
+                  msg.settlements?.length ? Promise.reject(new Error("the delivery died")) : target.exchange!(msg)
+              : target[prop as string],
         });
       },
     },
   } as unknown as Env;
   const ctx = createExecutionContext();
-  await expect(processChunk(lossy, ctx, { jobId, chunk, run }, async () => plan, batchMemo(), new LimiterClient({ giveUpMs: 0, drainBudgetMs: 50 }))).rejects.toThrow(/not decided yet/);
+  await expect(
+    processChunk(
+      lossy,
+      ctx,
+      { jobId, chunk, run },
+      async () => plan,
+      batchMemo(),
+      new LimiterClient({ giveUpMs: 0, drainBudgetMs: 50 }),
+    ),
+  ).rejects.toThrow(/not decided yet/);
 }
 
 /** Makes every billing the job holds old enough for its alarm to send it. */

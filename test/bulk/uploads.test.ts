@@ -1,11 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { PART_BYTES, streamToR2 } from "../../src/bulk/create.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { uploadKey } from "../../src/bulk/storage.js";
 import { MAX_UPLOAD_BYTES } from "../../src/bulk/types.js";
-import { PART_BYTES, streamToR2 } from "../../src/bulk/create.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 import { createdId, createJob, csvForm, getJob } from "./support.js";
 
@@ -55,19 +55,32 @@ function streamedUpload(bytes: number, line: number, name = "Big upload") {
       i += 1;
     },
   });
-  return { body, contentType: `multipart/form-data; boundary=${boundary}`, rows: rows + (last ? 1 : 0), pulled: () => pulled };
+  return {
+    body,
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    rows: rows + (last ? 1 : 0),
+    pulled: () => pulled,
+  };
 }
 
 /** Rows of 8 KiB keep the 50 MiB file's row count (and the test's time) modest; the bytes are what is tested. */
 async function upload(account: TestAccount, bytes: number, line = 8 * 1024) {
   const { body, contentType, rows, pulled } = streamedUpload(bytes, line);
-  const res = await call("/v1/bulk/finder", { method: "POST", headers: { ...account.headers, "content-type": contentType }, body, duplex: "half" } as RequestInit);
+  const res = await call("/v1/bulk/finder", {
+    method: "POST",
+    headers: { ...account.headers, "content-type": contentType },
+    body,
+    duplex: "half",
+  } as RequestInit);
   return { res, rows, pulled };
 }
 
 /** The job's uploaded file as R2 holds it. */
 async function uploadOf(id: number) {
-  const prefix = await runInDurableObject(jobStub(env, id), (instance: BulkJob) => (instance as unknown as { job: { prefix: string } }).job.prefix);
+  const prefix = await runInDurableObject(
+    jobStub(env, id),
+    (instance: BulkJob) => (instance as unknown as { job: { prefix: string } }).job.prefix,
+  );
   return (await env.BULK_FILES.head(uploadKey(prefix)))!;
 }
 
@@ -93,7 +106,10 @@ describe("uploads up to the documented 50 MB limit", () => {
     const { res, pulled } = await upload(account, MAX_UPLOAD_BYTES + 2 * MiB);
     const body = await json(res);
     expect(res.status, JSON.stringify(body)).toBe(413);
-    expect(body.errors).toMatchObject({ type: "payload_too_large", message: "The file is larger than the 50 MB bulk upload limit." });
+    expect(body.errors).toMatchObject({
+      type: "payload_too_large",
+      message: "The file is larger than the 50 MB bulk upload limit.",
+    });
     // The parser stopped at the file's limit (one byte past MAX_UPLOAD_BYTES); the body's own cap, 1 MB above it, was not reached.
     expect(pulled()).toBeLessThan(MAX_UPLOAD_BYTES + 256 * 1024);
     expect((await env.BULK_FILES.list({ prefix: "bulk/" })).objects.length).toBe(before);
@@ -137,15 +153,24 @@ describe("streamToR2", () => {
 describe("hostile multipart and CSV bodies", () => {
   it("answers a multipart type without a boundary with 400 and says how to fix it", async () => {
     const account = await createAccount();
-    const res = await call("/v1/bulk/finder", { method: "POST", headers: { ...account.headers, "content-type": "multipart/form-data" }, body: "name=x" });
+    const res = await call("/v1/bulk/finder", {
+      method: "POST",
+      headers: { ...account.headers, "content-type": "multipart/form-data" },
+      body: "name=x",
+    });
     const body = await json(res);
     expect(res.status).toBe(400);
     expect(body.errors.type).toBe("params_invalid");
-    expect(body.errors.message).toMatch(/^The multipart body cannot be read: its Content-Type has no boundary parameter/);
+    expect(body.errors.message).toMatch(
+      /^The multipart body cannot be read: its Content-Type has no boundary parameter/,
+    );
   });
 
   const wide = (columns: number, rows: number, name = (i: number) => `field_${i}`) =>
-    [Array.from({ length: columns }, (_, i) => name(i)).join(","), ...Array.from({ length: rows }, (_, r) => Array.from({ length: columns }, (_, i) => `v${r}_${i}`).join(","))].join("\n");
+    [
+      Array.from({ length: columns }, (_, i) => name(i)).join(","),
+      ...Array.from({ length: rows }, (_, r) => Array.from({ length: columns }, (_, i) => `v${r}_${i}`).join(",")),
+    ].join("\n");
 
   it("answers a wide file without a usable column with 422 naming the columns it looked for, in under 5 s", async () => {
     const account = await createAccount();
@@ -156,7 +181,9 @@ describe("hostile multipart and CSV bodies", () => {
     const body = await json(res);
     expect(res.status).toBe(422);
     expect(body.errors.type).toBe("unprocessable_entity");
-    expect(body.errors.message).toMatch(/^The file has no usable column: finder jobs need Domain \+ First name \+ Last name/);
+    expect(body.errors.message).toMatch(
+      /^The file has no usable column: finder jobs need Domain \+ First name \+ Last name/,
+    );
     expect(body.errors.message).toMatch(/Looked for header cells named Domain \("domain", "domain name", "website"/);
     expect(body.errors.message).toMatch(/Its header row has 500 columns: "field_0", .*"field_11", and 488 more\.$/);
     expect(elapsed).toBeLessThan(5_000);
@@ -167,25 +194,49 @@ describe("hostile multipart and CSV bodies", () => {
     let started = Date.now();
     const tooWide = await createJob(account, "verifier", csvForm(wide(2_000, 500), { name: "Too wide" }));
     expect(tooWide.status).toBe(400);
-    expect((await json(tooWide)).errors.message).toBe("The file has 2,000 columns on one row; a bulk file may have at most 1,000.");
+    expect((await json(tooWide)).errors.message).toBe(
+      "The file has 2,000 columns on one row; a bulk file may have at most 1,000.",
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     started = Date.now();
-    const longHeader = await createJob(account, "verifier", csvForm(wide(80, 10, (i) => `column ${i} ${"y".repeat(1_000)}`), { name: "Long header" }));
+    const longHeader = await createJob(
+      account,
+      "verifier",
+      csvForm(
+        wide(80, 10, (i) => `column ${i} ${"y".repeat(1_000)}`),
+        { name: "Long header" },
+      ),
+    );
     expect(longHeader.status).toBe(400);
-    expect((await json(longHeader)).errors.message).toBe("The first line of the file is longer than 64 KiB: a header row may be at most 64 KiB (and 1,000 columns).");
+    expect((await json(longHeader)).errors.message).toBe(
+      "The first line of the file is longer than 64 KiB: a header row may be at most 64 KiB (and 1,000 columns).",
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   }, 30_000);
 
   it("takes a wide file whose header names a usable column, and recognises a column of addresses by its values", async () => {
     const account = await createAccount();
     const columns = Array.from({ length: 800 }, (_, i) => (i === 700 ? "Work Email" : `field_${i}`));
-    const rows = [columns.join(","), ...Array.from({ length: 200 }, (_, r) => columns.map((_, i) => (i === 700 ? `p${r}@acme-verify.test` : `v${r}`)).join(","))];
-    const named = await getJob(account, "verifier", await createdId(await createJob(account, "verifier", csvForm(rows.join("\n"), { name: "Wide but usable" }))));
+    const rows = [
+      columns.join(","),
+      ...Array.from({ length: 200 }, (_, r) =>
+        columns.map((_, i) => (i === 700 ? `p${r}@acme-verify.test` : `v${r}`)).join(","),
+      ),
+    ];
+    const named = await getJob(
+      account,
+      "verifier",
+      await createdId(await createJob(account, "verifier", csvForm(rows.join("\n"), { name: "Wide but usable" }))),
+    );
     expect(named.job.config.input.fields).toEqual({ email_field_index: 700 });
     expect(named.job.metrics.rows).toMatchObject({ input: 200, valid_input: 200 });
 
     const unnamed = "a,b,c\nx,jane@acme-verify.test,1\ny,john@acme-verify.test,2\n";
-    const byValue = await getJob(account, "verifier", await createdId(await createJob(account, "verifier", csvForm(unnamed, { name: "Addresses by value" }))));
+    const byValue = await getJob(
+      account,
+      "verifier",
+      await createdId(await createJob(account, "verifier", csvForm(unnamed, { name: "Addresses by value" }))),
+    );
     expect(byValue.job.config.input.fields).toEqual({ email_field_index: 1 });
   });
 });

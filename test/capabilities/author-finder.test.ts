@@ -26,7 +26,13 @@ describe("author extraction rules", () => {
     expect((await extractAuthor(html)).name).toBe("Graph Person");
     expect((await extractAuthor(html.replace(/<script[\s\S]*<\/script>/, ""))).name).toBe("Meta Person");
     expect((await extractAuthor('<p class="byline">By Byline Person</p>')).name).toBe("Byline Person");
-    expect((await extractAuthor('<meta property="article:author" content="https://fb.com/x"><a rel="author" href="/a">Rel Person</a>')).name).toBe("Rel Person");
+    expect(
+      (
+        await extractAuthor(
+          '<meta property="article:author" content="https://fb.com/x"><a rel="author" href="/a">Rel Person</a>',
+        )
+      ).name,
+    ).toBe("Rel Person");
   });
 });
 
@@ -65,8 +71,12 @@ describe("GET /v1/author-finder", () => {
   });
 
   it("uses meta author (stripping 'By') and /author/ links", async () => {
-    expect((await json(await get("/v1/author-finder?url=https://daily-news.test/opinion/meta-author"))).data.info.full_name).toBe("Tom Hardy");
-    expect((await json(await get("/v1/author-finder?url=https://daily-news.test/opinion/byline"))).data.email).toBe("sam.rivera@daily-news.test");
+    expect(
+      (await json(await get("/v1/author-finder?url=https://daily-news.test/opinion/meta-author"))).data.info.full_name,
+    ).toBe("Tom Hardy");
+    expect((await json(await get("/v1/author-finder?url=https://daily-news.test/opinion/byline"))).data.email).toBe(
+      "sam.rivera@daily-news.test",
+    );
   });
 
   it("answers 200 with email null when the page names no author", async () => {

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims, companies, phones } from "../../src/db/schema-index.js";
-import { eq } from "drizzle-orm";
 import { call, createAccount, json } from "../support/accounts.js";
 
 async function search(query: string) {
@@ -50,7 +50,11 @@ describe("GET /v1/domain-search", () => {
     });
     expect(Number.isInteger(jane.score)).toBe(true);
     expect(jane.sources).toEqual([
-      expect.objectContaining({ uri: "https://acme-widgets.test/team", website_url: "acme-widgets.test", still_on_page: true }),
+      expect.objectContaining({
+        uri: "https://acme-widgets.test/team",
+        website_url: "acme-widgets.test",
+        still_on_page: true,
+      }),
     ]);
     expect(jane.sources[0].extracted_on).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     const sales = body.data.emails.find((e: { email: string }) => e.email === "sales@acme-widgets.test");
@@ -60,7 +64,15 @@ describe("GET /v1/domain-search", () => {
       pageSize: 50,
       current: 1,
       total_pages: 1,
-      params: { domain: "acme-widgets.test", page: 1, limit: 50, department: null, country: null, type: "all", live: true },
+      params: {
+        domain: "acme-widgets.test",
+        page: 1,
+        limit: 50,
+        department: null,
+        country: null,
+        type: "all",
+        live: true,
+      },
     });
   });
 
@@ -73,7 +85,13 @@ describe("GET /v1/domain-search", () => {
       description: "Acme Widgets builds industrial widgets.",
       founded: "2009",
       employee_count: 120,
-      location: { country: "US", city: "Springfield", state: "IL", street_address: "1 Widget Way", postal_code: "62701" },
+      location: {
+        country: "US",
+        city: "Springfield",
+        state: "IL",
+        street_address: "1 Widget Way",
+        postal_code: "62701",
+      },
       social_links: {
         twitter_url: "https://twitter.com/acmewidgets",
         facebook_url: "https://www.facebook.com/acmewidgets",
@@ -90,7 +108,11 @@ describe("GET /v1/domain-search", () => {
     expect(stored.map((p) => p.e164).sort()).toEqual(["+12175550134", "+12175550199"]);
     expect(stored.every((p) => p.source === "crawl")).toBe(true);
     const company = await db(env.DB).select().from(companies).where(eq(companies.domain, "acme-widgets.test")).get();
-    expect(company).toMatchObject({ githubUrl: "https://github.com/acme-widgets", youtubeUrl: "https://www.youtube.com/@acmewidgets", instagramUrl: "https://www.instagram.com/acmewidgets" });
+    expect(company).toMatchObject({
+      githubUrl: "https://github.com/acme-widgets",
+      youtubeUrl: "https://www.youtube.com/@acmewidgets",
+      instagramUrl: "https://www.instagram.com/acmewidgets",
+    });
   });
 
   it("pages, and filters by type and department", async () => {
@@ -108,7 +130,10 @@ describe("GET /v1/domain-search", () => {
     ]);
     expect(generic.meta.params.type).toBe("generic");
     const sales = await json(await search("domain=acme-widgets.test&department=sales"));
-    expect(sales.data.emails.map((e: { email: string }) => e.email).sort()).toEqual(["john.smith@acme-widgets.test", "sales@acme-widgets.test"]);
+    expect(sales.data.emails.map((e: { email: string }) => e.email).sort()).toEqual([
+      "john.smith@acme-widgets.test",
+      "sales@acme-widgets.test",
+    ]);
   });
 
   it("omits claimed addresses (and does not count them)", async () => {
@@ -156,7 +181,12 @@ describe("GET /v1/domain-search", () => {
       "lukasz.nowak@blau-gmbh.test",
       "soeren.oedegaard@blau-gmbh.test",
     ]);
-    expect(body.data.organization).toMatchObject({ organization: "Blau GmbH", founded: "1998", phone_number: "", pattern: "{first}.{last}" });
+    expect(body.data.organization).toMatchObject({
+      organization: "Blau GmbH",
+      founded: "1998",
+      phone_number: "",
+      pattern: "{first}.{last}",
+    });
     expect(body.data.organization.location).toMatchObject({ country: "DE", city: "Berlin", postal_code: "10115" });
     expect(body.data.organization.social_links.linkedin_url).toBe("https://de.linkedin.com/company/blau-gmbh");
     const stored = await db(env.DB).select().from(phones).where(eq(phones.domain, "blau-gmbh.test")).all();

@@ -11,14 +11,29 @@ describe("GET /v1/email-finder?enrich_mobile=true", () => {
     const now = Date.now();
     await db(env.DB)
       .insert(phones)
-      .values({ domain: "acme-widgets.test", email: "jane.cooper@acme-widgets.test", e164: "+14155552671", source: "import", firstSeenAt: now, lastSeenAt: now })
+      .values({
+        domain: "acme-widgets.test",
+        email: "jane.cooper@acme-widgets.test",
+        e164: "+14155552671",
+        source: "import",
+        firstSeenAt: now,
+        lastSeenAt: now,
+      })
       .onConflictDoNothing();
 
-    const withPhone = await json(await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper&enrich_mobile=true", { headers: a.headers }));
+    const withPhone = await json(
+      await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper&enrich_mobile=true", {
+        headers: a.headers,
+      }),
+    );
     expect(withPhone.data.email).toBe("jane.cooper@acme-widgets.test");
     expect(withPhone.data.phone_data).toMatchObject({ e164_format: "+14155552671", country_code: "US" });
 
-    const without = await json(await call("/v1/email-finder?domain=acme-widgets.test&first_name=Bob&last_name=Nobody&enrich_mobile=true", { headers: a.headers }));
+    const without = await json(
+      await call("/v1/email-finder?domain=acme-widgets.test&first_name=Bob&last_name=Nobody&enrich_mobile=true", {
+        headers: a.headers,
+      }),
+    );
     expect(without.data.phone_data).toBeNull();
 
     // Settling runs after the response; wait for both calls to be trued up.

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { call, createAccount, json } from "../support/accounts.js";
 import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims } from "../../src/db/schema-index.js";
+import { call, createAccount, json } from "../support/accounts.js";
 
 async function verificationsUsed(headers: Record<string, string>): Promise<number> {
   const me = await json(await call("/v1/me", { headers }));
@@ -12,14 +12,39 @@ async function verificationsUsed(headers: Record<string, string>): Promise<numbe
 describe("GET /v1/email-verifier", () => {
   it("wire contract §6.1: data.email is an object holding the verdict fields, with data.sources[] beside it, on ?email= and /{email}", async () => {
     const { headers } = await createAccount();
-    for (const path of ["/v1/email-verifier?email=jane.doe%40acme-verify.test", "/v1/email-verifier/jane.doe@acme-verify.test"]) {
+    for (const path of [
+      "/v1/email-verifier?email=jane.doe%40acme-verify.test",
+      "/v1/email-verifier/jane.doe@acme-verify.test",
+    ]) {
       const res = await call(path, { headers });
       expect(res.status, path).toBe(200);
       const { data } = await json(res);
       expect(Object.keys(data).sort()).toEqual(["email", "sources"]);
       expect(typeof data.email).toBe("object");
       expect(data.email.email).toBe("jane.doe@acme-verify.test");
-      for (const key of ["status", "result", "score", "regex", "gibberish", "disposable", "webmail", "mx_records", "mx_check", "mx", "smtp_provider", "smtp_server", "smtp_check", "accept_all", "block", "greylisted", "whois", "smtp_check_run", "note", "reason", "did_you_mean"]) {
+      for (const key of [
+        "status",
+        "result",
+        "score",
+        "regex",
+        "gibberish",
+        "disposable",
+        "webmail",
+        "mx_records",
+        "mx_check",
+        "mx",
+        "smtp_provider",
+        "smtp_server",
+        "smtp_check",
+        "accept_all",
+        "block",
+        "greylisted",
+        "whois",
+        "smtp_check_run",
+        "note",
+        "reason",
+        "did_you_mean",
+      ]) {
         expect(data.email, key).toHaveProperty(key);
       }
       expect(data.email).not.toHaveProperty("sources");
@@ -50,7 +75,10 @@ describe("GET /v1/email-verifier", () => {
 
   it("tolerates the JavaScript client's GET body `null`", async () => {
     const { headers } = await createAccount();
-    const res = await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers: { ...headers, "content-type": "application/json" }, method: "GET" });
+    const res = await call("/v1/email-verifier?email=jane%40acme-verify.test", {
+      headers: { ...headers, "content-type": "application/json" },
+      method: "GET",
+    });
     expect(res.status).toBe(200);
   });
 
@@ -59,7 +87,12 @@ describe("GET /v1/email-verifier", () => {
     const before = await verificationsUsed(headers);
     const res = await call("/v1/email-verifier?email=not-an-email", { headers });
     expect(res.status).toBe(200);
-    expect((await json(res)).data.email).toMatchObject({ status: "invalid", result: "undeliverable", regex: false, reason: "invalid_syntax" });
+    expect((await json(res)).data.email).toMatchObject({
+      status: "invalid",
+      result: "undeliverable",
+      regex: false,
+      reason: "invalid_syntax",
+    });
     expect(await verificationsUsed(headers)).toBe(before);
   });
 
@@ -74,7 +107,9 @@ describe("GET /v1/email-verifier", () => {
   it("an open verdict (SMTP not run) is not billed", async () => {
     const { headers } = await createAccount();
     const before = await verificationsUsed(headers);
-    expect((await json(await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers }))).data.email.status).toBe("unknown");
+    expect(
+      (await json(await call("/v1/email-verifier?email=jane%40acme-verify.test", { headers }))).data.email.status,
+    ).toBe("unknown");
     expect(await verificationsUsed(headers)).toBe(before);
   });
 
@@ -111,7 +146,9 @@ describe("GET /v1/email-verifier", () => {
 
   it("is documented in the OpenAPI document under both paths", async () => {
     const doc = await json(await call("/v1/openapi.json"));
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/email-verifier", "/email-verifier/{email}", "/domain-status"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/email-verifier", "/email-verifier/{email}", "/domain-status"]),
+    );
   });
 
   it("requires credentials", async () => {
@@ -124,14 +161,30 @@ describe("GET /v1/domain-status", () => {
     const { headers } = await createAccount();
     const status = async (q: string) => json(await call(`/v1/domain-status?${q}`, { headers }));
     expect(await status("domain=gmail.com")).toEqual({ domain: "gmail.com", webmail: true, disposable: false });
-    expect(await status("domain=Mailinator.com")).toEqual({ domain: "mailinator.com", webmail: false, disposable: true });
-    expect(await status("domain=acme-verify.test")).toEqual({ domain: "acme-verify.test", webmail: false, disposable: false });
-    expect(await status("email=jane%40outlook.com")).toEqual({ domain: "outlook.com", webmail: true, disposable: false });
+    expect(await status("domain=Mailinator.com")).toEqual({
+      domain: "mailinator.com",
+      webmail: false,
+      disposable: true,
+    });
+    expect(await status("domain=acme-verify.test")).toEqual({
+      domain: "acme-verify.test",
+      webmail: false,
+      disposable: false,
+    });
+    expect(await status("email=jane%40outlook.com")).toEqual({
+      domain: "outlook.com",
+      webmail: true,
+      disposable: false,
+    });
   });
 
   it("reports an invalid domain as disposable", async () => {
     const { headers } = await createAccount();
-    expect(await json(await call("/v1/domain-status?domain=not_a_domain", { headers }))).toEqual({ domain: "not_a_domain", webmail: false, disposable: true });
+    expect(await json(await call("/v1/domain-status?domain=not_a_domain", { headers }))).toEqual({
+      domain: "not_a_domain",
+      webmail: false,
+      disposable: true,
+    });
   });
 
   it("a missing domain is a 400", async () => {
@@ -143,7 +196,9 @@ describe("GET /v1/domain-status", () => {
 
   it("is never rate-limited", async () => {
     const { headers } = await createAccount({ plan: "free" });
-    const answers = await Promise.all(Array.from({ length: 12 }, () => call("/v1/domain-status?domain=gmail.com", { headers })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => call("/v1/domain-status?domain=gmail.com", { headers })),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
   });
 });

@@ -35,7 +35,9 @@ describe("GET /v1/email-finder", () => {
   });
 
   it("proposes an unseen person's address from the domain's majority format, with a lower integer score", async () => {
-    const { data } = await json(await get("/v1/email-finder?domain=acme-widgets.test&full_name=Ren%C3%A9e%20D%27Arcy-Smith"));
+    const { data } = await json(
+      await get("/v1/email-finder?domain=acme-widgets.test&full_name=Ren%C3%A9e%20D%27Arcy-Smith"),
+    );
     // Accent dropped, apostrophe dropped, hyphenated family name joined.
     expect(data.email).toBe("renee.darcysmith@acme-widgets.test");
     expect(data.pattern).toBe("{first}.{last}");
@@ -46,12 +48,16 @@ describe("GET /v1/email-finder", () => {
   });
 
   it("uses the domain's transliteration: expanded umlauts on a site that writes them so", async () => {
-    const { data } = await json(await get("/v1/email-finder?domain=blau-gmbh.test&first_name=J%C3%B6rg&last_name=M%C3%BCller"));
+    const { data } = await json(
+      await get("/v1/email-finder?domain=blau-gmbh.test&first_name=J%C3%B6rg&last_name=M%C3%BCller"),
+    );
     expect(data.email).toBe("joerg.mueller@blau-gmbh.test");
   });
 
   it("answers 451 for a claimed address and does not reveal it", async () => {
-    await db(env.DB).insert(claims).values({ kind: "email", value: "john.smith@acme-widgets.test", reason: "owner asked" });
+    await db(env.DB)
+      .insert(claims)
+      .values({ kind: "email", value: "john.smith@acme-widgets.test", reason: "owner asked" });
     const res = await get("/v1/email-finder?domain=acme-widgets.test&first_name=John&last_name=Smith");
     expect(res.status).toBe(451);
     const body = await json(res);
@@ -100,9 +106,28 @@ describe("GET /v1/email-count", () => {
     expect(data.total).toBe(data.personal_emails + data.generic_emails);
     expect(data.generic_emails).toBe(2);
     expect(data.personal_emails).toBe(4);
-    expect(Object.keys(data.department).sort()).toEqual(
-      ["accounting", "administrative", "communication", "diversity", "engineering", "executive", "facilities", "finance", "hr", "it", "legal", "management", "marketing", "operations", "pr", "sales", "security", "software", "support", "warehouse"],
-    );
+    expect(Object.keys(data.department).sort()).toEqual([
+      "accounting",
+      "administrative",
+      "communication",
+      "diversity",
+      "engineering",
+      "executive",
+      "facilities",
+      "finance",
+      "hr",
+      "it",
+      "legal",
+      "management",
+      "marketing",
+      "operations",
+      "pr",
+      "sales",
+      "security",
+      "software",
+      "support",
+      "warehouse",
+    ]);
     expect(data.department.hr).toBe(1); // karriere@
     expect(data.department.accounting).toBe(1); // Leiterin Buchhaltung
     expect(Object.keys(data.seniority).sort()).toEqual(["executive", "junior", "senior"]);
@@ -124,7 +149,15 @@ describe("bad input on format and count", () => {
 describe("OpenAPI", () => {
   it("documents the finder family once each, and keeps the /email-sources/ alias out of the document", async () => {
     const doc = await json(await call("/v1/openapi.json"));
-    for (const path of ["/domain-search", "/email-finder", "/email-format", "/email-count", "/email-sources", "/email-sources/{email}", "/author-finder"]) {
+    for (const path of [
+      "/domain-search",
+      "/email-finder",
+      "/email-format",
+      "/email-count",
+      "/email-sources",
+      "/email-sources/{email}",
+      "/author-finder",
+    ]) {
       expect(doc.paths, path).toHaveProperty([path, "get"]);
     }
     expect(doc.paths).not.toHaveProperty(["/email-sources/"]);
@@ -143,7 +176,11 @@ describe("GET /v1/email-sources", () => {
       const body = await json(res);
       expect(body.email).toBe("sales@acme-widgets.test");
       expect(body.data).toEqual([
-        expect.objectContaining({ uri: "https://acme-widgets.test/contact", website_url: "acme-widgets.test", still_on_page: true }),
+        expect.objectContaining({
+          uri: "https://acme-widgets.test/contact",
+          website_url: "acme-widgets.test",
+          still_on_page: true,
+        }),
       ]);
     }
   });

@@ -7,7 +7,17 @@ import { isProduction } from "../../src/env.js";
 
 describe("ENVIRONMENT fails closed: anything but exactly 'development' is production", () => {
   it("reads an unset, empty, misspelled or unknown ENVIRONMENT as production", () => {
-    for (const value of [undefined, "", "production", "prod", "Production", "Development", "dev", " development", "staging"]) {
+    for (const value of [
+      undefined,
+      "",
+      "production",
+      "prod",
+      "Production",
+      "Development",
+      "dev",
+      " development",
+      "staging",
+    ]) {
       expect(isProduction({ ENVIRONMENT: value }), JSON.stringify(value)).toBe(true);
     }
     expect(isProduction({ ENVIRONMENT: "development" })).toBe(false);
@@ -22,10 +32,14 @@ describe("ENVIRONMENT fails closed: anything but exactly 'development' is produc
     expect(urlRefusal(new URL("http://127.0.0.1:8080/"), forgotten)).not.toBeNull();
     expect(urlRefusal(new URL("https://localhost/"), forgotten)).not.toBeNull();
     // Webhook and callback URLs: no plain-http loopback receiver.
-    await expect(assertDeliverableUrl(forgotten, "http://localhost:3000/hook", "webhook_url")).rejects.toMatchObject({ status: 400 });
+    await expect(assertDeliverableUrl(forgotten, "http://localhost:3000/hook", "webhook_url")).rejects.toMatchObject({
+      status: 400,
+    });
     // The local tooling's value relaxes exactly those.
     const development = { ...env, ENVIRONMENT: "development" };
     expect(chosenMethod(development)).toBe("evm-dev");
-    await expect(assertDeliverableUrl(development, "http://localhost:3000/hook", "webhook_url")).resolves.toBeInstanceOf(URL);
+    await expect(
+      assertDeliverableUrl(development, "http://localhost:3000/hook", "webhook_url"),
+    ).resolves.toBeInstanceOf(URL);
   });
 });

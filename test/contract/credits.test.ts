@@ -75,7 +75,9 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
   it("§3.2: after 30 days the same request is billed again", async () => {
     const a = await createAccount();
     const fingerprint = await requestFingerprint("email-verifier", { email: "nobody@gone-verify.test" });
-    await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - REPEAT_WINDOW_MS - 60_000 });
+    await db(env.DB)
+      .insert(billedRequests)
+      .values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - REPEAT_WINDOW_MS - 60_000 });
     await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect((await logsOf(a.headers, 1)).map((l) => l.cost)).toEqual([true]);
     await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
@@ -108,9 +110,15 @@ describe("docs/wire-contract.md §3.2: what counts as the same request", () => {
     expect(normalisedParams({ phone: "415.555.0100", country: "us" })).toBe(e164);
     expect(normalisedParams({ phone: "+14155550100", country_code: "US" })).toBe(e164);
     // Another country's plan reads the same digits as another number.
-    expect(normalisedParams({ phone: "030 12345678", country_code: "DE" })).toBe(normalisedParams({ phone: "+49 30 12345678" }));
-    expect(normalisedParams({ phone: "030 12345678", country_code: "DE" })).not.toBe(normalisedParams({ phone: "030 12345678", country_code: "FR" }));
-    expect(normalisedParams({ phone: "+33 6 12 34 56 78" })).toBe(normalisedParams({ phone: "06 12 34 56 78", country_code: "FR" }));
+    expect(normalisedParams({ phone: "030 12345678", country_code: "DE" })).toBe(
+      normalisedParams({ phone: "+49 30 12345678" }),
+    );
+    expect(normalisedParams({ phone: "030 12345678", country_code: "DE" })).not.toBe(
+      normalisedParams({ phone: "030 12345678", country_code: "FR" }),
+    );
+    expect(normalisedParams({ phone: "+33 6 12 34 56 78" })).toBe(
+      normalisedParams({ phone: "06 12 34 56 78", country_code: "FR" }),
+    );
     // A number that does not parse is kept as written, with its country.
     expect(normalisedParams({ phone: "12", country_code: "US" })).not.toBe(normalisedParams({ phone: "12" }));
   });
@@ -118,7 +126,9 @@ describe("docs/wire-contract.md §3.2: what counts as the same request", () => {
   it("compares addresses without case or a trailing dot, and domains without case, `www.` or a trailing dot", () => {
     expect(normalisedParams({ email: " Jane.Doe@Acme.COM. " })).toBe(normalisedParams({ email: "jane.doe@acme.com" }));
     expect(normalisedParams({ domain: "WWW.Acme.com." })).toBe(normalisedParams({ domain: "acme.com" }));
-    expect(normalisedParams({ domain: "www.acme.com", first_name: "Jane" })).toBe(normalisedParams({ domain: "Acme.Com", first_name: "jane" }));
+    expect(normalisedParams({ domain: "www.acme.com", first_name: "Jane" })).toBe(
+      normalisedParams({ domain: "Acme.Com", first_name: "jane" }),
+    );
     expect(normalisedParams({ domain: "shop.acme.com" })).not.toBe(normalisedParams({ domain: "acme.com" }));
   });
 });

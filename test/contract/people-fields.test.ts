@@ -24,8 +24,18 @@ const JANE_MICROBLOG = "https://twitter.com/janecooper";
 async function giveJaneProfiles() {
   await db(env.DB)
     .insert(people)
-    .values({ domain: "acme-widgets.test", email: JANE, firstName: "Jane", lastName: "Cooper", professionalNetworkUrl: JANE_PROFILE, microblog: JANE_MICROBLOG })
-    .onConflictDoUpdate({ target: people.email, set: { professionalNetworkUrl: JANE_PROFILE, microblog: JANE_MICROBLOG } });
+    .values({
+      domain: "acme-widgets.test",
+      email: JANE,
+      firstName: "Jane",
+      lastName: "Cooper",
+      professionalNetworkUrl: JANE_PROFILE,
+      microblog: JANE_MICROBLOG,
+    })
+    .onConflictDoUpdate({
+      target: people.email,
+      set: { professionalNetworkUrl: JANE_PROFILE, microblog: JANE_MICROBLOG },
+    });
 }
 
 describe("social fields: neutral and older names everywhere a person has them (one helper)", () => {
@@ -40,19 +50,32 @@ describe("social fields: neutral and older names everywhere a person has them (o
 
   it("domain-search emails[] carry the people index's profiles under both names", async () => {
     const a = await createAccount();
-    expect((await call("/v1/domain-search?domain=acme-widgets.test&limit=50", { headers: a.headers })).status).toBe(200);
+    expect((await call("/v1/domain-search?domain=acme-widgets.test&limit=50", { headers: a.headers })).status).toBe(
+      200,
+    );
     await giveJaneProfiles();
-    const body = await json(await call("/v1/domain-search?domain=acme-widgets.test&limit=50&type=personal", { headers: a.headers }));
+    const body = await json(
+      await call("/v1/domain-search?domain=acme-widgets.test&limit=50&type=personal", { headers: a.headers }),
+    );
     for (const e of body.data.emails) expectBothNames(e, e.email);
     const jane = body.data.emails.find((e: { email: string }) => e.email === JANE);
-    expect(jane).toMatchObject({ professional_network: JANE_PROFILE, linkedin: JANE_PROFILE, microblog: JANE_MICROBLOG, twitter: JANE_MICROBLOG });
+    expect(jane).toMatchObject({
+      professional_network: JANE_PROFILE,
+      linkedin: JANE_PROFILE,
+      microblog: JANE_MICROBLOG,
+      twitter: JANE_MICROBLOG,
+    });
   });
 
   it("email-finder and author-finder send both names", async () => {
     const a = await createAccount();
-    const finder = await json(await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper", { headers: a.headers }));
+    const finder = await json(
+      await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper", { headers: a.headers }),
+    );
     expectBothNames(finder.data, "email-finder");
-    const author = await json(await call("/v1/author-finder?url=daily-news.test/2024/big-story", { headers: a.headers }));
+    const author = await json(
+      await call("/v1/author-finder?url=daily-news.test/2024/big-story", { headers: a.headers }),
+    );
     expectBothNames(author.data, "author-finder");
     expectBothNames(author.data.info, "author-finder info");
   });
@@ -60,14 +83,28 @@ describe("social fields: neutral and older names everywhere a person has them (o
   it("enrich, people/find, combined/find and professional-network send both names with the stored values", async () => {
     await importRows([
       { kind: "company", domain: "socialco.test", name: "SocialCo", industry: "Computer Software" },
-      { kind: "person", email: "ann.lee@socialco.test", first_name: "Ann", last_name: "Lee", linkedin: "https://www.linkedin.com/in/ann-lee-socialco", twitter: "https://twitter.com/annlee" },
+      {
+        kind: "person",
+        email: "ann.lee@socialco.test",
+        first_name: "Ann",
+        last_name: "Lee",
+        linkedin: "https://www.linkedin.com/in/ann-lee-socialco",
+        twitter: "https://twitter.com/annlee",
+      },
     ]);
     const a = await createAccount();
     const bodies = {
       enrich: (await json(await call("/v1/enrich?email=ann.lee@socialco.test", { headers: a.headers }))).data,
       people: (await json(await call("/v1/people/find?email=ann.lee@socialco.test", { headers: a.headers }))).data,
-      combined: (await json(await call("/v1/combined/find?email=ann.lee@socialco.test", { headers: a.headers }))).data.person,
-      network: (await json(await call("/v1/professional-network?url=https://www.linkedin.com/in/ann-lee-socialco", { headers: a.headers }))).data,
+      combined: (await json(await call("/v1/combined/find?email=ann.lee@socialco.test", { headers: a.headers }))).data
+        .person,
+      network: (
+        await json(
+          await call("/v1/professional-network?url=https://www.linkedin.com/in/ann-lee-socialco", {
+            headers: a.headers,
+          }),
+        )
+      ).data,
     };
     for (const [label, data] of Object.entries(bodies)) {
       expectBothNames(data, label);
@@ -88,16 +125,30 @@ describe("social fields: neutral and older names everywhere a person has them (o
 describe("docs/wire-contract.md §5.4: enrich_mobile on domain-search and email-finder", () => {
   async function janeHasAPhone() {
     const now = Date.now();
-    await db(env.DB).insert(phones).values({ domain: "acme-widgets.test", email: JANE, e164: "+14155552671", source: "import", firstSeenAt: now, lastSeenAt: now }).onConflictDoNothing();
+    await db(env.DB)
+      .insert(phones)
+      .values({
+        domain: "acme-widgets.test",
+        email: JANE,
+        e164: "+14155552671",
+        source: "import",
+        firstSeenAt: now,
+        lastSeenAt: now,
+      })
+      .onConflictDoNothing();
   }
 
   it("domain-search?enrich_mobile=true adds phone_data and sets phone_number: true where a number is found, one phone credit per number", async () => {
     const a = await createAccount({ plan: "pro" });
     await janeHasAPhone();
     const plain = await json(await call("/v1/domain-search?domain=acme-widgets.test&limit=50", { headers: a.headers }));
-    expect(plain.data.emails.every((e: Record<string, unknown>) => e.phone_number === false && !("phone_data" in e))).toBe(true);
+    expect(
+      plain.data.emails.every((e: Record<string, unknown>) => e.phone_number === false && !("phone_data" in e)),
+    ).toBe(true);
 
-    const res = await call("/v1/domain-search?domain=acme-widgets.test&limit=50&enrich_mobile=true", { headers: a.headers });
+    const res = await call("/v1/domain-search?domain=acme-widgets.test&limit=50&enrich_mobile=true", {
+      headers: a.headers,
+    });
     expect(res.status).toBe(200);
     const emails = (await json(res)).data.emails as Record<string, any>[];
     const jane = emails.find((e) => e.email === JANE)!;
@@ -126,7 +177,13 @@ describe("docs/wire-contract.md §5.4: enrich_mobile on domain-search and email-
   it("email-finder?enrich_mobile=true sets phone_number: true beside phone_data", async () => {
     const a = await createAccount();
     await janeHasAPhone();
-    const data = (await json(await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper&enrich_mobile=true", { headers: a.headers }))).data;
+    const data = (
+      await json(
+        await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper&enrich_mobile=true", {
+          headers: a.headers,
+        }),
+      )
+    ).data;
     expect(data.email).toBe(JANE);
     expect(data.phone_number).toBe(true);
     expect(data.phone_data.e164_format).toBe("+14155552671");

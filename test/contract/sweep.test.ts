@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "@hono/zod-openapi";
-import { CAPABILITIES } from "../../src/capabilities/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Capability } from "../../src/capabilities/core/registry.js";
-import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { importRows } from "../people/support.js";
+import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 
 /**
  * The contract sweep: every capability in the registry, on /v1, answers
@@ -20,42 +20,106 @@ interface Sample {
 }
 
 const SAMPLES: Record<string, Sample> = {
-  "email-verifier": { ok: "/email-verifier?email=jane%40acme-verify.test", bad: { path: "/email-verifier", param: "email" } },
+  "email-verifier": {
+    ok: "/email-verifier?email=jane%40acme-verify.test",
+    bad: { path: "/email-verifier", param: "email" },
+  },
   "domain-status": { ok: "/domain-status?domain=gmail.com", bad: { path: "/domain-status", param: "domain" } },
   "phone-validator": { ok: "/phone-validator?phone=%2B33612345678", bad: { path: "/phone-validator", param: "phone" } },
-  "phone-finder": { ok: "/phone-finder?email=peter.gibbons%40sweep-corp.test", bad: { path: "/phone-finder?email=bob", param: "email" } },
+  "phone-finder": {
+    ok: "/phone-finder?email=peter.gibbons%40sweep-corp.test",
+    bad: { path: "/phone-finder?email=bob", param: "email" },
+  },
   "phone-legacy": { ok: "/phone/peter.gibbons%40sweep-corp.test", bad: { path: "/phone/bob", param: "email" } },
   enrich: { ok: "/enrich?email=peter.gibbons%40sweep-corp.test", bad: { path: "/enrich?email=bob", param: "email" } },
-  "people/find": { ok: "/people/find?email=peter.gibbons%40sweep-corp.test", bad: { path: "/people/find?email=bob", param: "email" } },
-  "companies/find": { ok: "/companies/find?domain=sweep-corp.test", bad: { path: "/companies/find?domain=not_a_domain", param: "domain" } },
-  "combined/find": { ok: "/combined/find?email=peter.gibbons%40sweep-corp.test", bad: { path: "/combined/find", param: "email" } },
-  "professional-network": { ok: "/professional-network?url=https://www.linkedin.com/in/peter-gibbons-sweep", bad: { path: "/professional-network", param: "url" } },
+  "people/find": {
+    ok: "/people/find?email=peter.gibbons%40sweep-corp.test",
+    bad: { path: "/people/find?email=bob", param: "email" },
+  },
+  "companies/find": {
+    ok: "/companies/find?domain=sweep-corp.test",
+    bad: { path: "/companies/find?domain=not_a_domain", param: "domain" },
+  },
+  "combined/find": {
+    ok: "/combined/find?email=peter.gibbons%40sweep-corp.test",
+    bad: { path: "/combined/find", param: "email" },
+  },
+  "professional-network": {
+    ok: "/professional-network?url=https://www.linkedin.com/in/peter-gibbons-sweep",
+    bad: { path: "/professional-network", param: "url" },
+  },
   technology: { ok: "/technology?domain=globex.test", bad: { path: "/technology", param: "domain" } },
-  similar: { ok: "/similar?domain=sweep-corp.test", bad: { path: "/similar?domain=sweep-corp.test&limit=abc", param: "limit" } },
+  similar: {
+    ok: "/similar?domain=sweep-corp.test",
+    bad: { path: "/similar?domain=sweep-corp.test&limit=abc", param: "limit" },
+  },
   location: { ok: "/location?domain=sweep-corp.test", bad: { path: "/location", param: "domain" } },
   "domain-suggestions": { ok: "/domain-suggestions?query=Sweep", bad: { path: "/domain-suggestions", param: "query" } },
-  "domain-search": { ok: "/domain-search?domain=acme-widgets.test", bad: { path: "/domain-search?domain=acme-widgets.test&limit=abc", param: "limit" } },
-  "email-finder": { ok: "/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper", bad: { path: "/email-finder?domain=not_a_domain&first_name=Jane&last_name=Cooper", param: "domain" } },
-  "email-format": { ok: "/email-format?domain=acme-widgets.test", bad: { path: "/email-format?domain=not_a_domain", param: "domain" } },
-  "email-count": { ok: "/email-count?domain=acme-widgets.test", bad: { path: "/email-count?domain=not_a_domain", param: "domain" } },
-  "email-sources": { ok: "/email-sources?email=sales%40acme-widgets.test", bad: { path: "/email-sources?email=not-an-email", param: "email" } },
-  "author-finder": { ok: "/author-finder?url=https://daily-news.test/opinion/meta-author", bad: { path: "/author-finder?url=not%20a%20url", param: "url" } },
+  "domain-search": {
+    ok: "/domain-search?domain=acme-widgets.test",
+    bad: { path: "/domain-search?domain=acme-widgets.test&limit=abc", param: "limit" },
+  },
+  "email-finder": {
+    ok: "/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper",
+    bad: { path: "/email-finder?domain=not_a_domain&first_name=Jane&last_name=Cooper", param: "domain" },
+  },
+  "email-format": {
+    ok: "/email-format?domain=acme-widgets.test",
+    bad: { path: "/email-format?domain=not_a_domain", param: "domain" },
+  },
+  "email-count": {
+    ok: "/email-count?domain=acme-widgets.test",
+    bad: { path: "/email-count?domain=not_a_domain", param: "domain" },
+  },
+  "email-sources": {
+    ok: "/email-sources?email=sales%40acme-widgets.test",
+    bad: { path: "/email-sources?email=not-an-email", param: "email" },
+  },
+  "author-finder": {
+    ok: "/author-finder?url=https://daily-news.test/opinion/meta-author",
+    bad: { path: "/author-finder?url=not%20a%20url", param: "url" },
+  },
 };
 
 /** Whether `path` (without its query) is served at one of the capability's declared paths. */
 function servedBy(cap: Capability, path: string): boolean {
   const bare = decodeURIComponent(path.split("?")[0]!);
-  return [...cap.paths, ...(cap.aliases ?? [])].some((p) => new RegExp(`^${p.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare));
+  return [...cap.paths, ...(cap.aliases ?? [])].some((p) =>
+    new RegExp(`^${p.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare),
+  );
 }
 
 let account: TestAccount;
 beforeAll(async () => {
   account = await createAccount({ plan: "scale" }); // no per-second limits: the sweep calls in a burst
   await importRows([
-    { kind: "company", domain: "sweep-corp.test", name: "Sweep Corp", industry: "Computer Software", country: "US", city: "Austin", employee_count: "120" },
-    { kind: "company", domain: "sweep-twin.test", name: "Sweep Twin", industry: "Computer Software", country: "US", employee_count: "90" },
-    { kind: "person", email: "peter.gibbons@sweep-corp.test", first_name: "Peter", last_name: "Gibbons", position: "Software Engineer",
-      country: "US", linkedin: "https://www.linkedin.com/in/peter-gibbons-sweep", phone: "+1 512 555 0101" },
+    {
+      kind: "company",
+      domain: "sweep-corp.test",
+      name: "Sweep Corp",
+      industry: "Computer Software",
+      country: "US",
+      city: "Austin",
+      employee_count: "120",
+    },
+    {
+      kind: "company",
+      domain: "sweep-twin.test",
+      name: "Sweep Twin",
+      industry: "Computer Software",
+      country: "US",
+      employee_count: "90",
+    },
+    {
+      kind: "person",
+      email: "peter.gibbons@sweep-corp.test",
+      first_name: "Peter",
+      last_name: "Gibbons",
+      position: "Software Engineer",
+      country: "US",
+      linkedin: "https://www.linkedin.com/in/peter-gibbons-sweep",
+      phone: "+1 512 555 0101",
+    },
   ]);
 });
 

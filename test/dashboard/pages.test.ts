@@ -18,7 +18,11 @@ describe("every page, for a signed-in account", () => {
   it("renders, labelled, with the page's own data read from /v1", async () => {
     const { browser, email, accountId } = await confirmedUser();
     const key = await addKey(accountId);
-    await call("/v1/leads", { method: "POST", headers: { ...key.headers, "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", first_name: "Ada", company: "=HYPERLINK(\"x\")" }) });
+    await call("/v1/leads", {
+      method: "POST",
+      headers: { ...key.headers, "content-type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com", first_name: "Ada", company: '=HYPERLINK("x")' }),
+    });
     const pages: [string, string][] = [
       ["/app", "Search credits"],
       ["/app/keys", key.key],
@@ -43,14 +47,16 @@ describe("every page, for a signed-in account", () => {
       for (const control of html.match(/<(input|select|textarea)\b[^>]*>/g) ?? []) {
         if (/type="hidden"/.test(control)) continue;
         const id = /\bid="([^"]+)"/.exec(control)?.[1];
-        expect(id && ids.has(id) || /aria-label=/.test(control), `${path}: unlabelled ${control}`).toBeTruthy();
+        expect((id && ids.has(id)) || /aria-label=/.test(control), `${path}: unlabelled ${control}`).toBeTruthy();
       }
     }
     // The lead's page and its CSV export (spreadsheet formulas neutralised, as every CSV the service writes).
     const leadId = /href="\/app\/leads\/(\d+)"/.exec(await (await browser.get("/app/leads")).text())![1];
     expect(await (await browser.get(`/app/leads/${leadId}`)).text()).toContain('value="Ada"');
     const csv = await (await browser.get("/app/leads/export.csv")).text();
-    expect(csv.split("\r\n")[0]).toBe("id,email,first_name,last_name,company,position,website_url,phone_number,country,score,notes,list,created_at,updated_at");
+    expect(csv.split("\r\n")[0]).toBe(
+      "id,email,first_name,last_name,company,position,website_url,phone_number,country,score,notes,list,created_at,updated_at",
+    );
     expect(csv).toContain(`${leadId},ada@example.com,Ada,,"'=HYPERLINK(""x"")"`);
   });
 
@@ -71,15 +77,24 @@ describe("every page, for a signed-in account", () => {
     const usage = await json(await call("/v1/usage", { headers: key.headers }));
     expect(usage.total).toMatchObject({ phones: 1, source_website: 1, website: 1, source_api: 0 });
     const logs = await eventually(
-      async () => (await json(await call("/v1/logs", { headers: key.headers }))).data as { endpoint: string; source: string; cost: boolean }[],
+      async () =>
+        (await json(await call("/v1/logs", { headers: key.headers }))).data as {
+          endpoint: string;
+          source: string;
+          cost: boolean;
+        }[],
       (rows) => rows.some((r) => r.endpoint === "/v1/phone-validator"),
     );
-    expect(logs.filter((r) => r.endpoint === "/v1/phone-validator")).toEqual([expect.objectContaining({ source: "Website", cost: true })]);
+    expect(logs.filter((r) => r.endpoint === "/v1/phone-validator")).toEqual([
+      expect.objectContaining({ source: "Website", cost: true }),
+    ]);
     // Drawing the pages is not the account's traffic: no /v1/rate-limits or /v1/me rows from the dashboard.
     expect(logs.filter((r) => r.source === "Website")).toHaveLength(1);
 
     // The same request again within 30 days is free, as on /v1.
-    const again = await (await browser.post("/app/try", { csrf, capability: "phone-validator", phone: "+33612345678" })).text();
+    const again = await (
+      await browser.post("/app/try", { csrf, capability: "phone-validator", phone: "+33612345678" })
+    ).text();
     expect(again).toContain("the same request was billed in the last 30 days");
   });
 
@@ -103,10 +118,14 @@ describe("every page, for a signed-in account", () => {
     expect((await call("/v1/me", { headers: { "X-Service-Key": key, "X-Service-Secret": secret } })).status).toBe(200);
     const listed = await (await browser.get("/app/keys")).text();
     expect(listed).not.toContain(secret);
-    const id = (await env.DB.prepare("SELECT id, expires_at, created_at FROM api_keys WHERE public_key = ?").bind(key).first<{ id: number; expires_at: number; created_at: number }>())!;
+    const id = (await env.DB.prepare("SELECT id, expires_at, created_at FROM api_keys WHERE public_key = ?")
+      .bind(key)
+      .first<{ id: number; expires_at: number; created_at: number }>())!;
     expect(id.expires_at - id.created_at).toBe(30 * 86_400_000);
 
-    expect((await browser.post(`/app/keys/${id.id}/rename`, { csrf, name: "Renamed" })).headers.get("location")).toBe("/app/keys?ok=renamed");
+    expect((await browser.post(`/app/keys/${id.id}/rename`, { csrf, name: "Renamed" })).headers.get("location")).toBe(
+      "/app/keys?ok=renamed",
+    );
     const rolled = await (await browser.post(`/app/keys/${id.id}/roll`, { csrf })).text();
     const newSecret = /<code id="new-secret">([^<]+)</.exec(rolled)![1]!;
     expect(newSecret).not.toBe(secret);
@@ -116,11 +135,18 @@ describe("every page, for a signed-in account", () => {
     const third = await browser.post("/app/keys", { csrf, name: "third" });
     expect(third.status).toBe(422);
     expect(await third.text()).toContain("keys_limit_reached");
-    expect((await browser.post(`/app/keys/${id.id}/revoke`, { csrf })).headers.get("location")).toBe("/app/keys?ok=revoked");
-    expect((await call("/v1/me", { headers: { "X-Service-Key": key, "X-Service-Secret": newSecret } })).status).toBe(401);
+    expect((await browser.post(`/app/keys/${id.id}/revoke`, { csrf })).headers.get("location")).toBe(
+      "/app/keys?ok=revoked",
+    );
+    expect((await call("/v1/me", { headers: { "X-Service-Key": key, "X-Service-Secret": newSecret } })).status).toBe(
+      401,
+    );
     // Someone else's key is a 404 from /v1, not a change.
     const stranger = await confirmedUser();
-    const foreign = await stranger.browser.post(`/app/keys/${id.id}/rename`, { csrf: csrfOf(await (await stranger.browser.get("/app/keys")).text()), name: "mine now" });
+    const foreign = await stranger.browser.post(`/app/keys/${id.id}/rename`, {
+      csrf: csrfOf(await (await stranger.browser.get("/app/keys")).text()),
+      name: "mine now",
+    });
     expect(foreign.status).toBe(404);
     expect(accountId).toBeGreaterThan(0);
   });
@@ -131,9 +157,18 @@ describe("every page, for a signed-in account", () => {
     const csrf = csrfOf(page);
     const rows = Array.from({ length: 20 }, (_, i) => `row ${i + 1};+3361${String(i).padStart(7, "0")}`);
     const text = ["Label;Mobile", ...rows].join("\n");
-    const preview = await browser.fetch("/app/bulk/columns/phone-validator", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf, origin: ORIGIN }, body: JSON.stringify({ text }) });
+    const preview = await browser.fetch("/app/bulk/columns/phone-validator", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf, origin: ORIGIN },
+      body: JSON.stringify({ text }),
+    });
     expect(preview.status).toBe(200);
-    const columns = await preview.json<{ header: string[]; rows: string[][]; fields: Record<string, number>; choices: { field: string }[] }>();
+    const columns = await preview.json<{
+      header: string[];
+      rows: string[][];
+      fields: Record<string, number>;
+      choices: { field: string }[];
+    }>();
     expect(columns.header).toEqual(["Label", "Mobile"]);
     expect(columns.rows[0]).toEqual(["row 1", "+33610000000"]);
     expect(columns.fields).toEqual({ phone_field_index: 1 });
@@ -152,7 +187,14 @@ describe("every page, for a signed-in account", () => {
     expect(pending).toContain("20 rows to run, at most 20 phone credits.");
     expect((await browser.post(`${jobPath}/launch`, { csrf })).headers.get("location")).toBe(`${jobPath}?ok=launch`);
     const progress = await eventually(
-      async () => (await browser.get(`${jobPath}/progress`)).json<{ status: boolean; progress: number; processed: number; rows_per_second: number; total: number }>(),
+      async () =>
+        (await browser.get(`${jobPath}/progress`)).json<{
+          status: boolean;
+          progress: number;
+          processed: number;
+          rows_per_second: number;
+          total: number;
+        }>(),
       (p) => p.status,
     );
     expect(progress).toMatchObject({ status: true, progress: 100, processed: 20, total: 20 });
@@ -162,7 +204,9 @@ describe("every page, for a signed-in account", () => {
     expect(download.headers.get("content-type")).toMatch(/text\/csv/);
     const lines = (await download.text()).trim().split(/\r?\n/);
     expect(lines).toHaveLength(21);
-    expect(lines[0]).toBe("Label,Mobile,valid,e164_format,intl_format,line_type,country_code,carrier,bulk_status,bulk_error");
+    expect(lines[0]).toBe(
+      "Label,Mobile,valid,e164_format,intl_format,line_type,country_code,carrier,bulk_status,bulk_error",
+    );
     // A finished job cannot be cancelled: /v1's 409 is shown on the page.
     const cancel = await browser.post(`${jobPath}/cancel`, { csrf });
     expect(cancel.status).toBe(409);
@@ -173,31 +217,61 @@ describe("every page, for a signed-in account", () => {
     const { browser } = await confirmedUser();
     const csrf = csrfOf(await (await browser.get("/app/webhooks")).text());
     const box = `dash-${crypto.randomUUID()}`;
-    const created = await browser.post("/app/webhooks", { csrf, name: "CRM", url: `https://receiver.test/ok/${box}`, event: "save_lead", method: "POST", headers: "Authorization: Bearer receiver-token" });
+    const created = await browser.post("/app/webhooks", {
+      csrf,
+      name: "CRM",
+      url: `https://receiver.test/ok/${box}`,
+      event: "save_lead",
+      method: "POST",
+      headers: "Authorization: Bearer receiver-token",
+    });
     expect(created.headers.get("location")).toBe("/app/webhooks?ok=created");
     const id = /href="\/app\/webhooks\/(\d+)"/.exec(await (await browser.get("/app/webhooks")).text())![1];
-    expect((await browser.post(`/app/webhooks/${id}/test`, { csrf })).headers.get("location")).toBe("/app/webhooks?ok=test");
+    expect((await browser.post(`/app/webhooks/${id}/test`, { csrf })).headers.get("location")).toBe(
+      "/app/webhooks?ok=test",
+    );
     const received = await eventually(
-      async () => (await (await fetch(`https://receiver.test/__log/${box}`)).json<{ requests: { headers: Record<string, string>; body: string }[] }>()).requests,
+      async () =>
+        (
+          await (
+            await fetch(`https://receiver.test/__log/${box}`)
+          ).json<{ requests: { headers: Record<string, string>; body: string }[] }>()
+        ).requests,
       (r) => r.length > 0,
     );
     expect(received[0]!.headers.authorization).toBe("Bearer receiver-token");
     expect(received[0]!.headers["webhook-signature"]).toMatch(/^v1,/);
     expect(JSON.parse(received[0]!.body)).toMatchObject({ test: true, data: { email: "jane.doe@example.com" } });
-    const log = await eventually(async () => (await browser.get(`/app/webhooks/${id}`)).text(), (html) => html.includes(">delivered<"));
+    const log = await eventually(
+      async () => (await browser.get(`/app/webhooks/${id}`)).text(),
+      (html) => html.includes(">delivered<"),
+    );
     expect(log).toContain(">delivered<");
     await browser.post(`/app/webhooks/${id}/disable`, { csrf });
     const refused = await browser.post(`/app/webhooks/${id}/test`, { csrf });
     expect(refused.status).toBe(409);
     expect(await refused.text()).toContain("is disabled; enable it to send a test delivery");
     // Headers that are not "Name: value" are refused before /v1 is asked.
-    expect((await browser.post("/app/webhooks", { csrf, name: "Bad", url: "https://receiver.test/ok/x", headers: "no colon here" })).status).toBe(400);
+    expect(
+      (
+        await browser.post("/app/webhooks", {
+          csrf,
+          name: "Bad",
+          url: "https://receiver.test/ok/x",
+          headers: "no colon here",
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it("a stranger's session reads nothing of another account", async () => {
     const owner = await confirmedUser();
     const key = await addKey(owner.accountId);
-    await call("/v1/leads", { method: "POST", headers: { ...key.headers, "content-type": "application/json" }, body: JSON.stringify({ email: "secret-lead@example.com" }) });
+    await call("/v1/leads", {
+      method: "POST",
+      headers: { ...key.headers, "content-type": "application/json" },
+      body: JSON.stringify({ email: "secret-lead@example.com" }),
+    });
     const stranger = await confirmedUser();
     expect(await (await stranger.browser.get("/app/leads")).text()).not.toContain("secret-lead@example.com");
     expect(await (await stranger.browser.get("/app/leads/export.csv")).text()).not.toContain("secret-lead@example.com");

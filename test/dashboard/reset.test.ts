@@ -56,9 +56,16 @@ describe("password reset", () => {
     await askReset(email);
     const browser = new Browser();
     const html = await (await browser.get(pathOf(lastMail(email).link))).text();
-    const [csrf, token] = [/name="csrf" value="([^"]+)"/.exec(html)![1]!, /name="token" value="([^"]+)"/.exec(html)![1]!];
+    const [csrf, token] = [
+      /name="csrf" value="([^"]+)"/.exec(html)![1]!,
+      /name="token" value="([^"]+)"/.exec(html)![1]!,
+    ];
     await browser.post("/app/reset/new", { csrf, token, password: "another good password" });
-    expect((await env.DB.prepare("SELECT confirmed FROM accounts WHERE id = ?").bind(accountId).first<{ confirmed: number }>())!.confirmed).toBe(1);
+    expect(
+      (await env.DB.prepare("SELECT confirmed FROM accounts WHERE id = ?")
+        .bind(accountId)
+        .first<{ confirmed: number }>())!.confirmed,
+    ).toBe(1);
   });
 
   it("sends at most three messages an hour to one address", async () => {
@@ -76,19 +83,49 @@ describe("the mailer", () => {
 
   it("sends through the email service's HTTPS API, with its key, from the configured sender", async () => {
     const box = `mail-${crypto.randomUUID()}`;
-    const mailer = httpMailer({ ...base, MAIL_API_KEY: "re_test_key", MAIL_FROM: "Contact Intelligence <no-reply@example.com>", MAIL_API_URL: `https://receiver.test/ok/${box}` });
-    await mailer.send({ to: "jane@example.com", subject: "Confirm your email address", text: "Open https://api.test/app/confirm?token=x", link: "https://api.test/app/confirm?token=x" });
-    const { requests } = await (await fetch(`https://receiver.test/__log/${box}`)).json<{ requests: { method: string; headers: Record<string, string>; body: string }[] }>();
+    const mailer = httpMailer({
+      ...base,
+      MAIL_API_KEY: "re_test_key",
+      MAIL_FROM: "Contact Intelligence <no-reply@example.com>",
+      MAIL_API_URL: `https://receiver.test/ok/${box}`,
+    });
+    await mailer.send({
+      to: "jane@example.com",
+      subject: "Confirm your email address",
+      text: "Open https://api.test/app/confirm?token=x",
+      link: "https://api.test/app/confirm?token=x",
+    });
+    const { requests } = await (await fetch(`https://receiver.test/__log/${box}`)).json<{
+      requests: { method: string; headers: Record<string, string>; body: string }[];
+    }>();
     expect(requests).toHaveLength(1);
     expect(requests[0]!.method).toBe("POST");
     expect(requests[0]!.headers.authorization).toBe("Bearer re_test_key");
-    expect(JSON.parse(requests[0]!.body)).toEqual({ from: "Contact Intelligence <no-reply@example.com>", to: ["jane@example.com"], subject: "Confirm your email address", text: "Open https://api.test/app/confirm?token=x" });
+    expect(JSON.parse(requests[0]!.body)).toEqual({
+      from: "Contact Intelligence <no-reply@example.com>",
+      to: ["jane@example.com"],
+      subject: "Confirm your email address",
+      text: "Open https://api.test/app/confirm?token=x",
+    });
   });
 
   it("fails loudly when the service refuses, and goes only where the egress guard allows", async () => {
-    const failing = httpMailer({ ...base, MAIL_API_KEY: "k", MAIL_FROM: "a@example.com", MAIL_API_URL: "https://receiver.test/fail/mail" });
-    await expect(failing.send({ to: "x@example.com", subject: "s", text: "t", link: "l" })).rejects.toThrow(/answered 500/);
-    const internal = httpMailer({ ...base, ENVIRONMENT: "production", MAIL_API_KEY: "k", MAIL_FROM: "a@example.com", MAIL_API_URL: "https://127.0.0.1/emails" });
+    const failing = httpMailer({
+      ...base,
+      MAIL_API_KEY: "k",
+      MAIL_FROM: "a@example.com",
+      MAIL_API_URL: "https://receiver.test/fail/mail",
+    });
+    await expect(failing.send({ to: "x@example.com", subject: "s", text: "t", link: "l" })).rejects.toThrow(
+      /answered 500/,
+    );
+    const internal = httpMailer({
+      ...base,
+      ENVIRONMENT: "production",
+      MAIL_API_KEY: "k",
+      MAIL_FROM: "a@example.com",
+      MAIL_API_URL: "https://127.0.0.1/emails",
+    });
     await expect(internal.send({ to: "x@example.com", subject: "s", text: "t", link: "l" })).rejects.toThrow();
   });
 
@@ -97,7 +134,9 @@ describe("the mailer", () => {
     expect(() => mailerFor(production)).toThrow(MailNotConfigured);
     expect(() => mailerFor({ ...production, MAIL_API_KEY: "k" })).toThrow(/MAIL_FROM/);
     expect(() => linkOrigin(production, "https://evil.example/app/reset")).toThrow(/APP_ORIGIN/);
-    expect(linkOrigin({ ...production, APP_ORIGIN: "https://api.example.com/" }, "https://evil.example/x")).toBe("https://api.example.com");
+    expect(linkOrigin({ ...production, APP_ORIGIN: "https://api.example.com/" }, "https://evil.example/x")).toBe(
+      "https://api.example.com",
+    );
     expect(linkOrigin(base, "http://localhost:8870/app/sign-up")).toBe("http://localhost:8870");
     expect(mailerFor(base)).not.toBeNull();
   });

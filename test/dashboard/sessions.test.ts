@@ -1,8 +1,8 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/platform/crypto.js";
 import { openSessionCall, SESSION_CALL_HEADER } from "../../src/auth/session-calls.js";
 import { DASHBOARD_LIMITS, throttleSignIn } from "../../src/dashboard/throttle.js";
+import { sha256Hex } from "../../src/platform/crypto.js";
 import { Browser, confirmedUser, newEmail, ORIGIN, PASSWORD, signUp } from "./support.js";
 
 async function signIn(browser: Browser, email: string, password = PASSWORD, next?: string) {
@@ -21,7 +21,9 @@ describe("sessions", () => {
     expect(cookie).toMatch(/; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
     const token = browser.sessionToken!;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const rows = await env.DB.prepare("SELECT token_hash FROM dashboard_sessions WHERE account_id = ?").bind(accountId).all<{ token_hash: string }>();
+    const rows = await env.DB.prepare("SELECT token_hash FROM dashboard_sessions WHERE account_id = ?")
+      .bind(accountId)
+      .all<{ token_hash: string }>();
     expect(rows.results.map((r) => r.token_hash)).toContain(await sha256Hex(token));
     expect(JSON.stringify(rows.results)).not.toContain(token);
     expect((await browser.get("/app/keys")).status).toBe(200);
@@ -41,7 +43,9 @@ describe("sessions", () => {
     // Only our own pages are places to go back to.
     const { browser: other } = await signUp();
     await other.post("/app/sign-out", { csrf: await other.csrfOf("/app") });
-    expect((await signIn(other, (await signUp()).email, PASSWORD, "https://evil.example/app")).headers.get("location")).toBe("/app");
+    expect(
+      (await signIn(other, (await signUp()).email, PASSWORD, "https://evil.example/app")).headers.get("location"),
+    ).toBe("/app");
   });
 
   it("ends at sign-out, after its idle time, and when the account is blocked", async () => {
@@ -49,13 +53,19 @@ describe("sessions", () => {
     const token = browser.sessionToken!;
     const out = await browser.post("/app/sign-out", { csrf: await browser.csrfOf("/app") });
     expect(out.headers.get("location")).toBe("/app/sign-in?ok=signed-out");
-    expect(await env.DB.prepare("SELECT 1 FROM dashboard_sessions WHERE token_hash = ?").bind(await sha256Hex(token)).first()).toBeNull();
+    expect(
+      await env.DB.prepare("SELECT 1 FROM dashboard_sessions WHERE token_hash = ?")
+        .bind(await sha256Hex(token))
+        .first(),
+    ).toBeNull();
     const replay = new Browser();
     replay.cookies.set("__Host-ci_app", token);
     expect((await replay.get("/app")).status).toBe(303);
 
     const idle = await confirmedUser();
-    await env.DB.prepare("UPDATE dashboard_sessions SET expires_at = ? WHERE account_id = ?").bind(Date.now() - 1, idle.accountId).run();
+    await env.DB.prepare("UPDATE dashboard_sessions SET expires_at = ? WHERE account_id = ?")
+      .bind(Date.now() - 1, idle.accountId)
+      .run();
     expect((await idle.browser.get("/app")).status).toBe(303);
 
     const blocked = await confirmedUser();
@@ -67,26 +77,39 @@ describe("sessions", () => {
   it("refuses every state-changing request without the session's token, from another origin or cross-site", async () => {
     const { browser, accountId } = await confirmedUser();
     const csrf = await browser.csrfOf("/app/keys");
-    const keys = async () => (await env.DB.prepare("SELECT count(*) AS n FROM api_keys WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
+    const keys = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM api_keys WHERE account_id = ?")
+        .bind(accountId)
+        .first<{ n: number }>())!.n;
     const refusals = [
       await browser.post("/app/keys", { name: "no token" }),
       await browser.post("/app/keys", { csrf: `${csrf.slice(0, -2)}xx`, name: "wrong token" }),
       await browser.post("/app/keys", { csrf, name: "other origin" }, { origin: "https://evil.example" }),
       await browser.post("/app/keys", { csrf, name: "cross-site" }, { "sec-fetch-site": "cross-site" }),
       // The upload preview (a script's JSON request) needs the token in X-CSRF-Token.
-      await browser.fetch("/app/bulk/columns/finder", { method: "POST", headers: { "content-type": "application/json", origin: ORIGIN }, body: JSON.stringify({ text: "domain\nacme.com\n" }) }),
+      await browser.fetch("/app/bulk/columns/finder", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: ORIGIN },
+        body: JSON.stringify({ text: "domain\nacme.com\n" }),
+      }),
     ];
     expect(refusals.map((r) => r.status)).toEqual([403, 403, 403, 403, 403]);
     expect(await keys()).toBe(0);
     // Another account's session token is no use either.
     const other = await confirmedUser();
-    expect((await browser.post("/app/keys", { csrf: await other.browser.csrfOf("/app/keys"), name: "theirs" })).status).toBe(403);
+    expect(
+      (await browser.post("/app/keys", { csrf: await other.browser.csrfOf("/app/keys"), name: "theirs" })).status,
+    ).toBe(403);
     expect((await browser.post("/app/keys", { csrf, name: "mine" })).status).toBe(200);
     expect(await keys()).toBe(1);
     // Before sign-in, the form's token must match the browser's own form cookie.
     const { email } = await signUp();
     const stranger = new Browser();
-    const res = await stranger.post("/app/sign-in", { csrf: await new Browser().csrfOf("/app/sign-in"), email, password: PASSWORD });
+    const res = await stranger.post("/app/sign-in", {
+      csrf: await new Browser().csrfOf("/app/sign-in"),
+      email,
+      password: PASSWORD,
+    });
     expect(res.status).toBe(403);
     expect(stranger.sessionToken).toBeUndefined();
   });
@@ -95,14 +118,16 @@ describe("sessions", () => {
     const { email } = await signUp();
     // Every attempt spends the budgets (right or wrong password): spent here without the PBKDF2 runs.
     const browser = new Browser();
-    for (let i = 0; i < DASHBOARD_LIMITS.signInPerAddress.limit; i++) expect(await throttleSignIn(env, browser.ip, newEmail())).toBeNull();
+    for (let i = 0; i < DASHBOARD_LIMITS.signInPerAddress.limit; i++)
+      expect(await throttleSignIn(env, browser.ip, newEmail())).toBeNull();
     const refused = await signIn(browser, email);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(browser.sessionToken).toBeUndefined();
 
     // One account guessed at from many addresses (the refusal above was the address's: it spent nothing of the account's).
-    for (let i = 0; i < DASHBOARD_LIMITS.signInPerEmail.limit; i++) expect(await throttleSignIn(env, new Browser().ip, email)).toBeNull();
+    for (let i = 0; i < DASHBOARD_LIMITS.signInPerEmail.limit; i++)
+      expect(await throttleSignIn(env, new Browser().ip, email)).toBeNull();
     const elsewhere = new Browser();
     expect((await signIn(elsewhere, email)).status).toBe(429);
     expect(elsewhere.sessionToken).toBeUndefined();
@@ -112,10 +137,14 @@ describe("sessions", () => {
     const { accountId } = await confirmedUser();
     const call = openSessionCall(accountId, true);
     call.close();
-    const late = await exports.default.fetch(new Request(`${ORIGIN}/v1/me`, { headers: { [SESSION_CALL_HEADER]: call.token } }));
+    const late = await exports.default.fetch(
+      new Request(`${ORIGIN}/v1/me`, { headers: { [SESSION_CALL_HEADER]: call.token } }),
+    );
     expect(late.status).toBe(400);
     expect((await late.json<{ errors: { type: string } }>()).errors.type).toBe("missing_credentials");
-    const guessed = await exports.default.fetch(new Request(`${ORIGIN}/v1/me`, { headers: { [SESSION_CALL_HEADER]: "x".repeat(43) } }));
+    const guessed = await exports.default.fetch(
+      new Request(`${ORIGIN}/v1/me`, { headers: { [SESSION_CALL_HEADER]: "x".repeat(43) } }),
+    );
     expect(guessed.status).toBe(400);
   });
 });

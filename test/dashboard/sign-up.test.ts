@@ -8,7 +8,9 @@ import { Browser, lastMail, newEmail, PASSWORD, pathOf, signUp } from "./support
 describe("signing up", () => {
   it("creates an unconfirmed free account, signs the browser in and mails a confirmation link", async () => {
     const { browser, email, accountId } = await signUp();
-    const account = await env.DB.prepare("SELECT confirmed, plan, password_hash FROM accounts WHERE id = ?").bind(accountId).first<{ confirmed: number; plan: string; password_hash: string }>();
+    const account = await env.DB.prepare("SELECT confirmed, plan, password_hash FROM accounts WHERE id = ?")
+      .bind(accountId)
+      .first<{ confirmed: number; plan: string; password_hash: string }>();
     expect(account).toMatchObject({ confirmed: 0, plan: "free" });
     expect(account!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
     expect(account!.password_hash).not.toContain(PASSWORD);
@@ -19,7 +21,9 @@ describe("signing up", () => {
     expect(mail.text).toContain(mail.link);
     // Only the token's digest is stored.
     const token = new URL(mail.link).searchParams.get("token")!;
-    const stored = await env.DB.prepare("SELECT token_hash FROM account_tokens WHERE account_id = ?").bind(accountId).all<{ token_hash: string }>();
+    const stored = await env.DB.prepare("SELECT token_hash FROM account_tokens WHERE account_id = ?")
+      .bind(accountId)
+      .all<{ token_hash: string }>();
     expect(stored.results).toEqual([{ token_hash: await sha256Hex(token) }]);
   });
 

@@ -1,15 +1,16 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { randomToken, sha256Hex } from "../../src/platform/crypto.js";
-import { IDLE_MS } from "../../src/dashboard/session.js";
 import { localOutbox, type MailMessage } from "../../src/dashboard/mailer.js";
+import { IDLE_MS } from "../../src/dashboard/session.js";
+import { randomToken, sha256Hex } from "../../src/platform/crypto.js";
 import { createAccount } from "../support/accounts.js";
 
 export const ORIGIN = "https://api.test";
 
 // The local mailer prints each message (npm start shows the links); the tests read its outbox instead.
 const print = console.log;
-console.log = (...args: unknown[]) => (typeof args[0] === "string" && args[0].startsWith("[mail]") ? undefined : print(...args));
+console.log = (...args: unknown[]) =>
+  typeof args[0] === "string" && args[0].startsWith("[mail]") ? undefined : print(...args);
 let counter = 0;
 let addresses = 0;
 
@@ -49,7 +50,12 @@ export class Browser {
   post(path: string, fields: Record<string, string>, extraHeaders: Record<string, string> = {}) {
     return this.fetch(path, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, "sec-fetch-site": "same-origin", ...extraHeaders },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: ORIGIN,
+        "sec-fetch-site": "same-origin",
+        ...extraHeaders,
+      },
       body: new URLSearchParams(fields),
     });
   }
@@ -100,11 +106,15 @@ export async function signUp(browser = new Browser(), email = newEmail()) {
 export async function confirmedUser(plan = "pro") {
   const account = await createAccount({ plan });
   await env.DB.prepare("DELETE FROM api_keys WHERE account_id = ?").bind(account.accountId).run();
-  const { email } = (await env.DB.prepare("SELECT email FROM accounts WHERE id = ?").bind(account.accountId).first<{ email: string }>())!;
+  const { email } = (await env.DB.prepare("SELECT email FROM accounts WHERE id = ?")
+    .bind(account.accountId)
+    .first<{ email: string }>())!;
   const browser = new Browser();
   const token = randomToken(32);
   const now = Date.now();
-  await env.DB.prepare("INSERT INTO dashboard_sessions (token_hash, account_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+  await env.DB.prepare(
+    "INSERT INTO dashboard_sessions (token_hash, account_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+  )
     .bind(await sha256Hex(token), account.accountId, now, now, now + IDLE_MS)
     .run();
   browser.cookies.set("__Host-ci_app", token);

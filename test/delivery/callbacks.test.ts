@@ -7,7 +7,8 @@ import { signingSecret } from "../../src/delivery/index.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { RECEIVER, receivedBy, uniqueKey, waitForRequests } from "./support.js";
 
-const verifier = (hook: string) => `/v1/email-verifier?email=jane.doe%40acme-verify.test&webhook_url=${encodeURIComponent(hook)}`;
+const verifier = (hook: string) =>
+  `/v1/email-verifier?email=jane.doe%40acme-verify.test&webhook_url=${encodeURIComponent(hook)}`;
 
 describe("webhook_url callbacks", () => {
   it("POSTs the answer's data with meta.endpoint and an ISO 8601 timestamp, signed with the account's secret", async () => {
@@ -72,7 +73,10 @@ describe("webhook_url callbacks", () => {
     const { headers } = await createAccount();
     const key = uniqueKey();
     await db(env.DB).insert(claims).values({ kind: "email", value: "removed.person@acme-verify.test" });
-    const res = await call(`/v1/email-verifier?email=removed.person%40acme-verify.test&webhook_url=${encodeURIComponent(`${RECEIVER}/ok/${key}`)}`, { headers });
+    const res = await call(
+      `/v1/email-verifier?email=removed.person%40acme-verify.test&webhook_url=${encodeURIComponent(`${RECEIVER}/ok/${key}`)}`,
+      { headers },
+    );
     expect(res.status).toBe(451);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await receivedBy(key)).toHaveLength(0);
@@ -80,7 +84,16 @@ describe("webhook_url callbacks", () => {
 
   it("is declared on the callback capabilities in /v1/openapi.json", async () => {
     const doc = await json(await call("/v1/openapi.json"));
-    for (const path of ["/email-verifier", "/email-finder", "/domain-search", "/author-finder", "/phone-finder", "/phone-validator", "/enrich", "/professional-network"]) {
+    for (const path of [
+      "/email-verifier",
+      "/email-finder",
+      "/domain-search",
+      "/author-finder",
+      "/phone-finder",
+      "/phone-validator",
+      "/enrich",
+      "/professional-network",
+    ]) {
       const names = (doc.paths[path].get.parameters as { name: string }[]).map((p) => p.name);
       expect(names, path).toContain("webhook_url");
     }

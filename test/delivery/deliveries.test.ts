@@ -52,13 +52,25 @@ describe("the deliveries queue", () => {
 
     const rows = await waitForOutcome(id, "delivered");
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ attempt: 1, outcome: "delivered", responseCode: 200, accountId, kind: "save_lead" });
+    expect(rows[0]).toMatchObject({
+      attempt: 1,
+      outcome: "delivered",
+      responseCode: 200,
+      accountId,
+      kind: "save_lead",
+    });
   });
 
   it("stops after the third attempt when the receiver fails twice and then succeeds", async () => {
     const { accountId } = await createAccount();
     const key = uniqueKey();
-    const id = await enqueueDelivery(env, { accountId, kind: "callback", url: `${RECEIVER}/flaky/${key}?fails=2`, payload: { n: 1 }, secretScope: "webhooks" });
+    const id = await enqueueDelivery(env, {
+      accountId,
+      kind: "callback",
+      url: `${RECEIVER}/flaky/${key}?fails=2`,
+      payload: { n: 1 },
+      secretScope: "webhooks",
+    });
     const rows = await waitForOutcome(id, "delivered");
     expect(rows.map((r) => [r.attempt, r.outcome, r.responseCode])).toEqual([
       [1, "failed", 503],
@@ -76,7 +88,13 @@ describe("the deliveries queue", () => {
   it("makes 1 + 3 attempts against a receiver that always fails, then dead-letters the delivery", async () => {
     const { accountId } = await createAccount();
     const key = uniqueKey();
-    const id = await enqueueDelivery(env, { accountId, kind: "bulk_end", url: `${RECEIVER}/fail/${key}`, payload: { event: "bulk.completed" }, secretScope: "bulk" });
+    const id = await enqueueDelivery(env, {
+      accountId,
+      kind: "bulk_end",
+      url: `${RECEIVER}/fail/${key}`,
+      payload: { event: "bulk.completed" },
+      secretScope: "bulk",
+    });
     const rows = await waitForOutcome(id, "dead_lettered");
     expect(rows.map((r) => r.outcome)).toEqual(["failed", "failed", "failed", "failed", "dead_lettered"]);
     expect(rows.slice(0, 4).every((r) => r.responseCode === 500)).toBe(true);
@@ -90,7 +108,14 @@ describe("the deliveries queue", () => {
       .insert(webhooks)
       .values({ accountId, name: "off", nameKey: "off", url: `${RECEIVER}/ok/${key}`, status: "disabled" })
       .returning();
-    const id = await enqueueDelivery(env, { accountId, kind: "save_lead", url: hook!.url, payload: {}, secretScope: "webhooks", webhookId: hook!.id });
+    const id = await enqueueDelivery(env, {
+      accountId,
+      kind: "save_lead",
+      url: hook!.url,
+      payload: {},
+      secretScope: "webhooks",
+      webhookId: hook!.id,
+    });
     const rows = await waitForOutcome(id, "skipped");
     expect(rows).toHaveLength(1);
     expect(await receivedBy(key)).toHaveLength(0);
@@ -101,7 +126,13 @@ describe("one delivery attempt", () => {
   it("counts an answer slower than the attempt timeout as a failure", async () => {
     const { accountId } = await createAccount();
     const key = uniqueKey();
-    const message = toDeliveryMessage({ accountId, kind: "callback", url: `${RECEIVER}/slow/${key}?ms=1500`, payload: {}, secretScope: "webhooks" });
+    const message = toDeliveryMessage({
+      accountId,
+      kind: "callback",
+      url: `${RECEIVER}/slow/${key}?ms=1500`,
+      payload: {},
+      secretScope: "webhooks",
+    });
     const result = await deliverOnce(env, message, await signingSecret(env, accountId, "webhooks"), 200);
     expect(result.ok).toBe(false);
     expect(result.responseCode).toBeNull();
@@ -111,7 +142,13 @@ describe("one delivery attempt", () => {
 
   it("refuses to send when the host now resolves to a private address", async () => {
     const { accountId } = await createAccount();
-    const message = toDeliveryMessage({ accountId, kind: "callback", url: "https://intranet-hook.test/hook", payload: {}, secretScope: "webhooks" });
+    const message = toDeliveryMessage({
+      accountId,
+      kind: "callback",
+      url: "https://intranet-hook.test/hook",
+      payload: {},
+      secretScope: "webhooks",
+    });
     const result = await deliverOnce(env, message, await signingSecret(env, accountId, "webhooks"));
     expect(result).toMatchObject({ ok: false, responseCode: null });
     expect(result.error).toMatch(/refused before sending/);
@@ -123,7 +160,13 @@ describe("one delivery attempt", () => {
     expect(retryDelaySeconds({ ...env, DELIVERY_RETRY_BASE_SECONDS: undefined }, 1)).toBe(30);
 
     const { accountId } = await createAccount();
-    const message = toDeliveryMessage({ accountId, kind: "callback", url: `${RECEIVER}/fail/${uniqueKey()}`, payload: {}, secretScope: "webhooks" });
+    const message = toDeliveryMessage({
+      accountId,
+      kind: "callback",
+      url: `${RECEIVER}/fail/${uniqueKey()}`,
+      payload: {},
+      secretScope: "webhooks",
+    });
     const batch = createMessageBatch("deliveries", [{ id: "m1", timestamp: new Date(), attempts: 2, body: message }]);
     // The test batch does not report delays, so the retry call itself is watched.
     const retry = vi.spyOn(batch.messages[0]!, "retry");

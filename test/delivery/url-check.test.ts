@@ -54,19 +54,36 @@ describe("assertDeliverableUrl", () => {
     expect(err.message).toContain(words);
   });
 
-  it.each([env, production])("refuses an https URL on a port other than 443 with 422 url_not_allowed naming the rule, in every environment", async (e) => {
-    const err = await refusal("https://receiver.test:8443/hook", e);
-    expect(err.status).toBe(422);
-    expect(err.type).toBe("url_not_allowed");
-    expect(err.message).toContain("'webhook_url'");
-    expect(err.message).toMatch(/port 443 only.*port 8443/);
-    // The default port written out is the same URL.
-    await expect(assertDeliverableUrl(e, "https://receiver.test:443/hook", "webhook_url")).resolves.toBeInstanceOf(URL);
-  });
+  it.each([env, production])(
+    "refuses an https URL on a port other than 443 with 422 url_not_allowed naming the rule, in every environment",
+    async (e) => {
+      const err = await refusal("https://receiver.test:8443/hook", e);
+      expect(err.status).toBe(422);
+      expect(err.type).toBe("url_not_allowed");
+      expect(err.message).toContain("'webhook_url'");
+      expect(err.message).toMatch(/port 443 only.*port 8443/);
+      // The default port written out is the same URL.
+      await expect(assertDeliverableUrl(e, "https://receiver.test:443/hook", "webhook_url")).resolves.toBeInstanceOf(
+        URL,
+      );
+    },
+  );
 
   it("judges IPv6 addresses by range, with the one egress guard's table", () => {
     expect(isAllowedAddress("2606:4700::1111", true)).toBe(true);
-    for (const ip of ["::", "::1", "fc00::1", "fd12:3456::1", "fe80::abcd", "ff02::1", "2001:db8::1", "::ffff:10.0.0.1", "64:ff9b::192.168.0.1", "2002:c0a8:0101::1", "nonsense"]) {
+    for (const ip of [
+      "::",
+      "::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "fe80::abcd",
+      "ff02::1",
+      "2001:db8::1",
+      "::ffff:10.0.0.1",
+      "64:ff9b::192.168.0.1",
+      "2002:c0a8:0101::1",
+      "nonsense",
+    ]) {
       expect(isAllowedAddress(ip, true), ip).toBe(false);
     }
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import apiDoc from "../../docs/api.md?raw";
-import { CAPABILITIES } from "../../src/capabilities/index.js";
 import type { Capability } from "../../src/capabilities/core/registry.js";
+import { CAPABILITIES } from "../../src/capabilities/index.js";
 
 // docs/api.md's capability table is the documented price list; it must say what the registry says.
 const ROW_LABEL: Record<string, string> = {

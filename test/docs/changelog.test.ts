@@ -28,7 +28,9 @@ describe("CHANGELOG.md carries the specification's history of breaking changes",
   ] as const;
 
   it("lists all six entries, newest first, each with what changed", () => {
-    const entries = [...changelog.matchAll(/^- \*\*(\d{1,2} [A-Z][a-z]{2})\*\* - ([\s\S]*?)(?=^- |^#|(?![\s\S]))/gm)].map((m) => ({ date: m[1]!, text: m[2]! }));
+    const entries = [
+      ...changelog.matchAll(/^- \*\*(\d{1,2} [A-Z][a-z]{2})\*\* - ([\s\S]*?)(?=^- |^#|(?![\s\S]))/gm),
+    ].map((m) => ({ date: m[1]!, text: m[2]! }));
     expect(entries.map((e) => e.date)).toEqual(HISTORY.map(([date]) => date));
     for (const [i, [, what]] of HISTORY.entries()) expect(entries[i]!.text).toMatch(what);
   });

@@ -3,7 +3,11 @@ import configuration from "../../docs/configuration.md?raw";
 import envSource from "../../src/env.ts?raw";
 
 // One set of environment variables, in one table: docs/configuration.md.
-const scriptSources = import.meta.glob<string>(["../../scripts/**/*.mjs", "../../bench/**/*.mjs"], { query: "?raw", import: "default", eager: true });
+const scriptSources = import.meta.glob<string>(["../../scripts/**/*.mjs", "../../bench/**/*.mjs"], {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
 
 function documented(): Set<string> {
   const start = configuration.indexOf("| Variable |");

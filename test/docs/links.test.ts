@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 
 // The README is the entrance and docs/ the reference: every page is reachable from both indexes,
 // and every link between them lands on a file and a heading that exist.
-const pages = import.meta.glob<string>(["../../README.md", "../../CHANGELOG.md", "../../docs/*.md"], { query: "?raw", import: "default", eager: true });
+const pages = import.meta.glob<string>(["../../README.md", "../../CHANGELOG.md", "../../docs/*.md"], {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
 const byPath = new Map(Object.entries(pages).map(([key, text]) => [key.replace(/^\.\.\/\.\.\//, ""), text]));
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
@@ -59,7 +63,10 @@ describe("the documentation's links", () => {
     expect(docs.length).toBeGreaterThan(10);
     for (const index of ["README.md", "docs/README.md"]) {
       const linked = new Set(links(index, byPath.get(index)!).map((l) => l.target));
-      expect(docs.filter((d) => !linked.has(d)), `pages ${index} does not link`).toEqual([]);
+      expect(
+        docs.filter((d) => !linked.has(d)),
+        `pages ${index} does not link`,
+      ).toEqual([]);
     }
   });
 

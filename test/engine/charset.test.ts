@@ -3,7 +3,8 @@ import { decideEncoding, decodeBody, prescanEncoding } from "../../src/engine/we
 import { extractPage } from "../../src/engine/web/extract/page.js";
 import { encodeAs } from "../fixtures/web/legacy-encode.js";
 
-const page = (head: string, body: string) => `<!doctype html><html><head>${head}<title>Team</title></head><body>${body}</body></html>`;
+const page = (head: string, body: string) =>
+  `<!doctype html><html><head>${head}<title>Team</title></head><body>${body}</body></html>`;
 
 describe("legacy charsets", () => {
   it("are all known to workerd's TextDecoder, so pages in them decode without a library", () => {
@@ -19,13 +20,18 @@ describe("legacy charsets", () => {
       ["big5", "陳 大文"],
     ];
     for (const [label, text] of samples) expect(new TextDecoder(label).decode(encodeAs(text, label)), label).toBe(text);
-    expect(new TextDecoder("iso-8859-1").encoding, "ISO-8859-1 is read as windows-1252, as browsers do").toBe("windows-1252");
+    expect(new TextDecoder("iso-8859-1").encoding, "ISO-8859-1 is read as windows-1252, as browsers do").toBe(
+      "windows-1252",
+    );
     expect(new TextDecoder("gb2312").encoding).toBe("gbk");
   });
 
   it("take the HTTP Content-Type charset over a <meta charset> that says otherwise", () => {
     const bytes = encodeAs(page('<meta charset="utf-8">', "<p>Иван Петров</p>"), "windows-1251");
-    expect(decideEncoding(bytes, "text/html; charset=windows-1251")).toEqual({ encoding: "windows-1251", source: "header" });
+    expect(decideEncoding(bytes, "text/html; charset=windows-1251")).toEqual({
+      encoding: "windows-1251",
+      source: "header",
+    });
     expect(decodeBody(bytes, "text/html; charset=windows-1251")).toContain("Иван Петров");
   });
 
@@ -33,9 +39,15 @@ describe("legacy charsets", () => {
     const sjis = encodeAs(page("<meta charset=Shift_JIS>", "<p>山田 太郎</p>"), "shift_jis");
     expect(decideEncoding(sjis, "text/html")).toEqual({ encoding: "shift_jis", source: "meta" });
     expect(decodeBody(sjis, "text/html")).toContain("山田 太郎");
-    const kr = encodeAs(page('<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=euc-kr">', "<p>김민준</p>"), "euc-kr");
+    const kr = encodeAs(
+      page('<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=euc-kr">', "<p>김민준</p>"),
+      "euc-kr",
+    );
     expect(decodeBody(kr, "text/html")).toContain("김민준");
-    const gb = encodeAs(page("<meta http-equiv='content-type' content='text/html;charset=gb2312'>", "<p>王小明</p>"), "gbk");
+    const gb = encodeAs(
+      page("<meta http-equiv='content-type' content='text/html;charset=gb2312'>", "<p>王小明</p>"),
+      "gbk",
+    );
     expect(decodeBody(gb, "text/html")).toContain("王小明");
   });
 
@@ -51,14 +63,23 @@ describe("legacy charsets", () => {
   });
 
   it("see a meta only in the first 1,024 bytes and outside comments, as browsers do", () => {
-    const late = encodeAs(page(`<!-- ${"x".repeat(1100)} --><meta charset="windows-1251">`, "<p>Иван</p>"), "windows-1251");
+    const late = encodeAs(
+      page(`<!-- ${"x".repeat(1100)} --><meta charset="windows-1251">`, "<p>Иван</p>"),
+      "windows-1251",
+    );
     expect(prescanEncoding(late)).toBeNull();
-    const commented = encodeAs(page('<!-- <meta charset="shift_jis"> --><meta charset="windows-1251">', ""), "windows-1251");
+    const commented = encodeAs(
+      page('<!-- <meta charset="shift_jis"> --><meta charset="windows-1251">', ""),
+      "windows-1251",
+    );
     expect(prescanEncoding(commented)).toBe("windows-1251");
   });
 
   it("read undeclared bytes as UTF-8 when they are valid UTF-8, else as windows-1252", () => {
-    expect(decideEncoding(new TextEncoder().encode(page("", "<p>Zoë</p>")), "text/html")).toEqual({ encoding: "utf-8", source: "utf-8 by content" });
+    expect(decideEncoding(new TextEncoder().encode(page("", "<p>Zoë</p>")), "text/html")).toEqual({
+      encoding: "utf-8",
+      source: "utf-8 by content",
+    });
     const cp1252 = encodeAs(page("", "<p>Zoë Müller</p>"), "windows-1252");
     expect(decideEncoding(cp1252, "text/html")).toEqual({ encoding: "windows-1252", source: "default" });
     expect(decodeBody(cp1252, "text/html")).toContain("Zoë Müller");
@@ -70,6 +91,8 @@ describe("legacy charsets", () => {
   it("once decoded, are not decoded again by the extraction because the page still names its charset", async () => {
     const html = page('<meta charset="windows-1251">', "<p>Иван Петров ivan.petrov@acme.ru</p>");
     const x = await extractPage(html, "https://acme.ru/team", "acme.ru");
-    expect(x.addresses.map((a) => [a.email, a.name])).toEqual([["ivan.petrov@acme.ru", { first: "Иван", last: "Петров" }]]);
+    expect(x.addresses.map((a) => [a.email, a.name])).toEqual([
+      ["ivan.petrov@acme.ru", { first: "Иван", last: "Петров" }],
+    ]);
   });
 });

@@ -16,7 +16,11 @@ let n = 0;
 const freshPhone = () => `+3361${String(Date.now() % 1_000_000).padStart(6, "0")}${n++ % 10}`.slice(0, 12);
 
 // The engine throws domain errors; the status is the one the boundary maps them to.
-const status = (p: Promise<unknown>) => p.then(() => 200, (err: unknown) => apiErrorOf(err)?.status ?? 500);
+const status = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (err: unknown) => apiErrorOf(err)?.status ?? 500,
+  );
 
 describe("claims cache (assertNotClaimed)", () => {
   it("serves a repeated lookup from the isolate, so a claim written behind its back is enforced once the TTL has run out", async () => {
@@ -91,10 +95,16 @@ describe("claims cache (assertNotClaimed)", () => {
     ).run();
     try {
       const t = Date.now() + 120_000;
-      expect(await status(assertNotClaimed(cached, "linkedin", "https://www.linkedin.com/in/bulk-claim-77", t))).toBe(451);
-      expect(await status(assertNotClaimed(cached, "linkedin", "https://www.linkedin.com/in/someone-else", t + 1))).toBe(200);
+      expect(await status(assertNotClaimed(cached, "linkedin", "https://www.linkedin.com/in/bulk-claim-77", t))).toBe(
+        451,
+      );
+      expect(
+        await status(assertNotClaimed(cached, "linkedin", "https://www.linkedin.com/in/someone-else", t + 1)),
+      ).toBe(200);
     } finally {
-      await env.DB.prepare("DELETE FROM claims WHERE kind = 'linkedin' AND value LIKE 'https://www.linkedin.com/in/bulk-claim-%'").run();
+      await env.DB.prepare(
+        "DELETE FROM claims WHERE kind = 'linkedin' AND value LIKE 'https://www.linkedin.com/in/bulk-claim-%'",
+      ).run();
     }
   });
 });

@@ -1,6 +1,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addClaim, assertNotClaimed, claimedAmong, filterClaimed, normaliseEmail, normalisePhone, normaliseProfileUrl } from "../../src/engine/index/claims.js";
+import {
+  addClaim,
+  assertNotClaimed,
+  claimedAmong,
+  filterClaimed,
+  normaliseEmail,
+  normalisePhone,
+  normaliseProfileUrl,
+} from "../../src/engine/index/claims.js";
 import { ApiError, apiErrorOf } from "../../src/http/errors.js";
 
 describe("claim normalisers", () => {

@@ -3,17 +3,40 @@
 // few hundred milliseconds) so the file stays quick; the production budgets are FIRST_PASS and DEEP_PASS.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type CrawlBudget, crawlDeepPass, crawlFirstPass, type CrawlOutcome, DEEP_PASS, describeCrawl, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
+import {
+  type CrawlBudget,
+  type CrawlOutcome,
+  crawlDeepPass,
+  crawlFirstPass,
+  DEEP_PASS,
+  describeCrawl,
+  FIRST_PASS,
+} from "../../src/engine/web/crawl/crawler.js";
+import { retryWait } from "../../src/engine/web/crawl/retry.js";
 import { isBotChallenge, parseRetryAfter } from "../../src/engine/web/fetch-page.js";
 import { InlineDataFilter } from "../../src/engine/web/inline-data.js";
-import { retryWait } from "../../src/engine/web/crawl/retry.js";
 import { LARGE_SITE_STAFF } from "../fixtures/handlers/web.js";
 
 const first: CrawlBudget = { ...FIRST_PASS, retry: { ...FIRST_PASS.retry, maxWaitMs: 300, challengePauseMs: 300 } };
-const deep: CrawlBudget = { ...DEEP_PASS, retry: { ...DEEP_PASS.retry, maxWaitMs: 300, challengePauseMs: 300 }, totalMs: 20_000 };
-const addressesOf = (...outcomes: CrawlOutcome[]) => outcomes.flatMap((o) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).sort();
-const namesOf = (o: CrawlOutcome) => Object.fromEntries(o.pages.flatMap((p) => p.extraction.addresses.map((a) => [a.email, a.name ? `${a.name.first} ${a.name.last}` : null])));
-const handOver = (o: CrawlOutcome) => ({ done: o.done, pending: o.pending, pendingScores: o.pendingScores, retry: o.retry });
+const deep: CrawlBudget = {
+  ...DEEP_PASS,
+  retry: { ...DEEP_PASS.retry, maxWaitMs: 300, challengePauseMs: 300 },
+  totalMs: 20_000,
+};
+const addressesOf = (...outcomes: CrawlOutcome[]) =>
+  outcomes.flatMap((o) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).sort();
+const namesOf = (o: CrawlOutcome) =>
+  Object.fromEntries(
+    o.pages.flatMap((p) =>
+      p.extraction.addresses.map((a) => [a.email, a.name ? `${a.name.first} ${a.name.last}` : null]),
+    ),
+  );
+const handOver = (o: CrawlOutcome) => ({
+  done: o.done,
+  pending: o.pending,
+  pendingScores: o.pendingScores,
+  retry: o.retry,
+});
 
 async function requestsOf(host: string): Promise<{ path: string; at: number }[]> {
   return (await fetch(`https://${host}/__requests`)).json();
@@ -21,14 +44,19 @@ async function requestsOf(host: string): Promise<{ path: string; at: number }[]>
 
 describe("pages that fail at first", () => {
   beforeEach(async () => {
-    for (const host of ["flaky.test", "ratelimit.test", "down-team.test", "challenged.test"]) await fetch(`https://${host}/__reset`);
+    for (const host of ["flaky.test", "ratelimit.test", "down-team.test", "challenged.test"])
+      await fetch(`https://${host}/__reset`);
   });
 
   it("a 429 whose Retry-After is an HTTP date within the first pass's wait is retried no sooner than asked, before lower pages", async () => {
     // Ten pages, four at a time: the pages ranked below the team (guessed paths, blog posts) wait
     // with it instead of using the budget up, so its next page fits too.
     const out = await crawlFirstPass(env, "ratelimit.test", { ...FIRST_PASS, maxPages: 10, concurrency: 4 });
-    expect(addressesOf(out)).toEqual(["amy.pond@ratelimit.test", "clara.oswald@ratelimit.test", "john.smith@ratelimit.test"]);
+    expect(addressesOf(out)).toEqual([
+      "amy.pond@ratelimit.test",
+      "clara.oswald@ratelimit.test",
+      "john.smith@ratelimit.test",
+    ]);
     expect(out.notes).toMatchObject({ retried: 1, recovered: 1, stillFailing: [] });
     const team = (await requestsOf("ratelimit.test")).filter((r) => r.path === "/team");
     expect(team).toHaveLength(2);
@@ -69,7 +97,14 @@ describe("pages that fail at first", () => {
   it("decides the wait before a retry from the failure, Retry-After and the pass", () => {
     const policyFirst = FIRST_PASS.retry;
     const policyDeep = DEEP_PASS.retry;
-    const r429 = (retryAfterMs?: number) => ({ kind: "unusable" as const, url: "u", status: 429, reason: "HTTP 429", transient: true, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    const r429 = (retryAfterMs?: number) => ({
+      kind: "unusable" as const,
+      url: "u",
+      status: 429,
+      reason: "HTTP 429",
+      transient: true,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
     const r502 = { kind: "unreachable" as const, url: "u", reason: "HTTP 502", timedOut: false, status: 502 };
     expect(retryWait(r429(1_500), policyFirst, 10_000, 6_000)).toBe(1_500);
     expect(retryWait(r429(), policyFirst, 10_000, 6_000), "no Retry-After: a second").toBe(1_000);
@@ -77,11 +112,23 @@ describe("pages that fail at first", () => {
     expect(retryWait(r429(120_000), policyDeep, 60_000, 10_000), "the last pass waits its cap").toBe(10_000);
     expect(retryWait(r502, policyFirst, 10_000, 6_000), "not asked: the first pass hands it on").toBeNull();
     expect(retryWait(r502, policyDeep, 60_000, 10_000)).toBe(1_000);
-    expect(retryWait({ ...r502, timedOut: true, reason: "timed out" }, policyDeep, 60_000, 10_000), "a timeout is not retried in its pass").toBeNull();
+    expect(
+      retryWait({ ...r502, timedOut: true, reason: "timed out" }, policyDeep, 60_000, 10_000),
+      "a timeout is not retried in its pass",
+    ).toBeNull();
     const challenge = { kind: "unusable" as const, url: "u", status: 403, reason: "bot challenge", challenge: true };
-    expect(retryWait(challenge, policyFirst, 10_000, 6_000), "a challenge: the first pass asks again after a 2 s pause").toBe(2_000);
-    expect(retryWait(challenge, policyFirst, 3_000, 6_000), "no time left for the pause and the page: handed on").toBeNull();
-    expect(retryWait(challenge, { ...policyFirst, challengePauseMs: 0 }, 10_000, 6_000), "no pause set: handed on").toBeNull();
+    expect(
+      retryWait(challenge, policyFirst, 10_000, 6_000),
+      "a challenge: the first pass asks again after a 2 s pause",
+    ).toBe(2_000);
+    expect(
+      retryWait(challenge, policyFirst, 3_000, 6_000),
+      "no time left for the pause and the page: handed on",
+    ).toBeNull();
+    expect(
+      retryWait(challenge, { ...policyFirst, challengePauseMs: 0 }, 10_000, 6_000),
+      "no pause set: handed on",
+    ).toBeNull();
     expect(retryWait(challenge, policyDeep, 60_000, 10_000), "the deep pass asks once more after a pause").toBe(1_000);
     expect(retryWait(r429(1_000), policyFirst, 2_000, 6_000), "no time left for the wait and the page").toBeNull();
   });
@@ -94,13 +141,20 @@ describe("pages that fail at first", () => {
     const deepPass = await crawlDeepPass(env, "down-team.test", handOver(firstPass), deep);
     expect(deepPass.notes).toMatchObject({ retried: 1, recovered: 0, stillFailing: ["https://down-team.test/team"] });
     expect((await requestsOf("down-team.test")).filter((r) => r.path === "/team")).toHaveLength(3);
-    expect(describeCrawl(deepPass)).toContain("1 transient failure(s) retried, 0 recovered, still failing: https://down-team.test/team");
+    expect(describeCrawl(deepPass)).toContain(
+      "1 transient failure(s) retried, 0 recovered, still failing: https://down-team.test/team",
+    );
   });
 
   it("a page challenged once is asked again by the first pass after a pause and read there", async () => {
     const out = await crawlFirstPass(env, "challenged-once.test", first);
     expect(addressesOf(out)).toEqual(["clara.oswald@challenged-once.test", "john.smith@challenged-once.test"]);
-    expect(out.notes).toMatchObject({ challenged: ["https://challenged-once.test/team"], retried: 1, recovered: 1, stillFailing: [] });
+    expect(out.notes).toMatchObject({
+      challenged: ["https://challenged-once.test/team"],
+      retried: 1,
+      recovered: 1,
+      stillFailing: [],
+    });
     const team = (await requestsOf("challenged-once.test")).filter((r) => r.path === "/team");
     expect(team).toHaveLength(2);
     expect(team[1]!.at - team[0]!.at, "after the pause").toBeGreaterThanOrEqual(290);
@@ -110,16 +164,28 @@ describe("pages that fail at first", () => {
     // /team is always challenged, /people on its first two requests, /contact on its first.
     const firstPass = await crawlFirstPass(env, "challenged.test", first);
     expect(addressesOf(firstPass)).toEqual(["office@challenged.test"]);
-    expect(firstPass.notes.challenged.sort()).toEqual(["https://challenged.test/contact", "https://challenged.test/people", "https://challenged.test/team"]);
+    expect(firstPass.notes.challenged.sort()).toEqual([
+      "https://challenged.test/contact",
+      "https://challenged.test/people",
+      "https://challenged.test/team",
+    ]);
     expect(firstPass.notes).toMatchObject({ retried: 2, recovered: 0 });
-    expect(firstPass.retry.sort()).toEqual(["https://challenged.test/contact", "https://challenged.test/people", "https://challenged.test/team"]);
+    expect(firstPass.retry.sort()).toEqual([
+      "https://challenged.test/contact",
+      "https://challenged.test/people",
+      "https://challenged.test/team",
+    ]);
     expect(describeCrawl(firstPass)).toMatch(/^bot challenge on 3 page\(s\)/);
     const asked = async (path: string) => (await requestsOf("challenged.test")).filter((r) => r.path === path);
     expect(await asked("/team")).toHaveLength(2);
     expect(await asked("/people")).toHaveLength(2);
     expect(await asked("/contact"), "beyond the pass's two").toHaveLength(1);
     const deepPass = await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
-    expect(addressesOf(deepPass)).toEqual(["clara.oswald@challenged.test", "john.smith@challenged.test", "press@challenged.test"]);
+    expect(addressesOf(deepPass)).toEqual([
+      "clara.oswald@challenged.test",
+      "john.smith@challenged.test",
+      "press@challenged.test",
+    ]);
     expect(deepPass.notes).toMatchObject({ retried: 0, stillFailing: ["https://challenged.test/team"] });
     // At most three asks of a challenged page over both passes.
     expect(await asked("/team")).toHaveLength(3);
@@ -131,15 +197,28 @@ describe("pages that fail at first", () => {
     const firstPass = await crawlFirstPass(env, "challenged.test", first);
     expect(firstPass.retry).toContain("https://challenged.test/people");
     const deepPass = await crawlDeepPass(env, "challenged.test", handOver(firstPass), deep);
-    expect(addressesOf(deepPass)).toEqual(["clara.oswald@challenged.test", "john.smith@challenged.test", "press@challenged.test"]);
-    expect(deepPass.notes).toMatchObject({ challenged: expect.arrayContaining(["https://challenged.test/team"]), stillFailing: ["https://challenged.test/team"] });
+    expect(addressesOf(deepPass)).toEqual([
+      "clara.oswald@challenged.test",
+      "john.smith@challenged.test",
+      "press@challenged.test",
+    ]);
+    expect(deepPass.notes).toMatchObject({
+      challenged: expect.arrayContaining(["https://challenged.test/team"]),
+      stillFailing: ["https://challenged.test/team"],
+    });
     expect(deepPass.pages.map((p) => p.url)).toContain("https://challenged.test/people");
   });
 
   it("tells a challenge from a plain error page, and reads Retry-After as seconds or an HTTP date", () => {
     const h = (o: Record<string, string> = {}) => new Headers(o);
     expect(isBotChallenge(403, h({ "cf-mitigated": "challenge" }), "")).toBe(true);
-    expect(isBotChallenge(503, h(), "<html><head><title>Just a moment...</title></head><body><script src='/cdn-cgi/challenge-platform/x'></script></body></html>")).toBe(true);
+    expect(
+      isBotChallenge(
+        503,
+        h(),
+        "<html><head><title>Just a moment...</title></head><body><script src='/cdn-cgi/challenge-platform/x'></script></body></html>",
+      ),
+    ).toBe(true);
     expect(isBotChallenge(403, h(), "<title>Attention Required! | Cloudflare</title>")).toBe(true);
     expect(isBotChallenge(403, h(), "<title>Forbidden</title><p>You may not see this.</p>")).toBe(false);
     expect(isBotChallenge(200, h(), "<title>Just a moment...</title><p>Our blog post about waiting.</p>")).toBe(false);
@@ -159,7 +238,9 @@ describe("sites answering 200 for any path", () => {
     expect(out.pages.map((p) => p.url)).toEqual(["https://soft404.test/", "https://soft404.test/team"]);
     expect(out.notes.softNotFound).toBe(true);
     expect(out.notes.notFoundPages).toBeGreaterThan(3);
-    expect(describeCrawl(out)).toMatch(/soft 404s: any path answers 200 \(\d+ page\(s\) dropped as the not-found page\)/);
+    expect(describeCrawl(out)).toMatch(
+      /soft 404s: any path answers 200 \(\d+ page\(s\) dropped as the not-found page\)/,
+    );
     // Relative links of the not-found page ("news" under /contact) would lead ever deeper.
     const paths = (await requestsOf("soft404.test")).map((r) => r.path);
     expect(paths.filter((p) => /^\/[^/]+\/(news|about-us|people-and-careers)$/.test(p))).toEqual([]);
@@ -177,25 +258,43 @@ describe("PDF documents", () => {
     expect(FIRST_PASS.documents).toBeNull();
     const out = await crawlFirstPass(env, "pdf-staff.test", first);
     expect(addressesOf(out)).toEqual(["info@pdf-staff.test"]);
-    expect(out.pending.slice(0, 2)).toEqual(["https://pdf-staff.test/files/staff-directory.pdf", "https://pdf-staff.test/reports/annual-report-2024.pdf"]);
+    expect(out.pending.slice(0, 2)).toEqual([
+      "https://pdf-staff.test/files/staff-directory.pdf",
+      "https://pdf-staff.test/reports/annual-report-2024.pdf",
+    ]);
     expect((await requestsOf("pdf-staff.test")).map((r) => r.path).filter((p) => p.endsWith(".pdf"))).toEqual([]);
   });
 
   it("are read by the deep pass, compressed or not, with the names beside the addresses", async () => {
     const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
     const out = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), deep);
-    expect(addressesOf(out)).toEqual(["lena.fischer@pdf-staff.test", "maria.garcia@pdf-staff.test", "peter.novak@pdf-staff.test", "tom.baker@pdf-staff.test"]);
-    expect(namesOf(out)).toMatchObject({ "maria.garcia@pdf-staff.test": "Maria Garcia", "peter.novak@pdf-staff.test": "Peter Novak", "lena.fischer@pdf-staff.test": "Lena Fischer" });
+    expect(addressesOf(out)).toEqual([
+      "lena.fischer@pdf-staff.test",
+      "maria.garcia@pdf-staff.test",
+      "peter.novak@pdf-staff.test",
+      "tom.baker@pdf-staff.test",
+    ]);
+    expect(namesOf(out)).toMatchObject({
+      "maria.garcia@pdf-staff.test": "Maria Garcia",
+      "peter.novak@pdf-staff.test": "Peter Novak",
+      "lena.fischer@pdf-staff.test": "Lena Fischer",
+    });
     expect(out.notes.documents).toBe(2);
   }, 30_000);
 
   it("are read up to their page cap, and not at all beyond their size cap", async () => {
     const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
-    const onePage = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), { ...deep, documents: { max: 6, maxBytes: 5_000_000, maxPages: 1 } });
+    const onePage = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), {
+      ...deep,
+      documents: { max: 6, maxBytes: 5_000_000, maxPages: 1 },
+    });
     expect(addressesOf(onePage)).not.toContain("lena.fischer@pdf-staff.test");
     expect(addressesOf(onePage)).toContain("maria.garcia@pdf-staff.test");
     // The report carries 20 KB of padding: over a 10 KB cap it is cut, and a cut PDF cannot be read.
-    const small = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), { ...deep, documents: { max: 6, maxBytes: 10_000, maxPages: 30 } });
+    const small = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), {
+      ...deep,
+      documents: { max: 6, maxBytes: 10_000, maxPages: 30 },
+    });
     expect(addressesOf(small)).not.toContain("tom.baker@pdf-staff.test");
     expect(small.notes.unreadableDocuments).toEqual(["https://pdf-staff.test/reports/annual-report-2024.pdf"]);
   }, 30_000);
@@ -208,12 +307,19 @@ describe("large sites", () => {
     expect(LARGE_SITE_STAFF.filter((a) => !found.has(a))).toEqual([]);
     expect(found.has("office@large.test")).toBe(true);
     const urls = out.pages.map((p) => p.url);
-    expect(urls.filter((u) => u.includes("/company/our-people?"))).toEqual([2, 3, 4].map((n) => `https://large.test/company/our-people?page=${n}`));
+    expect(urls.filter((u) => u.includes("/company/our-people?"))).toEqual(
+      [2, 3, 4].map((n) => `https://large.test/company/our-people?page=${n}`),
+    );
     // Profiles of people the listing showed with their address come after the site's own pages, and
     // articles, products and tags whose titles say "team" after those profiles.
     const firstProfile = urls.findIndex((u) => /\/our-people\/[a-z]+-[a-z]+$/.test(u));
-    const own = ["/legal-notice", "/company", "/company/history", "/company/locations", "/careers", "/privacy"].map((p) => urls.indexOf(`https://large.test${p}`));
-    expect(own.every((i) => i >= 0 && (firstProfile === -1 || i < firstProfile)), urls.join("\n")).toBe(true);
+    const own = ["/legal-notice", "/company", "/company/history", "/company/locations", "/careers", "/privacy"].map(
+      (p) => urls.indexOf(`https://large.test${p}`),
+    );
+    expect(
+      own.every((i) => i >= 0 && (firstProfile === -1 || i < firstProfile)),
+      urls.join("\n"),
+    ).toBe(true);
     expect(urls.filter((u) => /\/(blog|products|tag)\//.test(u))).toEqual([]);
   });
 });
@@ -243,11 +349,19 @@ describe("heavy pages", () => {
 
 describe("legacy charsets through the crawler", () => {
   it("reads names in windows-1251 (meta http-equiv), Shift_JIS (header), EUC-KR (both) and ISO-8859-1 (meta)", async () => {
-    const [ru, ja, ko, de] = await Promise.all(["cp1251.test", "sjis.test", "euckr.test", "latin1.test"].map((d) => crawlFirstPass(env, d, first)));
-    expect(namesOf(ru!)).toEqual({ "ivan.petrov@cp1251.test": "Иван Петров", "olga.smirnova@cp1251.test": "Ольга Смирнова" });
+    const [ru, ja, ko, de] = await Promise.all(
+      ["cp1251.test", "sjis.test", "euckr.test", "latin1.test"].map((d) => crawlFirstPass(env, d, first)),
+    );
+    expect(namesOf(ru!)).toEqual({
+      "ivan.petrov@cp1251.test": "Иван Петров",
+      "olga.smirnova@cp1251.test": "Ольга Смирнова",
+    });
     expect(Object.keys(namesOf(ja!)).sort()).toEqual(["sato.hanako@sjis.test", "yamada.taro@sjis.test"]);
     expect(ja!.pages.flatMap((p) => p.extraction.lines)).toContain("山田 太郎");
     expect(ko!.pages.flatMap((p) => p.extraction.lines)).toContain("김민준");
-    expect(namesOf(de!)).toEqual({ "zoe.mueller@latin1.test": "Zoë Müller", "francois.lefevre@latin1.test": "François Lefèvre" });
+    expect(namesOf(de!)).toEqual({
+      "zoe.mueller@latin1.test": "Zoë Müller",
+      "francois.lefevre@latin1.test": "François Lefèvre",
+    });
   });
 });

@@ -3,13 +3,13 @@ import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
-import { domains, emails, emailSources, people } from "../../src/db/schema-index.js";
-import { crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
-import { parseUserUrl, refusalReason } from "../../src/engine/web/user-url.js";
-import { canonical, HOME_SCORE, rankCandidates, scoreLink, sitemapLocations } from "../../src/engine/web/crawl/plan.js";
-import { DEEP_CRAWL_QUEUE } from "../../src/engine/web/crawl/deep-crawl-queue.js";
-import { emptyCompanyFacts } from "../../src/engine/web/extract/company.js";
+import { domains, emailSources, emails, people } from "../../src/db/schema-index.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
+import { crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
+import { DEEP_CRAWL_QUEUE } from "../../src/engine/web/crawl/deep-crawl-queue.js";
+import { canonical, HOME_SCORE, rankCandidates, scoreLink, sitemapLocations } from "../../src/engine/web/crawl/plan.js";
+import { emptyCompanyFacts } from "../../src/engine/web/extract/company.js";
+import { parseUserUrl, refusalReason } from "../../src/engine/web/user-url.js";
 import worker from "../../src/index.js";
 
 const store = () => db(env.DB);
@@ -17,17 +17,33 @@ const store = () => db(env.DB);
 describe("crawl planning and guards", () => {
   it("ranks keyword pages (people pages first), PDFs by what their name says, articles last, and drops other pages and assets", () => {
     const ranked = rankCandidates(
-      ["https://a.test/blog/post", "https://a.test/about", "https://a.test/contact#form", "https://a.test/team/", "https://a.test/brochure-contact.pdf", "https://a.test/impressum", "https://a.test/produkte/x"],
+      [
+        "https://a.test/blog/post",
+        "https://a.test/about",
+        "https://a.test/contact#form",
+        "https://a.test/team/",
+        "https://a.test/brochure-contact.pdf",
+        "https://a.test/impressum",
+        "https://a.test/produkte/x",
+      ],
       new Set(),
     );
     expect(ranked).toEqual([
-      "https://a.test/team", "https://a.test/contact", "https://a.test/impressum", "https://a.test/about", "https://a.test/brochure-contact.pdf", "https://a.test/blog/post",
+      "https://a.test/team",
+      "https://a.test/contact",
+      "https://a.test/impressum",
+      "https://a.test/about",
+      "https://a.test/brochure-contact.pdf",
+      "https://a.test/blog/post",
     ]);
   });
 
   it("ranks the home page's news items above guessed paths, and archive items whose slug says 'team' below unknown navigation", () => {
     const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
-    const news = scoreLink({ url: "https://a.test/tin-tuc/chung-toi-mo-van-phong-moi", text: "Chúng tôi mở văn phòng mới" }, home)!;
+    const news = scoreLink(
+      { url: "https://a.test/tin-tuc/chung-toi-mo-van-phong-moi", text: "Chúng tôi mở văn phòng mới" },
+      home,
+    )!;
     const blog = scoreLink({ url: "https://a.test/blog/why-we-write", text: "Why we write" }, home)!;
     const unknownNav = scoreLink({ url: "https://a.test/colecao", text: "Coleção" }, home)!;
     const keywordItems = [
@@ -45,11 +61,18 @@ describe("crawl planning and guards", () => {
     const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
     expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2026", text: "Aktualności" }, home)).toBe(49);
     const newsroom = { url: "https://a.test/aktualnosci/archive/2026", score: 49, listsPeople: false };
-    expect(scoreLink({ url: "https://a.test/aktualnosci/2026-otwieramy-nowe-biuro", text: "Otwieramy nowe biuro" }, newsroom)).toBe(7.5);
+    expect(
+      scoreLink(
+        { url: "https://a.test/aktualnosci/2026-otwieramy-nowe-biuro", text: "Otwieramy nowe biuro" },
+        newsroom,
+      ),
+    ).toBe(7.5);
     expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2025", text: "2025" }, newsroom)).toBe(4);
     // Russian and Hungarian newsrooms under their transliterated words.
     expect(scoreLink({ url: "https://a.test/novosti/2026-new-office", text: "Открыли новый офис" }, home)).toBe(7.5);
-    expect(scoreLink({ url: "https://a.test/hirek/2026-uj-irodat-nyitunk", text: "Új irodát nyitunk" }, home)).toBe(7.5);
+    expect(scoreLink({ url: "https://a.test/hirek/2026-uj-irodat-nyitunk", text: "Új irodát nyitunk" }, home)).toBe(
+      7.5,
+    );
   });
 
   it("ranks a listing's next page as a people page once the listing shows people with their addresses, and reads ?page=1 as the listing", () => {
@@ -63,22 +86,44 @@ describe("crawl planning and guards", () => {
   });
 
   it("reads sitemap locations, including CDATA and sitemap indexes", () => {
-    expect(sitemapLocations("<urlset><url><loc>https://a.test/x?a=1&amp;b=2</loc></url><url><loc><![CDATA[https://a.test/y]]></loc></url></urlset>")).toEqual({
+    expect(
+      sitemapLocations(
+        "<urlset><url><loc>https://a.test/x?a=1&amp;b=2</loc></url><url><loc><![CDATA[https://a.test/y]]></loc></url></urlset>",
+      ),
+    ).toEqual({
       urls: ["https://a.test/x?a=1&b=2", "https://a.test/y"],
       isIndex: false,
     });
-    expect(sitemapLocations("<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap></sitemapindex>").isIndex).toBe(true);
+    expect(
+      sitemapLocations("<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap></sitemapindex>").isIndex,
+    ).toBe(true);
   });
 
   it("refuses private, loopback and non-http(s) targets, and in development still refuses private IP literals", () => {
     const prod = { ENVIRONMENT: "production" };
     const dev = { ENVIRONMENT: "development" };
-    for (const bad of ["http://127.0.0.1/", "http://10.0.0.5/admin", "http://[::1]/", "http://localhost:8787/", "http://intranet.corp/", "http://printer.local/", "http://acme.com:8080/"]) {
+    for (const bad of [
+      "http://127.0.0.1/",
+      "http://10.0.0.5/admin",
+      "http://[::1]/",
+      "http://localhost:8787/",
+      "http://intranet.corp/",
+      "http://printer.local/",
+      "http://acme.com:8080/",
+    ]) {
       expect(refusalReason(new URL(bad), prod), bad).not.toBeNull();
     }
     expect(refusalReason(new URL("https://www.acme.com/about"), prod)).toBeNull();
     expect(refusalReason(new URL("ftp://acme.com/"), dev)).not.toBeNull();
-    for (const bad of ["http://127.0.0.1/", "http://127.1/", "http://0x7f.1/", "http://2130706433/", "http://[::1]/", "http://10.0.0.5/", "http://localhost:8787/"]) {
+    for (const bad of [
+      "http://127.0.0.1/",
+      "http://127.1/",
+      "http://0x7f.1/",
+      "http://2130706433/",
+      "http://[::1]/",
+      "http://10.0.0.5/",
+      "http://localhost:8787/",
+    ]) {
       expect(refusalReason(new URL(bad), dev), bad).not.toBeNull();
     }
     expect(refusalReason(new URL("https://acme-widgets.test/"), dev)).toBeNull();
@@ -112,7 +157,9 @@ describe("first pass", () => {
   it("honours rules written for this crawler's user agent", async () => {
     const out = await crawlFirstPass(env, "cloudy-tools.test");
     expect(out.disallowed).toContain("https://cloudy-tools.test/team");
-    expect(out.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).not.toContain("hidden.member@cloudy-tools.test");
+    expect(out.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email))).not.toContain(
+      "hidden.member@cloudy-tools.test",
+    );
   });
 
   it("gives up on a site that answers too slowly, as a timeout", async () => {
@@ -131,9 +178,20 @@ describe("first pass", () => {
 describe("deep-crawl queue consumer", () => {
   it("crawls the sitemap and remaining pages, stores what they show and marks the domain done", async () => {
     const first = await crawlFirstPass(env, "acme-widgets.test");
-    await storeCrawl(env, { domain: "acme-widgets.test", pages: first.pages, status: "crawling", error: null, now: Date.now() });
+    await storeCrawl(env, {
+      domain: "acme-widgets.test",
+      pages: first.pages,
+      status: "crawling",
+      error: null,
+      now: Date.now(),
+    });
     const batch = createMessageBatch(DEEP_CRAWL_QUEUE, [
-      { id: "m1", timestamp: new Date(), attempts: 1, body: { domain: "acme-widgets.test", done: first.done, pending: first.pending } },
+      {
+        id: "m1",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { domain: "acme-widgets.test", done: first.done, pending: first.pending },
+      },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
@@ -144,10 +202,23 @@ describe("deep-crawl queue consumer", () => {
     const rows = await store().select().from(emails).where(eq(emails.domain, "acme-widgets.test")).all();
     const found = rows.map((r) => r.email);
     // From the sitemap (press release, leadership) and security.txt; never the robots-refused page.
-    expect(found).toEqual(expect.arrayContaining(["carla.diaz@acme-widgets.test", "press@acme-widgets.test", "mary.major@acme-widgets.test", "security@acme-widgets.test"]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        "carla.diaz@acme-widgets.test",
+        "press@acme-widgets.test",
+        "mary.major@acme-widgets.test",
+        "security@acme-widgets.test",
+      ]),
+    );
     expect(found).not.toContain("secret.person@acme-widgets.test");
     const carla = await store().select().from(people).where(eq(people.email, "carla.diaz@acme-widgets.test")).get();
-    expect(carla).toMatchObject({ fullName: "Carla Diaz", position: "Head of Communications", department: "communication", seniority: "senior", sourceUri: "https://acme-widgets.test/press/2024-launch" });
+    expect(carla).toMatchObject({
+      fullName: "Carla Diaz",
+      position: "Head of Communications",
+      department: "communication",
+      seniority: "senior",
+      sourceUri: "https://acme-widgets.test/press/2024-launch",
+    });
     const dom = await store().select().from(domains).where(eq(domains.domain, "acme-widgets.test")).get();
     expect(dom?.crawlStatus).toBe("done");
     // The first pass may already have read every page this small site has; the deep pass adds the rest, if any.
@@ -182,21 +253,62 @@ describe("index writes", () => {
     await storeCrawl(env, { domain: "changing-corp.test", pages: first.pages, status: "done", error: null, now: t1 });
     await fetch("https://changing-corp.test/__version?v=2");
     const second = await crawlFirstPass(env, "changing-corp.test");
-    await storeCrawl(env, { domain: "changing-corp.test", pages: second.pages, status: "done", error: null, now: t1 + 30_000 });
-    const src = await store().select().from(emailSources).where(eq(emailSources.uri, "https://changing-corp.test/")).all();
+    await storeCrawl(env, {
+      domain: "changing-corp.test",
+      pages: second.pages,
+      status: "done",
+      error: null,
+      now: t1 + 30_000,
+    });
+    const src = await store()
+      .select()
+      .from(emailSources)
+      .where(eq(emailSources.uri, "https://changing-corp.test/"))
+      .all();
     const still = Object.fromEntries(src.map((s) => [s.email, s.stillOnPage]));
-    expect(still).toEqual({ "old.timer@changing-corp.test": false, "stay.put@changing-corp.test": true, "new.hire@changing-corp.test": true });
+    expect(still).toEqual({
+      "old.timer@changing-corp.test": false,
+      "stay.put@changing-corp.test": true,
+      "new.hire@changing-corp.test": true,
+    });
     const stay = src.find((s) => s.email === "stay.put@changing-corp.test")!;
     expect([stay.extractedOn, stay.lastSeenOn]).toEqual([t1, t1 + 30_000]);
   });
 
   it("writes hundreds of addresses in one pass without hitting D1's 100-parameter limit", async () => {
-    const addresses = Array.from({ length: 250 }, (_, i) => ({ email: `person${i}@bulk-corp.test`, evidence: null, name: null, position: null, via: "text" as const }));
-    const extraction = { addresses, phones: [], company: emptyCompanyFacts(), links: [], linkRefs: [], allLinks: [], meta: new Map(), title: null, jsonLd: [], lines: [] };
+    const addresses = Array.from({ length: 250 }, (_, i) => ({
+      email: `person${i}@bulk-corp.test`,
+      evidence: null,
+      name: null,
+      position: null,
+      via: "text" as const,
+    }));
+    const extraction = {
+      addresses,
+      phones: [],
+      company: emptyCompanyFacts(),
+      links: [],
+      linkRefs: [],
+      allLinks: [],
+      meta: new Map(),
+      title: null,
+      jsonLd: [],
+      lines: [],
+    };
     const pages = [0, 1, 2].map((i) => ({ url: `https://bulk-corp.test/p${i}`, extraction }));
-    const result = await storeCrawl(env, { domain: "bulk-corp.test", pages, status: "done", error: null, now: Date.now() });
+    const result = await storeCrawl(env, {
+      domain: "bulk-corp.test",
+      pages,
+      status: "done",
+      error: null,
+      now: Date.now(),
+    });
     expect(result.addresses).toBe(250);
-    const sources = await store().select().from(emailSources).where(and(eq(emailSources.websiteUrl, "bulk-corp.test"), eq(emailSources.stillOnPage, true))).all();
+    const sources = await store()
+      .select()
+      .from(emailSources)
+      .where(and(eq(emailSources.websiteUrl, "bulk-corp.test"), eq(emailSources.stillOnPage, true)))
+      .all();
     expect(sources).toHaveLength(750);
   });
 });

@@ -1,10 +1,9 @@
-import { apiErrorOf } from "../../src/http/errors.js";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
-  detectMailProvider,
   DnsUnavailableError,
   DohResolver,
+  detectMailProvider,
   hasAddress,
   parseMx,
   parseTxt,
@@ -12,8 +11,13 @@ import {
   resolveMx,
   resolveTxt,
 } from "../../src/engine/dns/resolver.js";
+import { apiErrorOf } from "../../src/http/errors.js";
 
-type Answer = { Status: number; Answer?: { name: string; type: number; TTL: number; data: string }[]; Authority?: unknown[] };
+type Answer = {
+  Status: number;
+  Answer?: { name: string; type: number; TTL: number; data: string }[];
+  Authority?: unknown[];
+};
 
 /** A resolver backed by a scripted DoH server and a hand-moved clock. */
 function scripted(reply: (name: string, type: string) => Answer | Response | Promise<never>) {
@@ -31,11 +35,19 @@ function scripted(reply: (name: string, type: string) => Answer | Response | Pro
     }
     return r instanceof Response ? r : Response.json(r);
   }) as typeof fetch;
-  const resolver = new DohResolver({ url: "https://doh.example/dns-query", fetch: fetcher, now: () => now, timeoutMs: 50 });
+  const resolver = new DohResolver({
+    url: "https://doh.example/dns-query",
+    fetch: fetcher,
+    now: () => now,
+    timeoutMs: 50,
+  });
   return { resolver, calls, advance: (ms: number) => (now += ms) };
 }
 
-const mx = (ttl: number, ...data: string[]): Answer => ({ Status: 0, Answer: data.map((d) => ({ name: "x.test.", type: 15, TTL: ttl, data: d })) });
+const mx = (ttl: number, ...data: string[]): Answer => ({
+  Status: 0,
+  Answer: data.map((d) => ({ name: "x.test.", type: 15, TTL: ttl, data: d })),
+});
 
 describe("DohResolver cache", () => {
   it("serves a cached answer until its TTL runs out, then asks again", async () => {
@@ -55,7 +67,13 @@ describe("DohResolver cache", () => {
   it("uses the shortest TTL of the answer and never caches TTL 0", async () => {
     const { resolver, calls, advance } = scripted((_, type) =>
       type === "MX"
-        ? { Status: 0, Answer: [{ name: "x.test.", type: 15, TTL: 600, data: "10 a.x.test." }, { name: "x.test.", type: 15, TTL: 30, data: "20 b.x.test." }] }
+        ? {
+            Status: 0,
+            Answer: [
+              { name: "x.test.", type: 15, TTL: 600, data: "10 a.x.test." },
+              { name: "x.test.", type: 15, TTL: 30, data: "20 b.x.test." },
+            ],
+          }
         : { Status: 0, Answer: [{ name: "x.test.", type: 1, TTL: 0, data: "192.0.2.1" }] },
     );
     await resolver.lookup("x.test", "MX");
@@ -83,7 +101,11 @@ describe("DohResolver cache", () => {
 
   it("shares one round trip between concurrent lookups of the same name", async () => {
     const { resolver, calls } = scripted(() => mx(60, "10 mx.x.test."));
-    await Promise.all([resolver.lookup("x.test", "MX"), resolver.lookup("x.test", "MX"), resolver.lookup("x.test", "MX")]);
+    await Promise.all([
+      resolver.lookup("x.test", "MX"),
+      resolver.lookup("x.test", "MX"),
+      resolver.lookup("x.test", "MX"),
+    ]);
     expect(calls).toHaveLength(1);
   });
 
@@ -119,7 +141,12 @@ describe("DohResolver failures are not answers", () => {
   });
 
   it("an unreachable resolver is a failure too", async () => {
-    const resolver = new DohResolver({ url: "https://doh.example/", fetch: (async () => { throw new TypeError("network down"); }) as typeof fetch });
+    const resolver = new DohResolver({
+      url: "https://doh.example/",
+      fetch: (async () => {
+        throw new TypeError("network down");
+      }) as typeof fetch,
+    });
     await expect(resolver.lookup("x.test", "A")).rejects.toThrow(/could not be reached/);
   });
 });
@@ -157,7 +184,9 @@ describe("record helpers against the fixture zones", () => {
 
   it("resolveTxt unquotes character-strings", async () => {
     expect((await resolveTxt(env, "gws-verify.test")).records).toEqual(["v=spf1 include:_spf.google.com ~all"]);
-    expect(parseTxt('"v=spf1 " "include:spf.protection.outlook.com -all"')).toBe("v=spf1 include:spf.protection.outlook.com -all");
+    expect(parseTxt('"v=spf1 " "include:spf.protection.outlook.com -all"')).toBe(
+      "v=spf1 include:spf.protection.outlook.com -all",
+    );
     expect(parseTxt('"say \\"hi\\"\\059 ok"')).toBe('say "hi"; ok');
   });
 

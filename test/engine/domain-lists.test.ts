@@ -21,7 +21,17 @@ describe("domain lists (maintained packages, loaded in workerd)", () => {
   });
 
   it("knows webmail providers and keeps disposable services out of that list", () => {
-    for (const d of ["gmail.com", "outlook.com", "hotmail.com", "yahoo.com", "web.de", "gmx.de", "icloud.com", "proton.me", "aol.com"]) {
+    for (const d of [
+      "gmail.com",
+      "outlook.com",
+      "hotmail.com",
+      "yahoo.com",
+      "web.de",
+      "gmx.de",
+      "icloud.com",
+      "proton.me",
+      "aol.com",
+    ]) {
       expect(isWebmailDomain(d), d).toBe(true);
     }
     // free-email-domains lists mailinator too; it must be disposable, not webmail.
@@ -31,7 +41,8 @@ describe("domain lists (maintained packages, loaded in workerd)", () => {
   });
 
   it("recognises role accounts, ignoring the +tag", () => {
-    for (const l of ["info", "sales", "support", "Admin", "noreply", "sales+eu"]) expect(isRoleLocalPart(l), l).toBe(true);
+    for (const l of ["info", "sales", "support", "Admin", "noreply", "sales+eu"])
+      expect(isRoleLocalPart(l), l).toBe(true);
     for (const l of ["jane.doe", "jdoe", "marie"]) expect(isRoleLocalPart(l), l).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { crawlDeepPass, crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
-import { classifyAddress, isAllowedAddress } from "../../src/engine/web/ip-ranges.js";
 import { assertPublicHost, EgressError, guardedFetch } from "../../src/engine/web/egress.js";
+import { classifyAddress, isAllowedAddress } from "../../src/engine/web/ip-ranges.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
 
 const prod = { ...env, ENVIRONMENT: "production" };
@@ -19,17 +19,49 @@ async function refusal(p: Promise<unknown>): Promise<EgressError> {
 
 describe("address classification", () => {
   it("refuses private, loopback, link-local, CGNAT, benchmarking and reserved IPv4", () => {
-    for (const ip of ["0.0.0.0", "10.1.2.3", "100.64.0.1", "100.127.255.255", "127.0.0.1", "169.254.169.254", "172.16.0.1", "172.31.255.255", "192.0.0.8", "192.168.1.1", "198.18.0.1", "198.19.255.255", "224.0.0.1", "240.0.0.1", "255.255.255.255"]) {
+    for (const ip of [
+      "0.0.0.0",
+      "10.1.2.3",
+      "100.64.0.1",
+      "100.127.255.255",
+      "127.0.0.1",
+      "169.254.169.254",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.0.0.8",
+      "192.168.1.1",
+      "198.18.0.1",
+      "198.19.255.255",
+      "224.0.0.1",
+      "240.0.0.1",
+      "255.255.255.255",
+    ]) {
       expect(classifyAddress(ip).verdict, ip).toBe("blocked");
     }
-    for (const ip of ["8.8.8.8", "1.1.1.1", "100.63.255.255", "100.128.0.0", "172.32.0.1", "198.20.0.1"]) expect(classifyAddress(ip).verdict, ip).toBe("public");
+    for (const ip of ["8.8.8.8", "1.1.1.1", "100.63.255.255", "100.128.0.0", "172.32.0.1", "198.20.0.1"])
+      expect(classifyAddress(ip).verdict, ip).toBe("public");
   });
 
   it("refuses the IPv6 equivalents: loopback, unique local, link-local, mapped, NAT64, 6to4, Teredo, multicast", () => {
-    for (const ip of ["::1", "::", "fc00::1", "fd12:3456::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:8.8.8.8", "64:ff9b::a00:1", "2002:a00:1::1", "2001::1", "ff02::1", "::127.0.0.1", "[::1]"]) {
+    for (const ip of [
+      "::1",
+      "::",
+      "fc00::1",
+      "fd12:3456::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "::ffff:8.8.8.8",
+      "64:ff9b::a00:1",
+      "2002:a00:1::1",
+      "2001::1",
+      "ff02::1",
+      "::127.0.0.1",
+      "[::1]",
+    ]) {
       expect(classifyAddress(ip).verdict, ip).toBe("blocked");
     }
-    for (const ip of ["2606:4700:4700::1111", "2a00:1450:4001::200e"]) expect(classifyAddress(ip).verdict, ip).toBe("public");
+    for (const ip of ["2606:4700:4700::1111", "2a00:1450:4001::200e"])
+      expect(classifyAddress(ip).verdict, ip).toBe("public");
   });
 
   it("allows the TEST-NET documentation ranges only outside production", () => {
@@ -51,13 +83,21 @@ describe("guardedFetch", () => {
   });
 
   it("refuses two-label and hex IPv4 forms and IP literals in development too", async () => {
-    for (const url of ["http://127.1/", "http://0x7f.1/", "http://2130706433/", "http://[::ffff:7f00:1]/", "http://10.0.0.1/"]) {
+    for (const url of [
+      "http://127.1/",
+      "http://0x7f.1/",
+      "http://2130706433/",
+      "http://[::ffff:7f00:1]/",
+      "http://10.0.0.1/",
+    ]) {
       expect((await refusal(guardedFetch(env, url, { timeoutMs: 1_000, maxBytes: 1_000 }))).kind, url).toBe("refused");
     }
   });
 
   it("checks the host of every redirect hop, not only the first", async () => {
-    const err = await refusal(guardedFetch(env, "https://redirect-private.test/", { timeoutMs: 2_000, maxBytes: 10_000 }));
+    const err = await refusal(
+      guardedFetch(env, "https://redirect-private.test/", { timeoutMs: 2_000, maxBytes: 10_000 }),
+    );
     expect(err.kind).toBe("refused");
     expect(err.url).toBe("https://intranet.redirect-private.test/");
     expect(err.reason).toMatch(/private/);
@@ -76,7 +116,11 @@ describe("guardedFetch", () => {
     expect(res.status).toBe(200);
     expect(res.body).toBeNull();
     expect(res.text()).toBe("");
-    const bytes = await guardedFetch(env, "https://binary.test/", { timeoutMs: 2_000, maxBytes: 1_000_000, accept: /^application\/octet-stream/ });
+    const bytes = await guardedFetch(env, "https://binary.test/", {
+      timeoutMs: 2_000,
+      maxBytes: 1_000_000,
+      accept: /^application\/octet-stream/,
+    });
     expect(bytes.body!.byteLength).toBe(4096);
   });
 
@@ -119,7 +163,12 @@ describe("callers go through the guard", () => {
   });
 
   it("author-finder refuses an article on a host pointing at a private address, and 127.1 in development", async () => {
-    for (const url of ["https://intranet.redirect-private.test/post", "https://redirect-private.test/post", "http://127.1/", "http://0x7f.1/admin"]) {
+    for (const url of [
+      "https://intranet.redirect-private.test/post",
+      "https://redirect-private.test/post",
+      "http://127.1/",
+      "http://0x7f.1/admin",
+    ]) {
       const res = await get(`/v1/author-finder?url=${encodeURIComponent(url)}`);
       expect(res.status, url).toBe(422);
       const body = await json(res);
@@ -147,7 +196,12 @@ describe("callers go through the guard", () => {
   });
 
   it("reads sitemaps only on the crawled site", async () => {
-    await crawlDeepPass(env, "sitemap-offsite.test", { done: [], pending: [] }, { ...FIRST_PASS, maxPages: 3, totalMs: 5_000 });
+    await crawlDeepPass(
+      env,
+      "sitemap-offsite.test",
+      { done: [], pending: [] },
+      { ...FIRST_PASS, maxPages: 3, totalMs: 5_000 },
+    );
     const { hits } = (await (await fetch("https://victim.test/__hits")).json()) as { hits: number };
     expect(hits).toBe(0);
   });

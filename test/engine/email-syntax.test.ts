@@ -55,7 +55,13 @@ describe("parseEmail", () => {
 
   it("normalises: ASCII lowercase domain, lowercased key, original local part kept", () => {
     const parsed = parseEmail("  Jane.Doe@Bücher.DE ");
-    expect(parsed).toEqual({ ok: true, localPart: "Jane.Doe", domain: "xn--bcher-kva.de", domainUnicode: "bücher.de", normalised: "jane.doe@xn--bcher-kva.de" });
+    expect(parsed).toEqual({
+      ok: true,
+      localPart: "Jane.Doe",
+      domain: "xn--bcher-kva.de",
+      domainUnicode: "bücher.de",
+      normalised: "jane.doe@xn--bcher-kva.de",
+    });
   });
 
   it("toAsciiDomain keeps punycode input and refuses hosts the URL parser would rewrite", () => {
@@ -84,12 +90,27 @@ describe("suggestCorrection", () => {
 });
 
 describe("gibberish detection", () => {
-  it.each(["jane", "jane.doe", "j.smith", "john1985", "marie-claire", "szczepanski", "nguyen.van", "oconnor", "kristjansdottir", "wojciechowski", "info", "sales", "test123", "doherty", "ewert", "xu", "li.wei"])(
-    "%s reads as a real local part",
-    (local) => {
-      expect(gibberishVerdict(local)).toMatchObject({ gibberish: false });
-    },
-  );
+  it.each([
+    "jane",
+    "jane.doe",
+    "j.smith",
+    "john1985",
+    "marie-claire",
+    "szczepanski",
+    "nguyen.van",
+    "oconnor",
+    "kristjansdottir",
+    "wojciechowski",
+    "info",
+    "sales",
+    "test123",
+    "doherty",
+    "ewert",
+    "xu",
+    "li.wei",
+  ])("%s reads as a real local part", (local) => {
+    expect(gibberishVerdict(local)).toMatchObject({ gibberish: false });
+  });
 
   it.each([
     ["xkqwzjv", "surprisal"],
@@ -113,7 +134,9 @@ describe("gibberish detection", () => {
     };
     let caught = 0;
     for (let i = 0; i < 500; i++) {
-      const s = Array.from({ length: 8 + Math.floor(next() * 4) }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join("");
+      const s = Array.from({ length: 8 + Math.floor(next() * 4) }, () =>
+        String.fromCharCode(97 + Math.floor(next() * 26)),
+      ).join("");
       if (isGibberish(s)) caught++;
     }
     expect(caught).toBeGreaterThan(350);

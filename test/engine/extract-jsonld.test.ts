@@ -8,12 +8,15 @@ describe("pages with JSON-LD", () => {
   it("reads the addresses after a JSON-LD block in the head", async () => {
     const html = `<html><head><script type="application/ld+json">{"@type":"Organization","name":"X"}</script></head><body><p>Clara Berg</p><p>clara.berg@x-co.de</p></body></html>`;
     const page = await extractPage(html, "https://x-co.de/", "x-co.de");
-    expect(page.addresses.map((a) => [a.email, a.name])).toEqual([["clara.berg@x-co.de", { first: "Clara", last: "Berg" }]]);
+    expect(page.addresses.map((a) => [a.email, a.name])).toEqual([
+      ["clara.berg@x-co.de", { first: "Clara", last: "Berg" }],
+    ]);
     expect(page.jsonLd.map((n) => n.name)).toEqual(["X"]);
   });
 
   it("reads every row of a team table whose cells embed a JSON-LD Person", async () => {
-    const row = (name: string, email: string) => `<tr><td>${name}<script type="application/ld+json">{"@type":"Person","name":"${name}"}</script></td><td>${email}</td></tr>`;
+    const row = (name: string, email: string) =>
+      `<tr><td>${name}<script type="application/ld+json">{"@type":"Person","name":"${name}"}</script></td><td>${email}</td></tr>`;
     const html = `<html><body><table>${row("Clara Berg", "clara.berg [at] x-co.de")}${row("Tom Wolf", "tom.wolf＠x-co.de")}</table></body></html>`;
     const page = await extractPage(html, "https://x-co.de/team", "x-co.de");
     expect(page.addresses.map((a) => a.email)).toEqual(["clara.berg@x-co.de", "tom.wolf@x-co.de"]);
@@ -21,7 +24,11 @@ describe("pages with JSON-LD", () => {
   });
 
   it("still ends a heading's line at </h1>", async () => {
-    const page = await extractPage(`<html><body><h1>Clara Berg</h1>Partner<p>x</p></body></html>`, "https://x-co.de/p", "x-co.de");
+    const page = await extractPage(
+      `<html><body><h1>Clara Berg</h1>Partner<p>x</p></body></html>`,
+      "https://x-co.de/p",
+      "x-co.de",
+    );
     expect(page.lines.slice(0, 2)).toEqual(["Clara Berg", "Partner"]);
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { acceptAddress, decodeCfEmail, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/web/extract/email-addresses.js";
+import {
+  acceptAddress,
+  decodeCfEmail,
+  deobfuscate,
+  mailtoAddresses,
+  scanAddresses,
+} from "../../src/engine/web/extract/email-addresses.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
 
 async function page(url: string, target: string) {
@@ -37,7 +43,12 @@ describe("address text helpers", () => {
   it("strips mailto query strings and splits several recipients, reading to=, cc= and bcc= as recipients too", () => {
     expect(mailtoAddresses("mailto:a@x.com?subject=Hi%20there")).toEqual(["a@x.com"]);
     expect(mailtoAddresses("mailto:a@x.com,b%40x.com?cc=c@x.com")).toEqual(["a@x.com", "b@x.com", "c@x.com"]);
-    expect(mailtoAddresses("mailto:?to=d@x.com&amp;cc=e@x.com;f@x.com&bcc=g%40x.com&body=h@x.com")).toEqual(["d@x.com", "e@x.com", "f@x.com", "g@x.com"]);
+    expect(mailtoAddresses("mailto:?to=d@x.com&amp;cc=e@x.com;f@x.com&bcc=g%40x.com&body=h@x.com")).toEqual([
+      "d@x.com",
+      "e@x.com",
+      "f@x.com",
+      "g@x.com",
+    ]);
   });
 
   it("keeps only real addresses of the target's registrable domain", () => {
@@ -64,10 +75,21 @@ describe("page extraction (fixture sites)", () => {
       "plee@acme-widgets.test",
       "zoe.obrien@acme-widgets.test",
     ]);
-    expect(x.get("jane.cooper@acme-widgets.test")).toMatchObject({ name: { first: "Jane", last: "Cooper" }, position: "Chief Technology Officer", via: "mailto" });
-    expect(x.get("zoe.obrien@acme-widgets.test")).toMatchObject({ name: { first: "Zoë", last: "O'Brien" }, position: "Marketing Manager", via: "text" });
+    expect(x.get("jane.cooper@acme-widgets.test")).toMatchObject({
+      name: { first: "Jane", last: "Cooper" },
+      position: "Chief Technology Officer",
+      via: "mailto",
+    });
+    expect(x.get("zoe.obrien@acme-widgets.test")).toMatchObject({
+      name: { first: "Zoë", last: "O'Brien" },
+      position: "Marketing Manager",
+      via: "text",
+    });
     expect(x.get("anna-lena.muller@acme-widgets.test")?.name).toEqual({ first: "Anna-Lena", last: "Müller" });
-    expect(x.get("plee@acme-widgets.test")).toMatchObject({ name: { first: "Pat", last: "Lee" }, position: "Support Lead" });
+    expect(x.get("plee@acme-widgets.test")).toMatchObject({
+      name: { first: "Pat", last: "Lee" },
+      position: "Support Lead",
+    });
   });
 
   it("reads the home page: mailto without its subject, company facts, profiles, phones; skips scripts, assets and DSNs", async () => {
@@ -110,13 +132,21 @@ describe("page extraction (fixture sites)", () => {
 
   it("reads JSON-LD Person with name and title", async () => {
     const x = byEmail(await page("https://acme-widgets.test/about", "acme-widgets.test"));
-    expect(x.get("robert.brown@acme-widgets.test")).toMatchObject({ name: { first: "Robert", last: "Brown" }, position: "CEO & Founder", via: "jsonld" });
+    expect(x.get("robert.brown@acme-widgets.test")).toMatchObject({
+      name: { first: "Robert", last: "Brown" },
+      position: "CEO & Founder",
+      via: "jsonld",
+    });
   });
 
   it("decodes Cloudflare-protected addresses (link and data-cfemail) and keeps the card's name", async () => {
     const x = byEmail(await page("https://cloudy-tools.test/", "cloudy-tools.test"));
     expect([...x.keys()].sort()).toEqual(["billing@cloudy-tools.test", "kim.park@cloudy-tools.test"]);
-    expect(x.get("kim.park@cloudy-tools.test")).toMatchObject({ name: { first: "Kim", last: "Park" }, position: "CTO", via: "cfemail" });
+    expect(x.get("kim.park@cloudy-tools.test")).toMatchObject({
+      name: { first: "Kim", last: "Park" },
+      position: "CTO",
+      via: "cfemail",
+    });
   });
 
   it("reads {at}/{dot}, fullwidth @, spelled-out 'at … dot', entity-only and [at][dot] forms", async () => {
@@ -129,7 +159,10 @@ describe("page extraction (fixture sites)", () => {
       "tom@cloudy-tools.test",
     ]);
     // "mike" fits the name Mike Chen ({first}); the title on the same line comes with it.
-    expect(x.get("mike@cloudy-tools.test")).toMatchObject({ name: { first: "Mike", last: "Chen" }, position: "Sales Director" });
+    expect(x.get("mike@cloudy-tools.test")).toMatchObject({
+      name: { first: "Mike", last: "Chen" },
+      position: "Sales Director",
+    });
   });
 
   it("reads a German Impressum: entity @, (at), local phone numbers with the ccTLD's country", async () => {
@@ -139,7 +172,10 @@ describe("page extraction (fixture sites)", () => {
     const k = byEmail(res);
     expect(k.get("lukasz.nowak@blau-gmbh.test")?.name).toEqual({ first: "Łukasz", last: "Nowak" });
     expect(k.get("soeren.oedegaard@blau-gmbh.test")?.name).toEqual({ first: "Søren", last: "Ødegaard" });
-    expect(k.get("anna.schmidt@blau-gmbh.test")).toMatchObject({ name: { first: "Anna", last: "Schmidt" }, position: "Leiterin Buchhaltung" });
+    expect(k.get("anna.schmidt@blau-gmbh.test")).toMatchObject({
+      name: { first: "Anna", last: "Schmidt" },
+      position: "Leiterin Buchhaltung",
+    });
     expect(k.get("karriere@blau-gmbh.test")?.name).toBeNull();
   });
 

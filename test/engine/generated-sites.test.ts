@@ -2,7 +2,7 @@
 // of three fixed seeds, measured through the /v1 routes as a customer meets it. The seeds were
 // picked before any result was seen. `npm run bench -- quality` measures fresh seeds the same way.
 import { describe, expect, it } from "vitest";
-import { generateSites, GUARD_SEEDS, GUARD_SITES } from "../fixtures/generator/index.js";
+import { GUARD_SEEDS, GUARD_SITES, generateSites } from "../fixtures/generator/index.js";
 import { call, createAccount } from "../support/accounts.js";
 import { GOALS, measureSites, ratios, report, summarize } from "../support/generated-quality.js";
 
@@ -25,13 +25,21 @@ describe(`generated sites (seeds ${GUARD_SEEDS.join(", ")} × ${GUARD_SITES})`, 
 
   it("never have an address called deliverable by the verifier, which has no SMTP prober in tests", async () => {
     const { headers } = await createAccount({ plan: "scale" });
-    const addresses = sites.flatMap((s) => [...s.labels.published.filter((p) => p.kind === "personal").slice(0, 1).map((p) => p.email), ...s.labels.probes.slice(0, 1).map((p) => p.expected)]);
+    const addresses = sites.flatMap((s) => [
+      ...s.labels.published
+        .filter((p) => p.kind === "personal")
+        .slice(0, 1)
+        .map((p) => p.email),
+      ...s.labels.probes.slice(0, 1).map((p) => p.expected),
+    ]);
     expect(addresses.length).toBeGreaterThan(GUARD_SEEDS.length * GUARD_SITES);
     const verdicts = await Promise.all(
       addresses.map(async (email) => {
         const res = await call(`/v1/email-verifier?email=${encodeURIComponent(email)}`, { headers });
         expect(res.status, email).toBe(200);
-        const body = (await res.json()) as { data: { email: { result: string; smtp_check_run: boolean; mx_records: boolean } } };
+        const body = (await res.json()) as {
+          data: { email: { result: string; smtp_check_run: boolean; mx_records: boolean } };
+        };
         return { email, ...body.data.email };
       }),
     );

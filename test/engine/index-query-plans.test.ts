@@ -49,14 +49,28 @@ function recordingD1(real: D1Database, log: Recorded[]): D1Database {
 }
 
 /** Tables of the contact index and the billing memory: the ones that grow with use. */
-const GROWING = ["domains", "companies", "emails", "email_sources", "people", "phones", "claims", "billed_requests", "usage_days", "api_keys", "accounts"];
+const GROWING = [
+  "domains",
+  "companies",
+  "emails",
+  "email_sources",
+  "people",
+  "phones",
+  "claims",
+  "billed_requests",
+  "usage_days",
+  "api_keys",
+  "accounts",
+];
 
 /** Lines of a plan that read a whole growing table (or a whole index of one). */
 function fullScans(plan: { detail: string }[]): string[] {
-  return plan.map((r) => r.detail).filter((d) => {
-    const m = /^SCAN (\w+)/.exec(d);
-    return !!m && GROWING.includes(m[1]!);
-  });
+  return plan
+    .map((r) => r.detail)
+    .filter((d) => {
+      const m = /^SCAN (\w+)/.exec(d);
+      return !!m && GROWING.includes(m[1]!);
+    });
 }
 
 const recorded: Recorded[] = [];
@@ -65,7 +79,11 @@ let headers: Record<string, string>;
 async function get(path: string) {
   const app = createApp();
   const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`https://api.test${path}`, { headers }), { ...env, DB: recordingD1(env.DB, recorded) } as Env, ctx);
+  const res = await app.fetch(
+    new Request(`https://api.test${path}`, { headers }),
+    { ...env, DB: recordingD1(env.DB, recorded) } as Env,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   await res.text();
   expect(res.status, path).toBe(200);
@@ -88,7 +106,8 @@ describe("query plans of the hot path", () => {
 
   it("records the statements of every call", () => {
     const tables = new Set(recorded.flatMap((r) => GROWING.filter((t) => new RegExp(`\\b${t}\\b`).test(r.sql))));
-    for (const t of ["domains", "companies", "emails", "email_sources", "people", "claims", "api_keys"]) expect(tables, t).toContain(t);
+    for (const t of ["domains", "companies", "emails", "email_sources", "people", "claims", "api_keys"])
+      expect(tables, t).toContain(t);
     // The 30-day windows live in the AccountLimiter: the request path sends no statement to
     // billed_requests (its D1 copy is written by the limiter's alarm).
     expect(tables).not.toContain("billed_requests");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { looksLikePersonName, partVariants, splitFullName } from "../../src/engine/people/names.js";
 import { applyPattern, inferPatterns, matchPatterns, percentages } from "../../src/engine/finder/patterns.js";
+import { looksLikePersonName, partVariants, splitFullName } from "../../src/engine/people/names.js";
 import { departmentOf, seniorityOf } from "../../src/engine/people/positions.js";
 
 describe("names", () => {
@@ -56,7 +56,14 @@ describe("patterns", () => {
   });
 
   it("tells which transliteration a domain uses", () => {
-    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({ patterns: ["{first}.{last}"], style: "expanded", nordic: null, lastForm: null, particleForm: null, firstForm: null });
+    expect(matchPatterns("juergen.weiss", { first: "Jürgen", last: "Weiß" })).toEqual({
+      patterns: ["{first}.{last}"],
+      style: "expanded",
+      nordic: null,
+      lastForm: null,
+      particleForm: null,
+      firstForm: null,
+    });
     expect(matchPatterns("jurgen.weiss", { first: "Jürgen", last: "Weiß" }).style).toBe("plain");
   });
 
@@ -97,10 +104,16 @@ describe("patterns", () => {
 
 describe("positions", () => {
   it("reads department and seniority from titles", () => {
-    expect([departmentOf("Chief Technology Officer"), seniorityOf("Chief Technology Officer")]).toEqual(["engineering", "executive"]);
+    expect([departmentOf("Chief Technology Officer"), seniorityOf("Chief Technology Officer")]).toEqual([
+      "engineering",
+      "executive",
+    ]);
     expect([departmentOf("CTO"), seniorityOf("CTO")]).toEqual(["engineering", "executive"]);
     expect([departmentOf("Head of Sales"), seniorityOf("Head of Sales")]).toEqual(["sales", "senior"]);
-    expect([departmentOf("Junior Software Developer"), seniorityOf("Junior Software Developer")]).toEqual(["software", "junior"]);
+    expect([departmentOf("Junior Software Developer"), seniorityOf("Junior Software Developer")]).toEqual([
+      "software",
+      "junior",
+    ]);
     expect([departmentOf("CEO & Founder"), seniorityOf("CEO & Founder")]).toEqual(["executive", "executive"]);
     expect(departmentOf("Jane Cooper")).toBeNull();
   });

@@ -1,36 +1,73 @@
 // Issue 16, one case per test: which pages the crawler chooses, how addresses are published, how
 // names are read and spelt, and how formats are inferred. Pure functions, no network.
 import { describe, expect, it } from "vitest";
+import { proposeAddress } from "../../src/engine/finder/email-finder.js";
+import { applyPattern, inferPatterns } from "../../src/engine/finder/patterns.js";
+import type { EmailRow } from "../../src/engine/index/read.js";
+import { looksLikePersonName, nameSplits, splitFullName } from "../../src/engine/people/names.js";
 import {
-  canonical, guessedCandidates, linkCandidates, listsPeople, onOrigin, rankChildSitemaps, scoreLink, scoreUrl,
+  canonical,
+  guessedCandidates,
+  linkCandidates,
+  listsPeople,
+  onOrigin,
+  rankChildSitemaps,
+  scoreLink,
+  scoreUrl,
 } from "../../src/engine/web/crawl/plan.js";
-import { acceptAddress, deobfuscate, mailtoAddresses, scanAddresses } from "../../src/engine/web/extract/email-addresses.js";
+import {
+  acceptAddress,
+  deobfuscate,
+  mailtoAddresses,
+  scanAddresses,
+} from "../../src/engine/web/extract/email-addresses.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
 import { fittingName, nameFromSite } from "../../src/engine/web/extract/people.js";
 import { vCardAddresses } from "../../src/engine/web/extract/vcard.js";
-import { proposeAddress } from "../../src/engine/finder/email-finder.js";
-import type { EmailRow } from "../../src/engine/index/read.js";
-import { looksLikePersonName, nameSplits, splitFullName } from "../../src/engine/people/names.js";
-import { applyPattern, inferPatterns } from "../../src/engine/finder/patterns.js";
 
 const home = { url: "https://acme.test/", score: 1000, listsPeople: false };
 const score = (url: string, text = "", rel = "", from = home) => scoreLink({ url, text, rel }, from);
-const scanned = (text: string, domain: string) => scanAddresses(text).map((h) => acceptAddress(h.email, domain)).filter(Boolean);
+const scanned = (text: string, domain: string) =>
+  scanAddresses(text)
+    .map((h) => acceptAddress(h.email, domain))
+    .filter(Boolean);
 
 describe("page choice by what links say and where they point", () => {
   it("recognises team, contact, imprint and about links in German, French, Spanish, Italian, Dutch and Japanese", () => {
     const people = [
-      ["https://acme.test/anwaelte/", "Anwälte"], ["https://acme.test/ueber-uns/team/", "Unser Team"], ["https://acme.test/equipe/", "L'équipe"],
-      ["https://acme.test/equipo/", "Nuestro equipo"], ["https://acme.test/il-team/", "Il team"], ["https://acme.test/over-ons/ons-team/", "Ons team"],
-      ["https://acme.test/company/member.html", "スタッフ紹介"], ["https://acme.test/x1", "Ansprechpartner"],
+      ["https://acme.test/anwaelte/", "Anwälte"],
+      ["https://acme.test/ueber-uns/team/", "Unser Team"],
+      ["https://acme.test/equipe/", "L'équipe"],
+      ["https://acme.test/equipo/", "Nuestro equipo"],
+      ["https://acme.test/il-team/", "Il team"],
+      ["https://acme.test/over-ons/ons-team/", "Ons team"],
+      ["https://acme.test/company/member.html", "スタッフ紹介"],
+      ["https://acme.test/x1", "Ansprechpartner"],
     ];
     for (const [url, text] of people) expect(score(url!, text), text).toBeGreaterThanOrEqual(90);
-    const contact = [["https://acme.test/kontakt/", "Kontakt"], ["https://acme.test/nous-contacter/", "Nous contacter"], ["https://acme.test/contacto/", "Contacto"], ["https://acme.test/contatti/", "Contatti"], ["https://acme.test/inquiry/", "お問い合わせ"]];
+    const contact = [
+      ["https://acme.test/kontakt/", "Kontakt"],
+      ["https://acme.test/nous-contacter/", "Nous contacter"],
+      ["https://acme.test/contacto/", "Contacto"],
+      ["https://acme.test/contatti/", "Contatti"],
+      ["https://acme.test/inquiry/", "お問い合わせ"],
+    ];
     for (const [url, text] of contact) expect(score(url!, text), text).toBe(90);
-    for (const [url, text] of [["https://acme.test/impressum/", "Impressum"], ["https://acme.test/mentions-legales/", "Mentions légales"], ["https://acme.test/aviso-legal/", "Aviso legal"], ["https://acme.test/note-legali/", "Note legali"]]) {
+    for (const [url, text] of [
+      ["https://acme.test/impressum/", "Impressum"],
+      ["https://acme.test/mentions-legales/", "Mentions légales"],
+      ["https://acme.test/aviso-legal/", "Aviso legal"],
+      ["https://acme.test/note-legali/", "Note legali"],
+    ]) {
       expect(score(url!, text), text).toBe(80);
     }
-    for (const [url, text] of [["https://acme.test/ueber-uns/", "Über uns"], ["https://acme.test/qui-sommes-nous/", "Qui sommes-nous"], ["https://acme.test/quienes-somos/", "Quiénes somos"], ["https://acme.test/chi-siamo/", "Chi siamo"], ["https://acme.test/over-ons/", "Over ons"]]) {
+    for (const [url, text] of [
+      ["https://acme.test/ueber-uns/", "Über uns"],
+      ["https://acme.test/qui-sommes-nous/", "Qui sommes-nous"],
+      ["https://acme.test/quienes-somos/", "Quiénes somos"],
+      ["https://acme.test/chi-siamo/", "Chi siamo"],
+      ["https://acme.test/over-ons/", "Over ons"],
+    ]) {
       expect(score(url!, text), text).toBe(70);
     }
   });
@@ -45,7 +82,9 @@ describe("page choice by what links say and where they point", () => {
 
   it("gives home-page navigation in unknown words a last place instead of none", () => {
     expect(score("https://acme.test/tiimi/", "Tiimi")).toBe(8);
-    expect(score("https://acme.test/tiimi/", "Tiimi", "", { url: "https://acme.test/x/", score: 70, listsPeople: false })).toBeNull();
+    expect(
+      score("https://acme.test/tiimi/", "Tiimi", "", { url: "https://acme.test/x/", score: 70, listsPeople: false }),
+    ).toBeNull();
     expect(score("https://acme.test/tarinat/2024/a/b", "Lue lisää tästä artikkelista nyt")).toBeNull();
     // 'uutiset' (news) is a known newsroom word: a deep item of the newsroom ranks as a dated
     // article whose path holds a keyword, below guessed paths, not as unknown navigation.
@@ -97,13 +136,30 @@ describe("page choice by what links say and where they point", () => {
     expect(onOrigin("http://acme.test/team/", "https://www.acme.test")).toBe("https://www.acme.test/team");
     expect(onOrigin("https://www.acme.test/kontakt#form", "https://acme.test")).toBe("https://acme.test/kontakt");
     expect(onOrigin("https://blog.acme.test/team", "https://acme.test")).toBeNull();
-    const found = linkCandidates([{ url: "http://acme.test/team/", text: "Team" }, { url: "https://acme.test/team", text: "Team" }], home, "https://acme.test");
+    const found = linkCandidates(
+      [
+        { url: "http://acme.test/team/", text: "Team" },
+        { url: "https://acme.test/team", text: "Team" },
+      ],
+      home,
+      "https://acme.test",
+    );
     expect(new Set(found.map((c) => c.url))).toEqual(new Set(["https://acme.test/team"]));
   });
 
   it("reads page sitemaps of a sitemap index before post, product and category sitemaps", () => {
-    const children = ["https://a.test/post-sitemap.xml", "https://a.test/product-sitemap.xml", "https://a.test/page-sitemap.xml", "https://a.test/sitemap-misc.xml"];
-    expect(rankChildSitemaps(children)).toEqual(["https://a.test/page-sitemap.xml", "https://a.test/sitemap-misc.xml", "https://a.test/post-sitemap.xml", "https://a.test/product-sitemap.xml"]);
+    const children = [
+      "https://a.test/post-sitemap.xml",
+      "https://a.test/product-sitemap.xml",
+      "https://a.test/page-sitemap.xml",
+      "https://a.test/sitemap-misc.xml",
+    ];
+    expect(rankChildSitemaps(children)).toEqual([
+      "https://a.test/page-sitemap.xml",
+      "https://a.test/sitemap-misc.xml",
+      "https://a.test/post-sitemap.xml",
+      "https://a.test/product-sitemap.xml",
+    ]);
     expect(scoreUrl("https://a.test/en/about-us/our-people")).toBeGreaterThanOrEqual(90);
     expect(canonical("https://a.test/team/?utm_source=x")).toBe("https://a.test/team");
   });
@@ -130,7 +186,14 @@ describe("ways of publishing an address", () => {
   it("keeps prose, placeholders, asset names, package versions and other domains out", () => {
     const d = "acme.de";
     expect(scanned("Find us at acme.de — we meet at the fair", d)).toEqual([]);
-    for (const placeholder of ["vorname.nachname@acme.de", "firstname.lastname@acme.de", "prenom.nom@acme.de", "nombre.apellido@acme.de", "max.mustermann@acme.de", "x@example.com"]) {
+    for (const placeholder of [
+      "vorname.nachname@acme.de",
+      "firstname.lastname@acme.de",
+      "prenom.nom@acme.de",
+      "nombre.apellido@acme.de",
+      "max.mustermann@acme.de",
+      "x@example.com",
+    ]) {
       expect(acceptAddress(placeholder, d), placeholder).toBeNull();
     }
     expect(acceptAddress("logo@2x.png", d)).toBeNull();
@@ -148,13 +211,22 @@ describe("ways of publishing an address", () => {
       <script>document.write('<a href="mailto:'+'s.devries'+'@acme.nl">mail</a>'); var x = "hidden@acme.nl";</script>
       <noscript>s.devries [at] acme [dot] nl</noscript></div><!-- old: gone@acme.nl --></body></html>`;
     const page = await extractPage(html, "https://acme.nl/team", "acme.nl");
-    expect(page.addresses.map((a) => [a.email, a.name])).toEqual([["s.devries@acme.nl", { first: "Sanne", last: "de Vries" }]]);
+    expect(page.addresses.map((a) => [a.email, a.name])).toEqual([
+      ["s.devries@acme.nl", { first: "Sanne", last: "de Vries" }],
+    ]);
   });
 
   it("reads vCards: EMAIL lines named by N or FN, with TITLE as position, only for the target domain", async () => {
-    const card = "BEGIN:VCARD\r\nVERSION:4.0\r\nN:Lößl;Martina;;;\r\nFN:Martina Lößl\r\nTITLE:Spa-Leitung\r\nEMAIL;TYPE=work:m.lossl@acme.at\r\nEMAIL:private@gmail-fixture.com\r\nEND:VCARD\r\n";
+    const card =
+      "BEGIN:VCARD\r\nVERSION:4.0\r\nN:Lößl;Martina;;;\r\nFN:Martina Lößl\r\nTITLE:Spa-Leitung\r\nEMAIL;TYPE=work:m.lossl@acme.at\r\nEMAIL:private@gmail-fixture.com\r\nEND:VCARD\r\n";
     expect(vCardAddresses(card, "acme.at")).toEqual([
-      { email: "m.lossl@acme.at", evidence: { kind: "stated", name: { first: "Martina", last: "Lößl" } }, name: { first: "Martina", last: "Lößl" }, position: "Spa-Leitung", via: "vcard" },
+      {
+        email: "m.lossl@acme.at",
+        evidence: { kind: "stated", name: { first: "Martina", last: "Lößl" } },
+        name: { first: "Martina", last: "Lößl" },
+        position: "Spa-Leitung",
+        via: "vcard",
+      },
     ]);
     const page = await extractPage(card, "https://acme.at/vcard/martina.vcf", "acme.at", "text/vcard");
     expect(page.addresses[0]?.email).toBe("m.lossl@acme.at");
@@ -164,7 +236,9 @@ describe("ways of publishing an address", () => {
     const filler = Array.from({ length: 6 }, (_, i) => `<p>Paragraph ${i} about projects.</p>`).join("");
     const html = `<html><head><title>Giulia Rossi – Studio</title></head><body><h1>Giulia Rossi</h1><p>Architetto</p>${filler}<p>Email: giulia.rossi AT studio DOT it</p></body></html>`;
     const page = await extractPage(html, "https://studio.it/persone/giulia-rossi/", "studio.it");
-    expect(page.addresses).toMatchObject([{ email: "giulia.rossi@studio.it", name: { first: "Giulia", last: "Rossi" } }]);
+    expect(page.addresses).toMatchObject([
+      { email: "giulia.rossi@studio.it", name: { first: "Giulia", last: "Rossi" } },
+    ]);
   });
 
   it("reads the Latin spelling of a name written next to Japanese script", async () => {
@@ -183,7 +257,11 @@ describe("names as the domain writes them", () => {
   });
 
   it("reads two-part Spanish names and surnames by the address they belong to", () => {
-    expect(fittingName("mjgarcia@x.es", "María José García López")).toEqual({ first: "María", middle: "José", last: "García López" });
+    expect(fittingName("mjgarcia@x.es", "María José García López")).toEqual({
+      first: "María",
+      middle: "José",
+      last: "García López",
+    });
     expect(fittingName("jruiz@x.es", "Javier Ruiz Moreno")).toEqual({ first: "Javier", last: "Ruiz Moreno" });
     expect(nameSplits("Juan Carlos Pérez Ruiz").length).toBeGreaterThan(3);
   });
@@ -192,7 +270,11 @@ describe("names as the domain writes them", () => {
     // Issue 20: alone on a page without a cue, "Nguyễn Thị Mai" is read as written (given name first);
     // the domain's other addresses can still turn it round (joint-reading.test.ts).
     expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai")).toEqual({ first: "Nguyễn", middle: "Thị", last: "Mai" });
-    expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai", true)).toEqual({ first: "Mai", middle: "Thị", last: "Nguyễn" });
+    expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai", true)).toEqual({
+      first: "Mai",
+      middle: "Thị",
+      last: "Nguyễn",
+    });
     expect(fittingName("mai.nguyen@x.com", "NGUYỄN Thị Mai")).toEqual({ first: "Mai", middle: "Thị", last: "Nguyễn" });
     expect(fittingName("hiroshi.tanaka@x.jp", "TANAKA Hiroshi")).toEqual({ first: "Hiroshi", last: "Tanaka" });
     expect(fittingName("clara.dubois@x.fr", "Dubois, Clara")).toEqual({ first: "Clara", last: "Dubois" });
@@ -208,7 +290,9 @@ describe("names as the domain writes them", () => {
     ]);
     expect(inf.shares[0]?.pattern).toBe("{f}{last}");
     expect(inf.lastForm).toBe("first");
-    expect(applyPattern("{f}{last}", { first: "Rocío", last: "Jiménez Ortega" }, { style: "plain", lastForm: inf.lastForm })).toBe("rjimenez");
+    expect(
+      applyPattern("{f}{last}", { first: "Rocío", last: "Jiménez Ortega" }, { style: "plain", lastForm: inf.lastForm }),
+    ).toBe("rjimenez");
     expect(applyPattern("{f}{last}", { first: "Rocío", last: "Jiménez Ortega" })).toBe("rjimenezortega");
   });
 });
@@ -216,7 +300,16 @@ describe("names as the domain writes them", () => {
 describe("nicknames", () => {
   it("recognises bob.smith@ as Robert Smith's address, and finds it for a query with either name", () => {
     expect(fittingName("bob.smith@acme.test", "Robert Smith")).toEqual({ first: "Robert", last: "Smith" });
-    const rows = [{ email: "bob.smith@acme.test", domain: "acme.test", localPart: "bob.smith", type: "personal", firstName: "Bob", lastName: "Smith" }] as EmailRow[];
+    const rows = [
+      {
+        email: "bob.smith@acme.test",
+        domain: "acme.test",
+        localPart: "bob.smith",
+        type: "personal",
+        firstName: "Bob",
+        lastName: "Smith",
+      },
+    ] as EmailRow[];
     expect(proposeAddress(rows, { first: "Robert", last: "Smith" }, "acme.test")?.email).toBe("bob.smith@acme.test");
     // The finder writes the name it was given: no invented nickname for someone it has not seen.
     expect(applyPattern("{first}.{last}", { first: "Robert", last: "Jones" })).toBe("robert.jones");
@@ -231,13 +324,26 @@ describe("formats from every personal address", () => {
     expect(nameFromSite("sales@acme.test", ["Sales Team"])).toBeNull();
   });
 
-
   const row = (email: string, first: string | null, last: string | null): EmailRow =>
-    ({ email, domain: email.split("@")[1]!, localPart: email.split("@")[0]!, type: "personal", firstName: first, lastName: last }) as EmailRow;
+    ({
+      email,
+      domain: email.split("@")[1]!,
+      localPart: email.split("@")[0]!,
+      type: "personal",
+      firstName: first,
+      lastName: last,
+    }) as EmailRow;
 
   it("gives a first-name-only domain the {first} format, with a confidence, and the finder uses it", () => {
-    const rows = [row("elodie@x.fr", "Élodie", "Martin"), row("francois@x.fr", "François", "Dubois"), row("chloe@x.fr", "Chloé", "Bernard"), row("mathis@x.fr", "Mathis", "Petit")];
-    const inf = inferPatterns(rows.map((r) => ({ localPart: r.localPart, name: { first: r.firstName!, last: r.lastName! } })));
+    const rows = [
+      row("elodie@x.fr", "Élodie", "Martin"),
+      row("francois@x.fr", "François", "Dubois"),
+      row("chloe@x.fr", "Chloé", "Bernard"),
+      row("mathis@x.fr", "Mathis", "Petit"),
+    ];
+    const inf = inferPatterns(
+      rows.map((r) => ({ localPart: r.localPart, name: { first: r.firstName!, last: r.lastName! } })),
+    );
     expect(inf.shares[0]?.pattern).toBe("{first}");
     expect(inf.confidence).toBeGreaterThanOrEqual(0.75);
     expect(proposeAddress(rows, { first: "Amélie", last: "Roux" }, "x.fr")?.email).toBe("amelie@x.fr");
@@ -269,7 +375,9 @@ describe("page choice on sites in languages the word lists do not know", () => {
     expect(nav).toBe(8);
     expect(guessedTeam.score).toBeLessThan(nav!);
     // Among themselves the guesses keep their order: /team before /privacy.
-    const byPath = Object.fromEntries(guessedCandidates("https://acme.test").map((c) => [new URL(c.url).pathname, c.score]));
+    const byPath = Object.fromEntries(
+      guessedCandidates("https://acme.test").map((c) => [new URL(c.url).pathname, c.score]),
+    );
     expect(byPath["/team"]).toBeGreaterThan(byPath["/privacy"]!);
   });
 

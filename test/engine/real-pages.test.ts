@@ -4,20 +4,31 @@
 // script, an image or reversed text shows.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { proposeAddress } from "../../src/engine/finder/email-finder.js";
+import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
+import { storeCrawl } from "../../src/engine/index/store.js";
+import { alignRomanized, romanizeKana } from "../../src/engine/people/native-names.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
 import { appDataOf } from "../../src/engine/web/extract/script-data.js";
-import { storeCrawl } from "../../src/engine/index/store.js";
-import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
-import { proposeAddress } from "../../src/engine/finder/email-finder.js";
-import { alignRomanized, romanizeKana } from "../../src/engine/people/native-names.js";
 
-const read = async (html: string, domain: string, path = "/team") => (await extractPage(html, `https://${domain}${path}`, domain)).addresses;
+const read = async (html: string, domain: string, path = "/team") =>
+  (await extractPage(html, `https://${domain}${path}`, domain)).addresses;
 const named = (addresses: Awaited<ReturnType<typeof read>>) =>
-  Object.fromEntries(addresses.map((a) => [a.email, a.name ? [a.name.first, a.name.middle ?? null, a.name.last].filter(Boolean).join(" / ") : null]));
+  Object.fromEntries(
+    addresses.map((a) => [
+      a.email,
+      a.name ? [a.name.first, a.name.middle ?? null, a.name.last].filter(Boolean).join(" / ") : null,
+    ]),
+  );
 
 /** Stores pages as one crawl of `domain` and returns its rows and formats as the finder sees them. */
 async function crawl(domain: string, pages: [path: string, html: string][]) {
-  const extracted = await Promise.all(pages.map(async ([path, html]) => ({ url: `https://${domain}${path}`, extraction: await extractPage(html, `https://${domain}${path}`, domain) })));
+  const extracted = await Promise.all(
+    pages.map(async ([path, html]) => ({
+      url: `https://${domain}${path}`,
+      extraction: await extractPage(html, `https://${domain}${path}`, domain),
+    })),
+  );
   await storeCrawl(env, { domain, pages: extracted, status: "done", error: null, now: Date.now() });
   const rows = await emailsOfDomain(env, domain);
   return { rows, formats: formatsOf(await domainRow(env, domain), rows) };
@@ -26,15 +37,30 @@ async function crawl(domain: string, pages: [path: string, html: string][]) {
 describe("app-rendered pages: people only in embedded data", () => {
   it("reads people from a Next.js page's __NEXT_DATA__, parts, titles and nested contact details", async () => {
     const data = {
-      props: { pageProps: { team: [
-        { id: 1, firstName: "Mia", lastName: "Lorenz", role: "CTO", email: "mia.lorenz@app-x1.com" },
-        { id: 2, name: "Jonas Weber", jobTitle: "CEO", contact: { email: "jonas.weber@app-x1.com", phone: "+49 30 1234" } },
-      ] } },
+      props: {
+        pageProps: {
+          team: [
+            { id: 1, firstName: "Mia", lastName: "Lorenz", role: "CTO", email: "mia.lorenz@app-x1.com" },
+            {
+              id: 2,
+              name: "Jonas Weber",
+              jobTitle: "CEO",
+              contact: { email: "jonas.weber@app-x1.com", phone: "+49 30 1234" },
+            },
+          ],
+        },
+      },
     };
     const html = `<html><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
     const found = await read(html, "app-x1.com");
-    expect(named(found)).toEqual({ "mia.lorenz@app-x1.com": "Mia / Lorenz", "jonas.weber@app-x1.com": "Jonas / Weber" });
-    expect(found.map((a) => [a.position, a.via])).toEqual([["CTO", "data"], ["CEO", "data"]]);
+    expect(named(found)).toEqual({
+      "mia.lorenz@app-x1.com": "Mia / Lorenz",
+      "jonas.weber@app-x1.com": "Jonas / Weber",
+    });
+    expect(found.map((a) => [a.position, a.via])).toEqual([
+      ["CTO", "data"],
+      ["CEO", "data"],
+    ]);
     expect(found[0]!.evidence).toEqual({ kind: "stated", name: { first: "Mia", last: "Lorenz" } });
   });
 
@@ -42,12 +68,17 @@ describe("app-rendered pages: people only in embedded data", () => {
     const payload = `window.__NUXT__=(function(a,b,c,d){return {layout:"default",data:[{staff:[{name:"Mia Lorenz",position:a,email:"mia.lorenz\\u0040app-x2.com"},{name:b,position:a,email:c}]}],fetch:{},error:null,serverRendered:!0,routePath:"\\u002Fteam",config:{cdnURL:d}}}("Engineer","Jonas Weber","jonas.weber@app-x2.com",void 0));`;
     const html = `<html><body><div id="__nuxt"></div><script>${payload}</script></body></html>`;
     const found = await read(html, "app-x2.com");
-    expect(named(found)).toEqual({ "mia.lorenz@app-x2.com": "Mia / Lorenz", "jonas.weber@app-x2.com": "Jonas / Weber" });
+    expect(named(found)).toEqual({
+      "mia.lorenz@app-x2.com": "Mia / Lorenz",
+      "jonas.weber@app-x2.com": "Jonas / Weber",
+    });
     expect(found.map((a) => a.position)).toEqual(["Engineer", "Engineer"]);
   });
 
   it("reads a payload function called after its parentheses, and devalue's assignments before its return", () => {
-    const [value] = appDataOf([{ type: "", id: "", text: `window.__NUXT__=(function(a,b){a.self=b;return {a:a}})({},"x")` }]);
+    const [value] = appDataOf([
+      { type: "", id: "", text: `window.__NUXT__=(function(a,b){a.self=b;return {a:a}})({},"x")` },
+    ]);
     expect(value).toEqual({ a: { self: "x" } });
   });
 
@@ -55,34 +86,68 @@ describe("app-rendered pages: people only in embedded data", () => {
     const nuxt3 = `[["Reactive",1],{"data":2},{"team":3},[4],{"name":5,"email":6,"role":7},"Mia Lorenz","mia.lorenz@app-x3.com","CTO"]`;
     const island = `{"people":[{"name":{"first":"Jonas","last":"Weber"},"email":"jweber@app-x3.com"}]}`;
     const html = `<html><body><script type="application/json" id="__NUXT_DATA__">${nuxt3}</script><script type="application/json" data-island="team">${island}</script></body></html>`;
-    expect(named(await read(html, "app-x3.com"))).toEqual({ "mia.lorenz@app-x3.com": "Mia / Lorenz", "jweber@app-x3.com": "Jonas / Weber" });
+    expect(named(await read(html, "app-x3.com"))).toEqual({
+      "mia.lorenz@app-x3.com": "Mia / Lorenz",
+      "jweber@app-x3.com": "Jonas / Weber",
+    });
   });
 
   it("reads rich text inside embedded data as page text: a name above an address", async () => {
-    const data = { page: { blocks: [{ html: "<h3>Mia Lorenz</h3><p>Head of Sales<br><a href=\"mailto:mlorenz@app-x4.com\">Write to Mia</a></p>" }] } };
+    const data = {
+      page: {
+        blocks: [
+          { html: '<h3>Mia Lorenz</h3><p>Head of Sales<br><a href="mailto:mlorenz@app-x4.com">Write to Mia</a></p>' },
+        ],
+      },
+    };
     const html = `<html><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
     expect(named(await read(html, "app-x4.com"))).toEqual({ "mlorenz@app-x4.com": "Mia / Lorenz" });
   });
 
   it("reads an Astro island's props and Inertia's data-page attribute", async () => {
-    const pair = (v: unknown): unknown => (Array.isArray(v) ? [1, v.map(pair)] : v && typeof v === "object" ? [0, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, pair(x)]))] : [0, v]);
-    const props = { title: pair("Team"), people: pair([{ name: "Mia Lorenz", position: "CTO", email: "mia.lorenz@app-x7.com" }]) };
+    const pair = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? [1, v.map(pair)]
+        : v && typeof v === "object"
+          ? [0, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, pair(x)]))]
+          : [0, v];
+    const props = {
+      title: pair("Team"),
+      people: pair([{ name: "Mia Lorenz", position: "CTO", email: "mia.lorenz@app-x7.com" }]),
+    };
     const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
-    const inertia = { component: "Team", props: { members: [{ first_name: "Jonas", last_name: "Weber", email: "jweber@app-x7.com" }] } };
+    const inertia = {
+      component: "Team",
+      props: { members: [{ first_name: "Jonas", last_name: "Weber", email: "jweber@app-x7.com" }] },
+    };
     const html = `<html><body><astro-island uid="Z1" props="${esc(JSON.stringify(props))}" ssr client="load"></astro-island><div id="app" data-page="${esc(JSON.stringify(inertia))}"></div></body></html>`;
-    expect(named(await read(html, "app-x7.com"))).toEqual({ "mia.lorenz@app-x7.com": "Mia / Lorenz", "jweber@app-x7.com": "Jonas / Weber" });
+    expect(named(await read(html, "app-x7.com"))).toEqual({
+      "mia.lorenz@app-x7.com": "Mia / Lorenz",
+      "jweber@app-x7.com": "Jonas / Weber",
+    });
   });
 
   it("reads a native name and its romanized form given in one value of the data", async () => {
-    const data = { people: [{ name: "小林 宏 (Hiroshi Kobayashi)", email: "hiroshi.kobayashi@app-x8.jp" }, { name: "伊藤 結衣 (Yui Ito)", email: "yui.ito@app-x8.jp" }] };
+    const data = {
+      people: [
+        { name: "小林 宏 (Hiroshi Kobayashi)", email: "hiroshi.kobayashi@app-x8.jp" },
+        { name: "伊藤 結衣 (Yui Ito)", email: "yui.ito@app-x8.jp" },
+      ],
+    };
     const html = `<html lang="ja"><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
-    expect(named(await read(html, "app-x8.jp"))).toEqual({ "hiroshi.kobayashi@app-x8.jp": "Hiroshi / Kobayashi", "yui.ito@app-x8.jp": "Yui / Ito" });
+    expect(named(await read(html, "app-x8.jp"))).toEqual({
+      "hiroshi.kobayashi@app-x8.jp": "Hiroshi / Kobayashi",
+      "yui.ito@app-x8.jp": "Yui / Ito",
+    });
   });
 
   it("returns no other domain's address from embedded data: form services, analytics, error trackers", async () => {
     const data = {
       form: { action: "https://formspree.io/f/abc", notify: "forms@formspree.io" },
-      analytics: { account: "ua-123@analytics-vendor.com", dsn: "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/2" },
+      analytics: {
+        account: "ua-123@analytics-vendor.com",
+        dsn: "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/2",
+      },
       team: [{ name: "Mia Lorenz", email: "mia.lorenz@app-x5.com" }],
     };
     const html = `<html><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
@@ -102,19 +167,30 @@ describe("schema.org microdata", () => {
   it("reads a Person item's address given only as <link itemprop=email href=mailto:>", async () => {
     const html = `<html><body>${person(`<h3 itemprop="name">Mia Lorenz</h3><p itemprop="jobTitle">CTO</p><link itemprop="email" href="mailto:mia.lorenz@md-x1.com">`)}</body></html>`;
     const [a] = await read(html, "md-x1.com");
-    expect(a).toMatchObject({ email: "mia.lorenz@md-x1.com", name: { first: "Mia", last: "Lorenz" }, position: "CTO", via: "microdata" });
+    expect(a).toMatchObject({
+      email: "mia.lorenz@md-x1.com",
+      name: { first: "Mia", last: "Lorenz" },
+      position: "CTO",
+      via: "microdata",
+    });
   });
 
   it("reads <meta itemprop=email content> with givenName and familyName as the stated parts", async () => {
     const html = `<html><body>${person(`<span itemprop="familyName">Lorenz</span>, <span itemprop="givenName">Mia</span><meta itemprop="email" content="lorenz.m@md-x2.com">`)}</body></html>`;
     const [a] = await read(html, "md-x2.com");
-    expect(a).toMatchObject({ email: "lorenz.m@md-x2.com", evidence: { kind: "stated", name: { first: "Mia", last: "Lorenz" } } });
+    expect(a).toMatchObject({
+      email: "lorenz.m@md-x2.com",
+      evidence: { kind: "stated", name: { first: "Mia", last: "Lorenz" } },
+    });
   });
 
   it("reads the address as an item's text and Person items nested in an Organization, whose own address is nobody's", async () => {
     const html = `<html><body><div itemscope itemtype="https://schema.org/Organization"><span itemprop="name">Acme</span> <span itemprop="email">office@md-x3.com</span>
       <DIV ITEMPROP=employee ITEMSCOPE ITEMTYPE=https://schema.org/Person><SPAN ITEMPROP=name>Jonas <b>Weber</b></SPAN> <SPAN ITEMPROP=email>jweber@md-x3.com</SPAN></DIV></div></body></html>`;
-    expect(named(await read(html, "md-x3.com"))).toEqual({ "jweber@md-x3.com": "Jonas / Weber", "office@md-x3.com": null });
+    expect(named(await read(html, "md-x3.com"))).toEqual({
+      "jweber@md-x3.com": "Jonas / Weber",
+      "office@md-x3.com": null,
+    });
   });
 
   it("reads ruby inside a microdata name the way the page text reads it", async () => {
@@ -126,8 +202,14 @@ describe("schema.org microdata", () => {
     const ld = (g: string, m: string, f: string, e: string) =>
       `<script type="application/ld+json">${JSON.stringify({ "@type": "Person", name: `${g} ${m[0]}. ${f}`, givenName: g, additionalName: m, familyName: f, email: `mailto:${e}` })}</script>`;
     const { formats } = await crawl("fml-x1.be", [
-      ["/team/femke", `<html lang="nl"><body><h1>Femke M. Hendriks</h1>${ld("Femke", "Maria", "Hendriks", "fmhendriks@fml-x1.be")}</body></html>`],
-      ["/team/chris", `<html lang="nl"><body><h1>Christopher T. Fletcher</h1>${ld("Christopher", "Thomas", "Fletcher", "ctfletcher@fml-x1.be")}</body></html>`],
+      [
+        "/team/femke",
+        `<html lang="nl"><body><h1>Femke M. Hendriks</h1>${ld("Femke", "Maria", "Hendriks", "fmhendriks@fml-x1.be")}</body></html>`,
+      ],
+      [
+        "/team/chris",
+        `<html lang="nl"><body><h1>Christopher T. Fletcher</h1>${ld("Christopher", "Thomas", "Fletcher", "ctfletcher@fml-x1.be")}</body></html>`,
+      ],
     ]);
     expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
   });
@@ -138,9 +220,14 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
 
   it("reads the family name from the native name in parentheses: {last}.{first}, not mirrored", async () => {
     const html = `<html lang="ja"><body>${card("田中 太郎 (Taro Tanaka)", "tanaka.taro@jp-x1.co.jp")}${card("鈴木 花子（Hanako Suzuki）", "suzuki.hanako@jp-x1.co.jp")}</body></html>`;
-    expect(named(await read(html, "jp-x1.co.jp"))).toEqual({ "tanaka.taro@jp-x1.co.jp": "Taro / Tanaka", "suzuki.hanako@jp-x1.co.jp": "Hanako / Suzuki" });
+    expect(named(await read(html, "jp-x1.co.jp"))).toEqual({
+      "tanaka.taro@jp-x1.co.jp": "Taro / Tanaka",
+      "suzuki.hanako@jp-x1.co.jp": "Hanako / Suzuki",
+    });
     // Written family name first in Latin too, the native name still says which word is which.
-    expect(named(await read(html.replace("Taro Tanaka", "Tanaka Taro"), "jp-x1.co.jp"))["tanaka.taro@jp-x1.co.jp"]).toBe("Taro / Tanaka");
+    expect(
+      named(await read(html.replace("Taro Tanaka", "Tanaka Taro"), "jp-x1.co.jp"))["tanaka.taro@jp-x1.co.jp"],
+    ).toBe("Taro / Tanaka");
   });
 
   it("reads a two-column table: native name in one cell, romanized name in the next", async () => {
@@ -164,14 +251,24 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
   it("reads a name shown natively on the Japanese page and romanized only on its /en/ version", async () => {
     const ja = `<html lang="ja"><body>${card("田中 太郎", "tanaka.taro@jp-x4.co.jp")}${card("鈴木 花子", "suzuki.hanako@jp-x4.co.jp")}</body></html>`;
     const en = `<html lang="en"><body>${card("Tanaka Taro", "tanaka.taro@jp-x4.co.jp")}${card("Suzuki Hanako", "suzuki.hanako@jp-x4.co.jp")}</body></html>`;
-    const { rows, formats } = await crawl("jp-x4.co.jp", [["/company", ja], ["/en/company", en]]);
+    const { rows, formats } = await crawl("jp-x4.co.jp", [
+      ["/company", ja],
+      ["/en/company", en],
+    ]);
     expect(formats.shares[0]?.pattern).toBe("{last}.{first}");
-    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([["Hanako", "Suzuki"], ["Taro", "Tanaka"]]);
+    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([
+      ["Hanako", "Suzuki"],
+      ["Taro", "Tanaka"],
+    ]);
   });
 
   it("reads Chinese staff known by an English given name, and Korean names written without a space", async () => {
     const html = `<html lang="zh-CN"><body>${card("王伟 (David Wang)", "david.wang@cn-x1.cn")}${card("陈静 (Grace)", "grace.chen@cn-x1.cn")}${card("김민준 (Kim Minjun)", "minjun.kim@cn-x1.cn")}</body></html>`;
-    expect(named(await read(html, "cn-x1.cn"))).toEqual({ "david.wang@cn-x1.cn": "David / Wang", "grace.chen@cn-x1.cn": "Grace / Chen", "minjun.kim@cn-x1.cn": "Minjun / Kim" });
+    expect(named(await read(html, "cn-x1.cn"))).toEqual({
+      "david.wang@cn-x1.cn": "David / Wang",
+      "grace.chen@cn-x1.cn": "Grace / Chen",
+      "minjun.kim@cn-x1.cn": "Minjun / Kim",
+    });
     expect(alignRomanized("欧阳明", "Ming Ouyang")).toEqual({ first: "Ming", last: "Ouyang" });
     expect(alignRomanized("山田 一郎", "Ichiro Yamaguchi")).toBeNull();
   });
@@ -179,12 +276,17 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
   it("reads Seo as a Korean family name, not the acronym SEO, and a card's labels (이메일:, 전화:) as no name", async () => {
     const html = `<html lang="ko"><body><div><h3>서수아 (Sua Seo)</h3><p>대표이사</p><p>전화: +82 81 208 2171</p><p>이메일: <a href="mailto:seos@kr-x1.kr">seos@kr-x1.kr</a></p></div></body></html>`;
     expect(named(await read(html, "kr-x1.kr"))).toEqual({ "seos@kr-x1.kr": "Sua / Seo" });
-    const unnamed = await read(`<html lang="ko"><body><p>전화: +82 81 208 2171</p><p>이메일: kimm@kr-x1.kr</p></body></html>`, "kr-x1.kr");
+    const unnamed = await read(
+      `<html lang="ko"><body><p>전화: +82 81 208 2171</p><p>이메일: kimm@kr-x1.kr</p></body></html>`,
+      "kr-x1.kr",
+    );
     expect(unnamed[0]).toMatchObject({ name: null, native: null });
   });
 
   it("reads native names and their romanized forms from embedded data", async () => {
-    const data = { members: [{ nameJa: "高橋 健一", nameEn: "Kenichi Takahashi", email: "takahashi.kenichi@jp-x5.co.jp" }] };
+    const data = {
+      members: [{ nameJa: "高橋 健一", nameEn: "Kenichi Takahashi", email: "takahashi.kenichi@jp-x5.co.jp" }],
+    };
     const html = `<html lang="ja"><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
     expect(named(await read(html, "jp-x5.co.jp"))).toEqual({ "takahashi.kenichi@jp-x5.co.jp": "Kenichi / Takahashi" });
   });
@@ -193,23 +295,35 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
 describe("messy markup", () => {
   it("reads upper-case, unclosed tags and unquoted attributes in a layout table", async () => {
     const html = `<HTML><BODY BGCOLOR=#ffffff><TABLE WIDTH=600><TR><TD VALIGN=top><B>Mia Lorenz</B><BR>Partner<BR><A HREF=mailto:mlorenz@messy-x1.de>E-Mail</A><TD VALIGN=top><B>Jonas Weber</B><BR>Partner<BR><A HREF=mailto:jweber@messy-x1.de>E-Mail</A></TABLE>`;
-    expect(named(await read(html, "messy-x1.de"))).toEqual({ "mlorenz@messy-x1.de": "Mia / Lorenz", "jweber@messy-x1.de": "Jonas / Weber" });
+    expect(named(await read(html, "messy-x1.de"))).toEqual({
+      "mlorenz@messy-x1.de": "Mia / Lorenz",
+      "jweber@messy-x1.de": "Jonas / Weber",
+    });
   });
 
   it("reads a BOM, CRLF line ends and a <br>-separated list", async () => {
-    const html = "\uFEFF<html>\r\n<body>\r\n<p>Mia Lorenz, Partner<br>\r\nmia.lorenz@messy-x2.de<br>\r\nJonas Weber, Associate<br>\r\njonas.weber@messy-x2.de</p>\r\n</body></html>";
-    expect(named(await read(html, "messy-x2.de"))).toEqual({ "mia.lorenz@messy-x2.de": "Mia / Lorenz", "jonas.weber@messy-x2.de": "Jonas / Weber" });
+    const html =
+      "\uFEFF<html>\r\n<body>\r\n<p>Mia Lorenz, Partner<br>\r\nmia.lorenz@messy-x2.de<br>\r\nJonas Weber, Associate<br>\r\njonas.weber@messy-x2.de</p>\r\n</body></html>";
+    expect(named(await read(html, "messy-x2.de"))).toEqual({
+      "mia.lorenz@messy-x2.de": "Mia / Lorenz",
+      "jonas.weber@messy-x2.de": "Jonas / Weber",
+    });
   });
 
   it("reads a table written row by row: names, titles, then addresses", async () => {
     const row = (cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
     const html = `<html><body><table>${row(["Mia Lorenz", "Jonas Weber", "Lea Hoffmann"])}${row(["Partner", "Partner", "Counsel"])}${row(["mlorenz@messy-x3.de", "jweber@messy-x3.de", "lhoffmann@messy-x3.de"])}</table></body></html>`;
-    expect(named(await read(html, "messy-x3.de"))).toEqual({ "mlorenz@messy-x3.de": "Mia / Lorenz", "jweber@messy-x3.de": "Jonas / Weber", "lhoffmann@messy-x3.de": "Lea / Hoffmann" });
+    expect(named(await read(html, "messy-x3.de"))).toEqual({
+      "mlorenz@messy-x3.de": "Mia / Lorenz",
+      "jweber@messy-x3.de": "Jonas / Weber",
+      "lhoffmann@messy-x3.de": "Lea / Hoffmann",
+    });
   });
 });
 
 describe("obfuscations in words", () => {
-  const one = async (text: string, domain: string, lang = "en") => (await read(`<html lang="${lang}"><body><p>${text}</p></body></html>`, domain, "/contact")).map((a) => a.email);
+  const one = async (text: string, domain: string, lang = "en") =>
+    (await read(`<html lang="${lang}"><body><p>${text}</p></body></html>`, domain, "/contact")).map((a) => a.email);
 
   it("reads a spelled-out address whose local part spells its dots too", async () => {
     expect(await one("mia dot lorenz at obf-x1 dot com", "obf-x1.com")).toEqual(["mia.lorenz@obf-x1.com"]);
@@ -219,23 +333,45 @@ describe("obfuscations in words", () => {
   it("reads the at and dot words of the page's language", async () => {
     expect(await one("jan.kowalski [małpa] obf-x2 [kropka] pl", "obf-x2.pl", "pl")).toEqual(["jan.kowalski@obf-x2.pl"]);
     expect(await one("jean.dupont arobase obf-x3 point fr", "obf-x3.fr", "fr")).toEqual(["jean.dupont@obf-x3.fr"]);
-    expect(await one("mario.rossi (chiocciola) obf-x4 (punto) it", "obf-x4.it", "it")).toEqual(["mario.rossi@obf-x4.it"]);
-    expect(await one("jan.jansen [apenstaartje] obf-x5 [punt] nl", "obf-x5.nl", "nl")).toEqual(["jan.jansen@obf-x5.nl"]);
+    expect(await one("mario.rossi (chiocciola) obf-x4 (punto) it", "obf-x4.it", "it")).toEqual([
+      "mario.rossi@obf-x4.it",
+    ]);
+    expect(await one("jan.jansen [apenstaartje] obf-x5 [punt] nl", "obf-x5.nl", "nl")).toEqual([
+      "jan.jansen@obf-x5.nl",
+    ]);
     expect(await one("tanaka（アットマーク）obf-x6.co.jp", "obf-x6.co.jp", "ja")).toEqual(["tanaka@obf-x6.co.jp"]);
     expect(await one("wang.wei#obf-x7.cn（请把#换成@）", "obf-x7.cn", "zh")).toEqual(["wang.wei@obf-x7.cn"]);
-    expect(await one("ali nokta yilmaz (at) obf-x10 nokta com nokta tr", "obf-x10.com.tr", "tr")).toEqual(["ali.yilmaz@obf-x10.com.tr"]);
+    expect(await one("ali nokta yilmaz (at) obf-x10 nokta com nokta tr", "obf-x10.com.tr", "tr")).toEqual([
+      "ali.yilmaz@obf-x10.com.tr",
+    ]);
     expect(await one("max punkt muster (at) obf-x11 punkt de", "obf-x11.de", "de")).toEqual(["max.muster@obf-x11.de"]);
-    expect(await one("ola.nordmann krøllalfa obf-x12 punktum no", "obf-x12.no", "nb")).toEqual(["ola.nordmann@obf-x12.no"]);
+    expect(await one("ola.nordmann krøllalfa obf-x12 punktum no", "obf-x12.no", "nb")).toEqual([
+      "ola.nordmann@obf-x12.no",
+    ]);
     expect(await one("minh chấm tran (a còng) obf-x13 chấm vn", "obf-x13.vn", "vi")).toEqual(["minh.tran@obf-x13.vn"]);
   });
 
   it("does not take a Russian or Korean example or placeholder for a mailbox", async () => {
-    expect(await one("Адреса сотрудников имеют вид imya.familiya@obf-x14.ru, например ivanov.ivan@obf-x14.ru", "obf-x14.ru", "ru")).toEqual([]);
-    expect(await one("직원 이메일 주소는 firstname.lastname@obf-x15.kr 형식입니다. 예: gildong.hong@obf-x15.kr", "obf-x15.kr", "ko")).toEqual([]);
+    expect(
+      await one(
+        "Адреса сотрудников имеют вид imya.familiya@obf-x14.ru, например ivanov.ivan@obf-x14.ru",
+        "obf-x14.ru",
+        "ru",
+      ),
+    ).toEqual([]);
+    expect(
+      await one(
+        "직원 이메일 주소는 firstname.lastname@obf-x15.kr 형식입니다. 예: gildong.hong@obf-x15.kr",
+        "obf-x15.kr",
+        "ko",
+      ),
+    ).toEqual([]);
   });
 
   it("does not read ordinary prose as an address", async () => {
-    expect(await one("Find us at obf-x8.com or meet us at the fair; Tickets @ shop.obf-x8.com", "obf-x8.com")).toEqual([]);
+    expect(await one("Find us at obf-x8.com or meet us at the fair; Tickets @ shop.obf-x8.com", "obf-x8.com")).toEqual(
+      [],
+    );
     expect(await one("Call #1 at obf-x8.com", "obf-x8.com")).toEqual([]);
   });
 
@@ -253,13 +389,26 @@ describe("the finder uses the people it read", () => {
   const card = (n: string, e: string) => `<div><h3>${n}</h3><p>Designer</p><p><a href="mailto:${e}">${e}</a></p></div>`;
 
   it("answers a first-and-last-name query with the address of the person shown with a middle name", async () => {
-    const { rows, formats } = await crawl("mid-x9.com", [["/team", `<html><body>${card("Sarah Anne Miller", "samiller@mid-x9.com")}${card("David J. Brown", "djbrown@mid-x9.com")}</body></html>`]]);
+    const { rows, formats } = await crawl("mid-x9.com", [
+      [
+        "/team",
+        `<html><body>${card("Sarah Anne Miller", "samiller@mid-x9.com")}${card("David J. Brown", "djbrown@mid-x9.com")}</body></html>`,
+      ],
+    ]);
     expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
-    expect(proposeAddress(rows, { first: "Sarah", last: "Miller" }, "mid-x9.com", formats)).toMatchObject({ email: "samiller@mid-x9.com", pattern: "{f}{m}{last}" });
+    expect(proposeAddress(rows, { first: "Sarah", last: "Miller" }, "mid-x9.com", formats)).toMatchObject({
+      email: "samiller@mid-x9.com",
+      pattern: "{f}{m}{last}",
+    });
   });
 
   it("gives a studio whose people publish given-name-only addresses beside their full names the {first} format", async () => {
-    const { formats } = await crawl("studio-x9.com", [["/team", `<html><body>${card("Mia Lorenz", "mia@studio-x9.com")}${card("Jonas Weber", "jonas@studio-x9.com")}</body></html>`]]);
+    const { formats } = await crawl("studio-x9.com", [
+      [
+        "/team",
+        `<html><body>${card("Mia Lorenz", "mia@studio-x9.com")}${card("Jonas Weber", "jonas@studio-x9.com")}</body></html>`,
+      ],
+    ]);
     expect(formats.shares[0]?.pattern).toBe("{first}");
   });
 });
@@ -270,17 +419,31 @@ describe("the finder completes a query from the names the site shows", () => {
     const { readLine } = await import("../../src/engine/web/extract/people.js");
     expect(parseName("Hélène M. Dupré").tokens).toEqual(["Hélène", "M.", "Dupré"]);
     expect(parseName("M. Jean Dupont").tokens).toEqual(["Jean", "Dupont"]);
-    expect(readLine("Inês M. das Neves Diretor-geral")).toMatchObject({ name: "Inês M. das Neves", position: "Diretor-geral" });
-    expect(readLine("Светлана Богданова, директор")).toMatchObject({ name: "Светлана Богданова", position: "директор" });
+    expect(readLine("Inês M. das Neves Diretor-geral")).toMatchObject({
+      name: "Inês M. das Neves",
+      position: "Diretor-geral",
+    });
+    expect(readLine("Светлана Богданова, директор")).toMatchObject({
+      name: "Светлана Богданова",
+      position: "директор",
+    });
     expect(readLine("Alpha Consultores S.A.").name).toBeNull();
-    expect(readLine("Leclerc, François Louis, Segreteria")).toMatchObject({ name: "Leclerc, François Louis", position: "Segreteria" });
-    expect(readLine("Lindgren Øyvind K., Kontorleder")).toMatchObject({ name: "Lindgren Øyvind K.", position: "Kontorleder" });
+    expect(readLine("Leclerc, François Louis, Segreteria")).toMatchObject({
+      name: "Leclerc, François Louis",
+      position: "Segreteria",
+    });
+    expect(readLine("Lindgren Øyvind K., Kontorleder")).toMatchObject({
+      name: "Lindgren Øyvind K.",
+      position: "Kontorleder",
+    });
     expect(readLine("Anna Berg, Clara Wolf, Tom Lee").name).toBe("Anna Berg");
     expect(readLine("田中 太郎 営業部長")).toMatchObject({ native: "田中 太郎", position: "営業部長" });
     const { namesOnLine } = await import("../../src/engine/web/extract/people.js");
-    expect(namesOnLine("Directeur de la publication : Anaïs C. Tessier (actessier [at] x.fr), Daniel J. Sullivan, Lisa-Marie A. Strauß")).toEqual([
-      "Anaïs C. Tessier", "Daniel J. Sullivan", "Lisa-Marie A. Strauß",
-    ]);
+    expect(
+      namesOnLine(
+        "Directeur de la publication : Anaïs C. Tessier (actessier [at] x.fr), Daniel J. Sullivan, Lisa-Marie A. Strauß",
+      ),
+    ).toEqual(["Anaïs C. Tessier", "Daniel J. Sullivan", "Lisa-Marie A. Strauß"]);
   });
 
   it("reads a middle name only beside the given name: not a byline word before it or a title after it", async () => {
@@ -290,8 +453,12 @@ describe("the finder completes a query from the names the site shows", () => {
     await crawl("mid-x7.fr", [["/equipe", html]]);
     const { findEmail } = await import("../../src/engine/finder/email-finder.js");
     const ctx = { env, now: () => Date.now() };
-    expect((await findEmail(ctx, "mid-x7.fr", { first: "Jean-Baptiste", last: "Dupré" }, { verify: false })).email).toBe("jcdupre@mid-x7.fr");
-    expect((await findEmail(ctx, "mid-x7.fr", { first: "Solveig", last: "Dahl" }, { verify: false })).email).toBe("sjdahl@mid-x7.fr");
+    expect(
+      (await findEmail(ctx, "mid-x7.fr", { first: "Jean-Baptiste", last: "Dupré" }, { verify: false })).email,
+    ).toBe("jcdupre@mid-x7.fr");
+    expect((await findEmail(ctx, "mid-x7.fr", { first: "Solveig", last: "Dahl" }, { verify: false })).email).toBe(
+      "sjdahl@mid-x7.fr",
+    );
   });
 
   it("reads 'Family Given Middle' when the domain's addresses say so", async () => {
@@ -299,7 +466,11 @@ describe("the finder completes a query from the names the site shows", () => {
     const html = `<html lang="de"><body>${card("Dr. Dekker Bram Cornelis", "bcdekker@mid-x6.de")}${card("Neumann Günter E.", "geneumann@mid-x6.de")}${card("Fonseca Luís Maria", "lmfonseca@mid-x6.de")}</body></html>`;
     const { rows, formats } = await crawl("mid-x6.de", [["/team", html]]);
     expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
-    expect(rows.map((r) => [r.firstName, r.middleName, r.lastName])).toEqual([["Bram", "Cornelis", "Dekker"], ["Günter", "E.", "Neumann"], ["Luís", "Maria", "Fonseca"]]);
+    expect(rows.map((r) => [r.firstName, r.middleName, r.lastName])).toEqual([
+      ["Bram", "Cornelis", "Dekker"],
+      ["Günter", "E.", "Neumann"],
+      ["Luís", "Maria", "Fonseca"],
+    ]);
   });
 
   it("reads the middle initial a {f}{m}{last} site shows for a person whose address it does not publish", async () => {
@@ -309,10 +480,16 @@ describe("the finder completes a query from the names the site shows", () => {
     expect(formats.shares[0]?.pattern).toBe("{f}{m}{last}");
     const { findEmail } = await import("../../src/engine/finder/email-finder.js");
     const ctx = { env, now: () => Date.now() };
-    expect((await findEmail(ctx, "mid-x8.pl", { first: "Stanisław", last: "Pawłowski" }, { verify: false })).email).toBe("sjpawlowski@mid-x8.pl");
-    expect((await findEmail(ctx, "mid-x8.pl", { first: "Jesús", last: "Muñoz Gil" }, { verify: false })).email).toBe("jlmunozgil@mid-x8.pl");
+    expect(
+      (await findEmail(ctx, "mid-x8.pl", { first: "Stanisław", last: "Pawłowski" }, { verify: false })).email,
+    ).toBe("sjpawlowski@mid-x8.pl");
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Jesús", last: "Muñoz Gil" }, { verify: false })).email).toBe(
+      "jlmunozgil@mid-x8.pl",
+    );
     // Family name first, the middle name between it and the given name.
-    expect((await findEmail(ctx, "mid-x8.pl", { first: "Trang", last: "Lê" }, { verify: false })).email).toBe("tnle@mid-x8.pl");
+    expect((await findEmail(ctx, "mid-x8.pl", { first: "Trang", last: "Lê" }, { verify: false })).email).toBe(
+      "tnle@mid-x8.pl",
+    );
     // Nobody of that name is shown: no middle initial to guess.
     expect((await findEmail(ctx, "mid-x8.pl", { first: "Ewa", last: "Lis" }, { verify: false })).email).toBeNull();
     expect(rows.filter((r) => r.email.startsWith("sj"))).toEqual([]);

@@ -7,14 +7,32 @@
 // other guard sites cost about 30 s more and add no feature (large sites and bot challenges are
 // measured at unit level on large.test and challenged.test in crawl-web.test.ts). `npm run bench -- quality --profile real-web` measures fresh seeds.
 import { describe, expect, it } from "vitest";
-import { type Feature, generateSites, REAL_WEB_GUARD_SEEDS, REAL_WEB_GUARD_SITES } from "../fixtures/generator/index.js";
+import {
+  type Feature,
+  generateSites,
+  REAL_WEB_GUARD_SEEDS,
+  REAL_WEB_GUARD_SITES,
+} from "../fixtures/generator/index.js";
 import { measureSites, realWebGoalProblems, report } from "../support/generated-quality.js";
 
-const EXTRACTION_FEATURES = new Set<Feature>(["app-data", "microdata", "cjk", "messy-markup", "obfuscation", "middle-initial", "ja-romanized", "given-only"]);
+const EXTRACTION_FEATURES = new Set<Feature>([
+  "app-data",
+  "microdata",
+  "cjk",
+  "messy-markup",
+  "obfuscation",
+  "middle-initial",
+  "ja-romanized",
+  "given-only",
+]);
 const CRAWL_FEATURES: Feature[] = ["legacy-charset", "pdf", "transient", "localized-words", "deep-pages"];
-const guardSites = REAL_WEB_GUARD_SEEDS.flatMap((seed) => generateSites(seed, REAL_WEB_GUARD_SITES, { profile: "real-web" }));
+const guardSites = REAL_WEB_GUARD_SEEDS.flatMap((seed) =>
+  generateSites(seed, REAL_WEB_GUARD_SITES, { profile: "real-web" }),
+);
 const featuresOf = (s: (typeof guardSites)[number]) => s.labels.features ?? [];
-const extractionSites = guardSites.filter((s) => featuresOf(s).length > 0 && featuresOf(s).every((f) => EXTRACTION_FEATURES.has(f)));
+const extractionSites = guardSites.filter(
+  (s) => featuresOf(s).length > 0 && featuresOf(s).every((f) => EXTRACTION_FEATURES.has(f)),
+);
 const crawlSites: typeof guardSites = [];
 for (const feature of CRAWL_FEATURES) {
   if (crawlSites.some((s) => featuresOf(s).includes(feature))) continue;
@@ -26,7 +44,9 @@ const sites = [...extractionSites, ...crawlSites];
 describe(`real-web guard sites, the combined engine (seeds ${REAL_WEB_GUARD_SEEDS.join(", ")})`, () => {
   it("meet the real-web goals: recall overall and per feature, precision, format and finder top-1, no deliverable without SMTP", async () => {
     // The fixed seeds give sites of most features; a generator change that loses them should be seen.
-    expect([...new Set(sites.flatMap(featuresOf))]).toEqual(expect.arrayContaining(["app-data", "microdata", "cjk", "messy-markup", "obfuscation", ...CRAWL_FEATURES]));
+    expect([...new Set(sites.flatMap(featuresOf))]).toEqual(
+      expect.arrayContaining(["app-data", "microdata", "cjk", "messy-markup", "obfuscation", ...CRAWL_FEATURES]),
+    );
     const measures = await measureSites(sites);
     console.log(report("real-web guard", measures));
     expect(realWebGoalProblems(measures)).toEqual([]);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  mapReacherOutput,
+  NoSmtpProber,
+  proberFor,
+  ReacherProber,
+  SmtpProberUnavailableError,
+} from "../../src/engine/verify/smtp-prober.js";
 import { apiErrorOf } from "../../src/http/errors.js";
-import { mapReacherOutput, NoSmtpProber, proberFor, ReacherProber, SmtpProberUnavailableError } from "../../src/engine/verify/smtp-prober.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 
 describe("proberFor", () => {
@@ -10,7 +16,12 @@ describe("proberFor", () => {
   });
 
   it("NoSmtpProber says it did not run", async () => {
-    expect(await new NoSmtpProber().probe()).toMatchObject({ ran: false, prober: null, deliverable: null, catchAll: null });
+    expect(await new NoSmtpProber().probe()).toMatchObject({
+      ran: false,
+      prober: null,
+      deliverable: null,
+      catchAll: null,
+    });
   });
 });
 
@@ -35,13 +46,23 @@ describe("ReacherProber against the fixture backend", () => {
 
   it("maps catch-all, disabled and full inbox", async () => {
     expect(await prober.probe("x@catchall-verify.test")).toMatchObject({ reachability: "risky", catchAll: true });
-    expect(await prober.probe("disabled@probe-verify.test")).toMatchObject({ reachability: "invalid", disabled: true, deliverable: false });
+    expect(await prober.probe("disabled@probe-verify.test")).toMatchObject({
+      reachability: "invalid",
+      disabled: true,
+      deliverable: false,
+    });
     expect(await prober.probe("full@probe-verify.test")).toMatchObject({ fullInbox: true, deliverable: true });
   });
 
   it("maps an SMTP error to unknown with the blocked / greylisted flags", async () => {
     const blocked = await prober.probe("blocked@probe-verify.test");
-    expect(blocked).toMatchObject({ reachability: "unknown", canConnect: false, blocked: true, greylisted: false, deliverable: null });
+    expect(blocked).toMatchObject({
+      reachability: "unknown",
+      canConnect: false,
+      blocked: true,
+      greylisted: false,
+      deliverable: null,
+    });
     expect(blocked.error).toMatch(/Spamhaus/);
     expect(await prober.probe("greylist@probe-verify.test")).toMatchObject({ greylisted: true, blocked: false });
   });
@@ -54,7 +75,9 @@ describe("ReacherProber against the fixture backend", () => {
 
   it("a backend error or an unreachable backend is a 503", async () => {
     await expect(prober.probe("crash@probe-verify.test")).rejects.toThrow(/HTTP 500/);
-    await expect(new ReacherProber("https://reacher-down.test", REACHER_SECRET).probe("a@probe-verify.test")).rejects.toBeInstanceOf(SmtpProberUnavailableError);
+    await expect(
+      new ReacherProber("https://reacher-down.test", REACHER_SECRET).probe("a@probe-verify.test"),
+    ).rejects.toBeInstanceOf(SmtpProberUnavailableError);
   });
 
   it("unknown is_reachable values fall back to unknown", () => {

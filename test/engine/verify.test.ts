@@ -22,7 +22,16 @@ describe("verifier without an SMTP prober", () => {
     const original = globalThis.fetch;
     globalThis.fetch = noNetwork;
     try {
-      for (const bad of ["plainaddress", "jane@", "@acme-verify.test", "jane..doe@acme-verify.test", "jane@acme", "jane@-acme.test", "jane@[192.0.2.1]", `${"a".repeat(65)}@acme-verify.test`]) {
+      for (const bad of [
+        "plainaddress",
+        "jane@",
+        "@acme-verify.test",
+        "jane..doe@acme-verify.test",
+        "jane@acme",
+        "jane@-acme.test",
+        "jane@[192.0.2.1]",
+        `${"a".repeat(65)}@acme-verify.test`,
+      ]) {
         const { data, definitive } = await verifyEmail(offline, bad);
         expect(data.email.status, bad).toBe("invalid");
         expect(data.email.result).toBe("undeliverable");
@@ -73,7 +82,13 @@ describe("verifier without an SMTP prober", () => {
 
   it("null MX means the domain takes no mail: invalid", async () => {
     const { data } = await verifyEmail(env, "jane@nullmx-verify.test");
-    expect(data.email).toMatchObject({ status: "invalid", result: "undeliverable", reason: "null_mx", regex: true, mx_records: false });
+    expect(data.email).toMatchObject({
+      status: "invalid",
+      result: "undeliverable",
+      reason: "null_mx",
+      regex: true,
+      mx_records: false,
+    });
   });
 
   it("NXDOMAIN is a definitive invalid", async () => {
@@ -85,7 +100,12 @@ describe("verifier without an SMTP prober", () => {
   it("no MX but an A or AAAA record is an implicit MX", async () => {
     for (const domain of ["implicit-verify.test", "implicit6-verify.test"]) {
       const { data } = await verifyEmail(env, `jane@${domain}`);
-      expect(data.email, domain).toMatchObject({ status: "unknown", mx_records: true, implicit_mx: true, mx: { records: [domain] } });
+      expect(data.email, domain).toMatchObject({
+        status: "unknown",
+        mx_records: true,
+        implicit_mx: true,
+        mx: { records: [domain] },
+      });
     }
     // The implicit route is weaker evidence than a published MX.
     const explicit = (await verifyEmail(env, "jane@acme-verify.test")).data.email.score;
@@ -107,14 +127,33 @@ describe("verifier without an SMTP prober", () => {
 
   it("disposable domains are reported as such with score 50", async () => {
     const { data, definitive } = await verifyEmail(env, "whoever@mailinator.com");
-    expect(data.email).toMatchObject({ status: "disposable", result: "risky", disposable: true, webmail: false, score: 50, smtp_check_run: false });
+    expect(data.email).toMatchObject({
+      status: "disposable",
+      result: "risky",
+      disposable: true,
+      webmail: false,
+      score: 50,
+      smtp_check_run: false,
+    });
     expect(definitive).toBe(true);
   });
 
   it("webmail is not SMTP-checked, even with a prober configured", async () => {
-    const probe: SmtpProber = { name: "spy", probe: async () => { throw new Error("webmail must not be probed"); } };
+    const probe: SmtpProber = {
+      name: "spy",
+      probe: async () => {
+        throw new Error("webmail must not be probed");
+      },
+    };
     const { data } = await verifyEmail(env, "jane.doe@gmail.com", { prober: probe });
-    expect(data.email).toMatchObject({ status: "webmail", result: "risky", webmail: true, score: 50, smtp_provider: "Gmail", smtp_check_run: false });
+    expect(data.email).toMatchObject({
+      status: "webmail",
+      result: "risky",
+      webmail: true,
+      score: 50,
+      smtp_provider: "Gmail",
+      smtp_check_run: false,
+    });
     expect(data.email.note).toMatch(/not SMTP-checked/);
   });
 
@@ -138,7 +177,12 @@ describe("verifier without an SMTP prober", () => {
 
   it("handles IDN domains through their punycode form", async () => {
     const { data } = await verifyEmail(env, "anna@bücher-verify.test");
-    expect(data.email).toMatchObject({ email: "anna@bücher-verify.test", regex: true, mx_records: true, mx: { records: ["mx.buecher-verify.test"] } });
+    expect(data.email).toMatchObject({
+      email: "anna@bücher-verify.test",
+      regex: true,
+      mx_records: true,
+      mx: { records: ["mx.buecher-verify.test"] },
+    });
   });
 
   it("answers 451 claimed_email for an address removed at its owner's request", async () => {
@@ -152,10 +196,23 @@ describe("verifier without an SMTP prober", () => {
   it("lists where the address was seen and counts that as evidence", async () => {
     const before = (await verifyEmail(env, "press@acme-verify.test")).data.email.score;
     const t = Date.UTC(2026, 9, 1);
-    await db(env.DB).insert(emailSources).values({ email: "press@acme-verify.test", uri: "https://acme-verify.test/contact", websiteUrl: "acme-verify.test", extractedOn: t, lastSeenOn: t, stillOnPage: true });
+    await db(env.DB).insert(emailSources).values({
+      email: "press@acme-verify.test",
+      uri: "https://acme-verify.test/contact",
+      websiteUrl: "acme-verify.test",
+      extractedOn: t,
+      lastSeenOn: t,
+      stillOnPage: true,
+    });
     const { data } = await verifyEmail(env, "press@acme-verify.test");
     expect(data.sources).toEqual([
-      { uri: "https://acme-verify.test/contact", website_url: "acme-verify.test", extracted_on: "2026-10-01T00:00:00+00:00", last_seen_on: "2026-10-01T00:00:00+00:00", still_on_page: true },
+      {
+        uri: "https://acme-verify.test/contact",
+        website_url: "acme-verify.test",
+        extracted_on: "2026-10-01T00:00:00+00:00",
+        last_seen_on: "2026-10-01T00:00:00+00:00",
+        still_on_page: true,
+      },
     ]);
     expect(data.email.score).toBeGreaterThan(before);
   });
@@ -163,7 +220,12 @@ describe("verifier without an SMTP prober", () => {
   it("uses a catch-all verdict an earlier probe stored for the domain", async () => {
     await db(env.DB).insert(domains).values({ domain: "implicit-verify.test", acceptAll: true });
     const { data, definitive } = await verifyEmail(env, "anyone@implicit-verify.test");
-    expect(data.email).toMatchObject({ status: "accept_all", accept_all: true, result: "risky", smtp_check_run: false });
+    expect(data.email).toMatchObject({
+      status: "accept_all",
+      accept_all: true,
+      result: "risky",
+      smtp_check_run: false,
+    });
     expect(definitive).toBe(true);
   });
 });
@@ -171,17 +233,34 @@ describe("verifier without an SMTP prober", () => {
 describe("verifier with the Reacher prober", () => {
   it("valid mailbox: deliverable, with SMTP evidence", async () => {
     const { data, definitive } = await verifyEmail(env, "valid.jane@probe-verify.test", { prober: reacher() });
-    expect(data.email).toMatchObject({ status: "valid", result: "deliverable", smtp_check_run: true, smtp_server: true, smtp_check: true, accept_all: false, score: 100 });
+    expect(data.email).toMatchObject({
+      status: "valid",
+      result: "deliverable",
+      smtp_check_run: true,
+      smtp_server: true,
+      smtp_check: true,
+      accept_all: false,
+      score: 100,
+    });
     expect(definitive).toBe(true);
   });
 
   it("rejected mailbox: invalid", async () => {
     const { data } = await verifyEmail(env, "nobody@probe-verify.test", { prober: reacher() });
-    expect(data.email).toMatchObject({ status: "invalid", result: "undeliverable", reason: "mailbox_not_found", smtp_check_run: true, smtp_check: false });
+    expect(data.email).toMatchObject({
+      status: "invalid",
+      result: "undeliverable",
+      reason: "mailbox_not_found",
+      smtp_check_run: true,
+      smtp_check: false,
+    });
   });
 
   it("disabled mailbox: invalid", async () => {
-    expect((await verifyEmail(env, "disabled@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({ status: "invalid", reason: "mailbox_disabled" });
+    expect((await verifyEmail(env, "disabled@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
+      status: "invalid",
+      reason: "mailbox_disabled",
+    });
   });
 
   it("catch-all domain: accept_all, risky, remembered on the indexed domain", async () => {
@@ -193,23 +272,42 @@ describe("verifier with the Reacher prober", () => {
   });
 
   it("full inbox: the mailbox exists but the result is risky", async () => {
-    expect((await verifyEmail(env, "full@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({ status: "valid", result: "risky" });
+    expect((await verifyEmail(env, "full@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
+      status: "valid",
+      result: "risky",
+    });
   });
 
   it("blocked and greylisted conversations stay unknown, with the flags set", async () => {
     const blocked = await verifyEmail(env, "blocked@probe-verify.test", { prober: reacher() });
-    expect(blocked.data.email).toMatchObject({ status: "unknown", block: true, greylisted: false, smtp_server: false, reason: "smtp_inconclusive" });
+    expect(blocked.data.email).toMatchObject({
+      status: "unknown",
+      block: true,
+      greylisted: false,
+      smtp_server: false,
+      reason: "smtp_inconclusive",
+    });
     expect(blocked.definitive).toBe(false);
-    expect((await verifyEmail(env, "greylist@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({ status: "unknown", greylisted: true });
+    expect((await verifyEmail(env, "greylist@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
+      status: "unknown",
+      greylisted: true,
+    });
   });
 
   it("a failing prober is a 503, never a verdict", async () => {
-    await expect(verifyEmail(env, "crash@probe-verify.test", { prober: reacher() })).rejects.toBeInstanceOf(SmtpProberUnavailableError);
-    await expect(verifyEmail(env, "valid@probe-verify.test", { prober: new ReacherProber("https://reacher.test", "wrong") })).rejects.toThrow(/REACHER_SECRET/);
+    await expect(verifyEmail(env, "crash@probe-verify.test", { prober: reacher() })).rejects.toBeInstanceOf(
+      SmtpProberUnavailableError,
+    );
+    await expect(
+      verifyEmail(env, "valid@probe-verify.test", { prober: new ReacherProber("https://reacher.test", "wrong") }),
+    ).rejects.toThrow(/REACHER_SECRET/);
   });
 
   it("the prober is chosen from REACHER_URL", async () => {
-    const { data } = await verifyEmail({ ...env, REACHER_URL: "https://reacher.test/", REACHER_SECRET }, "valid.sam@probe-verify.test");
+    const { data } = await verifyEmail(
+      { ...env, REACHER_URL: "https://reacher.test/", REACHER_SECRET },
+      "valid.sam@probe-verify.test",
+    );
     expect(data.email.smtp_check_run).toBe(true);
     expect(data.email.status).toBe("valid");
   });

@@ -1,10 +1,26 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { Claimed, InvalidInput, NotAllowed, NotFound, SiteFailed, Unavailable, WebmailDomain } from "../../src/engine/errors.js";
 import { DnsUnavailableError } from "../../src/engine/dns/resolver.js";
+import {
+  Claimed,
+  InvalidInput,
+  NotAllowed,
+  NotFound,
+  SiteFailed,
+  Unavailable,
+  WebmailDomain,
+} from "../../src/engine/errors.js";
 import { SmtpProberUnavailableError } from "../../src/engine/verify/smtp-prober.js";
 import { EgressError } from "../../src/engine/web/egress-error.js";
-import { ApiError, apiErrorOf, ERROR_CODES, ERROR_STATUS, errorResponse, statusAllowed, toErrorResponse } from "../../src/http/errors.js";
+import {
+  ApiError,
+  apiErrorOf,
+  ERROR_CODES,
+  ERROR_STATUS,
+  errorResponse,
+  statusAllowed,
+  toErrorResponse,
+} from "../../src/http/errors.js";
 import { withRequestId } from "../../src/http/request-id.js";
 import { call, json } from "../support/accounts.js";
 
@@ -50,33 +66,99 @@ describe("engine domain errors, mapped at the boundary", () => {
   // The wire errors these engine failures were answered with before the engine stopped importing
   // ApiError: the same type, status, message and headers.
   const cases: [string, Error, { status: number; type: string; message: string; headers: Record<string, string> }][] = [
-    ["invalid input", new InvalidInput("domain", "The parameter 'domain' is invalid: x"), { status: 400, type: "params_invalid", message: "The parameter 'domain' is invalid: x", headers: {} }],
-    ["a claimed email", new Claimed("email", "gone"), { status: 451, type: "claimed_email", message: "gone", headers: {} }],
-    ["a claimed phone", new Claimed("phone", "gone"), { status: 451, type: "claimed_phone", message: "gone", headers: {} }],
-    ["a claimed profile", new Claimed("linkedin", "gone"), { status: 451, type: "claimed_linkedin", message: "gone", headers: {} }],
-    ["DNS down", new DnsUnavailableError("x.test", "SERVFAIL"), {
-      status: 503, type: "dns_unavailable",
-      message: "The DNS lookup for x.test could not be completed (SERVFAIL), so no verdict was given and nothing was charged. Try again in a minute.",
-      headers: { "Retry-After": "30" },
-    }],
-    ["the SMTP prober down", new SmtpProberUnavailableError("HTTP 500"), {
-      status: 503, type: "smtp_prober_unavailable",
-      message: "The mailbox check could not be run (HTTP 500), so no verdict was given and nothing was charged. Try again in a minute.",
-      headers: { "Retry-After": "30" },
-    }],
+    [
+      "invalid input",
+      new InvalidInput("domain", "The parameter 'domain' is invalid: x"),
+      { status: 400, type: "params_invalid", message: "The parameter 'domain' is invalid: x", headers: {} },
+    ],
+    [
+      "a claimed email",
+      new Claimed("email", "gone"),
+      { status: 451, type: "claimed_email", message: "gone", headers: {} },
+    ],
+    [
+      "a claimed phone",
+      new Claimed("phone", "gone"),
+      { status: 451, type: "claimed_phone", message: "gone", headers: {} },
+    ],
+    [
+      "a claimed profile",
+      new Claimed("linkedin", "gone"),
+      { status: 451, type: "claimed_linkedin", message: "gone", headers: {} },
+    ],
+    [
+      "DNS down",
+      new DnsUnavailableError("x.test", "SERVFAIL"),
+      {
+        status: 503,
+        type: "dns_unavailable",
+        message:
+          "The DNS lookup for x.test could not be completed (SERVFAIL), so no verdict was given and nothing was charged. Try again in a minute.",
+        headers: { "Retry-After": "30" },
+      },
+    ],
+    [
+      "the SMTP prober down",
+      new SmtpProberUnavailableError("HTTP 500"),
+      {
+        status: 503,
+        type: "smtp_prober_unavailable",
+        message:
+          "The mailbox check could not be run (HTTP 500), so no verdict was given and nothing was charged. Try again in a minute.",
+        headers: { "Retry-After": "30" },
+      },
+    ],
     ["a URL not allowed", new NotAllowed("no"), { status: 422, type: "url_not_allowed", message: "no", headers: {} }],
-    ["a domain that does not exist", new NotFound("domain", "nx"), { status: 422, type: "domain_not_found", message: "nx", headers: {} }],
-    ["an unknown company", new NotFound("company", "who"), { status: 422, type: "unknown_company", message: "who", headers: {} }],
-    ["a webmail domain", new WebmailDomain("gmail"), { status: 422, type: "webmail_domain", message: "gmail", headers: {} }],
-    ["an unreachable site (crawl)", new SiteFailed("unreachable", "down", 600), { status: 502, type: "site_unreachable", message: "down", headers: { "Retry-After": "600" } }],
-    ["an unreachable site (no retry hint)", new SiteFailed("unreachable", "down"), { status: 502, type: "site_unreachable", message: "down", headers: {} }],
-    ["a slow site", new SiteFailed("timeout", "slow"), { status: 504, type: "site_timeout", message: "slow", headers: {} }],
-    ["an egress refusal", new EgressError("refused", "http://10.0.0.1/", "private address"), {
-      status: 422, type: "url_not_allowed", message: "The URL http://10.0.0.1/ cannot be fetched: private address.", headers: {},
-    }],
-    ["an egress timeout", new EgressError("timeout", "https://slow.test/", "deadline"), {
-      status: 504, type: "site_timeout", message: "https://slow.test/ did not answer in time; nothing was charged.", headers: {},
-    }],
+    [
+      "a domain that does not exist",
+      new NotFound("domain", "nx"),
+      { status: 422, type: "domain_not_found", message: "nx", headers: {} },
+    ],
+    [
+      "an unknown company",
+      new NotFound("company", "who"),
+      { status: 422, type: "unknown_company", message: "who", headers: {} },
+    ],
+    [
+      "a webmail domain",
+      new WebmailDomain("gmail"),
+      { status: 422, type: "webmail_domain", message: "gmail", headers: {} },
+    ],
+    [
+      "an unreachable site (crawl)",
+      new SiteFailed("unreachable", "down", 600),
+      { status: 502, type: "site_unreachable", message: "down", headers: { "Retry-After": "600" } },
+    ],
+    [
+      "an unreachable site (no retry hint)",
+      new SiteFailed("unreachable", "down"),
+      { status: 502, type: "site_unreachable", message: "down", headers: {} },
+    ],
+    [
+      "a slow site",
+      new SiteFailed("timeout", "slow"),
+      { status: 504, type: "site_timeout", message: "slow", headers: {} },
+    ],
+    [
+      "an egress refusal",
+      new EgressError("refused", "http://10.0.0.1/", "private address"),
+      {
+        status: 422,
+        type: "url_not_allowed",
+        message: "The URL http://10.0.0.1/ cannot be fetched: private address.",
+        headers: {},
+      },
+    ],
+    [
+      "an egress timeout",
+      new EgressError("timeout", "https://slow.test/", "deadline"),
+      {
+        status: 504,
+        type: "site_timeout",
+        message: "https://slow.test/ did not answer in time; nothing was charged.",
+        headers: {},
+      },
+    ],
   ];
 
   it.each(cases)("maps %s to the wire error it always had", async (_, err, expected) => {
@@ -85,7 +167,11 @@ describe("engine domain errors, mapped at the boundary", () => {
     const res = toErrorResponse(err);
     expect(res.status).toBe(expected.status);
     for (const [k, v] of Object.entries(expected.headers)) expect(res.headers.get(k)).toBe(v);
-    expect(((await res.json()) as { errors: unknown }).errors).toEqual({ type: expected.type, message: expected.message, code: expected.status });
+    expect(((await res.json()) as { errors: unknown }).errors).toEqual({
+      type: expected.type,
+      message: expected.message,
+      code: expected.status,
+    });
   });
 
   it("keeps the dependency's name in Unavailable, so a new one cannot reuse another's type by accident", () => {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
 import { errorResponse, toErrorResponse } from "../../src/http/errors.js";
 import { limitBody, withDeadline } from "../../src/http/request-limits.js";
 import { call, createAccount, json } from "../support/accounts.js";
@@ -9,7 +9,14 @@ describe("one error body everywhere", () => {
     const res = await call("/v1/no-such-thing");
     expect(res.status).toBe(404);
     // request_id (the response's X-Request-Id) was added to every error body by issue 9.
-    expect(await json(res)).toEqual({ errors: { type: "unknown_route", message: expect.any(String), code: 404, request_id: res.headers.get("X-Request-Id") } });
+    expect(await json(res)).toEqual({
+      errors: {
+        type: "unknown_route",
+        message: expect.any(String),
+        code: 404,
+        request_id: res.headers.get("X-Request-Id"),
+      },
+    });
   });
 
   it("answers an unknown route at the root with 404 too", async () => {
@@ -37,7 +44,11 @@ describe("one error body everywhere", () => {
   it("answers 413 from Content-Length before reading the body", async () => {
     const a = await createAccount();
     const big = "x".repeat(4 * 1024 * 1024 + 1);
-    const res = await call("/v1/keys", { method: "POST", headers: { ...a.headers, "content-type": "application/json" }, body: big });
+    const res = await call("/v1/keys", {
+      method: "POST",
+      headers: { ...a.headers, "content-type": "application/json" },
+      body: big,
+    });
     expect(res.status).toBe(413);
     expect((await json(res)).errors.code).toBe(413);
   });
@@ -52,7 +63,12 @@ describe("one error body everywhere", () => {
         else controller.close();
       },
     });
-    const res = await call("/v1/keys", { method: "POST", headers: { ...a.headers, "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+    const res = await call("/v1/keys", {
+      method: "POST",
+      headers: { ...a.headers, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
     expect(res.status).toBe(413);
   });
 
@@ -60,7 +76,10 @@ describe("one error body everywhere", () => {
     const a = await createAccount();
     for (const body of ["null", "{}"]) {
       // Some clients send a body with GET; Request refuses that, so build it as a POST-shaped request with GET semantics.
-      const req = new Request("https://api.test/v1/me", { method: "GET", headers: { ...a.headers, "content-type": "application/json", "content-length": String(body.length) } });
+      const req = new Request("https://api.test/v1/me", {
+        method: "GET",
+        headers: { ...a.headers, "content-type": "application/json", "content-length": String(body.length) },
+      });
       const res = await call("/v1/me", { headers: req.headers });
       expect(res.status).toBe(200);
     }

@@ -14,7 +14,8 @@ async function familyRoutes() {
   for (const family of FAMILIES.all) {
     const built = (await family.build(deps)) as Hono | V1Frame;
     const app = "assemble" in built ? built.assemble([]) : built;
-    for (const r of app.routes) routes.push({ family: family.name, method: r.method, path: mergePath(family.at, r.path) });
+    for (const r of app.routes)
+      routes.push({ family: family.name, method: r.method, path: mergePath(family.at, r.path) });
   }
   return routes;
 }
@@ -40,26 +41,53 @@ describe("route families (the app builds each on the first request that needs it
     // place of a parameter or a wildcard covers every path the route matches.
     const named = [0, 1].map((depth) => [
       "x",
-      ...new Set([...FAMILIES.all.flatMap((f) => f.prefixes), ...routes.map((r) => r.path)].map((p) => p.split("/")[depth + 1] ?? "")),
+      ...new Set(
+        [...FAMILIES.all.flatMap((f) => f.prefixes), ...routes.map((r) => r.path)].map(
+          (p) => p.split("/")[depth + 1] ?? "",
+        ),
+      ),
     ]);
     const misplaced: string[] = [];
     for (const r of routes) {
       const [, ...segments] = r.path.split("/");
-      const choices = segments.slice(0, 2).map((s, depth) => (s.startsWith(":") || s.includes("*") ? named[depth]! : [s]));
-      const candidates = (choices[1] ?? [undefined]).flatMap((second) => choices[0]!.map((first) => [first, ...(second === undefined ? [] : [second])]));
+      const choices = segments
+        .slice(0, 2)
+        .map((s, depth) => (s.startsWith(":") || s.includes("*") ? named[depth]! : [s]));
+      const candidates = (choices[1] ?? [undefined]).flatMap((second) =>
+        choices[0]!.map((first) => [first, ...(second === undefined ? [] : [second])]),
+      );
       for (const head of candidates) {
         const path = concrete(["", ...head, ...segments.slice(2)].join("/"));
-        if (!FAMILIES.familiesFor(path).some((f) => f.name === r.family)) misplaced.push(`${r.family}: ${r.method} ${r.path} (as ${path})`);
+        if (!FAMILIES.familiesFor(path).some((f) => f.name === r.family))
+          misplaced.push(`${r.family}: ${r.method} ${r.path} (as ${path})`);
       }
     }
     expect(misplaced).toEqual([]);
   });
 
-  it("answers every method on every route of a cold app exactly as the complete app does", { timeout: 120_000 }, async () => {
+  it("answers every method on every route of a cold app exactly as the complete app does", {
+    timeout: 120_000,
+  }, async () => {
     const complete = createApp();
     await complete.loadAll();
     const paths = new Set((await familyRoutes()).map((r) => concrete(r.path)));
-    for (const extra of ["/", "/v1", "/v1/", "/nowhere", "/v1/nowhere", "/v1/openapi.json", "/v1/bulk", "/v1/%62ulk/types", "/V1/me", "/v1//me", "/operator", "/device/x/y", "/.well-known", "/.well-known/x", "/.well-known/oauth-protected-resource/x"]) {
+    for (const extra of [
+      "/",
+      "/v1",
+      "/v1/",
+      "/nowhere",
+      "/v1/nowhere",
+      "/v1/openapi.json",
+      "/v1/bulk",
+      "/v1/%62ulk/types",
+      "/V1/me",
+      "/v1//me",
+      "/operator",
+      "/device/x/y",
+      "/.well-known",
+      "/.well-known/x",
+      "/.well-known/oauth-protected-resource/x",
+    ]) {
       paths.add(extra);
     }
     const differences: string[] = [];
@@ -96,12 +124,27 @@ describe("route families (the app builds each on the first request that needs it
     const res = await app.fetch(new Request("https://api.test/v1/openapi.json"), env, createExecutionContext());
     const doc = (await res.json()) as { paths: Record<string, unknown> };
     expect(app.built().sort()).toEqual(["account", "bulk", "capabilities", "keys", "leads", "logs", "reveal", "v1"]);
-    for (const path of ["/me", "/logs", "/keys/{id}", "/reveal/search", "/leads/{id}", "/bulk/{type}", "/domain-search", "/oauth/register"]) expect(doc.paths).toHaveProperty([path]);
+    for (const path of [
+      "/me",
+      "/logs",
+      "/keys/{id}",
+      "/reveal/search",
+      "/leads/{id}",
+      "/bulk/{type}",
+      "/domain-search",
+      "/oauth/register",
+    ])
+      expect(doc.paths).toHaveProperty([path]);
   });
 });
 
 describe("FamilyIndex", () => {
-  const family = (name: string, prefixes: string[]): Family<string, void> => ({ name, at: "/", prefixes, build: async () => name });
+  const family = (name: string, prefixes: string[]): Family<string, void> => ({
+    name,
+    at: "/",
+    prefixes,
+    build: async () => name,
+  });
   const pages = family("pages", ["/docs", "/.well-known"]);
   const wellKnown = family("well-known", ["/.well-known", "/v1/mcp"]);
   const v1 = family("v1", ["/v1"]);
@@ -135,7 +178,12 @@ describe("FamilyIndex", () => {
 describe("FamilyLoader", () => {
   it("builds a family once, however many requests wait for it", async () => {
     let builds = 0;
-    const counted: Family<string, void> = { name: "counted", at: "/", prefixes: ["/c"], build: async () => `built ${++builds}` };
+    const counted: Family<string, void> = {
+      name: "counted",
+      at: "/",
+      prefixes: ["/c"],
+      build: async () => `built ${++builds}`,
+    };
     const loader = new FamilyLoader<void>(undefined);
     await Promise.all([loader.load([counted]), loader.load([counted]), loader.load([counted])]);
     expect(builds).toBe(1);

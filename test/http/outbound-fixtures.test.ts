@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 
 describe("test network", () => {
   it("answers DNS over HTTPS from fixture zones", async () => {
-    const res = await fetch("https://dns.test/dns-query?name=servfail.test&type=MX", { headers: { accept: "application/dns-json" } });
+    const res = await fetch("https://dns.test/dns-query?name=servfail.test&type=MX", {
+      headers: { accept: "application/dns-json" },
+    });
     expect(((await res.json()) as { Status: number }).Status).toBe(2);
   });
 

@@ -73,7 +73,10 @@ describe("a request's body is read only once its caller is authenticated", () =>
   ] as const) {
     it(`refuses a chunked POST ${path} without credentials before reading its body`, async () => {
       const upload = countedUpload(3 * MiB);
-      const res = await post(path, upload.body, { "content-type": contentType, accept: "application/json, text/event-stream" });
+      const res = await post(path, upload.body, {
+        "content-type": contentType,
+        accept: "application/json, text/event-stream",
+      });
       expect([400, 401]).toContain(res.status);
       const body = (await res.json()) as { errors?: { type?: string }; error?: { message?: string } };
       if (path !== "/v1/mcp") expect(body.errors?.type).toBe(refusal);
@@ -86,14 +89,20 @@ describe("a request's body is read only once its caller is authenticated", () =>
     const upload = countedUpload(12 * MiB);
     const res = await post("/v1/keys", upload.body, { ...account.headers, "content-type": "application/json" });
     expect(res.status).toBe(413);
-    expect((await json(res)).errors).toMatchObject({ type: "payload_too_large", message: "The request body is larger than the 4 MB limit." });
+    expect((await json(res)).errors).toMatchObject({
+      type: "payload_too_large",
+      message: "The request body is larger than the 4 MB limit.",
+    });
     expect(upload.pulled()).toBeLessThan(4 * MiB + READ_AHEAD);
   });
 
   it("stops reading an upload at its first refused part", async () => {
     const account = await createAccount();
     const upload = multipartUpload(20 * MiB, "upload");
-    const res = await post("/v1/bulk/verifier", upload.body, { ...account.headers, "content-type": upload.contentType });
+    const res = await post("/v1/bulk/verifier", upload.body, {
+      ...account.headers,
+      "content-type": upload.contentType,
+    });
     expect(res.status).toBe(400);
     expect((await json(res)).errors.message).toBe("The file part must be named 'file' (got 'upload').");
     expect(upload.pulled()).toBeLessThan(READ_AHEAD);

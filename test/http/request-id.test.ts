@@ -29,7 +29,10 @@ describe("a request id on every response", () => {
     expect((await json(wrongMethod)).errors.request_id).toBe(wrongMethod.headers.get("X-Request-Id"));
     const badDomain = await call("/v1/domain-search?domain=not_a_domain", { headers: a.headers });
     expect(badDomain.status).toBe(400);
-    expect((await json(badDomain)).errors).toMatchObject({ type: "params_invalid", request_id: badDomain.headers.get("X-Request-Id") });
+    expect((await json(badDomain)).errors).toMatchObject({
+      type: "params_invalid",
+      request_id: badDomain.headers.get("X-Request-Id"),
+    });
   });
 
   it("keeps a well-formed incoming X-Request-Id and replaces a malformed one", async () => {
@@ -78,10 +81,7 @@ describe("a request id on every response", () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => {});
     runWithRequestId("req-7", false, () => logError("something failed", 1));
     logError("in a queue consumer");
-    expect(spy.mock.calls).toEqual([
-      ["[req-7] something failed", 1],
-      ["[-] in a queue consumer"],
-    ]);
+    expect(spy.mock.calls).toEqual([["[req-7] something failed", 1], ["[-] in a queue consumer"]]);
     spy.mockRestore();
   });
 });

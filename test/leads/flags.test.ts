@@ -5,10 +5,23 @@ import { send } from "./support.js";
 describe("flags", () => {
   it("records a report and lists the account's reports, newest first", async () => {
     const { headers } = await createAccount();
-    const first = await send("POST", "/v1/flag", { ...headers, "cf-connecting-ip": "198.51.100.1" }, { flag_type: "email", value: "wrong@example.test", reason: "hard_bounce", comment: "bounced twice" });
+    const first = await send(
+      "POST",
+      "/v1/flag",
+      { ...headers, "cf-connecting-ip": "198.51.100.1" },
+      { flag_type: "email", value: "wrong@example.test", reason: "hard_bounce", comment: "bounced twice" },
+    );
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ status: true, data: { flag_type: "email", value: "wrong@example.test", reason: "hard_bounce", comment: "bounced twice" } });
-    await send("POST", "/v1/flag", { ...headers, "cf-connecting-ip": "198.51.100.1" }, { flag_type: "website", value: "https://old.test", reason: "broken_url" });
+    expect(first.body).toMatchObject({
+      status: true,
+      data: { flag_type: "email", value: "wrong@example.test", reason: "hard_bounce", comment: "bounced twice" },
+    });
+    await send(
+      "POST",
+      "/v1/flag",
+      { ...headers, "cf-connecting-ip": "198.51.100.1" },
+      { flag_type: "website", value: "https://old.test", reason: "broken_url" },
+    );
     const listed = await send("GET", "/v1/flag?limit=1", { ...headers, "cf-connecting-ip": "198.51.100.1" });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((f: { flag_type: string }) => f.flag_type)).toEqual(["website"]);
@@ -35,7 +48,11 @@ describe("flags", () => {
     const { headers } = await createAccount();
     const ip = { ...headers, "cf-connecting-ip": "198.51.100.3" };
     for (let i = 0; i < 10; i++) expect((await send("GET", "/v1/flag", ip)).status).toBe(200);
-    const limited = await send("POST", "/v1/flag", ip, { flag_type: "email", value: "x@example.test", reason: "other" });
+    const limited = await send("POST", "/v1/flag", ip, {
+      flag_type: "email",
+      value: "x@example.test",
+      reason: "other",
+    });
     expect(limited.status).toBe(429);
     expect(limited.body.errors.type).toBe("rate_limit");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -46,8 +63,23 @@ describe("the OpenAPI document", () => {
   it("declares the leads, lists, attributes, webhooks, deliveries and flag routes", async () => {
     const { body: doc } = await send("GET", "/v1/openapi.json", {});
     for (const path of [
-      "/leads", "/leads/{id}", "/leads_lists", "/leads_lists/{id}", "/attributes", "/attributes/{id}", "/leads/attributes", "/leads/attributes/{id}",
-      "/webhooks", "/webhooks/{id}", "/webhooks/{id}/enable", "/webhooks/{id}/disable", "/webhooks/{id}/deliveries", "/webhooks/secret", "/webhooks/secret/rotate", "/deliveries", "/flag",
+      "/leads",
+      "/leads/{id}",
+      "/leads_lists",
+      "/leads_lists/{id}",
+      "/attributes",
+      "/attributes/{id}",
+      "/leads/attributes",
+      "/leads/attributes/{id}",
+      "/webhooks",
+      "/webhooks/{id}",
+      "/webhooks/{id}/enable",
+      "/webhooks/{id}/disable",
+      "/webhooks/{id}/deliveries",
+      "/webhooks/secret",
+      "/webhooks/secret/rotate",
+      "/deliveries",
+      "/flag",
     ]) {
       expect(doc.paths, path).toHaveProperty([path]);
     }

@@ -61,8 +61,16 @@ describe("leads", () => {
   it("pages, filters by list and domain, and sorts", async () => {
     const { headers } = await createAccount();
     const list = await send("POST", "/v1/leads_lists", headers, { name: "A" });
-    for (const [email, first] of [["c@one.test", "Cy"], ["a@one.test", "Al"], ["b@two.test", "Bo"]]) {
-      await send("POST", "/v1/leads", headers, { email, first_name: first, list_id: email.endsWith("one.test") ? list.body.data.id : undefined });
+    for (const [email, first] of [
+      ["c@one.test", "Cy"],
+      ["a@one.test", "Al"],
+      ["b@two.test", "Bo"],
+    ]) {
+      await send("POST", "/v1/leads", headers, {
+        email,
+        first_name: first,
+        list_id: email.endsWith("one.test") ? list.body.data.id : undefined,
+      });
     }
     const sorted = await send("GET", "/v1/leads?sortby=first_name&direction=asc&limit=2", headers);
     expect(sorted.body.data.leads.map((l: { first_name: string }) => l.first_name)).toEqual(["Al", "Bo"]);
@@ -113,13 +121,24 @@ describe("leads", () => {
 
   it("updates only the fields sent, answers {status, message}, and refuses an empty update", async () => {
     const { headers } = await createAccount();
-    const created = await send("POST", "/v1/leads", headers, { email: "u@example.test", first_name: "Old", company: "Keep" });
+    const created = await send("POST", "/v1/leads", headers, {
+      email: "u@example.test",
+      first_name: "Old",
+      company: "Keep",
+    });
     const id = created.body.data.id;
-    const updated = await send("PUT", `/v1/leads/${id}`, headers, { first_name: "New", linkedin: "https://network.test/in/u" });
+    const updated = await send("PUT", `/v1/leads/${id}`, headers, {
+      first_name: "New",
+      linkedin: "https://network.test/in/u",
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ status: true, message: expect.any(String) });
     const { body } = await send("GET", `/v1/leads/${id}`, headers);
-    expect(body.data.leads[0]).toMatchObject({ first_name: "New", company: "Keep", professional_network: "https://network.test/in/u" });
+    expect(body.data.leads[0]).toMatchObject({
+      first_name: "New",
+      company: "Keep",
+      professional_network: "https://network.test/in/u",
+    });
     const empty = await send("PUT", `/v1/leads/${id}`, headers, {});
     expect(empty.status).toBe(400);
     expect(empty.body.errors.type).toBe("params_invalid");
@@ -174,7 +193,9 @@ describe("lead lists", () => {
     expect(created.body.data).toEqual({ id, list_id: id, name: "Conference" });
 
     const all = await send("GET", "/v1/leads_lists", headers);
-    expect(all.body.data.list_leads).toEqual([expect.objectContaining({ id, name: "Conference", favorite: false, type: "campaigns", size: 0 })]);
+    expect(all.body.data.list_leads).toEqual([
+      expect.objectContaining({ id, name: "Conference", favorite: false, type: "campaigns", size: 0 }),
+    ]);
 
     const one = await send("GET", `/v1/leads_lists/${id}`, headers);
     expect(Array.isArray(one.body.data)).toBe(true);
@@ -198,7 +219,8 @@ describe("lead lists", () => {
     const dup = await send("POST", "/v1/leads_lists", headers, { name: " same " });
     expect(dup.status).toBe(422);
     expect(dup.body.errors.type).toBe("duplicate_record");
-    for (let i = 1; i < PLANS.free.caps.lists; i++) expect((await send("POST", "/v1/leads_lists", headers, { name: `L${i}` })).status).toBe(200);
+    for (let i = 1; i < PLANS.free.caps.lists; i++)
+      expect((await send("POST", "/v1/leads_lists", headers, { name: `L${i}` })).status).toBe(200);
     const over = await send("POST", "/v1/leads_lists", headers, { name: "One too many" });
     expect(over.status).toBe(422);
     expect(over.body.errors.type).toBe("lists_limit_reached");
@@ -254,7 +276,9 @@ describe("lead attributes", () => {
     const attr = await send("POST", "/v1/attributes", headers, { name: "Tier" });
     const lead = await send("POST", "/v1/leads", headers, { email: "tier@example.test", attributes: { tier: "gold" } });
     expect(lead.body.data.attributes).toEqual({ tier: "gold" });
-    expect((await send("DELETE", `/v1/attributes/${attr.body.data.id}`, headers, {})).body).toMatchObject({ status: true });
+    expect((await send("DELETE", `/v1/attributes/${attr.body.data.id}`, headers, {})).body).toMatchObject({
+      status: true,
+    });
     expect((await send("GET", `/v1/leads/${lead.body.data.id}`, headers)).body.data.leads[0].attributes).toEqual({});
     expect((await send("GET", `/v1/attributes/${attr.body.data.id}`, headers)).status).toBe(404);
   });
@@ -263,7 +287,8 @@ describe("lead attributes", () => {
     const { headers } = await createAccount({ plan: "free" });
     await send("POST", "/v1/attributes", headers, { name: "Region" });
     expect((await send("POST", "/v1/attributes", headers, { name: "REGION" })).status).toBe(422);
-    for (let i = 1; i < PLANS.free.caps.attributes; i++) expect((await send("POST", "/v1/attributes", headers, { name: `A${i}` })).status).toBe(200);
+    for (let i = 1; i < PLANS.free.caps.attributes; i++)
+      expect((await send("POST", "/v1/attributes", headers, { name: `A${i}` })).status).toBe(200);
     const over = await send("POST", "/v1/attributes", headers, { name: "Too many" });
     expect(over.status).toBe(422);
     expect(over.body.errors.type).toBe("attributes_limit_reached");

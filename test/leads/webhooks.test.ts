@@ -1,14 +1,18 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
-import { createAccount } from "../support/accounts.js";
 import { RECEIVER, receivedBy, uniqueKey, waitForRequests } from "../delivery/support.js";
-import { send } from "./support.js";
 import { importRows } from "../people/support.js";
+import { createAccount } from "../support/accounts.js";
+import { send } from "./support.js";
 
 type Headers = Record<string, string>;
 
 async function createHook(headers: Headers, over: Record<string, unknown> = {}) {
-  return send("POST", "/v1/webhooks", headers, { name: `hook ${uniqueKey().slice(0, 6)}`, url: `${RECEIVER}/ok/${uniqueKey()}`, ...over });
+  return send("POST", "/v1/webhooks", headers, {
+    name: `hook ${uniqueKey().slice(0, 6)}`,
+    url: `${RECEIVER}/ok/${uniqueKey()}`,
+    ...over,
+  });
 }
 
 async function waitForLog(headers: Headers, hookId: number, predicate: (rows: { status: string }[]) => boolean) {
@@ -29,9 +33,17 @@ describe("webhook configurations", () => {
     const created = await createHook(headers, { name: "CRM", method: "PUT", headers: { Authorization: "Bearer t" } });
     expect(created.status).toBe(200);
     const hook = created.body.data;
-    expect(hook).toMatchObject({ name: "CRM", method: "PUT", headers: { Authorization: "Bearer t" }, status: "enabled", event: "save_lead" });
+    expect(hook).toMatchObject({
+      name: "CRM",
+      method: "PUT",
+      headers: { Authorization: "Bearer t" },
+      status: "enabled",
+      event: "save_lead",
+    });
 
-    expect((await send("GET", "/v1/webhooks", headers)).body.data.webhooks.map((h: { id: number }) => h.id)).toEqual([hook.id]);
+    expect((await send("GET", "/v1/webhooks", headers)).body.data.webhooks.map((h: { id: number }) => h.id)).toEqual([
+      hook.id,
+    ]);
     expect((await send("GET", `/v1/webhooks/${hook.id}`, headers)).body.data).toEqual(hook);
 
     const updated = await send("PUT", `/v1/webhooks/${hook.id}`, headers, { name: "CRM sync", headers: {} });
@@ -69,7 +81,9 @@ describe("webhook configurations", () => {
 
   it("refuses a webhook URL on a port other than 443 at create and update (422 url_not_allowed), not later at delivery", async () => {
     const { headers } = await createAccount();
-    const created = await createHook(headers, { url: `${RECEIVER.replace("://receiver.test", "://receiver.test:8443")}/ok/${uniqueKey()}` });
+    const created = await createHook(headers, {
+      url: `${RECEIVER.replace("://receiver.test", "://receiver.test:8443")}/ok/${uniqueKey()}`,
+    });
     expect(created.status).toBe(422);
     expect(created.body.errors.type).toBe("url_not_allowed");
     expect(created.body.errors.message).toMatch(/'url'.*port 443 only.*8443/);
@@ -83,8 +97,19 @@ describe("webhook configurations", () => {
     const owner = await createAccount();
     const other = await createAccount();
     const hook = (await createHook(owner.headers)).body.data;
-    for (const [method, path] of [["GET", ""], ["PUT", ""], ["DELETE", ""], ["POST", "/disable"], ["GET", "/deliveries"]] as const) {
-      const res = await send(method, `/v1/webhooks/${hook.id}${path}`, other.headers, method === "PUT" ? { name: "mine" } : undefined);
+    for (const [method, path] of [
+      ["GET", ""],
+      ["PUT", ""],
+      ["DELETE", ""],
+      ["POST", "/disable"],
+      ["GET", "/deliveries"],
+    ] as const) {
+      const res = await send(
+        method,
+        `/v1/webhooks/${hook.id}${path}`,
+        other.headers,
+        method === "PUT" ? { name: "mine" } : undefined,
+      );
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.errors.type).toBe("unknown_record");
     }
@@ -105,10 +130,22 @@ describe("save_lead", () => {
   it("delivers {data: Lead} on save and on update with the configured method and headers and a verifiable signature", async () => {
     const { headers } = await createAccount();
     const key = uniqueKey();
-    const hook = (await createHook(headers, { url: `${RECEIVER}/ok/${key}`, method: "PATCH", headers: { Authorization: "Bearer crm-token" } })).body.data;
+    const hook = (
+      await createHook(headers, {
+        url: `${RECEIVER}/ok/${key}`,
+        method: "PATCH",
+        headers: { Authorization: "Bearer crm-token" },
+      })
+    ).body.data;
     const secret = (await send("GET", "/v1/webhooks/secret", headers)).body.data.secret;
 
-    const lead = await send("POST", "/v1/leads", headers, { email: "hook@example.test", first_name: "Hook", website_url: "https://example.test", twitter: "https://microblog.test/hook", score: 50 });
+    const lead = await send("POST", "/v1/leads", headers, {
+      email: "hook@example.test",
+      first_name: "Hook",
+      website_url: "https://example.test",
+      twitter: "https://microblog.test/hook",
+      score: 50,
+    });
     const [saved] = await waitForRequests(key, 1);
     expect(saved!.method).toBe("PATCH");
     expect(saved!.headers.authorization).toBe("Bearer crm-token");
@@ -128,12 +165,20 @@ describe("save_lead", () => {
     expect(JSON.parse(got[1]!.body).data.notes).toBe("called back");
 
     const log = await waitForLog(headers, hook.id, (rows) => rows.filter((r) => r.status === "delivered").length === 2);
-    expect(log[0]).toMatchObject({ status: "delivered", attempt: 1, response_code: 200, kind: "save_lead", webhook_id: hook.id });
+    expect(log[0]).toMatchObject({
+      status: "delivered",
+      attempt: 1,
+      response_code: 200,
+      kind: "save_lead",
+      webhook_id: hook.id,
+    });
     expect(typeof log[0]!.duration_ms).toBe("number");
   }, 30_000);
 
   it("fills website and score in save_lead from what the finder knows of the address, and leaves them null when it knows nothing", async () => {
-    await importRows([{ kind: "person", email: "ada.known@finder-lead.test", first_name: "Ada", last_name: "Known", position: "CTO" }]);
+    await importRows([
+      { kind: "person", email: "ada.known@finder-lead.test", first_name: "Ada", last_name: "Known", position: "CTO" },
+    ]);
     const { headers } = await createAccount();
     const key = uniqueKey();
     await createHook(headers, { url: `${RECEIVER}/ok/${key}` });
@@ -141,19 +186,29 @@ describe("save_lead", () => {
     const known = await send("POST", "/v1/leads", headers, { email: "ada.known@finder-lead.test" });
     const [first] = await waitForRequests(key, 1);
     // An imported address: the domain is its website, and the finder scores it 80 (imported, not yet seen on a page).
-    expect(JSON.parse(first!.body).data).toMatchObject({ email: "ada.known@finder-lead.test", website: "finder-lead.test", score: 80 });
+    expect(JSON.parse(first!.body).data).toMatchObject({
+      email: "ada.known@finder-lead.test",
+      website: "finder-lead.test",
+      score: 80,
+    });
     expect(known.body.data).toMatchObject({ website_url: "finder-lead.test", score: 80 });
 
     await send("POST", "/v1/leads", headers, { email: "nobody@unknown-lead.test" });
     const second = await waitForRequests(key, 2);
-    expect(JSON.parse(second[1]!.body).data).toMatchObject({ email: "nobody@unknown-lead.test", website: null, score: null });
+    expect(JSON.parse(second[1]!.body).data).toMatchObject({
+      email: "nobody@unknown-lead.test",
+      website: null,
+      score: null,
+    });
   }, 30_000);
 
   it("fills website and score on update when the lead had none and its address is known, keeping what the caller sent", async () => {
     const { headers } = await createAccount();
     const lead = await send("POST", "/v1/leads", headers, { email: "later.known@finder-lead.test" });
     expect(lead.body.data).toMatchObject({ website_url: null, score: null });
-    await importRows([{ kind: "person", email: "later.known@finder-lead.test", first_name: "Later", last_name: "Known" }]);
+    await importRows([
+      { kind: "person", email: "later.known@finder-lead.test", first_name: "Later", last_name: "Known" },
+    ]);
     const kept = await send("PUT", `/v1/leads/${lead.body.data.id}`, headers, { notes: "met at a fair", score: 12 });
     expect(kept.body.data).toMatchObject({ website_url: "finder-lead.test", score: 12 });
   });

@@ -2,8 +2,8 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
-import type { AdmitRequest } from "../../src/limits/limiter-messages.js";
 import { RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
+import type { AdmitRequest } from "../../src/limits/limiter-messages.js";
 import { limiterClock, settleOn } from "../support/limiter.js";
 
 // A fixed instant in the middle of a UTC day: 2026-03-10T12:00:00Z.
@@ -68,7 +68,11 @@ describe("AccountLimiter counting rules (fake clock)", () => {
     await l.admitAt(T0 + 1, search("basic"));
     await l.admitAt(T0 + 2, search("basic"));
     const refused = await l.admitAt(T0 + 3, search("basic"));
-    expect(refused).toMatchObject({ admitted: false, reason: "rps", snapshot: { minuteLeft: 47, dailyLeft: 497, secondLeft: 0 } });
+    expect(refused).toMatchObject({
+      admitted: false,
+      reason: "rps",
+      snapshot: { minuteLeft: 47, dailyLeft: 497, secondLeft: 0 },
+    });
     for (let i = 0; i < 5; i++) await l.admitAt(T0 + 4 + i, search("basic"));
     const after = await l.admitAt(T0 + 1_100, search("basic"));
     expect(after.snapshot).toMatchObject({ minuteLeft: 46, dailyLeft: 496 });
@@ -109,11 +113,19 @@ describe("AccountLimiter credits", () => {
   it("refuses a request whose cost exceeds the balance without counting it, and resets monthly", async () => {
     const l = await freshLimiter();
     const refused = await l.admitAt(T0, { plan: "free", group: null, cost: { verification: 51 } });
-    expect(refused).toMatchObject({ admitted: false, reason: "credits", balance: "verification", available: 50, needed: 51 });
+    expect(refused).toMatchObject({
+      admitted: false,
+      reason: "credits",
+      balance: "verification",
+      available: 50,
+      needed: 51,
+    });
     const spend = await l.admitAt(T0, { plan: "free", group: null, cost: { verification: 50 } });
     await settleOn(l, (spend as { reservationIds: string[] }).reservationIds, true, {}, "free");
     expect((await l.admitAt(T0, { plan: "free", group: null, cost: { verification: 1 } })).admitted).toBe(false);
-    expect((await l.admitAt(Date.UTC(2026, 3, 1), { plan: "free", group: null, cost: { verification: 1 } })).admitted).toBe(true);
+    expect(
+      (await l.admitAt(Date.UTC(2026, 3, 1), { plan: "free", group: null, cost: { verification: 1 } })).admitted,
+    ).toBe(true);
   });
 
   it("raises limits to the higher of plan and pack while a pack has credits, and lifts them from 50,000", async () => {
@@ -155,7 +167,11 @@ describe("AccountLimiter fixed windows", () => {
   it("allows the limit per window and reports remaining and reset", async () => {
     const l = await freshLimiter();
     for (let i = 0; i < 5; i++) expect((await l.fixedWindow("reveal", 5, 1_000, T0 + i)).allowed).toBe(true);
-    expect(await l.fixedWindow("reveal", 5, 1_000, T0 + 10)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 });
+    expect(await l.fixedWindow("reveal", 5, 1_000, T0 + 10)).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      resetSeconds: 1,
+    });
     expect((await l.fixedWindow("reveal", 5, 1_000, T0 + 1_000)).allowed).toBe(true);
   });
 });

@@ -14,7 +14,9 @@ describe("limiter admissions on the hot path", () => {
   it("answers every one of 20 concurrent HTTP calls (separate requests, one limiter) with 200 or 429, never more than the limit", async () => {
     const a = await createAccount({ plan: "free" }); // phone group: 1 per second, 2 per minute
     const statuses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call(`/v1/phone-validator?phone=%2B336123${String(40_000 + i)}`, { headers: a.headers }).then((r) => r.status)),
+      Array.from({ length: 20 }, (_, i) =>
+        call(`/v1/phone-validator?phone=%2B336123${String(40_000 + i)}`, { headers: a.headers }).then((r) => r.status),
+      ),
     );
     expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
     const admitted = statuses.filter((s) => s === 200).length;
@@ -28,20 +30,43 @@ describe("limiter admissions on the hot path", () => {
     const now = Date.now();
     const client = new LimiterClient();
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => admitRequest(recorded, { accountId: a.accountId, plan: "basic", capability: groupOnly("phone"), extraCost: {}, now, waitUntil: () => {}, client })),
+      Array.from({ length: 20 }, () =>
+        admitRequest(recorded, {
+          accountId: a.accountId,
+          plan: "basic",
+          capability: groupOnly("phone"),
+          extraCost: {},
+          now,
+          waitUntil: () => {},
+          client,
+        }),
+      ),
     );
     expect(results.map((r, i) => (r.admitted ? i : -1)).filter((i) => i >= 0)).toEqual([0, 1]);
     expect(calls).toEqual(["exchange", "exchange"]);
   });
 
   it("sends a round trip that failed again, until the limiter answers: each admission decided once", async () => {
-    for (const [failures, lost] of [[{ exchange: 1 }, {}], [{}, { exchange: 1 }]] as const) {
+    for (const [failures, lost] of [
+      [{ exchange: 1 }, {}],
+      [{}, { exchange: 1 }],
+    ] as const) {
       const a = await createAccount({ plan: "scale" });
       const { env: flaky, calls } = recordingEnv(env as Env, failures, lost);
       const client = new LimiterClient({ retryMs: 5 });
       const now = Date.now();
       const outcomes = await Promise.all(
-        Array.from({ length: 6 }, () => admitRequest(flaky, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {}, client })),
+        Array.from({ length: 6 }, () =>
+          admitRequest(flaky, {
+            accountId: a.accountId,
+            plan: "scale",
+            capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } },
+            extraCost: {},
+            now,
+            waitUntil: () => {},
+            client,
+          }),
+        ),
       );
       expect(outcomes.every((o) => o.admitted)).toBe(true);
       expect(calls.length).toBeGreaterThan(1);
@@ -74,7 +99,16 @@ describe("limiter admissions on the hot path", () => {
       },
     } as unknown as Env;
     const client = new LimiterClient({ resendAfterMs: 50 });
-    const admit = () => admitRequest(stuck, { accountId: a.accountId, plan: "basic", capability: groupOnly("phone"), extraCost: {}, now: Date.now(), waitUntil: () => {}, client });
+    const admit = () =>
+      admitRequest(stuck, {
+        accountId: a.accountId,
+        plan: "basic",
+        capability: groupOnly("phone"),
+        extraCost: {},
+        now: Date.now(),
+        waitUntil: () => {},
+        client,
+      });
     void admit(); // its request never comes back
     await new Promise((r) => setTimeout(r, 10));
     const started = Date.now();
@@ -89,24 +123,47 @@ describe("limiter admissions on the hot path", () => {
     const a = await createAccount({ plan: "scale" });
     const { env: recorded, calls } = recordingEnv();
     const now = Date.now();
-    const local = await admitRequest(recorded, { accountId: a.accountId, plan: "scale", capability: groupOnly("phone"), extraCost: {}, now, waitUntil: () => {} });
+    const local = await admitRequest(recorded, {
+      accountId: a.accountId,
+      plan: "scale",
+      capability: groupOnly("phone"),
+      extraCost: {},
+      now,
+      waitUntil: () => {},
+    });
     expect(local.admitted).toBe(true);
     expect(calls).toEqual([]);
     // A billed call in the same group has to ask the limiter: its headers are the reference.
-    const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now, waitUntil: () => {} });
+    const billed = await admitRequest(env, {
+      accountId: a.accountId,
+      plan: "scale",
+      capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } },
+      extraCost: {},
+      now,
+      waitUntil: () => {},
+    });
     expect(billed.admitted).toBe(true);
     // The limiter counts the seconds to the next minute and day on its own clock, a moment later.
     const resets = /reset-seconds$/;
-    const without = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => !resets.test(k)));
+    const without = (h: Record<string, string>) =>
+      Object.fromEntries(Object.entries(h).filter(([k]) => !resets.test(k)));
     expect(without(local.headers)).toEqual(without(billed.headers));
-    for (const [k, v] of Object.entries(local.headers)) if (resets.test(k)) expect(Math.abs(Number(v) - Number(billed.headers[k]))).toBeLessThanOrEqual(1);
+    for (const [k, v] of Object.entries(local.headers))
+      if (resets.test(k)) expect(Math.abs(Number(v) - Number(billed.headers[k]))).toBeLessThanOrEqual(1);
   });
 
   it(`counts a self-admitted call in the limiter within ${COUNT_WAIT_MS} ms, by the call's own waitUntil`, async () => {
     const a = await createAccount({ plan: "scale" });
     const { waitUntil, settled } = collect();
     const now = Date.now();
-    await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: groupOnly("phone"), extraCost: {}, now, waitUntil });
+    await admitRequest(env, {
+      accountId: a.accountId,
+      plan: "scale",
+      capability: groupOnly("phone"),
+      extraCost: {},
+      now,
+      waitUntil,
+    });
     const before = await limiterFor(env, a.accountId).status("scale", ["phone"]);
     expect(before.groups.phone!.used.daily).toBe(0);
     const started = Date.now();
@@ -151,7 +208,9 @@ describe("finding the account's limiter", () => {
     const fake = { ...(env as Env), ACCOUNT_LIMITER: namespace as unknown as Env["ACCOUNT_LIMITER"] };
     for (const accountId of [7, 7, 8, 7]) limiterFor(fake, accountId);
     expect(named).toEqual(["account:7", "account:8"]);
-    expect(stubbed.map(String)).toEqual([7, 7, 8, 7].map((n) => String(env.ACCOUNT_LIMITER.idFromName(`account:${n}`))));
+    expect(stubbed.map(String)).toEqual(
+      [7, 7, 8, 7].map((n) => String(env.ACCOUNT_LIMITER.idFromName(`account:${n}`))),
+    );
   });
 });
 
@@ -161,13 +220,28 @@ describe("30-day repeats this isolate already knows", () => {
     const q = crypto.randomUUID();
     const first = collect();
     const client = new LimiterClient();
-    const billed = await executeCapability(double, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client });
+    const billed = await executeCapability(
+      double,
+      { q },
+      { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client },
+    );
     expect(await billedOf(billed)).toBe(true);
     await first.settled(); // the charge is recorded in D1 (and so remembered here)
     const usedAfterFirst = (await limiterFor(env, a.accountId).balances("pro")).phone.used;
 
     const second = collect();
-    const repeat = await executeCapability(double, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil: second.waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client });
+    const repeat = await executeCapability(
+      double,
+      { q },
+      {
+        env: { ...(env as Env), DB: unreachableD1 },
+        waitUntil: second.waitUntil,
+        accountId: a.accountId,
+        plan: "pro",
+        surface: "v1",
+        client,
+      },
+    );
     expect(repeat.response.status).toBe(200);
     expect(await billedOf(repeat)).toBe(false);
     await second.settled();
@@ -179,7 +253,15 @@ describe("30-day repeats this isolate already knows", () => {
     const q = crypto.randomUUID();
     const { waitUntil, settled } = collect();
     const client = new LimiterClient();
-    expect(await billedOf(await executeCapability(double, { q }, { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(
+          double,
+          { q },
+          { env, waitUntil, accountId: a.accountId, plan: "pro", surface: "v1", client },
+        ),
+      ),
+    ).toBe(true);
     await settled();
     // Its window opened when the limiter kept it, on the limiter's clock.
     const fingerprint = await requestFingerprint("repeat-probe", { q });
@@ -195,8 +277,18 @@ describe("30-day repeats this isolate already knows", () => {
 describe("credit balances remembered for /v1/me on plans without limits", () => {
   const client = new LimiterClient();
   const meAdmission = (e: Env, accountId: number, now: number) =>
-    admitRequest(e, { accountId, plan: "scale", capability: groupOnly("me"), extraCost: {}, now, withBalances: true, waitUntil: () => {}, client });
-  const phoneAvailable = (a: Awaited<ReturnType<typeof meAdmission>>) => (a.admitted ? a.balances?.phone.available : undefined);
+    admitRequest(e, {
+      accountId,
+      plan: "scale",
+      capability: groupOnly("me"),
+      extraCost: {},
+      now,
+      withBalances: true,
+      waitUntil: () => {},
+      client,
+    });
+  const phoneAvailable = (a: Awaited<ReturnType<typeof meAdmission>>) =>
+    a.admitted ? a.balances?.phone.available : undefined;
 
   it(`answers from balances read less than ${BALANCES_TTL_MS} ms ago without a limiter round trip, then reads them again`, async () => {
     const a = await createAccount({ plan: "scale" });
@@ -218,7 +310,15 @@ describe("credit balances remembered for /v1/me on plans without limits", () => 
     const a = await createAccount({ plan: "scale" });
     const t = Date.now();
     const first = phoneAvailable(await meAdmission(env, a.accountId, t));
-    const billed = await admitRequest(env, { accountId: a.accountId, plan: "scale", capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } }, extraCost: {}, now: t, waitUntil: () => {}, client });
+    const billed = await admitRequest(env, {
+      accountId: a.accountId,
+      plan: "scale",
+      capability: { rateGroup: "phone", cost: { balance: "phone", amount: 1 } },
+      extraCost: {},
+      now: t,
+      waitUntil: () => {},
+      client,
+    });
     expect(billed.admitted).toBe(true);
     expect(phoneAvailable(await meAdmission(env, a.accountId, t + 1))).toBe(first! - 1);
   });

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { executeCapability, type Execution, type Invocation } from "../../src/capabilities/core/execute.js";
+import { type Execution, executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
@@ -15,14 +15,23 @@ const found: Record<string, boolean> = {};
 const probe = probeCapability("late-probe", "phone", (q) => found[q] ?? true);
 
 const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId).balances("scale")).phone.used;
-const billed = (execution: Execution) => new Promise<boolean>((resolve) => execution.billing.whenDecided(async (b) => resolve(b)));
+const billed = (execution: Execution) =>
+  new Promise<boolean>((resolve) => execution.billing.whenDecided(async (b) => resolve(b)));
 
 /** A scale account (no limits) and an isolate of its own, whose first billed call drew a lease. */
 async function scaleAccount() {
   const a = await createAccount({ plan: "scale" });
   const recorded = recordingEnv(env as Env);
   const client = new LimiterClient({ retryMs: 5, countWaitMs: 5 });
-  const inv = (w: ReturnType<typeof collect>): Invocation => ({ env: recorded.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", chargeLater: true, client });
+  const inv = (w: ReturnType<typeof collect>): Invocation => ({
+    env: recorded.env,
+    waitUntil: w.waitUntil,
+    accountId: a.accountId,
+    plan: "scale",
+    surface: "v1",
+    chargeLater: true,
+    client,
+  });
   // The first billed call is admitted first (nothing to pay from yet) and draws the isolate's lease.
   const first = collect();
   expect(await billed(await executeCapability(probe, { q: crypto.randomUUID() }, inv(first)))).toBe(true);
@@ -48,7 +57,10 @@ describe("late charges: a billed call that cannot be refused is paid from the is
     const { a, client } = await scaleAccount();
     const lease = client.currentLease(a.accountId)!;
     expect(lease.spendable().phone).toBe(200);
-    expect((await limiterFor(env, a.accountId).balances("scale")).phone).toMatchObject({ used: 1, available: 10_000 - 1 });
+    expect((await limiterFor(env, a.accountId).balances("scale")).phone).toMatchObject({
+      used: 1,
+      available: 10_000 - 1,
+    });
     // Another isolate's reservation cannot take them.
     const stub = limiterFor(env, a.accountId) as unknown as DurableObjectStub<AccountLimiter>;
     const all = await stub.admit({ plan: "scale", group: null, cost: { phone: 10_000 - 1 } });
@@ -122,8 +134,17 @@ describe("late charges: a billed call that cannot be refused is paid from the is
     const recorded = recordingEnv();
     const client = new LimiterClient({ countWaitMs: 5 });
     const w = collect();
-    const inv: Invocation = { env: recorded.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1", chargeLater: true, client };
-    for (let i = 0; i < 3; i++) expect(await billed(await executeCapability(probe, { q: crypto.randomUUID() }, inv))).toBe(true);
+    const inv: Invocation = {
+      env: recorded.env,
+      waitUntil: w.waitUntil,
+      accountId: a.accountId,
+      plan: "scale",
+      surface: "v1",
+      chargeLater: true,
+      client,
+    };
+    for (let i = 0; i < 3; i++)
+      expect(await billed(await executeCapability(probe, { q: crypto.randomUUID() }, inv))).toBe(true);
     await w.settled();
     expect(client.currentLease(a.accountId)).toBeNull();
     expect(recorded.calls.filter((c) => c === "exchange").length).toBeGreaterThanOrEqual(3);

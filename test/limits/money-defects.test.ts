@@ -9,9 +9,9 @@ import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
+import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
-import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 
 // One test per money defect found by reading and trying the code (each fails when its fix is
 // taken out; see the commits that added them).
@@ -25,15 +25,24 @@ const probe = probeCapability("money-probe", "search", async (q) => {
 });
 
 type Stub = DurableObjectStub<AccountLimiter>;
-const stubOf = (accountId: number) => env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as Stub;
+const stubOf = (accountId: number) =>
+  env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as Stub;
 /** The account's balance of a kind, as the limiter holds it (the runtime's arguments of every version of balances()). */
 const balance = async (accountId: number, plan: string, kind: "search" | "verification") =>
-  (await (stubOf(accountId) as unknown as { balances(plan: string, now: number): Promise<Record<string, { used: number; available: number }>> }).balances(plan, Date.now()))[kind]!;
+  (
+    await (
+      stubOf(accountId) as unknown as {
+        balances(plan: string, now: number): Promise<Record<string, { used: number; available: number }>>;
+      }
+    ).balances(plan, Date.now())
+  )[kind]!;
 
 /** Leaves `left` search credits of a pro-plus account's month (25,000). */
 async function leaveSearchCredits(accountId: number, left: number, at: number) {
   await runInDurableObject(stubOf(accountId), (instance: AccountLimiter) => {
-    const book = (instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }).credits;
+    const book = (
+      instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
+    ).credits;
     book.current(at).used.search = 25_000 - left;
     book.dirty = true;
   });
@@ -45,17 +54,33 @@ describe("money defects", () => {
     const midnight = Date.UTC(2027, 5, 1); // 1 June 2027, 00:00 UTC
     const clock = await limiterClock(stubOf(a.accountId), midnight - 2_000);
     const late = recordingEnv(env as Env);
-    const isolate = (e: Env, client: LimiterClient, t: number, w = collect()): Invocation => ({ env: e, waitUntil: w.waitUntil, accountId: a.accountId, plan: "pro-plus", surface: "v1", chargeLater: true, client, now: () => t });
+    const isolate = (e: Env, client: LimiterClient, t: number, w = collect()): Invocation => ({
+      env: e,
+      waitUntil: w.waitUntil,
+      accountId: a.accountId,
+      plan: "pro-plus",
+      surface: "v1",
+      chargeLater: true,
+      client,
+      now: () => t,
+    });
     const b = new LimiterClient({ retryMs: 5, countWaitMs: 5 });
     // Isolate B draws a lease before midnight, then answers a call at 23:59:59 whose charge cannot go yet.
-    expect(await billedOf(await executeCapability(probe, { q: "may-1" }, isolate(late.env, b, midnight - 2_000)))).toBe(true);
+    expect(await billedOf(await executeCapability(probe, { q: "may-1" }, isolate(late.env, b, midnight - 2_000)))).toBe(
+      true,
+    );
     late.failNext("exchange", 1_000);
     const stuck = await executeCapability(probe, { q: "may-2" }, isolate(late.env, b, midnight - 1_000));
     const stuckBilled = billedOf(stuck);
     // Past midnight on the limiter's clock, isolate A's calls are charged in June.
     clock.at(midnight + 1_000);
     const aClient = new LimiterClient({ retryMs: 5, countWaitMs: 5 });
-    for (let i = 0; i < 20; i++) expect(await billedOf(await executeCapability(probe, { q: `june-${i}` }, isolate(env as Env, aClient, midnight + 1_000)))).toBe(true);
+    for (let i = 0; i < 20; i++)
+      expect(
+        await billedOf(
+          await executeCapability(probe, { q: `june-${i}` }, isolate(env as Env, aClient, midnight + 1_000)),
+        ),
+      ).toBe(true);
     expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(20);
     // B's charge for the call it answered at 23:59:59 now reaches the limiter: charged in June, nothing reset.
     late.failNext("exchange", 0);
@@ -65,7 +90,9 @@ describe("money defects", () => {
     // The limiter's clock itself steps back a little (an object moved to a machine a second behind):
     // the month it is in does not move back, nor is its usage reset.
     clock.at(midnight - 500);
-    expect(await billedOf(await executeCapability(probe, { q: "skewed" }, isolate(env as Env, aClient, midnight - 500)))).toBe(true);
+    expect(
+      await billedOf(await executeCapability(probe, { q: "skewed" }, isolate(env as Env, aClient, midnight - 500))),
+    ).toBe(true);
     expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(22);
     clock.at(midnight + 2_000);
     expect((await balance(a.accountId, "pro-plus", "search")).used).toBe(22);
@@ -76,12 +103,33 @@ describe("money defects", () => {
     const a = await createAccount({ plan: "pro-plus" });
     await leaveSearchCredits(a.accountId, 40, Date.now());
     // Four isolates, each drawing a lease of 10 with its first call (the fourth finds too few left).
-    const isolates = Array.from({ length: 4 }, () => new LimiterClient({ leaseCredits: 10, leaseFloor: 0, countWaitMs: 5 }));
+    const isolates = Array.from(
+      { length: 4 },
+      () => new LimiterClient({ leaseCredits: 10, leaseFloor: 0, countWaitMs: 5 }),
+    );
     const w = collect();
-    const run = (client: LimiterClient, q: string) => executeCapability(probe, { q }, { env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "pro-plus", surface: "v1", chargeLater: true, client });
+    const run = (client: LimiterClient, q: string) =>
+      executeCapability(
+        probe,
+        { q },
+        {
+          env,
+          waitUntil: w.waitUntil,
+          accountId: a.accountId,
+          plan: "pro-plus",
+          surface: "v1",
+          chargeLater: true,
+          client,
+        },
+      );
     const firsts = await Promise.all(isolates.map((client, i) => run(client, `iso${i}-first`)));
     // Then 15 calls each, all at once: each isolate pays from its lease what it holds, and asks the limiter for the rest.
-    const calls = [...firsts, ...(await Promise.all(isolates.flatMap((client, i) => Array.from({ length: 15 }, (_, k) => run(client, `iso${i}-call${k}`)))))];
+    const calls = [
+      ...firsts,
+      ...(await Promise.all(
+        isolates.flatMap((client, i) => Array.from({ length: 15 }, (_, k) => run(client, `iso${i}-call${k}`))),
+      )),
+    ];
     const answered = calls.filter((c) => c.response.status === 200);
     const reports = await Promise.all(answered.map(billedOf));
     await w.settled();
@@ -98,7 +146,12 @@ describe("money defects", () => {
     const faulty = recordingEnv(env as Env);
     const client = new LimiterClient({ retryMs: 5, resendAfterMs: 40, countWaitMs: 5 });
     const w = collect();
-    const run = (q: string) => executeCapability(probe, { q }, { env: faulty.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "enterprise", surface: "v1", client });
+    const run = (q: string) =>
+      executeCapability(
+        probe,
+        { q },
+        { env: faulty.env, waitUntil: w.waitUntil, accountId: a.accountId, plan: "enterprise", surface: "v1", client },
+      );
     for (const q of ["hit-1", "hit-2", "miss-1"]) found[q] = !q.startsWith("miss");
     const first = await Promise.all(["hit-1", "miss-1"].map(run));
     // Their settlements' round trips fail twice, then the limiter decides one whose reply is lost.
@@ -114,7 +167,10 @@ describe("money defects", () => {
       ACCOUNT_LIMITER: {
         idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
         get: (id: DurableObjectId) => {
-          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<
+            string,
+            (...args: unknown[]) => Promise<unknown>
+          >;
           return new Proxy(stub, {
             get: (target, prop) => {
               if (prop !== "exchange" || !hang) return target[prop as string];
@@ -129,7 +185,11 @@ describe("money defects", () => {
         },
       },
     } as unknown as Env;
-    void executeCapability(probe, { q: "lost-request" }, { env: stuck, waitUntil: () => {}, accountId: a.accountId, plan: "enterprise", surface: "v1", client });
+    void executeCapability(
+      probe,
+      { q: "lost-request" },
+      { env: stuck, waitUntil: () => {}, accountId: a.accountId, plan: "enterprise", surface: "v1", client },
+    );
     await new Promise((r) => setTimeout(r, 5));
     const started = Date.now();
     const after = await run("hit-2");
@@ -147,7 +207,9 @@ describe("money defects", () => {
 
     /** A running verifier job whose chunk the test delivers itself (its queue loses what it is sent). */
     async function runningJob(account: TestAccount) {
-      const id = await createdId(await createJob(account, "verifier", { name: "Sent twice", data: [["email"], ...EMAILS.map((e) => [e])] }));
+      const id = await createdId(
+        await createJob(account, "verifier", { name: "Sent twice", data: [["email"], ...EMAILS.map((e) => [e])] }),
+      );
       await launchLosingMessages(account, id);
       return id;
     }
@@ -163,7 +225,12 @@ describe("money defects", () => {
             ? (sql: string) => {
                 const statement = target.prepare(sql);
                 return new Proxy(statement, {
-                  get: (s, p) => (p === "bind" ? (...args: unknown[]) => slowStatement(s.bind(...args), opened) : typeof s[p as keyof typeof s] === "function" ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s) : s[p as keyof typeof s]),
+                  get: (s, p) =>
+                    p === "bind"
+                      ? (...args: unknown[]) => slowStatement(s.bind(...args), opened)
+                      : typeof s[p as keyof typeof s] === "function"
+                        ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
+                        : s[p as keyof typeof s],
                 });
               }
             : (target[prop as keyof typeof target] as unknown),
@@ -185,25 +252,47 @@ describe("money defects", () => {
     }
 
     async function rowsOf(jobId: number) {
-      return runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) => state.storage.sql.exec<{ outcome: string; c_verify: number }>("SELECT outcome, c_verify FROM rows ORDER BY idx").toArray());
+      return runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) =>
+        state.storage.sql
+          .exec<{ outcome: string; c_verify: number }>("SELECT outcome, c_verify FROM rows ORDER BY idx")
+          .toArray(),
+      );
     }
 
     const tokenOf = (jobId: number) =>
-      runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) => state.storage.sql.exec<{ token?: number }>("SELECT * FROM leases WHERE chunk = 0").toArray()[0]?.token ?? 0);
+      runInDurableObject(
+        jobStub(env, jobId),
+        (_i: BulkJob, state) =>
+          state.storage.sql.exec<{ token?: number }>("SELECT * FROM leases WHERE chunk = 0").toArray()[0]?.token ?? 0,
+      );
 
-    for (const order of ["the later delivery records first", "the earlier delivery, fenced off, records first"] as const) {
+    for (const order of [
+      "the later delivery records first",
+      "the earlier delivery, fenced off, records first",
+    ] as const) {
       it(`bills its found rows exactly once when ${order}`, async () => {
         const account = await createAccount({ plan: "pro" });
         const id = await runningJob(account);
-        const deliver = (e: Env) => processChunk(e, createExecutionContext(), { jobId: id, chunk: 0, run: 1 }, async () => "pro", batchMemo(), new LimiterClient());
+        const deliver = (e: Env) =>
+          processChunk(
+            e,
+            createExecutionContext(),
+            { jobId: id, chunk: 0, run: 1 },
+            async () => "pro",
+            batchMemo(),
+            new LimiterClient(),
+          );
         const [slowFirst, slowSecond] = [slowRows(), slowRows()];
         // The first delivery is admitted and starts its rows, then stalls past its lease: the chunk is sent again.
         const first = deliver(slowFirst.env);
-        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, { timeout: 5_000 });
+        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
+          timeout: 5_000,
+        });
         const tokenBefore = await tokenOf(id);
         const second = deliver(slowSecond.env);
         await vi.waitUntil(async () => (await tokenOf(id)) > tokenBefore, { timeout: 5_000 });
-        const [records, then] = order === "the later delivery records first" ? [slowSecond, slowFirst] : [slowFirst, slowSecond];
+        const [records, then] =
+          order === "the later delivery records first" ? [slowSecond, slowFirst] : [slowFirst, slowSecond];
         records.open();
         await (records === slowFirst ? first : second);
         then.open();
@@ -211,8 +300,13 @@ describe("money defects", () => {
         const rows = await rowsOf(id);
         expect(rows.map((r) => r.outcome)).toEqual(["found", "found", "found", "found"]);
         expect(rows.map((r) => r.c_verify)).toEqual([1, 1, 1, 1]);
-        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).used === 4, { timeout: 5_000 });
-        expect(await balance(account.accountId, "pro", "verification")).toMatchObject({ used: 4, available: 20_000 - 4 });
+        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).used === 4, {
+          timeout: 5_000,
+        });
+        expect(await balance(account.accountId, "pro", "verification")).toMatchObject({
+          used: 4,
+          available: 20_000 - 4,
+        });
       });
     }
 
@@ -220,11 +314,14 @@ describe("money defects", () => {
       const account = await createAccount({ plan: "pro" });
       const id = await runningJob(account);
       const client = new LimiterClient();
-      const deliver = (e: Env, c: LimiterClient) => processChunk(e, createExecutionContext(), { jobId: id, chunk: 0, run: 1 }, async () => "pro", batchMemo(), c);
+      const deliver = (e: Env, c: LimiterClient) =>
+        processChunk(e, createExecutionContext(), { jobId: id, chunk: 0, run: 1 }, async () => "pro", batchMemo(), c);
       // A stale delivery is admitted and stalls on its rows.
       const slow = slowRows();
       const stale = deliver(slow.env, client);
-      await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, { timeout: 5_000 });
+      await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
+        timeout: 5_000,
+      });
       // The chunk is sent again: this copy shares the reservation (one key), records its rows, and dies
       // before its billing reaches the limiter.
       const limiters = env.ACCOUNT_LIMITER;
@@ -233,13 +330,22 @@ describe("money defects", () => {
         ACCOUNT_LIMITER: {
           idFromName: (name: string) => limiters.idFromName(name),
           get: (oid: DurableObjectId) => {
-            const stub = limiters.get(oid) as unknown as { exchange(m: { settlements?: { parts?: unknown }[] }): Promise<unknown> };
-            return { exchange: (m: { settlements?: { parts?: unknown }[] }) => (m.settlements?.some((s) => s.parts) ? new Promise(() => {}) : stub.exchange(m)) };
+            const stub = limiters.get(oid) as unknown as {
+              exchange(m: { settlements?: { parts?: unknown }[] }): Promise<unknown>;
+            };
+            return {
+              exchange: (m: { settlements?: { parts?: unknown }[] }) =>
+                m.settlements?.some((s) => s.parts) ? new Promise(() => {}) : stub.exchange(m),
+            };
           },
         },
       } as unknown as Env;
       void deliver(dying, new LimiterClient({ drainBudgetMs: 50 })).catch(() => {});
-      const owed = () => runInDurableObject(jobStub(env, id), (_i: BulkJob, state) => state.storage.sql.exec("SELECT 1 FROM billing").toArray().length);
+      const owed = () =>
+        runInDurableObject(
+          jobStub(env, id),
+          (_i: BulkJob, state) => state.storage.sql.exec("SELECT 1 FROM billing").toArray().length,
+        );
       await vi.waitUntil(async () => (await owed()) > 0, { timeout: 5_000 });
       // A third copy finds every row done and completes the job; then the stale one is told to stop.
       await deliver(env as Env, client);
@@ -247,7 +353,9 @@ describe("money defects", () => {
       await stale;
       await client.flush(env as Env, account.accountId);
       // The job sends the dead delivery's billing itself.
-      await runInDurableObject(jobStub(env, id), async (_i: BulkJob, state) => state.storage.sql.exec("UPDATE billing SET at = 0"));
+      await runInDurableObject(jobStub(env, id), async (_i: BulkJob, state) =>
+        state.storage.sql.exec("UPDATE billing SET at = 0"),
+      );
       await runDurableObjectAlarm(jobStub(env, id));
       expect(await owed()).toBe(0);
       expect((await rowsOf(id)).map((r) => r.c_verify)).toEqual([1, 1, 1, 1]);

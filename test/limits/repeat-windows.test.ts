@@ -1,16 +1,16 @@
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
+import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { db } from "../../src/db/client.js";
 import { billedRequests, usageDays } from "../../src/db/schema-contract.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import { type AccountLimiter, RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
-import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
-import { ADMISSION_KEY_TTL_MS } from "../../src/limits/admission-keys.js";
 import { limiterFor } from "../../src/limits/admission.js";
+import { ADMISSION_KEY_TTL_MS } from "../../src/limits/admission-keys.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
@@ -40,7 +40,11 @@ const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId)
 /** The limiter's repeat windows, read from its storage. */
 async function windowsOf(accountId: number) {
   return runInDurableObject(stubOf(accountId), async (_instance: AccountLimiter, state) =>
-    state.storage.sql.exec<{ fingerprint: string; billed_at: number; reservation: string | null; synced: number }>("SELECT fingerprint, billed_at, reservation, synced FROM repeat_windows").toArray(),
+    state.storage.sql
+      .exec<{ fingerprint: string; billed_at: number; reservation: string | null; synced: number }>(
+        "SELECT fingerprint, billed_at, reservation, synced FROM repeat_windows",
+      )
+      .toArray(),
   );
 }
 
@@ -60,7 +64,9 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     release = new Promise((r) => (open = r));
     const { waitUntil, settled } = collect();
     const q = crypto.randomUUID();
-    const calls = Array.from({ length: 20 }, () => executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }));
+    const calls = Array.from({ length: 20 }, () =>
+      executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }),
+    );
     // Every admission is decided before any answer is ready: all 20 are in flight together.
     await new Promise((r) => setTimeout(r, 50));
     open();
@@ -73,7 +79,9 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
 
   it("bills 20 identical HTTP requests sent at once once, and logs one of them as charged", async () => {
     const a = await createAccount({ plan: "scale" });
-    const responses = await Promise.all(Array.from({ length: 20 }, () => call("/v1/phone-validator?phone=%2B33612345001", { headers: a.headers })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => call("/v1/phone-validator?phone=%2B33612345001", { headers: a.headers })),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     const logs = await logsOf(a.headers, 20);
     expect(logs.filter((l) => l.cost)).toHaveLength(1);
@@ -87,12 +95,28 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const q = crypto.randomUUID();
     found[q] = false;
     const first = collect();
-    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(false);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q },
+          { env, waitUntil: first.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(false);
     await first.settled();
     expect(await windowsOf(a.accountId)).toEqual([]);
     found[q] = true;
     const second = collect();
-    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil: second.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q },
+          { env, waitUntil: second.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(true);
     await second.settled();
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
@@ -101,7 +125,11 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const { waitUntil, settled } = collect();
-    const billed = await executeCapability(probe, { q }, { env: { ...(env as Env), DB: unreachableD1 }, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    const billed = await executeCapability(
+      probe,
+      { q },
+      { env: { ...(env as Env), DB: unreachableD1 }, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+    );
     expect(await billedOf(billed)).toBe(true);
     await settled();
     await limiterFor(env, a.accountId).syncUsage();
@@ -138,7 +166,15 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
   it("keeps a charge the D1 copy could not take, and sends it once D1 answers again", async () => {
     const a = await createAccount({ plan: "scale" });
     const { waitUntil, settled } = collect();
-    expect(await billedOf(await executeCapability(probe, { q: crypto.randomUUID() }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q: crypto.randomUUID() },
+          { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(true);
     await settled();
     const stub = stubOf(a.accountId);
     const realEnv = await runInDurableObject(stub, async (instance: AccountLimiter) => {
@@ -156,7 +192,9 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     });
     await limiterFor(env, a.accountId).syncUsage();
     expect((await windowsOf(a.accountId)).map((w) => w.synced)).toEqual([1]);
-    expect((await db(env.DB).select().from(billedRequests).all()).filter((r) => r.accountId === a.accountId)).toHaveLength(1);
+    expect(
+      (await db(env.DB).select().from(billedRequests).all()).filter((r) => r.accountId === a.accountId),
+    ).toHaveLength(1);
   });
 
   it("deletes windows 30 days after their billing, so the limiter's storage stays bounded", async () => {
@@ -164,18 +202,35 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const old = collect();
     // The old call is billed on a limiter whose clock says 30 days ago.
     const clock = await limiterClock(stubOf(a.accountId), Date.now() - REPEAT_WINDOW_MS - 60_000);
-    expect(await billedOf(await executeCapability(probe, { q: "old" }, { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q: "old" },
+          { env, waitUntil: old.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(true);
     await old.settled();
     clock.at(null);
     const recent = collect();
-    expect(await billedOf(await executeCapability(probe, { q: "recent" }, { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q: "recent" },
+          { env, waitUntil: recent.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(true);
     await Promise.all([old.settled(), recent.settled()]);
     expect(await windowsOf(a.accountId)).toHaveLength(2);
     expect(await runDurableObjectAlarm(stubOf(a.accountId))).toBe(true);
     const left = await windowsOf(a.accountId);
     expect(left.map((w) => w.fingerprint)).toEqual([await requestFingerprint("window-probe", { q: "recent" })]);
     // The next chore due is forgetting the admission keys; once they are gone, the remaining window's close.
-    const alarmOf = () => runInDurableObject(stubOf(a.accountId), (_i: AccountLimiter, state) => state.storage.getAlarm());
+    const alarmOf = () =>
+      runInDurableObject(stubOf(a.accountId), (_i: AccountLimiter, state) => state.storage.getAlarm());
     const billedAt = left[0]!.billed_at;
     expect((await alarmOf())! - billedAt).toBeGreaterThanOrEqual(ADMISSION_KEY_TTL_MS);
     expect((await alarmOf())! - billedAt).toBeLessThan(ADMISSION_KEY_TTL_MS + 5_000);
@@ -192,9 +247,15 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const fingerprint = await requestFingerprint("window-probe", { q });
-    await db(env.DB).insert(billedRequests).values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - 86_400_000 });
+    await db(env.DB)
+      .insert(billedRequests)
+      .values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - 86_400_000 });
     const { waitUntil, settled } = collect();
-    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(false);
+    expect(
+      await billedOf(
+        await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }),
+      ),
+    ).toBe(false);
     await settled();
     expect(await phoneUsed(a.accountId)).toBe(0);
   });
@@ -203,7 +264,15 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     const a = await createAccount({ plan: "scale" });
     const [x, y, z2] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     const single = collect();
-    expect(await billedOf(await executeCapability(probe, { q: x }, { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q: x },
+          { env, waitUntil: single.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(true);
     await single.settled();
     const { env: recorded, calls } = recordingEnv();
     const ctx = createExecutionContext();
@@ -221,7 +290,15 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     expect((await batch!.settle())?.billed).toHaveLength(2);
     expect(await phoneUsed(a.accountId)).toBe(3);
     const again = collect();
-    expect(await billedOf(await executeCapability(probe, { q: y }, { env, waitUntil: again.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(false);
+    expect(
+      await billedOf(
+        await executeCapability(
+          probe,
+          { q: y },
+          { env, waitUntil: again.waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+        ),
+      ),
+    ).toBe(false);
     await again.settled();
     expect(await phoneUsed(a.accountId)).toBe(3);
   });
@@ -257,13 +334,19 @@ describe("a running call's window, held with its reservation", () => {
     const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
     await new Promise((r) => setTimeout(r, 50));
     expect(await windowsOf(a.accountId)).toEqual([]);
-    const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    const second = executeCapability(
+      probe,
+      { q },
+      { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+    );
     await new Promise((r) => setTimeout(r, 20));
     open();
     expect(await Promise.all((await Promise.all([first, second])).map(billedOf))).toEqual([true, false]);
     await settled();
     const fingerprint = await requestFingerprint("window-probe", { q });
-    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null, synced: 0 })]);
+    expect(await windowsOf(a.accountId)).toEqual([
+      expect.objectContaining({ fingerprint, reservation: null, synced: 0 }),
+    ]);
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
@@ -287,7 +370,11 @@ describe("a running call's window, held with its reservation", () => {
     answers[q] = [false, true];
     const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
     await new Promise((r) => setTimeout(r, 20));
-    const second = executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" });
+    const second = executeCapability(
+      probe,
+      { q },
+      { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
+    );
     await new Promise((r) => setTimeout(r, 20));
     open();
     const [one, two] = await Promise.all([first, second]);
@@ -303,7 +390,12 @@ describe("a running call's window, held with its reservation", () => {
       plan: "scale",
       group: "phone",
       cost: {},
-      billing: { accountId: a.accountId, capability: "window-probe", source: "api", requests: [{ fingerprint: await requestFingerprint("window-probe", { q }), cost: { phone: 1 } }] },
+      billing: {
+        accountId: a.accountId,
+        capability: "window-probe",
+        source: "api",
+        requests: [{ fingerprint: await requestFingerprint("window-probe", { q }), cost: { phone: 1 } }],
+      },
     });
     const phoneAvailable = async () => (await limiterFor(env, a.accountId).balances("scale")).phone.available;
     expect(await phoneAvailable()).toBe(9_999);
@@ -315,7 +407,11 @@ describe("a running call's window, held with its reservation", () => {
     expect(await phoneUsed(a.accountId)).toBe(0);
     expect(await windowsOf(a.accountId)).toEqual([]);
     const { waitUntil, settled } = collect();
-    expect(await billedOf(await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }))).toBe(true);
+    expect(
+      await billedOf(
+        await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }),
+      ),
+    ).toBe(true);
     await settled();
   });
 
@@ -326,16 +422,35 @@ describe("a running call's window, held with its reservation", () => {
       (instance as unknown as { repeatWindows: unknown }).repeatWindows; // creates the table
       state.storage.kv.put("r:legacy-kept", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
       state.storage.kv.put("r:legacy-closed", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
-      for (const [fingerprint, reservation] of [["fp-kept", "legacy-kept"], ["fp-closed", "legacy-closed"]]) {
-        state.storage.sql.exec("INSERT INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, ?, ?, 'window-probe', 'api', 0)", fingerprint, now, reservation, a.accountId);
+      for (const [fingerprint, reservation] of [
+        ["fp-kept", "legacy-kept"],
+        ["fp-closed", "legacy-closed"],
+      ]) {
+        state.storage.sql.exec(
+          "INSERT INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, ?, ?, 'window-probe', 'api', 0)",
+          fingerprint,
+          now,
+          reservation,
+          a.accountId,
+        );
       }
     });
     const rows = await afterRestart(a.accountId, (limiter, state) => {
       // Opened while its call ran: not a repeat (only a billed request's window is).
       expect(limiter.openWindow("fp-kept", now)).toBeNull();
-      void limiter.exchange({ plan: "scale", settlements: [{ reservationIds: ["legacy-kept"], found: true, adjust: {} }] });
-      void limiter.exchange({ plan: "scale", settlements: [{ reservationIds: ["legacy-closed"], found: false, adjust: {} }] });
-      return state.storage.sql.exec<{ fingerprint: string; reservation: string | null }>("SELECT fingerprint, reservation FROM repeat_windows").toArray();
+      void limiter.exchange({
+        plan: "scale",
+        settlements: [{ reservationIds: ["legacy-kept"], found: true, adjust: {} }],
+      });
+      void limiter.exchange({
+        plan: "scale",
+        settlements: [{ reservationIds: ["legacy-closed"], found: false, adjust: {} }],
+      });
+      return state.storage.sql
+        .exec<{ fingerprint: string; reservation: string | null }>(
+          "SELECT fingerprint, reservation FROM repeat_windows",
+        )
+        .toArray();
     });
     expect(rows).toEqual([{ fingerprint: "fp-kept", reservation: null }]);
   });
@@ -346,7 +461,9 @@ describe("what makes two requests identical", () => {
     const a = await createAccount({ plan: "scale" });
     expect((await call("/v1/phone-validator?phone=%2B1%20415%20555%200100", { headers: a.headers })).status).toBe(200);
     await logsOf(a.headers, 1);
-    expect((await call("/v1/phone-validator?phone=(415)%20555-0100&country_code=US", { headers: a.headers })).status).toBe(200);
+    expect(
+      (await call("/v1/phone-validator?phone=(415)%20555-0100&country_code=US", { headers: a.headers })).status,
+    ).toBe(200);
     expect((await logsOf(a.headers, 2)).map((l) => l.cost)).toEqual([false, true]);
   });
 });

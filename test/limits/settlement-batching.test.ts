@@ -6,8 +6,8 @@ import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { admitRequest, flushOwed, limiterFor } from "../../src/limits/admission.js";
-import { recordingEnv } from "../support/limiter.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { recordingEnv } from "../support/limiter.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.
 const answers: boolean[] = [];
@@ -78,7 +78,14 @@ describe("settlements batched with admissions", () => {
     const { env: recorded, calls } = recordingEnv();
     const admissions = [];
     for (let i = 0; i < 5; i++) {
-      const admitted = await admitRequest(recorded, { accountId: a.accountId, plan: "free", capability: { rateGroup: null, cost: { balance: "search", amount: 1 } }, extraCost: {}, now: Date.now(), waitUntil: () => {} });
+      const admitted = await admitRequest(recorded, {
+        accountId: a.accountId,
+        plan: "free",
+        capability: { rateGroup: null, cost: { balance: "search", amount: 1 } },
+        extraCost: {},
+        now: Date.now(),
+        waitUntil: () => {},
+      });
       if (!admitted.admitted) throw new Error("not admitted");
       admissions.push(admitted);
     }
@@ -98,7 +105,11 @@ describe("settlements batched with admissions", () => {
       // The limiter writes through the synchronous key-value API, inside one storage transaction.
       const put = vi.spyOn(state.storage.kv, "put");
       const del = vi.spyOn(state.storage.kv, "delete");
-      const settle = () => instance.exchange({ plan: "free", settlements: [{ reservationIds: admitted.reservationIds, found: true, adjust: {} }] });
+      const settle = () =>
+        instance.exchange({
+          plan: "free",
+          settlements: [{ reservationIds: admitted.reservationIds, found: true, adjust: {} }],
+        });
       await settle();
       // One write for the charge (the credits), one delete for the reservation.
       expect(put.mock.calls.map((c) => c[0])).toEqual(["credits"]);

@@ -14,7 +14,15 @@ describe("rate-limit headers on /v1", () => {
     const a = await createAccount({ plan: "free" }); // me: 2/30/500
     const first = await call("/v1/me", { headers: a.headers });
     expect(first.status).toBe(200);
-    for (const h of ["x-second-rate-limit", "x-minute-rate-limit", "x-daily-rate-limit", "x-minute-request-left", "x-daily-request-left", "x-minute-reset-seconds", "x-daily-reset-seconds"]) {
+    for (const h of [
+      "x-second-rate-limit",
+      "x-minute-rate-limit",
+      "x-daily-rate-limit",
+      "x-minute-request-left",
+      "x-daily-request-left",
+      "x-minute-reset-seconds",
+      "x-daily-reset-seconds",
+    ]) {
       expect(first.headers.get(h), h).toMatch(INT);
     }
     expect(first.headers.get("x-second-rate-limit")).toBe("2");
@@ -39,24 +47,44 @@ describe("rate-limit headers on /v1", () => {
     const a = await createAccount({ plan: "free" }); // me: 2/30/500
     const first = await call("/v1/me", { headers: a.headers });
     // One request made: the per-second window (1 of 2 left) is the tightest.
-    expect([first.headers.get("X-RateLimit-Limit"), first.headers.get("X-RateLimit-Remaining"), first.headers.get("X-RateLimit-Reset")]).toEqual(["2", "1", "1"]);
+    expect([
+      first.headers.get("X-RateLimit-Limit"),
+      first.headers.get("X-RateLimit-Remaining"),
+      first.headers.get("X-RateLimit-Reset"),
+    ]).toEqual(["2", "1", "1"]);
     await limiterFor(env, a.accountId).admit({ plan: "free", group: "me", cost: {} });
     const refused = await call("/v1/me", { headers: a.headers });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("x-second-rate-limit")).toBe("2");
-    expect([refused.headers.get("X-RateLimit-Limit"), refused.headers.get("X-RateLimit-Remaining")]).toEqual(["2", "0"]);
+    expect([refused.headers.get("X-RateLimit-Limit"), refused.headers.get("X-RateLimit-Remaining")]).toEqual([
+      "2",
+      "0",
+    ]);
   });
 
   it("puts both families on a capability's 400 answers (invalid parameters, refused webhook_url) without counting them", async () => {
     const a = await createAccount({ plan: "free" }); // verifier: 1/2/10
     const answers = [
       await call("/v1/email-verifier", { headers: a.headers }),
-      await call("/v1/email-verifier?email=a@b.co&limit=x&webhook_url=http%3A%2F%2Freceiver.test%2Fx", { headers: a.headers }),
+      await call("/v1/email-verifier?email=a@b.co&limit=x&webhook_url=http%3A%2F%2Freceiver.test%2Fx", {
+        headers: a.headers,
+      }),
       await call("/v1/phone-validator?phone=", { headers: a.headers }),
     ];
     for (const res of answers) {
       expect(res.status).toBe(400);
-      for (const h of ["x-second-rate-limit", "x-minute-rate-limit", "x-daily-rate-limit", "x-minute-request-left", "x-daily-request-left", "x-minute-reset-seconds", "x-daily-reset-seconds", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) {
+      for (const h of [
+        "x-second-rate-limit",
+        "x-minute-rate-limit",
+        "x-daily-rate-limit",
+        "x-minute-request-left",
+        "x-daily-request-left",
+        "x-minute-reset-seconds",
+        "x-daily-reset-seconds",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+      ]) {
         expect(res.headers.get(h), h).toMatch(INT);
       }
       expect(res.headers.get("RateLimit-Policy")).toMatch(/"second";q=1;w=1/);
@@ -72,7 +100,11 @@ describe("rate-limit headers on /v1", () => {
     const a = await createAccount({ plan: "scale" });
     const res = await call("/v1/email-verifier", { headers: a.headers });
     expect(res.status).toBe(400);
-    expect([res.headers.get("x-second-rate-limit"), res.headers.get("X-RateLimit-Limit"), res.headers.get("X-RateLimit-Remaining")]).toEqual(["0", "0", "0"]);
+    expect([
+      res.headers.get("x-second-rate-limit"),
+      res.headers.get("X-RateLimit-Limit"),
+      res.headers.get("X-RateLimit-Remaining"),
+    ]).toEqual(["0", "0", "0"]);
   });
 
   it("shares the owner's counters with workspace members", async () => {
@@ -92,7 +124,11 @@ describe("rate-limit headers on /v1", () => {
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("99");
     expect(res.headers.get("X-RateLimit-Reset")).toMatch(INT);
     // The x-* family too (docs/wire-contract.md §3.1): keys are limited per minute.
-    expect([res.headers.get("x-second-rate-limit"), res.headers.get("x-minute-rate-limit"), res.headers.get("x-daily-rate-limit")]).toEqual(["0", "100", "0"]);
+    expect([
+      res.headers.get("x-second-rate-limit"),
+      res.headers.get("x-minute-rate-limit"),
+      res.headers.get("x-daily-rate-limit"),
+    ]).toEqual(["0", "100", "0"]);
     expect(res.headers.get("x-minute-request-left")).toBe("99");
     expect(res.headers.get("x-minute-reset-seconds")).toBe(res.headers.get("X-RateLimit-Reset"));
     expect(res.headers.get("RateLimit-Policy")).toBe('"minute";q=100;w=60');
@@ -120,7 +156,19 @@ describe("rate-limit headers on /v1", () => {
     const a = await createAccount({ plan: "growth" });
     await call("/v1/me", { headers: a.headers });
     const body = await json(await call("/v1/rate-limits", { headers: a.headers }));
-    for (const key of ["domain-search", "email-verifier", "enrich", "profile-finder", "phone", "enrich-email", "enrich-company", "enrich-combined", "me", "searches", "reveal"]) {
+    for (const key of [
+      "domain-search",
+      "email-verifier",
+      "enrich",
+      "profile-finder",
+      "phone",
+      "enrich-email",
+      "enrich-company",
+      "enrich-combined",
+      "me",
+      "searches",
+      "reveal",
+    ]) {
       expect(body.data, key).toHaveProperty(key);
     }
     expect(body.data["domain-search"].second.limit).toBe(5);
@@ -193,7 +241,11 @@ describe("capability calls through the limiter", () => {
     const a = await createAccount({ plan: "free" });
     await limiterFor(env, a.accountId).admit({ plan: "free", group: null, cost: { search: 25 } });
     const res = (
-      await executeCapability(probe, {}, { env, waitUntil: () => {}, accountId: a.accountId, plan: "free", surface: "agent" })
+      await executeCapability(
+        probe,
+        {},
+        { env, waitUntil: () => {}, accountId: a.accountId, plan: "free", surface: "agent" },
+      )
     ).response;
     expect(res.status).toBe(200);
     expect(res.headers.get("x-daily-request-left")).toBe("4");

@@ -1,5 +1,5 @@
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "cloudflare:workers";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { limiterFor } from "../../src/limits/admission.js";
 import { ERROR_META_KEY } from "../../src/mcp/tools.js";
@@ -13,15 +13,19 @@ async function searchCreditsUsed(accountId: number): Promise<number> {
 }
 
 async function logRows(accountId: number) {
-  const { results } = await env.DB.prepare("SELECT endpoint, uri, type, status_code, cost, source, api_key_id FROM request_logs WHERE account_id = ? ORDER BY id").bind(accountId).all<{
-    endpoint: string;
-    uri: string;
-    type: string;
-    status_code: number;
-    cost: number;
-    source: string;
-    api_key_id: number | null;
-  }>();
+  const { results } = await env.DB.prepare(
+    "SELECT endpoint, uri, type, status_code, cost, source, api_key_id FROM request_logs WHERE account_id = ? ORDER BY id",
+  )
+    .bind(accountId)
+    .all<{
+      endpoint: string;
+      uri: string;
+      type: string;
+      status_code: number;
+      cost: number;
+      source: string;
+      api_key_id: number | null;
+    }>();
   return results;
 }
 
@@ -42,11 +46,18 @@ describe("POST /v1/mcp with an API key and secret", () => {
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
     const result = await client.callTool({ name: "email-finder", arguments: FIND_JANE });
     expect(result.isError).toBeFalsy();
-    const rest = await json(await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper", { headers: a.headers }));
+    const rest = await json(
+      await call("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper", { headers: a.headers }),
+    );
     // The same answer as the REST call, but for the time of the verification (each call checks again).
-    const checkedAtAnyTime = (body: any) => ({ ...body, data: { ...body.data, verification: { ...body.data.verification, date: expect.stringMatching(/\+00:00$/) } } });
+    const checkedAtAnyTime = (body: any) => ({
+      ...body,
+      data: { ...body.data, verification: { ...body.data.verification, date: expect.stringMatching(/\+00:00$/) } },
+    });
     expect(result.structuredContent).toEqual(checkedAtAnyTime(rest));
-    expect(result.structuredContent).toMatchObject({ data: { email: "jane.cooper@acme-widgets.test", score: 95, position: "Chief Technology Officer" } });
+    expect(result.structuredContent).toMatchObject({
+      data: { email: "jane.cooper@acme-widgets.test", score: 95, position: "Chief Technology Officer" },
+    });
     const text = (result.content as { type: string; text: string }[])[0]!;
     expect(text.type).toBe("text");
     expect(text.text).toMatch(/^Email Finder: email: jane\.cooper@acme-widgets\.test, .*score: 95/);
@@ -68,7 +79,10 @@ describe("POST /v1/mcp with an API key and secret", () => {
   it("does not charge a call that answers 422, and says why with the service's error type", async () => {
     const a = await createAccount();
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
-    const result = await client.callTool({ name: "email-finder", arguments: { company: "No Such Company Anywhere", full_name: "Jane Cooper" } });
+    const result = await client.callTool({
+      name: "email-finder",
+      arguments: { company: "No Such Company Anywhere", full_name: "Jane Cooper" },
+    });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ type: "unknown_company", code: 422 });
@@ -85,7 +99,14 @@ describe("POST /v1/mcp with an API key and secret", () => {
     await client.callTool({ name: "email-finder", arguments: { domain: "acme-widgets.test" } });
     await vi.waitUntil(async () => (await logRows(a.accountId)).length === 2, { timeout: 3000 });
     const [found, refused] = await logRows(a.accountId);
-    expect(found).toMatchObject({ endpoint: "/v1/mcp", type: "Email Finder", status_code: 200, cost: 1, source: "api", api_key_id: a.keyId });
+    expect(found).toMatchObject({
+      endpoint: "/v1/mcp",
+      type: "Email Finder",
+      status_code: 200,
+      cost: 1,
+      source: "api",
+      api_key_id: a.keyId,
+    });
     expect(found!.uri).toBe("/v1/mcp?tool=email-finder&domain=acme-widgets.test&first_name=J***&last_name=C***");
     expect(refused).toMatchObject({ endpoint: "/v1/mcp", type: "Email Finder", status_code: 400, cost: 0 });
   });
@@ -95,23 +116,42 @@ describe("POST /v1/mcp with an API key and secret", () => {
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
     const missing = await client.callTool({ name: "email-verifier", arguments: {} });
     expect(missing.isError).toBe(true);
-    expect(missing._meta?.[ERROR_META_KEY]).toMatchObject({ type: "params_invalid", code: 400, message: "The parameter 'email' is required." });
+    expect(missing._meta?.[ERROR_META_KEY]).toMatchObject({
+      type: "params_invalid",
+      code: 400,
+      message: "The parameter 'email' is required.",
+    });
 
     const typo = await client.callTool({ name: "email-verifier", arguments: { emial: "jane@acme-widgets.test" } });
-    expect(typo._meta?.[ERROR_META_KEY]).toMatchObject({ type: "params_invalid", message: expect.stringContaining("'emial' is not a parameter of this tool") });
+    expect(typo._meta?.[ERROR_META_KEY]).toMatchObject({
+      type: "params_invalid",
+      message: expect.stringContaining("'emial' is not a parameter of this tool"),
+    });
 
     const list = await client.callTool({ name: "email-verifier", arguments: { email: ["a@b.test"] } });
-    expect(list._meta?.[ERROR_META_KEY]).toMatchObject({ type: "params_invalid", message: "The parameter 'email' must be text, a number or true/false, not a list." });
+    expect(list._meta?.[ERROR_META_KEY]).toMatchObject({
+      type: "params_invalid",
+      message: "The parameter 'email' must be text, a number or true/false, not a list.",
+    });
   });
 
   it("takes JSON booleans and numbers for the parameters /v1 reads from the query string", async () => {
     const a = await createAccount();
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
-    const result = await client.callTool({ name: "domain-search", arguments: { domain: "acme-widgets.test", limit: 1, enrich_mobile: false } });
+    const result = await client.callTool({
+      name: "domain-search",
+      arguments: { domain: "acme-widgets.test", limit: 1, enrich_mobile: false },
+    });
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { data: { emails: unknown[] } }).data.emails).toHaveLength(1);
-    const bad = await client.callTool({ name: "domain-search", arguments: { domain: "acme-widgets.test", limit: 1000 } });
-    expect(bad._meta?.[ERROR_META_KEY]).toMatchObject({ type: "params_invalid", message: "The parameter 'limit' is invalid: must be at most 100." });
+    const bad = await client.callTool({
+      name: "domain-search",
+      arguments: { domain: "acme-widgets.test", limit: 1000 },
+    });
+    expect(bad._meta?.[ERROR_META_KEY]).toMatchObject({
+      type: "params_invalid",
+      message: "The parameter 'limit' is invalid: must be at most 100.",
+    });
   });
 
   it("refuses an unknown tool name with the protocol's invalid-params error", async () => {
@@ -127,22 +167,36 @@ describe("POST /v1/mcp without usable credentials", () => {
   it("answers 401 with a Bearer challenge naming the protected-resource metadata", async () => {
     const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe('Bearer resource_metadata="https://api.test/.well-known/oauth-protected-resource", scope="api"');
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="https://api.test/.well-known/oauth-protected-resource", scope="api"',
+    );
     expect((await res.json<any>()).errors).toMatchObject({ type: "authentication_failed", code: 401 });
   });
 
   it("keeps the bearer error of a bad token and adds the metadata", async () => {
-    const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization: "Bearer not-a-token" });
+    const res = await rpc(
+      "/v1/mcp",
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { authorization: "Bearer not-a-token" },
+    );
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="account-api", error="invalid_token", .*resource_metadata="https:\/\/api\.test\/\.well-known\/oauth-protected-resource"$/);
+    expect(res.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="account-api", error="invalid_token", .*resource_metadata="https:\/\/api\.test\/\.well-known\/oauth-protected-resource"$/,
+    );
     expect((await res.json<any>()).errors.type).toBe("access_token_malformed");
   });
 
   it("answers a wrong secret with 401 and the challenge", async () => {
     const a = await createAccount();
-    const res = await rpc("/v1/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "x-service-key": a.key, "x-service-secret": "wrong-secret-0123456789abcdef" });
+    const res = await rpc(
+      "/v1/mcp",
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { "x-service-key": a.key, "x-service-secret": "wrong-secret-0123456789abcdef" },
+    );
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toContain('resource_metadata="https://api.test/.well-known/oauth-protected-resource"');
+    expect(res.headers.get("www-authenticate")).toContain(
+      'resource_metadata="https://api.test/.well-known/oauth-protected-resource"',
+    );
     expect((await res.json<any>()).errors.type).toBe("invalid_credentials");
   });
 
@@ -211,7 +265,10 @@ describe("resources and prompts on /v1/mcp", () => {
     await client.callTool({ name: "email-finder", arguments: FIND_JANE });
     await vi.waitUntil(async () => (await searchCreditsUsed(a.accountId)) === 1);
     const { contents } = await client.readResource({ uri: "contact-intelligence://account/rate-limits" });
-    expect(contents[0]).toMatchObject({ uri: "contact-intelligence://account/rate-limits", mimeType: "application/json" });
+    expect(contents[0]).toMatchObject({
+      uri: "contact-intelligence://account/rate-limits",
+      mimeType: "application/json",
+    });
     const limits = JSON.parse((contents[0] as { text: string }).text);
     expect(limits.credits.search.used).toBe(1);
     expect(limits.data).toBeTypeOf("object");
@@ -220,15 +277,23 @@ describe("resources and prompts on /v1/mcp", () => {
   it("reads usage, the catalogue with credit costs and the OpenAPI document", async () => {
     const a = await createAccount();
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
-    const usage = JSON.parse(((await client.readResource({ uri: "contact-intelligence://account/usage" })).contents[0] as { text: string }).text);
+    const usage = JSON.parse(
+      ((await client.readResource({ uri: "contact-intelligence://account/usage" })).contents[0] as { text: string })
+        .text,
+    );
     expect(usage.total).toBeTypeOf("object");
-    const catalogue = JSON.parse(((await client.readResource({ uri: "contact-intelligence://catalogue" })).contents[0] as { text: string }).text);
+    const catalogue = JSON.parse(
+      ((await client.readResource({ uri: "contact-intelligence://catalogue" })).contents[0] as { text: string }).text,
+    );
     expect(catalogue.tools.find((t: { tool: string }) => t.tool === "email-finder")).toMatchObject({
       rest: { account_api: "GET /v1/email-finder", agent_surface: "GET /email-finder" },
       credits: { balance: "search", per_found_answer: 1 },
       agent_price_usd: "0.03",
     });
-    const openapi = JSON.parse(((await client.readResource({ uri: "contact-intelligence://openapi/account" })).contents[0] as { text: string }).text);
+    const openapi = JSON.parse(
+      ((await client.readResource({ uri: "contact-intelligence://openapi/account" })).contents[0] as { text: string })
+        .text,
+    );
     expect(openapi.openapi).toBe("3.1.0");
     expect(openapi.paths["/email-finder"]).toBeDefined();
   });
@@ -236,7 +301,9 @@ describe("resources and prompts on /v1/mcp", () => {
   it("refuses an unknown resource with -32002", async () => {
     const a = await createAccount();
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
-    await expect(client.readResource({ uri: "contact-intelligence://nothing" })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: "contact-intelligence://nothing" })).rejects.toMatchObject({
+      code: -32002,
+    });
   });
 
   it("offers three workflows that name only the tools this endpoint serves", async () => {
@@ -244,10 +311,16 @@ describe("resources and prompts on /v1/mcp", () => {
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(["find-decision-makers", "enrich-leads", "check-email-setup"]);
-    const { messages } = await client.getPrompt({ name: "check-email-setup", arguments: { domain: "acme-widgets.test" } });
+    const { messages } = await client.getPrompt({
+      name: "check-email-setup",
+      arguments: { domain: "acme-widgets.test" },
+    });
     const text = (messages[0]!.content as { text: string }).text;
     expect(text).toContain('Call technology with domain="acme-widgets.test"');
     expect(text).toContain('email-verifier with email="postmaster@acme-widgets.test"');
-    await expect(client.getPrompt({ name: "check-email-setup", arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("domain") });
+    await expect(client.getPrompt({ name: "check-email-setup", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("domain"),
+    });
   });
 });

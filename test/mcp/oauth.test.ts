@@ -1,8 +1,12 @@
+import { env } from "cloudflare:workers";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { env } from "cloudflare:workers";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { describe, expect, it, vi } from "vitest";
 import { limiterFor } from "../../src/limits/admission.js";
 import { field, issueTokens, REDIRECT, signedIn } from "../oauth/support.js";
@@ -63,25 +67,39 @@ describe("an MCP client signing in to /v1/mcp with OAuth", () => {
     expect(consent.status).toBe(200);
     const html = await consent.text();
     expect(html).toContain("Test MCP client");
-    const approved = await browser.post("/oauth/authorize", { csrf: field(html, "csrf"), handle: field(html, "handle"), decision: "approve" });
+    const approved = await browser.post("/oauth/authorize", {
+      csrf: field(html, "csrf"),
+      handle: field(html, "handle"),
+      decision: "approve",
+    });
     expect(approved.status).toBe(302);
     const back = new URL(approved.headers.get("location")!);
     expect(back.searchParams.get("state")).toBe("mcp-state-1");
 
     // 3. The SDK exchanges the code (PKCE verifier, same resource), then connects with the token.
-    const finishing = new StreamableHTTPClientTransport(new URL("https://api.test/v1/mcp"), { authProvider: provider, fetch: workerFetch });
+    const finishing = new StreamableHTTPClientTransport(new URL("https://api.test/v1/mcp"), {
+      authProvider: provider,
+      fetch: workerFetch,
+    });
     await finishing.finishAuth(back.searchParams.get("code")!);
     expect(provider.saved?.access_token).toMatch(/\S/);
     expect(provider.saved?.scope).toBe("api");
 
     const { client } = await connect("/v1/mcp", { authProvider: provider });
-    const result = await client.callTool({ name: "email-finder", arguments: { domain: "acme-widgets.test", first_name: "Jane", last_name: "Cooper" } });
+    const result = await client.callTool({
+      name: "email-finder",
+      arguments: { domain: "acme-widgets.test", first_name: "Jane", last_name: "Cooper" },
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ data: { email: "jane.cooper@acme-widgets.test" } });
     // Billed to the account that signed in, like a /v1 call with the same token.
     await vi.waitUntil(async () => (await limiterFor(env, account.accountId).balances("pro")).search.used === 1);
     await vi.waitUntil(async () => {
-      const row = await env.DB.prepare("SELECT oauth_client_id, type, cost FROM request_logs WHERE account_id = ? AND endpoint = '/v1/mcp'").bind(account.accountId).first();
+      const row = await env.DB.prepare(
+        "SELECT oauth_client_id, type, cost FROM request_logs WHERE account_id = ? AND endpoint = '/v1/mcp'",
+      )
+        .bind(account.accountId)
+        .first();
       return row?.oauth_client_id === provider.client!.client_id && row.type === "Email Finder" && row.cost === 1;
     });
   });
@@ -90,11 +108,17 @@ describe("an MCP client signing in to /v1/mcp with OAuth", () => {
     const { tokens } = await issueTokens("account:read");
     const res = await workerFetch("https://api.test/v1/mcp", {
       method: "POST",
-      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(res.status).toBe(403);
-    expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="api".*resource_metadata="https:\/\/api\.test\/\.well-known\/oauth-protected-resource"/);
+    expect(res.headers.get("www-authenticate")).toMatch(
+      /error="insufficient_scope".*scope="api".*resource_metadata="https:\/\/api\.test\/\.well-known\/oauth-protected-resource"/,
+    );
     expect((await res.json<any>()).errors.type).toBe("insufficient_scope");
   });
 });

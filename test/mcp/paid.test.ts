@@ -7,8 +7,8 @@ import { DEV_AUTHORIZATION, DEV_CHAIN_ID, DEV_TOKENS } from "../../src/agent/dev
 import { soldCapabilities } from "../../src/agent/discovery.js";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { ERROR_META_KEY, toolName } from "../../src/mcp/tools.js";
-import { payingAgent, settlementOf } from "../agent/support.js";
 import { TEST_CAPABILITIES, upstreamCalls } from "../agent/harness.js";
+import { payingAgent, settlementOf } from "../agent/support.js";
 import { appFetch, connect } from "./support.js";
 
 const CREDENTIAL = "org.paymentauth/credential";
@@ -27,7 +27,10 @@ async function paymentRequired(client: Client, name: string, args: Record<string
 /** Pays one of the challenges of a -32042 error and returns the credential as `_meta` carries it. */
 async function credentialFrom(err: McpError, agent = payingAgent()): Promise<Credential.Credential> {
   const { challenges } = err.data as { challenges: Challenge.Challenge[] };
-  const offer = new Response(null, { status: 402, headers: { "www-authenticate": Challenge.serialize(challenges[0]!) } });
+  const offer = new Response(null, {
+    status: 402,
+    headers: { "www-authenticate": Challenge.serialize(challenges[0]!) },
+  });
   return Credential.deserialize(await agent.client.createCredential(offer));
 }
 
@@ -50,7 +53,9 @@ describe("POST /mcp: the agent surface over MCP, paid per call with MPP", () => 
     const data = err.data as { httpStatus: number; challenges: Challenge.Challenge[]; problem: { type: string } };
     expect(data.httpStatus).toBe(402);
     expect(data.problem.type).toBe("https://paymentauth.org/problems/payment-required");
-    expect(data.challenges.map((c) => (c.request as { currency: string }).currency.toLowerCase()).sort()).toEqual([DEV_TOKENS.USDC, DEV_TOKENS.USDT].sort());
+    expect(data.challenges.map((c) => (c.request as { currency: string }).currency.toLowerCase()).sort()).toEqual(
+      [DEV_TOKENS.USDC, DEV_TOKENS.USDT].sort(),
+    );
     // The credential pays for this tool's agent path only, at its price (0.03 USD in 6-decimal base units).
     expect(data.challenges.every((c) => (c.request as { amount: string }).amount === "30000")).toBe(true);
   });
@@ -58,20 +63,41 @@ describe("POST /mcp: the agent surface over MCP, paid per call with MPP", () => 
   it("is paid through mppx's MCP client with the dev method: the answer, and the receipt in _meta", async () => {
     const agent = payingAgent();
     const { client } = await connect("/mcp");
-    McpClient.wrap(client, { methods: [evm({ account: agent.account, authorization: DEV_AUTHORIZATION, networks: [DEV_CHAIN_ID], currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT] })] } as never);
-    const result = (await client.callTool({ name: "email-finder", arguments: FIND_JANE })) as Awaited<ReturnType<Client["callTool"]>> & { receipt?: Receipt.Receipt & { challengeId: string } };
+    McpClient.wrap(client, {
+      methods: [
+        evm({
+          account: agent.account,
+          authorization: DEV_AUTHORIZATION,
+          networks: [DEV_CHAIN_ID],
+          currencies: [DEV_TOKENS.USDC, DEV_TOKENS.USDT],
+        }),
+      ],
+    } as never);
+    const result = (await client.callTool({ name: "email-finder", arguments: FIND_JANE })) as Awaited<
+      ReturnType<Client["callTool"]>
+    > & { receipt?: Receipt.Receipt & { challengeId: string } };
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ data: { email: "jane.cooper@acme-widgets.test" } });
     expect(result.receipt).toMatchObject({ status: "success", method: "evm", challengeId: expect.any(String) });
     expect(result._meta?.[RECEIPT]).toEqual(result.receipt);
     // Settled once, in the same ledger as the HTTP agent surface.
-    expect(await settlementOf(result.receipt!.challengeId)).toMatchObject({ endpoint: "/email-finder", amount: "30000", payer: agent.account.address, reference: result.receipt!.reference });
+    expect(await settlementOf(result.receipt!.challengeId)).toMatchObject({
+      endpoint: "/email-finder",
+      amount: "30000",
+      payer: agent.account.address,
+      reference: result.receipt!.reference,
+    });
   });
 
   it("does not charge an upstream 422, and the same credential then pays once for a real answer", async () => {
     const { client } = await connect("/mcp");
     const credential = await credentialFrom(await paymentRequired(client, "email-finder", FIND_JANE));
-    const unknown = await paidCall(client, "email-finder", { company: "No Such Company Anywhere", full_name: "Jane Cooper" }, credential);
+    const unknown = await paidCall(
+      client,
+      "email-finder",
+      { company: "No Such Company Anywhere", full_name: "Jane Cooper" },
+      credential,
+    );
     expect(unknown.isError).toBe(true);
     expect(unknown._meta?.[ERROR_META_KEY]).toMatchObject({ type: "unknown_company", code: 422 });
     expect(unknown._meta?.[RECEIPT]).toBeUndefined();
@@ -90,12 +116,17 @@ describe("POST /mcp: the agent surface over MCP, paid per call with MPP", () => 
     const replay = await paidCall(client, "email-finder", FIND_JANE, credential).catch((e: unknown) => e);
     expect(replay).toBeInstanceOf(McpError);
     expect(replay).toMatchObject({ code: -32043, message: expect.stringContaining("already paid for an answer") });
-    expect((replay as McpError).data).toMatchObject({ httpStatus: 402, challenges: [expect.any(Object), expect.any(Object)] });
+    expect((replay as McpError).data).toMatchObject({
+      httpStatus: 402,
+      challenges: [expect.any(Object), expect.any(Object)],
+    });
   });
 
   it("refuses a credential bought for another tool", async () => {
     const { client } = await connect("/mcp");
-    const forVerifier = await credentialFrom(await paymentRequired(client, "email-verifier", { email: "jane@acme-widgets.test" }));
+    const forVerifier = await credentialFrom(
+      await paymentRequired(client, "email-verifier", { email: "jane@acme-widgets.test" }),
+    );
     const err = await paidCall(client, "email-finder", FIND_JANE, forVerifier).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: -32043 });
     expect(await settlementOf(forVerifier.challenge.id)).toBeNull();
@@ -103,21 +134,32 @@ describe("POST /mcp: the agent surface over MCP, paid per call with MPP", () => 
 
   it("answers a credential that is not one with -32602 and fresh challenges", async () => {
     const { client } = await connect("/mcp");
-    const err = await client.callTool({ name: "email-finder", arguments: FIND_JANE, _meta: { [CREDENTIAL]: { nonsense: true } } }).catch((e: unknown) => e);
+    const err = await client
+      .callTool({ name: "email-finder", arguments: FIND_JANE, _meta: { [CREDENTIAL]: { nonsense: true } } })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: -32602 });
-    expect((err as McpError).data).toMatchObject({ problem: { type: "https://paymentauth.org/problems/malformed-credential" }, challenges: [expect.any(Object), expect.any(Object)] });
+    expect((err as McpError).data).toMatchObject({
+      problem: { type: "https://paymentauth.org/problems/malformed-credential" },
+      challenges: [expect.any(Object), expect.any(Object)],
+    });
   });
 
   it("refuses bad parameters before asking for a payment", async () => {
     const { client } = await connect("/mcp");
     const result = await client.callTool({ name: "email-verifier", arguments: {} });
     expect(result.isError).toBe(true);
-    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ type: "params_invalid", code: 422, message: "The parameter 'email' is required." });
+    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({
+      type: "params_invalid",
+      code: 422,
+      message: "The parameter 'email' is required.",
+    });
   });
 
   it("refuses a tool the agent surface does not sell as unknown", async () => {
     const { client } = await connect("/mcp");
-    await expect(client.callTool({ name: "technology", arguments: { domain: "acme-widgets.test" } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.callTool({ name: "technology", arguments: { domain: "acme-widgets.test" } }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 });
 
@@ -139,7 +181,9 @@ describe("POST /mcp with upstream failures", () => {
 
   it("passes an upstream 503 on unbilled", async () => {
     const { client } = await connect("/mcp");
-    const credential = await credentialFrom(await paymentRequired(client, "email-verifier", { email: "jane@servfail-verify.test" }));
+    const credential = await credentialFrom(
+      await paymentRequired(client, "email-verifier", { email: "jane@servfail-verify.test" }),
+    );
     const result = await paidCall(client, "email-verifier", { email: "jane@servfail-verify.test" }, credential);
     expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ type: "dns_unavailable", code: 503 });
     expect(await settlementOf(credential.challenge.id)).toBeNull();

@@ -1,8 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
-import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
+import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { inputSchemaOf, toolName } from "../../src/mcp/tools.js";
 import { createAccount } from "../support/accounts.js";
@@ -17,7 +17,10 @@ const weatherAtDomain = defineCapability({
   paths: ["/domain-weather"],
   params: z.object({
     domain: z.string().min(1).openapi({ description: "Company domain", example: "acme.com" }),
-    celsius: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+    celsius: z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional(),
   }),
   rateGroup: null,
   cost: { balance: "search", amount: 1 },
@@ -49,12 +52,22 @@ describe("the tools of /v1/mcp", () => {
       type: "object",
       additionalProperties: false,
       properties: {
-        domain: { type: "string", maxLength: 255, description: "Company website domain (a URL is accepted)", examples: ["acme.com"] },
+        domain: {
+          type: "string",
+          maxLength: 255,
+          description: "Company website domain (a URL is accepted)",
+          examples: ["acme.com"],
+        },
         enrich_mobile: { type: "boolean", description: expect.stringContaining("phone credit") },
       },
     });
     expect(tools.find((t) => t.name === "email-verifier")!.inputSchema.required).toEqual(["email"]);
-    expect(tools.find((t) => t.name === "similar")!.inputSchema.properties!.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 10 });
+    expect(tools.find((t) => t.name === "similar")!.inputSchema.properties!.limit).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 10,
+    });
   });
 
   it("take their output schema from the response schema, open to extra fields", async () => {
@@ -63,7 +76,10 @@ describe("the tools of /v1/mcp", () => {
     const { tools } = await client.listTools();
     for (const tool of tools) expect(tool.outputSchema, tool.name).toMatchObject({ type: "object" });
     const finder = tools.find((t) => t.name === "email-finder")!;
-    expect(finder.outputSchema).toMatchObject({ required: ["data"], properties: { data: { properties: { email: { type: ["string", "null"] }, score: expect.any(Object) } } } });
+    expect(finder.outputSchema).toMatchObject({
+      required: ["data"],
+      properties: { data: { properties: { email: { type: ["string", "null"] }, score: expect.any(Object) } } },
+    });
     expect(JSON.stringify(tools.map((t) => t.outputSchema))).not.toContain('"additionalProperties":false');
   });
 
@@ -72,9 +88,16 @@ describe("the tools of /v1/mcp", () => {
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(byName["email-finder"]!.description).toMatch(/^The most likely address of a person .*Use it to get one named person's work address.*Needs one of: domain \+ first_name \+ last_name; .*Uses 1 search credit when it finds something/);
+    expect(byName["email-finder"]!.description).toMatch(
+      /^The most likely address of a person .*Use it to get one named person's work address.*Needs one of: domain \+ first_name \+ last_name; .*Uses 1 search credit when it finds something/,
+    );
     expect(byName["domain-status"]!.description).toMatch(/Free \(no credits\)\.$/);
-    for (const tool of tools) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, title: tool.title });
+    for (const tool of tools)
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        title: tool.title,
+      });
     expect(byName["phone-validator"]!.annotations!.openWorldHint).toBe(false);
     expect(byName["email-verifier"]!.annotations!.openWorldHint).toBe(true);
   });
@@ -90,8 +113,15 @@ describe("a capability added to the registry", () => {
     const tool = tools.at(-1)!;
     expect(tool).toMatchObject({
       title: "Domain Weather",
-      description: "The weather at a company's headquarters (test only). Uses 1 search credit when it finds something; nothing found, an error, or the same request again within 30 days is free.",
-      inputSchema: { properties: { domain: { type: "string", description: "Company domain" }, celsius: { type: "string", enum: ["true", "false"] } }, required: ["domain"] },
+      description:
+        "The weather at a company's headquarters (test only). Uses 1 search credit when it finds something; nothing found, an error, or the same request again within 30 days is free.",
+      inputSchema: {
+        properties: {
+          domain: { type: "string", description: "Company domain" },
+          celsius: { type: "string", enum: ["true", "false"] },
+        },
+        required: ["domain"],
+      },
       outputSchema: { properties: { data: { properties: { sky: { type: "string" } } } } },
       annotations: { openWorldHint: true },
     });

@@ -4,7 +4,18 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import { call, json } from "../support/accounts.js";
-import { authorizationCode, authorizeUrl, bearer, issueTokens, pkce, REDIRECT, registerClient, signedIn, tokenRequest, type Tokens } from "./support.js";
+import {
+  authorizationCode,
+  authorizeUrl,
+  bearer,
+  issueTokens,
+  pkce,
+  REDIRECT,
+  registerClient,
+  signedIn,
+  type Tokens,
+  tokenRequest,
+} from "./support.js";
 
 afterEach(() => vi.useRealTimers());
 
@@ -47,7 +58,9 @@ describe("authorization code flow with PKCE", () => {
     const { browser } = await signedIn();
     const client = await registerClient();
     const { challenge } = await pkce();
-    const res = await browser.fetch(authorizeUrl(client.client_id, challenge, { redirect_uri: "https://evil.test/cb" }));
+    const res = await browser.fetch(
+      authorizeUrl(client.client_id, challenge, { redirect_uri: "https://evil.test/cb" }),
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
     expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
@@ -70,14 +83,32 @@ describe("authorization code flow with PKCE", () => {
     const client = await registerClient();
     const { verifier, challenge } = await pkce();
     const code = await authorizationCode(browser, client.client_id, challenge);
-    const wrong = await tokenRequest({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: "w".repeat(43) });
+    const wrong = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: "w".repeat(43),
+    });
     expect(wrong.status).toBe(400);
     expect((await wrong.json<{ error: string }>()).error).toBe("invalid_grant");
 
     const code2 = await authorizationCode(browser, client.client_id, challenge);
-    const first = await tokenRequest({ grant_type: "authorization_code", code: code2, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier });
+    const first = await tokenRequest({
+      grant_type: "authorization_code",
+      code: code2,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: verifier,
+    });
     expect(first.status).toBe(200);
-    const replay = await tokenRequest({ grant_type: "authorization_code", code: code2, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier });
+    const replay = await tokenRequest({
+      grant_type: "authorization_code",
+      code: code2,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: verifier,
+    });
     expect(replay.status).toBe(400);
     expect((await replay.json<{ error: string }>()).error).toBe("invalid_grant");
   });
@@ -90,7 +121,11 @@ describe("authorization code flow with PKCE", () => {
     const html = await consent.text();
     expect(html).toContain("Test CRM");
     const { field } = await import("./support.js");
-    const res = await browser.post("/oauth/authorize", { csrf: field(html, "csrf"), handle: field(html, "handle"), decision: "deny" });
+    const res = await browser.post("/oauth/authorize", {
+      csrf: field(html, "csrf"),
+      handle: field(html, "handle"),
+      decision: "deny",
+    });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location")!);
     expect(location.searchParams.get("error")).toBe("access_denied");
@@ -98,12 +133,16 @@ describe("authorization code flow with PKCE", () => {
   });
 
   it("refuses a consent post without the session's CSRF token", async () => {
-    const { browser, } = await signedIn();
+    const { browser } = await signedIn();
     const client = await registerClient();
     const { challenge } = await pkce();
     const html = await (await browser.fetch(authorizeUrl(client.client_id, challenge))).text();
     const { field } = await import("./support.js");
-    const res = await browser.post("/oauth/authorize", { csrf: "forged-token", handle: field(html, "handle"), decision: "approve" });
+    const res = await browser.post("/oauth/authorize", {
+      csrf: "forged-token",
+      handle: field(html, "handle"),
+      decision: "approve",
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get("location")).toBeNull();
   });
@@ -112,7 +151,8 @@ describe("authorization code flow with PKCE", () => {
 describe("refresh tokens", () => {
   it("rotate: the new refresh token works and the old one is dead", async () => {
     const { tokens, client } = await issueTokens();
-    const refresh = (token: string) => tokenRequest({ grant_type: "refresh_token", refresh_token: token, client_id: client.client_id });
+    const refresh = (token: string) =>
+      tokenRequest({ grant_type: "refresh_token", refresh_token: token, client_id: client.client_id });
     const first = await refresh(tokens.refresh_token);
     expect(first.status).toBe(200);
     const rotated = (await first.json()) as Tokens;
@@ -138,7 +178,9 @@ describe("bearer tokens on /v1", () => {
   });
 
   it("answers 401 access_token_invalid for a well-formed token never issued", async () => {
-    expect(await refusal(await call("/v1/me", { headers: bearer(`1:abcdefgh:${"z".repeat(32)}`) }))).toBe("access_token_invalid");
+    expect(await refusal(await call("/v1/me", { headers: bearer(`1:abcdefgh:${"z".repeat(32)}`) }))).toBe(
+      "access_token_invalid",
+    );
   });
 
   it("answers 401 access_token_expired once the token has expired", async () => {
@@ -153,7 +195,11 @@ describe("bearer tokens on /v1", () => {
     const res = await call("/oauth/revoke", {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ token: tokens.access_token, token_type_hint: "access_token", client_id: client.client_id }),
+      body: new URLSearchParams({
+        token: tokens.access_token,
+        token_type_hint: "access_token",
+        client_id: client.client_id,
+      }),
     });
     expect(res.status).toBe(200);
     expect(await refusal(await call("/v1/me", { headers: bearer(tokens.access_token) }))).toBe("access_token_revoked");
@@ -164,10 +210,18 @@ describe("bearer tokens on /v1", () => {
     const res = await call("/oauth/revoke", {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ token: tokens.refresh_token, token_type_hint: "refresh_token", client_id: client.client_id }),
+      body: new URLSearchParams({
+        token: tokens.refresh_token,
+        token_type_hint: "refresh_token",
+        client_id: client.client_id,
+      }),
     });
     expect(res.status).toBe(200);
-    const refresh = await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refresh = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect((await refresh.json<{ error: string }>()).error).toBe("invalid_grant");
     expect(await refusal(await call("/v1/me", { headers: bearer(tokens.access_token) }))).toBe("access_token_revoked");
   });

@@ -3,10 +3,9 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { oauthDeviceCodes } from "../../src/db/schema-oauth.js";
-import { call, json } from "../support/accounts.js";
-import { bearer, Browser, field, registerClient, signedIn, tokenRequest } from "./support.js";
-import { createAccount } from "../support/accounts.js";
 import { DEVICE_CODE_LIMITS } from "../../src/oauth/device-throttle.js";
+import { call, createAccount, json } from "../support/accounts.js";
+import { Browser, bearer, field, registerClient, signedIn, tokenRequest } from "./support.js";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -19,12 +18,16 @@ async function startDevice(clientId: string, scope?: string) {
   return res;
 }
 
-const poll = (clientId: string, deviceCode: string) => tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
+const poll = (clientId: string, deviceCode: string) =>
+  tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
 
 /** Lets the next poll through without waiting out the interval in real time. */
 async function waitOutInterval(deviceCode: string) {
   const { sha256Hex } = await import("../../src/platform/crypto.js");
-  await drizzle(env.DB).update(oauthDeviceCodes).set({ lastPolledAt: 0 }).where(eq(oauthDeviceCodes.deviceCodeHash, await sha256Hex(deviceCode)));
+  await drizzle(env.DB)
+    .update(oauthDeviceCodes)
+    .set({ lastPolledAt: 0 })
+    .where(eq(oauthDeviceCodes.deviceCodeHash, await sha256Hex(deviceCode)));
 }
 
 async function answer(browser: Browser, userCode: string, decision: "approve" | "deny") {
@@ -44,7 +47,8 @@ let nextAddress = 1;
 const ownAddress = () => `198.51.100.${nextAddress++}`;
 
 /** A well-formed user code that is (almost surely) nobody's. */
-const wrongCode = () => [...crypto.getRandomValues(new Uint8Array(8))].map((b) => "BCDFGHJKLMNPQRSTVWXZ"[b % 20]).join("");
+const wrongCode = () =>
+  [...crypto.getRandomValues(new Uint8Array(8))].map((b) => "BCDFGHJKLMNPQRSTVWXZ"[b % 20]).join("");
 
 /** Types a code on the device page; answers the page. */
 async function typeCode(browser: Browser, code: string) {
@@ -95,7 +99,11 @@ describe("device code entry is throttled (RFC 8628 §5.1)", () => {
     expect(confirm.status).toBe(200);
     const html = await confirm.text();
     // The decision form names the code again: that is a submission too.
-    const decided = await browser.post("/device/decision", { csrf: field(html, "csrf"), user_code: field(html, "user_code"), decision: "approve" });
+    const decided = await browser.post("/device/decision", {
+      csrf: field(html, "csrf"),
+      user_code: field(html, "user_code"),
+      decision: "approve",
+    });
     expect(decided.status).toBe(429);
     expect(await decided.text()).toContain("Too many codes tried");
   });
@@ -147,7 +155,11 @@ describe("device authorization (RFC 8628)", () => {
     expect(tokens).toMatchObject({ token_type: "bearer", scope: "api" });
     const me = await call("/v1/me", { headers: bearer(tokens.access_token) });
     expect((await json(me)).data.user_id).toBe(account.accountId);
-    const refreshed = await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refreshed = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect(refreshed.status).toBe(200);
 
     const again = await poll(client.client_id, device_code);
@@ -167,7 +179,10 @@ describe("device authorization (RFC 8628)", () => {
   it("answers expired_token after the code's lifetime, and the page no longer takes it", async () => {
     const client = await registerClient();
     const { device_code, user_code } = await json(await startDevice(client.client_id));
-    await drizzle(env.DB).update(oauthDeviceCodes).set({ expiresAt: Date.now() - 1 }).where(eq(oauthDeviceCodes.clientId, client.client_id));
+    await drizzle(env.DB)
+      .update(oauthDeviceCodes)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(oauthDeviceCodes.clientId, client.client_id));
     await waitOutInterval(device_code);
     expect((await json(await poll(client.client_id, device_code))).error).toBe("expired_token");
     const { browser } = await signedIn();

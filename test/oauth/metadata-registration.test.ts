@@ -1,11 +1,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { DOCS_ASSETS } from "../../src/oauth/pages/docs.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { authorizeUrl, Browser, emailOf, field, pkce, registerClient, signedIn } from "./support.js";
-import { DOCS_ASSETS } from "../../src/oauth/pages/docs.js";
 
 const register = (body: unknown) =>
-  call("/v1/oauth/register", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  call("/v1/oauth/register", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("authorization server metadata (RFC 8414)", () => {
   it("lists every endpoint, S256 only, the device grant and the scopes", async () => {
@@ -22,13 +26,22 @@ describe("authorization server metadata (RFC 8414)", () => {
       code_challenge_methods_supported: ["S256"],
       scopes_supported: ["api", "account:read"],
     });
-    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]);
+    expect(meta.grant_types_supported).toEqual([
+      "authorization_code",
+      "refresh_token",
+      "urn:ietf:params:oauth:grant-type:device_code",
+    ]);
   });
 });
 
 describe("dynamic client registration (RFC 7591)", () => {
   it("registers a public app with a loopback redirect and says so in the answer", async () => {
-    const res = await register({ redirect_uris: ["http://127.0.0.1:8765/callback"], client_name: "CLI", token_endpoint_auth_method: "none", grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] });
+    const res = await register({
+      redirect_uris: ["http://127.0.0.1:8765/callback"],
+      client_name: "CLI",
+      token_endpoint_auth_method: "none",
+      grant_types: ["urn:ietf:params:oauth:grant-type:device_code"],
+    });
     expect(res.status).toBe(201);
     const body = await json(res);
     expect(body.client_id).toBeTruthy();
@@ -90,7 +103,12 @@ describe("sign-in page", () => {
     const a = await createAccount();
     const browser = new Browser();
     const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", { csrf, return_to: "/device", email: await emailOf(a.accountId), password: "wrong password" });
+    const res = await browser.post("/sign-in", {
+      csrf,
+      return_to: "/device",
+      email: await emailOf(a.accountId),
+      password: "wrong password",
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("The email or password is wrong.");
     expect(browser.has("__Host-session")).toBe(false);
@@ -101,8 +119,19 @@ describe("sign-in page", () => {
     const email = await emailOf(a.accountId);
     const browser = new Browser();
     const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    expect((await browser.post("/sign-in", { csrf: "x".repeat(32), email, password: "correct horse battery staple" })).status).toBe(403);
-    expect((await browser.post("/sign-in", { csrf, email, password: "correct horse battery staple" }, { Origin: "https://evil.test" })).status).toBe(403);
+    expect(
+      (await browser.post("/sign-in", { csrf: "x".repeat(32), email, password: "correct horse battery staple" }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await browser.post(
+          "/sign-in",
+          { csrf, email, password: "correct horse battery staple" },
+          { Origin: "https://evil.test" },
+        )
+      ).status,
+    ).toBe(403);
     expect(browser.has("__Host-session")).toBe(false);
   });
 
@@ -110,7 +139,11 @@ describe("sign-in page", () => {
     const a = await createAccount();
     const browser = new Browser();
     const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", { csrf, email: (await emailOf(a.accountId)).toUpperCase(), password: "correct horse battery staple" });
+    const res = await browser.post("/sign-in", {
+      csrf,
+      email: (await emailOf(a.accountId)).toUpperCase(),
+      password: "correct horse battery staple",
+    });
     expect(res.status).toBe(303);
     expect(browser.has("__Host-session")).toBe(true);
   });
@@ -119,7 +152,11 @@ describe("sign-in page", () => {
     const a = await createAccount({ confirmed: false });
     const browser = new Browser();
     const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", { csrf, email: await emailOf(a.accountId), password: "correct horse battery staple" });
+    const res = await browser.post("/sign-in", {
+      csrf,
+      email: await emailOf(a.accountId),
+      password: "correct horse battery staple",
+    });
     expect(res.status).toBe(403);
     expect(browser.has("__Host-session")).toBe(false);
   });
@@ -128,7 +165,12 @@ describe("sign-in page", () => {
     const a = await createAccount();
     const browser = new Browser();
     const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", { csrf, return_to: "//evil.test/x", email: await emailOf(a.accountId), password: "correct horse battery staple" });
+    const res = await browser.post("/sign-in", {
+      csrf,
+      return_to: "//evil.test/x",
+      email: await emailOf(a.accountId),
+      password: "correct horse battery staple",
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/device");
   });
@@ -152,7 +194,11 @@ describe("pages for people", () => {
 
   it("names the local demo account only outside production", async () => {
     const { createApp } = await import("../../src/app.js");
-    const res = await createApp().fetch(new Request("https://api.test/sign-in"), { ...env, ENVIRONMENT: "production" }, { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext);
+    const res = await createApp().fetch(
+      new Request("https://api.test/sign-in"),
+      { ...env, ENVIRONMENT: "production" },
+      { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext,
+    );
     const page = await res.text();
     expect(page).toContain('No account yet? <a href="/app/sign-up">Create one</a> (free).');
     expect(page).not.toContain("demo-password");
@@ -202,9 +248,17 @@ describe("pages for people", () => {
 
   it("shows both OpenAPI documents and turns off the reference's external extras (AI chat, MCP, telemetry, web fonts)", async () => {
     const html = await (await call("/docs")).text();
-    const config = JSON.parse(/<script type="application\/json" id="reference-config">([^<]*)<\/script>/.exec(html)![1]!);
+    const config = JSON.parse(
+      /<script type="application\/json" id="reference-config">([^<]*)<\/script>/.exec(html)![1]!,
+    );
     expect(config.sources.map((s: { url: string }) => s.url)).toEqual(["/v1/openapi.json", "/openapi.json"]);
-    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, agent: { disabled: true }, mcp: { disabled: true }, showDeveloperTools: "never" });
+    expect(config).toMatchObject({
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: "never",
+    });
     // Something paints before the ~4 MB bundle has run: the page's own title and links.
     expect(html).toMatch(/<h1>Contact Intelligence API reference<\/h1>/);
     for (const tag of html.match(/<script src=[^>]*>/g) ?? []) expect(tag).toContain(" defer");

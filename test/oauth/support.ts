@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
-import { base64url } from "../../src/platform/crypto.js";
 import { db } from "../../src/db/client.js";
 import { accounts } from "../../src/db/schema.js";
+import { base64url } from "../../src/platform/crypto.js";
 import { call, createAccount, type TestAccount } from "../support/accounts.js";
 
 export const PASSWORD = "correct horse battery staple";
@@ -55,7 +55,10 @@ export async function emailOf(accountId: number): Promise<string> {
   return row!.email;
 }
 
-export async function signedIn(account?: TestAccount, ip?: string): Promise<{ browser: Browser; account: TestAccount; email: string }> {
+export async function signedIn(
+  account?: TestAccount,
+  ip?: string,
+): Promise<{ browser: Browser; account: TestAccount; email: string }> {
   const a = account ?? (await createAccount());
   const email = await emailOf(a.accountId);
   const browser = new Browser(ip);
@@ -67,11 +70,18 @@ export async function signedIn(account?: TestAccount, ip?: string): Promise<{ br
   return { browser, account: a, email };
 }
 
-export async function registerClient(meta: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string }> {
+export async function registerClient(
+  meta: Record<string, unknown> = {},
+): Promise<{ client_id: string; client_secret?: string }> {
   const res = await call("/v1/oauth/register", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: "Test CRM", token_endpoint_auth_method: "none", ...meta }),
+    body: JSON.stringify({
+      redirect_uris: [REDIRECT],
+      client_name: "Test CRM",
+      token_endpoint_auth_method: "none",
+      ...meta,
+    }),
   });
   expect(res.status).toBe(201);
   return res.json();
@@ -79,12 +89,21 @@ export async function registerClient(meta: Record<string, unknown> = {}): Promis
 
 export async function pkce() {
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
   return { verifier, challenge };
 }
 
 export function authorizeUrl(clientId: string, challenge: string | null, extra: Record<string, string> = {}) {
-  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, state: "st-1", scope: "api", ...extra });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    state: "st-1",
+    scope: "api",
+    ...extra,
+  });
   if (challenge !== null) {
     q.set("code_challenge", challenge);
     if (!("code_challenge_method" in extra)) q.set("code_challenge_method", "S256");
@@ -93,11 +112,20 @@ export function authorizeUrl(clientId: string, challenge: string | null, extra: 
 }
 
 /** Signed in, consent page, Allow: the authorization code from the redirect. */
-export async function authorizationCode(browser: Browser, clientId: string, challenge: string, scope = "api"): Promise<string> {
+export async function authorizationCode(
+  browser: Browser,
+  clientId: string,
+  challenge: string,
+  scope = "api",
+): Promise<string> {
   const consent = await browser.fetch(authorizeUrl(clientId, challenge, { scope }));
   expect(consent.status).toBe(200);
   const html = await consent.text();
-  const res = await browser.post("/oauth/authorize", { csrf: field(html, "csrf"), handle: field(html, "handle"), decision: "approve" });
+  const res = await browser.post("/oauth/authorize", {
+    csrf: field(html, "csrf"),
+    handle: field(html, "handle"),
+    decision: "approve",
+  });
   expect(res.status).toBe(302);
   const location = new URL(res.headers.get("location")!);
   expect(location.origin + location.pathname).toBe(REDIRECT);
@@ -126,7 +154,13 @@ export async function issueTokens(scope = "api") {
   const client = await registerClient();
   const { verifier, challenge } = await pkce();
   const code = await authorizationCode(browser, client.client_id, challenge, scope);
-  const res = await tokenRequest({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier });
+  const res = await tokenRequest({
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    client_id: client.client_id,
+    code_verifier: verifier,
+  });
   expect(res.status).toBe(200);
   const tokens = (await res.json()) as Tokens;
   return { tokens, client, account, email, browser };

@@ -20,11 +20,15 @@ describe("operator claim routes", () => {
 
   it("is off (503) when no operator secret is configured", async () => {
     const app = createApp();
-    const res = await app.fetch(new Request("https://api.test/operator/claims", { headers: OPERATOR }), { ...env, OPERATOR_SECRET: undefined }, {
-      waitUntil() {},
-      passThroughOnException() {},
-      props: {},
-    } as unknown as ExecutionContext);
+    const res = await app.fetch(
+      new Request("https://api.test/operator/claims", { headers: OPERATOR }),
+      { ...env, OPERATOR_SECRET: undefined },
+      {
+        waitUntil() {},
+        passThroughOnException() {},
+        props: {},
+      } as unknown as ExecutionContext,
+    );
     expect(res.status).toBe(503);
     expect((await res.json<any>()).errors.code).toBe(503);
   });
@@ -32,12 +36,19 @@ describe("operator claim routes", () => {
   it("records claims in normalised form, lists them and removes them", async () => {
     let res = await post({ kind: "email", value: "  Jane.Claimed@ACME-verify.test ", reason: "owner asked by email" });
     expect(res.status).toBe(201);
-    expect((await json(res)).data).toMatchObject({ kind: "email", value: "jane.claimed@acme-verify.test", reason: "owner asked by email" });
+    expect((await json(res)).data).toMatchObject({
+      kind: "email",
+      value: "jane.claimed@acme-verify.test",
+      reason: "owner asked by email",
+    });
 
     res = await post({ kind: "phone", value: "+33 6 12 34 56 78" });
     expect((await json(res)).data.value).toBe("+33612345678");
     res = await post({ kind: "professional_network", value: "https://fr.linkedin.com/in/Jane-Claimed/?trk=x" });
-    expect((await json(res)).data).toMatchObject({ kind: "linkedin", value: "https://www.linkedin.com/in/jane-claimed" });
+    expect((await json(res)).data).toMatchObject({
+      kind: "linkedin",
+      value: "https://www.linkedin.com/in/jane-claimed",
+    });
 
     const all = await json(await call("/operator/claims", { headers: OPERATOR }));
     expect(all.meta.total).toBe(3);
@@ -49,12 +60,18 @@ describe("operator claim routes", () => {
     const { headers } = await createAccount();
     expect((await call("/v1/email-verifier/jane.claimed@acme-verify.test", { headers })).status).toBe(451);
 
-    res = await call(`/operator/claims?kind=email&value=${encodeURIComponent("JANE.claimed@acme-verify.test")}`, { method: "DELETE", headers: OPERATOR });
+    res = await call(`/operator/claims?kind=email&value=${encodeURIComponent("JANE.claimed@acme-verify.test")}`, {
+      method: "DELETE",
+      headers: OPERATOR,
+    });
     expect(res.status).toBe(200);
     expect((await json(res)).data.removed).toBe(true);
     expect((await call("/v1/email-verifier/jane.claimed@acme-verify.test", { headers })).status).toBe(200);
 
-    res = await call(`/operator/claims?kind=email&value=${encodeURIComponent("jane.claimed@acme-verify.test")}`, { method: "DELETE", headers: OPERATOR });
+    res = await call(`/operator/claims?kind=email&value=${encodeURIComponent("jane.claimed@acme-verify.test")}`, {
+      method: "DELETE",
+      headers: OPERATOR,
+    });
     expect(res.status).toBe(404);
   });
 

@@ -7,14 +7,58 @@ beforeAll(async () => {
   account = await createAccount({ plan: "scale" }); // no rate limits: these tests call in bursts
   const company = (domain: string, extra: Record<string, unknown>) => ({ kind: "company", domain, ...extra });
   await importRows([
-    company("initech.test", { name: "Initech", industry: "Computer Software", country: "US", state: "TX", city: "Austin", company_size: "51-250",
-      company_type: "private", founded: "1999", keywords: ["software", "banking"], technologies: ["microsoft-365", "stripe", "tps-reports"], phone: "+1 512 555 0100" }),
-    company("initrode.test", { name: "Initrode", industry: "Computer Software", country: "US", state: "TX", city: "Austin", company_size: "51-250",
-      founded: "2004", keywords: ["software", "printers"], technologies: ["stripe", "tps-reports"] }),
-    company("penetrode.test", { name: "Penetrode GmbH", industry: "computer software", country: "DE", city: "Berlin", founded: "2010", keywords: ["software"] }),
-    company("hooli-search.test", { name: "Hooli", industry: "Internet", country: "US", state: "CA", city: "Palo Alto", company_size: "10K-50K",
-      company_type: "public", founded: "1998", keywords: ["search", "software"], technologies: ["google-workspace"] }),
-    company("chotchkies.test", { name: "Chotchkie's", industry: "Restaurants", country: "US", state: "TX", city: "Austin", keywords: ["food", "flair"] }),
+    company("initech.test", {
+      name: "Initech",
+      industry: "Computer Software",
+      country: "US",
+      state: "TX",
+      city: "Austin",
+      company_size: "51-250",
+      company_type: "private",
+      founded: "1999",
+      keywords: ["software", "banking"],
+      technologies: ["microsoft-365", "stripe", "tps-reports"],
+      phone: "+1 512 555 0100",
+    }),
+    company("initrode.test", {
+      name: "Initrode",
+      industry: "Computer Software",
+      country: "US",
+      state: "TX",
+      city: "Austin",
+      company_size: "51-250",
+      founded: "2004",
+      keywords: ["software", "printers"],
+      technologies: ["stripe", "tps-reports"],
+    }),
+    company("penetrode.test", {
+      name: "Penetrode GmbH",
+      industry: "computer software",
+      country: "DE",
+      city: "Berlin",
+      founded: "2010",
+      keywords: ["software"],
+    }),
+    company("hooli-search.test", {
+      name: "Hooli",
+      industry: "Internet",
+      country: "US",
+      state: "CA",
+      city: "Palo Alto",
+      company_size: "10K-50K",
+      company_type: "public",
+      founded: "1998",
+      keywords: ["search", "software"],
+      technologies: ["google-workspace"],
+    }),
+    company("chotchkies.test", {
+      name: "Chotchkie's",
+      industry: "Restaurants",
+      country: "US",
+      state: "TX",
+      city: "Austin",
+      keywords: ["food", "flair"],
+    }),
     company("initiative-labs.test", { name: "Initiative Labs", industry: "Research", country: "GB", city: "London" }),
     { kind: "person", email: "peter@initech.test", first_name: "Peter", country: "US" },
     { kind: "person", email: "michael@initech.test", first_name: "Michael", country: "US" },
@@ -70,8 +114,18 @@ describe("GET /v1/domain-suggestions (alias /domains-suggestion)", () => {
     const res = await get("/v1/domain-suggestions?query=Init");
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body.data[0]).toEqual({ name: "Initech", domain: "initech.test", website_url: "initech.test", email_count: 5, logo: null });
-    expect(body.data.map((d: any) => d.domain).sort()).toEqual(["initech.test", "initiative-labs.test", "initrode.test"]);
+    expect(body.data[0]).toEqual({
+      name: "Initech",
+      domain: "initech.test",
+      website_url: "initech.test",
+      email_count: 5,
+      logo: null,
+    });
+    expect(body.data.map((d: any) => d.domain).sort()).toEqual([
+      "initech.test",
+      "initiative-labs.test",
+      "initrode.test",
+    ]);
     expect(body.meta).toEqual({ query: "Init", limit: 10, total_found: 3 });
     const legacy = await json(await get("/v1/domains-suggestion?query=hooli"));
     expect(legacy.data.map((d: any) => d.domain)).toEqual(["hooli-search.test"]);
@@ -85,7 +139,9 @@ describe("GET /v1/domain-suggestions (alias /domains-suggestion)", () => {
 
 describe("POST /v1/reveal/search", () => {
   it("filters with flat include/exclude filters and answers the reveal shape", async () => {
-    const res = await reveal({ filters: { location_country: { include: ["US"] }, industry: { include: ["computer software"], exclude: [] } } });
+    const res = await reveal({
+      filters: { location_country: { include: ["US"] }, industry: { include: ["computer software"], exclude: [] } },
+    });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body.success).toBe(true);
@@ -93,29 +149,57 @@ describe("POST /v1/reveal/search", () => {
     expect(body.data).toMatchObject({ total: 2, page: 1, limit: 10, pages: 1 });
     expect(body.meta).toMatchObject({ total: 2, page: 1, limit: 10, pages: 1 });
     expect(body.meta.filters.location_country).toEqual({ include: ["US"], exclude: [] });
-    expect(body.data.companies[0]).toMatchObject({ name: "Initech", type: "private", total_emails: 5, phone_number: true, total_similar: null });
+    expect(body.data.companies[0]).toMatchObject({
+      name: "Initech",
+      type: "private",
+      total_emails: 5,
+      phone_number: true,
+      total_similar: null,
+    });
     expect(typeof body.message).toBe("string");
   });
 
   it("accepts the nested shape filters.company.{...} with the same meaning", async () => {
-    const body = await json(await reveal({ filters: { company: { location_country: { include: ["United States"] }, industry: { include: ["Computer Software"] } } } }));
+    const body = await json(
+      await reveal({
+        filters: {
+          company: { location_country: { include: ["United States"] }, industry: { include: ["Computer Software"] } },
+        },
+      }),
+    );
     expect(body.data.companies.map((c: any) => c.website_url)).toEqual(["initech.test", "initrode.test"]);
   });
 
   it("excludes, matches JSON lists (technologies, keywords), founded ranges, company names and similar domains", async () => {
     const names = async (filters: unknown, extra: object = {}) =>
       (await json(await reveal({ filters, ...extra }))).data.companies.map((c: any) => c.website_url).sort();
-    expect(await names({ keywords: { include: ["software"] }, location_country: { exclude: ["US"] } })).toEqual(["penetrode.test"]);
-    expect(await names({ technologies: { include: ["Stripe"] }, company: { exclude: ["initrode"] } })).toEqual(["initech.test"]);
+    expect(await names({ keywords: { include: ["software"] }, location_country: { exclude: ["US"] } })).toEqual([
+      "penetrode.test",
+    ]);
+    expect(await names({ technologies: { include: ["Stripe"] }, company: { exclude: ["initrode"] } })).toEqual([
+      "initech.test",
+    ]);
     expect(await names({ founded: { include: ["1995-2000"] } })).toEqual(["hooli-search.test", "initech.test"]);
-    expect(await names({ company: { include: ["init"] }, size: { include: ["51-250"] } })).toEqual(["initech.test", "initrode.test"]);
-    expect(await names({ similar: { include: ["initech.test"] }, location_city: { include: ["austin"] } })).toEqual(["initrode.test"]);
+    expect(await names({ company: { include: ["init"] }, size: { include: ["51-250"] } })).toEqual([
+      "initech.test",
+      "initrode.test",
+    ]);
+    expect(await names({ similar: { include: ["initech.test"] }, location_city: { include: ["austin"] } })).toEqual([
+      "initrode.test",
+    ]);
     expect(await names({ sic: { include: ["7372"] } })).toEqual([]);
     expect(await names(undefined, { query: "software companies in Berlin" })).toContain("penetrode.test");
   });
 
   it("pages and projects with _source", async () => {
-    const body = await json(await reveal({ filters: { location_country: { include: ["US"] } }, page: 2, limit: 2, _source: ["name", "website_url"] }));
+    const body = await json(
+      await reveal({
+        filters: { location_country: { include: ["US"] } },
+        page: 2,
+        limit: 2,
+        _source: ["name", "website_url"],
+      }),
+    );
     expect(body.data).toMatchObject({ total: 4, page: 2, limit: 2, pages: 2 });
     expect(Object.keys(body.data.companies[0]).sort()).toEqual(["name", "website_url"]);
   });

@@ -7,18 +7,82 @@ let account: TestAccount;
 beforeAll(async () => {
   account = await createAccount({ plan: "scale" }); // no rate limits: these tests call in bursts
   await importRows([
-    { kind: "company", domain: "initech.test", name: "Initech", industry: "Computer Software", company_size: "51-250", company_type: "private",
-      founded: "1999", country: "US", state: "TX", city: "Austin", linkedin_url: "https://www.linkedin.com/company/initech-test", employee_count: "120" },
-    { kind: "person", email: "peter.gibbons@initech.test", first_name: "Peter", last_name: "Gibbons", position: "Software Engineer",
-      department: "engineering", seniority: "junior", country: "US", gender: "male", linkedin: "https://www.linkedin.com/in/peter-gibbons-test",
-      twitter: "https://twitter.com/peter_test", phone: "+1 512 555 0101" },
-    { kind: "person", email: "bill.lumbergh@initech.test", first_name: "Bill", last_name: "Lumbergh", position: "Vice President",
-      department: "management", seniority: "executive", country: "US", linkedin: "https://www.linkedin.com/in/bill-lumbergh-test", phone: "+33612345678" },
-    { kind: "person", email: "bob.slydell@initech.test", first_name: "Bob", last_name: "Slydell", position: "Consultant", seniority: "executive" },
-    { kind: "person", email: "milton@initech.test", first_name: "Milton", last_name: "Waddams", linkedin: "https://www.linkedin.com/in/milton-test", phone: "+33698765432" },
-    { kind: "person", email: "samir@initech.test", first_name: "Samir", last_name: "Nagheenanajar", linkedin: "https://www.linkedin.com/in/samir-test" },
-    { kind: "person", email: "s.nagheenanajar@initech.test", first_name: "Samir", last_name: "Nagheenanajar", linkedin: "https://www.linkedin.com/in/samir-test" },
-    { kind: "person", email: "joanna@chotchkies.test", first_name: "Joanna", linkedin: "https://www.linkedin.com/in/joanna-test" },
+    {
+      kind: "company",
+      domain: "initech.test",
+      name: "Initech",
+      industry: "Computer Software",
+      company_size: "51-250",
+      company_type: "private",
+      founded: "1999",
+      country: "US",
+      state: "TX",
+      city: "Austin",
+      linkedin_url: "https://www.linkedin.com/company/initech-test",
+      employee_count: "120",
+    },
+    {
+      kind: "person",
+      email: "peter.gibbons@initech.test",
+      first_name: "Peter",
+      last_name: "Gibbons",
+      position: "Software Engineer",
+      department: "engineering",
+      seniority: "junior",
+      country: "US",
+      gender: "male",
+      linkedin: "https://www.linkedin.com/in/peter-gibbons-test",
+      twitter: "https://twitter.com/peter_test",
+      phone: "+1 512 555 0101",
+    },
+    {
+      kind: "person",
+      email: "bill.lumbergh@initech.test",
+      first_name: "Bill",
+      last_name: "Lumbergh",
+      position: "Vice President",
+      department: "management",
+      seniority: "executive",
+      country: "US",
+      linkedin: "https://www.linkedin.com/in/bill-lumbergh-test",
+      phone: "+33612345678",
+    },
+    {
+      kind: "person",
+      email: "bob.slydell@initech.test",
+      first_name: "Bob",
+      last_name: "Slydell",
+      position: "Consultant",
+      seniority: "executive",
+    },
+    {
+      kind: "person",
+      email: "milton@initech.test",
+      first_name: "Milton",
+      last_name: "Waddams",
+      linkedin: "https://www.linkedin.com/in/milton-test",
+      phone: "+33698765432",
+    },
+    {
+      kind: "person",
+      email: "samir@initech.test",
+      first_name: "Samir",
+      last_name: "Nagheenanajar",
+      linkedin: "https://www.linkedin.com/in/samir-test",
+    },
+    {
+      kind: "person",
+      email: "s.nagheenanajar@initech.test",
+      first_name: "Samir",
+      last_name: "Nagheenanajar",
+      linkedin: "https://www.linkedin.com/in/samir-test",
+    },
+    {
+      kind: "person",
+      email: "joanna@chotchkies.test",
+      first_name: "Joanna",
+      linkedin: "https://www.linkedin.com/in/joanna-test",
+    },
     { kind: "person", email: "tom@globex.test", first_name: "Tom", last_name: "Smykowski", position: "Liaison" },
   ]);
   await claim("email", "bob.slydell@initech.test");
@@ -67,7 +131,12 @@ describe("GET /v1/enrich", () => {
 
   it("adds phone_data with enrich_mobile=true", async () => {
     const { data } = await json(await get("/v1/enrich?email=bill.lumbergh@initech.test&enrich_mobile=true"));
-    expect(data.phone_data).toMatchObject({ email: "bill.lumbergh@initech.test", e164_format: "+33612345678", valid: true, line_type: "MOBILE" });
+    expect(data.phone_data).toMatchObject({
+      email: "bill.lumbergh@initech.test",
+      e164_format: "+33612345678",
+      valid: true,
+      line_type: "MOBILE",
+    });
   });
 
   it("leaves out a claimed number (phone_data null) and a claimed profile URL", async () => {
@@ -89,7 +158,13 @@ describe("GET /v1/enrich", () => {
 describe("GET /v1/people/find", () => {
   it("finds a person by email", async () => {
     const { data } = await json(await get("/v1/people/find?email=peter.gibbons@initech.test"));
-    expect(data).toMatchObject({ email: "peter.gibbons@initech.test", seniority: "junior", company: "Initech", type: "personal", gender: "male" });
+    expect(data).toMatchObject({
+      email: "peter.gibbons@initech.test",
+      seniority: "junior",
+      company: "Initech",
+      type: "personal",
+      gender: "male",
+    });
   });
 
   it("answers the most senior unclaimed person for a domain", async () => {
@@ -148,7 +223,9 @@ describe("GET /v1/companies/find", () => {
     });
     const stored = await env.DB.prepare("SELECT name FROM companies WHERE domain = 'globex.test'").first();
     expect(stored).toEqual({ name: "Globex Corporation" });
-    const phones = await env.DB.prepare("SELECT e164 FROM phones WHERE domain = 'globex.test' AND email IS NULL ORDER BY e164").all();
+    const phones = await env.DB.prepare(
+      "SELECT e164 FROM phones WHERE domain = 'globex.test' AND email IS NULL ORDER BY e164",
+    ).all();
     expect(phones.results.map((r) => r.e164)).toContain("+14155550132");
   });
 
@@ -191,19 +268,26 @@ describe("GET /v1/professional-network (alias /linkedin)", () => {
     ]) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
-      expect((await json(res)).data).toMatchObject({ email: "bill.lumbergh@initech.test", company: "Initech", full_name: "Bill Lumbergh" });
+      expect((await json(res)).data).toMatchObject({
+        email: "bill.lumbergh@initech.test",
+        company: "Initech",
+        full_name: "Bill Lumbergh",
+      });
     }
   });
 
   it("full=true returns every stored address", async () => {
     const one = (await json(await get("/v1/professional-network?url=https://www.linkedin.com/in/samir-test"))).data;
     expect(typeof one.email).toBe("string");
-    const all = (await json(await get("/v1/professional-network?url=https://www.linkedin.com/in/samir-test&full=true"))).data;
+    const all = (await json(await get("/v1/professional-network?url=https://www.linkedin.com/in/samir-test&full=true")))
+      .data;
     expect(all.map((d: any) => d.email).sort()).toEqual(["s.nagheenanajar@initech.test", "samir@initech.test"]);
   });
 
   it("adds phone_data with enrich_mobile, and 451 claimed_phone when the person's only number was removed", async () => {
-    const { data } = await json(await get("/v1/professional-network?url=https://www.linkedin.com/in/bill-lumbergh-test&enrich_mobile=true"));
+    const { data } = await json(
+      await get("/v1/professional-network?url=https://www.linkedin.com/in/bill-lumbergh-test&enrich_mobile=true"),
+    );
     expect(data.phone_data.e164_format).toBe("+33612345678");
     const res = await get("/v1/professional-network?url=https://www.linkedin.com/in/milton-test&enrich_mobile=true");
     expect(res.status).toBe(451);
@@ -220,7 +304,9 @@ describe("GET /v1/professional-network (alias /linkedin)", () => {
   });
 
   it("answers data=null for an unknown profile and 400 for a URL that is not a profile", async () => {
-    expect((await json(await get("/v1/professional-network?url=https://www.linkedin.com/in/nobody-test"))).data).toBeNull();
+    expect(
+      (await json(await get("/v1/professional-network?url=https://www.linkedin.com/in/nobody-test"))).data,
+    ).toBeNull();
     expect((await get("/v1/professional-network?url=https://example.test/in/x")).status).toBe(400);
   });
 });

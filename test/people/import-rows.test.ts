@@ -4,7 +4,9 @@ import { inlineStatement, statementsFor } from "../../src/import/statements.js";
 
 describe("import rows", () => {
   it("parses RFC 4180 CSV: quoted commas, doubled quotes, line breaks inside quotes, CRLF and a BOM", () => {
-    const rows = parseCsv('\uFEFFname,description,domain\r\n"Acme, Inc.","He said ""hi""\nthen left",acme.test\r\n\r\nBeta,,beta.test\n');
+    const rows = parseCsv(
+      '\uFEFFname,description,domain\r\n"Acme, Inc.","He said ""hi""\nthen left",acme.test\r\n\r\nBeta,,beta.test\n',
+    );
     expect(rows).toEqual([
       { line: 2, row: { name: "Acme, Inc.", description: 'He said "hi"\nthen left', domain: "acme.test" } },
       { line: 5, row: { name: "Beta", description: "", domain: "beta.test" } },
@@ -12,11 +14,24 @@ describe("import rows", () => {
   });
 
   it("infers the kind, derives the domain from the email and normalises what it keeps", () => {
-    const r = checkRow({ Email: " Jane.Doe@Sub.Example.TEST ", First_Name: "Jane", Last_Name: "Doe", LinkedIn: "linkedin.com/in/Jane-Doe/", country: "fr" });
+    const r = checkRow({
+      Email: " Jane.Doe@Sub.Example.TEST ",
+      First_Name: "Jane",
+      Last_Name: "Doe",
+      LinkedIn: "linkedin.com/in/Jane-Doe/",
+      country: "fr",
+    });
     expect(r).toMatchObject({
       ok: true,
-      row: { kind: "person", email: "jane.doe@sub.example.test", domain: "sub.example.test", fullName: "Jane Doe", country: "FR",
-        professionalNetworkUrl: "https://www.linkedin.com/in/jane-doe", emailType: "personal" },
+      row: {
+        kind: "person",
+        email: "jane.doe@sub.example.test",
+        domain: "sub.example.test",
+        fullName: "Jane Doe",
+        country: "FR",
+        professionalNetworkUrl: "https://www.linkedin.com/in/jane-doe",
+        emailType: "personal",
+      },
     });
     expect(checkRow({ email: "info@example.test" })).toMatchObject({ ok: true, row: { emailType: "generic" } });
     expect(checkRow({ domain: "example.test", name: "Example" })).toMatchObject({ ok: true, row: { kind: "company" } });
@@ -36,7 +51,10 @@ describe("import rows", () => {
   });
 
   it("writes SQL literals safely for the local script", () => {
-    const { rows } = checkFile('{"kind":"company","domain":"quote.test","name":"O\'Brien; DROP TABLE companies"}', "ndjson");
+    const { rows } = checkFile(
+      '{"kind":"company","domain":"quote.test","name":"O\'Brien; DROP TABLE companies"}',
+      "ndjson",
+    );
     const sql = statementsFor(rows, 1).map(inlineStatement).join("\n");
     expect(sql).toContain("'O''Brien; DROP TABLE companies'");
   });

@@ -27,16 +27,30 @@ describe("POST /operator/import", () => {
     const res = await post(csv, "text/csv");
     expect(res.status).toBe(200);
     const report = await json(res);
-    expect(report).toMatchObject({ accepted: 3, rejected: 3, by_kind: { company: 1, person: 1, phone: 1 }, source: "import" });
+    expect(report).toMatchObject({
+      accepted: 3,
+      rejected: 3,
+      by_kind: { company: 1, person: 1, phone: 1 },
+      source: "import",
+    });
     expect(report.errors).toEqual([
       { line: 4, reason: expect.stringMatching(/does not belong to domain/) },
       { line: 5, reason: expect.stringMatching(/country must be an ISO/) },
       { line: 7, reason: expect.stringMatching(/needs a domain/) },
     ]);
 
-    const company = await env.DB.prepare("SELECT name, industry, phone, source FROM companies WHERE domain = ?").bind("umbrella-imports.test").first();
-    expect(company).toEqual({ name: "Umbrella, Inc.", industry: "Pharmaceuticals", phone: "+12125550100", source: "import" });
-    const person = await env.DB.prepare("SELECT email, full_name, country, professional_network_url, source FROM people WHERE domain = ?")
+    const company = await env.DB.prepare("SELECT name, industry, phone, source FROM companies WHERE domain = ?")
+      .bind("umbrella-imports.test")
+      .first();
+    expect(company).toEqual({
+      name: "Umbrella, Inc.",
+      industry: "Pharmaceuticals",
+      phone: "+12125550100",
+      source: "import",
+    });
+    const person = await env.DB.prepare(
+      "SELECT email, full_name, country, professional_network_url, source FROM people WHERE domain = ?",
+    )
       .bind("umbrella-imports.test")
       .first();
     expect(person).toEqual({
@@ -46,29 +60,46 @@ describe("POST /operator/import", () => {
       professional_network_url: "https://www.linkedin.com/in/alice-wong-umb",
       source: "import",
     });
-    const phones = await env.DB.prepare("SELECT email, e164 FROM phones WHERE domain = ? ORDER BY e164").bind("umbrella-imports.test").all();
+    const phones = await env.DB.prepare("SELECT email, e164 FROM phones WHERE domain = ? ORDER BY e164")
+      .bind("umbrella-imports.test")
+      .all();
     expect(phones.results).toEqual([
       { email: null, e164: "+12125550100" },
       { email: "alice.wong@umbrella-imports.test", e164: "+33612345678" },
     ]);
-    const email = await env.DB.prepare("SELECT type, source FROM emails WHERE email = ?").bind("alice.wong@umbrella-imports.test").first();
+    const email = await env.DB.prepare("SELECT type, source FROM emails WHERE email = ?")
+      .bind("alice.wong@umbrella-imports.test")
+      .first();
     expect(email).toEqual({ type: "personal", source: "import" });
   });
 
   it("is idempotent and keeps stored fields a later row leaves empty", async () => {
     const row = (extra: object) => JSON.stringify({ kind: "company", domain: "hooli-imports.test", ...extra });
-    await post([row({ name: "Hooli", city: "Palo Alto" }), row({ name: "Hooli XYZ" })].join("\n"), "application/x-ndjson");
+    await post(
+      [row({ name: "Hooli", city: "Palo Alto" }), row({ name: "Hooli XYZ" })].join("\n"),
+      "application/x-ndjson",
+    );
     const again = await post(row({ name: "Hooli XYZ" }), "application/x-ndjson");
     expect((await json(again)).accepted).toBe(1);
-    const rows = await env.DB.prepare("SELECT name, city FROM companies WHERE domain = ?").bind("hooli-imports.test").all();
+    const rows = await env.DB.prepare("SELECT name, city FROM companies WHERE domain = ?")
+      .bind("hooli-imports.test")
+      .all();
     expect(rows.results).toEqual([{ name: "Hooli XYZ", city: "Palo Alto" }]);
   });
 
   it("keys a person without an address on the profile URL, once", async () => {
-    const row = { kind: "person", domain: "profiles-imports.test", first_name: "Ada", last_name: "Byron", linkedin: "https://www.linkedin.com/in/ada-imports-test/" };
+    const row = {
+      kind: "person",
+      domain: "profiles-imports.test",
+      first_name: "Ada",
+      last_name: "Byron",
+      linkedin: "https://www.linkedin.com/in/ada-imports-test/",
+    };
     await post(JSON.stringify([row]), "application/json");
     await post(JSON.stringify([{ ...row, position: "Analyst" }]), "application/json");
-    const rows = await env.DB.prepare("SELECT email, full_name, position, source FROM people WHERE professional_network_url = ?")
+    const rows = await env.DB.prepare(
+      "SELECT email, full_name, position, source FROM people WHERE professional_network_url = ?",
+    )
       .bind("https://www.linkedin.com/in/ada-imports-test")
       .all();
     expect(rows.results).toEqual([{ email: null, full_name: "Ada Byron", position: "Analyst", source: "import" }]);
@@ -80,7 +111,9 @@ describe("POST /operator/import", () => {
     expect(report).toMatchObject({ accepted: 0, rejected: 2 });
     expect(report.errors[0]).toEqual({ line: 1, reason: expect.stringMatching(/kind must be/) });
     expect(report.errors[1].line).toBe(2);
-    const nd = await json(await post('{"kind":"company","domain":"ok-imports.test"}\n[1,2]\n{oops', "application/x-ndjson"));
+    const nd = await json(
+      await post('{"kind":"company","domain":"ok-imports.test"}\n[1,2]\n{oops', "application/x-ndjson"),
+    );
     expect(nd).toMatchObject({ accepted: 1, rejected: 2 });
   });
 

@@ -5,8 +5,18 @@ describe("OpenAPI document", () => {
   it("documents the people, company and phone endpoints, with legacy aliases left out", async () => {
     const doc = await json(await call("/v1/openapi.json"));
     for (const path of [
-      "/phone-validator", "/phone-finder", "/phone/{email}", "/enrich", "/people/find", "/companies/find", "/combined/find",
-      "/professional-network", "/similar", "/location", "/technology", "/domain-suggestions",
+      "/phone-validator",
+      "/phone-finder",
+      "/phone/{email}",
+      "/enrich",
+      "/people/find",
+      "/companies/find",
+      "/combined/find",
+      "/professional-network",
+      "/similar",
+      "/location",
+      "/technology",
+      "/domain-suggestions",
     ]) {
       expect(doc.paths[path]?.get, path).toBeDefined();
     }
@@ -22,12 +32,15 @@ describe("OpenAPI tags (the groups of the /docs reference)", () => {
   // "Finder" and "Finders" would be two groups in the reference for one family of endpoints.
   const family = (tag: string) => tag.toLowerCase().replace(/e?s$/, "");
 
-  it.each(["/v1/openapi.json", "/openapi.json"])("%s has one tag per group: no two tags differ only by case or a plural", async (path) => {
-    const tags = [...tagsOf(await json(await call(path)))];
-    const families = new Map<string, string[]>();
-    for (const tag of tags) families.set(family(tag), [...(families.get(family(tag)) ?? []), tag]);
-    expect([...families.values()].filter((group) => group.length > 1)).toEqual([]);
-  });
+  it.each(["/v1/openapi.json", "/openapi.json"])(
+    "%s has one tag per group: no two tags differ only by case or a plural",
+    async (path) => {
+      const tags = [...tagsOf(await json(await call(path)))];
+      const families = new Map<string, string[]>();
+      for (const tag of tags) families.set(family(tag), [...(families.get(family(tag)) ?? []), tag]);
+      expect([...families.values()].filter((group) => group.length > 1)).toEqual([]);
+    },
+  );
 
   it("files the profile finder with the other finders", async () => {
     const doc = await json(await call("/v1/openapi.json"));

@@ -19,7 +19,16 @@ describe("GET /v1/technology", () => {
     // Site: generator meta + /wp-content/, gtag.js, js.stripe.com, js.hs-scripts.com.
     // DNS: Google MX, SPF include:_spf.google.com / sendgrid.net / mail.zendesk.com, atlassian-domain-verification.
     expect(slugs.sort()).toEqual(
-      ["atlassian", "google-analytics", "google-workspace", "hubspot", "sendgrid", "stripe", "wordpress", "zendesk"].sort(),
+      [
+        "atlassian",
+        "google-analytics",
+        "google-workspace",
+        "hubspot",
+        "sendgrid",
+        "stripe",
+        "wordpress",
+        "zendesk",
+      ].sort(),
     );
     const workspace = body.data.find((t: any) => t.slug === "google-workspace");
     expect(workspace).toEqual({
@@ -32,7 +41,9 @@ describe("GET /v1/technology", () => {
         { id: 13, slug: "collaboration", name: "Collaboration" },
       ],
     });
-    const stored = await env.DB.prepare("SELECT technologies FROM companies WHERE domain = 'globex.test'").first<{ technologies: string }>();
+    const stored = await env.DB.prepare("SELECT technologies FROM companies WHERE domain = 'globex.test'").first<{
+      technologies: string;
+    }>();
     expect(JSON.parse(stored!.technologies)).toContain("wordpress");
   });
 
@@ -72,7 +83,16 @@ describe("fingerprints", () => {
   });
 
   it("does not match on absent evidence or look-alike text", () => {
-    expect(matchFingerprints({ headers: new Headers(), html: "<p>We love WordPress and Stripe!</p>", mxProvider: null, txt: ["v=spf1 -all"] })).toEqual([]);
-    expect(spfIncludes(["v=spf1 include:_spf.google.com ~all", "google-site-verification=x include:nothing"])).toEqual(["_spf.google.com"]);
+    expect(
+      matchFingerprints({
+        headers: new Headers(),
+        html: "<p>We love WordPress and Stripe!</p>",
+        mxProvider: null,
+        txt: ["v=spf1 -all"],
+      }),
+    ).toEqual([]);
+    expect(spfIncludes(["v=spf1 include:_spf.google.com ~all", "google-site-verification=x include:nothing"])).toEqual([
+      "_spf.google.com",
+    ]);
   });
 });

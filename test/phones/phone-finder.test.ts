@@ -8,7 +8,14 @@ beforeAll(async () => {
   await importRows([
     { kind: "company", domain: "vandelay.test", name: "Vandelay Industries", phone: "+1 212 555 0100", country: "US" },
     { kind: "phone", domain: "vandelay.test", phone: "+1 800 234 5678" },
-    { kind: "person", email: "art@vandelay.test", first_name: "Art", last_name: "Vandelay", linkedin: "https://www.linkedin.com/in/art-vandelay-test", phone: "+33612345678" },
+    {
+      kind: "person",
+      email: "art@vandelay.test",
+      first_name: "Art",
+      last_name: "Vandelay",
+      linkedin: "https://www.linkedin.com/in/art-vandelay-test",
+      phone: "+33612345678",
+    },
     { kind: "phone", email: "art@vandelay.test", phone: "+44 7400 123456" },
     { kind: "person", email: "kramer@vandelay.test", first_name: "Cosmo", last_name: "Kramer", phone: "+33698765431" },
     { kind: "person", email: "newman@vandelay.test", first_name: "Newman" },
@@ -77,7 +84,13 @@ describe("GET /v1/phone-finder", () => {
   });
 
   it("wants exactly one valid lookup key", async () => {
-    for (const q of ["", "email=a@b.test&domain=b.test", "email=not-an-address", "domain=not a domain", "linkedin=https://example.test/x"]) {
+    for (const q of [
+      "",
+      "email=a@b.test&domain=b.test",
+      "email=not-an-address",
+      "domain=not a domain",
+      "linkedin=https://example.test/x",
+    ]) {
       const res = await get(`/v1/phone-finder?${q}`);
       expect(res.status, q).toBe(400);
       expect((await json(res)).errors.type).toBe("params_invalid");

@@ -48,7 +48,12 @@ describe("GET /v1/phone-validator", () => {
 
   it("tells a fixed line from a mobile", async () => {
     const { data } = await json(await validate("phone=%2B442079460000"));
-    expect(data).toMatchObject({ valid: true, country_code: "GB", line_type: "FIXED_LINE", timezones: ["Europe/London"] });
+    expect(data).toMatchObject({
+      valid: true,
+      country_code: "GB",
+      line_type: "FIXED_LINE",
+      timezones: ["Europe/London"],
+    });
   });
 
   it("answers valid=false for a number that is too short, without inventing formats", async () => {

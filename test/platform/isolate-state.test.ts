@@ -1,10 +1,21 @@
 import { describe, expect, it } from "vitest";
 import storage from "../../docs/storage.md?raw";
-import { ISOLATE_STATE, type IsolateStateDeclaration, type IsolateStateName, piecesInUse, resetIsolateState, BoundedMap } from "../../src/platform/isolate-state.js";
 import { cachedKey, rememberKey, type VerifiedKey } from "../../src/auth/auth-cache.js";
 import { isWebmailDomain as isWebmail } from "../../src/engine/data/domain-lists.js";
+import {
+  BoundedMap,
+  ISOLATE_STATE,
+  type IsolateStateDeclaration,
+  type IsolateStateName,
+  piecesInUse,
+  resetIsolateState,
+} from "../../src/platform/isolate-state.js";
 
-const sources = import.meta.glob(["../../src/**/*.{ts,tsx}", "!../../src/vendor/**"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const sources = import.meta.glob(["../../src/**/*.{ts,tsx}", "!../../src/vendor/**"], {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
 const declarations = Object.entries(ISOLATE_STATE) as [IsolateStateName, IsolateStateDeclaration][];
 
 /** Where each piece is asked for: `expiringMap<…>("name")` and its siblings. */
@@ -12,7 +23,9 @@ function requests(): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const [path, text] of Object.entries(sources)) {
     const file = path.replace(/^(\.\.\/)+/, "");
-    for (const m of text.matchAll(/\b(?:expiringMap|boundedMap|perBinding|isolateValue)(?:<[^(]*>)?\(\s*"([A-Za-z]+)"\s*\)/g)) {
+    for (const m of text.matchAll(
+      /\b(?:expiringMap|boundedMap|perBinding|isolateValue)(?:<[^(]*>)?\(\s*"([A-Za-z]+)"\s*\)/g,
+    )) {
       found.set(m[1]!, [...(found.get(m[1]!) ?? []), file]);
     }
   }
@@ -36,7 +49,8 @@ function strayState(): string[] {
         /^(?:export )?let\s/.test(line) ||
         /^(?:export )?const\s+\w+\s*(?::[^=]+)?=\s*new\s+ExpiringMap\b/.test(line) ||
         /^(?:export )?const\s+\w+\s*(?::[^=]+)?=\s*new\s+(?:Map|Set|WeakMap|WeakSet)\b[^(]*\(\s*\)/.test(line);
-      if (state && !CONSTANT_TABLES.some((table) => line.startsWith(table.split(": ")[1]!))) stray.push(`${file}: ${line.trim()}`);
+      if (state && !CONSTANT_TABLES.some((table) => line.startsWith(table.split(": ")[1]!)))
+        stray.push(`${file}: ${line.trim()}`);
     }
   }
   return stray;
@@ -45,10 +59,17 @@ function strayState(): string[] {
 /** The docs/storage.md table, as this module's declarations render it. */
 function renderedTable(): string {
   const rows = declarations.map(([name, d]) => {
-    const bound = d.maxEntries === null ? (d.kind === "per binding" ? "one per binding" : "one value") : `${d.maxEntries.toLocaleString("en-US")} entries`;
+    const bound =
+      d.maxEntries === null
+        ? d.kind === "per binding"
+          ? "one per binding"
+          : "one value"
+        : `${d.maxEntries.toLocaleString("en-US")} entries`;
     return `| ${d.holds} | \`${name}\` in \`${d.owner}\` | ${bound} | ${d.lifetime} | ${d.invalidatedBy} | ${d.derived ? "kept" : "emptied"} |`;
   });
-  return ["| What | Piece | Bound | Lifetime | Dropped sooner by | Reset |", "|---|---|---|---|---|---|", ...rows].join("\n");
+  return ["| What | Piece | Bound | Lifetime | Dropped sooner by | Reset |", "|---|---|---|---|---|---|", ...rows].join(
+    "\n",
+  );
 }
 
 describe("per-isolate state has one owner", () => {
@@ -65,7 +86,10 @@ describe("per-isolate state has one owner", () => {
   it("would notice a module that keeps a Map of its own", () => {
     sources["../../src/engine/planted.ts"] = "const seen = new Map<string, number>();\nlet last: string | undefined;";
     try {
-      expect(strayState()).toEqual(["src/engine/planted.ts: const seen = new Map<string, number>();", "src/engine/planted.ts: let last: string | undefined;"]);
+      expect(strayState()).toEqual([
+        "src/engine/planted.ts: const seen = new Map<string, number>();",
+        "src/engine/planted.ts: let last: string | undefined;",
+      ]);
     } finally {
       delete sources["../../src/engine/planted.ts"];
     }

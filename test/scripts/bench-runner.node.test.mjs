@@ -26,14 +26,32 @@ describe("the bench runner", () => {
       .filter(present)
       .map((name) => path.join(root, BENCHES[name].file));
     // Packages stay external: what is checked is our own modules (bench/, scripts/, src/) and their exports.
-    const result = await esbuild.build({ entryPoints, bundle: true, write: false, platform: "node", format: "esm", packages: "external", outdir: "/tmp/bench-check", logLevel: "silent" });
+    const result = await esbuild.build({
+      entryPoints,
+      bundle: true,
+      write: false,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      outdir: "/tmp/bench-check",
+      logLevel: "silent",
+    });
     assert.deepEqual(result.errors, []);
   });
 
   it("reaches every file under bench/ from its table (directly, or run by a bench in it)", () => {
     const files = readdirSync(path.join(root, "bench")).filter((f) => /\.(mjs|ts)$/.test(f) && f !== "run.mjs");
     const listed = Object.values(BENCHES).map((b) => b.file);
-    const sources = listed.filter((f) => f.endsWith(".mjs")).map((f) => { try { return read(f); } catch { return ""; } }).join("\n");
+    const sources = listed
+      .filter((f) => f.endsWith(".mjs"))
+      .map((f) => {
+        try {
+          return read(f);
+        } catch {
+          return "";
+        }
+      })
+      .join("\n");
     const unreached = files.filter((f) => !listed.includes(`bench/${f}`) && !sources.includes(f));
     assert.deepEqual(unreached, [], "add these to BENCHES in bench/run.mjs, or run them from a bench that is");
   });
@@ -42,8 +60,21 @@ describe("the bench runner", () => {
     const [program, args] = commandFor("quality", ["--seed", "7"]);
     assert.equal(program, process.execPath);
     assert.deepEqual(args, ["bench/quality.mjs", "--seed", "7"]);
-    assert.deepEqual(commandFor("limits", ["-t", "exact"])[1], ["vitest", "run", "--config", "vitest.bench.config.ts", "bench/limiter.bench.test.ts", "-t", "exact"]);
-    assert.deepEqual(commandFor("scale", ["--sizes", "10"])[1], ["--disable-warning=ExperimentalWarning", "bench/scale.mjs", "--sizes", "10"]);
+    assert.deepEqual(commandFor("limits", ["-t", "exact"])[1], [
+      "vitest",
+      "run",
+      "--config",
+      "vitest.bench.config.ts",
+      "bench/limiter.bench.test.ts",
+      "-t",
+      "exact",
+    ]);
+    assert.deepEqual(commandFor("scale", ["--sizes", "10"])[1], [
+      "--disable-warning=ExperimentalWarning",
+      "bench/scale.mjs",
+      "--sizes",
+      "10",
+    ]);
   });
 });
 

@@ -7,8 +7,15 @@ const imports = (...edges) => edges.map(([path, kind = "import-statement"]) => (
 
 /** A metafile: `graph` maps each input to its imports; the entry output bundles every input. */
 function metafile(graph) {
-  const inputs = Object.fromEntries(Object.entries(graph).map(([file, edges]) => [file, { bytes: 1, imports: imports(...edges) }]));
-  return { inputs, outputs: { "out/index.js": { inputs: Object.fromEntries(Object.keys(graph).map((f) => [f, { bytesInOutput: 1 }])) } } };
+  const inputs = Object.fromEntries(
+    Object.entries(graph).map(([file, edges]) => [file, { bytes: 1, imports: imports(...edges) }]),
+  );
+  return {
+    inputs,
+    outputs: {
+      "out/index.js": { inputs: Object.fromEntries(Object.keys(graph).map((f) => [f, { bytesInOutput: 1 }])) },
+    },
+  };
 }
 
 const lazyApp = {
@@ -30,23 +37,44 @@ describe("check:startup", () => {
   });
 
   it("fails when a lazily imported module is also reached by static imports, naming the chain", () => {
-    const { problems } = startupProblems(metafile({ ...lazyApp, "src/app.ts": [...lazyApp["src/app.ts"], ["src/bulk/routes/index.ts"]] }));
-    assert.ok(problems.some((p) => p.startsWith("src/bulk/routes/index.ts is imported lazily, but also statically") && p.includes("src/index.ts -> src/app.ts -> src/bulk/routes/index.ts")), problems.join("\n"));
+    const { problems } = startupProblems(
+      metafile({ ...lazyApp, "src/app.ts": [...lazyApp["src/app.ts"], ["src/bulk/routes/index.ts"]] }),
+    );
+    assert.ok(
+      problems.some(
+        (p) =>
+          p.startsWith("src/bulk/routes/index.ts is imported lazily, but also statically") &&
+          p.includes("src/index.ts -> src/app.ts -> src/bulk/routes/index.ts"),
+      ),
+      problems.join("\n"),
+    );
   });
 
   it("fails when a route family's module is reached by static imports without its lazy entry", () => {
-    const { problems } = startupProblems(metafile({ ...lazyApp, "src/app.ts": [...lazyApp["src/app.ts"], ["src/bulk/routes/create-job.ts"]] }));
-    assert.ok(problems.some((p) => p.startsWith("src/bulk/routes/create-job.ts is evaluated at startup")), problems.join("\n"));
+    const { problems } = startupProblems(
+      metafile({ ...lazyApp, "src/app.ts": [...lazyApp["src/app.ts"], ["src/bulk/routes/create-job.ts"]] }),
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith("src/bulk/routes/create-job.ts is evaluated at startup")),
+      problems.join("\n"),
+    );
   });
 
   it("fails when a heavy library is evaluated at startup", () => {
-    const { problems } = startupProblems(metafile({ ...lazyApp, "src/app.ts": [...lazyApp["src/app.ts"], ["node_modules/zod/index.js"]] }));
-    assert.deepEqual(problems, ["zod is evaluated at startup: src/index.ts -> src/app.ts -> node_modules/zod/index.js"]);
+    const { problems } = startupProblems(
+      metafile({ ...lazyApp, "src/app.ts": [...lazyApp["src/app.ts"], ["node_modules/zod/index.js"]] }),
+    );
+    assert.deepEqual(problems, [
+      "zod is evaluated at startup: src/index.ts -> src/app.ts -> node_modules/zod/index.js",
+    ]);
   });
 
   it("fails when the payment stack is bundled into the entry module", () => {
     const { problems } = startupProblems(metafile({ ...lazyApp, "node_modules/viem/_esm/index.js": [] }));
-    assert.ok(problems.some((p) => p.includes("files of viem")), problems.join("\n"));
+    assert.ok(
+      problems.some((p) => p.includes("files of viem")),
+      problems.join("\n"),
+    );
   });
 
   it("passes a PDF reader loaded lazily by the crawler, and fails when anything else reaches it statically", () => {
@@ -57,10 +85,21 @@ describe("check:startup", () => {
       "src/pdf-vendor.ts": [["./vendor/pdf.mjs", "dynamic-import"]],
     };
     const clean = startupProblems(metafile(pdf));
-    assert.deepEqual(clean.problems.filter((p) => /pdf/i.test(p)), []);
-    const eager = startupProblems(metafile({ ...pdf, "src/app.ts": [...pdf["src/app.ts"], ["src/engine/web/pdf-text.ts"]] }));
-    assert.ok(eager.problems.some((p) => p.startsWith("src/app.ts imports src/engine/web/pdf-text.ts statically")), eager.problems.join("\n"));
+    assert.deepEqual(
+      clean.problems.filter((p) => /pdf/i.test(p)),
+      [],
+    );
+    const eager = startupProblems(
+      metafile({ ...pdf, "src/app.ts": [...pdf["src/app.ts"], ["src/engine/web/pdf-text.ts"]] }),
+    );
+    assert.ok(
+      eager.problems.some((p) => p.startsWith("src/app.ts imports src/engine/web/pdf-text.ts statically")),
+      eager.problems.join("\n"),
+    );
     const bundled = startupProblems(metafile({ ...pdf, "node_modules/unpdf/dist/index.mjs": [] }));
-    assert.ok(bundled.problems.some((p) => p.startsWith("the entry module bundles the PDF reader")), bundled.problems.join("\n"));
+    assert.ok(
+      bundled.problems.some((p) => p.startsWith("the entry module bundles the PDF reader")),
+      bundled.problems.join("\n"),
+    );
   });
 });

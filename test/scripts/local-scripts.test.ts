@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
+import agentSource from "../../scripts/agent.mjs?raw";
+import bulkSource from "../../scripts/bulk.mjs?raw";
 import { DEFAULT_PORT, localConfig } from "../../scripts/lib/config.mjs";
 import { createOutputFilter, missingUpstreams, offlineLine, upstreams } from "../../scripts/lib/offline.mjs";
 import { stepper } from "../../scripts/lib/progress.mjs";
-import offlineOutput from "../fixtures/wrangler/offline-dev-output.txt?raw";
 import startSource from "../../scripts/start.mjs?raw";
-import agentSource from "../../scripts/agent.mjs?raw";
-import bulkSource from "../../scripts/bulk.mjs?raw";
+import offlineOutput from "../fixtures/wrangler/offline-dev-output.txt?raw";
 
 describe("one set of environment variables for the local scripts", () => {
   it("serves on PORT (default 8787) and points the client scripts at the same server unless BASE_URL says otherwise", () => {
@@ -20,7 +20,9 @@ describe("one set of environment variables for the local scripts", () => {
   it("refuses a PORT or BASE_URL that is not one, with a message naming the variable", () => {
     expect(() => localConfig({ PORT: "eighty" })).toThrow(/PORT must be a port number/);
     expect(() => localConfig({ PORT: "70000" })).toThrow(/PORT/);
-    expect(() => localConfig({ BASE_URL: "localhost:8787" })).toThrow(/BASE_URL must be an http\(s\) URL|BASE_URL must be an absolute/);
+    expect(() => localConfig({ BASE_URL: "localhost:8787" })).toThrow(
+      /BASE_URL must be an http\(s\) URL|BASE_URL must be an absolute/,
+    );
   });
 
   it("is what start, agent and bulk read: no script hard-codes the port", () => {
@@ -41,7 +43,9 @@ describe("npm start without internet", () => {
     });
     expect(missing.map((u) => u.host)).toEqual(["dns.example"]);
     const line = offlineLine(missing[0]!);
-    expect(line).toMatch(/^offline: dns\.example \(DNS over HTTPS \(DOH_URL\)\) cannot be reached: .*503 dns_unavailable.*phone validator.*\.$/);
+    expect(line).toMatch(
+      /^offline: dns\.example \(DNS over HTTPS \(DOH_URL\)\) cannot be reached: .*503 dns_unavailable.*phone validator.*\.$/,
+    );
     expect(line).not.toContain("\n");
     // A lookup that hangs counts as missing after the timeout.
     const hung = await missingUpstreams(list.slice(0, 1), () => new Promise(() => {}), 20);
@@ -63,16 +67,26 @@ describe("npm start without internet", () => {
       "offline: workers.cloudflare.com cannot be reached: requests carry a placeholder request.cf.",
       "offline: an outbound request could not resolve its host name (no internet): such lookups answer 503/502, unbilled; further ones are not shown.",
     ]);
-    for (const kept of ["Ready on http://127.0.0.1:", "GET /v1/email-verifier 503 Service Unavailable", "GET /v1/author-finder 502 Bad Gateway", "Scheduled Workers are not automatically triggered"]) {
+    for (const kept of [
+      "Ready on http://127.0.0.1:",
+      "GET /v1/email-verifier 503 Service Unavailable",
+      "GET /v1/author-finder 502 Bad Gateway",
+      "Scheduled Workers are not automatically triggered",
+    ]) {
       expect(out).toContain(kept);
     }
   });
 
   it("explains wrangler's notice about types instead of asking for a `wrangler types` that would add local secrets", () => {
     const filter = createOutputFilter();
-    const out = filter.push("Ready\n❓ Your types might be out of date. Re-run `wrangler types` to ensure your types are correct.\n") + filter.end();
+    const out =
+      filter.push(
+        "Ready\n❓ Your types might be out of date. Re-run `wrangler types` to ensure your types are correct.\n",
+      ) + filter.end();
     expect(out).not.toContain("Re-run `wrangler types`");
-    expect(out).toMatch(/^Ready\n\(wrangler's notice about types counts the local secrets in \.dev\.vars.*npm run typecheck/);
+    expect(out).toMatch(
+      /^Ready\n\(wrangler's notice about types counts the local secrets in \.dev\.vars.*npm run typecheck/,
+    );
   });
 });
 
@@ -80,14 +94,21 @@ describe("npm run seed shows progress", () => {
   it("writes each step's name before it runs and its time after, or that it failed", () => {
     const lines: string[] = [];
     let t = 0;
-    const step = stepper((text) => lines.push(text), () => (t += 1500));
+    const step = stepper(
+      (text) => lines.push(text),
+      () => (t += 1500),
+    );
     const seen = vi.fn(() => {
       expect(lines.join("")).toBe("Applying database migrations…");
       return 42;
     });
     expect(step("Applying database migrations", seen)).toBe(42);
     expect(lines.join("")).toBe("Applying database migrations… done (1.5 s)\n");
-    expect(() => step("Issuing a demo key", () => { throw new Error("wrangler failed"); })).toThrow("wrangler failed");
+    expect(() =>
+      step("Issuing a demo key", () => {
+        throw new Error("wrangler failed");
+      }),
+    ).toThrow("wrangler failed");
     expect(lines.join("")).toMatch(/Issuing a demo key… failed\n$/);
   });
 });

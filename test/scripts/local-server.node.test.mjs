@@ -23,7 +23,11 @@ const freePort = () =>
 
 /** Runs a script; collects stdout and stderr with the time each stderr line arrived. */
 function run(script, args, env) {
-  const child = spawn(process.execPath, [path.join(root, script), ...args], { cwd: root, env: { ...process.env, PERSIST_TO: state, ...env }, detached: true });
+  const child = spawn(process.execPath, [path.join(root, script), ...args], {
+    cwd: root,
+    env: { ...process.env, PERSIST_TO: state, ...env },
+    detached: true,
+  });
   const out = { stdout: "", stderr: "", stderrTimes: [], started: Date.now(), child };
   child.stdout.on("data", (d) => (out.stdout += d));
   child.stderr.on("data", (d) => {
@@ -40,8 +44,14 @@ describe("npm run seed", () => {
     assert.equal(await seed.done, 0, seed.stderr);
     const lines = seed.stderr.split("\n").filter(Boolean);
     assert.match(lines[0], /^Applying database migrations to the local D1 database… done \(\d+\.\d s\)$/);
-    assert.ok(lines.some((l) => /^Creating the demo account demo-free@example\.com… done/.test(l)), seed.stderr);
-    assert.ok(lines.some((l) => /^Issuing a demo key… done/.test(l)), seed.stderr);
+    assert.ok(
+      lines.some((l) => /^Creating the demo account demo-free@example\.com… done/.test(l)),
+      seed.stderr,
+    );
+    assert.ok(
+      lines.some((l) => /^Issuing a demo key… done/.test(l)),
+      seed.stderr,
+    );
     // The first word comes at once, not after the whole run.
     assert.ok(seed.stderrTimes[0] < 2_000, `first progress after ${seed.stderrTimes[0]} ms`);
     const creds = JSON.parse(seed.stdout.trim().split("\n").at(-1));
@@ -66,13 +76,20 @@ describe("npm start without internet", () => {
       }
       const key = /X-Service-Key:\s+(\S+)/.exec(start.stdout)[1];
       const secret = /X-Service-Secret:\s+(\S+)/.exec(start.stdout)[1];
-      const res = await fetch(`${base}/v1/email-verifier?email=someone@gmail.com`, { headers: { "X-Service-Key": key, "X-Service-Secret": secret } });
+      const res = await fetch(`${base}/v1/email-verifier?email=someone@gmail.com`, {
+        headers: { "X-Service-Key": key, "X-Service-Secret": secret },
+      });
       assert.equal(res.status, 503);
       assert.equal((await res.json()).errors.type, "dns_unavailable");
       await new Promise((r) => setTimeout(r, 1_000));
       const output = start.stdout + start.stderr;
       const offline = output.split("\n").filter((l) => l.startsWith("offline: "));
-      assert.equal(offline.filter((l) => l.startsWith("offline: doh.invalid (DNS over HTTPS (DOH_URL)) cannot be reached:")).length, 1, output);
+      assert.equal(
+        offline.filter((l) => l.startsWith("offline: doh.invalid (DNS over HTTPS (DOH_URL)) cannot be reached:"))
+          .length,
+        1,
+        output,
+      );
       assert.doesNotMatch(output, /\n\s+at [\w.<>]+ \(|stack: |ffi\.rs|getaddrinfo ENOTFOUND/, output);
       assert.match(output, /GET \/v1\/email-verifier 503/);
     } finally {

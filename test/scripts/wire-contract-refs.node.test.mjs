@@ -26,7 +26,8 @@ function citations() {
       const text = readFileSync(path.join(root, file), "utf8");
       text.split("\n").forEach((line, i) => {
         if (/RFC \d+/.test(line) || !/§\d/.test(line)) return;
-        for (const m of line.matchAll(/§(\d+(?:\.\d+)?)/g)) found.push({ where: `${file}:${i + 1}`, section: m[1], file, text });
+        for (const m of line.matchAll(/§(\d+(?:\.\d+)?)/g))
+          found.push({ where: `${file}:${i + 1}`, section: m[1], file, text });
       });
     }
   }
@@ -44,7 +45,9 @@ describe("citations of docs/wire-contract.md", () => {
     assert.ok(cited.length > 20, "the code cites the contract");
     const unknown = cited.filter((c) => !sections.has(c.section)).map((c) => `${c.where} §${c.section}`);
     assert.deepEqual(unknown, [], "sections that docs/wire-contract.md does not have");
-    const unnamed = [...new Set(cited.filter((c) => !/wire-contract\.md|wire contract/.test(c.text)).map((c) => c.file))];
+    const unnamed = [
+      ...new Set(cited.filter((c) => !/wire-contract\.md|wire contract/.test(c.text)).map((c) => c.file)),
+    ];
     assert.deepEqual(unnamed, [], "files citing a § without naming docs/wire-contract.md");
   });
 });

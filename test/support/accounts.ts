@@ -1,8 +1,8 @@
-import { expect } from "vitest";
 import { env, exports } from "cloudflare:workers";
-import { hashPassword, newKeyPair, sha256Hex } from "../../src/platform/crypto.js";
+import { expect } from "vitest";
 import { db } from "../../src/db/client.js";
 import { accounts, apiKeys, workspaceMembers, workspaces } from "../../src/db/schema.js";
+import { hashPassword, newKeyPair, sha256Hex } from "../../src/platform/crypto.js";
 
 let counter = 0;
 

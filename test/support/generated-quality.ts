@@ -16,16 +16,32 @@
 // fail for the measured first pass as they would in production.
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import worker from "../../src/index.js";
-import type { Env } from "../../src/env.js";
 import { DEEP_CRAWL_QUEUE, type DeepCrawlMessage } from "../../src/engine/web/crawl/deep-crawl-queue.js";
-import { ALL_RULES, FEATURES, type GeneratedSite, localPart, type Person, resetUrl, RULE_NAMES, type SiteLabels } from "../fixtures/generator/index.js";
+import type { Env } from "../../src/env.js";
+import worker from "../../src/index.js";
+import {
+  ALL_RULES,
+  FEATURES,
+  type GeneratedSite,
+  localPart,
+  type Person,
+  RULE_NAMES,
+  resetUrl,
+  type SiteLabels,
+} from "../fixtures/generator/index.js";
 import type { Format } from "../fixtures/generator/spelling.js";
 import { call, createAccount } from "./accounts.js";
 
 export const GOALS = { format: 0.97, finder: 0.95, first: 0.95, settled: 0.98, precision: 1 } as const;
 /** The goals on real-web sites: first answers may wait for the deep pass more often; each feature ≥ 95%. */
-export const REAL_WEB_GOALS = { format: 0.97, finder: 0.95, first: 0.9, settled: 0.98, featureSettled: 0.95, precision: 1 } as const;
+export const REAL_WEB_GOALS = {
+  format: 0.97,
+  finder: 0.95,
+  first: 0.9,
+  settled: 0.98,
+  featureSettled: 0.95,
+  precision: 1,
+} as const;
 
 interface Listed {
   email: string;
@@ -54,7 +70,11 @@ async function send(path: string, headers: Record<string, string>, via?: Env): P
   return worker.fetch(new Request(`https://api.test${path}`, { headers }), via, createExecutionContext());
 }
 
-async function getJson(path: string, headers: Record<string, string>, via?: Env): Promise<{ status: number; body: any }> {
+async function getJson(
+  path: string,
+  headers: Record<string, string>,
+  via?: Env,
+): Promise<{ status: number; body: any }> {
   const res = await send(path, headers, via);
   const text = await res.text();
   let body: unknown = null;
@@ -69,9 +89,20 @@ async function getJson(path: string, headers: Record<string, string>, via?: Env)
 async function listAll(domain: string, headers: Record<string, string>, via?: Env): Promise<Listed[]> {
   const out: Listed[] = [];
   for (let page = 1; page <= 5; page++) {
-    const { status, body } = await getJson(`/v1/domain-search?domain=${encodeURIComponent(domain)}&limit=100&page=${page}`, headers, via);
-    if (status !== 200) throw new Error(`domain-search ${domain} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
-    out.push(...(body.data.emails as Listed[]).map((e) => ({ email: e.email.toLowerCase(), first_name: e.first_name, last_name: e.last_name })));
+    const { status, body } = await getJson(
+      `/v1/domain-search?domain=${encodeURIComponent(domain)}&limit=100&page=${page}`,
+      headers,
+      via,
+    );
+    if (status !== 200)
+      throw new Error(`domain-search ${domain} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+    out.push(
+      ...(body.data.emails as Listed[]).map((e) => ({
+        email: e.email.toLowerCase(),
+        first_name: e.first_name,
+        last_name: e.last_name,
+      })),
+    );
     if (page >= body.meta.total_pages) break;
   }
   return out;
@@ -79,7 +110,8 @@ async function listAll(domain: string, headers: Record<string, string>, via?: En
 
 async function formatsOf(domain: string, headers: Record<string, string>) {
   const { status, body } = await getJson(`/v1/email-format?domain=${encodeURIComponent(domain)}`, headers);
-  if (status !== 200) throw new Error(`email-format ${domain} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  if (status !== 200)
+    throw new Error(`email-format ${domain} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
   return body.data as { format: string; percentage: number }[];
 }
 
@@ -121,22 +153,49 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
   const first = await listAll(domain, headers, queue.via);
   const firstMs = Date.now() - started;
   const formatFirst = (await formatsOf(domain, headers))[0]?.format ?? null;
-  const deepAcked = await runDeepPass(domain, queue.sent.find((m) => m.domain === domain));
+  const deepAcked = await runDeepPass(
+    domain,
+    queue.sent.find((m) => m.domain === domain),
+  );
   const settled = await listAll(domain, headers);
   const formats = await formatsOf(domain, headers);
   const finder = [];
   for (const probe of labels.probes) {
-    const q = new URLSearchParams({ domain, ...(probe.fullName ? { full_name: probe.fullName } : { first_name: probe.first, last_name: probe.last }) });
+    const q = new URLSearchParams({
+      domain,
+      ...(probe.fullName ? { full_name: probe.fullName } : { first_name: probe.first, last_name: probe.last }),
+    });
     const { status, body } = await getJson(`/v1/email-finder?${q}`, headers);
-    finder.push({ expected: probe.expected, got: status === 200 ? ((body.data.email as string | null)?.toLowerCase() ?? null) : null, status });
+    finder.push({
+      expected: probe.expected,
+      got: status === 200 ? ((body.data.email as string | null)?.toLowerCase() ?? null) : null,
+      status,
+    });
   }
   const verifier = [];
-  const toVerify = [labels.published.find((p) => p.kind === "personal")?.email, labels.probes[0]?.expected].filter((e): e is string => !!e);
+  const toVerify = [labels.published.find((p) => p.kind === "personal")?.email, labels.probes[0]?.expected].filter(
+    (e): e is string => !!e,
+  );
   for (const email of toVerify) {
     const { status, body } = await getJson(`/v1/email-verifier?email=${encodeURIComponent(email)}`, headers);
-    verifier.push({ email, status: status === 200 ? body.data.email.status : `http ${status}`, result: status === 200 ? body.data.email.result : null });
+    verifier.push({
+      email,
+      status: status === 200 ? body.data.email.status : `http ${status}`,
+      result: status === 200 ? body.data.email.result : null,
+    });
   }
-  return { labels, first, settled, formatFirst, formats, finder, verifier, deepAcked, ms: Date.now() - started, firstMs };
+  return {
+    labels,
+    first,
+    settled,
+    formatFirst,
+    formats,
+    finder,
+    verifier,
+    deepAcked,
+    ms: Date.now() - started,
+    firstMs,
+  };
 }
 
 /** Measures every site, `concurrency` at a time, with one account on an unlimited plan. */
@@ -161,7 +220,16 @@ export interface Miss {
   site: string;
   seed: number;
   measure: "first" | "settled" | "precision" | "trap" | "format" | "finder" | "verifier";
-  cause: "format" | "culture" | "display order" | "spelling rule" | "publishing form" | "page structure" | "trap" | "stated convention" | "other";
+  cause:
+    | "format"
+    | "culture"
+    | "display order"
+    | "spelling rule"
+    | "publishing form"
+    | "page structure"
+    | "trap"
+    | "stated convention"
+    | "other";
   detail: string;
 }
 
@@ -195,17 +263,30 @@ const fmt = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFi
 
 /** Swaps the given and family name parts of a format: the format a mirrored reading reports. */
 export function mirrorOf(format: string): string {
-  return format.replace(/\{(first|last|f|l)\}/g, (_, k: string) => `{${{ first: "last", last: "first", f: "l", l: "f" }[k]}}`);
+  return format.replace(
+    /\{(first|last|f|l)\}/g,
+    (_, k: string) => `{${{ first: "last", last: "first", f: "l", l: "f" }[k]}}`,
+  );
 }
 
-const plain = (s: string | null | undefined) => (s ?? "").normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^a-z]/g, "");
+const plain = (s: string | null | undefined) =>
+  (s ?? "")
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z]/g, "");
 
 function siteFeatures(l: SiteLabels): string {
   return `lang=${l.lang} display=${l.displayOrder} cultures=${l.cultures.join("+")} layout=${l.layout}${l.paginated ? "+pages" : ""} rules shown=[${l.rulesShown.join(",")}]${l.statedConvention ? " stated-convention" : ""}`;
 }
 
 /** Why the finder's answer differs, judged from the probe's name and the site's rules. */
-function finderCause(l: SiteLabels, person: Person, got: string | null, formatRight: boolean): { cause: Miss["cause"]; why: string } {
+function finderCause(
+  l: SiteLabels,
+  person: Person,
+  got: string | null,
+  formatRight: boolean,
+): { cause: Miss["cause"]; why: string } {
   if (!formatRight) return { cause: "format", why: "the site's format was not read" };
   if (got === null) return { cause: "other", why: "no answer" };
   const local = got.split("@")[0]!;
@@ -215,17 +296,49 @@ function finderCause(l: SiteLabels, person: Person, got: string | null, formatRi
     .filter((changed) => changed.length > 0)
     .sort((a, b) => a.length - b.length);
   if (explanations.length) return { cause: "spelling rule", why: explanations[0]!.join(", ") };
-  const swapped: Person = { ...person, given: person.family.join(person.familyJoiner), family: [person.given], particle: undefined, nickname: undefined };
-  if (localPart(swapped, l.format, l.rules) === local) return { cause: "display order", why: "given and family name swapped" };
+  const swapped: Person = {
+    ...person,
+    given: person.family.join(person.familyJoiner),
+    family: [person.given],
+    particle: undefined,
+    nickname: undefined,
+  };
+  if (localPart(swapped, l.format, l.rules) === local)
+    return { cause: "display order", why: "given and family name swapped" };
   return { cause: "culture", why: `name features: ${person.culture}` };
 }
 
 type Breakdown = Map<string, [number, number, number, number]>;
 
 /** One real-web feature (or variant): site measures over the sites that carry it, recall over its addresses. */
-export type FeatureCounts = Pick<Totals, "sites" | "published" | "firstHits" | "settledHits" | "returned" | "returnedPublished" | "formatHits" | "probes" | "finderHits" | "verified" | "deliverable">;
+export type FeatureCounts = Pick<
+  Totals,
+  | "sites"
+  | "published"
+  | "firstHits"
+  | "settledHits"
+  | "returned"
+  | "returnedPublished"
+  | "formatHits"
+  | "probes"
+  | "finderHits"
+  | "verified"
+  | "deliverable"
+>;
 
-const noCounts = (): FeatureCounts => ({ sites: 0, published: 0, firstHits: 0, settledHits: 0, returned: 0, returnedPublished: 0, formatHits: 0, probes: 0, finderHits: 0, verified: 0, deliverable: 0 });
+const noCounts = (): FeatureCounts => ({
+  sites: 0,
+  published: 0,
+  firstHits: 0,
+  settledHits: 0,
+  returned: 0,
+  returnedPublished: 0,
+  formatHits: 0,
+  probes: 0,
+  finderHits: 0,
+  verified: 0,
+  deliverable: 0,
+});
 const mainFeature = (f: string) => !f.includes(":");
 
 export interface Summary {
@@ -239,7 +352,30 @@ export interface Summary {
 }
 
 export function summarize(measures: SiteMeasure[]): Summary {
-  const t: Totals = { sites: 0, published: 0, firstHits: 0, settledHits: 0, returned: 0, returnedPublished: 0, trapsReturned: 0, formatHits: 0, formatFirstHits: 0, probes: 0, finderHits: 0, verified: 0, deliverable: 0, namesRead: 0, namesRight: 0, namesReversed: 0, deepFailures: 0, ms: 0, firstMaxMs: 0, transientSites: 0, transientFirstMs: 0, transientFirstMaxMs: 0 };
+  const t: Totals = {
+    sites: 0,
+    published: 0,
+    firstHits: 0,
+    settledHits: 0,
+    returned: 0,
+    returnedPublished: 0,
+    trapsReturned: 0,
+    formatHits: 0,
+    formatFirstHits: 0,
+    probes: 0,
+    finderHits: 0,
+    verified: 0,
+    deliverable: 0,
+    namesRead: 0,
+    namesRight: 0,
+    namesReversed: 0,
+    deepFailures: 0,
+    ms: 0,
+    firstMaxMs: 0,
+    transientSites: 0,
+    transientFirstMs: 0,
+    transientFirstMaxMs: 0,
+  };
   const misses: Miss[] = [];
   // [format hits, sites, finder hits, probes]
   const byFormat = new Map<string, [number, number, number, number]>();
@@ -261,7 +397,8 @@ export function summarize(measures: SiteMeasure[]): Summary {
   };
   for (const m of measures) {
     const l = m.labels;
-    const miss = (measure: Miss["measure"], cause: Miss["cause"], detail: string) => misses.push({ site: l.domain, seed: l.seed, measure, cause, detail });
+    const miss = (measure: Miss["measure"], cause: Miss["cause"], detail: string) =>
+      misses.push({ site: l.domain, seed: l.seed, measure, cause, detail });
     t.sites++;
     t.ms += m.ms;
     t.firstMaxMs = Math.max(t.firstMaxMs, m.firstMs);
@@ -279,10 +416,20 @@ export function summarize(measures: SiteMeasure[]): Summary {
       if (firstSet.has(email)) t.firstHits++;
       if (settledSet.has(email)) t.settledHits++;
       if (!settledSet.has(email)) {
-        const pageRead = l.published.some((q) => q.placement === p.placement && q.email !== email && settledSet.has(q.email));
-        miss("settled", pageRead ? "publishing form" : "page structure", `${email} (${p.form} on ${p.placement} ${p.page}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}${featureNote(p.features)}) never found`);
+        const pageRead = l.published.some(
+          (q) => q.placement === p.placement && q.email !== email && settledSet.has(q.email),
+        );
+        miss(
+          "settled",
+          pageRead ? "publishing form" : "page structure",
+          `${email} (${p.form} on ${p.placement} ${p.page}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}${featureNote(p.features)}) never found`,
+        );
       } else if (!firstSet.has(email)) {
-        miss("first", "page structure", `${email} (${p.placement} ${p.page}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}${featureNote(p.features)}) only after the deep pass`);
+        miss(
+          "first",
+          "page structure",
+          `${email} (${p.placement} ${p.page}${p.placement.startsWith("team") ? `, ${l.layout}` : ""}${featureNote(p.features)}) only after the deep pass`,
+        );
       }
       for (const key of p.features ?? []) {
         const row = feature(key);
@@ -341,22 +488,26 @@ export function summarize(measures: SiteMeasure[]): Summary {
         l.format === "{f}{m}{last}" && reading.right >= reading.other
           ? "format"
           : (top !== null && top === mirrorOf(l.format)) || reading.reversed > reading.right
-          ? "display order"
-          : found < Math.min(2, personal.length)
-            ? "page structure"
-            : reading.none > reading.right + reading.other
-              ? l.displayOrder === "given-first"
-                ? "page structure"
-                : "display order"
-              : reading.other > reading.right
-                ? "culture"
-                : l.statedConvention && personal.length < 2
-                  ? "stated convention"
-                  : l.rulesShown.length
-                    ? "spelling rule"
-                    : "format";
+            ? "display order"
+            : found < Math.min(2, personal.length)
+              ? "page structure"
+              : reading.none > reading.right + reading.other
+                ? l.displayOrder === "given-first"
+                  ? "page structure"
+                  : "display order"
+                : reading.other > reading.right
+                  ? "culture"
+                  : l.statedConvention && personal.length < 2
+                    ? "stated convention"
+                    : l.rulesShown.length
+                      ? "spelling rule"
+                      : "format";
       const shares = m.formats.map((f) => `${f.format} ${f.percentage}%`).join(", ") || "[]";
-      miss("format", cause, `got ${shares}, want ${l.format}; names read right ${reading.right}, reversed ${reading.reversed}, other ${reading.other}, none ${reading.none}; ${siteFeatures(l)}`);
+      miss(
+        "format",
+        cause,
+        `got ${shares}, want ${l.format}; names read right ${reading.right}, reversed ${reading.reversed}, other ${reading.other}, none ${reading.none}; ${siteFeatures(l)}`,
+      );
     }
     l.probes.forEach((probe, i) => {
       const r = m.finder[i]!;
@@ -375,7 +526,11 @@ export function summarize(measures: SiteMeasure[]): Summary {
       bump(byDisplay, l.displayOrder, 3, 1);
       if (!hit) {
         const { cause, why } = finderCause(l, probe.person, r.got, formatRight);
-        miss("finder", cause, `${probe.fullName ?? `${probe.first} / ${probe.last}`} (shown as "${probe.display}"${probe.features.length ? `; ${probe.features.join(", ")}` : ""}): got ${r.got ?? (r.status === 200 ? "null" : `http ${r.status}`)}, want ${r.expected}; ${why}`);
+        miss(
+          "finder",
+          cause,
+          `${probe.fullName ?? `${probe.first} / ${probe.last}`} (shown as "${probe.display}"${probe.features.length ? `; ${probe.features.join(", ")}` : ""}): got ${r.got ?? (r.status === 200 ? "null" : `http ${r.status}`)}, want ${r.expected}; ${why}`,
+        );
       }
     });
     for (const v of m.verifier) {
@@ -435,8 +590,11 @@ export function ratios(t: Totals) {
 export function report(title: string, measures: SiteMeasure[]): string {
   const { totals: t, misses, byFormat, byCulture, byDisplay, byFeature } = summarize(measures);
   const r = ratios(t);
-  const goal = (k: keyof typeof GOALS, hits: number, of: number) => `${fmt(hits, of).padStart(6)}  (${hits}/${of}; goal ≥ ${(GOALS[k] * 100).toFixed(0)}%${r[k] >= GOALS[k] ? ", met" : ", NOT met"})`;
-  const lines: string[] = [`\n══ ${title}: ${t.sites} generated sites, ${t.published} published addresses, ${t.probes} finder probes`];
+  const goal = (k: keyof typeof GOALS, hits: number, of: number) =>
+    `${fmt(hits, of).padStart(6)}  (${hits}/${of}; goal ≥ ${(GOALS[k] * 100).toFixed(0)}%${r[k] >= GOALS[k] ? ", met" : ", NOT met"})`;
+  const lines: string[] = [
+    `\n══ ${title}: ${t.sites} generated sites, ${t.published} published addresses, ${t.probes} finder probes`,
+  ];
   const bySite = new Map<string, Miss[]>();
   for (const x of misses) bySite.set(x.site, [...(bySite.get(x.site) ?? []), x]);
   if (bySite.size) lines.push("misses (seed domain: measure [cause] detail):");
@@ -446,7 +604,13 @@ export function report(title: string, measures: SiteMeasure[]): string {
   }
   const causes = new Map<string, number>();
   for (const x of misses) causes.set(`${x.measure} / ${x.cause}`, (causes.get(`${x.measure} / ${x.cause}`) ?? 0) + 1);
-  if (causes.size) lines.push(`misses by measure / cause: ${[...causes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join("; ")}`);
+  if (causes.size)
+    lines.push(
+      `misses by measure / cause: ${[...causes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join("; ")}`,
+    );
   lines.push(
     `first-answer recall ${goal("first", t.firstHits, t.published)}`,
     `settled recall      ${goal("settled", t.settledHits, t.published)}`,
@@ -457,11 +621,16 @@ export function report(title: string, measures: SiteMeasure[]): string {
     `names read          ${fmt(t.namesRight, t.namesRead)} right (${t.namesRight}/${t.namesRead}), ${t.namesReversed} given/family reversed`,
     `time                ${(t.ms / 1000).toFixed(1)} s of site work, ${(t.ms / Math.max(1, t.sites) / 1000).toFixed(2)} s per site${t.deepFailures ? `; ${t.deepFailures} deep passes not acknowledged` : ""}`,
     `first answer        longest ${(t.firstMaxMs / 1000).toFixed(2)} s` +
-      (t.transientSites ? `; on ${t.transientSites} transient sites mean ${(t.transientFirstMs / t.transientSites / 1000).toFixed(2)} s, longest ${(t.transientFirstMaxMs / 1000).toFixed(2)} s` : ""),
+      (t.transientSites
+        ? `; on ${t.transientSites} transient sites mean ${(t.transientFirstMs / t.transientSites / 1000).toFixed(2)} s, longest ${(t.transientFirstMaxMs / 1000).toFixed(2)} s`
+        : ""),
   );
   const table = (label: string, map: Breakdown) => {
     lines.push(`${label.padEnd(16)} format top-1      finder top-1`);
-    for (const [k, [fh, fs, ph, ps]] of [...map].sort((a, b) => a[0].localeCompare(b[0]))) lines.push(`  ${k.padEnd(14)} ${`${fh}/${fs}`.padStart(6)} ${fmt(fh, fs).padStart(7)}   ${`${ph}/${ps}`.padStart(6)} ${fmt(ph, ps).padStart(7)}`);
+    for (const [k, [fh, fs, ph, ps]] of [...map].sort((a, b) => a[0].localeCompare(b[0])))
+      lines.push(
+        `  ${k.padEnd(14)} ${`${fh}/${fs}`.padStart(6)} ${fmt(fh, fs).padStart(7)}   ${`${ph}/${ps}`.padStart(6)} ${fmt(ph, ps).padStart(7)}`,
+      );
   };
   table("by format", byFormat);
   // Format top-1 by the site's own culture, finder top-1 by the probed person's culture.
@@ -483,6 +652,7 @@ export function featureTable(byFeature: Map<string, FeatureCounts>): string[] {
   const lines = ["by feature (recall over the feature's addresses; precision, format, finder over its sites)", head];
   for (const f of FEATURES) if (byFeature.has(f)) lines.push(row(f, byFeature.get(f)!));
   lines.push("by variant");
-  for (const [k, c] of [...byFeature].filter(([k]) => !mainFeature(k)).sort((a, b) => a[0].localeCompare(b[0]))) lines.push(row(k, c));
+  for (const [k, c] of [...byFeature].filter(([k]) => !mainFeature(k)).sort((a, b) => a[0].localeCompare(b[0])))
+    lines.push(row(k, c));
   return lines;
 }

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
-import { z } from "@hono/zod-openapi";
 import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
@@ -12,7 +12,11 @@ import type { LimiterMessage, LimiterReply, Settlement } from "../../src/limits/
  * `lostReplies` on its first N calls after the limiter decided (a caller cancelled or cut off
  * while the object committed).
  */
-export function recordingEnv(base: Env = env as Env, failures: Record<string, number> = {}, lostReplies: Record<string, number> = {}) {
+export function recordingEnv(
+  base: Env = env as Env,
+  failures: Record<string, number> = {},
+  lostReplies: Record<string, number> = {},
+) {
   const calls: string[] = [];
   const left = { ...failures };
   const lost = { ...lostReplies };
@@ -64,7 +68,13 @@ export function collect() {
 type LimiterStub = { exchange(msg: LimiterMessage): Promise<LimiterReply> };
 
 /** Ends a call on the limiter directly: one settlement message (as an isolate sends it). */
-export async function settleOn(limiter: LimiterStub, reservationIds: string[], found: boolean, adjust: Settlement["adjust"] = {}, plan = "free") {
+export async function settleOn(
+  limiter: LimiterStub,
+  reservationIds: string[],
+  found: boolean,
+  adjust: Settlement["adjust"] = {},
+  plan = "free",
+) {
   return (await limiter.exchange({ plan, settlements: [{ reservationIds, found, adjust }] })).settlements[0]!;
 }
 
@@ -95,7 +105,11 @@ export const billedOf = (execution: { billing: { whenDecided(f: (billed: boolean
  * A capability double for the money tests, under `/<name>` with one parameter `q`: costs one credit
  * of `balance` (rate group and usage category to match) and answers what `answer` says it found.
  */
-export function probeCapability(name: string, balance: "search" | "phone", answer: (q: string) => Promise<boolean> | boolean) {
+export function probeCapability(
+  name: string,
+  balance: "search" | "phone",
+  answer: (q: string) => Promise<boolean> | boolean,
+) {
   return defineCapability({
     name,
     label: name,

@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { processChunk } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
@@ -9,13 +9,13 @@ import { emailVerifier } from "../../src/capabilities/email-verifier.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
-import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { type ClientOptions, LimiterClient } from "../../src/limits/limiter-client.js";
+import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { planFor } from "../../src/limits/plans.js";
 import { requestFingerprint } from "../../src/limits/repeat-billing.js";
+import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount } from "./accounts.js";
 import { limiterClock } from "./limiter.js";
-import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 
 /**
  * A fault-injection harness for the money invariants (docs/billing.md). One schedule plays one
@@ -186,7 +186,10 @@ function isolateEnv(iso: Isolate, faults: Random): Env {
     get: (id: DurableObjectId) => {
       const stub = jobs.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
       return new Proxy(stub, {
-        get: (target, prop) => (typeof prop === "string" && typeof target[prop] === "function" ? async (...args: unknown[]) => (iso.dead ? never() : target[prop]!(...args)) : target[prop as string]),
+        get: (target, prop) =>
+          typeof prop === "string" && typeof target[prop] === "function"
+            ? async (...args: unknown[]) => (iso.dead ? never() : target[prop]!(...args))
+            : target[prop as string],
       });
     },
   };
@@ -227,25 +230,35 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   const violations: string[] = [];
   const account = await createAccount({ plan });
   const accountId = account.accountId;
-  const stub = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as DurableObjectStub<AccountLimiter>;
+  const stub = env.ACCOUNT_LIMITER.get(
+    env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`),
+  ) as DurableObjectStub<AccountLimiter>;
 
   // The limiter's clock: a little before a month's or a day's end, or any time.
   const base = Date.now();
   const start =
-    boundary === "month" ? Date.UTC(2027, rnd.int(12) + 1, 1) - 150 : boundary === "day" ? Date.UTC(2027, rnd.int(12), 2 + rnd.int(25)) - 150 : base - rnd.int(86_400_000);
+    boundary === "month"
+      ? Date.UTC(2027, rnd.int(12) + 1, 1) - 150
+      : boundary === "day"
+        ? Date.UTC(2027, rnd.int(12), 2 + rnd.int(25)) - 150
+        : base - rnd.int(86_400_000);
   const clock = await limiterClock(stub, start);
   // Near the end of the verification balance, so it runs out during the schedule.
   const allowance = planFor(plan).credits.verification;
   const headroom = 12 + rnd.int(25);
   await runInDurableObject(stub, (instance: AccountLimiter) => {
-    const book = (instance as unknown as { credits: { current(now: number): { used: { verification: number } }; dirty: boolean } }).credits;
+    const book = (
+      instance as unknown as { credits: { current(now: number): { used: { verification: number } }; dirty: boolean } }
+    ).credits;
     book.current(start).used.verification = allowance - headroom;
     book.dirty = true;
   });
 
   const isolates = Array.from({ length: 2 + rnd.int(3) }, (_, i) => makeIsolate(i, seed, rnd));
   const live = () => isolates.filter((i) => !i.dead);
-  const emails = Array.from({ length: 24 + rnd.int(16) }, (_, i) => (rnd.chance(0.8) ? `s${seed}u${i}@mailinator.com` : `s${seed}u${i}@acme-verify.test`));
+  const emails = Array.from({ length: 24 + rnd.int(16) }, (_, i) =>
+    rnd.chance(0.8) ? `s${seed}u${i}@mailinator.com` : `s${seed}u${i}@acme-verify.test`,
+  );
   const fingerprints = new Map<string, string>();
   for (const email of emails) fingerprints.set(email, await requestFingerprint("email-verifier", { email }));
   const agentEmails = new Set<string>();
@@ -254,24 +267,39 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   const packKeys = new Set<string>();
 
   // A bulk job of the same addresses, its chunk delivered by the harness itself.
-  const bulk = rnd.chance(0.5) ? await bulkJob(account, emails.filter(() => rnd.chance(0.6))) : null;
+  const bulk = rnd.chance(0.5)
+    ? await bulkJob(
+        account,
+        emails.filter(() => rnd.chance(0.6)),
+      )
+    : null;
   const planOf = async () => plan;
   let bulkDeliveries: Promise<unknown>[] = [];
 
   const call = (iso: Isolate, surface: Answer["surface"], email: string) => {
     const op = asRequest(async () => {
-      const execution = await executeCapability(emailVerifier, { email }, {
-        env: iso.env,
-        waitUntil: (p) => void iso.pending.push(p),
-        accountId,
-        plan,
-        surface: surface === "agent" ? "agent" : "v1",
-        chargeLater: surface === "v1",
-        client: iso.client,
-        now: () => Date.now() + iso.skew,
-      });
+      const execution = await executeCapability(
+        emailVerifier,
+        { email },
+        {
+          env: iso.env,
+          waitUntil: (p) => void iso.pending.push(p),
+          accountId,
+          plan,
+          surface: surface === "agent" ? "agent" : "v1",
+          chargeLater: surface === "v1",
+          client: iso.client,
+          now: () => Date.now() + iso.skew,
+        },
+      );
       if (requests.getStore()?.hung) return;
-      const answer: Answer = { iso, surface, fingerprint: fingerprints.get(email) ?? (await requestFingerprint("email-verifier", { email })), status: execution.response.status, found: execution.result?.found ?? false };
+      const answer: Answer = {
+        iso,
+        surface,
+        fingerprint: fingerprints.get(email) ?? (await requestFingerprint("email-verifier", { email })),
+        status: execution.response.status,
+        found: execution.result?.found ?? false,
+      };
       answers.push(answer);
       const written = execution.billing.whenDecided(async (billed) => {
         answer.report = billed;
@@ -286,7 +314,9 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
 
   const deliver = (iso: Isolate) => {
     const ctx = createExecutionContext();
-    const run = asRequest(() => processChunk(iso.env, ctx, { jobId: bulk!.id, chunk: 0, run: 1 }, planOf, batchMemo(), iso.client)).catch(() => {});
+    const run = asRequest(() =>
+      processChunk(iso.env, ctx, { jobId: bulk!.id, chunk: 0, run: 1 }, planOf, batchMemo(), iso.client),
+    ).catch(() => {});
     return Promise.race([run, iso.died]);
   };
 
@@ -342,54 +372,95 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   bulkDeliveries = [];
   if (bulk) {
     for (let tries = 0; tries < 3 && !(await chunkFinished(bulk.id)); tries++) await deliver(live()[0]!);
-    await runInDurableObject(jobStub(env, bulk.id), async (_i: BulkJob, state) => state.storage.sql.exec(`UPDATE billing SET at = 0`));
+    await runInDurableObject(jobStub(env, bulk.id), async (_i: BulkJob, state) =>
+      state.storage.sql.exec(`UPDATE billing SET at = 0`),
+    );
     await runDurableObjectAlarm(jobStub(env, bulk.id));
   }
   await settleLive(isolates, accountId);
   await stub.syncUsage();
 
   const { credits, windows } = await runInDurableObject(stub, (_instance: AccountLimiter, state) => ({
-    credits: state.storage.kv.get<{ month: string; used: { verification: number }; pack: { remaining: number } | null }>("credits"),
+    credits: state.storage.kv.get<{
+      month: string;
+      used: { verification: number };
+      pack: { remaining: number } | null;
+    }>("credits"),
     windows: state.storage.sql
-      .exec<{ fingerprint: string; billed_at: number; charged: string | null }>("SELECT fingerprint, billed_at, charged FROM repeat_windows")
+      .exec<{ fingerprint: string; billed_at: number; charged: string | null }>(
+        "SELECT fingerprint, billed_at, charged FROM repeat_windows",
+      )
       .toArray()
-      .map((w) => ({ fingerprint: w.fingerprint, billedAt: w.billed_at, charged: w.charged === null ? null : (JSON.parse(w.charged) as { verification?: number }) })),
+      .map((w) => ({
+        fingerprint: w.fingerprint,
+        billedAt: w.billed_at,
+        charged: w.charged === null ? null : (JSON.parse(w.charged) as { verification?: number }),
+      })),
   }));
   const bulkRows = bulk ? await bulkRowsOf(bulk.id, bulk.emails, fingerprints) : [];
-  const usage = await env.DB.prepare("SELECT day, count FROM usage_days WHERE account_id = ?").bind(accountId).all<{ day: number; count: number }>();
+  const usage = await env.DB.prepare("SELECT day, count FROM usage_days WHERE account_id = ?")
+    .bind(accountId)
+    .all<{ day: number; count: number }>();
   clock.at(null);
 
   // ---- the invariants ------------------------------------------------------------------------
   const windowOf = new Map(windows.map((w) => [w.fingerprint, w]));
   const monthStart = Date.parse(`${credits?.month}-01T00:00:00Z`);
   const charged = (ws: typeof windows) => ws.reduce((n, w) => n + (w.charged?.verification ?? 0), 0);
-  for (const w of windows) if (w.charged?.verification !== VERIFY_COST) violations.push(`window ${w.fingerprint.slice(0, 8)} charged ${JSON.stringify(w.charged)}, not its cost`);
+  for (const w of windows)
+    if (w.charged?.verification !== VERIFY_COST)
+      violations.push(`window ${w.fingerprint.slice(0, 8)} charged ${JSON.stringify(w.charged)}, not its cost`);
   const usedNow = credits?.used.verification ?? 0;
   if (usedNow > allowance) violations.push(`used ${usedNow} beyond the allowance ${allowance}`);
   if ((credits?.pack?.remaining ?? 0) < 0) violations.push("the pack went below zero");
   if (boundary === "month") {
     // The new month's usage is exactly what was charged in it: no earlier instant reset or moved it.
     const inMonth = windows.filter((w) => w.billedAt >= monthStart);
-    if (usedNow !== charged(inMonth)) violations.push(`month ${credits?.month}: used ${usedNow}, charged in it ${charged(inMonth)}`);
+    if (usedNow !== charged(inMonth))
+      violations.push(`month ${credits?.month}: used ${usedNow}, charged in it ${charged(inMonth)}`);
   } else {
     const packSpent = packGranted - (credits?.pack?.remaining ?? 0);
     if (usedNow - (allowance - headroom) + packSpent !== charged(windows)) {
-      violations.push(`credits taken ${usedNow - (allowance - headroom) + packSpent} (pack ${packSpent}), charged ${charged(windows)}`);
+      violations.push(
+        `credits taken ${usedNow - (allowance - headroom) + packSpent} (pack ${packSpent}), charged ${charged(windows)}`,
+      );
     }
   }
   const reportsLost = checkReports(answers, bulkRows, windowOf, agentEmails, fingerprints, violations);
   // /v1/usage counts what the limiter charged, day by day.
   const byDay = new Map<number, number>();
-  for (const w of windows) byDay.set(Math.floor(w.billedAt / 86_400_000) * 86_400_000, (byDay.get(Math.floor(w.billedAt / 86_400_000) * 86_400_000) ?? 0) + 1);
+  for (const w of windows)
+    byDay.set(
+      Math.floor(w.billedAt / 86_400_000) * 86_400_000,
+      (byDay.get(Math.floor(w.billedAt / 86_400_000) * 86_400_000) ?? 0) + 1,
+    );
   const usageByDay = new Map<number, number>();
   for (const u of usage.results) usageByDay.set(u.day, (usageByDay.get(u.day) ?? 0) + u.count);
-  for (const [day, n] of byDay) if (usageByDay.get(day) !== n) violations.push(`usage of day ${new Date(day).toISOString().slice(0, 10)}: ${usageByDay.get(day) ?? 0}, charged ${n}`);
-  if ([...usageByDay.values()].reduce((a, b) => a + b, 0) !== windows.length) violations.push(`usage counts ${[...usageByDay.values()].reduce((a, b) => a + b, 0)} calls, the limiter charged ${windows.length}`);
+  for (const [day, n] of byDay)
+    if (usageByDay.get(day) !== n)
+      violations.push(
+        `usage of day ${new Date(day).toISOString().slice(0, 10)}: ${usageByDay.get(day) ?? 0}, charged ${n}`,
+      );
+  if ([...usageByDay.values()].reduce((a, b) => a + b, 0) !== windows.length)
+    violations.push(
+      `usage counts ${[...usageByDay.values()].reduce((a, b) => a + b, 0)} calls, the limiter charged ${windows.length}`,
+    );
 
   // What the dead lost: answers they gave that nobody was charged for.
   const lossPerDeath = isolates
     .filter((i) => i.dead)
-    .map((iso) => answers.filter((a) => a.iso === iso && a.status === 200 && a.found && a.surface !== "agent" && a.report === undefined && !windowOf.has(a.fingerprint)).length * VERIFY_COST);
+    .map(
+      (iso) =>
+        answers.filter(
+          (a) =>
+            a.iso === iso &&
+            a.status === 200 &&
+            a.found &&
+            a.surface !== "agent" &&
+            a.report === undefined &&
+            !windowOf.has(a.fingerprint),
+        ).length * VERIFY_COST,
+    );
 
   return {
     seed,
@@ -425,7 +496,8 @@ function checkReports(
   const reportsBilled = new Map<string, number>();
   for (const a of answers) {
     if (a.status !== 200) continue;
-    if (a.report === undefined && !a.iso.dead && a.surface !== "agent") violations.push(`a live isolate's call (${a.surface}) never got its billing decision`);
+    if (a.report === undefined && !a.iso.dead && a.surface !== "agent")
+      violations.push(`a live isolate's call (${a.surface}) never got its billing decision`);
     if (a.surface === "agent") {
       if (a.report) violations.push("an agent-surface call was billed in credits");
       continue;
@@ -436,7 +508,8 @@ function checkReports(
   for (const row of bulkRows) {
     if (row.credits > 0) reportsBilled.set(row.fingerprint, (reportsBilled.get(row.fingerprint) ?? 0) + 1);
     if (row.credits > 0 && !row.found) violations.push("a bulk row that found nothing was billed");
-    if (row.found && row.credits === 0 && !windowOf.has(row.fingerprint)) violations.push("a bulk row that found something was billed nowhere");
+    if (row.found && row.credits === 0 && !windowOf.has(row.fingerprint))
+      violations.push("a bulk row that found something was billed nowhere");
   }
   const all = new Set([...reportsBilled.keys(), ...windowOf.keys()]);
   for (const fp of all) {
@@ -449,7 +522,8 @@ function checkReports(
       else violations.push(`request ${fp.slice(0, 8)} charged, reported billed nowhere`);
     }
   }
-  for (const email of agentEmails) if (windowOf.has(fingerprints.get(email) ?? "")) violations.push("an agent-surface request opened a window");
+  for (const email of agentEmails)
+    if (windowOf.has(fingerprints.get(email) ?? "")) violations.push("an agent-surface request opened a window");
   return lost;
 }
 
@@ -459,14 +533,17 @@ function checkReports(
  */
 async function settleLive(isolates: Isolate[], accountId: number) {
   for (let round = 0; round < 2; round++) {
-    for (const iso of isolates.filter((i) => !i.dead)) await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
+    for (const iso of isolates.filter((i) => !i.dead))
+      await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
   }
   for (const iso of isolates.filter((i) => !i.dead)) await iso.client.flush(iso.env, accountId);
 }
 
 async function bulkJob(account: Awaited<ReturnType<typeof createAccount>>, emails: string[]) {
   if (!emails.length) return null;
-  const id = await createdId(await createJob(account, "verifier", { name: "harness", data: [["email"], ...emails.map((e) => [e])] }));
+  const id = await createdId(
+    await createJob(account, "verifier", { name: "harness", data: [["email"], ...emails.map((e) => [e])] }),
+  );
   // Its chunk is delivered by the harness itself.
   await launchLosingMessages(account, id);
   return { id, emails };
@@ -481,10 +558,16 @@ async function chunkFinished(jobId: number): Promise<boolean> {
 
 async function bulkRowsOf(jobId: number, emails: string[], fingerprints: Map<string, string>) {
   const rows = await runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) =>
-    state.storage.sql.exec<{ idx: number; outcome: string; c_verify: number }>("SELECT idx, outcome, c_verify FROM rows").toArray(),
+    state.storage.sql
+      .exec<{ idx: number; outcome: string; c_verify: number }>("SELECT idx, outcome, c_verify FROM rows")
+      .toArray(),
   );
   // Rows are indexed in input order (the header is not a row); duplicates within the job are not run.
   return rows
     .filter((r) => r.outcome === "found" || r.outcome === "not_found" || r.c_verify > 0)
-    .map((r) => ({ fingerprint: fingerprints.get(emails[r.idx]!) ?? "", found: r.outcome === "found", credits: r.c_verify }));
+    .map((r) => ({
+      fingerprint: fingerprints.get(emails[r.idx]!) ?? "",
+      found: r.outcome === "found",
+      credits: r.c_verify,
+    }));
 }

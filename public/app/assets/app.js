@@ -66,7 +66,11 @@
     const showPreview = async () => {
       const file = input.files?.[0];
       if (!file) return;
-      if (nameInput && !nameInput.value) nameInput.value = file.name.replace(/\.[^.]+$/, "").slice(0, 200).padEnd(3, "_");
+      if (nameInput && !nameInput.value)
+        nameInput.value = file.name
+          .replace(/\.[^.]+$/, "")
+          .slice(0, 200)
+          .padEnd(3, "_");
       const head = await file.slice(0, 256 * 1024).text();
       const text = file.size > 256 * 1024 ? head.slice(0, head.lastIndexOf("\n") + 1) : head;
       preview.innerHTML = "<p>Reading the first rows…</p>";
@@ -76,7 +80,9 @@
         body: JSON.stringify({ text }),
       });
       const answer = await res.json().catch(() => null);
-      preview.replaceChildren(...renderPreview(res.ok ? answer : null, res.ok ? null : answer?.error ?? "The file could not be read."));
+      preview.replaceChildren(
+        ...renderPreview(res.ok ? answer : null, res.ok ? null : (answer?.error ?? "The file could not be read.")),
+      );
       say(res.ok ? "Preview ready: check the columns before uploading" : "The file could not be read");
     };
     input.addEventListener("change", showPreview);
@@ -109,8 +115,13 @@
       out.push(el("h3", {}, "Columns the job will use"), pickers);
       const table = el("table", {}, el("caption", { class: "sr-only" }, "First rows of the file"));
       table.append(el("thead", {}, el("tr", {}, ...names.map((n) => el("th", { scope: "col" }, n)))));
-      table.append(el("tbody", {}, ...rows.slice(0, 5).map((r) => el("tr", {}, ...names.map((_, i) => el("td", {}, r[i] ?? ""))))));
-      out.push(el("h3", {}, "First rows"), el("section", { class: "table-wrap", tabindex: "0", "aria-label": "First rows of the file" }, table));
+      table.append(
+        el("tbody", {}, ...rows.slice(0, 5).map((r) => el("tr", {}, ...names.map((_, i) => el("td", {}, r[i] ?? ""))))),
+      );
+      out.push(
+        el("h3", {}, "First rows"),
+        el("section", { class: "table-wrap", tabindex: "0", "aria-label": "First rows of the file" }, table),
+      );
       return out;
     }
   }
@@ -127,7 +138,10 @@
       if (p) {
         bar.value = p.progress;
         bar.textContent = `${p.progress}%`;
-        const eta = p.eta_seconds === null ? "" : ` · about ${p.eta_seconds < 90 ? `${p.eta_seconds} s` : `${Math.round(p.eta_seconds / 60)} min`} left`;
+        const eta =
+          p.eta_seconds === null
+            ? ""
+            : ` · about ${p.eta_seconds < 90 ? `${p.eta_seconds} s` : `${Math.round(p.eta_seconds / 60)} min`} left`;
         line.textContent = `${fmt.format(p.processed)} of ${fmt.format(p.total)} rows (${p.progress}%) · ${fmt.format(p.rows_per_second)} rows/s${eta}`;
         if (p.status) {
           const page = await fetch(location.href).then((r) => r.text());

@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
+import type { Env } from "../../env.js";
 import type { ApiApp } from "../../http/openapi.js";
 import type { JobView } from "../job-view.js";
-import type { Env } from "../../env.js";
-import { action, ActionSchema, assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
+import { ActionSchema, action, assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
 
 export interface ActionRoute {
   method: "put" | "post" | "delete";
@@ -24,7 +24,10 @@ export function registerAction(app: ApiApp, a: ActionRoute) {
     security,
     summary: a.summary,
     request: { params: JobParams },
-    responses: { 200: { description: a.done, content: { "application/json": { schema: ActionSchema } } }, ...JobErrors },
+    responses: {
+      200: { description: a.done, content: { "application/json": { schema: ActionSchema } } },
+      ...JobErrors,
+    },
   });
   app.openapi(route, async (c) => {
     const { type, id } = c.req.valid("param");

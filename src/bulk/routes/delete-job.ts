@@ -2,11 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { bulkJobs } from "../../db/schema-bulk.js";
-import type { ApiApp } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
+import type { ApiApp } from "../../http/openapi.js";
 import { jobStub, onJob } from "../jobs.js";
 import { deletePrefix } from "../storage.js";
-import { action, ActionSchema, assertOwnJob, JobErrors, JobParams, security, TAG } from "./shared.js";
+import { ActionSchema, action, assertOwnJob, JobErrors, JobParams, security, TAG } from "./shared.js";
 
 const route = createRoute({
   method: "delete",
@@ -15,7 +15,10 @@ const route = createRoute({
   security,
   summary: "Delete a job that is not running, with its files (DELETE /bulk/{type}/{id} was removed)",
   request: { params: JobParams },
-  responses: { 200: { description: "Deleted", content: { "application/json": { schema: ActionSchema } } }, ...JobErrors },
+  responses: {
+    200: { description: "Deleted", content: { "application/json": { schema: ActionSchema } } },
+    ...JobErrors,
+  },
 });
 
 /** The removed path answers with an error that names its replacement. */
@@ -41,6 +44,10 @@ export function registerDeleteJob(app: ApiApp) {
   });
   app.openapi(removed, async (c) => {
     const { type, id } = c.req.valid("param");
-    throw new ApiError(404, "unknown_route", `DELETE /v1/bulk/${type}/${id} was removed; use DELETE /v1/bulk/${type}/${id}/delete.`);
+    throw new ApiError(
+      404,
+      "unknown_route",
+      `DELETE /v1/bulk/${type}/${id} was removed; use DELETE /v1/bulk/${type}/${id}/delete.`,
+    );
   });
 }

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ApiApp } from "../../http/openapi.js";
-import { ApiError } from "../../http/errors.js";
 import { csvLine } from "../../http/csv.js";
+import { ApiError } from "../../http/errors.js";
+import type { ApiApp } from "../../http/openapi.js";
 import { jobStub, onJob } from "../jobs.js";
-import { resultPartKey, type ResultRow } from "../storage.js";
+import { type ResultRow, resultPartKey } from "../storage.js";
 import { DOWNLOAD_FILES, type DownloadFile } from "../types.js";
 import { assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
 
@@ -12,7 +12,8 @@ const route = createRoute({
   path: "/bulk/{type}/{id}/download",
   tags: [TAG],
   security,
-  summary: "Results, streamed: file=full (every row), valid or not_found (gen 1 name: type=); format=csv (default) or json",
+  summary:
+    "Results, streamed: file=full (every row), valid or not_found (gen 1 name: type=); format=csv (default) or json",
   description:
     "CSV: the input columns, the result columns, bulk_status and bulk_error. A cell a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return) gets a leading single quote; numbers and phone numbers (+14155552671) are written as they are. JSON (format=json): {header, rows}, every value exactly as found. A duplicate row carries its original row's answer.",
   request: {
@@ -20,11 +21,20 @@ const route = createRoute({
     query: z.object({
       file: z.enum(DOWNLOAD_FILES).optional(),
       type: z.enum(DOWNLOAD_FILES).optional().openapi({ description: "Former name of `file`" }),
-      format: z.enum(["csv", "json"]).optional().openapi({ description: "csv (default) or json (values exactly as found, no spreadsheet escaping)" }),
+      format: z
+        .enum(["csv", "json"])
+        .optional()
+        .openapi({ description: "csv (default) or json (values exactly as found, no spreadsheet escaping)" }),
     }),
   },
   responses: {
-    200: { description: "CSV or JSON", content: { "text/csv": { schema: z.string() }, "application/json": { schema: z.object({ header: z.array(z.string()), rows: z.array(z.array(z.string())) }) } } },
+    200: {
+      description: "CSV or JSON",
+      content: {
+        "text/csv": { schema: z.string() },
+        "application/json": { schema: z.object({ header: z.array(z.string()), rows: z.array(z.array(z.string())) }) },
+      },
+    },
     ...JobErrors,
   },
 });
@@ -39,7 +49,12 @@ export function registerDownload(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { type, id } = c.req.valid("param");
     const q = c.req.valid("query");
-    if (q.file && q.type && q.file !== q.type) throw new ApiError(400, "params_invalid", "The parameter 'type' is the former name of 'file'; send only one of them.");
+    if (q.file && q.type && q.file !== q.type)
+      throw new ApiError(
+        400,
+        "params_invalid",
+        "The parameter 'type' is the former name of 'file'; send only one of them.",
+      );
     const file: DownloadFile = q.file ?? q.type ?? "full";
     const format = q.format ?? "csv";
     await assertOwnJob(c, type, id);
@@ -58,19 +73,30 @@ export function registerDownload(app: ApiApp) {
           const original = r.d === undefined ? undefined : answers.get(r.d);
           if (!original) continue;
           r.v = original.valid;
-          r.c.splice(inputWidth, job.resultWidth - 2, ...Array.from({ length: job.resultWidth - 2 }, (_, k) => original.cells[k] ?? ""));
+          r.c.splice(
+            inputWidth,
+            job.resultWidth - 2,
+            ...Array.from({ length: job.resultWidth - 2 }, (_, k) => original.cells[k] ?? ""),
+          );
         }
       }
       return part.filter(keep[file]).map((r) => r.c);
     };
-    const line = format === "csv" ? (cells: string[]) => `${csvLine(cells)}\r\n` : (cells: string[], first: boolean) => `${first ? "" : ","}\n${JSON.stringify(cells)}`;
+    const line =
+      format === "csv"
+        ? (cells: string[]) => `${csvLine(cells)}\r\n`
+        : (cells: string[], first: boolean) => `${first ? "" : ","}\n${JSON.stringify(cells)}`;
 
     // One result part (one chunk of rows) in memory at a time; parts are read in row order.
     let chunk = 0;
     let first = true;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(encoder.encode(format === "csv" ? `\uFEFF${csvLine(job.header)}\r\n` : `{"header":${JSON.stringify(job.header)},"rows":[`));
+        controller.enqueue(
+          encoder.encode(
+            format === "csv" ? `\uFEFF${csvLine(job.header)}\r\n` : `{"header":${JSON.stringify(job.header)},"rows":[`,
+          ),
+        );
       },
       async pull(controller) {
         while (chunk < job.chunks) {
@@ -99,7 +125,10 @@ export function registerDownload(app: ApiApp) {
     const filename = `${job.name.replace(/[^\w.-]+/g, "_").slice(0, 80) || "bulk"}-${id}-${file}.${format}`;
     return new Response(body, {
       status: 200,
-      headers: { "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` },
+      headers: {
+        "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
+        "content-disposition": `attachment; filename="${filename}"`,
+      },
     });
   });
 }

@@ -10,7 +10,10 @@ const route = createRoute({
   security,
   summary: "A bulk job (an object in data, with config and metrics; preview once billed)",
   request: { params: JobParams },
-  responses: { 200: { description: "The job", content: { "application/json": { schema: z.object({ data: JobSchema }) } } }, ...JobErrors },
+  responses: {
+    200: { description: "The job", content: { "application/json": { schema: z.object({ data: JobSchema }) } } },
+    ...JobErrors,
+  },
 });
 
 export function registerGetJob(app: ApiApp) {

@@ -4,17 +4,36 @@ import { queryIntOr } from "../../http/validation.js";
 import { jobStub, onJob } from "../jobs.js";
 import { assertOwnJob, JobErrors, JobParams, security, TAG } from "./shared.js";
 
-const EventSchema = z.object({ id: z.number().int(), user_id: z.number().int().nullable(), event: z.string(), actor: z.string(), message: z.string().nullable(), meta: z.unknown(), created_at: z.string() });
+const EventSchema = z.object({
+  id: z.number().int(),
+  user_id: z.number().int().nullable(),
+  event: z.string(),
+  actor: z.string(),
+  message: z.string().nullable(),
+  meta: z.unknown(),
+  created_at: z.string(),
+});
 
 const route = createRoute({
   method: "get",
   path: "/bulk/{type}/{id}/history",
   tags: [TAG],
   security,
-  summary: "Events of a job (created, launched, progress, cancelled, retried, failed, completed, downloaded, ...), oldest first",
-  request: { params: JobParams, query: z.object({ page: queryIntOr(1, { min: 1 }), limit: queryIntOr(20, { min: 1, max: 100 }) }) },
+  summary:
+    "Events of a job (created, launched, progress, cancelled, retried, failed, completed, downloaded, ...), oldest first",
+  request: {
+    params: JobParams,
+    query: z.object({ page: queryIntOr(1, { min: 1 }), limit: queryIntOr(20, { min: 1, max: 100 }) }),
+  },
   responses: {
-    200: { description: "History", content: { "application/json": { schema: z.object({ data: z.array(EventSchema), meta: z.record(z.string(), z.unknown()) }) } } },
+    200: {
+      description: "History",
+      content: {
+        "application/json": {
+          schema: z.object({ data: z.array(EventSchema), meta: z.record(z.string(), z.unknown()) }),
+        },
+      },
+    },
     ...JobErrors,
   },
 });
@@ -25,6 +44,12 @@ export function registerHistory(app: ApiApp) {
     const { page, limit } = c.req.valid("query");
     await assertOwnJob(c, type, id);
     const { events, total } = await onJob(jobStub(c.env, id).history(page, limit));
-    return c.json({ data: events.map((e) => ({ ...e, meta: e.meta === null ? null : (JSON.parse(e.meta) as unknown) })), meta: { total, page, limit, total_pages: Math.ceil(total / limit) } }, 200);
+    return c.json(
+      {
+        data: events.map((e) => ({ ...e, meta: e.meta === null ? null : (JSON.parse(e.meta) as unknown) })),
+        meta: { total, page, limit, total_pages: Math.ceil(total / limit) },
+      },
+      200,
+    );
   });
 }

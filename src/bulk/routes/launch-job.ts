@@ -5,7 +5,10 @@ import { typeOf } from "./shared.js";
 
 /** pending -> running, at the gen 1 path (PUT /{id}) and the gen 2 one (POST /{id}/launch). */
 export function registerLaunchJob(app: ApiApp) {
-  for (const [method, path] of [["put", "/bulk/{type}/{id}"], ["post", "/bulk/{type}/{id}/launch"]] as const) {
+  for (const [method, path] of [
+    ["put", "/bulk/{type}/{id}"],
+    ["post", "/bulk/{type}/{id}/launch"],
+  ] as const) {
     registerAction(app, {
       method,
       path,

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, count, desc, eq, gt, like, lte, type SQL } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { bulkJobs } from "../../db/schema-bulk.js";
-import type { ApiApp } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
+import type { ApiApp } from "../../http/openapi.js";
 import { queryBool, queryIntOr } from "../../http/validation.js";
 import { JobErrors, JobSchema, security, TAG, TypeParam } from "./shared.js";
 
@@ -15,7 +15,10 @@ const Query = z.object({
   expired: queryBool().openapi({ description: "true: expired jobs only; false: jobs still valid" }),
   status: z.enum(["pending", "running", "completed", "failed", "cancelled"]).optional(),
   q: z.string().trim().min(1).max(200).optional().openapi({ description: "Part of the job name" }),
-  filter: z.enum(["archived", "all"]).optional().openapi({ description: "Former: archived (= archived=true) or all (archived and not)" }),
+  filter: z
+    .enum(["archived", "all"])
+    .optional()
+    .openapi({ description: "Former: archived (= archived=true) or all (archived and not)" }),
 });
 
 const route = createRoute({
@@ -25,14 +28,27 @@ const route = createRoute({
   security,
   summary: "List jobs of a type",
   request: { params: TypeParam, query: Query },
-  responses: { 200: { description: "Jobs", content: { "application/json": { schema: z.object({ data: z.array(JobSchema), meta: z.record(z.string(), z.unknown()) }) } } }, ...JobErrors },
+  responses: {
+    200: {
+      description: "Jobs",
+      content: {
+        "application/json": { schema: z.object({ data: z.array(JobSchema), meta: z.record(z.string(), z.unknown()) }) },
+      },
+    },
+    ...JobErrors,
+  },
 });
 
 export function registerListJobs(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { type } = c.req.valid("param");
     const q = c.req.valid("query");
-    if (q.filter && q.archived !== undefined) throw new ApiError(400, "params_invalid", "The parameter 'filter' is the former form of 'archived'; send only one of them.");
+    if (q.filter && q.archived !== undefined)
+      throw new ApiError(
+        400,
+        "params_invalid",
+        "The parameter 'filter' is the former form of 'archived'; send only one of them.",
+      );
     const now = Date.now();
     const where: SQL[] = [eq(bulkJobs.accountId, c.get("auth").account.id), eq(bulkJobs.type, type)];
     if (q.filter !== "all") where.push(eq(bulkJobs.archived, q.filter === "archived" || q.archived === true));
@@ -46,13 +62,32 @@ export function registerListJobs(app: ApiApp) {
         .select({ snapshot: bulkJobs.snapshot, expiredAt: bulkJobs.expiredAt })
         .from(bulkJobs)
         .where(and(...where))
-        .orderBy(q.direction === "asc" ? asc(bulkJobs.createdAt) : desc(bulkJobs.createdAt), q.direction === "asc" ? asc(bulkJobs.id) : desc(bulkJobs.id))
+        .orderBy(
+          q.direction === "asc" ? asc(bulkJobs.createdAt) : desc(bulkJobs.createdAt),
+          q.direction === "asc" ? asc(bulkJobs.id) : desc(bulkJobs.id),
+        )
         .limit(q.limit)
         .offset((q.page - 1) * q.limit),
-      store.select({ n: count() }).from(bulkJobs).where(and(...where)),
+      store
+        .select({ n: count() })
+        .from(bulkJobs)
+        .where(and(...where)),
     ]);
     const data = rows.map((r) => ({ ...(r.snapshot as Record<string, unknown>), expired: now >= r.expiredAt }));
     const n = total?.n ?? 0;
-    return c.json({ data, meta: { total: n, page: q.page, limit: q.limit, pageSize: q.limit, current: q.page, total_pages: Math.ceil(n / q.limit) } }, 200);
+    return c.json(
+      {
+        data,
+        meta: {
+          total: n,
+          page: q.page,
+          limit: q.limit,
+          pageSize: q.limit,
+          current: q.page,
+          total_pages: Math.ceil(n / q.limit),
+        },
+      },
+      200,
+    );
   });
 }

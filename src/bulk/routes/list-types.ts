@@ -1,7 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { canonicalPath } from "../../capabilities/core/registry.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { BULK_TYPES, CREATES_PER_TYPE_PER_DAY, DOWNLOAD_FILES, DOWNLOADS_PER_JOB_PER_DAY, fieldOf, MAX_ROWS } from "../types.js";
+import {
+  BULK_TYPES,
+  CREATES_PER_TYPE_PER_DAY,
+  DOWNLOAD_FILES,
+  DOWNLOADS_PER_JOB_PER_DAY,
+  fieldOf,
+  MAX_ROWS,
+} from "../types.js";
 import { security, TAG } from "./shared.js";
 
 const TypeSchema = z
@@ -15,9 +22,13 @@ const TypeSchema = z
     allows_upload: z.boolean(),
     file_required: z.boolean(),
     primary_field: z.string(),
-    options: z.array(z.object({ name: z.string(), type: z.string(), former_name: z.string().nullable(), description: z.string() })),
+    options: z.array(
+      z.object({ name: z.string(), type: z.string(), former_name: z.string().nullable(), description: z.string() }),
+    ),
     max_rows: z.number().int(),
-    fields: z.array(z.object({ field: z.string(), param: z.string(), label: z.string(), header_synonyms: z.array(z.string()) })),
+    fields: z.array(
+      z.object({ field: z.string(), param: z.string(), label: z.string(), header_synonyms: z.array(z.string()) }),
+    ),
     credit_cost: z.object({ balance: z.string(), amount: z.number().int() }).nullable(),
     creates_per_day: z.number().int(),
     downloads_per_job_per_day: z.number().int(),
@@ -33,7 +44,9 @@ const route = createRoute({
   tags: [TAG],
   security,
   summary: "Bulk types, derived from the capability declarations (input fields with header synonyms, options, limits)",
-  responses: { 200: { description: "Types", content: { "application/json": { schema: z.object({ data: z.array(TypeSchema) }) } } } },
+  responses: {
+    200: { description: "Types", content: { "application/json": { schema: z.object({ data: z.array(TypeSchema) }) } } },
+  },
 });
 
 export function registerListTypes(app: ApiApp) {
@@ -50,9 +63,19 @@ export function registerListTypes(app: ApiApp) {
           allows_upload: true,
           file_required: false,
           primary_field: fieldOf(decl, decl.primaryParam).field,
-          options: decl.options.map((o) => ({ name: o.name, type: o.kind, former_name: o.legacyName ?? null, description: o.description })),
+          options: decl.options.map((o) => ({
+            name: o.name,
+            type: o.kind,
+            former_name: o.legacyName ?? null,
+            description: o.description,
+          })),
           max_rows: MAX_ROWS,
-          fields: decl.fields.map((f) => ({ field: f.field, param: f.param, label: f.label, header_synonyms: f.headerSynonyms })),
+          fields: decl.fields.map((f) => ({
+            field: f.field,
+            param: f.param,
+            label: f.label,
+            header_synonyms: f.headerSynonyms,
+          })),
           credit_cost: capability.cost ? { balance: capability.cost.balance, amount: capability.cost.amount } : null,
           creates_per_day: CREATES_PER_TYPE_PER_DAY,
           downloads_per_job_per_day: DOWNLOADS_PER_JOB_PER_DAY,

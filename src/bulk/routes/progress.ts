@@ -12,7 +12,11 @@ const ProgressSchema = z
     state: z.string().openapi({ description: "pending, running, completed, failed or cancelled" }),
     total: z.number().int(),
     rows_per_second: z.number(),
-    eta_seconds: z.number().int().nullable().openapi({ description: "Null when not running or no row has finished yet" }),
+    eta_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Null when not running or no row has finished yet" }),
     error_message: z.string().nullable(),
     metrics: z.record(z.string(), z.unknown()),
   })
@@ -25,7 +29,10 @@ const route = createRoute({
   security,
   summary: "Progress of a job: the gen 1 fields (top level), live metrics and an ETA",
   request: { params: JobParams },
-  responses: { 200: { description: "Progress", content: { "application/json": { schema: ProgressSchema } } }, ...JobErrors },
+  responses: {
+    200: { description: "Progress", content: { "application/json": { schema: ProgressSchema } } },
+    ...JobErrors,
+  },
 });
 
 export function registerProgress(app: ApiApp) {

@@ -1,9 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
 import { jobStub, onJob } from "../jobs.js";
-import { action, ActionSchema, assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
+import { ActionSchema, action, assertOwnJob, auth, JobErrors, JobParams, security, TAG } from "./shared.js";
 
-const RenameBody = z.object({ name: z.string().trim().min(3, { message: "must be 3 to 200 characters" }).max(200, { message: "must be 3 to 200 characters" }) });
+const RenameBody = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(3, { message: "must be 3 to 200 characters" })
+    .max(200, { message: "must be 3 to 200 characters" }),
+});
 
 const route = createRoute({
   method: "put",
@@ -12,7 +18,10 @@ const route = createRoute({
   security,
   summary: "Rename a job",
   request: { params: JobParams, body: { content: { "application/json": { schema: RenameBody } }, required: true } },
-  responses: { 200: { description: "Renamed", content: { "application/json": { schema: ActionSchema } } }, ...JobErrors },
+  responses: {
+    200: { description: "Renamed", content: { "application/json": { schema: ActionSchema } } },
+    ...JobErrors,
+  },
 });
 
 export function registerRename(app: ApiApp) {

@@ -1,27 +1,35 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { ErrorResponses, ErrorSchema, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { bulkJobs } from "../../db/schema-bulk.js";
-import type { Ctx } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
-import { BULK_TYPE_NAMES, bulkType, type BulkType } from "../types.js";
+import type { Ctx } from "../../http/openapi.js";
+import { ErrorResponses, ErrorSchema, security } from "../../http/openapi-shared.js";
+import { BULK_TYPE_NAMES, type BulkType, bulkType } from "../types.js";
 
 export { security };
 export const TAG = "Bulk";
 
 export const TypeParam = z.object({
-  type: z.enum(BULK_TYPE_NAMES, { message: `expected one of ${BULK_TYPE_NAMES.join(", ")}` }).openapi({ param: { name: "type", in: "path" }, example: "finder" }),
+  type: z
+    .enum(BULK_TYPE_NAMES, { message: `expected one of ${BULK_TYPE_NAMES.join(", ")}` })
+    .openapi({ param: { name: "type", in: "path" }, example: "finder" }),
 });
 export const JobParams = TypeParam.extend({
-  id: z.coerce.number({ message: "expected a job id" }).int({ message: "expected a job id" }).min(1, { message: "expected a job id" }).openapi({ param: { name: "id", in: "path" }, example: 1 }),
+  id: z.coerce
+    .number({ message: "expected a job id" })
+    .int({ message: "expected a job id" })
+    .min(1, { message: "expected a job id" })
+    .openapi({ param: { name: "id", in: "path" }, example: 1 }),
 });
 
 export const JobSchema = z.record(z.string(), z.unknown()).openapi("BulkJob", {
   description:
     "bulk_id, user_id, bulk_type, name, status (pending, running, completed, failed, cancelled), archived, progress, processed (rows done), billed (true once the job ended with rows done), error_message, summary (what became of the rows, in one sentence), retry_count, created_at, started_at, completed_at, cancelled_at, expired_at, expired, config, metrics (rows: input = valid_input + invalid_input + duplicates + skipped; valid_input = processed + errors once run), preview (once billed)",
 });
-export const ActionSchema = z.object({ data: z.object({ status: z.string(), message: z.string(), code: z.number().int() }) }).openapi("BulkSuccessResponse");
+export const ActionSchema = z
+  .object({ data: z.object({ status: z.string(), message: z.string(), code: z.number().int() }) })
+  .openapi("BulkSuccessResponse");
 
 const err = (description: string) => ({ description, content: { "application/json": { schema: ErrorSchema } } });
 export const JobErrors = {

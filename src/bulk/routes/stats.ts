@@ -1,14 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { bulkJobs } from "../../db/schema-bulk.js";
-import type { ApiApp } from "../../http/openapi.js";
 import { ApiError } from "../../http/errors.js";
+import type { ApiApp } from "../../http/openapi.js";
 import { DAY_MS } from "../../platform/time.js";
 import { BULK_TYPE_NAMES, bulkType } from "../types.js";
 import { JobErrors, security, TAG } from "./shared.js";
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected YYYY-MM-DD" }).refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), { message: "expected a real date" });
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected YYYY-MM-DD" })
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), { message: "expected a real date" });
 const Query = z.object({ type: z.enum(BULK_TYPE_NAMES).optional(), from: day.optional(), to: day.optional() });
 
 const route = createRoute({
@@ -18,7 +21,13 @@ const route = createRoute({
   security,
   summary: "The account's bulk activity between from and to (YYYY-MM-DD, inclusive; default the last 30 days)",
   request: { query: Query },
-  responses: { 200: { description: "Stats", content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } } }, ...JobErrors },
+  responses: {
+    200: {
+      description: "Stats",
+      content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } },
+    },
+    ...JobErrors,
+  },
 });
 
 export function registerStats(app: ApiApp) {
@@ -30,12 +39,20 @@ export function registerStats(app: ApiApp) {
     const start = Date.parse(`${from}T00:00:00Z`);
     const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
     if (start >= end) throw new ApiError(400, "params_invalid", "The parameter 'from' is invalid: it is after 'to'.");
-    const where: SQL[] = [eq(bulkJobs.accountId, c.get("auth").account.id), gte(bulkJobs.createdAt, start), lt(bulkJobs.createdAt, end)];
+    const where: SQL[] = [
+      eq(bulkJobs.accountId, c.get("auth").account.id),
+      gte(bulkJobs.createdAt, start),
+      lt(bulkJobs.createdAt, end),
+    ];
     if (q.type) where.push(eq(bulkJobs.type, q.type));
     const credits = sql<number>`sum(${bulkJobs.creditsSearch} + ${bulkJobs.creditsVerify} + ${bulkJobs.creditsPhone})`;
     const store = db(c.env.DB);
     const [byStatus, byType, daily] = await Promise.all([
-      store.select({ status: bulkJobs.status, n: sql<number>`count(*)` }).from(bulkJobs).where(and(...where)).groupBy(bulkJobs.status),
+      store
+        .select({ status: bulkJobs.status, n: sql<number>`count(*)` })
+        .from(bulkJobs)
+        .where(and(...where))
+        .groupBy(bulkJobs.status),
       store
         .select({
           type: bulkJobs.type,
@@ -51,7 +68,12 @@ export function registerStats(app: ApiApp) {
         .where(and(...where))
         .groupBy(bulkJobs.type),
       store
-        .select({ date: sql<string>`date(${bulkJobs.createdAt} / 1000, 'unixepoch')`, jobs: sql<number>`count(*)`, rows: sql<number>`sum(${bulkJobs.rowsProcessed})`, credits })
+        .select({
+          date: sql<string>`date(${bulkJobs.createdAt} / 1000, 'unixepoch')`,
+          jobs: sql<number>`count(*)`,
+          rows: sql<number>`sum(${bulkJobs.rowsProcessed})`,
+          credits,
+        })
         .from(bulkJobs)
         .where(and(...where))
         .groupBy(sql`1`)
@@ -62,9 +84,15 @@ export function registerStats(app: ApiApp) {
       jobs[s.status] = s.n;
       jobs.total += s.n;
     }
-    const sum = (k: "rows" | "found" | "emails" | "search" | "verify" | "phone") => byType.reduce((a, t) => a + (t[k] ?? 0), 0);
+    const sum = (k: "rows" | "found" | "emails" | "search" | "verify" | "phone") =>
+      byType.reduce((a, t) => a + (t[k] ?? 0), 0);
     const hit = (found: number, rows: number) => (rows > 0 ? Math.round((found / rows) * 10_000) / 100 : 0);
-    const totalCredits = { search: sum("search"), verify: sum("verify"), phone: sum("phone"), total: sum("search") + sum("verify") + sum("phone") };
+    const totalCredits = {
+      search: sum("search"),
+      verify: sum("verify"),
+      phone: sum("phone"),
+      total: sum("search") + sum("verify") + sum("phone"),
+    };
     return c.json(
       {
         data: {
@@ -83,9 +111,19 @@ export function registerStats(app: ApiApp) {
             rows_processed: t.rows ?? 0,
             found: t.found ?? 0,
             hit_rate: hit(t.found ?? 0, t.rows ?? 0),
-            credits: { search: t.search ?? 0, verify: t.verify ?? 0, phone: t.phone ?? 0, total: (t.search ?? 0) + (t.verify ?? 0) + (t.phone ?? 0) },
+            credits: {
+              search: t.search ?? 0,
+              verify: t.verify ?? 0,
+              phone: t.phone ?? 0,
+              total: (t.search ?? 0) + (t.verify ?? 0) + (t.phone ?? 0),
+            },
           })),
-          daily: daily.map((d) => ({ date: d.date, jobs: d.jobs, rows_processed: d.rows ?? 0, credits: d.credits ?? 0 })),
+          daily: daily.map((d) => ({
+            date: d.date,
+            jobs: d.jobs,
+            rows_processed: d.rows ?? 0,
+            credits: d.credits ?? 0,
+          })),
         },
       },
       200,

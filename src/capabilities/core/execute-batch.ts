@@ -1,10 +1,10 @@
 import type { Memo } from "../../engine/memo.js";
 import type { Env } from "../../env.js";
 import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
-import type { Settlement, SettlementOutcome } from "../../limits/limiter-messages.js";
 import { admitRequest } from "../../limits/admission.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateClient, type LimiterClient } from "../../limits/limiter-client.js";
+import type { Settlement, SettlementOutcome } from "../../limits/limiter-messages.js";
 import { requestFingerprint } from "../../limits/repeat-billing.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
 
@@ -39,7 +39,13 @@ export interface BatchInvocation {
 }
 
 export type BatchCallOutcome =
-  | { ok: true; result: CapabilityResult; fingerprint: string | null; billed: boolean; credits: Partial<Record<CreditBalance, number>> }
+  | {
+      ok: true;
+      result: CapabilityResult;
+      fingerprint: string | null;
+      billed: boolean;
+      credits: Partial<Record<CreditBalance, number>>;
+    }
   | { ok: false; status: number; message: string; type?: string };
 
 export interface BatchRun {
@@ -65,7 +71,11 @@ function add(into: Amounts, from: Amounts | undefined) {
   for (const [b, n] of Object.entries(from ?? {}) as [CreditBalance, number][]) if (n) into[b] = (into[b] ?? 0) + n;
 }
 
-export async function executeBatch(cap: AnyCapability, calls: readonly Record<string, unknown>[], inv: BatchInvocation): Promise<BatchRun | null> {
+export async function executeBatch(
+  cap: AnyCapability,
+  calls: readonly Record<string, unknown>[],
+  inv: BatchInvocation,
+): Promise<BatchRun | null> {
   const now = inv.now ?? Date.now;
   const client = inv.client ?? isolateClient();
   const started = now();
@@ -87,14 +97,26 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
     accountId: inv.accountId,
     plan: inv.plan,
     // Bulk rows are paced by the job's queue, not by the per-request rate table.
-    capability: { rateGroup: null, cost: null, exhaustedAs: cap.exhaustedAs, estimatedCostHeader: cap.estimatedCostHeader },
+    capability: {
+      rateGroup: null,
+      cost: null,
+      exhaustedAs: cap.exhaustedAs,
+      estimatedCostHeader: cap.estimatedCostHeader,
+    },
     extraCost: {},
     now: started,
     waitUntil: inv.waitUntil,
     key: inv.key,
     partial: true,
     client,
-    billing: cost ? { accountId: inv.accountId, capability: cap.name, source: "bulk", requests: [...prices].map(([fingerprint, price]) => ({ fingerprint, cost: price })) } : undefined,
+    billing: cost
+      ? {
+          accountId: inv.accountId,
+          capability: cap.name,
+          source: "bulk",
+          requests: [...prices].map(([fingerprint, price]) => ({ fingerprint, cost: price })),
+        }
+      : undefined,
   });
   if (!admission.admitted) return null;
   const repeats = admission.repeats;
@@ -109,7 +131,14 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
       const i = runnable[k];
       const t0 = now();
       try {
-        const result = await cap.handler(calls[i], { env: inv.env, now, waitUntil: inv.waitUntil, surface: "bulk", accountId: inv.accountId, memo: inv.memo });
+        const result = await cap.handler(calls[i], {
+          env: inv.env,
+          now,
+          waitUntil: inv.waitUntil,
+          surface: "bulk",
+          accountId: inv.accountId,
+          memo: inv.memo,
+        });
         outcomes[i] = { ok: true, result, fingerprint: cost ? fingerprints[i] : null, billed: false, credits: {} };
       } catch (err) {
         outcomes[i] = await failure(err);
@@ -148,7 +177,14 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
       return decision.decided;
     },
     release() {
-      if (ids.length) client.settle(inv.env, inv.accountId, inv.plan, { reservationIds: ids, found: false, adjust: {} }, inv.waitUntil);
+      if (ids.length)
+        client.settle(
+          inv.env,
+          inv.accountId,
+          inv.plan,
+          { reservationIds: ids, found: false, adjust: {} },
+          inv.waitUntil,
+        );
     },
   };
 }
@@ -157,5 +193,10 @@ export async function executeBatch(cap: AnyCapability, calls: readonly Record<st
 async function failure(err: unknown): Promise<BatchCallOutcome> {
   const response = toErrorResponse(err);
   const body = (await response.json().catch(() => null)) as ErrorBody | null;
-  return { ok: false, status: response.status, message: body?.errors?.message ?? `status ${response.status}`, type: body?.errors?.type };
+  return {
+    ok: false,
+    status: response.status,
+    message: body?.errors?.message ?? `status ${response.status}`,
+    type: body?.errors?.type,
+  };
 }

@@ -1,14 +1,14 @@
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest } from "../../limits/admission.js";
-import type { SettlementOutcome } from "../../limits/limiter-messages.js";
 import { type BillingDecision, BillingOnReport, NOT_BILLED, PendingDecision } from "../../limits/billing-decision.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateClient } from "../../limits/limiter-client.js";
+import type { SettlementOutcome } from "../../limits/limiter-messages.js";
 import { requestFingerprint } from "../../limits/repeat-billing.js";
-import { logSurfaceCall } from "./surface-log.js";
 import type { Execution, Invocation } from "./invocation.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
+import { logSurfaceCall } from "./surface-log.js";
 
 export type { Execution, Invocation } from "./invocation.js";
 
@@ -17,7 +17,11 @@ export type { Execution, Invocation } from "./invocation.js";
  * one round trip), run the handler, then settle (charge if something was found, refund otherwise).
  * The answer carries the rate-limit headers the admission produced, errors included.
  */
-export async function executeCapability(cap: AnyCapability, params: Record<string, unknown>, inv: Invocation): Promise<Execution> {
+export async function executeCapability(
+  cap: AnyCapability,
+  params: Record<string, unknown>,
+  inv: Invocation,
+): Promise<Execution> {
   const now = inv.now ?? Date.now;
   const client = inv.client ?? isolateClient();
   const started = now();
@@ -31,13 +35,19 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   const fingerprint = creditBilled ? await requestFingerprint(cap.name, params) : null;
   // Bulk rows are paced by the job's queue; dashboard searches have counters of their own.
   const rateGroup = inv.surface === "bulk" ? null : inv.fromDashboard && cap.rateGroup ? "searches" : cap.rateGroup;
-  const source = inv.surface === "bulk" ? ("bulk" as const) : inv.fromDashboard ? ("website" as const) : ("api" as const);
+  const source =
+    inv.surface === "bulk" ? ("bulk" as const) : inv.fromDashboard ? ("website" as const) : ("api" as const);
   // A window this isolate already knows is open (exact: see LimiterClient.knownRepeat) needs no
   // decision: the admission only counts the rate limit (on plans without limits, without a round trip).
   const knownFree = fingerprint !== null && client.knownRepeat(inv.accountId, fingerprint, started);
   const billing =
     fingerprint !== null && !knownFree
-      ? { accountId: inv.accountId, capability: cap.name, source, requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }] }
+      ? {
+          accountId: inv.accountId,
+          capability: cap.name,
+          source,
+          requests: [{ fingerprint, cost: costOf(cap, cap.extraCostFor?.(params)) }],
+        }
       : undefined;
   const admission = await admitRequest(inv.env, {
     accountId: inv.accountId,
@@ -57,7 +67,8 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
     if (inv.surface !== "v1") logSurfaceCall(inv, cap, params, execution, now() - started);
     return execution;
   };
-  if (!admission.admitted) return finish({ response: withHeaders(admission.refusal, admission.headers), billing: NOT_BILLED });
+  if (!admission.admitted)
+    return finish({ response: withHeaders(admission.refusal, admission.headers), billing: NOT_BILLED });
   const openedAt = fingerprint !== null ? admission.repeats[fingerprint] : undefined;
   // A window kept by an earlier call is remembered; one whose call is still running is not (it may close).
   if (fingerprint !== null && typeof openedAt === "number") client.rememberWindow(inv.accountId, fingerprint, openedAt);
@@ -65,7 +76,13 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
 
   let result: CapabilityResult;
   try {
-    result = await cap.handler(params, { env: inv.env, now, waitUntil: inv.waitUntil, surface: inv.surface, accountId: inv.accountId });
+    result = await cap.handler(params, {
+      env: inv.env,
+      now,
+      waitUntil: inv.waitUntil,
+      surface: inv.surface,
+      accountId: inv.accountId,
+    });
   } catch (err) {
     if (admission.chargeLater) admission.chargeLater({ found: false });
     else if (!repeat) admission.settle({ found: false });
@@ -83,9 +100,13 @@ export async function executeCapability(cap: AnyCapability, params: Record<strin
   else if (!repeat && charged) {
     const settle = admission.settle;
     if (fingerprint === null) throw new Error("a credit-billed call has no request fingerprint");
-    decision = new BillingOnReport(() => settle({ found: true, charged }) ?? nothingReserved(), (outcome) => outcome.billed.includes(fingerprint));
+    decision = new BillingOnReport(
+      () => settle({ found: true, charged }) ?? nothingReserved(),
+      (outcome) => outcome.billed.includes(fingerprint),
+    );
   } else if (!repeat) admission.settle({ found: result.found });
-  const quota = cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
+  const quota =
+    cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", ...result.headers, ...quota },
@@ -101,14 +122,21 @@ function nothingReserved(): PendingDecision<SettlementOutcome> {
 }
 
 /** A credit-billed call's price: the capability's base cost plus what its options use. */
-function costOf(cap: AnyCapability, extra: Partial<Record<CreditBalance, number>> | undefined): Partial<Record<CreditBalance, number>> {
+function costOf(
+  cap: AnyCapability,
+  extra: Partial<Record<CreditBalance, number>> | undefined,
+): Partial<Record<CreditBalance, number>> {
   const cost: Partial<Record<CreditBalance, number>> = { ...extra };
   if (cap.cost) cost[cap.cost.balance] = (cost[cap.cost.balance] ?? 0) + cap.cost.amount;
   return cost;
 }
 
 /** The allowance and what is left of one credit balance (this call's reservation already taken). */
-async function quotaHeaders(inv: Invocation, balance: NonNullable<AnyCapability["cost"]>["balance"], names: NonNullable<AnyCapability["quotaHeaders"]>) {
+async function quotaHeaders(
+  inv: Invocation,
+  balance: NonNullable<AnyCapability["cost"]>["balance"],
+  names: NonNullable<AnyCapability["quotaHeaders"]>,
+) {
   const view = (await (inv.client ?? isolateClient()).limiter(inv.env, inv.accountId).balances(inv.plan))[balance];
   return { [names.limit]: String(view.allowance), [names.remaining]: String(Math.max(0, view.available)) };
 }

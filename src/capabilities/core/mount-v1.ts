@@ -1,10 +1,10 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
-import type { ApiApp, Ctx } from "../../http/openapi.js";
 import { CALLBACK_PARAM, checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
-import { executeCapability } from "./execute.js";
+import type { ApiApp, Ctx } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { flushOwed } from "../../limits/admission.js";
 import { rateLimitHeadersOnEveryAnswer } from "../../limits/middleware.js";
+import { executeCapability } from "./execute.js";
 import type { AnyCapability } from "./registry.js";
 
 const pathParamNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
@@ -44,7 +44,12 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         auth.session.charge = { found: result?.found ?? false, billed, charged: billed ? (charged ?? {}) : {} };
       }
       if (callbackUrl && result && response.status === 200) {
-        scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), { accountId: auth.account.id, url: callbackUrl, endpoint: c.req.path, body: result.body });
+        scheduleCallback(c.env, (p) => c.executionCtx.waitUntil(p), {
+          accountId: auth.account.id,
+          url: callbackUrl,
+          endpoint: c.req.path,
+          body: result.body,
+        });
       }
       return response;
     };
@@ -52,7 +57,10 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
     // Declared as the general RouteConfig type: the answer is the executor's ready Response (the
     // same for every surface, errors included), not a value for `c.json`.
     const responses: RouteConfig["responses"] = {
-      200: { description: cap.label, content: { "application/json": { schema: cap.response ?? z.record(z.string(), z.unknown()) } } },
+      200: {
+        description: cap.label,
+        content: { "application/json": { schema: cap.response ?? z.record(z.string(), z.unknown()) } },
+      },
       402: { description: "Not enough credits (quota_exceeded); do not retry", content: ErrorResponses[400].content },
       ...ErrorResponses,
     };
@@ -63,7 +71,11 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
       const queryShape = Object.fromEntries(Object.entries(shape).filter(([k]) => !inPath.includes(k)));
       const query = z.object(cap.acceptsCallback ? { ...queryShape, [CALLBACK_PARAM]: WebhookUrlParam } : queryShape);
       // A value in the path gets the same rules (length, format) as the same parameter in the query.
-      const params = z.object(Object.fromEntries(inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })])));
+      const params = z.object(
+        Object.fromEntries(
+          inPath.map((k) => [k, (shape[k] ?? z.string().min(1)).openapi({ param: { name: k, in: "path" } })]),
+        ),
+      );
       const doc = {
         method: "get" as const,
         path,
@@ -78,7 +90,9 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         "x-credit-cost": cap.cost ? { balance: cap.cost.balance, amount: cap.cost.amount } : null,
       };
       if (inPath.length) {
-        v1.openapi(createRoute({ ...doc, request: { query, params } }), (c) => serve(c, { ...c.req.valid("query"), ...c.req.valid("param") }));
+        v1.openapi(createRoute({ ...doc, request: { query, params } }), (c) =>
+          serve(c, { ...c.req.valid("query"), ...c.req.valid("param") }),
+        );
       } else {
         v1.openapi(createRoute({ ...doc, request: { query } }), (c) => serve(c, c.req.valid("query")));
       }

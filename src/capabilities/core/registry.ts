@@ -9,7 +9,15 @@ import type { CreditBalance, CreditCost, RateGroup } from "../../limits/groups.j
 
 import type { Memo } from "../../engine/memo.js";
 
-export type UsageCategory = "search" | "verifier" | "phones" | "sources" | "similar" | "technologies" | "email_count" | "export";
+export type UsageCategory =
+  | "search"
+  | "verifier"
+  | "phones"
+  | "sources"
+  | "similar"
+  | "technologies"
+  | "email_count"
+  | "export";
 
 export interface CapabilityContext {
   env: Env;
@@ -157,13 +165,20 @@ export interface BulkDeclaration<Params = Record<string, unknown>> {
    * number); default: the capability's own handler, which `answer` calls. `note` says why an
    * answer was withheld.
    */
-  run?(params: Params, ctx: CapabilityContext, options: BulkOptionValues, answer: (params: Params) => Promise<CapabilityResult>): Promise<BulkRowResult>;
+  run?(
+    params: Params,
+    ctx: CapabilityContext,
+    options: BulkOptionValues,
+    answer: (params: Params) => Promise<CapabilityResult>,
+  ): Promise<BulkRowResult>;
 }
 
 /** A bulk row's answer: the capability's result, and why it was withheld when the job's filters withheld it. */
 export type BulkRowResult = CapabilityResult & { note?: string };
 
-export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(capability: Capability<P, R>): Capability<P, R> {
+export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(
+  capability: Capability<P, R>,
+): Capability<P, R> {
   return capability;
 }
 

@@ -1,15 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { DEPARTMENTS } from "../../engine/people/positions.js";
+import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
+import type { FinderAnswer } from "../../engine/finder/email-finder.js";
 import { normaliseDomainInput } from "../../engine/index/ensure-indexed.js";
 import { domainForCompany } from "../../engine/index/read.js";
+import { fullNameOf, type PersonName } from "../../engine/people/names.js";
+import { DEPARTMENTS, departmentOf, seniorityOf } from "../../engine/people/positions.js";
 import type { Env } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
 import { PhoneDataSchema } from "./phone.js";
 import { NO_SOCIAL_FIELDS, SocialFieldsSchema } from "./social-fields.js";
-import type { FinderAnswer } from "../../engine/finder/email-finder.js";
-import { fullNameOf, type PersonName } from "../../engine/people/names.js";
-import { departmentOf, seniorityOf } from "../../engine/people/positions.js";
-import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
 
 /** Response pieces shared by the finder family (docs/wire-contract.md §4.3, §5). */
 
@@ -29,7 +28,10 @@ export const VerificationSchema = z
 
 export const FinderDataSchema = z
   .object({
-    email: z.string().nullable().openapi({ description: "Null when no address can be proposed (the call is then not billed)" }),
+    email: z
+      .string()
+      .nullable()
+      .openapi({ description: "Null when no address can be proposed (the call is then not billed)" }),
     first_name: z.string().nullable(),
     last_name: z.string().nullable(),
     full_name: z.string().nullable(),
@@ -41,22 +43,38 @@ export const FinderDataSchema = z
     country: z.string().nullable(),
     gender: z.string().nullable(),
     ...SocialFieldsSchema.shape,
-    phone_number: z.boolean().openapi({ description: "True when a phone number of this person is stored (enrich_mobile returns it in phone_data)" }),
-    phone_data: PhoneDataSchema.nullable().optional().openapi({ description: "Only with enrich_mobile=true: the person's best stored number, or null when none is known" }),
+    phone_number: z.boolean().openapi({
+      description: "True when a phone number of this person is stored (enrich_mobile returns it in phone_data)",
+    }),
+    phone_data: PhoneDataSchema.nullable().optional().openapi({
+      description: "Only with enrich_mobile=true: the person's best stored number, or null when none is known",
+    }),
     accept_all: z.boolean().nullable(),
     disposable: z.boolean(),
     webmail: z.boolean(),
-    score: z.number().int().nullable().openapi({ description: "0–100 from evidence: seen on a page, format share, verification" }),
+    score: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "0–100 from evidence: seen on a page, format share, verification" }),
     pattern: z.string().nullable(),
     verification: VerificationSchema,
     sources: z.array(SourceSchema),
   })
   .openapi("FinderData");
 
-export const departmentParam = z.enum(DEPARTMENTS).optional().openapi({ description: "Only addresses of this department" });
+export const departmentParam = z
+  .enum(DEPARTMENTS)
+  .optional()
+  .openapi({ description: "Only addresses of this department" });
 
 export const domainOrCompany = {
-  domain: z.string().trim().max(255).optional().openapi({ description: "Company website domain (a URL is accepted)", example: "acme.com" }),
+  domain: z
+    .string()
+    .trim()
+    .max(255)
+    .optional()
+    .openapi({ description: "Company website domain (a URL is accepted)", example: "acme.com" }),
   company: z
     .string()
     .trim()

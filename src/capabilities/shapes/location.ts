@@ -14,7 +14,9 @@ export const location = defineCapability({
   cost: { balance: "search", amount: 1 },
   exhaustedAs: "rate_limit",
   usageCategory: "search",
-  response: z.object({ data: z.array(z.object({ name: z.string().openapi({ description: "ISO 3166 alpha-2" }), total: z.number().int() })) }),
+  response: z.object({
+    data: z.array(z.object({ name: z.string().openapi({ description: "ISO 3166 alpha-2" }), total: z.number().int() })),
+  }),
   async handler(params, ctx) {
     const domain = domainParam(params.domain);
     // People without a known country are not counted anywhere rather than guessed from the TLD.

@@ -1,6 +1,13 @@
-import type { Env } from "../../env.js";
 import { isDisposableDomain, isWebmailDomain } from "../../engine/data/domain-lists.js";
-import { acceptAllOf, type CompanyRecord, evidenceScore, jsonList, type PersonRecord, sourcesOf } from "../../engine/index/people.js";
+import {
+  acceptAllOf,
+  type CompanyRecord,
+  evidenceScore,
+  jsonList,
+  type PersonRecord,
+  sourcesOf,
+} from "../../engine/index/people.js";
+import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
 import { socialFields } from "./social-fields.js";
 
@@ -9,7 +16,10 @@ import { socialFields } from "./social-fields.js";
 /** FinderData (docs/wire-contract.md §4.3) for a stored person; also carries the neutral field names. */
 export async function storedPersonData(env: Env, person: PersonRecord, company: CompanyRecord | null) {
   const domain = person.domain;
-  const [sources, acceptAll] = await Promise.all([person.email ? sourcesOf(env, person.email) : [], acceptAllOf(env, domain)]);
+  const [sources, acceptAll] = await Promise.all([
+    person.email ? sourcesOf(env, person.email) : [],
+    acceptAllOf(env, domain),
+  ]);
   return {
     email: person.email,
     first_name: person.firstName,

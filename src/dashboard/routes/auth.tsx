@@ -1,6 +1,6 @@
-import { hashPassword, verifyPassword } from "../../platform/crypto.js";
-import { forgetAccountKeys } from "../../auth/auth-cache.js";
 import { forgetMeViews } from "../../account/me-cache.js";
+import { forgetAccountKeys } from "../../auth/auth-cache.js";
+import { hashPassword, verifyPassword } from "../../platform/crypto.js";
 import { isolateValue } from "../../platform/isolate-state.js";
 import { logError } from "../../request-context.js";
 import {
@@ -14,7 +14,7 @@ import {
   tokenUsable,
 } from "../account-records.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
-import { type DashApp, type DashCtx, clientIp, formOf, render, safeNext, signedIn } from "../http.js";
+import { clientIp, type DashApp, type DashCtx, formOf, render, safeNext, signedIn } from "../http.js";
 import { confirmationMessage, linkOrigin, MailNotConfigured, mailerFor, resetMessage } from "../mailer.js";
 import { csrfOk, currentSession, endAccountSessions, endSession, formToken, startSession } from "../session.js";
 import { throttleMail, throttleSignIn, throttleSignUp } from "../throttle.js";
@@ -55,7 +55,10 @@ function mailUnavailable(c: DashCtx, title: string) {
     return render(
       c,
       <PublicPage title={title}>
-        <Notice kind="error">This service cannot send email yet, so accounts cannot be created or recovered here. Contact its administrator.</Notice>
+        <Notice kind="error">
+          This service cannot send email yet, so accounts cannot be created or recovered here. Contact its
+          administrator.
+        </Notice>
       </PublicPage>,
       503,
     );
@@ -67,7 +70,10 @@ async function sendLink(c: DashCtx, kind: "confirm" | "reset", accountId: number
   try {
     const token = await issueToken(c.env.DB, accountId, kind);
     const origin = linkOrigin(c.env, c.req.url);
-    const message = kind === "confirm" ? confirmationMessage(email, `${origin}${PATHS.confirm}?token=${token}`) : resetMessage(email, `${origin}${PATHS.newPassword}?token=${token}`);
+    const message =
+      kind === "confirm"
+        ? confirmationMessage(email, `${origin}${PATHS.confirm}?token=${token}`)
+        : resetMessage(email, `${origin}${PATHS.newPassword}?token=${token}`);
     await mailerFor(c.env).send(message);
     return true;
   } catch (err) {
@@ -76,7 +82,19 @@ async function sendLink(c: DashCtx, kind: "confirm" | "reset", accountId: number
   }
 }
 
-const SignInForm = ({ csrf, next, email, error, notice }: { csrf: string; next: string; email?: string; error?: string; notice?: string }) => (
+const SignInForm = ({
+  csrf,
+  next,
+  email,
+  error,
+  notice,
+}: {
+  csrf: string;
+  next: string;
+  email?: string;
+  error?: string;
+  notice?: string;
+}) => (
   <PublicPage title="Sign in">
     {notice ? <Notice kind="success">{notice}</Notice> : null}
     {error ? <Notice kind="error">{error}</Notice> : null}
@@ -109,7 +127,16 @@ const SignUpForm = ({ csrf, email, error }: { csrf: string; email?: string; erro
       <label for="email">Work email</label>
       <input id="email" name="email" type="email" autocomplete="email" required maxlength={254} value={email ?? ""} />
       <label for="password">Password</label>
-      <input id="password" name="password" type="password" autocomplete="new-password" required minlength={MIN_PASSWORD_LENGTH} maxlength={MAX_PASSWORD_LENGTH} aria-describedby="password-hint" />
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autocomplete="new-password"
+        required
+        minlength={MIN_PASSWORD_LENGTH}
+        maxlength={MAX_PASSWORD_LENGTH}
+        aria-describedby="password-hint"
+      />
       <p class="hint" id="password-hint">
         At least {MIN_PASSWORD_LENGTH} characters.
       </p>
@@ -148,7 +175,8 @@ export function registerAuthRoutes(app: DashApp) {
     const next = safeNext(form.next);
     const email = normaliseEmail(form.email ?? "").slice(0, 254);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
-    const again = (error: string, status: 400 | 403) => render(c, <SignInForm csrf={formToken(c)} next={next} email={email} error={error} />, status);
+    const again = (error: string, status: 400 | 403) =>
+      render(c, <SignInForm csrf={formToken(c)} next={next} email={email} error={error} />, status);
     if (!(await csrfOk(c, null, form.csrf))) return again(EXPIRED_FORM, 403);
     if (!email || !password) return again("Enter your email and password.", 400);
     const wait = await throttleSignIn(c.env, clientIp(c), email);
@@ -156,7 +184,8 @@ export function registerAuthRoutes(app: DashApp) {
     const account = await accountByEmail(c.env.DB, email);
     const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
     const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
-    if (!account?.passwordHash || !matches || account.kind !== "user") return again("The email or password is wrong.", 400);
+    if (!account?.passwordHash || !matches || account.kind !== "user")
+      return again("The email or password is wrong.", 400);
     if (account.blocked) return again("This account is blocked. Contact support.", 403);
     // An unconfirmed account may sign in: its pages say what to do, and /v1 answers it 401 until then.
     await startSession(c, account.id);
@@ -172,7 +201,8 @@ export function registerAuthRoutes(app: DashApp) {
     const form = await formOf(c);
     const email = normaliseEmail(form.email ?? "");
     const password = form.password ?? "";
-    const again = (error: string, status: 400 | 403) => render(c, <SignUpForm csrf={formToken(c)} email={email.slice(0, 254)} error={error} />, status);
+    const again = (error: string, status: 400 | 403) =>
+      render(c, <SignUpForm csrf={formToken(c)} email={email.slice(0, 254)} error={error} />, status);
     if (!(await csrfOk(c, null, form.csrf))) return again(EXPIRED_FORM, 403);
     if (email.length > 254 || !EMAIL_SHAPE.test(email)) return again("Enter a valid email address.", 400);
     const problem = passwordProblem(password);
@@ -181,7 +211,8 @@ export function registerAuthRoutes(app: DashApp) {
     if (unavailable) return unavailable;
     const wait = await throttleSignUp(c.env, clientIp(c));
     if (wait !== null) return tooMany(c, "Create your account", wait);
-    const taken = () => again("An account already uses this address. Sign in, or reset its password if you forgot it.", 400);
+    const taken = () =>
+      again("An account already uses this address. Sign in, or reset its password if you forgot it.", 400);
     if (await accountByEmail(c.env.DB, email)) return taken();
     const account = await createAccount(c.env.DB, email, await hashPassword(password));
     if (!account) return taken();
@@ -208,7 +239,10 @@ export function registerAuthRoutes(app: DashApp) {
     await markConfirmed(c.env.DB, accountId);
     forgetConfirmed(accountId);
     const session = await currentSession(c);
-    return c.redirect(session?.accountId === accountId ? `${PATHS.overview}?ok=confirmed` : `${PATHS.signIn}?ok=confirmed`, 303);
+    return c.redirect(
+      session?.accountId === accountId ? `${PATHS.overview}?ok=confirmed` : `${PATHS.signIn}?ok=confirmed`,
+      303,
+    );
   });
 
   app.post(PATHS.resendConfirmation, signedIn(), async (c) => {
@@ -223,7 +257,8 @@ export function registerAuthRoutes(app: DashApp) {
   app.post(PATHS.signOut, async (c) => {
     const session = await currentSession(c);
     const form = await formOf(c);
-    if (session && !(await csrfOk(c, session, form.csrf))) return c.text("This form expired. Reload the page and try again.", 403);
+    if (session && !(await csrfOk(c, session, form.csrf)))
+      return c.text("This form expired. Reload the page and try again.", 403);
     await endSession(c);
     return c.redirect(`${PATHS.signIn}?ok=signed-out`, 303);
   });
@@ -232,7 +267,9 @@ export function registerAuthRoutes(app: DashApp) {
     <PublicPage title="Reset your password">
       {error ? <Notice kind="error">{error}</Notice> : null}
       {sent ? (
-        <Notice kind="success">If an account uses this address, we sent it a link to choose a new password. It works for one hour.</Notice>
+        <Notice kind="success">
+          If an account uses this address, we sent it a link to choose a new password. It works for one hour.
+        </Notice>
       ) : (
         <form method="post" action={PATHS.reset}>
           <Csrf token={csrf} />
@@ -254,8 +291,10 @@ export function registerAuthRoutes(app: DashApp) {
   app.post(PATHS.reset, async (c) => {
     const form = await formOf(c);
     const email = normaliseEmail(form.email ?? "");
-    if (!(await csrfOk(c, null, form.csrf))) return render(c, <ResetRequest csrf={formToken(c)} error={EXPIRED_FORM} />, 403);
-    if (email.length > 254 || !EMAIL_SHAPE.test(email)) return render(c, <ResetRequest csrf={formToken(c)} error="Enter a valid email address." />, 400);
+    if (!(await csrfOk(c, null, form.csrf)))
+      return render(c, <ResetRequest csrf={formToken(c)} error={EXPIRED_FORM} />, 403);
+    if (email.length > 254 || !EMAIL_SHAPE.test(email))
+      return render(c, <ResetRequest csrf={formToken(c)} error="Enter a valid email address." />, 400);
     const unavailable = mailUnavailable(c, "Reset your password");
     if (unavailable) return unavailable;
     const wait = await throttleMail(c.env, clientIp(c), email);
@@ -273,7 +312,16 @@ export function registerAuthRoutes(app: DashApp) {
         <Csrf token={csrf} />
         <input type="hidden" name="token" value={token} />
         <label for="password">New password</label>
-        <input id="password" name="password" type="password" autocomplete="new-password" required minlength={MIN_PASSWORD_LENGTH} maxlength={MAX_PASSWORD_LENGTH} aria-describedby="password-hint" />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={MIN_PASSWORD_LENGTH}
+          maxlength={MAX_PASSWORD_LENGTH}
+          aria-describedby="password-hint"
+        />
         <p class="hint" id="password-hint">
           At least {MIN_PASSWORD_LENGTH} characters. Every other session of this account is signed out.
         </p>
@@ -307,7 +355,8 @@ export function registerAuthRoutes(app: DashApp) {
     const form = await formOf(c);
     const token = form.token ?? "";
     const password = form.password ?? "";
-    if (!(await csrfOk(c, null, form.csrf))) return render(c, <NewPassword csrf={formToken(c)} token={token} error={EXPIRED_FORM} />, 403);
+    if (!(await csrfOk(c, null, form.csrf)))
+      return render(c, <NewPassword csrf={formToken(c)} token={token} error={EXPIRED_FORM} />, 403);
     const problem = passwordProblem(password);
     if (problem) return render(c, <NewPassword csrf={formToken(c)} token={token} error={problem} />, 400);
     const hash = await hashPassword(password);

@@ -30,7 +30,9 @@ interface Job {
   completed_at: string | null;
   expired_at: string;
   expired: boolean;
-  config: { input: { original_file_name: string | null; rows: number; fields: Record<string, number>; source: string } };
+  config: {
+    input: { original_file_name: string | null; rows: number; fields: Record<string, number>; source: string };
+  };
   metrics: {
     rows: Record<string, number>;
     results: { found: number; not_found: number; hit_rate: number };
@@ -42,7 +44,13 @@ interface Job {
 /** A job can be downloaded for this long after it was created (the spec's expired_at). */
 const JOB_VALIDITY_DAYS = 180;
 const ENDED = new Set(["completed", "failed", "cancelled"]);
-const STATUS_BADGE: Record<string, string> = { completed: "ok", failed: "bad", cancelled: "warn", running: "", pending: "" };
+const STATUS_BADGE: Record<string, string> = {
+  completed: "ok",
+  failed: "bad",
+  cancelled: "warn",
+  running: "",
+  pending: "",
+};
 
 const DONE: Record<string, string> = {
   launch: "The job was launched.",
@@ -80,7 +88,15 @@ function typesOf(v1: V1Client): Promise<BulkType[]> {
 }
 
 const creditsText = (c: { search: number; verify: number; phone: number }) =>
-  [c.search ? `${fmt(c.search)} search` : "", c.verify ? `${fmt(c.verify)} verification` : "", c.phone ? `${fmt(c.phone)} phone` : ""].filter(Boolean).join(" + ").concat(" credits").replace(/^ credits$/, "no credits");
+  [
+    c.search ? `${fmt(c.search)} search` : "",
+    c.verify ? `${fmt(c.verify)} verification` : "",
+    c.phone ? `${fmt(c.phone)} phone` : "",
+  ]
+    .filter(Boolean)
+    .join(" + ")
+    .concat(" credits")
+    .replace(/^ credits$/, "no credits");
 const typeName = (s: string | undefined) => (s && /^[a-z-]{1,40}$/.test(s) ? s : null);
 const jobId = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? Number(s) : null);
 const jobHref = (type: string, id: number) => `${PATHS.bulk}/${type}/${id}`;
@@ -89,14 +105,19 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
   const session = c.get("session");
   const v1 = c.get("v1");
   const types = await typesOf(v1);
-  const chosen = types.find((t) => t.type === typeName(c.req.param("type") ?? c.req.query("type"))) ?? types.find((t) => t.type === "finder") ?? types[0];
+  const chosen =
+    types.find((t) => t.type === typeName(c.req.param("type") ?? c.req.query("type"))) ??
+    types.find((t) => t.type === "finder") ??
+    types[0];
   const archived = c.req.query("archived") === "true";
   // The types the account has jobs of (created within a job's validity), then one list per such
   // type (newest first), merged: the page shows the account's latest jobs of every type.
   const since = new Date(Date.now() - JOB_VALIDITY_DAYS * 86_400_000).toISOString().slice(0, 10);
   const stats = await v1.read<{ data: { by_type: { type: string }[] } }>("/v1/bulk/stats", { from: since });
   const used = stats.ok ? stats.body.data.by_type.map((t) => t.type) : types.map((t) => t.type);
-  const lists = await Promise.all(used.map((t) => v1.read<{ data: Job[] }>(`/v1/bulk/${t}`, { limit: 20, archived: archived ? "true" : undefined })));
+  const lists = await Promise.all(
+    used.map((t) => v1.read<{ data: Job[] }>(`/v1/bulk/${t}`, { limit: 20, archived: archived ? "true" : undefined })),
+  );
   const jobs = lists
     .flatMap((l) => (l.ok ? l.body.data : []))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id)
@@ -134,7 +155,9 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
             data-columns-url={`${PATHS.bulk}/columns/${chosen.type}`}
           >
             <p class="muted">{chosen.description}</p>
-            <p class="hint">Columns it reads: {chosen.fields.map((f) => f.label).join(", ")}. Up to {fmt(chosen.max_rows)} rows.</p>
+            <p class="hint">
+              Columns it reads: {chosen.fields.map((f) => f.label).join(", ")}. Up to {fmt(chosen.max_rows)} rows.
+            </p>
             <label for="job-name">Job name</label>
             <input id="job-name" name="name" type="text" required minlength={3} maxlength={200} />
             <div class="dropzone">
@@ -142,7 +165,14 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
               <p class="hint" id="file-hint">
                 Drop the file here, or choose it. The first row names the columns.
               </p>
-              <input id="job-file" name="file" type="file" accept=".csv,text/csv" required aria-describedby="file-hint" />
+              <input
+                id="job-file"
+                name="file"
+                type="file"
+                accept=".csv,text/csv"
+                required
+                aria-describedby="file-hint"
+              />
             </div>
             <div id="column-preview" aria-live="polite"></div>
             <div class="actions">
@@ -157,25 +187,28 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
       <section aria-labelledby="jobs-h">
         <h2 id="jobs-h">{archived ? "Archived jobs" : "Jobs"}</h2>
         <p>
-          <a href={archived ? PATHS.bulk : `${PATHS.bulk}?archived=true`}>{archived ? "Show current jobs" : "Show archived jobs"}</a>
+          <a href={archived ? PATHS.bulk : `${PATHS.bulk}?archived=true`}>
+            {archived ? "Show current jobs" : "Show archived jobs"}
+          </a>
         </p>
         {jobs.length === 0 ? (
           <p class="muted">No jobs yet.</p>
         ) : (
           <DataTable label="Bulk jobs" columns={["Name", "Type", "Status", "Rows #", "Created"]}>
-                {jobs.map((j) => (
-                  <tr>
-                    <td>
-                      <a href={jobHref(j.bulk_type, j.id)}>{j.name}</a>
-                    </td>
-                    <td>{labels.get(j.bulk_type) ?? j.bulk_type}</td>
-                    <td>
-                      <span class={`badge ${STATUS_BADGE[j.status] ?? ""}`}>{j.status}</span> {j.status === "running" ? `${j.progress}%` : ""}
-                    </td>
-                    <td class="num">{fmt(j.config?.input?.rows)}</td>
-                    <td>{when(j.created_at)}</td>
-                  </tr>
-                ))}
+            {jobs.map((j) => (
+              <tr>
+                <td>
+                  <a href={jobHref(j.bulk_type, j.id)}>{j.name}</a>
+                </td>
+                <td>{labels.get(j.bulk_type) ?? j.bulk_type}</td>
+                <td>
+                  <span class={`badge ${STATUS_BADGE[j.status] ?? ""}`}>{j.status}</span>{" "}
+                  {j.status === "running" ? `${j.progress}%` : ""}
+                </td>
+                <td class="num">{fmt(j.config?.input?.rows)}</td>
+                <td>{when(j.created_at)}</td>
+              </tr>
+            ))}
           </DataTable>
         )}
       </section>
@@ -185,7 +218,12 @@ async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
 }
 
 /** What can change while the job runs: status, progress, actions and results (replaced in place by the script). */
-const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate: V1Answer | null }> = ({ csrf, job, type, estimate }) => {
+const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate: V1Answer | null }> = ({
+  csrf,
+  job,
+  type,
+  estimate,
+}) => {
   const running = job.status === "running";
   const ended = ENDED.has(job.status);
   const m = job.metrics;
@@ -216,16 +254,44 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
         {e ? (
           <div class={e.sufficient === false ? "warning" : "notice"}>
             <strong>Estimate:</strong> {fmt(e.rows)} rows to run, at most {creditsText(e.credits)}. {e.note}
-            {e.remaining ? ` You have ${fmt(e.remaining.search)} search, ${fmt(e.remaining.verify)} verification and ${fmt(e.remaining.phone)} phone credits.` : ""}
+            {e.remaining
+              ? ` You have ${fmt(e.remaining.search)} search, ${fmt(e.remaining.verify)} verification and ${fmt(e.remaining.phone)} phone credits.`
+              : ""}
             {e.sufficient === false ? " That is not enough for every row: the job stops when the credits run out." : ""}
           </div>
         ) : null}
         <div class="actions">
-          {job.status === "pending" && !job.expired ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/launch`} label="Launch" kind="primary" /> : null}
-          {running ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/cancel`} label="Cancel" kind="danger" confirm="Cancel this job? Rows already done stay done." /> : null}
-          {(job.status === "failed" || job.status === "cancelled") && !job.expired ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/retry`} label="Retry" /> : null}
-          {!running ? job.archived ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/restore`} label="Restore" /> : <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/archive`} label="Archive" /> : null}
-          {!running ? <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/delete`} label="Delete" kind="danger" confirm="Delete this job and its files for good?" /> : null}
+          {job.status === "pending" && !job.expired ? (
+            <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/launch`} label="Launch" kind="primary" />
+          ) : null}
+          {running ? (
+            <PostButton
+              csrf={csrf}
+              action={`${jobHref(job.bulk_type, job.id)}/cancel`}
+              label="Cancel"
+              kind="danger"
+              confirm="Cancel this job? Rows already done stay done."
+            />
+          ) : null}
+          {(job.status === "failed" || job.status === "cancelled") && !job.expired ? (
+            <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/retry`} label="Retry" />
+          ) : null}
+          {!running ? (
+            job.archived ? (
+              <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/restore`} label="Restore" />
+            ) : (
+              <PostButton csrf={csrf} action={`${jobHref(job.bulk_type, job.id)}/archive`} label="Archive" />
+            )
+          ) : null}
+          {!running ? (
+            <PostButton
+              csrf={csrf}
+              action={`${jobHref(job.bulk_type, job.id)}/delete`}
+              label="Delete"
+              kind="danger"
+              confirm="Delete this job and its files for good?"
+            />
+          ) : null}
         </div>
       </section>
       {ended && job.processed > 0 ? (
@@ -233,7 +299,11 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
           <h2 id="results-h">Results</h2>
           <div class="actions">
             {(type?.downloads ?? ["full"]).map((f) => (
-              <a class={f === "full" ? "btn primary" : "btn"} href={`${jobHref(job.bulk_type, job.id)}/download?file=${f}`} download>
+              <a
+                class={f === "full" ? "btn primary" : "btn"}
+                href={`${jobHref(job.bulk_type, job.id)}/download?file=${f}`}
+                download
+              >
                 Download {f === "full" ? "all rows" : f === "valid" ? "rows found" : "rows not found"} (CSV)
               </a>
             ))}
@@ -254,17 +324,17 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
         <section class="card" aria-labelledby="reasons-h">
           <h2 id="reasons-h">What became of the rows</h2>
           <DataTable label="Rows by outcome" columns={["Outcome", "Rows #", "Share #"]}>
-                {m.distribution.rows.map((r) => (
-                  <tr>
-                    <td>{r.label}</td>
-                    <td class="num">{fmt(r.count)}</td>
-                    <td class="num">{Math.round(r.percent * 10) / 10}%</td>
-                  </tr>
-                ))}
+            {m.distribution.rows.map((r) => (
+              <tr>
+                <td>{r.label}</td>
+                <td class="num">{fmt(r.count)}</td>
+                <td class="num">{Math.round(r.percent * 10) / 10}%</td>
+              </tr>
+            ))}
           </DataTable>
           <p class="hint">
-            Read: {fmt(m.rows.input)} rows · to run {fmt(m.rows.valid_input)} · invalid {fmt(m.rows.invalid_input)} · duplicates {fmt(m.rows.duplicates)} · skipped{" "}
-            {fmt(m.rows.skipped)}
+            Read: {fmt(m.rows.input)} rows · to run {fmt(m.rows.valid_input)} · invalid {fmt(m.rows.invalid_input)} ·
+            duplicates {fmt(m.rows.duplicates)} · skipped {fmt(m.rows.skipped)}
           </p>
         </section>
       ) : null}
@@ -338,7 +408,10 @@ export function registerBulkRoutes(app: DashApp) {
     const body = (await c.req.json().catch(() => null)) as { text?: unknown } | null;
     if (!type || typeof body?.text !== "string") return c.json({ error: "Send the file's first lines as text." }, 400);
     const v1 = c.get("v1");
-    const [answer, types] = await Promise.all([v1.act("POST", `/v1/bulk/${type}/columns`, { json: { text: body.text }, pageRead: true }), typesOf(v1)]);
+    const [answer, types] = await Promise.all([
+      v1.act("POST", `/v1/bulk/${type}/columns`, { json: { text: body.text }, pageRead: true }),
+      typesOf(v1),
+    ]);
     if (!answer.ok) return c.json({ error: answer.error.message }, answer.status === 413 ? 413 : 400);
     const choices = (types.find((t) => t.type === type)?.fields ?? []).map((f) => ({ field: f.field, label: f.label }));
     return c.json({ ...answer.body.data, choices });
@@ -380,8 +453,15 @@ export function registerBulkRoutes(app: DashApp) {
       const body = (await res.json().catch(() => null)) as { errors?: { message?: string } } | null;
       return c.text(body?.errors?.message ?? `The download failed (${res.status}).`, res.status === 404 ? 404 : 409);
     }
-    const headers = new Headers({ "content-type": res.headers.get("content-type") ?? "text/csv; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" });
-    headers.set("content-disposition", res.headers.get("content-disposition") ?? `attachment; filename="bulk-${type}-${id}-${file}.csv"`);
+    const headers = new Headers({
+      "content-type": res.headers.get("content-type") ?? "text/csv; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    });
+    headers.set(
+      "content-disposition",
+      res.headers.get("content-disposition") ?? `attachment; filename="bulk-${type}-${id}-${file}.csv"`,
+    );
     return new Response(res.body, { status: 200, headers });
   });
 
@@ -392,6 +472,11 @@ export function registerBulkRoutes(app: DashApp) {
     if (!type || id === null || !action) return c.notFound();
     const done = await c.get("v1").act(action.method, action.path(type, id));
     if (!done.ok) return jobPage(c, done, statusFor(done));
-    return c.redirect(c.req.param("action") === "delete" ? `${PATHS.bulk}?ok=delete` : `${jobHref(type, id)}?ok=${c.req.param("action")}`, 303);
+    return c.redirect(
+      c.req.param("action") === "delete"
+        ? `${PATHS.bulk}?ok=delete`
+        : `${jobHref(type, id)}?ok=${c.req.param("action")}`,
+      303,
+    );
   });
 }

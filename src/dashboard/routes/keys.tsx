@@ -26,7 +26,10 @@ const DONE: Record<string, string> = {
 const NewSecret: FC<{ origin: string; k: Key; rolled: boolean }> = ({ origin, k, rolled }) => (
   <section class="card" aria-labelledby="secret-h">
     <h2 id="secret-h">{rolled ? `New secret for "${k.name}"` : `Your new key "${k.name}"`}</h2>
-    <Notice kind="warning">Copy the secret now: it is shown this once and stored only as a hash. {rolled ? "The old secret no longer works." : ""}</Notice>
+    <Notice kind="warning">
+      Copy the secret now: it is shown this once and stored only as a hash.{" "}
+      {rolled ? "The old secret no longer works." : ""}
+    </Notice>
     <p>
       <strong>X-Service-Key</strong>
     </p>
@@ -42,7 +45,11 @@ const NewSecret: FC<{ origin: string; k: Key; rolled: boolean }> = ({ origin, k,
   </section>
 );
 
-async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; problem?: V1Answer; ok?: string } = {}, status: 200 | ReturnType<typeof statusFor> = 200) {
+async function page(
+  c: DashCtx,
+  extra: { created?: Key; rolled?: boolean; problem?: V1Answer; ok?: string } = {},
+  status: 200 | ReturnType<typeof statusFor> = 200,
+) {
   const session = c.get("session");
   const list = await c.get("v1").read<{ data: { keys: Key[] } }>("/v1/keys");
   const now = Date.now();
@@ -91,18 +98,40 @@ async function page(c: DashCtx, extra: { created?: Key; rolled?: boolean; proble
               return (
                 <tr>
                   <td>
-                    <RenameForm csrf={session.csrf} action={`${PATHS.keys}/${k.id}/rename`} id={`name-${k.id}`} label={`Name of key ${k.key}`} value={k.name} maxlength={100} />
+                    <RenameForm
+                      csrf={session.csrf}
+                      action={`${PATHS.keys}/${k.id}/rename`}
+                      id={`name-${k.id}`}
+                      label={`Name of key ${k.key}`}
+                      value={k.name}
+                      maxlength={100}
+                    />
                   </td>
                   <td>
                     <code>{k.key}</code>
                   </td>
                   <td>{when(k.created_at)}</td>
-                  <td>{expiredAt ? <span class="badge bad">expired {expiredAt.slice(0, 10)}</span> : when(k.expires_at)}</td>
+                  <td>
+                    {expiredAt ? <span class="badge bad">expired {expiredAt.slice(0, 10)}</span> : when(k.expires_at)}
+                  </td>
                   <td>{when(k.last_used_at)}</td>
                   <td>
                     <div class="actions">
-                      <PostButton csrf={session.csrf} action={`${PATHS.keys}/${k.id}/roll`} label="Roll secret" small confirm={`Give "${k.name}" a new secret? The current secret stops working at once.`} />
-                      <PostButton csrf={session.csrf} action={`${PATHS.keys}/${k.id}/revoke`} label="Revoke" kind="danger" small confirm={`Revoke "${k.name}"? It stops working at once.`} />
+                      <PostButton
+                        csrf={session.csrf}
+                        action={`${PATHS.keys}/${k.id}/roll`}
+                        label="Roll secret"
+                        small
+                        confirm={`Give "${k.name}" a new secret? The current secret stops working at once.`}
+                      />
+                      <PostButton
+                        csrf={session.csrf}
+                        action={`${PATHS.keys}/${k.id}/revoke`}
+                        label="Revoke"
+                        kind="danger"
+                        small
+                        confirm={`Revoke "${k.name}"? It stops working at once.`}
+                      />
                     </div>
                   </td>
                 </tr>
@@ -124,7 +153,10 @@ export function registerKeyRoutes(app: DashApp) {
   app.post(PATHS.keys, async (c) => {
     const form = await formOf(c);
     const days = Number(form.expires_in_days);
-    const body = { ...(form.name?.trim() ? { name: form.name.trim() } : {}), ...(LIFETIMES.includes(days) ? { expires_in_days: days } : {}) };
+    const body = {
+      ...(form.name?.trim() ? { name: form.name.trim() } : {}),
+      ...(LIFETIMES.includes(days) ? { expires_in_days: days } : {}),
+    };
     const created = await c.get("v1").act<{ data: Key }>("POST", "/v1/keys", { json: body });
     return created.ok ? page(c, { created: created.body.data }) : page(c, { problem: created }, statusFor(created));
   });
@@ -137,7 +169,9 @@ export function registerKeyRoutes(app: DashApp) {
 
   app.post(`${PATHS.keys}/:id/roll`, async (c) => {
     const rolled = await c.get("v1").act<{ data: Key }>("PUT", `/v1/keys/${keyId(c)}`);
-    return rolled.ok ? page(c, { created: rolled.body.data, rolled: true }) : page(c, { problem: rolled }, statusFor(rolled));
+    return rolled.ok
+      ? page(c, { created: rolled.body.data, rolled: true })
+      : page(c, { problem: rolled }, statusFor(rolled));
   });
 
   app.post(`${PATHS.keys}/:id/revoke`, async (c) => {

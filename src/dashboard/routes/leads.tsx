@@ -43,7 +43,22 @@ const FIELDS = [
 ] as const;
 
 /** The columns of an export, in order. */
-const EXPORT_COLUMNS = ["id", "email", "first_name", "last_name", "company", "position", "website_url", "phone_number", "country", "score", "notes", "list", "created_at", "updated_at"];
+const EXPORT_COLUMNS = [
+  "id",
+  "email",
+  "first_name",
+  "last_name",
+  "company",
+  "position",
+  "website_url",
+  "phone_number",
+  "country",
+  "score",
+  "notes",
+  "list",
+  "created_at",
+  "updated_at",
+];
 /** An export reads the leads 100 at a time through GET /v1/leads, up to this many (the API pages through more). */
 export const EXPORT_MAX_LEADS = 50_000;
 
@@ -80,7 +95,13 @@ function leadBody(form: Record<string, string>, existing: boolean): Record<strin
   return body;
 }
 
-const LeadForm: FC<{ csrf: string; action: string; lead?: Partial<Lead>; lists: List[]; submit: string }> = ({ csrf, action, lead, lists, submit }) => (
+const LeadForm: FC<{ csrf: string; action: string; lead?: Partial<Lead>; lists: List[]; submit: string }> = ({
+  csrf,
+  action,
+  lead,
+  lists,
+  submit,
+}) => (
   <form method="post" action={action}>
     <Csrf token={csrf} />
     <div class="grid">
@@ -90,12 +111,25 @@ const LeadForm: FC<{ csrf: string; action: string; lead?: Partial<Lead>; lists: 
             {label}
             {name === "email" ? " (required)" : ""}
           </label>
-          <input id={`lead-${name}`} name={name} type={type} value={(lead?.[name] as string | null | undefined) ?? ""} required={name === "email"} />
+          <input
+            id={`lead-${name}`}
+            name={name}
+            type={type}
+            value={(lead?.[name] as string | null | undefined) ?? ""}
+            required={name === "email"}
+          />
         </div>
       ))}
       <div>
         <label for="lead-score">Score (0-100)</label>
-        <input id="lead-score" name="score" type="number" min={0} max={100} value={lead?.score === null || lead?.score === undefined ? "" : String(lead.score)} />
+        <input
+          id="lead-score"
+          name="score"
+          type="number"
+          min={0}
+          max={100}
+          value={lead?.score === null || lead?.score === undefined ? "" : String(lead.score)}
+        />
       </div>
       <div>
         <label for="lead-list">List</label>
@@ -128,7 +162,12 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
   const list = c.req.query("list") ?? "";
   const domain = (c.req.query("domain") ?? "").trim();
   const [answer, lists] = await Promise.all([
-    v1.read<{ data: { leads: Lead[]; meta: { total: number; total_pages: number } } }>("/v1/leads", { page, limit: 25, list, domain }),
+    v1.read<{ data: { leads: Lead[]; meta: { total: number; total_pages: number } } }>("/v1/leads", {
+      page,
+      limit: 25,
+      list,
+      domain,
+    }),
     listsOf(v1),
   ]);
   const filter = Object.fromEntries(Object.entries({ list, domain }).filter(([, v]) => v));
@@ -161,13 +200,19 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
             </button>
           </div>
           <div class="shrink">
-            <a class="btn" href={`${PATHS.leads}/export.csv${Object.keys(filter).length ? `?${new URLSearchParams(filter)}` : ""}`} download>
+            <a
+              class="btn"
+              href={`${PATHS.leads}/export.csv${Object.keys(filter).length ? `?${new URLSearchParams(filter)}` : ""}`}
+              download
+            >
               Export CSV
             </a>
           </div>
         </div>
       </form>
-      {answer.ok && answer.body.data.leads.length === 0 ? <p class="muted">No leads here yet. Add one below, or save them with POST /v1/leads.</p> : null}
+      {answer.ok && answer.body.data.leads.length === 0 ? (
+        <p class="muted">No leads here yet. Add one below, or save them with POST /v1/leads.</p>
+      ) : null}
       {answer.ok && answer.body.data.leads.length > 0 ? (
         <>
           <DataTable label="Leads" columns={["Email", "Name", "Company", "Position", "List", "Score #", "Updated"]}>
@@ -185,7 +230,12 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
               </tr>
             ))}
           </DataTable>
-          <Pager page={page} pages={answer.body.data.meta.total_pages} total={answer.body.data.meta.total} href={href} />
+          <Pager
+            page={page}
+            pages={answer.body.data.meta.total_pages}
+            total={answer.body.data.meta.total}
+            href={href}
+          />
         </>
       ) : null}
       <details class="card">
@@ -215,12 +265,24 @@ async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
         <>
           <section class="card" aria-labelledby="edit-h">
             <h2 id="edit-h">Edit</h2>
-            <LeadForm csrf={session.csrf} action={`${PATHS.leads}/${lead.id}`} lead={lead} lists={lists} submit="Save" />
+            <LeadForm
+              csrf={session.csrf}
+              action={`${PATHS.leads}/${lead.id}`}
+              lead={lead}
+              lists={lists}
+              submit="Save"
+            />
             <p class="hint">
               Created {when(lead.created_at)} · saving sends the <code>save_lead</code> event to your enabled webhooks.
             </p>
           </section>
-          <PostButton csrf={session.csrf} action={`${PATHS.leads}/${lead.id}/delete`} label="Delete lead" kind="danger" confirm="Delete this lead for good?" />
+          <PostButton
+            csrf={session.csrf}
+            action={`${PATHS.leads}/${lead.id}/delete`}
+            label="Delete lead"
+            kind="danger"
+            confirm="Delete this lead for good?"
+          />
         </>
       ) : null}
     </AppPage>,
@@ -256,7 +318,14 @@ async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
           {answer.body.data.list_leads.map((l) => (
             <tr>
               <td>
-                <RenameForm csrf={session.csrf} action={`${PATHS.lists}/${l.id}/rename`} id={`list-${l.id}`} label={`Name of list ${l.id}`} value={l.name} maxlength={200} />
+                <RenameForm
+                  csrf={session.csrf}
+                  action={`${PATHS.lists}/${l.id}/rename`}
+                  id={`list-${l.id}`}
+                  label={`Name of list ${l.id}`}
+                  value={l.name}
+                  maxlength={200}
+                />
               </td>
               <td class="num">
                 <a href={`${PATHS.leads}?list=${l.id}`}>{fmt(l.size)}</a>
@@ -267,7 +336,14 @@ async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
                   <a class="btn small" href={`${PATHS.leads}/export.csv?list=${l.id}`} download>
                     Export CSV
                   </a>
-                  <PostButton csrf={session.csrf} action={`${PATHS.lists}/${l.id}/delete`} label="Delete" kind="danger" small confirm={`Delete the list "${l.name}"? Its leads stay, without a list.`} />
+                  <PostButton
+                    csrf={session.csrf}
+                    action={`${PATHS.lists}/${l.id}/delete`}
+                    label="Delete"
+                    kind="danger"
+                    small
+                    confirm={`Delete the list "${l.name}"? Its leads stay, without a list.`}
+                  />
                 </div>
               </td>
             </tr>
@@ -291,22 +367,49 @@ function exportLeads(c: DashCtx): Response {
       controller.enqueue(encoder.encode(`${csvLine(EXPORT_COLUMNS)}\r\n`));
     },
     async pull(controller) {
-      const answer = await v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", { ...filter, page, limit: 100, sortby: "id", direction: "asc" });
+      const answer = await v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", {
+        ...filter,
+        page,
+        limit: 100,
+        sortby: "id",
+        direction: "asc",
+      });
       if (!answer.ok) {
         controller.error(new Error(answer.error.message));
         return;
       }
       const lines = answer.body.data.leads.map((l) =>
-        csvLine([l.id, l.email, l.first_name, l.last_name, l.company, l.position, l.website_url, l.phone_number, l.country, l.score, l.notes, l.leads_list?.name ?? "", l.created_at, l.updated_at]),
+        csvLine([
+          l.id,
+          l.email,
+          l.first_name,
+          l.last_name,
+          l.company,
+          l.position,
+          l.website_url,
+          l.phone_number,
+          l.country,
+          l.score,
+          l.notes,
+          l.leads_list?.name ?? "",
+          l.created_at,
+          l.updated_at,
+        ]),
       );
       if (lines.length) controller.enqueue(encoder.encode(`${lines.join("\r\n")}\r\n`));
       sent += lines.length;
       page += 1;
-      if (page > answer.body.data.meta.total_pages || sent >= EXPORT_MAX_LEADS || lines.length === 0) controller.close();
+      if (page > answer.body.data.meta.total_pages || sent >= EXPORT_MAX_LEADS || lines.length === 0)
+        controller.close();
     },
   });
   return new Response(stream, {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="leads${filter.list ? `-list-${recordId(filter.list)}` : ""}.csv"`, "cache-control": "no-store", "x-content-type-options": "nosniff" },
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="leads${filter.list ? `-list-${recordId(filter.list)}` : ""}.csv"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
   });
 }
 
@@ -334,7 +437,9 @@ export function registerLeadRoutes(app: DashApp) {
     return done.ok ? c.redirect(`${PATHS.lists}?ok=list-created`, 303) : listsPage(c, done, statusFor(done));
   });
   app.post(`${PATHS.lists}/:id/rename`, async (c) => {
-    const done = await c.get("v1").act("PUT", `/v1/leads_lists/${recordId(c.req.param("id"))}`, { json: { name: (await formOf(c)).name ?? "" } });
+    const done = await c
+      .get("v1")
+      .act("PUT", `/v1/leads_lists/${recordId(c.req.param("id"))}`, { json: { name: (await formOf(c)).name ?? "" } });
     return done.ok ? c.redirect(`${PATHS.lists}?ok=list-renamed`, 303) : listsPage(c, done, statusFor(done));
   });
   app.post(`${PATHS.lists}/:id/delete`, async (c) => {

@@ -24,14 +24,23 @@ const FILTERS = ["type", "status_code", "start", "end"] as const;
 export function registerLogRoutes(app: DashApp) {
   app.get(PATHS.logs, async (c) => {
     const session = c.get("session");
-    const q = Object.fromEntries(FILTERS.map((f) => [f, (c.req.query(f) ?? "").trim()])) as Record<(typeof FILTERS)[number], string>;
+    const q = Object.fromEntries(FILTERS.map((f) => [f, (c.req.query(f) ?? "").trim()])) as Record<
+      (typeof FILTERS)[number],
+      string
+    >;
     const page = Math.max(1, Number(c.req.query("page")) || 1);
-    const answer = await c.get("v1").read<{ data: LogEntry[]; meta: { total: number; total_pages: number } }>("/v1/logs", { ...q, page, limit: 50 });
-    const href = (p: number) => `${PATHS.logs}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), page: String(p) })}`;
+    const answer = await c
+      .get("v1")
+      .read<{ data: LogEntry[]; meta: { total: number; total_pages: number } }>("/v1/logs", { ...q, page, limit: 50 });
+    const href = (p: number) =>
+      `${PATHS.logs}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), page: String(p) })}`;
     return render(
       c,
       <AppPage title="Request logs" session={session} active="logs">
-        <p class="muted">The last 1,000 requests of the last 3 months, from your keys, apps, bulk jobs and this dashboard (its page views are not logged).</p>
+        <p class="muted">
+          The last 1,000 requests of the last 3 months, from your keys, apps, bulk jobs and this dashboard (its page
+          views are not logged).
+        </p>
         <form method="get" action={PATHS.logs} class="card">
           <div class="row">
             <div>
@@ -62,26 +71,28 @@ export function registerLogRoutes(app: DashApp) {
         {answer.ok && answer.body.data.length > 0 ? (
           <>
             <DataTable label="Requests" columns={["When", "Request", "Status #", "Time #", "Type", "From", "Billed"]}>
-                  {answer.body.data.map((l) => (
-                    <tr>
-                      <td class="nowrap">{when(l.created_at)}</td>
-                      <td>
-                        <code>
-                          {l.http_method} {l.uri}
-                        </code>
-                      </td>
-                      <td class="num">
-                        <span class={`badge ${l.status_code < 300 ? "ok" : l.status_code < 500 ? "warn" : "bad"}`}>{l.status_code}</span>
-                      </td>
-                      <td class="num">{fmt(l.duration_ms)} ms</td>
-                      <td>{l.type}</td>
-                      <td>
-                        {l.source}
-                        {l.api_key_id !== null ? <span class="muted"> · key {l.api_key_id}</span> : null}
-                      </td>
-                      <td>{l.cost ? "yes" : "no"}</td>
-                    </tr>
-                  ))}
+              {answer.body.data.map((l) => (
+                <tr>
+                  <td class="nowrap">{when(l.created_at)}</td>
+                  <td>
+                    <code>
+                      {l.http_method} {l.uri}
+                    </code>
+                  </td>
+                  <td class="num">
+                    <span class={`badge ${l.status_code < 300 ? "ok" : l.status_code < 500 ? "warn" : "bad"}`}>
+                      {l.status_code}
+                    </span>
+                  </td>
+                  <td class="num">{fmt(l.duration_ms)} ms</td>
+                  <td>{l.type}</td>
+                  <td>
+                    {l.source}
+                    {l.api_key_id !== null ? <span class="muted"> · key {l.api_key_id}</span> : null}
+                  </td>
+                  <td>{l.cost ? "yes" : "no"}</td>
+                </tr>
+              ))}
             </DataTable>
             <Pager page={page} pages={answer.body.meta.total_pages} total={answer.body.meta.total} href={href} />
           </>

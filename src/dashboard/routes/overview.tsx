@@ -42,18 +42,27 @@ interface RateRow {
   daily?: Window;
 }
 
-const limitText = (w: Window | undefined) => (!w ? "–" : w.limit === 0 ? `${fmt(w.used)} (no limit)` : `${fmt(w.used)} of ${fmt(w.limit)}`);
+const limitText = (w: Window | undefined) =>
+  !w ? "–" : w.limit === 0 ? `${fmt(w.used)} (no limit)` : `${fmt(w.used)} of ${fmt(w.limit)}`;
 
 export function registerOverviewRoutes(app: DashApp) {
   app.get(PATHS.overview, async (c) => {
     const session = c.get("session");
     const v1 = c.get("v1");
-    const [me, limits, usage] = await Promise.all([v1.read("/v1/me"), v1.read("/v1/rate-limits"), v1.read("/v1/usage")]);
+    const [me, limits, usage] = await Promise.all([
+      v1.read("/v1/me"),
+      v1.read("/v1/rate-limits"),
+      v1.read("/v1/usage"),
+    ]);
     const notice = NOTICES[c.req.query("ok") ?? c.req.query("error") ?? ""];
     const failed = [me, limits, usage].find((a) => !a.ok);
     const data = me.ok ? me.body.data : null;
-    const days = usage.ok ? [...(usage.body.data as { created_at: string; [k: string]: number | string }[])].reverse() : [];
-    const rows = limits.ok ? (Object.entries(limits.body.data) as [string, RateRow][]).filter(([, r]) => r.enforced) : [];
+    const days = usage.ok
+      ? [...(usage.body.data as { created_at: string; [k: string]: number | string }[])].reverse()
+      : [];
+    const rows = limits.ok
+      ? (Object.entries(limits.body.data) as [string, RateRow][]).filter(([, r]) => r.enforced)
+      : [];
     return render(
       c,
       <AppPage title="Overview" session={session} active="overview">
@@ -81,7 +90,11 @@ export function registerOverviewRoutes(app: DashApp) {
                     {fmt(v.available)} <span class="muted">left</span>
                   </p>
                   <div class="meter">
-                    <progress max={Math.max(1, v.allowance)} value={Math.min(v.used, v.allowance)} aria-label={`${b.label} used this month`}>
+                    <progress
+                      max={Math.max(1, v.allowance)}
+                      value={Math.min(v.used, v.allowance)}
+                      aria-label={`${b.label} used this month`}
+                    >
                       {fmt(v.used)}
                     </progress>
                   </div>
@@ -95,29 +108,39 @@ export function registerOverviewRoutes(app: DashApp) {
         ) : null}
         <section class="card" aria-labelledby="usage-h">
           <h2 id="usage-h">Usage, last 30 days</h2>
-          {usage.ok ? <DailyBars label="Billed calls by capability" series={USAGE_SERIES} days={days.map((d) => ({ day: d.created_at as string, counts: d as unknown as Record<string, number> }))} /> : <p class="muted">Not available.</p>}
+          {usage.ok ? (
+            <DailyBars
+              label="Billed calls by capability"
+              series={USAGE_SERIES}
+              days={days.map((d) => ({ day: d.created_at as string, counts: d as unknown as Record<string, number> }))}
+            />
+          ) : (
+            <p class="muted">Not available.</p>
+          )}
           {usage.ok ? (
             <p class="hint">
-              From the API {fmt(usage.body.total.source_api)} · this dashboard {fmt(usage.body.total.source_website)} · bulk jobs {fmt(usage.body.total.source_bulk)}
+              From the API {fmt(usage.body.total.source_api)} · this dashboard {fmt(usage.body.total.source_website)} ·
+              bulk jobs {fmt(usage.body.total.source_bulk)}
             </p>
           ) : null}
         </section>
         <section class="card" aria-labelledby="limits-h">
           <h2 id="limits-h">Rate limits and today's use</h2>
           <p class="hint">
-            Shared by every key, app and member of the account. "searches" counts the calls made from the <a href={PATHS.tryIt}>Try it</a> page.
+            Shared by every key, app and member of the account. "searches" counts the calls made from the{" "}
+            <a href={PATHS.tryIt}>Try it</a> page.
           </p>
           <DataTable label="Rate limits" columns={["Endpoint", "This second #", "This minute #", "Today #"]}>
-                {rows.map(([key, r]) => (
-                  <tr>
-                    <th scope="row">
-                      <code>{key}</code>
-                    </th>
-                    <td class="num">{limitText(r.second)}</td>
-                    <td class="num">{limitText(r.minute)}</td>
-                    <td class="num">{limitText(r.daily)}</td>
-                  </tr>
-                ))}
+            {rows.map(([key, r]) => (
+              <tr>
+                <th scope="row">
+                  <code>{key}</code>
+                </th>
+                <td class="num">{limitText(r.second)}</td>
+                <td class="num">{limitText(r.minute)}</td>
+                <td class="num">{limitText(r.daily)}</td>
+              </tr>
+            ))}
           </DataTable>
         </section>
       </AppPage>,

@@ -31,7 +31,13 @@ interface OpenApiParam {
   required?: boolean;
   description?: string;
   example?: unknown;
-  schema?: { type?: string; enum?: unknown[]; example?: unknown; description?: string; anyOf?: { type?: string; enum?: unknown[] }[] };
+  schema?: {
+    type?: string;
+    enum?: unknown[];
+    example?: unknown;
+    description?: string;
+    anyOf?: { type?: string; enum?: unknown[] }[];
+  };
 }
 
 /**
@@ -47,7 +53,9 @@ function catalogOf(v1: V1Client): Promise<Capability[]> {
   const built = v1.read("/v1/openapi.json").then((doc) => {
     if (!doc.ok) throw new Error(`the /v1 OpenAPI document answered ${doc.status}`);
     const out: Capability[] = [];
-    for (const [path, ops] of Object.entries(doc.body.paths as Record<string, Record<string, Record<string, unknown>>>)) {
+    for (const [path, ops] of Object.entries(
+      doc.body.paths as Record<string, Record<string, Record<string, unknown>>>,
+    )) {
       const op = ops.get;
       if (!op || typeof op["x-capability"] !== "string") continue;
       const params = ((op.parameters ?? []) as OpenApiParam[])
@@ -62,11 +70,24 @@ function catalogOf(v1: V1Client): Promise<Capability[]> {
             required: p.required ?? false,
             description: p.description ?? s.description ?? "",
             example: p.example !== undefined ? String(p.example) : s.example !== undefined ? String(s.example) : "",
-            kind: choices.length ? "enum" : type === "boolean" ? "boolean" : type === "integer" || type === "number" ? "integer" : "text",
+            kind: choices.length
+              ? "enum"
+              : type === "boolean"
+                ? "boolean"
+                : type === "integer" || type === "number"
+                  ? "integer"
+                  : "text",
             choices,
           };
         });
-      out.push({ name: op["x-capability"], path: path.replace(/^\/v1/, ""), summary: String(op.summary ?? ""), tag: String((op.tags as string[])?.[0] ?? ""), cost: (op["x-credit-cost"] as Capability["cost"]) ?? null, params });
+      out.push({
+        name: op["x-capability"],
+        path: path.replace(/^\/v1/, ""),
+        summary: String(op.summary ?? ""),
+        tag: String((op.tags as string[])?.[0] ?? ""),
+        cost: (op["x-credit-cost"] as Capability["cost"]) ?? null,
+        params,
+      });
     }
     return out;
   });
@@ -74,9 +95,15 @@ function catalogOf(v1: V1Client): Promise<Capability[]> {
   return catalog.set(built);
 }
 
-const BALANCE_NAMES: Record<string, [string, string]> = { search: ["search credit", "search credits"], verification: ["verification credit", "verification credits"], phone: ["phone credit", "phone credits"] };
-const credits = (balance: string, n: number) => `${n.toLocaleString("en")} ${BALANCE_NAMES[balance]?.[n === 1 ? 0 : 1] ?? `${balance} credits`}`;
-const priceOf = (cap: Capability) => (cap.cost ? `${credits(cap.cost.balance, cap.cost.amount)} when something is found` : "free");
+const BALANCE_NAMES: Record<string, [string, string]> = {
+  search: ["search credit", "search credits"],
+  verification: ["verification credit", "verification credits"],
+  phone: ["phone credit", "phone credits"],
+};
+const credits = (balance: string, n: number) =>
+  `${n.toLocaleString("en")} ${BALANCE_NAMES[balance]?.[n === 1 ? 0 : 1] ?? `${balance} credits`}`;
+const priceOf = (cap: Capability) =>
+  cap.cost ? `${credits(cap.cost.balance, cap.cost.amount)} when something is found` : "free";
 
 /** What the call cost, in words. */
 function costLine(cap: Capability, answer: V1Answer, charge: CallCharge | undefined): string {
@@ -92,7 +119,11 @@ function costLine(cap: Capability, answer: V1Answer, charge: CallCharge | undefi
 
 const Field: FC<{ p: Param; value: string }> = ({ p, value }) => {
   const id = `p-${p.name}`;
-  const hint = p.description ? <p class="hint" id={`${id}-hint`}>{p.description}</p> : null;
+  const hint = p.description ? (
+    <p class="hint" id={`${id}-hint`}>
+      {p.description}
+    </p>
+  ) : null;
   const described = p.description ? `${id}-hint` : undefined;
   return (
     <div>
@@ -110,14 +141,27 @@ const Field: FC<{ p: Param; value: string }> = ({ p, value }) => {
           ))}
         </select>
       ) : (
-        <input id={id} name={p.name} type={p.kind === "integer" ? "number" : "text"} value={value} placeholder={p.example} required={p.required} aria-describedby={described} />
+        <input
+          id={id}
+          name={p.name}
+          type={p.kind === "integer" ? "number" : "text"}
+          value={value}
+          placeholder={p.example}
+          required={p.required}
+          aria-describedby={described}
+        />
       )}
       {hint}
     </div>
   );
 };
 
-async function page(c: DashCtx, chosen: string | undefined, values: Record<string, string>, result?: { answer: V1Answer; charge?: CallCharge; url: string }) {
+async function page(
+  c: DashCtx,
+  chosen: string | undefined,
+  values: Record<string, string>,
+  result?: { answer: V1Answer; charge?: CallCharge; url: string },
+) {
   const session = c.get("session");
   const caps = await catalogOf(c.get("v1"));
   const cap = caps.find((x) => x.name === chosen) ?? caps.find((x) => x.name === "email-finder") ?? caps[0];
@@ -128,8 +172,8 @@ async function page(c: DashCtx, chosen: string | undefined, values: Record<strin
     c,
     <AppPage title="Try it" session={session} active="try">
       <p>
-        Every form runs a real <code>/v1</code> call for your account: billed like any call, and counted under the <code>searches</code> rate limit (dashboard
-        searches).
+        Every form runs a real <code>/v1</code> call for your account: billed like any call, and counted under the{" "}
+        <code>searches</code> rate limit (dashboard searches).
       </p>
       <form method="get" action={PATHS.tryIt} class="card">
         <div class="row">
@@ -181,7 +225,9 @@ async function page(c: DashCtx, chosen: string | undefined, values: Record<strin
           <h2 id="result-h">Answer</h2>
           <Notice kind={result.answer.ok ? "success" : "error"}>
             <strong>{result.answer.status}</strong> · {costLine(cap, result.answer, result.charge)}
-            {leftHeader !== undefined && leftHeader !== null ? ` Dashboard searches left today: ${leftHeader === "0" && result.answer.headers.get("x-daily-rate-limit") === "0" ? "no limit" : leftHeader}.` : ""}
+            {leftHeader !== undefined && leftHeader !== null
+              ? ` Dashboard searches left today: ${leftHeader === "0" && result.answer.headers.get("x-daily-rate-limit") === "0" ? "no limit" : leftHeader}.`
+              : ""}
           </Notice>
           <p class="hint">
             <code>{result.url}</code>

@@ -49,7 +49,10 @@ const ACTIONS: Record<string, { method: "POST" | "DELETE"; path: (id: string) =>
 /** "Name: value" lines into headers; a line without a colon is refused by name. */
 function headersOf(text: string): Record<string, string> | string {
   const out: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean)) {
+  for (const line of text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const at = line.indexOf(":");
     if (at <= 0) return `The header line "${line.slice(0, 60)}" is not "Name: value".`;
     out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
@@ -60,42 +63,67 @@ function headersOf(text: string): Record<string, string> | string {
 async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
-  const [answer, secret] = await Promise.all([v1.read<{ data: { webhooks: Webhook[] } }>("/v1/webhooks"), v1.read<{ data: { secret: string } }>("/v1/webhooks/secret")]);
+  const [answer, secret] = await Promise.all([
+    v1.read<{ data: { webhooks: Webhook[] } }>("/v1/webhooks"),
+    v1.read<{ data: { secret: string } }>("/v1/webhooks/secret"),
+  ]);
   return render(
     c,
     <AppPage title="Webhooks" session={session} active="webhooks" script>
       <Done messages={DONE} code={c.req.query("ok")} />
-      {typeof problem === "string" ? <Notice kind="error">{problem}</Notice> : <V1Error answer={problem ?? (answer.ok ? null : answer)} />}
+      {typeof problem === "string" ? (
+        <Notice kind="error">{problem}</Notice>
+      ) : (
+        <V1Error answer={problem ?? (answer.ok ? null : answer)} />
+      )}
       {answer.ok && answer.body.data.webhooks.length > 0 ? (
         <DataTable label="Webhooks" columns={["Name", "Event", "Sent to", "Status", "Actions"]}>
-              {answer.body.data.webhooks.map((w) => (
-                <tr>
-                  <td>
-                    <a href={`${PATHS.webhooks}/${w.id}`}>{w.name}</a>
-                  </td>
-                  <td>
-                    <code>{w.event}</code>
-                  </td>
-                  <td>
-                    <code>
-                      {w.method} {w.url}
-                    </code>
-                  </td>
-                  <td>
-                    <span class={`badge ${w.status === "enabled" ? "ok" : "warn"}`}>{w.status}</span>
-                  </td>
-                  <td>
-                    <div class="actions">
-                      {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/disable`} label="Disable" small /> : <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/enable`} label="Enable" small />}
-                      {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/test`} label="Send test" small /> : null}
-                      <a class="btn small" href={`${PATHS.webhooks}/${w.id}`}>
-                        Delivery log
-                      </a>
-                      <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/delete`} label="Delete" kind="danger" small confirm={`Delete the webhook "${w.name}"?`} />
-                    </div>
-                  </td>
-                </tr>
-              ))}
+          {answer.body.data.webhooks.map((w) => (
+            <tr>
+              <td>
+                <a href={`${PATHS.webhooks}/${w.id}`}>{w.name}</a>
+              </td>
+              <td>
+                <code>{w.event}</code>
+              </td>
+              <td>
+                <code>
+                  {w.method} {w.url}
+                </code>
+              </td>
+              <td>
+                <span class={`badge ${w.status === "enabled" ? "ok" : "warn"}`}>{w.status}</span>
+              </td>
+              <td>
+                <div class="actions">
+                  {w.status === "enabled" ? (
+                    <PostButton
+                      csrf={session.csrf}
+                      action={`${PATHS.webhooks}/${w.id}/disable`}
+                      label="Disable"
+                      small
+                    />
+                  ) : (
+                    <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/enable`} label="Enable" small />
+                  )}
+                  {w.status === "enabled" ? (
+                    <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/test`} label="Send test" small />
+                  ) : null}
+                  <a class="btn small" href={`${PATHS.webhooks}/${w.id}`}>
+                    Delivery log
+                  </a>
+                  <PostButton
+                    csrf={session.csrf}
+                    action={`${PATHS.webhooks}/${w.id}/delete`}
+                    label="Delete"
+                    kind="danger"
+                    small
+                    confirm={`Delete the webhook "${w.name}"?`}
+                  />
+                </div>
+              </td>
+            </tr>
+          ))}
         </DataTable>
       ) : (
         <p class="muted">No webhooks yet.</p>
@@ -133,7 +161,12 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | R
             </div>
           </div>
           <label for="wh-headers">Extra headers (optional)</label>
-          <textarea id="wh-headers" name="headers" placeholder="Authorization: Bearer my-receiver-token" aria-describedby="wh-headers-hint"></textarea>
+          <textarea
+            id="wh-headers"
+            name="headers"
+            placeholder="Authorization: Bearer my-receiver-token"
+            aria-describedby="wh-headers-hint"
+          ></textarea>
           <p class="hint" id="wh-headers-hint">
             One "Name: value" per line, sent with every delivery.
           </p>
@@ -147,7 +180,10 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | R
       {secret.ok ? (
         <details class="card">
           <summary>Signing secret</summary>
-          <p>Every delivery is signed (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature headers) with this secret. Check the signature before trusting a delivery.</p>
+          <p>
+            Every delivery is signed (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature headers) with
+            this secret. Check the signature before trusting a delivery.
+          </p>
           <Copyable id="signing-secret" value={secret.body.data.secret} what="signing secret" />
         </details>
       ) : null}
@@ -163,7 +199,10 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   const page = Math.max(1, Number(c.req.query("page")) || 1);
   const [hook, log] = await Promise.all([
     v1.read<{ data: Webhook }>(`/v1/webhooks/${id}`),
-    v1.read<{ data: { deliveries: Attempt[]; meta: { total: number; total_pages: number } } }>(`/v1/webhooks/${id}/deliveries`, { page, limit: 25 }),
+    v1.read<{ data: { deliveries: Attempt[]; meta: { total: number; total_pages: number } } }>(
+      `/v1/webhooks/${id}/deliveries`,
+      { page, limit: 25 },
+    ),
   ]);
   const w = hook.ok ? hook.body.data : null;
   return render(
@@ -195,8 +234,14 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
             <dd>{Object.keys(w.headers).length ? Object.keys(w.headers).join(", ") : "none"}</dd>
           </dl>
           <div class="actions">
-            {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/test`} label="Send test" small /> : null}
-            {w.status === "enabled" ? <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/disable`} label="Disable" small /> : <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/enable`} label="Enable" small />}
+            {w.status === "enabled" ? (
+              <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/test`} label="Send test" small />
+            ) : null}
+            {w.status === "enabled" ? (
+              <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/disable`} label="Disable" small />
+            ) : (
+              <PostButton csrf={session.csrf} action={`${PATHS.webhooks}/${w.id}/enable`} label="Enable" small />
+            )}
           </div>
         </section>
       ) : null}
@@ -205,25 +250,35 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
           <h2 id="log-h">Delivery log</h2>
           {log.body.data.deliveries.length === 0 ? <p class="muted">No deliveries yet.</p> : null}
           {log.body.data.deliveries.length > 0 ? (
-            <DataTable label="Delivery attempts" columns={["When", "Delivery", "Attempt #", "Outcome", "Response #", "Time #"]}>
-                  {log.body.data.deliveries.map((a) => (
-                    <tr>
-                      <td class="nowrap">{when(a.created_at)}</td>
-                      <td>
-                        <code>{a.delivery_id}</code>
-                      </td>
-                      <td class="num">{a.attempt}</td>
-                      <td>
-                        <span class={`badge ${a.status === "delivered" ? "ok" : a.status === "skipped" ? "warn" : "bad"}`}>{a.status}</span>
-                        {a.error ? <span class="muted"> {a.error}</span> : null}
-                      </td>
-                      <td class="num">{a.response_code ?? "–"}</td>
-                      <td class="num">{fmt(a.duration_ms)} ms</td>
-                    </tr>
-                  ))}
+            <DataTable
+              label="Delivery attempts"
+              columns={["When", "Delivery", "Attempt #", "Outcome", "Response #", "Time #"]}
+            >
+              {log.body.data.deliveries.map((a) => (
+                <tr>
+                  <td class="nowrap">{when(a.created_at)}</td>
+                  <td>
+                    <code>{a.delivery_id}</code>
+                  </td>
+                  <td class="num">{a.attempt}</td>
+                  <td>
+                    <span class={`badge ${a.status === "delivered" ? "ok" : a.status === "skipped" ? "warn" : "bad"}`}>
+                      {a.status}
+                    </span>
+                    {a.error ? <span class="muted"> {a.error}</span> : null}
+                  </td>
+                  <td class="num">{a.response_code ?? "–"}</td>
+                  <td class="num">{fmt(a.duration_ms)} ms</td>
+                </tr>
+              ))}
             </DataTable>
           ) : null}
-          <Pager page={page} pages={log.body.data.meta.total_pages} total={log.body.data.meta.total} href={(p) => `${PATHS.webhooks}/${id}?page=${p}`} />
+          <Pager
+            page={page}
+            pages={log.body.data.meta.total_pages}
+            total={log.body.data.meta.total}
+            href={(p) => `${PATHS.webhooks}/${id}?page=${p}`}
+          />
         </section>
       ) : null}
     </AppPage>,
@@ -250,7 +305,10 @@ export function registerWebhookRoutes(app: DashApp) {
     const done = await c.get("v1").act(action.method, action.path(id));
     if (!done.ok) return listPage(c, done, statusFor(done));
     // Back where the button was: the webhook's own page for a test (its log shows it), else the list.
-    const back = (c.req.header("referer") ?? "").includes(`${PATHS.webhooks}/${id}`) && name !== "delete" ? `${PATHS.webhooks}/${id}` : PATHS.webhooks;
+    const back =
+      (c.req.header("referer") ?? "").includes(`${PATHS.webhooks}/${id}`) && name !== "delete"
+        ? `${PATHS.webhooks}/${id}`
+        : PATHS.webhooks;
     return c.redirect(`${back}?ok=${name}`, 303);
   });
 }

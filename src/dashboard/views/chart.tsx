@@ -10,7 +10,11 @@ export interface Series {
  * Stacked bars, one per day, drawn on the server as SVG (no script). Colours come from the
  * stylesheet's classes k1..k8, so they follow dark mode; the numbers are also given as a table.
  */
-export const DailyBars: FC<{ days: { day: string; counts: Record<string, number> }[]; series: Series[]; label: string }> = ({ days, series, label }) => {
+export const DailyBars: FC<{
+  days: { day: string; counts: Record<string, number> }[];
+  series: Series[];
+  label: string;
+}> = ({ days, series, label }) => {
   const W = 720;
   const H = 200;
   const pad = { left: 36, right: 8, top: 10, bottom: 24 };
@@ -28,37 +32,49 @@ export const DailyBars: FC<{ days: { day: string; counts: Record<string, number>
   return (
     <figure class="chart">
       <div class="chart-scroll">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${label}: ${total.toLocaleString("en")} billed calls over ${days.length} days`}>
-        {ticks.map((t) => (
-          <g>
-            <line class="axis" x1={pad.left} x2={W - pad.right} y1={y(t)} y2={y(t)} />
-            <text x={pad.left - 6} y={y(t) + 4} text-anchor="end">
-              {t.toLocaleString("en")}
-            </text>
-          </g>
-        ))}
-        {days.map((d, i) => {
-          let base = 0;
-          const x = pad.left + i * slot + (slot - bar) / 2;
-          return (
+        <svg
+          viewBox={`0 0 ${W} ${H}`}
+          role="img"
+          aria-label={`${label}: ${total.toLocaleString("en")} billed calls over ${days.length} days`}
+        >
+          {ticks.map((t) => (
             <g>
-              <title>{`${d.day}: ${totalOf(d).toLocaleString("en")}`}</title>
-              {series.map((s, k) => {
-                const v = d.counts[s.key] ?? 0;
-                if (!v) return null;
-                const rect = <rect class={`k${(k % 8) + 1}`} x={x} y={y(base + v)} width={bar} height={Math.max(1, y(base) - y(base + v))} />;
-                base += v;
-                return rect;
-              })}
-              {i % 5 === 0 || i === days.length - 1 ? (
-                <text x={x + bar / 2} y={H - 6} text-anchor="middle">
-                  {d.day.slice(5)}
-                </text>
-              ) : null}
+              <line class="axis" x1={pad.left} x2={W - pad.right} y1={y(t)} y2={y(t)} />
+              <text x={pad.left - 6} y={y(t) + 4} text-anchor="end">
+                {t.toLocaleString("en")}
+              </text>
             </g>
-          );
-        })}
-      </svg>
+          ))}
+          {days.map((d, i) => {
+            let base = 0;
+            const x = pad.left + i * slot + (slot - bar) / 2;
+            return (
+              <g>
+                <title>{`${d.day}: ${totalOf(d).toLocaleString("en")}`}</title>
+                {series.map((s, k) => {
+                  const v = d.counts[s.key] ?? 0;
+                  if (!v) return null;
+                  const rect = (
+                    <rect
+                      class={`k${(k % 8) + 1}`}
+                      x={x}
+                      y={y(base + v)}
+                      width={bar}
+                      height={Math.max(1, y(base) - y(base + v))}
+                    />
+                  );
+                  base += v;
+                  return rect;
+                })}
+                {i % 5 === 0 || i === days.length - 1 ? (
+                  <text x={x + bar / 2} y={H - 6} text-anchor="middle">
+                    {d.day.slice(5)}
+                  </text>
+                ) : null}
+              </g>
+            );
+          })}
+        </svg>
       </div>
       <ul class="legend">
         {series.map((s, k) => (

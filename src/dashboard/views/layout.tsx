@@ -1,5 +1,5 @@
-import type { Child, FC } from "hono/jsx";
 import { raw } from "hono/html";
+import type { Child, FC } from "hono/jsx";
 import { PATHS } from "../config.js";
 import type { Session } from "../session.js";
 
@@ -28,7 +28,13 @@ const Head: FC<{ title: string; csrf?: string }> = ({ title, csrf }) => (
 );
 
 /** A page of the signed-in dashboard: header, navigation, the page, and the script when it needs one. */
-export const AppPage: FC<{ title: string; session: Session; active: NavKey | null; script?: boolean; children?: Child }> = ({ title, session, active, script, children }) => (
+export const AppPage: FC<{
+  title: string;
+  session: Session;
+  active: NavKey | null;
+  script?: boolean;
+  children?: Child;
+}> = ({ title, session, active, script, children }) => (
   <>
     {raw("<!doctype html>")}
     <html lang="en">
@@ -79,8 +85,8 @@ export const AppPage: FC<{ title: string; session: Session; active: NavKey | nul
 
 const UnconfirmedNotice: FC<{ session: Session }> = ({ session }) => (
   <div class="warning" role="status">
-    <strong>Confirm your email address.</strong> We sent a link to {session.email}. Until you open it, the API answers this account with{" "}
-    <code>401 account_unconfirmed</code>, here and everywhere else.
+    <strong>Confirm your email address.</strong> We sent a link to {session.email}. Until you open it, the API answers
+    this account with <code>401 account_unconfirmed</code>, here and everywhere else.
     <form method="post" action={PATHS.resendConfirmation} class="inline">
       <input type="hidden" name="csrf" value={session.csrf} />{" "}
       <button type="submit" class="link">
@@ -113,7 +119,10 @@ export const PublicPage: FC<{ title: string; children?: Child }> = ({ title, chi
   </>
 );
 
-export const Notice: FC<{ kind: "error" | "success" | "notice" | "warning"; children?: Child }> = ({ kind, children }) => (
+export const Notice: FC<{ kind: "error" | "success" | "notice" | "warning"; children?: Child }> = ({
+  kind,
+  children,
+}) => (
   <div class={kind} role={kind === "error" ? "alert" : "status"} id={kind === "error" ? "form-error" : undefined}>
     {children}
   </div>
@@ -129,14 +138,27 @@ export const TableWrap: FC<{ label: string; children?: Child }> = ({ label, chil
 );
 
 /** Previous / next links for a paginated /v1 list. */
-export const Pager: FC<{ page: number; pages: number; href: (page: number) => string; total?: number }> = ({ page, pages, href, total }) =>
+export const Pager: FC<{ page: number; pages: number; href: (page: number) => string; total?: number }> = ({
+  page,
+  pages,
+  href,
+  total,
+}) =>
   pages > 1 ? (
     <nav class="pager" aria-label="Pages">
-      {page > 1 ? <a class="btn small" href={href(page - 1)}>Previous</a> : null}
+      {page > 1 ? (
+        <a class="btn small" href={href(page - 1)}>
+          Previous
+        </a>
+      ) : null}
       <span>
         Page {page} of {pages}
         {total !== undefined ? ` (${total.toLocaleString("en")})` : ""}
       </span>
-      {page < pages ? <a class="btn small" href={href(page + 1)}>Next</a> : null}
+      {page < pages ? (
+        <a class="btn small" href={href(page + 1)}>
+          Next
+        </a>
+      ) : null}
     </nav>
   ) : null;

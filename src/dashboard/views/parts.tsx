@@ -15,7 +15,14 @@ export const Done: FC<{ messages: Record<string, string>; code: string | undefin
   code && messages[code] ? <Notice kind="success">{messages[code]}</Notice> : null;
 
 /** One button that posts (with the CSRF token) to `action`; `confirm` asks first (the script). */
-export const PostButton: FC<{ csrf: string; action: string; label: string; kind?: "primary" | "danger"; small?: boolean; confirm?: string }> = ({ csrf, action, label, kind, small, confirm }) => (
+export const PostButton: FC<{
+  csrf: string;
+  action: string;
+  label: string;
+  kind?: "primary" | "danger";
+  small?: boolean;
+  confirm?: string;
+}> = ({ csrf, action, label, kind, small, confirm }) => (
   <form method="post" action={action} class="inline" data-confirm={confirm}>
     <Csrf token={csrf} />
     <button type="submit" class={[kind, small ? "small" : ""].filter(Boolean).join(" ") || undefined}>
@@ -25,7 +32,14 @@ export const PostButton: FC<{ csrf: string; action: string; label: string; kind?
 );
 
 /** A name edited in place in a table row (keys, lists). */
-export const RenameForm: FC<{ csrf: string; action: string; id: string; label: string; value: string; maxlength: number }> = ({ csrf, action, id, label, value, maxlength }) => (
+export const RenameForm: FC<{
+  csrf: string;
+  action: string;
+  id: string;
+  label: string;
+  value: string;
+  maxlength: number;
+}> = ({ csrf, action, id, label, value, maxlength }) => (
   <form method="post" action={action} class="row">
     <Csrf token={csrf} />
     <div>

@@ -1,6 +1,6 @@
 import type { Env } from "../../env.js";
 import { ensureIndexed } from "../index/ensure-indexed.js";
-import { companyByDomain, type CompanyRecord } from "../index/people.js";
+import { type CompanyRecord, companyByDomain } from "../index/people.js";
 
 /**
  * Company facts for a domain the index has not seen yet come from the crawler's first pass over

@@ -1,7 +1,7 @@
 import type { Env } from "../../env.js";
 import { InvalidInput } from "../errors.js";
-import { countryCode } from "../web/extract/company.js";
 import { jsonList } from "../index/people.js";
+import { countryCode } from "../web/extract/company.js";
 import { similarCompanies } from "./similar.js";
 
 /**
@@ -10,8 +10,20 @@ import { similarCompanies } from "./similar.js";
  * are sent by clients of this API). Every filter is a SQL condition with bound values.
  */
 export const FILTER_NAMES = [
-  "company", "location_country", "location_city", "location_state", "industry", "size", "type", "keywords", "founded",
-  "technologies", "similar", "revenue", "sic", "naics",
+  "company",
+  "location_country",
+  "location_city",
+  "location_state",
+  "industry",
+  "size",
+  "type",
+  "keywords",
+  "founded",
+  "technologies",
+  "similar",
+  "revenue",
+  "sic",
+  "naics",
 ] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 export interface FilterValue {
@@ -38,9 +50,13 @@ function filterValue(name: string, raw: unknown): FilterValue {
   const o = raw as Record<string, unknown>;
   const list = (key: "include" | "exclude") => {
     const v = o[key] ?? [];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) bad(`The filter '${name}.${key}' must be a list of strings.`);
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string"))
+      bad(`The filter '${name}.${key}' must be a list of strings.`);
     const cleaned = (v as string[]).map((x) => x.trim()).filter(Boolean);
-    if (cleaned.length > MAX_FILTER_VALUES) bad(`The filter '${name}.${key}' has ${cleaned.length} values; at most ${MAX_FILTER_VALUES} filter values are accepted per request.`);
+    if (cleaned.length > MAX_FILTER_VALUES)
+      bad(
+        `The filter '${name}.${key}' has ${cleaned.length} values; at most ${MAX_FILTER_VALUES} filter values are accepted per request.`,
+      );
     return cleaned;
   };
   return { include: list("include"), exclude: list("exclude") };
@@ -52,7 +68,8 @@ export function parseFilters(raw: unknown): Filters {
   if (typeof raw !== "object" || Array.isArray(raw)) bad("The parameter 'filters' must be an object.");
   const out: Filters = {};
   const put = (name: string, value: unknown) => {
-    if (!(FILTER_NAMES as readonly string[]).includes(name)) bad(`Unknown filter '${name}'. Known: ${FILTER_NAMES.join(", ")}.`);
+    if (!(FILTER_NAMES as readonly string[]).includes(name))
+      bad(`Unknown filter '${name}'. Known: ${FILTER_NAMES.join(", ")}.`);
     out[name as FilterName] = filterValue(name, value);
   };
   for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
@@ -64,7 +81,8 @@ export function parseFilters(raw: unknown): Filters {
     } else put(name, value);
   }
   const total = Object.values(out).reduce((n, f) => n + f.include.length + f.exclude.length, 0);
-  if (total > MAX_FILTER_VALUES) bad(`The filters carry ${total} values; at most ${MAX_FILTER_VALUES} filter values are accepted per request.`);
+  if (total > MAX_FILTER_VALUES)
+    bad(`The filters carry ${total} values; at most ${MAX_FILTER_VALUES} filter values are accepted per request.`);
   return out;
 }
 
@@ -82,16 +100,32 @@ const placeholders = (w: Where, values: Param[]) =>
     })
     .join(", ");
 /** A whole list as ONE bound parameter (a JSON array read by json_each), so no list can exhaust D1's parameter bound. */
-const inList = (w: Where, values: string[]) => `SELECT value FROM json_each(${placeholders(w, [JSON.stringify(values)])})`;
+const inList = (w: Where, values: string[]) =>
+  `SELECT value FROM json_each(${placeholders(w, [JSON.stringify(values)])})`;
 
 function textIn(w: Where, column: string, f: FilterValue, normalise: (s: string) => string = (s) => s.toLowerCase()) {
-  if (f.include.length) w.sql.push(`lower(${column}) IN (${inList(w, f.include.map(normalise).map((s) => s.toLowerCase()))})`);
-  if (f.exclude.length) w.sql.push(`(${column} IS NULL OR lower(${column}) NOT IN (${inList(w, f.exclude.map(normalise).map((s) => s.toLowerCase()))}))`);
+  if (f.include.length)
+    w.sql.push(
+      `lower(${column}) IN (${inList(
+        w,
+        f.include.map(normalise).map((s) => s.toLowerCase()),
+      )})`,
+    );
+  if (f.exclude.length)
+    w.sql.push(
+      `(${column} IS NULL OR lower(${column}) NOT IN (${inList(
+        w,
+        f.exclude.map(normalise).map((s) => s.toLowerCase()),
+      )}))`,
+    );
 }
 
 function jsonListIn(w: Where, column: string, f: FilterValue) {
   const exists = (values: string[]) =>
-    `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} ELSE '[]' END) j WHERE lower(j.value) IN (${inList(w, values.map((v) => v.toLowerCase()))}))`;
+    `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} ELSE '[]' END) j WHERE lower(j.value) IN (${inList(
+      w,
+      values.map((v) => v.toLowerCase()),
+    )}))`;
   if (f.include.length) w.sql.push(exists(f.include));
   if (f.exclude.length) w.sql.push(`NOT ${exists(f.exclude)}`);
 }
@@ -99,7 +133,8 @@ function jsonListIn(w: Where, column: string, f: FilterValue) {
 const escapeLike = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function nameLike(w: Where, f: FilterValue) {
-  const any = (values: string[]) => values.map((v) => `lower(name) LIKE ${placeholders(w, [`%${escapeLike(v)}%`])} ESCAPE '\\'`).join(" OR ");
+  const any = (values: string[]) =>
+    values.map((v) => `lower(name) LIKE ${placeholders(w, [`%${escapeLike(v)}%`])} ESCAPE '\\'`).join(" OR ");
   if (f.include.length) w.sql.push(`(${any(f.include)})`);
   if (f.exclude.length) w.sql.push(`(name IS NULL OR NOT (${any(f.exclude)}))`);
 }
@@ -114,12 +149,38 @@ function founded(w: Where, f: FilterValue) {
   if (f.exclude.length) w.sql.push(`(founded IS NULL OR NOT (${f.exclude.map(cond).join(" OR ")}))`);
 }
 
-const STOPWORDS = new Set(["the", "and", "for", "with", "that", "companies", "company", "in", "of", "at", "from", "based", "who", "are", "find", "me", "show", "all"]);
+const STOPWORDS = new Set([
+  "the",
+  "and",
+  "for",
+  "with",
+  "that",
+  "companies",
+  "company",
+  "in",
+  "of",
+  "at",
+  "from",
+  "based",
+  "who",
+  "are",
+  "find",
+  "me",
+  "show",
+  "all",
+]);
 
 /** Words of a natural-language query worth matching (3+ letters, no filler words). */
 export function queryTerms(query: string | undefined): string[] {
   if (!query) return [];
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}.+#-]+/u).filter((t) => t.length >= 3 && !STOPWORDS.has(t)))].slice(0, 10);
+  return [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}.+#-]+/u)
+        .filter((t) => t.length >= 3 && !STOPWORDS.has(t)),
+    ),
+  ].slice(0, 10);
 }
 
 export interface SearchOptions {
@@ -168,15 +229,22 @@ export async function searchCompanies(env: Env, opts: SearchOptions) {
   }
   // Free text: a company must mention at least one term; more mentions rank higher.
   const terms = queryTerms(opts.query);
-  const haystack = "lower(coalesce(name,'') || ' ' || coalesce(description,'') || ' ' || coalesce(industry,'') || ' ' || coalesce(keywords,'') || ' ' || coalesce(city,'') || ' ' || domain)";
+  const haystack =
+    "lower(coalesce(name,'') || ' ' || coalesce(description,'') || ' ' || coalesce(industry,'') || ' ' || coalesce(keywords,'') || ' ' || coalesce(city,'') || ' ' || domain)";
   const termHits = terms.map((t) => `(${haystack} LIKE ${placeholders(w, [`%${escapeLike(t)}%`])} ESCAPE '\\')`);
   if (termHits.length) w.sql.push(`(${termHits.join(" OR ")})`);
   // Cannot happen within MAX_FILTER_VALUES; a 400 rather than D1's "too many SQL variables" 500 if it ever does.
-  if (w.params.length > D1_MAX_PARAMS) bad(`These filters need too many values at once; send at most ${MAX_FILTER_VALUES} filter values.`);
+  if (w.params.length > D1_MAX_PARAMS)
+    bad(`These filters need too many values at once; send at most ${MAX_FILTER_VALUES} filter values.`);
   const where = w.sql.length ? `WHERE ${w.sql.join(" AND ")}` : "";
   const rank = termHits.length ? `(${termHits.join(" + ")}) DESC,` : "";
 
-  const total = (await env.DB.prepare(`SELECT COUNT(*) AS n FROM companies ${where}`).bind(...w.params).first<{ n: number }>())?.n ?? 0;
+  const total =
+    (
+      await env.DB.prepare(`SELECT COUNT(*) AS n FROM companies ${where}`)
+        .bind(...w.params)
+        .first<{ n: number }>()
+    )?.n ?? 0;
   const offset = (opts.page - 1) * opts.limit;
   const { results } = await env.DB.prepare(
     `SELECT c.*, (SELECT COUNT(*) FROM emails e WHERE e.domain = c.domain) AS total_emails

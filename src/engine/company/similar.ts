@@ -2,8 +2,8 @@ import { and, isNotNull, ne, or, sql } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { companies } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { companyOrFetch, type CrawlContext, hasFacts } from "./facts.js";
-import { companyByDomain, type CompanyRecord, jsonList } from "../index/people.js";
+import { type CompanyRecord, companyByDomain, jsonList } from "../index/people.js";
+import { type CrawlContext, companyOrFetch, hasFacts } from "./facts.js";
 
 /**
  * Domains similar to a domain, from signals both companies carry in the index. Each signal adds
@@ -32,9 +32,15 @@ function norm(list: string[]): Set<string> {
 }
 
 function profiles(c: CompanyRecord): Set<string> {
-  const urls = [...jsonList(c.sameAs), c.linkedinUrl, c.twitterUrl, c.facebookUrl, c.instagramUrl, c.githubUrl, c.youtubeUrl].filter(
-    (u): u is string => !!u,
-  );
+  const urls = [
+    ...jsonList(c.sameAs),
+    c.linkedinUrl,
+    c.twitterUrl,
+    c.facebookUrl,
+    c.instagramUrl,
+    c.githubUrl,
+    c.youtubeUrl,
+  ].filter((u): u is string => !!u);
   const out = new Set<string>();
   for (const u of urls) {
     try {
@@ -51,7 +57,11 @@ function profiles(c: CompanyRecord): Set<string> {
  * null: the target domain is not known (and, with `crawl`, its site states nothing), so nothing
  * can be compared. Without `crawl` only the index is read.
  */
-export async function similarCompanies(env: Env, domain: string, opts: { crawl?: CrawlContext } = {}): Promise<SimilarCompany[] | null> {
+export async function similarCompanies(
+  env: Env,
+  domain: string,
+  opts: { crawl?: CrawlContext } = {},
+): Promise<SimilarCompany[] | null> {
   const indexed = await companyByDomain(env, domain);
   const target = hasFacts(indexed) || !opts.crawl ? indexed : await companyOrFetch(opts.crawl, domain);
   if (!target) return null;
@@ -97,7 +107,11 @@ export async function similarCompanies(env: Env, domain: string, opts: { crawl?:
     }
     const sharedTech = [...norm(jsonList(c.technologies))].filter((t) => tTech.has(t));
     if (sharedTech.length) {
-      score += sharedTech.map((t) => (rare(t) ? 2 : 1)).sort((a, b) => b - a).slice(0, 4).reduce((a, b) => a + b, 0);
+      score += sharedTech
+        .map((t) => (rare(t) ? 2 : 1))
+        .sort((a, b) => b - a)
+        .slice(0, 4)
+        .reduce((a, b) => a + b, 0);
       what++;
     }
     if ([...profiles(c)].some((p) => tProfiles.has(p))) {
@@ -113,4 +127,3 @@ export async function similarCompanies(env: Env, domain: string, opts: { crawl?:
   }
   return out.sort((a, b) => b.score - a.score || a.domain.localeCompare(b.domain));
 }
-

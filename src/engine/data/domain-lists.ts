@@ -1,7 +1,7 @@
 import { disposableEmailBlocklist } from "disposable-email-domains-js";
+import { isolateValue } from "../../platform/isolate-state.js";
 import { FREE_EMAIL_DOMAINS } from "./free-email-domains.js";
 import roleAddresses from "./role-addresses.json";
-import { isolateValue } from "../../platform/isolate-state.js";
 
 /**
  * Domain and local-part lists from maintained packages (see data/free-email-domains.md for the

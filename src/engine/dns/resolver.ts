@@ -1,6 +1,6 @@
 import type { Env } from "../../env.js";
-import { Unavailable } from "../errors.js";
 import { boundedMap } from "../../platform/isolate-state.js";
+import { Unavailable } from "../errors.js";
 
 /**
  * DNS over HTTPS (JSON API, `application/dns-json`). Workers cannot open UDP sockets, so every
@@ -134,11 +134,14 @@ export class DohResolver {
 
     if (body.Status === 3) return { nxdomain: true, records: [], ttl: negativeTtl(body) };
     if (body.Status !== 0) {
-      const reason = body.Status === 2 ? "SERVFAIL" : body.Status === 5 ? "REFUSED" : `DNS status ${body.Status ?? "missing"}`;
+      const reason =
+        body.Status === 2 ? "SERVFAIL" : body.Status === 5 ? "REFUSED" : `DNS status ${body.Status ?? "missing"}`;
       throw new DnsUnavailableError(name, reason);
     }
     // The answer section can also hold the CNAME chain that led here; keep the asked type only.
-    const answers = (body.Answer ?? []).filter((a): a is typeof a & { data: string } => a.type === TYPE_CODES[type] && typeof a.data === "string");
+    const answers = (body.Answer ?? []).filter(
+      (a): a is typeof a & { data: string } => a.type === TYPE_CODES[type] && typeof a.data === "string",
+    );
     if (answers.length === 0) return { nxdomain: false, records: [], ttl: negativeTtl(body) };
     const ttl = Math.min(MAX_CACHE_TTL_S, ...answers.map((a) => Math.max(0, a.TTL ?? 0)));
     return { nxdomain: false, records: answers.map((a) => a.data), ttl };
@@ -192,7 +195,9 @@ export async function resolveMx(env: Pick<Env, "DOH_URL">, domain: string): Prom
   const answer = await resolverFor(env).lookup(domain, "MX");
   const parsed = answer.records.map(parseMx).filter((r): r is MxRecord => r !== null);
   const nullMx = parsed.some((r) => r.exchange === "");
-  const records = parsed.filter((r) => r.exchange !== "").sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
+  const records = parsed
+    .filter((r) => r.exchange !== "")
+    .sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
   return { nxdomain: answer.nxdomain, nullMx, records };
 }
 
@@ -206,22 +211,33 @@ export function parseTxt(data: string): string {
   let out = "";
   const re = /"((?:[^"\\]|\\.)*)"/g;
   for (const [, quoted = ""] of trimmed.matchAll(re)) {
-    out += quoted.replace(/\\(\d{3}|.)/g, (_, esc: string) => (/^\d{3}$/.test(esc) ? String.fromCharCode(Number(esc)) : esc));
+    out += quoted.replace(/\\(\d{3}|.)/g, (_, esc: string) =>
+      /^\d{3}$/.test(esc) ? String.fromCharCode(Number(esc)) : esc,
+    );
   }
   return out;
 }
 
-export async function resolveTxt(env: Pick<Env, "DOH_URL">, domain: string): Promise<{ nxdomain: boolean; records: string[] }> {
+export async function resolveTxt(
+  env: Pick<Env, "DOH_URL">,
+  domain: string,
+): Promise<{ nxdomain: boolean; records: string[] }> {
   const answer = await resolverFor(env).lookup(domain, "TXT");
   return { nxdomain: answer.nxdomain, records: answer.records.map(parseTxt) };
 }
 
-export async function resolveA(env: Pick<Env, "DOH_URL">, domain: string): Promise<{ nxdomain: boolean; records: string[] }> {
+export async function resolveA(
+  env: Pick<Env, "DOH_URL">,
+  domain: string,
+): Promise<{ nxdomain: boolean; records: string[] }> {
   const answer = await resolverFor(env).lookup(domain, "A");
   return { nxdomain: answer.nxdomain, records: answer.records };
 }
 
-export async function resolveAaaa(env: Pick<Env, "DOH_URL">, domain: string): Promise<{ nxdomain: boolean; records: string[] }> {
+export async function resolveAaaa(
+  env: Pick<Env, "DOH_URL">,
+  domain: string,
+): Promise<{ nxdomain: boolean; records: string[] }> {
   const answer = await resolverFor(env).lookup(domain, "AAAA");
   return { nxdomain: answer.nxdomain, records: answer.records };
 }
@@ -232,7 +248,11 @@ export async function resolveAaaa(env: Pick<Env, "DOH_URL">, domain: string): Pr
  */
 export async function hasAddress(env: Pick<Env, "DOH_URL">, domain: string): Promise<boolean> {
   const [a, aaaa] = await Promise.allSettled([resolveA(env, domain), resolveAaaa(env, domain)]);
-  if ((a.status === "fulfilled" && a.value.records.length > 0) || (aaaa.status === "fulfilled" && aaaa.value.records.length > 0)) return true;
+  if (
+    (a.status === "fulfilled" && a.value.records.length > 0) ||
+    (aaaa.status === "fulfilled" && aaaa.value.records.length > 0)
+  )
+    return true;
   if (a.status === "rejected") throw a.reason;
   if (aaaa.status === "rejected") throw aaaa.reason;
   return false;

@@ -1,15 +1,31 @@
-import type { Env } from "../../env.js";
-import { WebmailDomain } from "../errors.js";
-import { rfc3339 } from "../../platform/time.js";
-import { assertEmailNotClaimed } from "../index/claims.js";
-import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
-import { countryOfDomain } from "../web/extract/company.js";
-import { companyOf, domainRow, type EmailRow, emailsOfDomain, formatsOf, shownNamesOf, type SourceOut, sourcesOf } from "../index/read.js";
-import { nameKey, nicknamesOf, parseName, type PersonName, sameGivenName, type Transliteration } from "../people/names.js";
 import { db } from "../../db/client.js";
-import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
-import { verifyEmail } from "../verify/verifier.js";
+import type { Env } from "../../env.js";
+import { rfc3339 } from "../../platform/time.js";
+import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
+import { WebmailDomain } from "../errors.js";
+import { assertEmailNotClaimed } from "../index/claims.js";
+import {
+  companyOf,
+  domainRow,
+  type EmailRow,
+  emailsOfDomain,
+  formatsOf,
+  type SourceOut,
+  shownNamesOf,
+  sourcesOf,
+} from "../index/read.js";
 import { type Memo, noMemo } from "../memo.js";
+import {
+  nameKey,
+  nicknamesOf,
+  type PersonName,
+  parseName,
+  sameGivenName,
+  type Transliteration,
+} from "../people/names.js";
+import { verifyEmail } from "../verify/verifier.js";
+import { countryOfDomain } from "../web/extract/company.js";
+import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 
 /**
  * The email finder: the most likely address of a person at a domain, scored from evidence only.
@@ -45,7 +61,12 @@ interface FinderCtx {
 }
 
 function sameName(row: EmailRow, name: PersonName): boolean {
-  return !!row.firstName && !!row.lastName && sameGivenName(row.firstName, name.first) && nameKey(row.lastName) === nameKey(name.last);
+  return (
+    !!row.firstName &&
+    !!row.lastName &&
+    sameGivenName(row.firstName, name.first) &&
+    nameKey(row.lastName) === nameKey(name.last)
+  );
 }
 
 /** An address already in the index that is this person's: named as them, or unnamed but in one of their formats. */
@@ -53,7 +74,10 @@ function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | 
   const named = rows.find((r) => sameName(r, name));
   if (named) return named;
   return (
-    rows.find((r) => r.type === "personal" && !r.firstName && !r.lastName && matchPatterns(r.localPart, name).patterns.length > 0) ?? null
+    rows.find(
+      (r) =>
+        r.type === "personal" && !r.firstName && !r.lastName && matchPatterns(r.localPart, name).patterns.length > 0,
+    ) ?? null
   );
 }
 
@@ -67,7 +91,13 @@ function defaultStyle(domain: string): Transliteration {
  * format needs one ({f}{m}{last}) and the query has none: "Jesús Muñoz Gil" is shown as "MUÑOZ GIL
  * Jesús L.". Only a name that matches one shown name, or several with the same middle, completes.
  */
-async function withShownMiddle(ctx: FinderCtx, domain: string, name: PersonName, rows: readonly EmailRow[], formats: PatternInference): Promise<PersonName> {
+async function withShownMiddle(
+  ctx: FinderCtx,
+  domain: string,
+  name: PersonName,
+  rows: readonly EmailRow[],
+  formats: PatternInference,
+): Promise<PersonName> {
   if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
   const memo = ctx.memo ?? noMemo;
   const shown = await memo.once(`shown-names:${domain}`, () => shownNamesOf(db(ctx.env.DB), domain));
@@ -118,7 +148,12 @@ export interface Proposal {
  * them verbatim, else their name rendered in the domain's most supported format, spelled the way
  * the domain spells names. Null when the domain has no named address to learn a format from.
  */
-export function proposeAddress(rows: readonly EmailRow[], name: PersonName, domain: string, inference: PatternInference = formatsOf(undefined, rows)): Proposal | null {
+export function proposeAddress(
+  rows: readonly EmailRow[],
+  name: PersonName,
+  domain: string,
+  inference: PatternInference = formatsOf(undefined, rows),
+): Proposal | null {
   const seen = verbatimMatch(rows, name);
   if (seen) {
     // The query may leave out the middle name the page showed ({f}{m}{last}): the row knows it.
@@ -133,7 +168,9 @@ export function proposeAddress(rows: readonly EmailRow[], name: PersonName, doma
     particleForm: inference.particleForm ?? null,
     firstForm: inference.firstForm ?? null,
   };
-  const choice = inference.shares.map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) })).find((c) => c.local);
+  const choice = inference.shares
+    .map((s) => ({ s, local: applyPattern(s.pattern, name, spelling) }))
+    .find((c) => c.local);
   if (!choice) return null;
   return { email: `${choice.local}@${domain}`, pattern: choice.s.pattern, seen: null, share: choice.s.share };
 }
@@ -147,25 +184,47 @@ export interface FindOptions {
   boostFromSources?: boolean;
 }
 
-export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName, opts: FindOptions = {}): Promise<FinderAnswer> {
+export async function findEmail(
+  ctx: FinderCtx,
+  domain: string,
+  name: PersonName,
+  opts: FindOptions = {},
+): Promise<FinderAnswer> {
   const { env } = ctx;
   if (isWebmailDomain(domain) || isDisposableDomain(domain)) {
-    throw new WebmailDomain(`${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`);
+    throw new WebmailDomain(
+      `${domain} is a webmail or disposable email provider; the finder needs the person's company domain.`,
+    );
   }
   const memo = ctx.memo ?? noMemo;
-  const [rows, company, dom] = await memo.once(`facts:${domain}`, () => Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]));
+  const [rows, company, dom] = await memo.once(`facts:${domain}`, () =>
+    Promise.all([emailsOfDomain(env, domain), companyOf(env, domain), domainRow(env, domain)]),
+  );
   const base = { company: company?.name ?? null, acceptAll: dom?.acceptAll ?? null };
 
   let email: string;
   let score: number;
   let pattern: Pattern | null = null;
-  let person: { position: string | null; department: string | null; seniority: string | null } = { position: null, department: null, seniority: null };
+  let person: { position: string | null; department: string | null; seniority: string | null } = {
+    position: null,
+    department: null,
+    seniority: null,
+  };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
   const named = await withShownMiddle(ctx, domain, name, rows, formats);
   const proposal = proposeAddress(rows, named, domain, formats);
   if (!proposal) {
-    return { ...base, email: null, score: null, pattern: null, verbatim: false, ...person, sources: [], verification: { date: null, status: null } };
+    return {
+      ...base,
+      email: null,
+      score: null,
+      pattern: null,
+      verbatim: false,
+      ...person,
+      sources: [],
+      verification: { date: null, status: null },
+    };
   }
   const seen = proposal.seen;
   email = proposal.email;
@@ -174,7 +233,8 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
   if (seen) {
     sources = (await sourcesOf(env, [email])).get(email) ?? [];
     const formatShare = () => formats.shares.find((s) => s.pattern === pattern)?.share ?? 0;
-    score = opts.boostFromSources === false ? formatScore(formatShare()) : sources.some((s) => s.still_on_page) ? 95 : 80;
+    score =
+      opts.boostFromSources === false ? formatScore(formatShare()) : sources.some((s) => s.still_on_page) ? 95 : 80;
     person = { position: seen.position, department: seen.department, seniority: seen.seniority };
   } else {
     score = formatScore(proposal.share);
@@ -182,7 +242,16 @@ export async function findEmail(ctx: FinderCtx, domain: string, name: PersonName
 
   await assertEmailNotClaimed(env, memo, email);
   if (opts.verify === false) {
-    return { ...base, email, score, pattern, verbatim: !!seen, ...person, sources, verification: { date: null, status: null } };
+    return {
+      ...base,
+      email,
+      score,
+      pattern,
+      verbatim: !!seen,
+      ...person,
+      sources,
+      verification: { date: null, status: null },
+    };
   }
   const verified = await verifyEmail(env, email, { memo });
   const status = verified.data.email.status;

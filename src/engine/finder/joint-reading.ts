@@ -1,6 +1,14 @@
 import type { PersonName } from "../people/names.js";
 import type { Reading } from "../people/readings.js";
-import { type FormatObservation, GLOBAL_PRIOR, matchPatterns, type Pattern, type PatternInference, type PatternMatch, tallyFormats } from "./patterns.js";
+import {
+  type FormatObservation,
+  GLOBAL_PRIOR,
+  matchPatterns,
+  type Pattern,
+  type PatternInference,
+  type PatternMatch,
+  tallyFormats,
+} from "./patterns.js";
 
 /** A personal address of the domain and the readings of its owner's name the pages allow. */
 export interface AddressEvidence {
@@ -39,10 +47,19 @@ interface Candidate {
  */
 export function readJointly(addresses: readonly AddressEvidence[], stated: readonly Pattern[] = []): JointReading {
   const table: Candidate[][] = addresses.map((a) =>
-    a.readings.map((reading) => ({ reading, match: matchPatterns(a.localPart, reading.name) })).filter((c) => c.match.patterns.length > 0),
+    a.readings
+      .map((reading) => ({ reading, match: matchPatterns(a.localPart, reading.name) }))
+      .filter((c) => c.match.patterns.length > 0),
   );
   const names: (PersonName | null)[] = addresses.map(() => null);
-  const observations: FormatObservation[] = stated.map((p) => ({ patterns: [p], style: null, nordic: null, lastForm: null, particleForm: null, firstForm: null }));
+  const observations: FormatObservation[] = stated.map((p) => ({
+    patterns: [p],
+    style: null,
+    nordic: null,
+    lastForm: null,
+    particleForm: null,
+    firstForm: null,
+  }));
   // The addresses still to explain, with their candidate readings (an address without any is left out).
   let remaining = table.map((candidates, i) => ({ i, candidates })).filter((a) => a.candidates.length > 0);
 
@@ -64,7 +81,11 @@ export function readJointly(addresses: readonly AddressEvidence[], stated: reado
       const best = fitting.reduce((a, b) => (b.reading.weight > a.reading.weight + EPSILON ? b : a));
       names[i] = best.reading.name;
       // The formats this address supports as strongly as the chosen one: itself, or a tied rival.
-      const tied = rivals.filter((p) => p !== top && candidates.some((c) => c.reading.weight >= best.reading.weight - EPSILON && c.match.patterns.includes(p)));
+      const tied = rivals.filter(
+        (p) =>
+          p !== top &&
+          candidates.some((c) => c.reading.weight >= best.reading.weight - EPSILON && c.match.patterns.includes(p)),
+      );
       observations.push({ ...best.match, patterns: [...new Set([...best.match.patterns, ...tied])] });
     }
     remaining = remaining.filter((a) => !explained.has(a));

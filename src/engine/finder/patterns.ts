@@ -1,5 +1,14 @@
 import {
-  hasParticle, prefixIsPartOfName, nicknamesOf, type NordicSpelling, nordicMatters, type PartForm, partSpellings, type PersonName, partVariants, type Transliteration,
+  hasParticle,
+  type NordicSpelling,
+  nicknamesOf,
+  nordicMatters,
+  type PartForm,
+  type PersonName,
+  partSpellings,
+  partVariants,
+  prefixIsPartOfName,
+  type Transliteration,
   transliterationMatters,
 } from "../people/names.js";
 
@@ -33,9 +42,24 @@ export type Pattern = (typeof PATTERNS)[number];
  * with PRIOR_WEIGHT = 2 it counts as much as two observed addresses.
  */
 const PRIOR_RAW: Record<Pattern, number> = {
-  "{first}.{last}": 30, "{first}": 20, "{f}{last}": 15, "{first}{last}": 8, "{f}.{last}": 5, "{first}_{last}": 3,
-  "{last}": 3, "{first}{l}": 3, "{f}{l}": 2, "{first}-{last}": 2, "{last}.{first}": 1.5, "{last}{first}": 1,
-  "{first}.{l}": 1, "{f}_{last}": 1, "{last}{f}": 1, "{last}_{first}": 0.5, "{last}.{f}": 0.5, "{l}{first}": 0.5,
+  "{first}.{last}": 30,
+  "{first}": 20,
+  "{f}{last}": 15,
+  "{first}{last}": 8,
+  "{f}.{last}": 5,
+  "{first}_{last}": 3,
+  "{last}": 3,
+  "{first}{l}": 3,
+  "{f}{l}": 2,
+  "{first}-{last}": 2,
+  "{last}.{first}": 1.5,
+  "{last}{first}": 1,
+  "{first}.{l}": 1,
+  "{f}_{last}": 1,
+  "{last}{f}": 1,
+  "{last}_{first}": 0.5,
+  "{last}.{f}": 0.5,
+  "{l}{first}": 0.5,
   "{f}{m}{last}": 0.5,
 };
 const PRIOR_TOTAL = Object.values(PRIOR_RAW).reduce((a, b) => a + b, 0);
@@ -68,14 +92,26 @@ function render(pattern: Pattern, t: Tokens): string | null {
 function tokenSets(name: PersonName, style: Transliteration, nordic: NordicSpelling, withNicknames = false): Tokens[] {
   const spelled = partSpellings(name.first, style, nordic);
   const severalFirst = spelled.length > 1;
-  const firsts: { text: string; form: PartForm | null }[] = spelled.map((f) => ({ text: f.text, form: severalFirst ? f.form : null }));
-  if (withNicknames) for (const n of nicknamesOf(name.first)) if (!firsts.some((f) => f.text === n)) firsts.push({ text: n, form: null });
+  const firsts: { text: string; form: PartForm | null }[] = spelled.map((f) => ({
+    text: f.text,
+    form: severalFirst ? f.form : null,
+  }));
+  if (withNicknames)
+    for (const n of nicknamesOf(name.first))
+      if (!firsts.some((f) => f.text === n)) firsts.push({ text: n, form: null });
   const lasts = partSpellings(name.last, style, nordic);
   const m = name.middle ? (partVariants(name.middle, style, nordic)[0]?.[0] ?? "") : "";
   const severalLast = lasts.length > 1;
   const out: Tokens[] = [];
   for (const first of firsts) {
-    for (const last of lasts) out.push({ first: first.text, last: last.text, m, firstForm: first.form, lastForm: severalLast ? last.form : null });
+    for (const last of lasts)
+      out.push({
+        first: first.text,
+        last: last.text,
+        m,
+        firstForm: first.form,
+        lastForm: severalLast ? last.form : null,
+      });
   }
   return out;
 }
@@ -95,8 +131,18 @@ export interface Spelling {
 }
 
 /** The address local part a pattern gives for a name, in the domain's spelling (or the preferred one: all pieces joined). */
-export function applyPattern(pattern: Pattern, name: PersonName, spelling: Transliteration | Spelling = "plain"): string | null {
-  const { style, nordic = null, lastForm = null, particleForm = null, firstForm = null } = typeof spelling === "string" ? { style: spelling } : spelling;
+export function applyPattern(
+  pattern: Pattern,
+  name: PersonName,
+  spelling: Transliteration | Spelling = "plain",
+): string | null {
+  const {
+    style,
+    nordic = null,
+    lastForm = null,
+    particleForm = null,
+    firstForm = null,
+  } = typeof spelling === "string" ? { style: spelling } : spelling;
   const sets = tokenSets(name, style, nordic ?? "plain");
   const usual = sets[0];
   if (!usual) return null;
@@ -202,7 +248,10 @@ export interface PatternInference {
 }
 
 /** One address's (or one stated convention's) support for formats, and how it spells names. */
-export type FormatObservation = Pick<PatternMatch, "patterns" | "style" | "nordic" | "lastForm" | "particleForm" | "firstForm">;
+export type FormatObservation = Pick<
+  PatternMatch,
+  "patterns" | "style" | "nordic" | "lastForm" | "particleForm" | "firstForm"
+>;
 
 /**
  * Infers a domain's address formats from its known (name, address) pairs: each address splits one
@@ -217,7 +266,13 @@ export function inferPatterns(samples: readonly NamedAddress[]): PatternInferenc
 /** Shares, spelling habits and confidence from observations (see inferPatterns). */
 export function tallyFormats(observed: readonly FormatObservation[]): PatternInference {
   const votes = new Map<Pattern, number>();
-  const habits = { style: new Map<Transliteration, number>(), nordic: new Map<NordicSpelling, number>(), lastForm: new Map<PartForm, number>(), particleForm: new Map<PartForm, number>(), firstForm: new Map<PartForm, number>() };
+  const habits = {
+    style: new Map<Transliteration, number>(),
+    nordic: new Map<NordicSpelling, number>(),
+    lastForm: new Map<PartForm, number>(),
+    particleForm: new Map<PartForm, number>(),
+    firstForm: new Map<PartForm, number>(),
+  };
   const count = <T>(m: Map<T, number>, v: T | null) => v && m.set(v, (m.get(v) ?? 0) + 1);
   let observations = 0;
   for (const o of observed) {

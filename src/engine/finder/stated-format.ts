@@ -8,14 +8,63 @@ import { PATTERNS, type Pattern } from "./patterns.js";
 
 /** Words that stand for the given name, in the languages sites write them in (ASCII-folded). */
 const GIVEN = [
-  "firstname", "first", "givenname", "given", "forename", "name", "vorname", "prenom", "nombre", "nome", "voornaam", "imie",
-  "adi", "ad", "fornavn", "fornamn", "etunimi", "keresztnev", "jmeno", "ime", "ten", "namae", "imya", "imja", "imia",
+  "firstname",
+  "first",
+  "givenname",
+  "given",
+  "forename",
+  "name",
+  "vorname",
+  "prenom",
+  "nombre",
+  "nome",
+  "voornaam",
+  "imie",
+  "adi",
+  "ad",
+  "fornavn",
+  "fornamn",
+  "etunimi",
+  "keresztnev",
+  "jmeno",
+  "ime",
+  "ten",
+  "namae",
+  "imya",
+  "imja",
+  "imia",
 ];
 /** Words that stand for the family name. */
 const FAMILY = [
-  "lastname", "last", "surname", "familyname", "family", "nachname", "familienname", "nom", "apellido", "apellidos", "cognome",
-  "achternaam", "nazwisko", "soyadi", "soyad", "efternamn", "etternavn", "efternavn", "sukunimi", "vezeteknev", "sobrenome",
-  "apelido", "prijmeni", "prezime", "ho", "myouji", "familiya", "familija", "familia",
+  "lastname",
+  "last",
+  "surname",
+  "familyname",
+  "family",
+  "nachname",
+  "familienname",
+  "nom",
+  "apellido",
+  "apellidos",
+  "cognome",
+  "achternaam",
+  "nazwisko",
+  "soyadi",
+  "soyad",
+  "efternamn",
+  "etternavn",
+  "efternavn",
+  "sukunimi",
+  "vezeteknev",
+  "sobrenome",
+  "apelido",
+  "prijmeni",
+  "prezime",
+  "ho",
+  "myouji",
+  "familiya",
+  "familija",
+  "familia",
 ];
 /**
  * A placeholder has a word of at least this length ("vorname", "lastname", "prenom"): short words
@@ -27,9 +76,10 @@ const MIN_SINGLE_WORD = 6;
 
 type Role = "first" | "last" | "f" | "l" | "." | "_" | "-";
 
-const WORDS: [string, Role][] = [...GIVEN.map((w) => [w, "first"] as [string, Role]), ...FAMILY.map((w) => [w, "last"] as [string, Role])].sort(
-  (a, b) => b[0].length - a[0].length,
-);
+const WORDS: [string, Role][] = [
+  ...GIVEN.map((w) => [w, "first"] as [string, Role]),
+  ...FAMILY.map((w) => [w, "last"] as [string, Role]),
+].sort((a, b) => b[0].length - a[0].length);
 
 /**
  * The format a placeholder local part stands for ("vorname.nachname" → {first}.{last},
@@ -78,7 +128,8 @@ function segment(text: string, at: number, left: number): Role[][] {
   }
   // A lone letter as an initial: "f" before a family word, "l" after a given word (checked above).
   if (/[a-z]/.test(c)) {
-    for (const rest of segment(text, at + 1, left - 1)) for (const role of ["f", "l"] as const) if (rest.length || at > 0) out.push([role, ...rest]);
+    for (const rest of segment(text, at + 1, left - 1))
+      for (const role of ["f", "l"] as const) if (rest.length || at > 0) out.push([role, ...rest]);
   }
   return out;
 }

@@ -51,7 +51,13 @@ export function claimsGeneration(): number {
   return generation.get() ?? 0;
 }
 
-export function rememberKind(kind: string, values: ReadonlySet<string> | null, readAt: number, ttlMs: number, readInGeneration: number): void {
+export function rememberKind(
+  kind: string,
+  values: ReadonlySet<string> | null,
+  readAt: number,
+  ttlMs: number,
+  readInGeneration: number,
+): void {
   if (ttlMs > 0 && readInGeneration === claimsGeneration()) snapshots.set(kind, values, readAt);
 }
 

@@ -1,12 +1,21 @@
 import { and, eq } from "drizzle-orm";
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import { type CountryCode, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { db } from "../../db/client.js";
 import { claims } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { Claimed } from "../errors.js";
-import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
-import { cachedClaim, cachedKind, claimsCacheTtl, claimsGeneration, forgetClaim, MAX_KIND_SNAPSHOT, rememberClaim, rememberKind } from "./claims-cache.js";
 import type { Memo } from "../memo.js";
+import {
+  cachedClaim,
+  cachedKind,
+  claimsCacheTtl,
+  claimsGeneration,
+  forgetClaim,
+  MAX_KIND_SNAPSHOT,
+  rememberClaim,
+  rememberKind,
+} from "./claims-cache.js";
+import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
 
 /**
  * Removal requests. A claim is stored in normalised form so that every spelling of the same
@@ -94,7 +103,12 @@ const cacheKeyOf = (kind: ClaimKind, normalised: string) => `${kind}:${normalise
  * Throws 451 `claimed_<kind>` when the owner asked for this value to be removed. The answer may
  * come from this isolate's claims cache (claims-cache.ts: at most CLAIMS_CACHE_TTL_MS old).
  */
-export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">, kind: ClaimKind, value: string, now = Date.now()): Promise<void> {
+export async function assertNotClaimed(
+  env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">,
+  kind: ClaimKind,
+  value: string,
+  now = Date.now(),
+): Promise<void> {
   const normalised = normaliseClaimValue(kind, value);
   if (!normalised) return; // an unnormalisable value cannot match a stored claim
   await assertNormalisedNotClaimed(env, kind, normalised, now);
@@ -104,11 +118,17 @@ export async function assertNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_M
  * assertNotClaimed for a value already in its normalised form (normaliseClaimValue's output, e.g.
  * the E.164 of a number the caller parsed and validated): a phone number is not parsed twice.
  */
-export async function assertNormalisedNotClaimed(env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">, kind: ClaimKind, normalised: string, now = Date.now()): Promise<void> {
+export async function assertNormalisedNotClaimed(
+  env: Pick<Env, "DB" | "CLAIMS_CACHE_TTL_MS">,
+  kind: ClaimKind,
+  normalised: string,
+  now = Date.now(),
+): Promise<void> {
   const key = cacheKeyOf(kind, normalised);
   const ttl = claimsCacheTtl(env.CLAIMS_CACHE_TTL_MS);
   let claimed = cachedClaim(key, now, ttl);
-  const all = claimed === undefined && ttl > 0 ? (cachedKind(kind, now, ttl) ?? (await readKind(env, kind, now, ttl))) : null;
+  const all =
+    claimed === undefined && ttl > 0 ? (cachedKind(kind, now, ttl) ?? (await readKind(env, kind, now, ttl))) : null;
   if (all) claimed = all.has(normalised);
   if (claimed === undefined) {
     const row = await db(env.DB)
@@ -125,9 +145,19 @@ export async function assertNormalisedNotClaimed(env: Pick<Env, "DB" | "CLAIMS_C
 }
 
 /** Every claim of `kind` (null when there are more than this isolate holds), remembered for `ttl`. */
-async function readKind(env: Pick<Env, "DB">, kind: ClaimKind, now: number, ttl: number): Promise<ReadonlySet<string> | null> {
+async function readKind(
+  env: Pick<Env, "DB">,
+  kind: ClaimKind,
+  now: number,
+  ttl: number,
+): Promise<ReadonlySet<string> | null> {
   const generation = claimsGeneration();
-  const rows = await db(env.DB).select({ value: claims.value }).from(claims).where(eq(claims.kind, kind)).limit(MAX_KIND_SNAPSHOT + 1).all();
+  const rows = await db(env.DB)
+    .select({ value: claims.value })
+    .from(claims)
+    .where(eq(claims.kind, kind))
+    .limit(MAX_KIND_SNAPSHOT + 1)
+    .all();
   const all = rows.length > MAX_KIND_SNAPSHOT ? null : new Set(rows.map((r) => r.value));
   rememberKind(kind, all, now, ttl, generation);
   return all;
@@ -138,7 +168,11 @@ async function readKind(env: Pick<Env, "DB">, kind: ClaimKind, now: number, ttl:
  * domain search of a large domain asks for thousands): the values travel as JSON array parameters
  * (in-json-array.ts), and each is looked up by the primary key.
  */
-export async function claimedAmong(env: Pick<Env, "DB">, kind: ClaimKind, values: readonly string[]): Promise<Set<string>> {
+export async function claimedAmong(
+  env: Pick<Env, "DB">,
+  kind: ClaimKind,
+  values: readonly string[],
+): Promise<Set<string>> {
   const normalised = [...new Set(values.map((v) => normaliseClaimValue(kind, v)).filter((v): v is string => !!v))];
   const found = new Set<string>();
   for (const chunk of jsonArrayChunks(normalised)) {
@@ -153,7 +187,11 @@ export async function claimedAmong(env: Pick<Env, "DB">, kind: ClaimKind, values
 }
 
 /** `values` without the claimed ones, in their original order and spelling (domain search omits claimed addresses). */
-export async function filterClaimed(env: Pick<Env, "DB">, kind: ClaimKind, values: readonly string[]): Promise<string[]> {
+export async function filterClaimed(
+  env: Pick<Env, "DB">,
+  kind: ClaimKind,
+  values: readonly string[],
+): Promise<string[]> {
   if (values.length === 0) return [];
   const claimed = await claimedAmong(env, kind, values);
   if (claimed.size === 0) return [...values];
@@ -171,7 +209,12 @@ export interface ClaimRecord {
 }
 
 /** Records a claim (idempotent: a repeated claim keeps its first date and updates the reason). */
-export async function addClaim(env: Pick<Env, "DB">, kind: ClaimKind, normalisedValue: string, reason: string | null): Promise<ClaimRecord> {
+export async function addClaim(
+  env: Pick<Env, "DB">,
+  kind: ClaimKind,
+  normalisedValue: string,
+  reason: string | null,
+): Promise<ClaimRecord> {
   const row = await db(env.DB)
     .insert(claims)
     .values({ kind, value: normalisedValue, reason, createdAt: Date.now() })

@@ -24,7 +24,10 @@ const MAX_READ_TOGETHER = 2000;
 export type NameCue = "shown" | "shown-family-first" | "stated";
 
 /** The evidence columns of an emails row for a name found on a page. */
-export function evidenceColumns(evidence: NameEvidence | null): { displayName: string | null; nameCue: NameCue | null } {
+export function evidenceColumns(evidence: NameEvidence | null): {
+  displayName: string | null;
+  nameCue: NameCue | null;
+} {
   if (!evidence) return { displayName: null, nameCue: null };
   if (evidence.kind === "stated") return { displayName: null, nameCue: "stated" };
   return { displayName: evidence.text, nameCue: evidence.familyFirstPage ? "shown-family-first" : "shown" };
@@ -42,12 +45,17 @@ interface StoredRow {
 }
 
 /** What an index row says about its owner's name: the displayed name when it kept one, else the stored parts. */
-function evidenceOfRow(row: Pick<StoredRow, "firstName" | "middleName" | "lastName" | "displayName" | "nameCue">): NameEvidence | null {
+function evidenceOfRow(
+  row: Pick<StoredRow, "firstName" | "middleName" | "lastName" | "displayName" | "nameCue">,
+): NameEvidence | null {
   if (row.displayName && (row.nameCue === "shown" || row.nameCue === "shown-family-first")) {
     return { kind: "shown", text: row.displayName, familyFirstPage: row.nameCue === "shown-family-first" };
   }
   if (row.firstName && row.lastName) {
-    return { kind: "stated", name: { first: row.firstName, last: row.lastName, ...(row.middleName ? { middle: row.middleName } : {}) } };
+    return {
+      kind: "stated",
+      name: { first: row.firstName, last: row.lastName, ...(row.middleName ? { middle: row.middleName } : {}) },
+    };
   }
   return null;
 }
@@ -73,8 +81,14 @@ export async function readDomainNames(
   const [stored, dom] = await Promise.all([
     store
       .select({
-        email: emails.email, localPart: emails.localPart, type: emails.type, firstName: emails.firstName, middleName: emails.middleName,
-        lastName: emails.lastName, displayName: emails.displayName, nameCue: emails.nameCue,
+        email: emails.email,
+        localPart: emails.localPart,
+        type: emails.type,
+        firstName: emails.firstName,
+        middleName: emails.middleName,
+        lastName: emails.lastName,
+        displayName: emails.displayName,
+        nameCue: emails.nameCue,
       })
       .from(emails)
       .where(eq(emails.domain, domain))
@@ -115,7 +129,9 @@ export async function readDomainNames(
 const localOf = (email: string) => email.slice(0, email.indexOf("@"));
 
 function sameReading(row: Pick<StoredRow, "firstName" | "middleName" | "lastName">, name: PersonName): boolean {
-  return row.firstName === name.first && row.lastName === name.last && (row.middleName ?? null) === (name.middle ?? null);
+  return (
+    row.firstName === name.first && row.lastName === name.last && (row.middleName ?? null) === (name.middle ?? null)
+  );
 }
 
 const KNOWN = new Set<string>(PATTERNS);
@@ -125,7 +141,8 @@ export function parseStoredFormats(json: string | null | undefined): StoredForma
   if (!json) return null;
   try {
     const v = JSON.parse(json) as StoredFormats;
-    if (!Array.isArray(v.shares) || !v.shares.every((s) => KNOWN.has(s.pattern) && typeof s.share === "number")) return null;
+    if (!Array.isArray(v.shares) || !v.shares.every((s) => KNOWN.has(s.pattern) && typeof s.share === "number"))
+      return null;
     return { ...v, stated: Array.isArray(v.stated) ? v.stated.filter((p) => KNOWN.has(p)) : [] };
   } catch {
     return null;

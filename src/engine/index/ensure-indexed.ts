@@ -3,13 +3,13 @@ import { parse } from "tldts";
 import { db } from "../../db/client.js";
 import { domains } from "../../db/schema-index.js";
 import { type Env, isProduction } from "../../env.js";
+import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
+import { resolveA } from "../dns/resolver.js";
 import { InvalidInput, NotAllowed, NotFound, SiteFailed } from "../errors.js";
 import { crawlFirstPass, describeCrawl } from "../web/crawl/crawler.js";
 import { enqueueDeepCrawl } from "../web/crawl/deep-crawl-queue.js";
-import { resolveA } from "../dns/resolver.js";
-import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
-import { markCrawlFailed, storeCrawl } from "./store.js";
 import { isAllowedAddress } from "../web/ip-ranges.js";
+import { markCrawlFailed, storeCrawl } from "./store.js";
 
 /** An index older than this is re-crawled on the next request that needs it. */
 export const STALE_AFTER_MS = 30 * 86_400_000;
@@ -24,7 +24,10 @@ export function normaliseDomainInput(input: string, param = "domain"): string {
   const raw = input.trim().toLowerCase();
   const info = parse(raw.includes("/") || raw.includes(":") ? raw : `https://${raw}`);
   if (!info.domain || info.isIp || !info.hostname?.includes(".")) {
-    throw new InvalidInput(param, `The parameter '${param}' is invalid: "${input.slice(0, 100)}" is not a domain name.`);
+    throw new InvalidInput(
+      param,
+      `The parameter '${param}' is invalid: "${input.slice(0, 100)}" is not a domain name.`,
+    );
   }
   return info.domain;
 }
@@ -52,7 +55,8 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
   const { env } = ctx;
   const now = ctx.now();
   // Webmail and throwaway providers publish no one's address: nothing to crawl.
-  if (isWebmailDomain(domain) || isDisposableDomain(domain)) return { domain, live: false, status: "skipped", crawledAt: null };
+  if (isWebmailDomain(domain) || isDisposableDomain(domain))
+    return { domain, live: false, status: "skipped", crawledAt: null };
   const row = await db(env.DB).select().from(domains).where(eq(domains.domain, domain)).get();
   const age = row?.crawledAt != null ? now - row.crawledAt : Infinity;
   if (row && (row.crawlStatus === "done" || row.crawlStatus === "crawling") && age < STALE_AFTER_MS) {
@@ -80,8 +84,15 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
 
 function unreachable(domain: string, reason: string, timedOut: boolean): SiteFailed {
   return timedOut
-    ? new SiteFailed("timeout", `The website of ${domain} did not answer in time (${reason}); nothing was charged. Try again later.`)
-    : new SiteFailed("unreachable", `The website of ${domain} could not be reached (${reason}); nothing was charged. Try again later.`, 600);
+    ? new SiteFailed(
+        "timeout",
+        `The website of ${domain} did not answer in time (${reason}); nothing was charged. Try again later.`,
+      )
+    : new SiteFailed(
+        "unreachable",
+        `The website of ${domain} could not be reached (${reason}); nothing was charged. Try again later.`,
+        600,
+      );
 }
 
 /** The domain (or its www host) must have an address; DNS failures surface as 503 dns_unavailable. */
@@ -90,7 +101,10 @@ async function assertDomainResolves(env: Env, domain: string): Promise<void> {
   const records = apex.records.length ? apex.records : (await resolveA(env, `www.${domain}`)).records;
   if (records.length === 0) {
     if (apex.nxdomain) throw new NotFound("domain", `The domain ${domain} does not exist (DNS answers NXDOMAIN).`);
-    throw new SiteFailed("unreachable", `The domain ${domain} has no web server address (no A record), so its pages cannot be read.`);
+    throw new SiteFailed(
+      "unreachable",
+      `The domain ${domain} has no web server address (no A record), so its pages cannot be read.`,
+    );
   }
   // The crawler checks every host and hop again (A and AAAA); this is the early, clear answer.
   if (records.some((r) => !isAllowedAddress(r, isProduction(env)))) {

@@ -1,10 +1,10 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { parse as parseHost } from "tldts";
 import { db } from "../../db/client.js";
-import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
+import { companies, domains, emailSources, emails, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { InvalidInput } from "../errors.js";
 import { rfc3339 } from "../../platform/time.js";
+import { InvalidInput } from "../errors.js";
 import { normaliseEmail } from "./claims.js";
 
 /**
@@ -38,7 +38,12 @@ export interface PersonRecord {
 /** A `domain` query value as a bare host: scheme, www., path and port dropped; 400 when it is not a domain. */
 export function domainParam(value: string, name = "domain"): string {
   const raw = value.trim().toLowerCase();
-  const host = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[/?#].*$/s, "").replace(/:\d+$/, "").replace(/\.$/, "").replace(/^www\./, "");
+  const host = raw
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, "")
+    .replace(/[/?#].*$/s, "")
+    .replace(/:\d+$/, "")
+    .replace(/\.$/, "")
+    .replace(/^www\./, "");
   const info = parseHost(host);
   if (!host || !info.domain || info.isIp || !/^[a-z0-9.-]+$/.test(host)) {
     throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not a domain name.`);
@@ -50,7 +55,10 @@ export function domainParam(value: string, name = "domain"): string {
 export function emailParam(value: string, name = "email"): string {
   const email = normaliseEmail(value);
   if (!email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-    throw new InvalidInput(name, `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not an email address.`);
+    throw new InvalidInput(
+      name,
+      `The parameter '${name}' is invalid: "${value.slice(0, 100)}" is not an email address.`,
+    );
   }
   return email;
 }
@@ -83,7 +91,11 @@ async function hasPhoneFor(env: Env, email: string | null, profile: string | nul
   return row !== null;
 }
 
-function merge(p: PeopleRow | undefined, e: typeof emails.$inferSelect | undefined, hasPhone: boolean): PersonRecord | null {
+function merge(
+  p: PeopleRow | undefined,
+  e: typeof emails.$inferSelect | undefined,
+  hasPhone: boolean,
+): PersonRecord | null {
   const domain = p?.domain ?? e?.domain;
   if (domain === undefined) return null;
   const fullName = p?.fullName ?? (e?.firstName && e?.lastName ? `${e.firstName} ${e.lastName}` : null);
@@ -165,7 +177,10 @@ export async function leadCandidatesOfDomain(env: Env, domain: string, limit = 2
     .limit(limit)
     .all();
   // Both queries select only rows with an address.
-  return [...new Set([...fromPeople, ...fromEmails].flatMap((r) => (r.email === null ? [] : [r.email])))].slice(0, limit);
+  return [...new Set([...fromPeople, ...fromEmails].flatMap((r) => (r.email === null ? [] : [r.email])))].slice(
+    0,
+    limit,
+  );
 }
 
 export async function companyByDomain(env: Env, domain: string): Promise<CompanyRecord | null> {
@@ -173,7 +188,13 @@ export async function companyByDomain(env: Env, domain: string): Promise<Company
 }
 
 export async function sourcesOf(env: Env, email: string) {
-  const rows = await db(env.DB).select().from(emailSources).where(eq(emailSources.email, email)).orderBy(desc(emailSources.lastSeenOn)).limit(20).all();
+  const rows = await db(env.DB)
+    .select()
+    .from(emailSources)
+    .where(eq(emailSources.email, email))
+    .orderBy(desc(emailSources.lastSeenOn))
+    .limit(20)
+    .all();
   return rows.map((s) => ({
     uri: s.uri,
     website_url: s.websiteUrl,
@@ -184,7 +205,11 @@ export async function sourcesOf(env: Env, email: string) {
 }
 
 export async function acceptAllOf(env: Env, domain: string): Promise<boolean | null> {
-  const row = await db(env.DB).select({ acceptAll: domains.acceptAll }).from(domains).where(eq(domains.domain, domain)).get();
+  const row = await db(env.DB)
+    .select({ acceptAll: domains.acceptAll })
+    .from(domains)
+    .where(eq(domains.domain, domain))
+    .get();
   return row?.acceptAll ?? null;
 }
 
@@ -220,4 +245,5 @@ const splitList = (v: string | null): string[] => {
     return [];
   }
 };
+
 export { splitList as jsonList };

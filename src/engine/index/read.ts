@@ -1,9 +1,9 @@
 import { and, eq, gte, lt, or, sql } from "drizzle-orm";
 import { type Db, db } from "../../db/client.js";
-import { companies, domains, emails, emailSources, people } from "../../db/schema-index.js";
+import { companies, domains, emailSources, emails, people } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
-import { NotFound } from "../errors.js";
 import { rfc3339 } from "../../platform/time.js";
+import { NotFound } from "../errors.js";
 import { inferPatterns, type NamedAddress, type PatternInference } from "../finder/patterns.js";
 import { parseStoredFormats } from "./domain-names.js";
 import { inJsonArray, jsonArrayChunks } from "./in-json-array.js";
@@ -34,7 +34,14 @@ export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string
   if (addresses.length === 0) return out;
   const rows = [];
   for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
-    rows.push(...(await db(env.DB).select().from(emailSources).where(inJsonArray(emailSources.email, chunk)).orderBy(sql`${emailSources.lastSeenOn} desc`).all()));
+    rows.push(
+      ...(await db(env.DB)
+        .select()
+        .from(emailSources)
+        .where(inJsonArray(emailSources.email, chunk))
+        .orderBy(sql`${emailSources.lastSeenOn} desc`)
+        .all()),
+    );
   }
   for (const r of rows) {
     const list = out.get(r.email) ?? [];
@@ -54,7 +61,10 @@ export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string
  * How many pages still show each address (addresses without a source are absent): what a listing
  * score needs, counted in SQL rather than every source row of a large domain carried back.
  */
-export async function liveSourceCounts(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, number>> {
+export async function liveSourceCounts(
+  env: Pick<Env, "DB">,
+  addresses: readonly string[],
+): Promise<Map<string, number>> {
   const live = new Map<string, number>();
   for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
     const rows = await db(env.DB)
@@ -93,12 +103,16 @@ export async function countriesOf(env: Pick<Env, "DB">, domain: string): Promise
 
 /** The domain's addresses that carry a person's name: the evidence for its address formats. */
 export function namedAddresses(rows: readonly EmailRow[]): NamedAddress[] {
-  return rows
-    .flatMap((r) =>
-      r.type === "personal" && r.firstName && r.lastName
-        ? [{ localPart: r.localPart, name: { first: r.firstName, last: r.lastName, ...(r.middleName ? { middle: r.middleName } : {}) } }]
-        : [],
-    );
+  return rows.flatMap((r) =>
+    r.type === "personal" && r.firstName && r.lastName
+      ? [
+          {
+            localPart: r.localPart,
+            name: { first: r.firstName, last: r.lastName, ...(r.middleName ? { middle: r.middleName } : {}) },
+          },
+        ]
+      : [],
+  );
 }
 
 /**
@@ -117,7 +131,8 @@ export async function domainRow(env: Pick<Env, "DB">, domain: string) {
   return db(env.DB).select().from(domains).where(eq(domains.domain, domain)).get();
 }
 
-const LEGAL_FORMS = /\b(inc|incorporated|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sa|sas|sarl|bv|nv|plc|kg|ohg|ug|oy|ab|as|spa|srl|pty)\b\.?/g;
+const LEGAL_FORMS =
+  /\b(inc|incorporated|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sa|sas|sarl|bv|nv|plc|kg|ohg|ug|oy|ab|as|spa|srl|pty)\b\.?/g;
 
 /** "Acme Widgets, Inc." and "acme widgets" compare equal. */
 export function companyKey(name: string): string {

@@ -1,18 +1,18 @@
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../../db/client.js";
 import { db } from "../../db/client.js";
-import { companies, domains, emails, emailSources, people, phones } from "../../db/schema-index.js";
+import { companies, domains, emailSources, emails, people, phones } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
+import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
+import { alignRomanized } from "../people/native-names.js";
+import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
+import type { NameEvidence } from "../people/readings.js";
 import type { CrawledPage } from "../web/crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
 import { nameFromSite } from "../web/extract/people.js";
-import { fullNameOf, parseName, type PersonName, splitFullName } from "../people/names.js";
-import type { Db } from "../../db/client.js";
-import { shownNamesOf } from "./read.js";
-import { alignRomanized } from "../people/native-names.js";
-import type { NameEvidence } from "../people/readings.js";
 import { evidenceColumns, readDomainNames } from "./domain-names.js";
-import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
+import { shownNamesOf } from "./read.js";
 
 /** D1 binds at most 100 parameters per statement; rows are written in chunks that stay under it. */
 const MAX_PARAMS = 100;
@@ -38,7 +38,15 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
   for (const page of pages) {
     for (const a of page.extraction.addresses) {
       const known = all.get(a.email);
-      if (!known) all.set(a.email, { email: a.email, evidence: a.evidence, name: a.name, position: a.position, native: a.native ?? null, uris: new Set([page.url]) });
+      if (!known)
+        all.set(a.email, {
+          email: a.email,
+          evidence: a.evidence,
+          name: a.name,
+          position: a.position,
+          native: a.native ?? null,
+          uris: new Set([page.url]),
+        });
       else {
         known.uris.add(page.url);
         known.native ??= a.native ?? null;
@@ -74,13 +82,19 @@ const MAX_SHOWN_NAMES = 50;
  * Names the pages show with a middle name or initial ("MUÑOZ GIL Jesús L.", "Sarah Anne Miller")
  * that no address found in this crawl carries, and that the index does not hold yet.
  */
-async function newNamesWithMiddle(store: Db, domain: string, pages: readonly CrawledPage[], found: readonly AddressFacts[]): Promise<{ text: string; uri: string }[]> {
+async function newNamesWithMiddle(
+  store: Db,
+  domain: string,
+  pages: readonly CrawledPage[],
+  found: readonly AddressFacts[],
+): Promise<{ text: string; uri: string }[]> {
   const withAddress = new Set(found.map((a) => (a.evidence?.kind === "shown" ? a.evidence.text : null)));
   const candidates = new Map<string, string>();
   for (const page of pages) {
     for (const text of page.extraction.personNames ?? []) {
       if (candidates.size >= MAX_SHOWN_NAMES) break;
-      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 3) candidates.set(text, page.url);
+      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 3)
+        candidates.set(text, page.url);
     }
   }
   if (candidates.size === 0) return [];
@@ -165,7 +179,14 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
   }
 
   const sourceRows = found.flatMap((a) =>
-    [...a.uris].map((uri) => ({ email: a.email, uri, websiteUrl: domain, extractedOn: now, lastSeenOn: now, stillOnPage: true })),
+    [...a.uris].map((uri) => ({
+      email: a.email,
+      uri,
+      websiteUrl: domain,
+      extractedOn: now,
+      lastSeenOn: now,
+      stillOnPage: true,
+    })),
   );
   for (const rows of chunks(sourceRows, 6)) {
     statements.push(
@@ -185,7 +206,9 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
       store
         .update(emailSources)
         .set({ stillOnPage: false })
-        .where(and(inArray(emailSources.uri, uris), lt(emailSources.lastSeenOn, now), eq(emailSources.stillOnPage, true))),
+        .where(
+          and(inArray(emailSources.uri, uris), lt(emailSources.lastSeenOn, now), eq(emailSources.stillOnPage, true)),
+        ),
     );
   }
 
@@ -234,14 +257,33 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
     const split = splitFullName(text);
     // Every name here has at least three tokens (newNamesWithMiddle).
     if (!split) throw new Error(`a shown name with a middle name did not split: ${text}`);
-    return { domain, email: null, firstName: split.first, lastName: split.last, fullName: text, source: "crawl", sourceUri: uri, updatedAt: now };
+    return {
+      domain,
+      email: null,
+      firstName: split.first,
+      lastName: split.last,
+      fullName: text,
+      source: "crawl",
+      sourceUri: uri,
+      updatedAt: now,
+    };
   });
   for (const rows of chunks(nameRows, 8)) statements.push(store.insert(people).values(rows));
 
   // Addresses of earlier crawls whose reading this crawl's evidence changed.
   for (const [email, name] of reading.renamed) {
-    statements.push(store.update(emails).set({ firstName: name.first, lastName: name.last, middleName: name.middle ?? null }).where(eq(emails.email, email)));
-    statements.push(store.update(people).set({ firstName: name.first, lastName: name.last, fullName: fullNameOf(name), updatedAt: now }).where(eq(people.email, email)));
+    statements.push(
+      store
+        .update(emails)
+        .set({ firstName: name.first, lastName: name.last, middleName: name.middle ?? null })
+        .where(eq(emails.email, email)),
+    );
+    statements.push(
+      store
+        .update(people)
+        .set({ firstName: name.first, lastName: name.last, fullName: fullNameOf(name), updatedAt: now })
+        .where(eq(people.email, email)),
+    );
   }
 
   const facts = companyFactsOf(record.pages);
@@ -254,7 +296,15 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
   statements.push(
     store
       .insert(domains)
-      .values({ domain, crawlStatus: record.status, crawledAt: now, pagesCrawled: record.pages.length, lastError: record.error, formats, updatedAt: now })
+      .values({
+        domain,
+        crawlStatus: record.status,
+        crawledAt: now,
+        pagesCrawled: record.pages.length,
+        lastError: record.error,
+        formats,
+        updatedAt: now,
+      })
       .onConflictDoUpdate({
         target: domains.domain,
         set: {
@@ -262,7 +312,8 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
           crawlStatus: record.status,
           crawledAt: now,
           // The deep pass adds to the pages the first pass read.
-          pagesCrawled: record.status === "crawling" ? record.pages.length : sql`${domains.pagesCrawled} + ${record.pages.length}`,
+          pagesCrawled:
+            record.status === "crawling" ? record.pages.length : sql`${domains.pagesCrawled} + ${record.pages.length}`,
           lastError: record.error,
           updatedAt: now,
         },
@@ -305,12 +356,26 @@ function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyF
     .onConflictDoUpdate({
       target: companies.domain,
       set: {
-        name: keep("name"), description: keep("description"), logo: keep("logo"), founded: keep("founded"),
-        employeeCount: keep("employee_count"), country: keep("country"), state: keep("state"), city: keep("city"),
-        streetAddress: keep("street_address"), postalCode: keep("postal_code"), phone: keep("phone"),
-        linkedinUrl: keep("linkedin_url"), twitterUrl: keep("twitter_url"), facebookUrl: keep("facebook_url"),
-        instagramUrl: keep("instagram_url"), githubUrl: keep("github_url"), youtubeUrl: keep("youtube_url"),
-        keywords: keep("keywords"), sameAs: keep("same_as"), updatedAt: now,
+        name: keep("name"),
+        description: keep("description"),
+        logo: keep("logo"),
+        founded: keep("founded"),
+        employeeCount: keep("employee_count"),
+        country: keep("country"),
+        state: keep("state"),
+        city: keep("city"),
+        streetAddress: keep("street_address"),
+        postalCode: keep("postal_code"),
+        phone: keep("phone"),
+        linkedinUrl: keep("linkedin_url"),
+        twitterUrl: keep("twitter_url"),
+        facebookUrl: keep("facebook_url"),
+        instagramUrl: keep("instagram_url"),
+        githubUrl: keep("github_url"),
+        youtubeUrl: keep("youtube_url"),
+        keywords: keep("keywords"),
+        sameAs: keep("same_as"),
+        updatedAt: now,
       },
     });
 }
@@ -319,7 +384,13 @@ function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyF
  * Company numbers (email = null). The unique index cannot dedupe them (NULLs are distinct in
  * SQLite), so the existing numbers are read first and only touched.
  */
-async function phoneStatements(store: ReturnType<typeof db>, domain: string, pages: readonly CrawledPage[], facts: CompanyFacts, now: number) {
+async function phoneStatements(
+  store: ReturnType<typeof db>,
+  domain: string,
+  pages: readonly CrawledPage[],
+  facts: CompanyFacts,
+  now: number,
+) {
   const numbers = new Map<string, string>();
   for (const p of pages) for (const n of p.extraction.phones) if (!numbers.has(n)) numbers.set(n, p.url);
   if (facts.phone && !numbers.has(facts.phone)) numbers.set(facts.phone, pages[0]?.url ?? "");
@@ -331,10 +402,13 @@ async function phoneStatements(store: ReturnType<typeof db>, domain: string, pag
     .all();
   const known = new Map(existing.map((r) => [r.e164, r.id]));
   const statements: BatchItem<"sqlite">[] = [];
-  const fresh = [...numbers].filter(([n]) => !known.has(n)).map(([e164, uri]) => ({ domain, e164, sourceUri: uri, source: "crawl", firstSeenAt: now, lastSeenAt: now }));
+  const fresh = [...numbers]
+    .filter(([n]) => !known.has(n))
+    .map(([e164, uri]) => ({ domain, e164, sourceUri: uri, source: "crawl", firstSeenAt: now, lastSeenAt: now }));
   for (const rows of chunks(fresh, 6)) statements.push(store.insert(phones).values(rows));
   const seenIds = [...numbers.keys()].map((n) => known.get(n)).filter((id): id is number => id !== undefined);
-  for (const ids of chunks(seenIds, 2)) statements.push(store.update(phones).set({ lastSeenAt: now }).where(inArray(phones.id, ids)));
+  for (const ids of chunks(seenIds, 2))
+    statements.push(store.update(phones).set({ lastSeenAt: now }).where(inArray(phones.id, ids)));
   return statements;
 }
 
@@ -342,5 +416,8 @@ export async function markCrawlFailed(env: Pick<Env, "DB">, domain: string, erro
   await db(env.DB)
     .insert(domains)
     .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
-    .onConflictDoUpdate({ target: domains.domain, set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now } });
+    .onConflictDoUpdate({
+      target: domains.domain,
+      set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now },
+    });
 }

@@ -23,7 +23,11 @@ const EXPANDED_UMLAUTS: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue" 
 const EXPANDED_NORDIC: Record<string, string> = { ø: "oe", å: "aa" };
 
 // The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
-const PLAIN_UMLAUTS: [string, string][] = [["ä", "a"], ["ö", "o"], ["ü", "u"]];
+const PLAIN_UMLAUTS: [string, string][] = [
+  ["ä", "a"],
+  ["ö", "o"],
+  ["ü", "u"],
+];
 
 // Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
 const spellings = boundedMap<string, string>("nameSpellings");
@@ -52,9 +56,16 @@ export type PartForm = "joined" | "hyphen" | "first" | "last";
  * ("mullerludenscheidt"), with the hyphen kept, and as their first and last pieces ("García López"
  * → "garcialopez", "garcia", "lopez": Spanish domains often use the first surname only).
  */
-export function partSpellings(part: string, style: Transliteration = "plain", nordic: NordicSpelling = "plain"): { text: string; form: PartForm }[] {
+export function partSpellings(
+  part: string,
+  style: Transliteration = "plain",
+  nordic: NordicSpelling = "plain",
+): { text: string; form: PartForm }[] {
   const text = ascii(part, style, nordic);
-  const pieces = text.split(/[\s-]+/).map((p) => p.replace(/[^a-z0-9]/g, "")).filter(Boolean);
+  const pieces = text
+    .split(/[\s-]+/)
+    .map((p) => p.replace(/[^a-z0-9]/g, ""))
+    .filter(Boolean);
   if (pieces.length === 0) return [];
   const out: { text: string; form: PartForm }[] = [{ text: pieces.join(""), form: "joined" }];
   if (pieces.length > 1) {
@@ -66,7 +77,11 @@ export function partSpellings(part: string, style: Transliteration = "plain", no
   return out.filter((o) => !seen.has(o.text) && seen.add(o.text));
 }
 
-export function partVariants(part: string, style: Transliteration = "plain", nordic: NordicSpelling = "plain"): string[] {
+export function partVariants(
+  part: string,
+  style: Transliteration = "plain",
+  nordic: NordicSpelling = "plain",
+): string[] {
   return partSpellings(part, style, nordic).map((s) => s.text);
 }
 
@@ -76,15 +91,58 @@ export function partVariants(part: string, style: Transliteration = "plain", nor
  * invent one: the finder still writes the name it was given.
  */
 const NICKNAME_GROUPS = [
-  "robert bob rob bobby robbie", "william bill will billy liam", "richard rick rich dick ricky", "james jim jimmy jamie",
-  "john jack johnny", "michael mike mick mickey", "thomas tom tommy", "christopher chris", "daniel dan danny", "matthew matt",
-  "joseph joe joey", "anthony tony", "andrew andy drew", "benjamin ben benji", "samuel sam sammy", "alexander alex sasha",
-  "alexandra alex sandra", "elizabeth liz beth betty eliza lisa", "katherine kate katie kathy", "catherine cathy kate",
-  "margaret maggie meg peggy", "jennifer jen jenny", "rebecca becky", "patricia pat trish", "susan sue suzy", "deborah deb debbie",
-  "nicholas nick nico", "jonathan jon", "timothy tim", "stephen steve", "steven steve", "edward ed ted eddie", "charles charlie chuck",
-  "francis frank", "frederick fred freddie", "albert al bert", "johannes hans jo", "josef sepp", "wolfgang wolf",
-  "giuseppe beppe peppe", "francisco paco", "jose pepe", "manuel manolo", "dominik dom", "maximilian max", "florian flo",
-  "christian chris", "christine chris tina", "kristina tina", "valentina vale", "alejandro alex", "guillermo memo",
+  "robert bob rob bobby robbie",
+  "william bill will billy liam",
+  "richard rick rich dick ricky",
+  "james jim jimmy jamie",
+  "john jack johnny",
+  "michael mike mick mickey",
+  "thomas tom tommy",
+  "christopher chris",
+  "daniel dan danny",
+  "matthew matt",
+  "joseph joe joey",
+  "anthony tony",
+  "andrew andy drew",
+  "benjamin ben benji",
+  "samuel sam sammy",
+  "alexander alex sasha",
+  "alexandra alex sandra",
+  "elizabeth liz beth betty eliza lisa",
+  "katherine kate katie kathy",
+  "catherine cathy kate",
+  "margaret maggie meg peggy",
+  "jennifer jen jenny",
+  "rebecca becky",
+  "patricia pat trish",
+  "susan sue suzy",
+  "deborah deb debbie",
+  "nicholas nick nico",
+  "jonathan jon",
+  "timothy tim",
+  "stephen steve",
+  "steven steve",
+  "edward ed ted eddie",
+  "charles charlie chuck",
+  "francis frank",
+  "frederick fred freddie",
+  "albert al bert",
+  "johannes hans jo",
+  "josef sepp",
+  "wolfgang wolf",
+  "giuseppe beppe peppe",
+  "francisco paco",
+  "jose pepe",
+  "manuel manolo",
+  "dominik dom",
+  "maximilian max",
+  "florian flo",
+  "christian chris",
+  "christine chris tina",
+  "kristina tina",
+  "valentina vale",
+  "alejandro alex",
+  "guillermo memo",
 ];
 const NICKNAMES = new Map<string, Set<string>>();
 for (const group of NICKNAME_GROUPS) {
@@ -125,7 +183,9 @@ export function nordicMatters(name: PersonName): boolean {
  */
 export function hasParticle(last: string): boolean {
   const words = last.trim().split(/\s+/);
-  return words.length > 1 && !prefixIsPartOfName(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()));
+  return (
+    words.length > 1 && !prefixIsPartOfName(last) && words.slice(0, -1).every((w) => PARTICLES.has(w.toLowerCase()))
+  );
 }
 
 /** A particle alone ("de", "van") is never a whole family or given name. */
@@ -150,32 +210,142 @@ export function hasGaelicPrefix(last: string): boolean {
 export function prefixIsPartOfName(last: string): boolean {
   const words = last.trim().split(/\s+/);
   const [prefix = ""] = words;
-  return hasGaelicPrefix(last) || (words.length === 2 && /^\p{Lu}\p{Ll}*$/u.test(prefix) && PARTICLES.has(prefix.toLowerCase()));
+  return (
+    hasGaelicPrefix(last) ||
+    (words.length === 2 && /^\p{Lu}\p{Ll}*$/u.test(prefix) && PARTICLES.has(prefix.toLowerCase()))
+  );
 }
 
 const HONORIFICS = new Set([
-  "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "herr", "frau", "mme", "mlle", "m",
+  "mr",
+  "mrs",
+  "ms",
+  "miss",
+  "mx",
+  "dr",
+  "prof",
+  "sir",
+  "dame",
+  "herr",
+  "frau",
+  "mme",
+  "mlle",
+  "m",
   // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
-  "me", "maître", "maitre", "dott", "dottssa", "avv", "ing", "arch", "geom", "rag", "sr", "sra", "srta", "don", "doña", "dña", "dra",
-  "mevr", "dhr", "ir", "drs", "mgr", "inż", "mag", "eng", "arq",
+  "me",
+  "maître",
+  "maitre",
+  "dott",
+  "dottssa",
+  "avv",
+  "ing",
+  "arch",
+  "geom",
+  "rag",
+  "sr",
+  "sra",
+  "srta",
+  "don",
+  "doña",
+  "dña",
+  "dra",
+  "mevr",
+  "dhr",
+  "ir",
+  "drs",
+  "mgr",
+  "inż",
+  "mag",
+  "eng",
+  "arq",
   // German diploma titles written before the name ("Dipl.-Ing. Næss Sigrid M.").
-  "dipl-ing", "dipl-kfm", "dipl-kffr", "dipl-inf", "dipl-psych", "dipl-betrw", "dr-ing", "dr-med",
+  "dipl-ing",
+  "dipl-kfm",
+  "dipl-kffr",
+  "dipl-inf",
+  "dipl-psych",
+  "dipl-betrw",
+  "dr-ing",
+  "dr-med",
 ]);
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
 /** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
 const PARTICLES = new Set([
-  "van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "ter", "ten", "dos", "das", "do", "zu", "af", "al", "el",
+  "van",
+  "von",
+  "de",
+  "der",
+  "den",
+  "da",
+  "di",
+  "du",
+  "del",
+  "della",
+  "la",
+  "le",
+  "ter",
+  "ten",
+  "dos",
+  "das",
+  "do",
+  "zu",
+  "af",
+  "al",
+  "el",
   // Dutch tussenvoegsels ("in 't Veld", "op den Akker", "van het Hof").
-  "in", "'t", "’t", "het", "op", "te", "uit", "aan", "bij",
-  "bin", "ibn",
+  "in",
+  "'t",
+  "’t",
+  "het",
+  "op",
+  "te",
+  "uit",
+  "aan",
+  "bij",
+  "bin",
+  "ibn",
   // Irish and Welsh: Ó Súilleabháin, Mac Giolla, Nic Dhonnchadha, Ní Bhriain, ap Gwilym, ferch Rhys.
-  "ó", "ua", "mac", "nic", "ní", "ap", "ab", "ferch", "verch",
+  "ó",
+  "ua",
+  "mac",
+  "nic",
+  "ní",
+  "ap",
+  "ab",
+  "ferch",
+  "verch",
 ]);
 
 const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
 /** Titles that are never names; the others ("Don", "Ing", "Mag", "Ir", "Arch") count only with their dot. */
-const ALWAYS_TITLES = new Set(["mr", "mrs", "ms", "mx", "dr", "prof", "herr", "frau", "mme", "mlle", "me", "maître", "maitre", "dott", "dottssa", "avv", "dhr", "mevr", "mgr", "dra", "sra", "srta", "dña", "doña"]);
-const isTitle = (token: string) => /^\p{Lu}/u.test(token) && HONORIFICS.has(bare(token)) && (ALWAYS_TITLES.has(bare(token)) || token.endsWith("."));
+const ALWAYS_TITLES = new Set([
+  "mr",
+  "mrs",
+  "ms",
+  "mx",
+  "dr",
+  "prof",
+  "herr",
+  "frau",
+  "mme",
+  "mlle",
+  "me",
+  "maître",
+  "maitre",
+  "dott",
+  "dottssa",
+  "avv",
+  "dhr",
+  "mevr",
+  "mgr",
+  "dra",
+  "sra",
+  "srta",
+  "dña",
+  "doña",
+]);
+const isTitle = (token: string) =>
+  /^\p{Lu}/u.test(token) && HONORIFICS.has(bare(token)) && (ALWAYS_TITLES.has(bare(token)) || token.endsWith("."));
 
 /**
  * Splits a full name into first / middle / last. "Doe, Jane" is read as last-name-first; titles
@@ -200,7 +370,9 @@ function usualSplit(tokens: readonly string[]): PersonName {
 
 function build(first: readonly string[], middle: readonly string[], last: readonly string[]): PersonName {
   const m = middle.join(" ");
-  return m ? { first: first.join(" "), last: last.join(" "), middle: m } : { first: first.join(" "), last: last.join(" ") };
+  return m
+    ? { first: first.join(" "), last: last.join(" "), middle: m }
+    : { first: first.join(" "), last: last.join(" ") };
 }
 
 /** Name tokens without titles and suffixes; "Doe, Jane" is turned round. */
@@ -262,7 +434,8 @@ export function splitsOfTokens(tokens: readonly string[]): NameSplit[] {
     out.push({ ...build(tokens.slice(n - 1), tokens.slice(k, n - 1), tokens.slice(0, k)), reversed: true });
     if (n - k > 1) out.push({ ...build(tokens.slice(k), [], tokens.slice(0, k)), reversed: true });
     // "Dekker Bram Cornelis": a family name first, then the given name and a middle name.
-    if (n - k > 1) out.push({ ...build(tokens.slice(k, k + 1), tokens.slice(k + 1), tokens.slice(0, k)), reversed: true });
+    if (n - k > 1)
+      out.push({ ...build(tokens.slice(k, k + 1), tokens.slice(k + 1), tokens.slice(0, k)), reversed: true });
   }
   const seen = new Set<string>();
   return out.filter((p) => {
@@ -280,19 +453,108 @@ export function nameKey(text: string): string {
   return ascii(text, "plain").replace(/[^a-z0-9]/g, "");
 }
 
-const NAME_TOKEN = /^(?:\p{Lu}[\p{L}'’.-]*|['’]\p{Lu}|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
-const NOT_NAME_WORDS = new Set(
-  [
-    "contact", "contacts", "team", "our", "the", "about", "us", "sales", "support", "office", "press", "email", "e-mail",
-    "phone", "tel", "fax", "mail", "impressum", "imprint", "privacy", "policy", "careers", "jobs", "home", "news", "media",
-    "inc", "gmbh", "ltd", "llc", "ag", "co", "company", "headquarters", "department", "management", "board", "leadership",
-    "founders", "people", "staff", "general", "inquiries", "enquiries", "customer", "service", "services", "read", "more",
-    "learn", "get", "in", "touch", "meet", "write", "call", "follow", "linkedin", "twitter", "github", "address", "and",
-    // Legal forms: "Alpha Consultores S.A." and "Cobalt Conseil SAS" are companies.
-    "s.a.", "sa", "sas", "sarl", "s.l.", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.", "kk", "k.k.", "oy", "oyj", "plc",
-    "pty", "kft", "kft.", "zrt", "zrt.", "ltda", "ltda.", "sp.", "gbr", "ohg", "kg", "e.k.", "a.s.", "a.ş.", "s.r.o.", "d.o.o.", "ooo",
-  ],
-);
+const NAME_TOKEN =
+  /^(?:\p{Lu}[\p{L}'’.-]*|['’]\p{Lu}|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
+const NOT_NAME_WORDS = new Set([
+  "contact",
+  "contacts",
+  "team",
+  "our",
+  "the",
+  "about",
+  "us",
+  "sales",
+  "support",
+  "office",
+  "press",
+  "email",
+  "e-mail",
+  "phone",
+  "tel",
+  "fax",
+  "mail",
+  "impressum",
+  "imprint",
+  "privacy",
+  "policy",
+  "careers",
+  "jobs",
+  "home",
+  "news",
+  "media",
+  "inc",
+  "gmbh",
+  "ltd",
+  "llc",
+  "ag",
+  "co",
+  "company",
+  "headquarters",
+  "department",
+  "management",
+  "board",
+  "leadership",
+  "founders",
+  "people",
+  "staff",
+  "general",
+  "inquiries",
+  "enquiries",
+  "customer",
+  "service",
+  "services",
+  "read",
+  "more",
+  "learn",
+  "get",
+  "in",
+  "touch",
+  "meet",
+  "write",
+  "call",
+  "follow",
+  "linkedin",
+  "twitter",
+  "github",
+  "address",
+  "and",
+  // Legal forms: "Alpha Consultores S.A." and "Cobalt Conseil SAS" are companies.
+  "s.a.",
+  "sa",
+  "sas",
+  "sarl",
+  "s.l.",
+  "spa",
+  "s.p.a.",
+  "srl",
+  "s.r.l.",
+  "bv",
+  "b.v.",
+  "nv",
+  "n.v.",
+  "kk",
+  "k.k.",
+  "oy",
+  "oyj",
+  "plc",
+  "pty",
+  "kft",
+  "kft.",
+  "zrt",
+  "zrt.",
+  "ltda",
+  "ltda.",
+  "sp.",
+  "gbr",
+  "ohg",
+  "kg",
+  "e.k.",
+  "a.s.",
+  "a.ş.",
+  "s.r.o.",
+  "d.o.o.",
+  "ooo",
+]);
 
 /** Whether a short line of page text reads like a person's name ("Jane Doe", "Anna van der Berg", "Zoë O'Brien"). */
 export function looksLikePersonName(text: string): boolean {
@@ -312,4 +574,34 @@ export function looksLikePersonName(text: string): boolean {
 }
 
 /** Upper-case words in names that are not family names. */
-const ACRONYMS = new Set(["CEO", "CTO", "CFO", "COO", "CMO", "CIO", "CISO", "VP", "HR", "IT", "PR", "QA", "UX", "UI", "GMBH", "AG", "LLC", "LTD", "INC", "BV", "SA", "SAS", "PLC", "MBA", "PHD", "MD", "USA", "UK", "EU"]);
+const ACRONYMS = new Set([
+  "CEO",
+  "CTO",
+  "CFO",
+  "COO",
+  "CMO",
+  "CIO",
+  "CISO",
+  "VP",
+  "HR",
+  "IT",
+  "PR",
+  "QA",
+  "UX",
+  "UI",
+  "GMBH",
+  "AG",
+  "LLC",
+  "LTD",
+  "INC",
+  "BV",
+  "SA",
+  "SAS",
+  "PLC",
+  "MBA",
+  "PHD",
+  "MD",
+  "USA",
+  "UK",
+  "EU",
+]);

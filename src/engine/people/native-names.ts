@@ -26,12 +26,15 @@ export function looksLikeNativeName(text: string): boolean {
 }
 
 /** Titles and departments written in CJK script, which a page shows where a name could stand ("部長", "高级经理", "이사"). */
-const TITLE_LIKE = /(?:部|課|室|長|役|員|社|所|局|係|係長|担当|代表|主任|顧問|理事|経理|经理|总监|總監|主管|总裁|總裁|董事|助理|秘书|秘書|工程师|工程師|设计师|設計師|律师|律師|会计|會計|师|師|员|員|部门|部門|센터|팀장|대표|이사|부장|과장|차장|사원|주임|실장|상무|전무|사장|회장|팀|부|실)$/u;
+const TITLE_LIKE =
+  /(?:部|課|室|長|役|員|社|所|局|係|係長|担当|代表|主任|顧問|理事|経理|经理|总监|總監|主管|总裁|總裁|董事|助理|秘书|秘書|工程师|工程師|设计师|設計師|律师|律師|会计|會計|师|師|员|員|部门|部門|센터|팀장|대표|이사|부장|과장|차장|사원|주임|실장|상무|전무|사장|회장|팀|부|실)$/u;
 
 /** A title or department in CJK script ("営業部長", "项目经理", "영업팀장", "エンジニア"). */
 export function isNativeTitle(text: string): boolean {
   const parts = text.trim().split(PART_SEPARATOR).filter(Boolean);
-  return parts.length > 0 && parts.every((p) => NATIVE_RUN.test(p) && (TITLE_LIKE.test(p) || NATIVE_TITLE_WORDS.test(p)));
+  return (
+    parts.length > 0 && parts.every((p) => NATIVE_RUN.test(p) && (TITLE_LIKE.test(p) || NATIVE_TITLE_WORDS.test(p)))
+  );
 }
 
 /** "田中 太郎 営業部長": a native name and a title written one after the other. */
@@ -44,13 +47,15 @@ export function nativeNameThenTitle(text: string): { name: string; title: string
 }
 
 /** Titles in CJK script that do not end like a department or a rank. */
-const NATIVE_TITLE_WORDS = /マネージャー|エンジニア|コンサルタント|デザイナー|ディレクター|取締役|代表|顾问|顧問|经理|經理|总监|主管|컨설턴트|엔지니어|매니저|대표|담당/u;
+const NATIVE_TITLE_WORDS =
+  /マネージャー|エンジニア|コンサルタント|デザイナー|ディレクター|取締役|代表|顾问|顧問|经理|經理|总监|主管|컨설턴트|엔지니어|매니저|대표|담당/u;
 
 /**
  * Labels a card writes before a value, some of which start like a family name (이메일 with 이, 전화
  * with 전, 주소 with 주): never a name.
  */
-const NATIVE_LABEL = /^(?:이메일|메일|전화|전화번호|연락처|주소|팩스|휴대폰|휴대전화|홈페이지|이름|성명|직책|직위|부서|문의|邮箱|电邮|邮件|电子邮件|电话|手机|传真|地址|姓名|职位|部门|联系方式|メール|電話|住所|氏名|役職|連絡先|携帯|電子メール)(?:주소|번호)?$/u;
+const NATIVE_LABEL =
+  /^(?:이메일|메일|전화|전화번호|연락처|주소|팩스|휴대폰|휴대전화|홈페이지|이름|성명|직책|직위|부서|문의|邮箱|电邮|邮件|电子邮件|电话|手机|传真|地址|姓名|职位|部门|联系方式|メール|電話|住所|氏名|役職|連絡先|携帯|電子メール)(?:주소|번호)?$/u;
 
 /**
  * A native-script text that is a person's name, not a title or department beside it: family name
@@ -63,12 +68,20 @@ export function isNativePersonName(text: string): boolean {
   const [familyPart, givenPart] = parts;
   if (parts.length === 2 && familyPart && givenPart) {
     return (
-      parts.every((p) => [...p].length <= 5) && !TITLE_LIKE.test(givenPart) && (!TITLE_LIKE.test(familyPart) || CJK_FAMILY_NAMES.has(familyPart))
+      parts.every((p) => [...p].length <= 5) &&
+      !TITLE_LIKE.test(givenPart) &&
+      (!TITLE_LIKE.test(familyPart) || CJK_FAMILY_NAMES.has(familyPart))
     );
   }
   const family = nativeFamily(text);
   const length = [...text].length;
-  return !!family && length >= 2 && length <= 4 && !TITLE_LIKE.test(text.slice(family.family.length)) && !TITLE_LIKE.test(text);
+  return (
+    !!family &&
+    length >= 2 &&
+    length <= 4 &&
+    !TITLE_LIKE.test(text.slice(family.family.length)) &&
+    !TITLE_LIKE.test(text)
+  );
 }
 
 /** Written in two parts, family name apart from given name, as Japanese sites write names. */
@@ -85,7 +98,8 @@ for (const entry of ROWS.split(/\s+/)) KANA[entry.charAt(0)] = entry.slice(1);
 const SMALL_Y: Record<string, string> = { ゃ: "a", ゅ: "u", ょ: "o" };
 
 /** Katakana folded to hiragana (ァ-ヶ are hiragana + 0x60). */
-const toHiragana = (text: string) => text.replace(/[\u30a1-\u30f6]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x60));
+const toHiragana = (text: string) =>
+  text.replace(/[\u30a1-\u30f6]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x60));
 
 /** The Hepburn spelling of kana text, or null when it holds anything else. */
 export function romanizeKana(text: string): string | null {
@@ -129,7 +143,10 @@ export function kanaSpellings(text: string): string[] {
 
 /** The romanized spellings of a native family name: from the list of common names, or from its kana. */
 function spellingsOf(family: string): readonly string[] {
-  return CJK_FAMILY_NAMES.get(family) ?? (/^[\p{Script=Hiragana}\p{Script=Katakana}ー]+$/u.test(family) ? kanaSpellings(family) : []);
+  return (
+    CJK_FAMILY_NAMES.get(family) ??
+    (/^[\p{Script=Hiragana}\p{Script=Katakana}ー]+$/u.test(family) ? kanaSpellings(family) : [])
+  );
 }
 
 /**
@@ -166,7 +183,10 @@ const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 export function alignRomanized(native: string, romanized: string, localPart = ""): PersonName | null {
   const family = nativeFamily(native);
   if (!family) return null;
-  const tokens = romanized.replace(/[(),]/g, " ").split(/\s+/).filter((t) => /\p{L}/u.test(t));
+  const tokens = romanized
+    .replace(/[(),]/g, " ")
+    .split(/\s+/)
+    .filter((t) => /\p{L}/u.test(t));
   const head = tokens[0];
   const tail = tokens.at(-1);
   if (head === undefined || tail === undefined) return null;
@@ -195,7 +215,10 @@ export function alignRomanized(native: string, romanized: string, localPart = ""
  * family name first. Kana readings are romanized; `localPart` picks the spelling an address uses.
  */
 export function annotatedName(line: string, localPart = ""): { name: PersonName; rest: string } | null {
-  const m = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々]+)\s*[(（]\s*([^()（）]{1,30}?)\s*[)）][\s\u3000・]*([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々]+)\s*[(（]\s*([^()（）]{1,30}?)\s*[)）]/u.exec(line);
+  const m =
+    /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々]+)\s*[(（]\s*([^()（）]{1,30}?)\s*[)）][\s\u3000・]*([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々]+)\s*[(（]\s*([^()（）]{1,30}?)\s*[)）]/u.exec(
+      line,
+    );
   if (!m) return null;
   const local = localPart.toLowerCase();
   const spell = (reading: string): string | null => {

@@ -1,4 +1,4 @@
-import { hasGaelicPrefix, isParticle, type NameSplit, parseName, type PersonName, splitsOfTokens } from "./names.js";
+import { hasGaelicPrefix, isParticle, type NameSplit, type PersonName, parseName, splitsOfTokens } from "./names.js";
 
 /**
  * What a page tells about the name of an address's owner, before anyone decides which word is the
@@ -50,7 +50,8 @@ const INITIAL = /^\p{Lu}\.$/u;
 const isUpperWord = (token: string) => /^(?:\p{Lu}[\p{Lu}'’.-]*\p{Lu}|['’]\p{Lu}+)$/u.test(token);
 const hasLower = (token: string) => /\p{Ll}/u.test(token);
 /** "TANAKA" → "Tanaka", "O'BRIEN" → "O'Brien". */
-const titleCase = (token: string) => token.toLowerCase().replace(/(^|[\s'’-])(\p{Ll})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
+const titleCase = (token: string) =>
+  token.toLowerCase().replace(/(^|[\s'’-])(\p{Ll})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
 
 /** Every reading of a name as evidence gives it, each with its weight; the usual reading first. */
 export function readingsOf(evidence: NameEvidence): Reading[] {
@@ -63,18 +64,28 @@ export function readingsOf(evidence: NameEvidence): Reading[] {
     for (const r of readings.filter((r) => r.weight === 1 && !r.name.middle && r.name.first.includes(" "))) {
       const given = r.name.first.split(" ");
       const lastGiven = given.at(-1);
-      if (lastGiven && !given.some((w) => INITIAL.test(w))) readings.push({ name: { first: lastGiven, middle: given.slice(0, -1).join(" "), last: r.name.last }, weight: 1 });
+      if (lastGiven && !given.some((w) => INITIAL.test(w)))
+        readings.push({
+          name: { first: lastGiven, middle: given.slice(0, -1).join(" "), last: r.name.last },
+          weight: 1,
+        });
     }
   }
   // The name a person goes by, written beside the given name ('Katherine "Kate" Sullivan'), is as good a reading.
   if (!nickname) return readings;
-  return [...readings, ...readings.filter((r) => r.weight === 1).map((r) => ({ name: { ...r.name, first: nickname }, weight: 1 }))];
+  return [
+    ...readings,
+    ...readings.filter((r) => r.weight === 1).map((r) => ({ name: { ...r.name, first: nickname }, weight: 1 })),
+  ];
 }
 
 function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirstPage: boolean): Reading[] {
   const words = tokens.map((t) => (isUpperWord(t) ? titleCase(t) : t));
   const family = upperFamily(tokens);
-  const readings = splitsOfTokens(words).map((split) => ({ name: withoutFlag(split), weight: weightOf(split, family?.name ?? null, turned, familyFirstPage) }));
+  const readings = splitsOfTokens(words).map((split) => ({
+    name: withoutFlag(split),
+    weight: weightOf(split, family?.name ?? null, turned, familyFirstPage),
+  }));
   if (!family) return readings;
   // The upper-cased words are the family name, wherever they stand; the rest is the given name
   // (with any further words as middle names, or as a two-word given name).
@@ -90,7 +101,8 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
   const stated: PersonName[] = [{ first, last: family.name, ...(middle.length ? { middle: middle.join(" ") } : {}) }];
   // "MULDER Pieter Maria": in European names the given name leads what follows the family name.
   const [leading] = names;
-  if (familyFirst && leading !== undefined && names.length > 1) stated.push({ first: leading, last: family.name, middle: given.filter((w) => w !== leading).join(" ") });
+  if (familyFirst && leading !== undefined && names.length > 1)
+    stated.push({ first: leading, last: family.name, middle: given.filter((w) => w !== leading).join(" ") });
   if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
   return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
 }
@@ -107,7 +119,8 @@ function upperFamily(tokens: readonly string[]): { at: number[]; name: string } 
   const beside = (t: string, i: number) => /^\p{Lu}$/u.test(t) && (at.includes(i - 1) || at.includes(i + 1));
   const all = tokens.map((t, i) => ({ t, i })).filter(({ t, i }) => at.includes(i) || beside(t, i));
   // A particle before the name is lower-case again ("VAN DIJK" → "van Dijk"), as written beside a given name.
-  const word = (t: string, k: number) => (k < all.length - 1 && isParticle(t) && !hasGaelicPrefix(`${t} x`) ? t.toLowerCase() : titleCase(t));
+  const word = (t: string, k: number) =>
+    k < all.length - 1 && isParticle(t) && !hasGaelicPrefix(`${t} x`) ? t.toLowerCase() : titleCase(t);
   return { at: all.map(({ i }) => i), name: all.map(({ t }, k) => word(t, k)).join(" ") };
 }
 
@@ -116,9 +129,15 @@ function weightOf(split: NameSplit, family: string | null, turned: boolean, fami
   // "Ingrid K. Møller" is never Ingrid of the "K. Møller" family.
   if (split.last.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
   // "Grzegorz J.": an initial after the given name is a middle name, not part of a two-word given name.
-  if (split.first.includes(" ") && split.first.split(" ").some((w) => INITIAL.test(w))) return CONTRADICTED * UNCUED_REVERSED;
+  if (split.first.includes(" ") && split.first.split(" ").some((w) => INITIAL.test(w)))
+    return CONTRADICTED * UNCUED_REVERSED;
   // A particle leads the family name: "Tiago dos Santos" is never Tiago Dos of the Santos family.
-  if (!split.reversed && isParticle(split.first.split(" ").at(-1) ?? "") && /^\p{Ll}/u.test(split.first.split(" ").at(-1) ?? "")) return CONTRADICTED * UNCUED_REVERSED;
+  if (
+    !split.reversed &&
+    isParticle(split.first.split(" ").at(-1) ?? "") &&
+    /^\p{Ll}/u.test(split.first.split(" ").at(-1) ?? "")
+  )
+    return CONTRADICTED * UNCUED_REVERSED;
   if (family !== null) return split.last === family ? 1 : CONTRADICTED;
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;

@@ -1,4 +1,10 @@
-import { isSupportedCountry, parsePhoneNumberWithError, ParseError, type CountryCode, type PhoneNumber } from "libphonenumber-js/max";
+import {
+  type CountryCode,
+  isSupportedCountry,
+  ParseError,
+  type PhoneNumber,
+  parsePhoneNumberWithError,
+} from "libphonenumber-js/max";
 import { COUNTRY_TIMEZONES } from "../data/country-timezones.js";
 
 /**
@@ -24,7 +30,8 @@ export class PhoneInputError extends Error {}
 export function phoneCountry(value: string | undefined): CountryCode | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   const upper = value.trim().toUpperCase();
-  if (!isSupportedCountry(upper)) throw new PhoneInputError(`'${value}' is not an ISO 3166 alpha-2 country code with a phone numbering plan.`);
+  if (!isSupportedCountry(upper))
+    throw new PhoneInputError(`'${value}' is not an ISO 3166 alpha-2 country code with a phone numbering plan.`);
   return upper as CountryCode;
 }
 
@@ -39,7 +46,9 @@ export function phoneFacts(raw: string, country?: CountryCode): PhoneFacts {
     parsed = parsePhoneNumberWithError(raw.trim(), country);
   } catch (err) {
     if (err instanceof ParseError && err.message === "INVALID_COUNTRY") {
-      throw new PhoneInputError("The number has no international prefix: write it as +<country code><number> or pass country_code.");
+      throw new PhoneInputError(
+        "The number has no international prefix: write it as +<country code><number> or pass country_code.",
+      );
     }
     return invalidFacts(country ?? null);
   }

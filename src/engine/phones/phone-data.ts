@@ -1,7 +1,7 @@
 import type { Env } from "../../env.js";
 import { Claimed } from "../errors.js";
 import { claimedAmong, normaliseProfileUrl } from "../index/claims.js";
-import { phoneFacts, type PhoneFacts } from "./numbers.js";
+import { type PhoneFacts, phoneFacts } from "./numbers.js";
 
 /**
  * Stored phone numbers for a person (email or profile URL) or a company (domain), best first, and
@@ -15,7 +15,12 @@ export interface PhoneKey {
   url?: string | null;
 }
 
-export type PhoneData = PhoneFacts & { email?: string; domain?: string; linkedin?: string; professional_network?: string };
+export type PhoneData = PhoneFacts & {
+  email?: string;
+  domain?: string;
+  linkedin?: string;
+  professional_network?: string;
+};
 
 /** Candidate E.164 numbers, best first: the most recently seen stored number leads. */
 export async function storedNumbers(env: Env, key: PhoneKey): Promise<string[]> {
@@ -24,8 +29,20 @@ export async function storedNumbers(env: Env, key: PhoneKey): Promise<string[]> 
     for (const r of rows) if (r.e164 && !found.includes(r.e164)) found.push(r.e164);
   };
   if (key.email) {
-    add((await env.DB.prepare("SELECT e164 FROM phones WHERE email = ? ORDER BY last_seen_at DESC, id").bind(key.email).all<{ e164: string }>()).results);
-    add((await env.DB.prepare("SELECT phone AS e164 FROM people WHERE email = ? AND phone IS NOT NULL").bind(key.email).all<{ e164: string }>()).results);
+    add(
+      (
+        await env.DB.prepare("SELECT e164 FROM phones WHERE email = ? ORDER BY last_seen_at DESC, id")
+          .bind(key.email)
+          .all<{ e164: string }>()
+      ).results,
+    );
+    add(
+      (
+        await env.DB.prepare("SELECT phone AS e164 FROM people WHERE email = ? AND phone IS NOT NULL")
+          .bind(key.email)
+          .all<{ e164: string }>()
+      ).results,
+    );
   }
   if (key.url) {
     const profile = normaliseProfileUrl(key.url);
@@ -41,13 +58,35 @@ export async function storedNumbers(env: Env, key: PhoneKey): Promise<string[]> 
             .all<{ e164: string }>()
         ).results,
       );
-      add((await env.DB.prepare("SELECT phone AS e164 FROM people WHERE professional_network_url = ? AND phone IS NOT NULL").bind(profile).all<{ e164: string }>()).results);
+      add(
+        (
+          await env.DB.prepare(
+            "SELECT phone AS e164 FROM people WHERE professional_network_url = ? AND phone IS NOT NULL",
+          )
+            .bind(profile)
+            .all<{ e164: string }>()
+        ).results,
+      );
     }
   }
   if (key.domain) {
     // A domain asks for the company's numbers; people's own numbers are only served by their email or profile.
-    add((await env.DB.prepare("SELECT phone AS e164 FROM companies WHERE domain = ? AND phone IS NOT NULL").bind(key.domain).all<{ e164: string }>()).results);
-    add((await env.DB.prepare("SELECT e164 FROM phones WHERE domain = ? AND email IS NULL ORDER BY last_seen_at DESC, id").bind(key.domain).all<{ e164: string }>()).results);
+    add(
+      (
+        await env.DB.prepare("SELECT phone AS e164 FROM companies WHERE domain = ? AND phone IS NOT NULL")
+          .bind(key.domain)
+          .all<{ e164: string }>()
+      ).results,
+    );
+    add(
+      (
+        await env.DB.prepare(
+          "SELECT e164 FROM phones WHERE domain = ? AND email IS NULL ORDER BY last_seen_at DESC, id",
+        )
+          .bind(key.domain)
+          .all<{ e164: string }>()
+      ).results,
+    );
   }
   return found;
 }
@@ -58,7 +97,8 @@ export async function servableNumbers(env: Env, key: PhoneKey): Promise<string[]
   if (numbers.length === 0) return [];
   const claimed = await claimedAmong(env, "phone", numbers);
   const open = numbers.filter((n) => !claimed.has(n));
-  if (open.length === 0) throw new Claimed("phone", "This phone number was removed at its owner's request and cannot be served.");
+  if (open.length === 0)
+    throw new Claimed("phone", "This phone number was removed at its owner's request and cannot be served.");
   return open;
 }
 
@@ -79,7 +119,11 @@ export function phoneDataOf(e164: string, key: PhoneKey): PhoneData {
  * no phone credit is used). With `strict` (profile finder), a person whose every number was claimed
  * gets 451 claimed_phone instead of a silent null.
  */
-export async function phoneDataFor(env: Env, key: PhoneKey, opts: { strict?: boolean } = {}): Promise<PhoneData | null> {
+export async function phoneDataFor(
+  env: Env,
+  key: PhoneKey,
+  opts: { strict?: boolean } = {},
+): Promise<PhoneData | null> {
   const personKey = { email: key.email, url: key.url };
   if (opts.strict) {
     const [best] = await servableNumbers(env, personKey);

@@ -57,11 +57,16 @@ export function parseEmail(input: string): ParsedEmail {
   const local = email.slice(0, at);
   const rawDomain = email.slice(at + 1);
   if (!local) return fail("empty_local_part", "Nothing comes before the @.");
-  if (utf8Length(local) > MAX_LOCAL_OCTETS) return fail("local_part_too_long", `The part before the @ is longer than ${MAX_LOCAL_OCTETS} octets.`);
+  if (utf8Length(local) > MAX_LOCAL_OCTETS)
+    return fail("local_part_too_long", `The part before the @ is longer than ${MAX_LOCAL_OCTETS} octets.`);
   if (!DOT_ATOM.test(local) && !QUOTED.test(local)) {
-    return fail("bad_local_part", "The part before the @ has characters or dots in places an address cannot have them.");
+    return fail(
+      "bad_local_part",
+      "The part before the @ has characters or dots in places an address cannot have them.",
+    );
   }
-  if (rawDomain.startsWith("[")) return fail("domain_literal", "Addresses at a bare IP address are not deliverable mailboxes.");
+  if (rawDomain.startsWith("["))
+    return fail("domain_literal", "Addresses at a bare IP address are not deliverable mailboxes.");
 
   const domainUnicode = rawDomain.toLowerCase().replace(/\.$/, "");
   const domain = toAsciiDomain(domainUnicode);

@@ -62,7 +62,11 @@ export function gibberishVerdict(localPart: string): GibberishVerdict {
   const s = localPart.toLowerCase().replace(/\+.*$/s, "");
   const alnum = s.replace(/[^a-z0-9]/g, "");
   let surprisal = 0;
-  const result = (reason: GibberishVerdict["reason"]): GibberishVerdict => ({ gibberish: reason !== null, reason, surprisal });
+  const result = (reason: GibberishVerdict["reason"]): GibberishVerdict => ({
+    gibberish: reason !== null,
+    reason,
+    surprisal,
+  });
 
   for (const run of s.split(/[^a-z]+/)) {
     if (run.length < 4) continue;

@@ -115,7 +115,9 @@ export class ReacherProber implements SmtpProber {
       });
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-      throw new SmtpProberUnavailableError(timedOut ? "the SMTP prober timed out" : "the SMTP prober could not be reached");
+      throw new SmtpProberUnavailableError(
+        timedOut ? "the SMTP prober timed out" : "the SMTP prober could not be reached",
+      );
     }
     if (res.status === 401 || res.status === 403) {
       await res.body?.cancel();
@@ -136,7 +138,9 @@ export class ReacherProber implements SmtpProber {
 }
 
 export function mapReacherOutput(out: ReacherOutput): ProbeResult {
-  const reachability = REACHABILITY.has(out.is_reachable as Reachability) ? (out.is_reachable as Reachability) : "unknown";
+  const reachability = REACHABILITY.has(out.is_reachable as Reachability)
+    ? (out.is_reachable as Reachability)
+    : "unknown";
   const smtp = out.smtp ?? {};
   const bool = (v: unknown) => (typeof v === "boolean" ? v : null);
   // Reacher reports an SMTP failure as `smtp.error` instead of the boolean fields.

@@ -3,12 +3,12 @@ import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
-import { assertEmailNotClaimed } from "../index/claims.js";
-import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
+import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
+import { assertEmailNotClaimed } from "../index/claims.js";
+import { type Memo, noMemo } from "../memo.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
-import { type Memo, noMemo } from "../memo.js";
 import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
 import type { Verdict, VerifierData, VerifierSource } from "./verdict.js";
 
@@ -45,7 +45,8 @@ const NOTES = {
   no_mail_server: "The domain has neither an MX record nor an address record, so no server can receive its email.",
   smtp_not_run:
     "The SMTP check was not run (no SMTP prober is configured), so the mailbox itself was not tested; the verdict rests on syntax, DNS and lists and is not claimed deliverable.",
-  webmail: "Webmail providers are not SMTP-checked (they do not reveal which mailboxes exist); the domain and syntax are valid.",
+  webmail:
+    "Webmail providers are not SMTP-checked (they do not reveal which mailboxes exist); the domain and syntax are valid.",
   disposable: "The domain belongs to a disposable (throwaway) email service; the mailbox was not SMTP-checked.",
 } as const;
 
@@ -84,7 +85,14 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
   const webmail = !disposable && isWebmailDomain(domain);
   const role = isRoleLocalPart(localPart);
   const gibberish = gibberishVerdict(localPart).gibberish;
-  const flags = { regex: true, disposable, webmail, role, gibberish, did_you_mean: suggestCorrection(localPart, domain) };
+  const flags = {
+    regex: true,
+    disposable,
+    webmail,
+    role,
+    gibberish,
+    did_you_mean: suggestCorrection(localPart, domain),
+  };
 
   // DnsUnavailableError (503) propagates: an unresolvable domain gets no verdict.
   const mx = await resolveMx(env, domain);
@@ -116,7 +124,10 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
   };
 
   if (disposable) {
-    return { definitive: true, draft: { ...base, status: "disposable", result: "risky", score: 50, note: NOTES.disposable } };
+    return {
+      definitive: true,
+      draft: { ...base, status: "disposable", result: "risky", score: 50, note: NOTES.disposable },
+    };
   }
   if (webmail) {
     return { definitive: true, draft: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
@@ -172,7 +183,9 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
         result: "undeliverable",
         score: 0,
         reason: disabled ? "mailbox_disabled" : "mailbox_not_found",
-        note: disabled ? "The mail server reports this mailbox as disabled." : "The mail server rejected this mailbox (it does not exist).",
+        note: disabled
+          ? "The mail server reports this mailbox as disabled."
+          : "The mail server rejected this mailbox (it does not exist).",
       },
     };
   }
@@ -266,18 +279,31 @@ async function sourcesOfMany(env: Pick<Env, "DB">, normalisedEmails: string[]): 
     const query = db(env.DB).select().from(emailSources);
     // One address (every /v1 call): the database stops at 20 rows.
     const [only, ...more] = slice;
-    const rows = only !== undefined && more.length === 0 ? await query.where(eq(emailSources.email, only)).limit(20).all() : await query.where(inArray(emailSources.email, slice)).all();
+    const rows =
+      only !== undefined && more.length === 0
+        ? await query.where(eq(emailSources.email, only)).limit(20).all()
+        : await query.where(inArray(emailSources.email, slice)).all();
     for (const r of rows) {
       const list = out.get(r.email); // present: the rows are those of the addresses asked for
       if (!list || list.length >= 20) continue;
-      list.push({ uri: r.uri, website_url: r.websiteUrl, extracted_on: rfc3339(r.extractedOn), last_seen_on: rfc3339(r.lastSeenOn), still_on_page: r.stillOnPage });
+      list.push({
+        uri: r.uri,
+        website_url: r.websiteUrl,
+        extracted_on: rfc3339(r.extractedOn),
+        last_seen_on: rfc3339(r.lastSeenOn),
+        still_on_page: r.stillOnPage,
+      });
     }
   }
   return out;
 }
 
 async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boolean | null> {
-  const row = await db(env.DB).select({ acceptAll: domains.acceptAll }).from(domains).where(eq(domains.domain, domain)).get();
+  const row = await db(env.DB)
+    .select({ acceptAll: domains.acceptAll })
+    .from(domains)
+    .where(eq(domains.domain, domain))
+    .get();
   return row?.acceptAll ?? null;
 }
 

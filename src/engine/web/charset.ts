@@ -103,7 +103,9 @@ function latin1(bytes: Uint8Array): string {
 function isUtf8(bytes: Uint8Array, truncated: boolean): boolean {
   try {
     // A body cut at the byte limit may end inside a character: only the last three bytes may be partial.
-    new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(truncated ? bytes.subarray(0, Math.max(0, bytes.length - 3)) : bytes);
+    new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      truncated ? bytes.subarray(0, Math.max(0, bytes.length - 3)) : bytes,
+    );
     return true;
   } catch {
     return false;

@@ -1,10 +1,10 @@
 import { getDomain, parse } from "tldts";
 import { type Env, isProduction } from "../../env.js";
 import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
-import { classifyAddress, isAllowedAddress } from "./ip-ranges.js";
-import { EgressError } from "./egress-error.js";
 import { decodeBody } from "./charset.js";
+import { EgressError } from "./egress-error.js";
 import { InlineDataFilter } from "./inline-data.js";
+import { classifyAddress, isAllowedAddress } from "./ip-ranges.js";
 
 /**
  * THE egress guard: every outbound request the service makes on behalf of a caller (crawler pages,
@@ -90,7 +90,8 @@ export function urlRefusal(url: URL, env: Pick<Env, "ENVIRONMENT">): string | nu
   const literal = isIpLiteral(host);
   // In every environment: an IP literal must be public (WHATWG URL parsing already turned `127.1`,
   // `0x7f.1` and `2130706433` into 127.0.0.1).
-  if (literal && !isAllowedAddress(host, isProduction(env))) return `${classifyAddress(host).why ?? "non-public"} addresses are not fetched`;
+  if (literal && !isAllowedAddress(host, isProduction(env)))
+    return `${classifyAddress(host).why ?? "non-public"} addresses are not fetched`;
   if (/^localhost$/i.test(host) || /\.localhost$/i.test(host)) return "private and loopback hosts are not fetched";
   if (!isProduction(env)) return null;
   const info = parse(host);
@@ -109,10 +110,15 @@ const isIpLiteral = (host: string) => host.includes(":") || /^\d+\.\d+\.\d+\.\d+
  * for a non-public answer, "no_such_host" when the name has no address, "unreachable" when DNS
  * cannot answer.
  */
-export async function assertPublicHost(env: Pick<Env, "DOH_URL" | "ENVIRONMENT">, host: string, url = host): Promise<void> {
+export async function assertPublicHost(
+  env: Pick<Env, "DOH_URL" | "ENVIRONMENT">,
+  host: string,
+  url = host,
+): Promise<void> {
   const name = host.replace(/^\[|\]$/g, "");
   if (isIpLiteral(name)) {
-    if (!isAllowedAddress(name, isProduction(env))) throw new EgressError("refused", url, `${name} is a ${classifyAddress(name).why} address`);
+    if (!isAllowedAddress(name, isProduction(env)))
+      throw new EgressError("refused", url, `${name} is a ${classifyAddress(name).why} address`);
     return;
   }
   const resolver = resolverFor(env);
@@ -121,13 +127,18 @@ export async function assertPublicHost(env: Pick<Env, "DOH_URL" | "ENVIRONMENT">
     const [a, aaaa] = await Promise.all([resolver.lookup(name, "A"), resolver.lookup(name, "AAAA")]);
     answers = [...a.records, ...aaaa.records];
   } catch (err) {
-    if (err instanceof DnsUnavailableError) throw new EgressError("unreachable", url, `DNS for ${name} could not be resolved (${err.reason})`);
+    if (err instanceof DnsUnavailableError)
+      throw new EgressError("unreachable", url, `DNS for ${name} could not be resolved (${err.reason})`);
     throw err;
   }
   if (answers.length === 0) throw new EgressError("no_such_host", url, `${name} has no address`);
   for (const address of answers) {
     if (!isAllowedAddress(address, isProduction(env))) {
-      throw new EgressError("refused", url, `${name} points to a ${classifyAddress(address).why ?? "non-public"} address`);
+      throw new EgressError(
+        "refused",
+        url,
+        `${name} points to a ${classifyAddress(address).why ?? "non-public"} address`,
+      );
     }
   }
 }
@@ -135,11 +146,20 @@ export async function assertPublicHost(env: Pick<Env, "DOH_URL" | "ENVIRONMENT">
 /** `localhost`, a name under `.localhost`, or a loopback literal. */
 export function isLoopbackHost(url: URL): boolean {
   const host = bareHost(url).toLowerCase();
-  return /^localhost$/.test(host) || /\.localhost$/.test(host) || (isIpLiteral(host) && classifyAddress(host).why === "loopback");
+  return (
+    /^localhost$/.test(host) ||
+    /\.localhost$/.test(host) ||
+    (isIpLiteral(host) && classifyAddress(host).why === "loopback")
+  );
 }
 
 /** Checks one hop: the URL's form, the site rule and every address of its host. */
-async function checkHop(env: Env, url: URL, site: string | undefined, loopbackOutsideProduction = false): Promise<void> {
+async function checkHop(
+  env: Env,
+  url: URL,
+  site: string | undefined,
+  loopbackOutsideProduction = false,
+): Promise<void> {
   if (loopbackOutsideProduction && !isProduction(env) && isLoopbackHost(url)) return;
   const refused = urlRefusal(url, env);
   if (refused) throw new EgressError("refused", url.href, refused);
@@ -198,8 +218,15 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
   const errorBody = !res.ok && (init.errorBodyBytes ?? 0) > 0 && TEXT_TYPES.test(contentType || "text/html");
   let body: Uint8Array | null = null;
   let truncated = false;
-  if (readable) ({ bytes: body, truncated } = await readCapped(res, init.maxBytes, signal, init.dropInlineData ?? false));
-  else if (errorBody) ({ bytes: body, truncated } = await readCapped(res, Math.min(init.errorBodyBytes ?? 0, init.maxBytes), signal, false));
+  if (readable)
+    ({ bytes: body, truncated } = await readCapped(res, init.maxBytes, signal, init.dropInlineData ?? false));
+  else if (errorBody)
+    ({ bytes: body, truncated } = await readCapped(
+      res,
+      Math.min(init.errorBodyBytes ?? 0, init.maxBytes),
+      signal,
+      false,
+    ));
   else await res.body?.cancel();
   const bytes = body;
   return {
@@ -214,7 +241,12 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
 }
 
 /** Reads at most `maxBytes` of the body and cancels the rest, so a 50 MB answer costs 50 MB of nobody's memory. */
-async function readCapped(res: Response, maxBytes: number, signal: AbortSignal, dropInlineData: boolean): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readCapped(
+  res: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+  dropInlineData: boolean,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const reader = res.body?.getReader();
   if (!reader) return { bytes: new Uint8Array(), truncated: false };
   const filter = dropInlineData ? new InlineDataFilter() : null;
@@ -258,4 +290,3 @@ async function readCapped(res: Response, maxBytes: number, signal: AbortSignal, 
   }
   return { bytes, truncated };
 }
-

@@ -21,9 +21,27 @@ export type PageFetch =
    * refused host). `challenge`: a bot challenge (403 `cf-mitigated: challenge`, "Just a moment..."),
    * not worth retrying; `transient`: a 429, worth one later try after `retryAfterMs`.
    */
-  | { kind: "unusable"; url: string; status: number; reason: string; refused?: boolean; challenge?: boolean; transient?: boolean; retryAfterMs?: number }
+  | {
+      kind: "unusable";
+      url: string;
+      status: number;
+      reason: string;
+      refused?: boolean;
+      challenge?: boolean;
+      transient?: boolean;
+      retryAfterMs?: number;
+    }
   /** Nothing usable came back: network failure, 5xx, or the time ran out. Worth one later try, except a challenge. */
-  | { kind: "unreachable"; url: string; reason: string; timedOut: boolean; noSuchHost?: boolean; status?: number; challenge?: boolean; retryAfterMs?: number };
+  | {
+      kind: "unreachable";
+      url: string;
+      reason: string;
+      timedOut: boolean;
+      noSuchHost?: boolean;
+      status?: number;
+      challenge?: boolean;
+      retryAfterMs?: number;
+    };
 
 const PDF_TYPES = /^application\/(pdf|x-pdf|octet-stream)|^binary\/octet-stream/i;
 /** How much of an error page is read to tell a bot challenge from a plain refusal. */
@@ -34,7 +52,11 @@ const ERROR_BODY_BYTES = 16 * 1024;
  * the page's registrable domain, body cut at `maxBytes` after inline base64 payloads are dropped,
  * the whole exchange bounded by `timeoutMs`) and sorts the outcome into what the crawler can use.
  */
-export async function fetchPage(start: string, env: Env, limits: FetchLimits & { documents?: false }): Promise<Exclude<PageFetch, { kind: "document" }>>;
+export async function fetchPage(
+  start: string,
+  env: Env,
+  limits: FetchLimits & { documents?: false },
+): Promise<Exclude<PageFetch, { kind: "document" }>>;
 export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch>;
 export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch> {
   const site = getDomain(start) ?? undefined;
@@ -52,19 +74,43 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
     const retry = retryAfterMs === null ? {} : { retryAfterMs };
     const errorText = res.status >= 300 && res.body ? res.text() : "";
     if (isBotChallenge(res.status, res.headers, errorText)) {
-      return { kind: "unusable", url: res.url, status: res.status, reason: `bot challenge (HTTP ${res.status})`, challenge: true };
+      return {
+        kind: "unusable",
+        url: res.url,
+        status: res.status,
+        reason: `bot challenge (HTTP ${res.status})`,
+        challenge: true,
+      };
     }
-    if (res.status >= 500) return { kind: "unreachable", url: res.url, reason: `HTTP ${res.status}`, timedOut: false, status: res.status, ...retry };
-    if (res.status === 429) return { kind: "unusable", url: res.url, status: 429, reason: "HTTP 429", transient: true, ...retry };
+    if (res.status >= 500)
+      return {
+        kind: "unreachable",
+        url: res.url,
+        reason: `HTTP ${res.status}`,
+        timedOut: false,
+        status: res.status,
+        ...retry,
+      };
+    if (res.status === 429)
+      return { kind: "unusable", url: res.url, status: 429, reason: "HTTP 429", transient: true, ...retry };
     if (res.status >= 300) return { kind: "unusable", url: res.url, status: res.status, reason: `HTTP ${res.status}` };
     const contentType = res.contentType || "text/html";
     if (res.body && limits.documents && isPdf(contentType, res.url, res.body)) {
-      return { kind: "document", url: res.url, status: res.status, contentType: "application/pdf", bytes: res.body, truncated: res.truncated };
+      return {
+        kind: "document",
+        url: res.url,
+        status: res.status,
+        contentType: "application/pdf",
+        bytes: res.body,
+        truncated: res.truncated,
+      };
     }
-    if (!res.body || !TEXT_TYPES.test(contentType)) return { kind: "unusable", url: res.url, status: res.status, reason: `content type ${contentType}` };
+    if (!res.body || !TEXT_TYPES.test(contentType))
+      return { kind: "unusable", url: res.url, status: res.status, reason: `content type ${contentType}` };
     const body = res.text();
     // A challenge page may also come with 200 (a JavaScript check before the real page).
-    if (isBotChallenge(res.status, res.headers, body)) return { kind: "unusable", url: res.url, status: res.status, reason: "bot challenge", challenge: true };
+    if (isBotChallenge(res.status, res.headers, body))
+      return { kind: "unusable", url: res.url, status: res.status, reason: "bot challenge", challenge: true };
     return { kind: "ok", url: res.url, status: res.status, contentType, body, truncated: res.truncated };
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
@@ -97,7 +143,11 @@ export function isBotChallenge(status: number, headers: Headers, body: string): 
   if (status !== 403 && status !== 503 && status !== 429 && status !== 200) return false;
   if (body.length > 64 * 1024) return false;
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim() ?? "";
-  if (/^(just a moment\.*|attention required!.*|one more step|please wait\.*|checking your browser.*|ddos-guard)$/i.test(title)) {
+  if (
+    /^(just a moment\.*|attention required!.*|one more step|please wait\.*|checking your browser.*|ddos-guard)$/i.test(
+      title,
+    )
+  ) {
     return status !== 200 || /challenge|captcha|cf-chl|enable javascript and cookies/i.test(body);
   }
   return status !== 200 && /\/cdn-cgi\/challenge-platform\/|window\._cf_chl_opt|cf-browser-verification/i.test(body);

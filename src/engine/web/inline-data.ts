@@ -13,7 +13,14 @@ const MARKER = new TextEncoder().encode(";base64,");
  * (`src=data:…;base64,AAAA alt=Jane`) must survive; a payload folded over lines is only kept in part.
  */
 function isPayloadByte(b: number): boolean {
-  return (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x2b || b === 0x2f || b === 0x3d;
+  return (
+    (b >= 0x41 && b <= 0x5a) ||
+    (b >= 0x61 && b <= 0x7a) ||
+    (b >= 0x30 && b <= 0x39) ||
+    b === 0x2b ||
+    b === 0x2f ||
+    b === 0x3d
+  );
 }
 
 export class InlineDataFilter {

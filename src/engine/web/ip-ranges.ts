@@ -53,7 +53,10 @@ export function parseIPv4(text: string): bigint | null {
 
 /** Parses IPv6 text (with `::` and an optional dotted IPv4 tail, brackets and zone id tolerated); null otherwise. */
 export function parseIPv6(text: string): bigint | null {
-  let s = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+  let s = text
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
+    .toLowerCase();
   if (!s.includes(":")) return null;
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   if (tail) {
@@ -78,14 +81,17 @@ export function parseIPv6(text: string): bigint | null {
 }
 
 /** A range of the tables below as numbers; a malformed entry is a programming error found at load. */
-const cidr = (parse: (ip: string) => bigint | null) => ([ip, prefix]: readonly [string, number, ...unknown[]]): Cidr => {
-  const network = parse(ip);
-  if (network === null) throw new Error(`The range ${ip}/${prefix} is not a valid address range.`);
-  return [network, prefix];
-};
+const cidr =
+  (parse: (ip: string) => bigint | null) =>
+  ([ip, prefix]: readonly [string, number, ...unknown[]]): Cidr => {
+    const network = parse(ip);
+    if (network === null) throw new Error(`The range ${ip}/${prefix} is not a valid address range.`);
+    return [network, prefix];
+  };
 const cidr4 = cidr(parseIPv4);
 const cidr6 = cidr(parseIPv6);
-const inCidr = (value: bigint, bits: number, [network, prefix]: Cidr) => value >> BigInt(bits - prefix) === network >> BigInt(bits - prefix);
+const inCidr = (value: bigint, bits: number, [network, prefix]: Cidr) =>
+  value >> BigInt(bits - prefix) === network >> BigInt(bits - prefix);
 
 const V4_BLOCKED_CIDRS = V4_BLOCKED.map((r) => [cidr4(r), r[2]] as const);
 const V4_DOC_CIDRS = V4_DOCUMENTATION.map(cidr4);
@@ -103,13 +109,15 @@ export interface Classified {
 export function classifyAddress(address: string): Classified {
   const v4 = parseIPv4(address.trim());
   if (v4 !== null) {
-    if (V4_DOC_CIDRS.some((c) => inCidr(v4, 32, c))) return { verdict: "documentation", why: "documentation (TEST-NET)" };
+    if (V4_DOC_CIDRS.some((c) => inCidr(v4, 32, c)))
+      return { verdict: "documentation", why: "documentation (TEST-NET)" };
     const blocked = V4_BLOCKED_CIDRS.find(([c]) => inCidr(v4, 32, c));
     return blocked ? { verdict: "blocked", why: blocked[1] } : { verdict: "public", why: null };
   }
   const v6 = parseIPv6(address.trim());
   if (v6 === null) return { verdict: "blocked", why: "not an IP address" };
-  if (V6_DOC_CIDRS.some((c) => inCidr(v6, 128, c))) return { verdict: "documentation", why: "documentation (2001:db8::/32)" };
+  if (V6_DOC_CIDRS.some((c) => inCidr(v6, 128, c)))
+    return { verdict: "documentation", why: "documentation (2001:db8::/32)" };
   // Outside 2000::/3 lie ::1, ::, ::ffff:0:0/96 (IPv4-mapped), 64:ff9b::/96 (NAT64), fc00::/7, fe80::/10, ff00::/8...
   if (!inCidr(v6, 128, V6_GLOBAL)) return { verdict: "blocked", why: describeNonGlobal(v6) };
   const blocked = V6_BLOCKED_CIDRS.find(([c]) => inCidr(v6, 128, c));

@@ -35,7 +35,8 @@ function rowsOf(items: TextItem[]): string[][] {
     let end = -Infinity;
     for (const item of line) {
       const size = item.height || 10;
-      if (cells.length && item.x - end <= size * 1.5) cells[cells.length - 1] += (item.x - end > size * 0.15 ? " " : "") + item.str;
+      if (cells.length && item.x - end <= size * 1.5)
+        cells[cells.length - 1] += (item.x - end > size * 0.15 ? " " : "") + item.str;
       else cells.push(item.str);
       end = item.x + item.width;
     }
@@ -44,7 +45,10 @@ function rowsOf(items: TextItem[]): string[][] {
 }
 
 /** The document's text rows (cells per row), page after page, up to `limits.maxPages` pages. */
-export async function pdfRows(bytes: Uint8Array, limits: PdfLimits): Promise<{ rows: string[][]; pages: number; pagesRead: number }> {
+export async function pdfRows(
+  bytes: Uint8Array,
+  limits: PdfLimits,
+): Promise<{ rows: string[][]; pages: number; pagesRead: number }> {
   const { getDocumentProxy } = await loadPdfVendor();
   // PDF.js may detach the buffer it is given: it gets a copy.
   const doc = await getDocumentProxy(bytes.slice(), { disableFontFace: true, verbosity: 0 });
@@ -54,8 +58,12 @@ export async function pdfRows(bytes: Uint8Array, limits: PdfLimits): Promise<{ r
     for (let n = 1; n <= pagesRead; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
-      const items = (content.items as { str?: string; transform?: number[]; width?: number; height?: number }[]).flatMap((i) =>
-        typeof i.str === "string" && i.transform ? [{ str: i.str, x: i.transform[4], y: i.transform[5], width: i.width ?? 0, height: i.height ?? 0 }] : [],
+      const items = (
+        content.items as { str?: string; transform?: number[]; width?: number; height?: number }[]
+      ).flatMap((i) =>
+        typeof i.str === "string" && i.transform
+          ? [{ str: i.str, x: i.transform[4], y: i.transform[5], width: i.width ?? 0, height: i.height ?? 0 }]
+          : [],
       );
       rows.push(...rowsOf(items));
       page.cleanup();

@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { flags } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { CreateFlagBody, FlagSchema, flagLimit, renderFlag } from "../flags.js";
 import { jsonBody, jsonContent, MutationSchema, ownerOf } from "../shared.js";
 
@@ -33,6 +33,9 @@ export function registerCreateFlag(v1: ApiApp) {
       })
       .returning();
     if (!row) throw new Error("inserting a flag returned no row");
-    return c.json({ status: true, message: "Thank you: the report was recorded and will be reviewed.", data: renderFlag(row) }, 200);
+    return c.json(
+      { status: true, message: "Thank you: the report was recorded and will be reviewed.", data: renderFlag(row) },
+      200,
+    );
   });
 }

@@ -1,16 +1,25 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { type LeadRow, leads } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { planFor } from "../../limits/plans.js";
 import { allAttributes, checkAttributeValues } from "../attributes.js";
 import { emitSaveLeadLater } from "../events.js";
-import { assertEmailFree, CreateLeadBody, duplicateLead, leadColumns, LeadSchema, withFinderFacts } from "../lead.js";
+import { assertEmailFree, CreateLeadBody, duplicateLead, LeadSchema, leadColumns, withFinderFacts } from "../lead.js";
 import { findList } from "../lists.js";
-import { IdParam, isLiteralIdTemplate, isUniqueViolation, jsonBody, jsonContent, type LeadsCtx, MutationSchema, ownerOf } from "../shared.js";
+import {
+  IdParam,
+  isLiteralIdTemplate,
+  isUniqueViolation,
+  jsonBody,
+  jsonContent,
+  type LeadsCtx,
+  MutationSchema,
+  ownerOf,
+} from "../shared.js";
 import { renderOwnLead } from "./get-lead.js";
 
 const CreatedLeadSchema = MutationSchema.extend({ data: LeadSchema }).openapi("CreatedLead");
@@ -20,14 +29,26 @@ async function createLead(c: LeadsCtx, body: z.infer<typeof CreateLeadBody>) {
   const plan = planFor(c.get("auth").account.plan);
   const store = db(c.env.DB);
   const columns = await withFinderFacts(c.env, body.email, leadColumns(body));
-  const [held, attributes] = await Promise.all([store.$count(leads, eq(leads.accountId, accountId)), body.attributes ? allAttributes(c.env, accountId) : []]);
+  const [held, attributes] = await Promise.all([
+    store.$count(leads, eq(leads.accountId, accountId)),
+    body.attributes ? allAttributes(c.env, accountId) : [],
+  ]);
   if (held >= plan.caps.leads) {
-    throw new ApiError(422, "leads_limit_reached", `Your ${plan.label} plan allows ${plan.caps.leads} leads (available_leads) and this account has ${held}; delete leads before saving more.`);
+    throw new ApiError(
+      422,
+      "leads_limit_reached",
+      `Your ${plan.label} plan allows ${plan.caps.leads} leads (available_leads) and this account has ${held}; delete leads before saving more.`,
+    );
   }
   await assertEmailFree(c.env, accountId, body.email);
-  if (columns.listId) await findList(c.env, accountId, columns.listId).catch(() => {
-    throw new ApiError(400, "params_invalid", `The parameter 'list_id' is invalid: no lead list with id ${columns.listId} on this account.`);
-  });
+  if (columns.listId)
+    await findList(c.env, accountId, columns.listId).catch(() => {
+      throw new ApiError(
+        400,
+        "params_invalid",
+        `The parameter 'list_id' is invalid: no lead list with id ${columns.listId} on this account.`,
+      );
+    });
   const values = body.attributes ? checkAttributeValues(attributes, body.attributes) : {};
   const stored = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null));
   const now = Date.now();
@@ -38,7 +59,16 @@ async function createLead(c: LeadsCtx, body: z.infer<typeof CreateLeadBody>) {
   try {
     [row] = await store
       .insert(leads)
-      .values({ ...columns, accountId, email: body.email, emailKey: body.email, domain, attributes: JSON.stringify(stored), createdAt: now, updatedAt: now })
+      .values({
+        ...columns,
+        accountId,
+        email: body.email,
+        emailKey: body.email,
+        domain,
+        attributes: JSON.stringify(stored),
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateLead(body.email);
@@ -73,7 +103,8 @@ const templateRoute = createRoute({
 export function registerCreateLead(v1: ApiApp) {
   v1.openapi(route, async (c) => c.json(await createLead(c, c.req.valid("json")), 200));
   v1.openapi(templateRoute, async (c) => {
-    if (!isLiteralIdTemplate(c.req.valid("param").id)) throw new ApiError(404, "unknown_route", "Create leads with POST /v1/leads; update one with PUT /v1/leads/{id}.");
+    if (!isLiteralIdTemplate(c.req.valid("param").id))
+      throw new ApiError(404, "unknown_route", "Create leads with POST /v1/leads; update one with PUT /v1/leads/{id}.");
     return c.json(await createLead(c, c.req.valid("json")), 200);
   });
 }

@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { leadAttributes, leads } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { findAttribute } from "../attributes.js";
 import { IdParam, jsonContent, MutationSchema, ownerOf, recordId } from "../shared.js";
 import { ATTRIBUTE_PREFIXES } from "./list-attributes.js";
@@ -29,7 +29,9 @@ export function registerDeleteAttribute(v1: ApiApp) {
           .update(leads)
           .set({ attributes: sql`json_remove(${leads.attributes}, ${path})` })
           .where(and(eq(leads.accountId, accountId), sql`json_type(${leads.attributes}, ${path}) IS NOT NULL`)),
-        store.delete(leadAttributes).where(and(eq(leadAttributes.id, attribute.id), eq(leadAttributes.accountId, accountId))),
+        store
+          .delete(leadAttributes)
+          .where(and(eq(leadAttributes.id, attribute.id), eq(leadAttributes.accountId, accountId))),
       ]);
       return c.json({ status: true, message: `The attribute "${attribute.name}" was deleted.` }, 200);
     });

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { IdParam, jsonContent, MutationSchema, ownerOf, recordId } from "../shared.js";
 import { renderWebhook, setWebhookStatus, WebhookSchema } from "../webhooks.js";
 

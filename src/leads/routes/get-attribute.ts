@@ -1,11 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { AttributeSchema, findAttribute, renderAttribute } from "../attributes.js";
 import { IdParam, isLiteralIdTemplate, jsonContent, ownerOf, recordId } from "../shared.js";
 import { ATTRIBUTE_PREFIXES, AttributesSchema, listAttributes } from "./list-attributes.js";
 
-const OneAttributeSchema = z.object({ data: z.object({ attributes: z.array(AttributeSchema).length(1) }) }).openapi("OneLeadAttribute");
+const OneAttributeSchema = z
+  .object({ data: z.object({ attributes: z.array(AttributeSchema).length(1) }) })
+  .openapi("OneLeadAttribute");
 
 export function registerGetAttribute(v1: ApiApp) {
   for (const prefix of ATTRIBUTE_PREFIXES) {
@@ -16,7 +18,10 @@ export function registerGetAttribute(v1: ApiApp) {
       security,
       summary: "One lead attribute as data.attributes[] (a literal {id} lists them all instead)",
       request: { params: IdParam },
-      responses: { 200: jsonContent("The attribute", z.union([OneAttributeSchema, AttributesSchema])), ...ErrorResponses },
+      responses: {
+        200: jsonContent("The attribute", z.union([OneAttributeSchema, AttributesSchema])),
+        ...ErrorResponses,
+      },
     });
     v1.openapi(route, async (c) => {
       const { id } = c.req.valid("param");

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { leadLists } from "../../db/schema-leads.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { findLead, LeadSchema, renderLead } from "../lead.js";
 import { findList, listSizes } from "../lists.js";
 import { IdParam, isLiteralIdTemplate, jsonContent, type LeadsCtx, ownerOf, recordId } from "../shared.js";

@@ -1,11 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { findList, LeadListSchema, listSizes, renderList } from "../lists.js";
 import { IdParam, isLiteralIdTemplate, jsonContent, ownerOf, recordId } from "../shared.js";
 import { ListsSchema, listLists } from "./list-lists.js";
 
-const OneListSchema = z.object({ data: z.array(LeadListSchema).length(1).openapi({ description: "An array holding the one list" }) }).openapi("OneLeadList");
+const OneListSchema = z
+  .object({ data: z.array(LeadListSchema).length(1).openapi({ description: "An array holding the one list" }) })
+  .openapi("OneLeadList");
 
 const route = createRoute({
   method: "get",

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { findWebhook, renderWebhook, WebhookSchema } from "../webhooks.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { IdParam, jsonContent, ownerOf, recordId } from "../shared.js";
+import { findWebhook, renderWebhook, WebhookSchema } from "../webhooks.js";
 
 const route = createRoute({
   method: "get",

@@ -1,17 +1,21 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { allAttributes, AttributeSchema, renderAttribute } from "../attributes.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { AttributeSchema, allAttributes, renderAttribute } from "../attributes.js";
 import { ClassicMetaSchema, classicMeta, jsonContent, type LeadsCtx, ownerOf } from "../shared.js";
 
 /** Lead attributes are served under both prefixes clients use (contract 5.7). */
 export const ATTRIBUTE_PREFIXES = ["/attributes", "/leads/attributes"] as const;
 
-export const AttributesSchema = z.object({ data: z.object({ attributes: z.array(AttributeSchema), meta: ClassicMetaSchema }) }).openapi("LeadAttributes");
+export const AttributesSchema = z
+  .object({ data: z.object({ attributes: z.array(AttributeSchema), meta: ClassicMetaSchema }) })
+  .openapi("LeadAttributes");
 
 export async function listAttributes(c: LeadsCtx): Promise<z.infer<typeof AttributesSchema>> {
   const rows = await allAttributes(c.env, ownerOf(c));
-  return { data: { attributes: rows.map(renderAttribute), meta: classicMeta(rows.length, 1, Math.max(rows.length, 1)) } };
+  return {
+    data: { attributes: rows.map(renderAttribute), meta: classicMeta(rows.length, 1, Math.max(rows.length, 1)) },
+  };
 }
 
 export function registerListAttributes(v1: ApiApp) {

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { listAttempts } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { classicMeta, jsonContent, ownerOf, pageQuery } from "../shared.js";
 import { DeliveryLogSchema, renderAttempt } from "./webhook-deliveries.js";
 
@@ -10,11 +10,17 @@ const route = createRoute({
   path: "/deliveries",
   tags: ["Webhooks"],
   security,
-  summary: "Every delivery attempt of the account (save_lead webhooks, webhook_url callbacks, bulk end events), newest first",
+  summary:
+    "Every delivery attempt of the account (save_lead webhooks, webhook_url callbacks, bulk end events), newest first",
   request: {
     query: z.object({
       ...pageQuery(20),
-      delivery_id: z.string().min(1).max(100).optional().openapi({ description: "Only the attempts of one delivery (its webhook-id header)" }),
+      delivery_id: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .openapi({ description: "Only the attempts of one delivery (its webhook-id header)" }),
     }),
   },
   responses: { 200: jsonContent("Attempts", DeliveryLogSchema), ...ErrorResponses },

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { leadLists, leads } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { describeIssue, queryInt } from "../../http/validation.js";
 import { LEAD_SORT_FIELDS, LeadSchema, renderLead } from "../lead.js";
 import { listSizes } from "../lists.js";
@@ -15,10 +15,19 @@ export const ListLeadsQuery = z.object({
   list: queryInt({ min: 1 }).openapi({ description: "Only leads of this list id" }),
   sortby: z.enum(LEAD_SORT_FIELDS).default("id"),
   direction: z.enum(["asc", "desc"]).default("desc"),
-  domain: z.string().trim().toLowerCase().min(1).max(253).optional().openapi({ description: "Only leads whose email is at this domain" }),
+  domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .max(253)
+    .optional()
+    .openapi({ description: "Only leads whose email is at this domain" }),
 });
 
-export const LeadPageSchema = z.object({ data: z.object({ leads: z.array(LeadSchema), meta: ClassicMetaSchema }) }).openapi("LeadPage");
+export const LeadPageSchema = z
+  .object({ data: z.object({ leads: z.array(LeadSchema), meta: ClassicMetaSchema }) })
+  .openapi("LeadPage");
 
 const SORT_COLUMNS = {
   id: leads.id,
@@ -34,7 +43,10 @@ const SORT_COLUMNS = {
   updated_at: leads.updatedAt,
 } as const;
 
-export async function listLeads(c: LeadsCtx, query: z.infer<typeof ListLeadsQuery>): Promise<z.infer<typeof LeadPageSchema>> {
+export async function listLeads(
+  c: LeadsCtx,
+  query: z.infer<typeof ListLeadsQuery>,
+): Promise<z.infer<typeof LeadPageSchema>> {
   const accountId = ownerOf(c);
   const store = db(c.env.DB);
   const where: SQL | undefined = and(
@@ -55,7 +67,12 @@ export async function listLeads(c: LeadsCtx, query: z.infer<typeof ListLeadsQuer
   ]);
   const listIds = [...new Set(rows.map((r) => r.listId).filter((id): id is number => id !== null))];
   const [lists, sizes] = await Promise.all([
-    listIds.length ? store.select().from(leadLists).where(and(eq(leadLists.accountId, accountId), inArray(leadLists.id, listIds))) : Promise.resolve([]),
+    listIds.length
+      ? store
+          .select()
+          .from(leadLists)
+          .where(and(eq(leadLists.accountId, accountId), inArray(leadLists.id, listIds)))
+      : Promise.resolve([]),
     listSizes(c.env, accountId, listIds),
   ]);
   const listById = new Map(lists.map((l) => [l.id, l]));

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { allLists, LeadListSchema, listSizes, renderList } from "../lists.js";
 import { jsonContent, type LeadsCtx, ownerOf } from "../shared.js";
 
@@ -9,7 +9,11 @@ export const ListsSchema = z.object({ data: z.object({ list_leads: z.array(LeadL
 export async function listLists(c: LeadsCtx): Promise<z.infer<typeof ListsSchema>> {
   const accountId = ownerOf(c);
   const rows = await allLists(c.env, accountId);
-  const sizes = await listSizes(c.env, accountId, rows.map((r) => r.id));
+  const sizes = await listSizes(
+    c.env,
+    accountId,
+    rows.map((r) => r.id),
+  );
   return { data: { list_leads: rows.map((r) => renderList(r, sizes.get(r.id) ?? 0)) } };
 }
 

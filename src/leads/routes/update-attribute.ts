@@ -1,17 +1,29 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { leadAttributes } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { allAttributes, ATTRIBUTE_TYPES, AttributeNameSchema, findAttribute } from "../attributes.js";
-import { EMPTY_UPDATE_MESSAGE, IdParam, jsonBody, jsonContent, MutationSchema, nonEmpty, ownerOf, recordId, uniqueKey } from "../shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { ATTRIBUTE_TYPES, AttributeNameSchema, allAttributes, findAttribute } from "../attributes.js";
+import {
+  EMPTY_UPDATE_MESSAGE,
+  IdParam,
+  jsonBody,
+  jsonContent,
+  MutationSchema,
+  nonEmpty,
+  ownerOf,
+  recordId,
+  uniqueKey,
+} from "../shared.js";
 import { duplicateAttribute } from "./create-attribute.js";
 import { ATTRIBUTE_PREFIXES } from "./list-attributes.js";
 
 // `identifier` is read-only: a body that sends it is refused (strict object), not silently ignored.
-const UpdateAttributeBody = z.strictObject({ name: AttributeNameSchema.optional(), type: z.enum(ATTRIBUTE_TYPES).optional() }).openapi("UpdateLeadAttribute");
+const UpdateAttributeBody = z
+  .strictObject({ name: AttributeNameSchema.optional(), type: z.enum(ATTRIBUTE_TYPES).optional() })
+  .openapi("UpdateLeadAttribute");
 
 export function registerUpdateAttribute(v1: ApiApp) {
   for (const prefix of ATTRIBUTE_PREFIXES) {
@@ -36,7 +48,11 @@ export function registerUpdateAttribute(v1: ApiApp) {
       }
       await db(c.env.DB)
         .update(leadAttributes)
-        .set({ ...(body.name !== undefined ? { name: body.name } : {}), ...(body.type !== undefined ? { type: body.type } : {}), updatedAt: Date.now() })
+        .set({
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.type !== undefined ? { type: body.type } : {}),
+          updatedAt: Date.now(),
+        })
         .where(and(eq(leadAttributes.id, attribute.id), eq(leadAttributes.accountId, accountId)));
       return c.json({ status: true, message: `The attribute "${body.name ?? attribute.name}" was updated.` }, 200);
     });

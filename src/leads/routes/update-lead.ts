@@ -1,15 +1,34 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { type LeadRow, leads } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { allAttributes, checkAttributeValues } from "../attributes.js";
 import { emitSaveLeadLater } from "../events.js";
-import { assertEmailFree, duplicateLead, findLead, leadColumns, LeadSchema, UpdateLeadBody, withFinderFacts } from "../lead.js";
+import {
+  assertEmailFree,
+  duplicateLead,
+  findLead,
+  LeadSchema,
+  leadColumns,
+  UpdateLeadBody,
+  withFinderFacts,
+} from "../lead.js";
 import { findList } from "../lists.js";
-import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, notFound, ownerOf, recordId } from "../shared.js";
+import {
+  EMPTY_UPDATE_MESSAGE,
+  IdParam,
+  isUniqueViolation,
+  jsonBody,
+  jsonContent,
+  MutationSchema,
+  nonEmpty,
+  notFound,
+  ownerOf,
+  recordId,
+} from "../shared.js";
 import { renderOwnLead } from "./get-lead.js";
 
 const UpdatedLeadSchema = MutationSchema.extend({ data: LeadSchema }).openapi("UpdatedLead");
@@ -32,10 +51,15 @@ export function registerUpdateLead(v1: ApiApp) {
     const lead = await findLead(c.env, accountId, recordId(c.req.valid("param").id, "lead"));
     const sent = leadColumns(body);
     const columns = await withFinderFacts(c.env, sent.email ?? lead.emailKey, sent, lead);
-    if (columns.email && columns.email !== lead.emailKey) await assertEmailFree(c.env, accountId, columns.email, lead.id);
+    if (columns.email && columns.email !== lead.emailKey)
+      await assertEmailFree(c.env, accountId, columns.email, lead.id);
     if (columns.listId) {
       await findList(c.env, accountId, columns.listId).catch(() => {
-        throw new ApiError(400, "params_invalid", `The parameter 'list_id' is invalid: no lead list with id ${columns.listId} on this account.`);
+        throw new ApiError(
+          400,
+          "params_invalid",
+          `The parameter 'list_id' is invalid: no lead list with id ${columns.listId} on this account.`,
+        );
       });
     }
     let attributes: string | undefined;
@@ -62,6 +86,9 @@ export function registerUpdateLead(v1: ApiApp) {
     // No row: the lead was deleted between the read above and this update.
     if (!row) throw notFound("lead", lead.id);
     emitSaveLeadLater(c.env, (p) => c.executionCtx.waitUntil(p), row);
-    return c.json({ status: true, message: `The lead ${row.email} was updated.`, data: await renderOwnLead(c, row.id) }, 200);
+    return c.json(
+      { status: true, message: `The lead ${row.email} was updated.`, data: await renderOwnLead(c, row.id) },
+      200,
+    );
   });
 }

@@ -1,15 +1,28 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { leadLists } from "../../db/schema-leads.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { findList, ListNameSchema } from "../lists.js";
-import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, ownerOf, recordId, uniqueKey } from "../shared.js";
+import {
+  EMPTY_UPDATE_MESSAGE,
+  IdParam,
+  isUniqueViolation,
+  jsonBody,
+  jsonContent,
+  MutationSchema,
+  nonEmpty,
+  ownerOf,
+  recordId,
+  uniqueKey,
+} from "../shared.js";
 import { duplicateList } from "./create-list.js";
 
-const UpdateListBody = z.strictObject({ name: ListNameSchema.optional(), favorite: z.boolean().optional() }).openapi("UpdateLeadList");
+const UpdateListBody = z
+  .strictObject({ name: ListNameSchema.optional(), favorite: z.boolean().optional() })
+  .openapi("UpdateLeadList");
 
 const route = createRoute({
   method: "put",
@@ -33,14 +46,24 @@ export function registerUpdateList(v1: ApiApp) {
       const [taken] = await store
         .select({ id: leadLists.id })
         .from(leadLists)
-        .where(and(eq(leadLists.accountId, accountId), eq(leadLists.nameKey, uniqueKey(body.name)), ne(leadLists.id, list.id)))
+        .where(
+          and(
+            eq(leadLists.accountId, accountId),
+            eq(leadLists.nameKey, uniqueKey(body.name)),
+            ne(leadLists.id, list.id),
+          ),
+        )
         .limit(1);
       if (taken) throw duplicateList(body.name);
     }
     try {
       await store
         .update(leadLists)
-        .set({ ...(body.name !== undefined ? { name: body.name, nameKey } : {}), ...(body.favorite !== undefined ? { favorite: body.favorite } : {}), updatedAt: Date.now() })
+        .set({
+          ...(body.name !== undefined ? { name: body.name, nameKey } : {}),
+          ...(body.favorite !== undefined ? { favorite: body.favorite } : {}),
+          updatedAt: Date.now(),
+        })
         .where(and(eq(leadLists.id, list.id), eq(leadLists.accountId, accountId)));
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateList(body.name ?? list.name);

@@ -1,12 +1,24 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne } from "drizzle-orm";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { db } from "../../db/client.js";
 import { webhooks } from "../../db/schema-leads.js";
 import { assertDeliverableUrl } from "../../delivery/index.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
-import { EMPTY_UPDATE_MESSAGE, IdParam, isUniqueViolation, jsonBody, jsonContent, MutationSchema, nonEmpty, notFound, ownerOf, recordId, uniqueKey } from "../shared.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import {
+  EMPTY_UPDATE_MESSAGE,
+  IdParam,
+  isUniqueViolation,
+  jsonBody,
+  jsonContent,
+  MutationSchema,
+  nonEmpty,
+  notFound,
+  ownerOf,
+  recordId,
+  uniqueKey,
+} from "../shared.js";
 import {
   findWebhook,
   renderWebhook,
@@ -53,7 +65,9 @@ export function registerUpdateWebhook(v1: ApiApp) {
       const [taken] = await store
         .select({ id: webhooks.id })
         .from(webhooks)
-        .where(and(eq(webhooks.accountId, accountId), eq(webhooks.nameKey, uniqueKey(body.name)), ne(webhooks.id, hook.id)))
+        .where(
+          and(eq(webhooks.accountId, accountId), eq(webhooks.nameKey, uniqueKey(body.name)), ne(webhooks.id, hook.id)),
+        )
         .limit(1);
       if (taken) throw duplicateWebhook(body.name);
     }
@@ -68,7 +82,11 @@ export function registerUpdateWebhook(v1: ApiApp) {
       updatedAt: Date.now(),
     };
     try {
-      const [row] = await store.update(webhooks).set(changes).where(and(eq(webhooks.id, hook.id), eq(webhooks.accountId, accountId))).returning();
+      const [row] = await store
+        .update(webhooks)
+        .set(changes)
+        .where(and(eq(webhooks.id, hook.id), eq(webhooks.accountId, accountId)))
+        .returning();
       if (!row) throw notFound("webhook", hook.id); // deleted since it was read above
       return c.json({ status: true, message: `The webhook "${row.name}" was updated.`, data: renderWebhook(row) }, 200);
     } catch (err) {

@@ -1,13 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import type { DeliveryAttemptRow } from "../../db/schema-delivery.js";
 import { listAttempts } from "../../delivery/index.js";
 import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { rfc3339 } from "../../platform/time.js";
 import { ClassicMetaSchema, classicMeta, IdParam, jsonContent, ownerOf, pageQuery, recordId } from "../shared.js";
 import { DeliveryAttemptSchema, findWebhook } from "../webhooks.js";
 
-export const DeliveryLogSchema = z.object({ data: z.object({ deliveries: z.array(DeliveryAttemptSchema), meta: ClassicMetaSchema }) }).openapi("DeliveryLog");
+export const DeliveryLogSchema = z
+  .object({ data: z.object({ deliveries: z.array(DeliveryAttemptSchema), meta: ClassicMetaSchema }) })
+  .openapi("DeliveryLog");
 
 export function renderAttempt(row: DeliveryAttemptRow): z.infer<typeof DeliveryAttemptSchema> {
   return {

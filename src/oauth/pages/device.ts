@@ -16,7 +16,13 @@ ${errorBox(opts.error ?? null)}
 ${signOutForm(opts.csrf)}`;
 }
 
-export function deviceConfirmBody(opts: { csrf: string; userCode: string; appName: string; scopes: string[]; email: string }) {
+export function deviceConfirmBody(opts: {
+  csrf: string;
+  userCode: string;
+  appName: string;
+  scopes: string[];
+  email: string;
+}) {
   return html`<h1>Allow <span class="app">${opts.appName}</span> on your device?</h1>
 <p>Signed in as <strong>${opts.email}</strong>. Code <code>${opts.userCode}</code>.</p>
 <p><span class="app">${opts.appName}</span> is asking to:</p>

@@ -67,7 +67,11 @@ function accountHint(production: boolean) {
     : html`${signUp} On this local server <code>npm start</code> (or <code>npm run seed</code>) also creates demo accounts: <code>demo-pro@example.com</code>, password <code>demo-password</code>.`;
 }
 
-export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>, opts: { production?: boolean } = {}) {
+export function layout(
+  title: string,
+  body: HtmlEscapedString | Promise<HtmlEscapedString>,
+  opts: { production?: boolean } = {},
+) {
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -1,10 +1,16 @@
-import { AuthorizationError, authorizationErrorRedirect, type AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { AuthorizationError, type AuthRequest, authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
+import {
+  authorizationServer,
+  DEFAULT_SCOPES,
+  type GrantProps,
+  OAUTH_PATHS,
+  SUPPORTED_SCOPES,
+} from "../../auth/oauth-config.js";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEFAULT_SCOPES, type GrantProps, OAUTH_PATHS, SUPPORTED_SCOPES } from "../../auth/oauth-config.js";
 import { consentBody, messageBody } from "../pages/consent.js";
 import { renderPage } from "../pages/layout.js";
 import { csrfOk, currentSession } from "../session.js";
@@ -16,11 +22,15 @@ type C = Context<AppBindings>;
 function authorizationFailure(c: C, err: unknown): Promise<Response> | Response {
   if (err instanceof AuthorizationError) {
     if (err.redirectTo) return c.redirect(err.redirectTo, 302);
-    return renderPage(c, "Authorization failed", messageBody("This app's request is not valid", err.description), { status: 400 });
+    return renderPage(c, "Authorization failed", messageBody("This app's request is not valid", err.description), {
+      status: 400,
+    });
   }
   if (err instanceof Error) {
     // parseAuthRequest throws plain errors for unknown clients and unregistered redirect URIs: never redirect then.
-    return renderPage(c, "Authorization failed", messageBody("This app's request is not valid", err.message), { status: 400 });
+    return renderPage(c, "Authorization failed", messageBody("This app's request is not valid", err.message), {
+      status: 400,
+    });
   }
   throw err;
 }
@@ -37,15 +47,33 @@ export function registerAuthorizeRoutes(app: Hono<AppBindings>) {
     }
     // The library lets confidential clients skip PKCE; this service requires S256 from every client.
     if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
-      return c.redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256."), 302);
+      return c.redirect(
+        authorizationErrorRedirect(
+          request,
+          "invalid_request",
+          "PKCE is required: send code_challenge with code_challenge_method=S256.",
+        ),
+        302,
+      );
     }
     const unknown = request.scope.filter((s) => !(SUPPORTED_SCOPES as string[]).includes(s));
     if (unknown.length > 0) {
-      return c.redirect(authorizationErrorRedirect(request, "invalid_scope", `Unknown scope: ${unknown.join(" ")}. Supported: ${SUPPORTED_SCOPES.join(" ")}.`), 302);
+      return c.redirect(
+        authorizationErrorRedirect(
+          request,
+          "invalid_scope",
+          `Unknown scope: ${unknown.join(" ")}. Supported: ${SUPPORTED_SCOPES.join(" ")}.`,
+        ),
+        302,
+      );
     }
     const session = await currentSession(c);
     if (!session) return c.redirect(signInRedirect(url), 303);
-    const [account] = await db(c.env.DB).select({ email: accounts.email }).from(accounts).where(eq(accounts.id, session.accountId)).limit(1);
+    const [account] = await db(c.env.DB)
+      .select({ email: accounts.email })
+      .from(accounts)
+      .where(eq(accounts.id, session.accountId))
+      .limit(1);
     if (!account) return c.redirect(signInRedirect(url), 303);
 
     if (request.scope.length === 0) request = { ...request, scope: DEFAULT_SCOPES };
@@ -72,7 +100,10 @@ export function registerAuthorizeRoutes(app: Hono<AppBindings>) {
   app.post(OAUTH_PATHS.authorize, async (c) => {
     const form = await c.req.parseBody();
     const session = await currentSession(c);
-    if (!session) return renderPage(c, "Signed out", messageBody("You are signed out", "Start again from the app."), { status: 403 });
+    if (!session)
+      return renderPage(c, "Signed out", messageBody("You are signed out", "Start again from the app."), {
+        status: 403,
+      });
     if (!(await csrfOk(c, form.csrf, session)) || typeof form.handle !== "string") {
       return renderPage(c, "Expired", messageBody("This page expired", "Start again from the app."), { status: 403 });
     }

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import type { AppBindings } from "../../env.js";
 import { forwardToTokenEndpoint, OAUTH_PATHS } from "../../auth/oauth-config.js";
+import { recordIssuedToken } from "../../auth/token-records.js";
+import type { AppBindings } from "../../env.js";
 import { admitPoll, findByDeviceCode, takeDeviceCode } from "../device-store.js";
 import { oauthError } from "../oauth-errors.js";
-import { recordIssuedToken } from "../../auth/token-records.js";
 
 /** client_id from the form, or from HTTP Basic client authentication. */
 export function clientIdOf(c: Context<AppBindings>, form: FormData): string | null {
@@ -26,18 +26,27 @@ export function clientIdOf(c: Context<AppBindings>, form: FormData): string | nu
  */
 export async function pollDeviceToken(c: Context<AppBindings>, form: FormData): Promise<Response> {
   const deviceCode = form.get("device_code");
-  if (typeof deviceCode !== "string" || !deviceCode) return oauthError("invalid_request", "The device_code parameter is required.");
+  if (typeof deviceCode !== "string" || !deviceCode)
+    return oauthError("invalid_request", "The device_code parameter is required.");
   const clientId = clientIdOf(c, form);
   if (!clientId) return oauthError("invalid_client", "client_id is required.", 401);
 
   const row = await findByDeviceCode(c.env.DB, deviceCode);
-  if (!row || row.clientId !== clientId) return oauthError("invalid_grant", "The device_code is not known for this client.");
+  if (!row || row.clientId !== clientId)
+    return oauthError("invalid_grant", "The device_code is not known for this client.");
   const now = Date.now();
-  if (row.expiresAt <= now) return oauthError("expired_token", "The device_code has expired. Start the device flow again.");
+  if (row.expiresAt <= now)
+    return oauthError("expired_token", "The device_code has expired. Start the device flow again.");
 
   if (row.status === "pending") {
     const poll = await admitPoll(c.env.DB, row.id, now);
-    if (!poll.admitted) return oauthError("slow_down", `Polling too fast. Wait at least ${poll.intervalSeconds} seconds between requests.`, 400, { "Retry-After": String(poll.intervalSeconds) });
+    if (!poll.admitted)
+      return oauthError(
+        "slow_down",
+        `Polling too fast. Wait at least ${poll.intervalSeconds} seconds between requests.`,
+        400,
+        { "Retry-After": String(poll.intervalSeconds) },
+      );
     return oauthError("authorization_pending", "The person has not answered yet.");
   }
 
@@ -62,7 +71,10 @@ export async function pollDeviceToken(c: Context<AppBindings>, form: FormData): 
   const headers = new Headers({ "Content-Type": "application/x-www-form-urlencoded" });
   const auth = c.req.header("authorization");
   if (auth) headers.set("Authorization", auth);
-  const res = await forwardToTokenEndpoint(c, new Request(new URL(OAUTH_PATHS.token, c.req.url), { method: "POST", headers, body }));
+  const res = await forwardToTokenEndpoint(
+    c,
+    new Request(new URL(OAUTH_PATHS.token, c.req.url), { method: "POST", headers, body }),
+  );
   await recordIssuedToken(c.env, res);
   return res;
 }

@@ -1,11 +1,19 @@
 import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
 import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
-import { base64url, randomToken } from "../../platform/crypto.js";
+import {
+  authorizationServer,
+  DEFAULT_SCOPES,
+  type GrantProps,
+  issuerFor,
+  OAUTH_PATHS,
+  resourceFor,
+  SUPPORTED_SCOPES,
+} from "../../auth/oauth-config.js";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEFAULT_SCOPES, type GrantProps, issuerFor, OAUTH_PATHS, resourceFor, SUPPORTED_SCOPES } from "../../auth/oauth-config.js";
+import { base64url, randomToken } from "../../platform/crypto.js";
 import {
   approveDeviceCode,
   createDeviceCode,
@@ -16,20 +24,24 @@ import {
   findPendingByUserCode,
   normaliseUserCode,
 } from "../device-store.js";
+import { throttleDeviceCode } from "../device-throttle.js";
 import { oauthError } from "../oauth-errors.js";
 import { messageBody } from "../pages/consent.js";
 import { deviceConfirmBody, deviceEntryBody } from "../pages/device.js";
 import { renderPage } from "../pages/layout.js";
 import { csrfOk, currentSession, type Session } from "../session.js";
 import { clientIdOf } from "./device-token.js";
-import { throttleDeviceCode } from "../device-throttle.js";
 import { isAllowedRedirectUri } from "./register.js";
 import { signInRedirect } from "./sign-in.js";
 
 type C = Context<AppBindings>;
 
 async function emailOf(c: C, session: Session): Promise<string | null> {
-  const [row] = await db(c.env.DB).select({ email: accounts.email }).from(accounts).where(eq(accounts.id, session.accountId)).limit(1);
+  const [row] = await db(c.env.DB)
+    .select({ email: accounts.email })
+    .from(accounts)
+    .where(eq(accounts.id, session.accountId))
+    .limit(1);
   return row?.email ?? null;
 }
 
@@ -58,17 +70,28 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
   /** RFC 8628 §3.1–3.2: the device asks for a device code and a user code. */
   app.post(OAUTH_PATHS.deviceAuthorization, async (c) => {
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
-    if (type !== "application/x-www-form-urlencoded") return oauthError("invalid_request", "Send application/x-www-form-urlencoded.");
+    if (type !== "application/x-www-form-urlencoded")
+      return oauthError("invalid_request", "Send application/x-www-form-urlencoded.");
     const form = await c.req.raw.formData();
     const clientId = clientIdOf(c, form);
     if (!clientId) return oauthError("invalid_client", "client_id is required.", 401);
     const url = new URL(c.req.url);
     const client = await authorizationServer(c.env, url).getOAuthApi(c.env).lookupClient(clientId);
     if (!client) return oauthError("invalid_client", "No app is registered with this client_id.", 401);
-    const requested = String(form.get("scope") ?? "").split(" ").filter(Boolean);
+    const requested = String(form.get("scope") ?? "")
+      .split(" ")
+      .filter(Boolean);
     const unknown = requested.filter((s) => !(SUPPORTED_SCOPES as string[]).includes(s));
-    if (unknown.length > 0) return oauthError("invalid_scope", `Unknown scope: ${unknown.join(" ")}. Supported: ${SUPPORTED_SCOPES.join(" ")}.`);
-    const { deviceCode, userCode } = await createDeviceCode(c.env.DB, clientId, requested.length ? requested : DEFAULT_SCOPES);
+    if (unknown.length > 0)
+      return oauthError(
+        "invalid_scope",
+        `Unknown scope: ${unknown.join(" ")}. Supported: ${SUPPORTED_SCOPES.join(" ")}.`,
+      );
+    const { deviceCode, userCode } = await createDeviceCode(
+      c.env.DB,
+      clientId,
+      requested.length ? requested : DEFAULT_SCOPES,
+    );
     const page = `${issuerFor(c.env, url)}${OAUTH_PATHS.devicePage}`;
     return c.json(
       {
@@ -90,30 +113,60 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
     const email = await emailOf(c, session);
     if (!email) return c.redirect(signInRedirect(new URL(c.req.url)), 303);
     const prefill = normaliseUserCode(c.req.query("user_code") ?? "");
-    return renderPage(c, "Connect a device", deviceEntryBody({ csrf: session.csrf, userCode: prefill ? displayUserCode(prefill) : "", email }));
+    return renderPage(
+      c,
+      "Connect a device",
+      deviceEntryBody({ csrf: session.csrf, userCode: prefill ? displayUserCode(prefill) : "", email }),
+    );
   });
 
   app.post(OAUTH_PATHS.devicePage, async (c) => {
     const form = await c.req.parseBody();
     const session = await currentSession(c);
-    if (!session) return c.redirect(`${OAUTH_PATHS.signIn}?return_to=${encodeURIComponent(OAUTH_PATHS.devicePage)}`, 303);
+    if (!session)
+      return c.redirect(`${OAUTH_PATHS.signIn}?return_to=${encodeURIComponent(OAUTH_PATHS.devicePage)}`, 303);
     const email = (await emailOf(c, session)) ?? "";
     const typed = typeof form.user_code === "string" ? form.user_code.slice(0, 32) : "";
     if (!(await csrfOk(c, form.csrf, session))) {
-      return renderPage(c, "Connect a device", deviceEntryBody({ csrf: session.csrf, userCode: typed, email, error: "This form expired. Please try again." }), { status: 403 });
+      return renderPage(
+        c,
+        "Connect a device",
+        deviceEntryBody({ csrf: session.csrf, userCode: typed, email, error: "This form expired. Please try again." }),
+        { status: 403 },
+      );
     }
     const code = normaliseUserCode(typed);
-    const wait = await throttleDeviceCode(c.env, { ip: clientAddress(c), accountId: session.accountId, code: code ?? typed.toUpperCase() });
+    const wait = await throttleDeviceCode(c.env, {
+      ip: clientAddress(c),
+      accountId: session.accountId,
+      code: code ?? typed.toUpperCase(),
+    });
     if (wait !== null) return tooManyCodes(c, wait);
     const row = code ? await findPendingByUserCode(c.env.DB, code) : null;
     if (!code || !row) {
-      return renderPage(c, "Connect a device", deviceEntryBody({ csrf: session.csrf, userCode: typed, email, error: "That code is not valid or has expired. Check your device." }), { status: 400 });
+      return renderPage(
+        c,
+        "Connect a device",
+        deviceEntryBody({
+          csrf: session.csrf,
+          userCode: typed,
+          email,
+          error: "That code is not valid or has expired. Check your device.",
+        }),
+        { status: 400 },
+      );
     }
     const client = await authorizationServer(c.env, new URL(c.req.url)).getOAuthApi(c.env).lookupClient(row.clientId);
     return renderPage(
       c,
       "Allow device",
-      deviceConfirmBody({ csrf: session.csrf, userCode: displayUserCode(code), appName: client?.clientName ?? row.clientId, scopes: row.scope.split(" "), email }),
+      deviceConfirmBody({
+        csrf: session.csrf,
+        userCode: displayUserCode(code),
+        appName: client?.clientName ?? row.clientId,
+        scopes: row.scope.split(" "),
+        email,
+      }),
     );
   });
 
@@ -121,23 +174,42 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
     const form = await c.req.parseBody();
     const session = await currentSession(c);
     if (!session || !(await csrfOk(c, form.csrf, session))) {
-      return renderPage(c, "Expired", messageBody("This page expired", "Open the device page and enter the code again."), { status: 403 });
+      return renderPage(
+        c,
+        "Expired",
+        messageBody("This page expired", "Open the device page and enter the code again."),
+        { status: 403 },
+      );
     }
     const code = typeof form.user_code === "string" ? normaliseUserCode(form.user_code) : null;
-    const wait = await throttleDeviceCode(c.env, { ip: clientAddress(c), accountId: session.accountId, code: code ?? "" });
+    const wait = await throttleDeviceCode(c.env, {
+      ip: clientAddress(c),
+      accountId: session.accountId,
+      code: code ?? "",
+    });
     if (wait !== null) return tooManyCodes(c, wait);
     const row = code ? await findPendingByUserCode(c.env.DB, code) : null;
-    if (!row) return renderPage(c, "Code expired", messageBody("That code is no longer valid", "Start again on your device."), { status: 400 });
+    if (!row)
+      return renderPage(c, "Code expired", messageBody("That code is no longer valid", "Start again on your device."), {
+        status: 400,
+      });
 
     if (form.decision !== "approve") {
       await denyDeviceCode(c.env.DB, row.id, session.accountId);
-      return renderPage(c, "Denied", messageBody("Request denied", "The device was not given access. You can close this page."));
+      return renderPage(
+        c,
+        "Denied",
+        messageBody("Request denied", "The device was not given access. You can close this page."),
+      );
     }
     const url = new URL(c.req.url);
     const helpers = authorizationServer(c.env, url).getOAuthApi(c.env);
     const client = await helpers.lookupClient(row.clientId);
     const redirectUri = client?.redirectUris.find(isAllowedRedirectUri);
-    if (!client || !redirectUri) return renderPage(c, "App unavailable", messageBody("This app is no longer registered", "Nothing was granted."), { status: 400 });
+    if (!client || !redirectUri)
+      return renderPage(c, "App unavailable", messageBody("This app is no longer registered", "Nothing was granted."), {
+        status: 400,
+      });
 
     // The library only issues tokens for authorization codes: mint one for the device, bound to a
     // PKCE verifier that never leaves the server. The device's next poll redeems it.
@@ -166,8 +238,23 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
     });
     const authorizationCode = new URL(redirectTo).searchParams.get("code");
     if (!authorizationCode) throw new Error("the OAuth provider's consent redirect carries no code");
-    const ok = await approveDeviceCode(c.env.DB, row.id, { accountId: session.accountId, authorizationCode, codeVerifier, redirectUri });
-    if (!ok) return renderPage(c, "Code expired", messageBody("That code is no longer valid", "Start again on your device."), { status: 400 });
-    return renderPage(c, "Device connected", messageBody("Device connected", `${client.clientName ?? client.clientId} can now use your account. Return to your device.`));
+    const ok = await approveDeviceCode(c.env.DB, row.id, {
+      accountId: session.accountId,
+      authorizationCode,
+      codeVerifier,
+      redirectUri,
+    });
+    if (!ok)
+      return renderPage(c, "Code expired", messageBody("That code is no longer valid", "Start again on your device."), {
+        status: 400,
+      });
+    return renderPage(
+      c,
+      "Device connected",
+      messageBody(
+        "Device connected",
+        `${client.clientName ?? client.clientId} can now use your account. Return to your device.`,
+      ),
+    );
   });
 }

@@ -1,8 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import {
+  authorizationServer,
+  DEVICE_CODE_GRANT,
+  OAUTH_PATHS,
+  SUPPORTED_SCOPES,
+  workerCtx,
+} from "../../auth/oauth-config.js";
+import { errorBody } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { ErrorSchema } from "../../http/openapi-shared.js";
-import { errorBody } from "../../http/errors.js";
-import { authorizationServer, DEVICE_CODE_GRANT, OAUTH_PATHS, SUPPORTED_SCOPES, workerCtx } from "../../auth/oauth-config.js";
 
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -26,21 +32,32 @@ export const ClientRegistrationSchema = z
     redirect_uris: z
       .array(
         z.string().max(2000).refine(isAllowedRedirectUri, {
-          message: "each redirect URI must be https, or http on a loopback address (127.0.0.1, [::1], localhost), without a fragment",
+          message:
+            "each redirect URI must be https, or http on a loopback address (127.0.0.1, [::1], localhost), without a fragment",
         }),
       )
       .min(1)
       .max(10),
     client_name: z.string().min(1).max(100).optional(),
-    grant_types: z.array(z.enum(["authorization_code", "refresh_token", DEVICE_CODE_GRANT])).min(1).optional(),
+    grant_types: z
+      .array(z.enum(["authorization_code", "refresh_token", DEVICE_CODE_GRANT]))
+      .min(1)
+      .optional(),
     response_types: z.array(z.literal("code")).min(1).optional(),
     token_endpoint_auth_method: z.enum(["none", "client_secret_basic", "client_secret_post"]).optional(),
     scope: z
       .string()
       .max(200)
-      .refine((s) => s.split(" ").filter(Boolean).every((x) => (SUPPORTED_SCOPES as string[]).includes(x)), {
-        message: `scopes must be among: ${SUPPORTED_SCOPES.join(" ")}`,
-      })
+      .refine(
+        (s) =>
+          s
+            .split(" ")
+            .filter(Boolean)
+            .every((x) => (SUPPORTED_SCOPES as string[]).includes(x)),
+        {
+          message: `scopes must be among: ${SUPPORTED_SCOPES.join(" ")}`,
+        },
+      )
       .optional(),
     client_uri: httpsUrl.optional(),
     logo_uri: httpsUrl.optional(),
@@ -85,7 +102,10 @@ const route = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: ClientRegistrationSchema } } } },
   responses: {
     201: { description: "Registered", content: { "application/json": { schema: ClientInformationSchema } } },
-    400: { description: "Invalid metadata (RFC 7591 §3.2.2 error, with the usual error envelope beside it)", content: { "application/json": { schema: RegistrationErrorSchema } } },
+    400: {
+      description: "Invalid metadata (RFC 7591 §3.2.2 error, with the usual error envelope beside it)",
+      content: { "application/json": { schema: RegistrationErrorSchema } },
+    },
   },
 });
 
@@ -119,7 +139,8 @@ export function registerClientRegistrationRoute(v1: ApiApp) {
       );
       const body = (await res.json()) as Record<string, unknown>;
       if (!res.ok) {
-        const description = typeof body.error_description === "string" ? body.error_description : "The client metadata is not valid.";
+        const description =
+          typeof body.error_description === "string" ? body.error_description : "The client metadata is not valid.";
         return c.json(registrationError("invalid_client_metadata", description), 400);
       }
       if (wantsDevice && Array.isArray(body.grant_types)) body.grant_types = [...body.grant_types, DEVICE_CODE_GRANT];

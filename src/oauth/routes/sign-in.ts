@@ -1,14 +1,14 @@
 import { sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import { assertAccountUsable } from "../../auth/authenticate.js";
-import { hashPassword, verifyPassword } from "../../platform/crypto.js";
+import { OAUTH_PATHS } from "../../auth/oauth-config.js";
 import { db } from "../../db/client.js";
 import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
-import { isolateValue } from "../../platform/isolate-state.js";
 import { fixedLimit } from "../../limits/middleware.js";
-import { OAUTH_PATHS } from "../../auth/oauth-config.js";
+import { hashPassword, verifyPassword } from "../../platform/crypto.js";
+import { isolateValue } from "../../platform/isolate-state.js";
 import { renderPage } from "../pages/layout.js";
 import { signInBody } from "../pages/sign-in.js";
 import { csrfOk, currentSession, endSession, preSessionCsrf, startSession } from "../session.js";
@@ -16,7 +16,10 @@ import { csrfOk, currentSession, endSession, preSessionCsrf, startSession } from
 /** Where a sign-in may send the browser back to: only our own authorization and device pages. */
 export function safeReturnTo(value: unknown): string {
   if (typeof value !== "string") return OAUTH_PATHS.devicePage;
-  const ok = value.startsWith(`${OAUTH_PATHS.authorize}?`) || value === OAUTH_PATHS.devicePage || value.startsWith(`${OAUTH_PATHS.devicePage}?`);
+  const ok =
+    value.startsWith(`${OAUTH_PATHS.authorize}?`) ||
+    value === OAUTH_PATHS.devicePage ||
+    value.startsWith(`${OAUTH_PATHS.devicePage}?`);
   return ok && !value.includes("\\") ? value : OAUTH_PATHS.devicePage;
 }
 
@@ -45,7 +48,11 @@ export function registerSignInRoutes(app: Hono<AppBindings>) {
     if (!(await csrfOk(c, form.csrf, null))) return again("This form expired. Please try again.", 403);
     if (!email || !password) return again("Enter your email and password.", 400);
 
-    const [account] = await db(c.env.DB).select().from(accounts).where(sql`lower(${accounts.email}) = ${email}`).limit(1);
+    const [account] = await db(c.env.DB)
+      .select()
+      .from(accounts)
+      .where(sql`lower(${accounts.email}) = ${email}`)
+      .limit(1);
     const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
     const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
     if (!account?.passwordHash || !matches) return again("The email or password is wrong.", 400);

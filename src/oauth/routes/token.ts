@@ -1,9 +1,15 @@
 import type { Context, Hono } from "hono";
-import { sha256Hex } from "../../platform/crypto.js";
-import type { AppBindings } from "../../env.js";
-import { authorizationServer, DEVICE_CODE_GRANT, forwardToTokenEndpoint, OAUTH_PATHS, workerCtx } from "../../auth/oauth-config.js";
-import { oauthError } from "../oauth-errors.js";
+import {
+  authorizationServer,
+  DEVICE_CODE_GRANT,
+  forwardToTokenEndpoint,
+  OAUTH_PATHS,
+  workerCtx,
+} from "../../auth/oauth-config.js";
 import { recordIssuedToken, recordRevokedToken } from "../../auth/token-records.js";
+import type { AppBindings } from "../../env.js";
+import { sha256Hex } from "../../platform/crypto.js";
+import { oauthError } from "../oauth-errors.js";
 import { pollDeviceToken } from "./device-token.js";
 
 type C = Context<AppBindings>;
@@ -17,7 +23,10 @@ interface StoredGrant {
 async function readForm(c: C): Promise<FormData | null> {
   const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") return null;
-  return c.req.raw.clone().formData().catch(() => null);
+  return c.req.raw
+    .clone()
+    .formData()
+    .catch(() => null);
 }
 
 /**
@@ -41,7 +50,10 @@ export function registerTokenRoutes(app: Hono<AppBindings>) {
     if (form && grantType === "refresh_token") {
       const refreshToken = form.get("refresh_token");
       if (typeof refreshToken === "string" && (await isReplayedRefreshToken(c, refreshToken))) {
-        return oauthError("invalid_grant", "This refresh token was already used. Use the newest refresh token, or authorize again.");
+        return oauthError(
+          "invalid_grant",
+          "This refresh token was already used. Use the newest refresh token, or authorize again.",
+        );
       }
     }
     // The library also takes RFC 7009 revocations at its token endpoint (a `token` and no grant_type).
@@ -58,7 +70,8 @@ export function registerTokenRoutes(app: Hono<AppBindings>) {
     if (!form) return oauthError("invalid_request", "Send application/x-www-form-urlencoded with a token parameter.");
     const token = form.get("token");
     if (typeof token !== "string" || !token) return oauthError("invalid_request", "The token parameter is required.");
-    if (form.has("grant_type")) return oauthError("invalid_request", "grant_type does not belong in a revocation request.");
+    if (form.has("grant_type"))
+      return oauthError("invalid_request", "grant_type does not belong in a revocation request.");
     await recordRevokedToken(c.env, token);
     const body = new URLSearchParams();
     form.forEach((value, name) => {
@@ -66,14 +79,20 @@ export function registerTokenRoutes(app: Hono<AppBindings>) {
     });
     const headers = new Headers(c.req.raw.headers);
     headers.delete("content-length");
-    return forwardToTokenEndpoint(c, new Request(new URL(OAUTH_PATHS.token, c.req.url), { method: "POST", headers, body }));
+    return forwardToTokenEndpoint(
+      c,
+      new Request(new URL(OAUTH_PATHS.token, c.req.url), { method: "POST", headers, body }),
+    );
   });
 
   app.get(OAUTH_PATHS.metadata, async (c) => {
     const url = new URL(c.req.url);
     const res = await authorizationServer(c.env, url).fetch(c.req.raw, c.env, workerCtx(c));
     if (!res.ok) return res;
-    const metadata = (await res.json()) as Record<string, unknown> & { issuer: string; grant_types_supported?: string[] };
+    const metadata = (await res.json()) as Record<string, unknown> & {
+      issuer: string;
+      grant_types_supported?: string[];
+    };
     const base = metadata.issuer;
     return c.json(
       {

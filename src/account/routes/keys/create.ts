@@ -1,9 +1,17 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ApiError } from "../../../http/errors.js";
 import type { ApiApp } from "../../../http/openapi.js";
-import { describeIssue } from "../../../http/validation.js";
 import { ErrorResponses } from "../../../http/openapi-shared.js";
-import { CreateBody, createKey, IdParam, isLiteralIdTemplate, KeyWithSecretSchema, keysDoc, keysWrite } from "./shared.js";
+import { describeIssue } from "../../../http/validation.js";
+import {
+  CreateBody,
+  createKey,
+  IdParam,
+  isLiteralIdTemplate,
+  KeyWithSecretSchema,
+  keysDoc,
+  keysWrite,
+} from "./shared.js";
 
 const route = createRoute({
   method: "post",
@@ -13,7 +21,10 @@ const route = createRoute({
   summary: "Create an API key (the secret is returned once)",
   request: { body: { required: false, content: { "application/json": { schema: CreateBody } } } },
   responses: {
-    200: { description: "The new key with its secret", content: { "application/json": { schema: KeyWithSecretSchema } } },
+    200: {
+      description: "The new key with its secret",
+      content: { "application/json": { schema: KeyWithSecretSchema } },
+    },
     ...ErrorResponses,
   },
 });
@@ -34,13 +45,23 @@ const templateRoute = createRoute({
   ...keysDoc,
   middleware: keysWrite,
   request: { params: IdParam },
-  responses: { 200: { description: "The new key with its secret", content: { "application/json": { schema: KeyWithSecretSchema } } }, ...ErrorResponses },
+  responses: {
+    200: {
+      description: "The new key with its secret",
+      content: { "application/json": { schema: KeyWithSecretSchema } },
+    },
+    ...ErrorResponses,
+  },
 });
 
 export function registerCreateKeyFromTemplate(v1: ApiApp) {
   v1.openapi(templateRoute, async (c) => {
     if (!isLiteralIdTemplate(c.req.valid("param").id)) {
-      throw new ApiError(405, "method_not_allowed", "POST is not allowed on an existing key; use PUT to reset or PATCH to rename.");
+      throw new ApiError(
+        405,
+        "method_not_allowed",
+        "POST is not allowed on an existing key; use PUT to reset or PATCH to rename.",
+      );
     }
     const text = (await c.req.text()).trim();
     let raw: unknown = {};
@@ -48,7 +69,11 @@ export function registerCreateKeyFromTemplate(v1: ApiApp) {
       try {
         raw = JSON.parse(text);
       } catch {
-        throw new ApiError(400, "params_invalid", "The request body is not valid JSON; send an object such as {\"name\": \"CI\"} or no body.");
+        throw new ApiError(
+          400,
+          "params_invalid",
+          'The request body is not valid JSON; send an object such as {"name": "CI"} or no body.',
+        );
       }
     }
     const parsed = CreateBody.safeParse(raw);

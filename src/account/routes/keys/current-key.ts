@@ -29,7 +29,10 @@ export const resetCurrentRoute = createRoute({
   middleware: keysWrite,
   summary: "Give a key a new secret (returned once); without an id, the key sending this request",
   request: { body: keyTargetBody },
-  responses: { 200: { description: "New secret", content: { "application/json": { schema: MutationWithKeySchema } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "New secret", content: { "application/json": { schema: MutationWithKeySchema } } },
+    ...ErrorResponses,
+  },
 });
 
 export const revokeCurrentRoute = createRoute({
@@ -39,14 +42,21 @@ export const revokeCurrentRoute = createRoute({
   middleware: keysWrite,
   summary: "Revoke a key; without an id, the key sending this request (it stops working at once)",
   request: { body: keyTargetBody },
-  responses: { 200: { description: "Revoked", content: { "application/json": { schema: MutationSchema } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "Revoked", content: { "application/json": { schema: MutationSchema } } },
+    ...ErrorResponses,
+  },
 });
 
 /** The key named in the body, or the one that authenticated this request. */
 export async function targetKey(c: Ctx, id: number | string | undefined): Promise<ApiKey> {
   const target = id ?? c.get("auth").keyId;
   if (target === null) {
-    throw new ApiError(400, "params_invalid", "The parameter 'id' is required: this request was not made with an API key.");
+    throw new ApiError(
+      400,
+      "params_invalid",
+      "The parameter 'id' is required: this request was not made with an API key.",
+    );
   }
   return findOwnKey(c, String(target));
 }

@@ -1,7 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../../http/openapi.js";
 import { ErrorResponses } from "../../../http/openapi-shared.js";
-import { findOwnKey, IdParam, isLiteralIdTemplate, KeyListSchema, keysDoc, keysRead, listKeys, renderKey } from "./shared.js";
+import {
+  findOwnKey,
+  IdParam,
+  isLiteralIdTemplate,
+  KeyListSchema,
+  keysDoc,
+  keysRead,
+  listKeys,
+  renderKey,
+} from "./shared.js";
 
 const route = createRoute({
   method: "get",
@@ -10,7 +19,10 @@ const route = createRoute({
   middleware: keysRead,
   summary: "Get one API key",
   request: { params: IdParam },
-  responses: { 200: { description: "The key, as a one-element list", content: { "application/json": { schema: KeyListSchema } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "The key, as a one-element list", content: { "application/json": { schema: KeyListSchema } } },
+    ...ErrorResponses,
+  },
 });
 
 export function registerGetKey(v1: ApiApp) {

@@ -3,10 +3,10 @@ import { registerCreateKey, registerCreateKeyFromTemplate } from "./create.js";
 import { registerGetKey } from "./get.js";
 import { registerListKeys } from "./list.js";
 import { registerRenameKey } from "./rename.js";
-import { registerResetCurrentKey } from "./reset-current.js";
 import { registerResetKey } from "./reset.js";
-import { registerRevokeCurrentKey } from "./revoke-current.js";
+import { registerResetCurrentKey } from "./reset-current.js";
 import { registerRevokeKey } from "./revoke.js";
+import { registerRevokeCurrentKey } from "./revoke-current.js";
 
 /** API keys under /v1/keys; each route carries its fixed limit (keys:read or keys:write). */
 export function registerKeyRoutes(v1: ApiApp) {

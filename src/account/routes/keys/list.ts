@@ -9,7 +9,10 @@ const route = createRoute({
   ...keysDoc,
   middleware: keysRead,
   summary: "List the API keys of this account",
-  responses: { 200: { description: "Keys", content: { "application/json": { schema: KeyListSchema } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "Keys", content: { "application/json": { schema: KeyListSchema } } },
+    ...ErrorResponses,
+  },
 });
 
 export function registerListKeys(v1: ApiApp) {

@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { db } from "../../../db/client.js";
 import { apiKeys } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
-import { forgetMeViews } from "../../me-cache.js";
 import { ErrorResponses } from "../../../http/openapi-shared.js";
+import { forgetMeViews } from "../../me-cache.js";
 import { findOwnKey, IdParam, keysDoc, keysWrite, MutationSchema } from "./shared.js";
 
 const RenameBody = z.object({ name: z.string().trim().min(1).max(100) });
@@ -16,7 +16,10 @@ const route = createRoute({
   middleware: keysWrite,
   summary: "Rename an API key",
   request: { params: IdParam, body: { required: true, content: { "application/json": { schema: RenameBody } } } },
-  responses: { 200: { description: "Renamed", content: { "application/json": { schema: MutationSchema } } }, ...ErrorResponses },
+  responses: {
+    200: { description: "Renamed", content: { "application/json": { schema: MutationSchema } } },
+    ...ErrorResponses,
+  },
 });
 
 export function registerRenameKey(v1: ApiApp) {

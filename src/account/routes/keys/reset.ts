@@ -12,7 +12,10 @@ const routeAt = <P extends string>(path: P) =>
     middleware: keysWrite,
     summary: "Give an API key a new secret (returned once)",
     request: { params: IdParam },
-    responses: { 200: { description: "New secret", content: { "application/json": { schema: MutationWithKeySchema } } }, ...ErrorResponses },
+    responses: {
+      200: { description: "New secret", content: { "application/json": { schema: MutationWithKeySchema } } },
+      ...ErrorResponses,
+    },
   });
 
 export function registerResetKey(v1: ApiApp) {

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
+import { forgetKey } from "../../../auth/auth-cache.js";
 import { db } from "../../../db/client.js";
 import { apiKeys } from "../../../db/schema.js";
 import type { ApiApp } from "../../../http/openapi.js";
-import { forgetKey } from "../../../auth/auth-cache.js";
 import { forgetMeViews } from "../../me-cache.js";
 import { revokeCurrentRoute, targetKey } from "./current-key.js";
 

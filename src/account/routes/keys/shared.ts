@@ -1,16 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { forgetKey } from "../../../auth/auth-cache.js";
 import { db } from "../../../db/client.js";
-import { apiKeys, type ApiKey } from "../../../db/schema.js";
+import { type ApiKey, apiKeys } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
 import type { Ctx } from "../../../http/openapi.js";
-import { DAY_MS, rfc3339 } from "../../../platform/time.js";
+import { security } from "../../../http/openapi-shared.js";
 import { fixedLimit } from "../../../limits/middleware.js";
 import { planFor } from "../../../limits/plans.js";
-import { forgetKey } from "../../../auth/auth-cache.js";
-import { forgetMeViews } from "../../me-cache.js";
 import { newKeyPair, sha256Hex } from "../../../platform/crypto.js";
-import { security } from "../../../http/openapi-shared.js";
+import { DAY_MS, rfc3339 } from "../../../platform/time.js";
+import { forgetMeViews } from "../../me-cache.js";
 
 export const MAX_KEY_LIFETIME_DAYS = 730;
 export const DEFAULT_KEY_LIFETIME_DAYS = 365;
@@ -19,8 +19,20 @@ export const DEFAULT_KEY_LIFETIME_DAYS = 365;
 export const keysDoc = { tags: ["Keys"], security };
 
 /** Fixed limits of the keys routes, the same on every plan: reads per minute, writes per hour. */
-export const keysRead = fixedLimit({ name: "keys:read", limit: 100, windowMs: 60_000, scope: "account", methods: ["GET"] });
-export const keysWrite = fixedLimit({ name: "keys:write", limit: 100, windowMs: 3_600_000, scope: "account", methods: ["POST", "PATCH", "PUT", "DELETE"] });
+export const keysRead = fixedLimit({
+  name: "keys:read",
+  limit: 100,
+  windowMs: 60_000,
+  scope: "account",
+  methods: ["GET"],
+});
+export const keysWrite = fixedLimit({
+  name: "keys:write",
+  limit: 100,
+  windowMs: 3_600_000,
+  scope: "account",
+  methods: ["POST", "PATCH", "PUT", "DELETE"],
+});
 
 /** Clients of this API send the literal template `{id}` (percent-encoded) when they mean "no id". */
 export const isLiteralIdTemplate = (id: string) => id === "{id}" || id.toLowerCase() === "%7bid%7d";
@@ -80,7 +92,10 @@ export async function listKeys(c: Ctx): Promise<z.infer<typeof KeyListSchema>> {
   return { data: { keys: rows.map(renderKey) } };
 }
 
-export async function createKey(c: Ctx, body: z.infer<typeof CreateBody>): Promise<z.infer<typeof KeyWithSecretSchema>> {
+export async function createKey(
+  c: Ctx,
+  body: z.infer<typeof CreateBody>,
+): Promise<z.infer<typeof KeyWithSecretSchema>> {
   const auth = c.get("auth");
   const now = Date.now();
   const cap = planFor(auth.account.plan).caps.keys;
@@ -99,7 +114,11 @@ export async function createKey(c: Ctx, body: z.infer<typeof CreateBody>): Promi
     RETURNING id`);
   const id = inserted[0]?.id;
   if (typeof id !== "number") {
-    throw new ApiError(422, "keys_limit_reached", `Your plan allows ${cap} active API keys; delete one before creating another.`);
+    throw new ApiError(
+      422,
+      "keys_limit_reached",
+      `Your plan allows ${cap} active API keys; delete one before creating another.`,
+    );
   }
   const row = await db(c.env.DB).select().from(apiKeys).where(eq(apiKeys.id, id)).get();
   if (!row) throw new Error("reading a key just inserted found no row");
@@ -113,7 +132,13 @@ export async function findOwnKey(c: Ctx, id: string): Promise<ApiKey> {
   const [row] = await db(c.env.DB)
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, auth.actor.id), isNull(apiKeys.revokedAt), byNumber ? eq(apiKeys.id, Number(id)) : eq(apiKeys.publicKey, id)))
+    .where(
+      and(
+        eq(apiKeys.accountId, auth.actor.id),
+        isNull(apiKeys.revokedAt),
+        byNumber ? eq(apiKeys.id, Number(id)) : eq(apiKeys.publicKey, id),
+      ),
+    )
     .limit(1);
   if (!row) throw new ApiError(404, "unknown_record", `No API key with id ${id} on this account.`);
   return row;
@@ -130,5 +155,9 @@ export async function resetKey(c: Ctx, key: ApiKey): Promise<z.infer<typeof Muta
   forgetKey(key.id);
   forgetMeViews(key.accountId);
   if (!row) throw new Error("updating a key returned no row");
-  return { status: true, message: "The key has a new secret; the old one no longer works.", data: { ...renderKey(row), secret } };
+  return {
+    status: true,
+    message: "The key has a new secret; the old one no longer works.",
+    data: { ...renderKey(row), secret },
+  };
 }

@@ -4,8 +4,8 @@ import { db } from "../../../db/client.js";
 import { requestLogs } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
 import type { ApiApp } from "../../../http/openapi.js";
-import { retainedLogs } from "../../log-retention.js";
 import { ErrorResponses } from "../../../http/openapi-shared.js";
+import { retainedLogs } from "../../log-retention.js";
 import { LogEntry, logsDoc, renderLog } from "./shared.js";
 
 const route = createRoute({
@@ -13,8 +13,19 @@ const route = createRoute({
   path: "/logs/{id}",
   ...logsDoc,
   summary: "One log entry",
-  request: { params: z.object({ id: z.coerce.number().int().min(1).openapi({ param: { name: "id", in: "path" } }) }) },
-  responses: { 200: { description: "Log entry", content: { "application/json": { schema: z.object({ data: LogEntry }) } } }, ...ErrorResponses },
+  request: {
+    params: z.object({
+      id: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+  },
+  responses: {
+    200: { description: "Log entry", content: { "application/json": { schema: z.object({ data: LogEntry }) } } },
+    ...ErrorResponses,
+  },
 });
 
 export function registerGetLog(v1: ApiApp) {

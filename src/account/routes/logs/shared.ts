@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { RequestLog } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
-import { parseInstant, rfc3339 } from "../../../platform/time.js";
 import { security } from "../../../http/openapi-shared.js";
+import { parseInstant, rfc3339 } from "../../../platform/time.js";
 import { logTypeOf } from "../../log-retention.js";
 
 /** What every logs route shares in the OpenAPI document. */
@@ -21,9 +21,10 @@ export const LogEntry = z
     ip_address: z.string().nullable(),
     user_agent: z.string().nullable(),
     country: z.string().nullable(),
-    source: z
-      .enum(["API", "Website", "Agent", "Bulk"])
-      .openapi({ description: "API: a /v1 call; Website: made from the dashboard (/app); Agent: the paid agent surface; Bulk: a row of a bulk job" }),
+    source: z.enum(["API", "Website", "Agent", "Bulk"]).openapi({
+      description:
+        "API: a /v1 call; Website: made from the dashboard (/app); Agent: the paid agent surface; Bulk: a row of a bulk job",
+    }),
     cost: z.boolean(),
     created_at: z.string(),
   })
@@ -54,6 +55,7 @@ export function renderLog(l: RequestLog): z.infer<typeof LogEntry> {
 export function instant(name: string, text: string | undefined, endOfDay = false): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseInstant(text);
-  if (ms === null) throw new ApiError(400, "params_invalid", `The parameter '${name}' is invalid: expected YYYY-MM-DD or RFC 3339.`);
+  if (ms === null)
+    throw new ApiError(400, "params_invalid", `The parameter '${name}' is invalid: expected YYYY-MM-DD or RFC 3339.`);
   return endOfDay && /^\d{4}-\d{2}-\d{2}$/.test(text) ? ms + 86_399_999 : ms;
 }

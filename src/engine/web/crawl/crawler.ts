@@ -1,17 +1,28 @@
 import robotsParser from "robots-parser";
 import type { Env } from "../../../env.js";
+import { isGenericLocalPart } from "../../people/positions.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
-import { isGenericLocalPart } from "../../people/positions.js";
-import {
-  type Candidate, canonical, guessedCandidates, HOME_SCORE, isDocumentUrl, linkCandidates, listsPeople, nameTokens, onOrigin,
-  rankChildSitemaps, rankFrontier, scoreUrl, sitemapLocations,
-} from "./plan.js";
-import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
+import {
+  type Candidate,
+  canonical,
+  guessedCandidates,
+  HOME_SCORE,
+  isDocumentUrl,
+  linkCandidates,
+  listsPeople,
+  nameTokens,
+  onOrigin,
+  rankChildSitemaps,
+  rankFrontier,
+  scoreUrl,
+  sitemapLocations,
+} from "./plan.js";
 import { askedToComeBack, isTransient, type RetryPolicy, retryWait } from "./retry.js";
+import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
 
-export { describeCrawl, type CrawlNotes } from "./notes.js";
+export { type CrawlNotes, describeCrawl } from "./notes.js";
 
 /** The token robots.txt rules are matched against. */
 export const ROBOTS_AGENT = "ContactIntelligenceBot";
@@ -39,16 +50,26 @@ export interface CrawlBudget {
  * runPass for the limits); PDFs wait for the deep pass.
  */
 export const FIRST_PASS: CrawlBudget = {
-  maxPages: 24, maxBytesPerPage: 512 * 1024, totalMs: 12_000, pageTimeoutMs: 6_000, concurrency: 8,
-  retry: { maxWaitMs: 3_000, clamp: false, unasked: false, tries: 2, challengePauseMs: 2_000 }, documents: null,
+  maxPages: 24,
+  maxBytesPerPage: 512 * 1024,
+  totalMs: 12_000,
+  pageTimeoutMs: 6_000,
+  concurrency: 8,
+  retry: { maxWaitMs: 3_000, clamp: false, unasked: false, tries: 2, challengePauseMs: 2_000 },
+  documents: null,
 };
 /**
  * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
  * failed at first, PDFs. The last pass: a failure is retried once, a Retry-After cut to 10 s.
  */
 export const DEEP_PASS: CrawlBudget = {
-  maxPages: 25, maxBytesPerPage: 1024 * 1024, totalMs: 60_000, pageTimeoutMs: 10_000, concurrency: 4,
-  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000 }, documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
+  maxPages: 25,
+  maxBytesPerPage: 1024 * 1024,
+  totalMs: 60_000,
+  pageTimeoutMs: 10_000,
+  concurrency: 4,
+  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000 },
+  documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
 /**
@@ -122,7 +143,9 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
     const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 };
     let fetched = await fetchPage(robotsUrl, env, limits);
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
-    const wait = askedToComeBack(fetched) ? retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs) : null;
+    const wait = askedToComeBack(fetched)
+      ? retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
+      : null;
     if (wait !== null) {
       notes.retried++;
       await sleep(wait);
@@ -142,14 +165,22 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
     const origin = new URL(fetched.url).origin;
     return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null };
   }
-  const failure = refused && !last?.timedOut
-    ? { reason: refused, timedOut: false, refused: true }
-    : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
+  const failure =
+    refused && !last?.timedOut
+      ? { reason: refused, timedOut: false, refused: true }
+      : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
   return { origin: null, robots: null, failure };
 }
 
 /** Asks for a path no site has: a 200 means the site answers any path with a page (see soft-not-found.ts). */
-async function probeNotFound(env: Env, domain: string, origin: string, robots: Robots, budget: CrawlBudget, notes: CrawlNotes): Promise<NotFoundPage | null> {
+async function probeNotFound(
+  env: Env,
+  domain: string,
+  origin: string,
+  robots: Robots,
+  budget: CrawlBudget,
+  notes: CrawlNotes,
+): Promise<NotFoundPage | null> {
   const url = `${origin}${probePath()}`;
   if (!robots.isAllowed(url)) return null;
   const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: budget.maxBytesPerPage });
@@ -186,10 +217,13 @@ interface Fetched {
 
 async function runPass(env: Env, input: PassInput) {
   const { domain, origin, robots, budget, done, notes, retryLater } = input;
-  let queue = rankFrontier(input.queue.flatMap((c) => {
-    const url = onOrigin(c.url, origin);
-    return url ? [{ url, score: c.score }] : [];
-  }), done);
+  let queue = rankFrontier(
+    input.queue.flatMap((c) => {
+      const url = onOrigin(c.url, origin);
+      return url ? [{ url, score: c.score }] : [];
+    }),
+    done,
+  );
   const pages: CrawledPage[] = [];
   const disallowed: string[] = [];
   /** PDFs this pass does not read (none in the first pass; beyond the cap in the deep pass): left pending. */
@@ -220,7 +254,10 @@ async function runPass(env: Env, input: PassInput) {
     // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
     // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
     const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
-    while (queue.length > 0 && batch.filter((b) => !b.tries).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)) {
+    while (
+      queue.length > 0 &&
+      batch.filter((b) => !b.tries).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)
+    ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
       if (next.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
@@ -266,11 +303,15 @@ async function runPass(env: Env, input: PassInput) {
         const challenged = r.kind === "unusable" && !!r.challenge;
         if (challenged && retried) challengeBackOff = true;
         const mayAsk = challenged
-          ? !retried && !challengeBackOff && challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS && !input.askedBefore?.has(candidate.url)
+          ? !retried &&
+            !challengeBackOff &&
+            challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS &&
+            !input.askedBefore?.has(candidate.url)
           : tries < budget.retry.tries;
         // The wait runs from the answer, so it overlaps the rest of the round.
         const left = budget.totalMs - (at - input.startedAt);
-        const wait = !mayAsk || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+        const wait =
+          !mayAsk || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
           retries++;
           if (challenged) challengeRetries++;
@@ -305,9 +346,18 @@ async function runPass(env: Env, input: PassInput) {
       pages.push({ url, extraction });
       // Unnamed personal addresses count too: a listing whose names the reader missed is still a listing.
       const named = extraction.addresses.filter((a) => a.name).length;
-      const personal = extraction.addresses.filter((a) => !isGenericLocalPart(a.email.slice(0, a.email.indexOf("@")))).length;
-      const knownPeople = new Set(extraction.addresses.flatMap((a) => (a.name ? [nameTokens(`${a.name.first} ${a.name.last}`)] : [])));
-      const from = { url, score: candidate.score, listsPeople: listsPeople(url, named, extraction.linkRefs, personal), knownPeople };
+      const personal = extraction.addresses.filter(
+        (a) => !isGenericLocalPart(a.email.slice(0, a.email.indexOf("@"))),
+      ).length;
+      const knownPeople = new Set(
+        extraction.addresses.flatMap((a) => (a.name ? [nameTokens(`${a.name.first} ${a.name.last}`)] : [])),
+      );
+      const from = {
+        url,
+        score: candidate.score,
+        listsPeople: listsPeople(url, named, extraction.linkRefs, personal),
+        knownPeople,
+      };
       found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
     if (found.length) queue = rankFrontier([...queue, ...found], done);
@@ -318,7 +368,12 @@ async function runPass(env: Env, input: PassInput) {
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
-async function readDocument(r: Extract<PageFetch, { kind: "document" }>, domain: string, maxPages: number, notes: CrawlNotes): Promise<PageExtraction | null> {
+async function readDocument(
+  r: Extract<PageFetch, { kind: "document" }>,
+  domain: string,
+  maxPages: number,
+  notes: CrawlNotes,
+): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
     const { rows } = await pdfRows(r.bytes, { maxPages });
@@ -352,8 +407,21 @@ function outcomeOf(
   };
 }
 
-const unreachableOutcome = (failure: CrawlOutcome["failure"], notes: CrawlNotes, previous?: { done: string[]; pending: string[] }): CrawlOutcome => ({
-  origin: null, pages: [], done: previous?.done ?? [], pending: previous?.pending ?? [], pendingScores: [], retry: [], sitemaps: [], failure, disallowed: [], notes,
+const unreachableOutcome = (
+  failure: CrawlOutcome["failure"],
+  notes: CrawlNotes,
+  previous?: { done: string[]; pending: string[] },
+): CrawlOutcome => ({
+  origin: null,
+  pages: [],
+  done: previous?.done ?? [],
+  pending: previous?.pending ?? [],
+  pendingScores: [],
+  retry: [],
+  sitemaps: [],
+  failure,
+  disallowed: [],
+  notes,
 });
 
 /**
@@ -362,7 +430,11 @@ const unreachableOutcome = (failure: CrawlOutcome["failure"], notes: CrawlNotes,
  * the links of the pages it reads (a team page's next page and profiles). What is left is
  * returned as `pending`, what failed for now as `retry`.
  */
-export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudget = FIRST_PASS): Promise<CrawlOutcome> {
+export async function crawlFirstPass(
+  env: Env,
+  domain: string,
+  budget: CrawlBudget = FIRST_PASS,
+): Promise<CrawlOutcome> {
   const startedAt = Date.now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
@@ -377,17 +449,26 @@ export async function crawlFirstPass(env: Env, domain: string, budget: CrawlBudg
     sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
   ]);
   const homePage = home.pages[0];
-  const linked = homePage ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin) : [];
+  const linked = homePage
+    ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin)
+    : [];
   const candidates = [...linked, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
   const rest = await runPass(env, { ...pass, queue: candidates, budget: { ...budget, maxPages: budget.maxPages - 1 } });
   await notFound;
   // The home page may be refused or missing; the site still answered (robots.txt), so it is not "unreachable".
-  return outcomeOf(origin, robots, done, {
-    pages: [...home.pages, ...rest.pages],
-    pending: rest.pending,
-    disallowed: [...home.disallowed, ...rest.disallowed],
-    failure: rest.failure ?? home.failure,
-  }, retryLater, notes);
+  return outcomeOf(
+    origin,
+    robots,
+    done,
+    {
+      pages: [...home.pages, ...rest.pages],
+      pending: rest.pending,
+      disallowed: [...home.disallowed, ...rest.disallowed],
+      failure: rest.failure ?? home.failure,
+    },
+    retryLater,
+    notes,
+  );
 }
 
 function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
@@ -402,7 +483,14 @@ function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
  * sitemaps first. Only sitemaps on the crawled site are read: robots.txt and sitemap indexes may
  * name any host, and following them would make the crawler fetch third-party URLs on an attacker's say.
  */
-async function sitemapUrls(env: Env, domain: string, origin: string, declared: string[], budget: CrawlBudget, maxChildren = 3): Promise<string[]> {
+async function sitemapUrls(
+  env: Env,
+  domain: string,
+  origin: string,
+  declared: string[],
+  budget: CrawlBudget,
+  maxChildren = 3,
+): Promise<string[]> {
   const onSite = (u: string) => {
     try {
       const host = new URL(u).hostname;
@@ -421,7 +509,12 @@ async function sitemapUrls(env: Env, domain: string, origin: string, declared: s
   const walk = async (url: string, depth: number): Promise<void> => {
     const doc = await read(url);
     if (!doc.isIndex) urls.push(...doc.urls);
-    else if (depth < 2) await Promise.all(rankChildSitemaps(doc.urls.filter(onSite)).slice(0, maxChildren).map((child) => walk(child, depth + 1)));
+    else if (depth < 2)
+      await Promise.all(
+        rankChildSitemaps(doc.urls.filter(onSite))
+          .slice(0, maxChildren)
+          .map((child) => walk(child, depth + 1)),
+      );
   };
   await Promise.all(roots.map((root) => walk(root, 0)));
   return urls;
@@ -444,7 +537,12 @@ const RETRY_SCORE = 95;
  * The deep pass (queue consumer): pages the first pass could not read, pending pages, sitemap pages,
  * PDFs and the links they lead to; transient failures are retried once, honouring Retry-After.
  */
-export async function crawlDeepPass(env: Env, domain: string, previous: PreviousPass, budget: CrawlBudget = DEEP_PASS): Promise<CrawlOutcome> {
+export async function crawlDeepPass(
+  env: Env,
+  domain: string,
+  previous: PreviousPass,
+  budget: CrawlBudget = DEEP_PASS,
+): Promise<CrawlOutcome> {
   const startedAt = Date.now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
@@ -456,10 +554,30 @@ export async function crawlDeepPass(env: Env, domain: string, previous: Previous
   const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
   const fromSitemap = await sitemapUrls(env, domain, origin, robots.sitemaps, budget);
   // Pending URLs were ranked with their link text and page; without their ranks they keep a place even when their address alone says little.
-  const pending = previous.pending.map((url, i) => ({ url, score: previous.pendingScores?.[i] ?? Math.max(scoreUrl(url) ?? 0, 50) }));
-  const queue = [...retry.map((url) => ({ url, score: Math.max(scoreUrl(url) ?? 0, RETRY_SCORE) })), ...pending, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
+  const pending = previous.pending.map((url, i) => ({
+    url,
+    score: previous.pendingScores?.[i] ?? Math.max(scoreUrl(url) ?? 0, 50),
+  }));
+  const queue = [
+    ...retry.map((url) => ({ url, score: Math.max(scoreUrl(url) ?? 0, RETRY_SCORE) })),
+    ...pending,
+    ...urlCandidates(fromSitemap),
+    ...guessedCandidates(origin),
+  ];
   const askedBefore = new Set(retry);
-  const pass = await runPass(env, { domain, origin, robots, queue, done, budget, startedAt, notes, notFound, retryLater, askedBefore });
+  const pass = await runPass(env, {
+    domain,
+    origin,
+    robots,
+    queue,
+    done,
+    budget,
+    startedAt,
+    notes,
+    notFound,
+    retryLater,
+    askedBefore,
+  });
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);
 }

@@ -1,13 +1,17 @@
 import type { Env } from "../../../env.js";
+import { logError } from "../../../request-context.js";
 import { storeCrawl } from "../../index/store.js";
 import { crawlDeepPass, describeCrawl } from "./crawler.js";
 import type { DeepCrawlMessage } from "./deep-crawl-message.js";
-import { logError } from "../../../request-context.js";
 
 export { DEEP_CRAWL_QUEUE, type DeepCrawlMessage } from "./deep-crawl-message.js";
 
 /** Sends the deep pass to the queue; without a queue binding (a bare local run) it runs after the response instead. */
-export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
+export async function enqueueDeepCrawl(
+  env: Env,
+  message: DeepCrawlMessage,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<void> {
   const trimmed: DeepCrawlMessage = {
     domain: message.domain,
     done: message.done.slice(0, 200),
@@ -27,10 +31,20 @@ export async function enqueueDeepCrawl(env: Env, message: DeepCrawlMessage, wait
   waitUntil(runDeepCrawl(env, trimmed, Date.now()).catch((err) => logError("deep crawl failed", message.domain, err)));
 }
 
-export async function runDeepCrawl(env: Env, message: DeepCrawlMessage, now: number): Promise<"stored" | "unreachable"> {
+export async function runDeepCrawl(
+  env: Env,
+  message: DeepCrawlMessage,
+  now: number,
+): Promise<"stored" | "unreachable"> {
   const outcome = await crawlDeepPass(env, message.domain, message);
   if (!outcome.origin) return "unreachable";
-  await storeCrawl(env, { domain: message.domain, pages: outcome.pages, status: "done", error: describeCrawl(outcome), now });
+  await storeCrawl(env, {
+    domain: message.domain,
+    pages: outcome.pages,
+    status: "done",
+    error: describeCrawl(outcome),
+    now,
+  });
   return "stored";
 }
 
@@ -38,8 +52,13 @@ function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
   const b = body as DeepCrawlMessage;
   const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === "string");
   return (
-    !!b && typeof b.domain === "string" && strings(b.done) && strings(b.pending) && (b.retry === undefined || strings(b.retry)) &&
-    (b.pendingScores === undefined || (Array.isArray(b.pendingScores) && b.pendingScores.every((x) => typeof x === "number")))
+    !!b &&
+    typeof b.domain === "string" &&
+    strings(b.done) &&
+    strings(b.pending) &&
+    (b.retry === undefined || strings(b.retry)) &&
+    (b.pendingScores === undefined ||
+      (Array.isArray(b.pendingScores) && b.pendingScores.every((x) => typeof x === "number")))
   );
 }
 

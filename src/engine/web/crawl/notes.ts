@@ -22,7 +22,16 @@ export interface CrawlNotes {
 const LISTED = 10;
 
 export function emptyNotes(): CrawlNotes {
-  return { softNotFound: false, notFoundPages: 0, challenged: [], retried: 0, recovered: 0, stillFailing: [], documents: 0, unreadableDocuments: [] };
+  return {
+    softNotFound: false,
+    notFoundPages: 0,
+    challenged: [],
+    retried: 0,
+    recovered: 0,
+    stillFailing: [],
+    documents: 0,
+    unreadableDocuments: [],
+  };
 }
 
 export function noteChallenge(notes: CrawlNotes, url: string): void {
@@ -42,9 +51,18 @@ export function describeCrawl(outcome: { failure: { reason: string } | null; not
   const n = outcome.notes;
   const parts: string[] = [];
   if (outcome.failure) parts.push(outcome.failure.reason);
-  if (n.challenged.length) parts.push(`bot challenge on ${n.challenged.length}${n.challenged.length >= LISTED ? "+" : ""} page(s) (${n.challenged[0]})`);
-  if (n.softNotFound) parts.push(`soft 404s: any path answers 200${n.notFoundPages ? ` (${n.notFoundPages} page(s) dropped as the not-found page)` : ""}`);
-  if (n.retried) parts.push(`${n.retried} transient failure(s) retried, ${n.recovered} recovered${n.stillFailing.length ? `, still failing: ${n.stillFailing.join(" ")}` : ""}`);
+  if (n.challenged.length)
+    parts.push(
+      `bot challenge on ${n.challenged.length}${n.challenged.length >= LISTED ? "+" : ""} page(s) (${n.challenged[0]})`,
+    );
+  if (n.softNotFound)
+    parts.push(
+      `soft 404s: any path answers 200${n.notFoundPages ? ` (${n.notFoundPages} page(s) dropped as the not-found page)` : ""}`,
+    );
+  if (n.retried)
+    parts.push(
+      `${n.retried} transient failure(s) retried, ${n.recovered} recovered${n.stillFailing.length ? `, still failing: ${n.stillFailing.join(" ")}` : ""}`,
+    );
   if (n.unreadableDocuments.length) parts.push(`unreadable PDF(s): ${n.unreadableDocuments.join(" ")}`);
   return parts.length ? parts.join("; ").slice(0, 1000) : null;
 }

@@ -24,7 +24,14 @@ export interface Candidate {
 type Category = "people" | "contact" | "imprint" | "about" | "press" | "security" | "careers" | "privacy";
 
 export const CATEGORY_SCORE: Record<Category, number> = {
-  people: 100, contact: 90, imprint: 80, about: 70, press: 50, security: 45, careers: 35, privacy: 30,
+  people: 100,
+  contact: 90,
+  imprint: 80,
+  about: 70,
+  press: 50,
+  security: 45,
+  careers: 35,
+  privacy: 30,
 };
 export const HOME_SCORE = 1000;
 const PROFILE_SCORE = 76;
@@ -49,72 +56,355 @@ const ARTICLE_SCORE = 0.5;
 const HOME_NEWS_SCORE = 7.5;
 /** Another page of the newsroom (a year's archive, a next page), linked from the newsroom. */
 const NEWSROOM_PAGE_SCORE = 4;
-const NEWSROOM = /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc)\/[^/]+\/?$/;
+const NEWSROOM =
+  /\/(news|newsroom|press|presse|prensa|stampa|pers|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc)\/[^/]+\/?$/;
 const SITEMAP_ARTICLE_SCORE = 0.25;
 
 // Keywords per category, already folded (lowercase, no accents). They are matched as whole words
 // of the link text and as parts of the path's words ("ons-team", "ueber-uns", "equipe").
 const WORDS: [Category, string[]][] = [
-  ["people", [
-    "team", "teams", "unser team", "our team", "people", "our people", "staff", "mitarbeiter", "mitarbeitende", "ansprechpartner",
-    "equipe", "l'equipe", "notre equipe", "equipo", "nuestro equipo", "equip", "persone", "personale", "collaboratori", "il team",
-    "medewerkers", "ons team", "personeel", "lawyers", "attorneys", "solicitors", "anwalte", "anwaelte", "rechtsanwalte",
-    "rechtsanwaelte", "avocats", "abogados", "avvocati", "advocaten", "leadership", "management", "founders", "board", "vorstand",
-    "geschaftsleitung", "geschaeftsleitung", "geschaftsfuhrung", "geschaeftsfuehrung", "direction", "directie", "who we are",
-    "wer wir sind", "experts", "experten", "consultants", "berater", "partners", "associates", "members", "our experts",
-    "zespol", "nasz zespol", "pracownicy", "kadra", "equipa", "nossa equipe", "nossa equipa", "medarbetare", "vart team",
-    "medarbejdere", "ansatte", "medarbeidere", "henkilosto", "tym", "nas tym", "ekibimiz", "ekip", "kadromuz", "kadro", "echipa", "munkatarsaink", "csapat",
-    "doi ngu", "doi ngu cua chung toi", "nhan su", "nhan vien", "ban lanh dao", "lanh dao", "chuyen gia",
-    "スタッフ", "メンバー", "役員", "社員", "担当者", "チーム", "团队", "팀",
-    "directory", "staff directory", "employee directory", "phone list", "contact list", "who's who", "whos who", "organigram",
-    "organigramm", "org chart", "mitarbeiterverzeichnis", "telefonliste", "annuaire", "directorio",
-    "crew", "the crew", "our crew", "meet us", "colaboradores", "nossos colaboradores", "nuestros colaboradores", "collaborateurs",
-    "nos collaborateurs", "pessoas", "nossas pessoas", "as nossas pessoas", "nuestro personal", "nuestros profesionales",
-    "i nostri professionisti", "mensen", "onze mensen", "menschen", "unsere kopfe", "kollegaink", "munkatarsak", "ludzie",
-    "nasi ludzie", "lide", "zamestnanci", "команда", "наша команда", "сотрудники", "руководство", "구성원", "임직원", "직원",
-    "我们的团队", "管理团队", "员工",
-  ]],
-  ["contact", [
-    "contact", "contact us", "kontakt", "contacto", "contactanos", "contatti", "contatto", "contato", "contacter", "nous contacter",
-    "contactez", "contactez-nous", "get in touch", "talk to us", "reach us", "write to us", "anfahrt", "お問い合わせ", "問い合わせ",
-    "問合せ", "連絡先", "联系", "연락", "연락처", "контакты", "связаться с нами", "contactos", "fale conosco", "kontakta oss", "yhteystiedot", "ota yhteytta", "iletisim", "kapcsolat", "kontakty",
-    "lien he", "lien lac",
-  ]],
-  ["imprint", [
-    "impressum", "imprint", "legal notice", "legal", "mentions legales", "mentions-legales", "aviso legal", "aviso-legal",
-    "note legali", "note-legali", "colofon", "nota prawna", "impresszum", "thong tin phap ly", "informacao legal", "informacion legal",
-    "informazioni legali", "juridische informatie", "правовая информация", "법적 고지", "法律声明", "yasal uyari", "kunye", "会社概要", "会社情報", "企業情報", "特定商取引",
-  ]],
-  ["about", [
-    "about", "about us", "uber uns", "ueber uns", "uber-uns", "ueber-uns", "a propos", "a-propos", "qui sommes nous", "qui-sommes-nous",
-    "quienes somos", "quienes-somos", "sobre nosotros", "sobre-nosotros", "chi siamo", "chi-siamo", "over ons", "over-ons",
-    "company", "unternehmen", "firma", "kanzlei", "the firm", "studio", "le studio", "azienda", "empresa", "entreprise", "bedrijf",
-    "o nas", "o firmie", "sobre", "sobre nos", "quem somos", "om oss", "om os", "meista", "hakkimizda", "rolunk", "私たちについて",
-    "gioi thieu", "ve chung toi", "关于我们", "회사소개", "회사 소개", "о компании", "о нас",
-  ]],
-  ["press", [
-    "press", "presse", "prensa", "stampa", "pers", "media", "newsroom", "news", "aktuelles", "aktualnosci", "actualites", "actualidad",
-    "noticias", "notizie", "nieuws", "nyheter", "uutiset", "haberler", "hirek", "novosti", "tin tuc", "новости", "ニュース", "お知らせ", "新闻", "뉴스",
-  ]],
+  [
+    "people",
+    [
+      "team",
+      "teams",
+      "unser team",
+      "our team",
+      "people",
+      "our people",
+      "staff",
+      "mitarbeiter",
+      "mitarbeitende",
+      "ansprechpartner",
+      "equipe",
+      "l'equipe",
+      "notre equipe",
+      "equipo",
+      "nuestro equipo",
+      "equip",
+      "persone",
+      "personale",
+      "collaboratori",
+      "il team",
+      "medewerkers",
+      "ons team",
+      "personeel",
+      "lawyers",
+      "attorneys",
+      "solicitors",
+      "anwalte",
+      "anwaelte",
+      "rechtsanwalte",
+      "rechtsanwaelte",
+      "avocats",
+      "abogados",
+      "avvocati",
+      "advocaten",
+      "leadership",
+      "management",
+      "founders",
+      "board",
+      "vorstand",
+      "geschaftsleitung",
+      "geschaeftsleitung",
+      "geschaftsfuhrung",
+      "geschaeftsfuehrung",
+      "direction",
+      "directie",
+      "who we are",
+      "wer wir sind",
+      "experts",
+      "experten",
+      "consultants",
+      "berater",
+      "partners",
+      "associates",
+      "members",
+      "our experts",
+      "zespol",
+      "nasz zespol",
+      "pracownicy",
+      "kadra",
+      "equipa",
+      "nossa equipe",
+      "nossa equipa",
+      "medarbetare",
+      "vart team",
+      "medarbejdere",
+      "ansatte",
+      "medarbeidere",
+      "henkilosto",
+      "tym",
+      "nas tym",
+      "ekibimiz",
+      "ekip",
+      "kadromuz",
+      "kadro",
+      "echipa",
+      "munkatarsaink",
+      "csapat",
+      "doi ngu",
+      "doi ngu cua chung toi",
+      "nhan su",
+      "nhan vien",
+      "ban lanh dao",
+      "lanh dao",
+      "chuyen gia",
+      "スタッフ",
+      "メンバー",
+      "役員",
+      "社員",
+      "担当者",
+      "チーム",
+      "团队",
+      "팀",
+      "directory",
+      "staff directory",
+      "employee directory",
+      "phone list",
+      "contact list",
+      "who's who",
+      "whos who",
+      "organigram",
+      "organigramm",
+      "org chart",
+      "mitarbeiterverzeichnis",
+      "telefonliste",
+      "annuaire",
+      "directorio",
+      "crew",
+      "the crew",
+      "our crew",
+      "meet us",
+      "colaboradores",
+      "nossos colaboradores",
+      "nuestros colaboradores",
+      "collaborateurs",
+      "nos collaborateurs",
+      "pessoas",
+      "nossas pessoas",
+      "as nossas pessoas",
+      "nuestro personal",
+      "nuestros profesionales",
+      "i nostri professionisti",
+      "mensen",
+      "onze mensen",
+      "menschen",
+      "unsere kopfe",
+      "kollegaink",
+      "munkatarsak",
+      "ludzie",
+      "nasi ludzie",
+      "lide",
+      "zamestnanci",
+      "команда",
+      "наша команда",
+      "сотрудники",
+      "руководство",
+      "구성원",
+      "임직원",
+      "직원",
+      "我们的团队",
+      "管理团队",
+      "员工",
+    ],
+  ],
+  [
+    "contact",
+    [
+      "contact",
+      "contact us",
+      "kontakt",
+      "contacto",
+      "contactanos",
+      "contatti",
+      "contatto",
+      "contato",
+      "contacter",
+      "nous contacter",
+      "contactez",
+      "contactez-nous",
+      "get in touch",
+      "talk to us",
+      "reach us",
+      "write to us",
+      "anfahrt",
+      "お問い合わせ",
+      "問い合わせ",
+      "問合せ",
+      "連絡先",
+      "联系",
+      "연락",
+      "연락처",
+      "контакты",
+      "связаться с нами",
+      "contactos",
+      "fale conosco",
+      "kontakta oss",
+      "yhteystiedot",
+      "ota yhteytta",
+      "iletisim",
+      "kapcsolat",
+      "kontakty",
+      "lien he",
+      "lien lac",
+    ],
+  ],
+  [
+    "imprint",
+    [
+      "impressum",
+      "imprint",
+      "legal notice",
+      "legal",
+      "mentions legales",
+      "mentions-legales",
+      "aviso legal",
+      "aviso-legal",
+      "note legali",
+      "note-legali",
+      "colofon",
+      "nota prawna",
+      "impresszum",
+      "thong tin phap ly",
+      "informacao legal",
+      "informacion legal",
+      "informazioni legali",
+      "juridische informatie",
+      "правовая информация",
+      "법적 고지",
+      "法律声明",
+      "yasal uyari",
+      "kunye",
+      "会社概要",
+      "会社情報",
+      "企業情報",
+      "特定商取引",
+    ],
+  ],
+  [
+    "about",
+    [
+      "about",
+      "about us",
+      "uber uns",
+      "ueber uns",
+      "uber-uns",
+      "ueber-uns",
+      "a propos",
+      "a-propos",
+      "qui sommes nous",
+      "qui-sommes-nous",
+      "quienes somos",
+      "quienes-somos",
+      "sobre nosotros",
+      "sobre-nosotros",
+      "chi siamo",
+      "chi-siamo",
+      "over ons",
+      "over-ons",
+      "company",
+      "unternehmen",
+      "firma",
+      "kanzlei",
+      "the firm",
+      "studio",
+      "le studio",
+      "azienda",
+      "empresa",
+      "entreprise",
+      "bedrijf",
+      "o nas",
+      "o firmie",
+      "sobre",
+      "sobre nos",
+      "quem somos",
+      "om oss",
+      "om os",
+      "meista",
+      "hakkimizda",
+      "rolunk",
+      "私たちについて",
+      "gioi thieu",
+      "ve chung toi",
+      "关于我们",
+      "회사소개",
+      "회사 소개",
+      "о компании",
+      "о нас",
+    ],
+  ],
+  [
+    "press",
+    [
+      "press",
+      "presse",
+      "prensa",
+      "stampa",
+      "pers",
+      "media",
+      "newsroom",
+      "news",
+      "aktuelles",
+      "aktualnosci",
+      "actualites",
+      "actualidad",
+      "noticias",
+      "notizie",
+      "nieuws",
+      "nyheter",
+      "uutiset",
+      "haberler",
+      "hirek",
+      "novosti",
+      "tin tuc",
+      "новости",
+      "ニュース",
+      "お知らせ",
+      "新闻",
+      "뉴스",
+    ],
+  ],
   ["security", ["security.txt"]],
-  ["careers", ["careers", "career", "jobs", "karriere", "empleo", "trabaja con nosotros", "lavora con noi", "vacatures", "werken bij", "recrutement", "emploi", "採用"]],
-  ["privacy", ["privacy", "datenschutz", "privacidad", "confidentialite", "privacyverklaring", "riservatezza", "個人情報"]],
+  [
+    "careers",
+    [
+      "careers",
+      "career",
+      "jobs",
+      "karriere",
+      "empleo",
+      "trabaja con nosotros",
+      "lavora con noi",
+      "vacatures",
+      "werken bij",
+      "recrutement",
+      "emploi",
+      "採用",
+    ],
+  ],
+  [
+    "privacy",
+    ["privacy", "datenschutz", "privacidad", "confidentialite", "privacyverklaring", "riservatezza", "個人情報"],
+  ],
 ];
 
 /** Lowercase, accents dropped, punctuation to spaces: "Über uns" → "uber uns", "/ons-team/" → "ons team". */
 export function fold(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
-    .replace(/ß/g, "ss")
-    // Letters NFKD does not take apart: Polish ł, Nordic ø, Vietnamese đ, Turkish dotless ı.
-    .replace(/ł/g, "l")
-    .replace(/ø/g, "o")
-    .replace(/đ/g, "d")
-    .replace(/ı/g, "i")
-    .replace(/[^\p{L}\p{N}'.]+/gu, " ")
-    .trim();
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, "")
+      .toLowerCase()
+      .replace(/ß/g, "ss")
+      // Letters NFKD does not take apart: Polish ł, Nordic ø, Vietnamese đ, Turkish dotless ı.
+      .replace(/ł/g, "l")
+      .replace(/ø/g, "o")
+      .replace(/đ/g, "d")
+      .replace(/ı/g, "i")
+      .replace(/[^\p{L}\p{N}'.]+/gu, " ")
+      .trim()
+  );
 }
 
 const FOLDED = WORDS.map(([cat, words]) => [cat, words.map((w) => fold(w))] as const);
@@ -123,17 +413,28 @@ function categoryOfText(text: string): Category | null {
   const t = ` ${fold(text)} `;
   if (t.length > 60) return null; // a paragraph, not a navigation label
   // Japanese and Chinese labels are not split into words ("スタッフ紹介"): their keywords match inside them.
-  for (const [cat, words] of FOLDED) if (words.some((w) => t.includes(` ${w} `) || (!/[a-z]/.test(w) && t.includes(w)))) return cat;
+  for (const [cat, words] of FOLDED)
+    if (words.some((w) => t.includes(` ${w} `) || (!/[a-z]/.test(w) && t.includes(w)))) return cat;
   return null;
 }
 
 function categoryOfPath(path: string): Category | null {
-  const words = fold(decodePath(path).replace(/\.(html?|php|aspx?)$/, "").replace(/\//g, " "));
+  const words = fold(
+    decodePath(path)
+      .replace(/\.(html?|php|aspx?)$/, "")
+      .replace(/\//g, " "),
+  );
   if (!words) return null;
   const joined = ` ${words} `;
   for (const [cat, list] of FOLDED) {
     // Whole words first ("/team/"), then word parts ("/ourteam", "/teamseite") for Latin keywords of 5+ letters and "team".
-    if (list.some((w) => joined.includes(` ${w} `) || ((w.length >= 5 || w === "team") && /^[a-z]+$/.test(w) && joined.includes(w)))) return cat;
+    if (
+      list.some(
+        (w) =>
+          joined.includes(` ${w} `) || ((w.length >= 5 || w === "team") && /^[a-z]+$/.test(w) && joined.includes(w)),
+      )
+    )
+      return cat;
   }
   return null;
 }
@@ -147,14 +448,19 @@ function decodePath(path: string): string {
 }
 
 const DOCUMENT = /\.pdf$/;
-const ASSET = /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
+const ASSET =
+  /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
-const ARCHIVE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
+const ARCHIVE =
+  /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
 const DATED = /\/(19|20)\d\d\//;
 /** News and press articles (not products or tag pages): a press release may name its press contact. */
-const ARTICLE = /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
-const PAGE_NUMBER = /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
-const PAGER_TEXT = /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
+const ARTICLE =
+  /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|nyheter|uutiset|aktualnosci|haberler|hirek|novosti|tin-tuc|journal|insights|magazin|magazine|articles?|posts?|press|presse|prensa|stampa)\/[^/]+\/?$/;
+const PAGE_NUMBER =
+  /(?:\/(?:page|pagina|seite|seite-|p)\/?\d{1,3}\/?$|\/\d{1,3}\/?$|[?&](?:page|paged|p|pg|seite|pagina)=\d{1,3}(?:&|$))/i;
+const PAGER_TEXT =
+  /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 
 /** A PDF document: read only by a pass that reads documents (the deep pass), never on the request path. */
 export function isDocumentUrl(url: string): boolean {
@@ -166,7 +472,8 @@ export function isDocumentUrl(url: string): boolean {
 }
 
 /** Words of documents that may name people beside the directories: reports, brochures, profiles. */
-const REPORT = /\b(reports?|annual|jahresbericht|geschaftsbericht|geschaeftsbericht|rapport|informe|relazione|jaarverslag|brochure|broschure|brochura|prospectus|factsheet|fact sheet|newsletter|profile|profil|portrait|overview|ubersicht|uebersicht|presentation|praesentation|prasentation)\b/;
+const REPORT =
+  /\b(reports?|annual|jahresbericht|geschaftsbericht|geschaeftsbericht|rapport|informe|relazione|jaarverslag|brochure|broschure|brochura|prospectus|factsheet|fact sheet|newsletter|profile|profil|portrait|overview|ubersicht|uebersicht|presentation|praesentation|prasentation)\b/;
 
 /**
  * A PDF's rank from its link text and file name: a directory of people ranks just below the
@@ -251,7 +558,8 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   if (path.endsWith(".vcf")) return from?.listsPeople ? VCARD_SCORE : VCARD_SCORE - 18;
   const text = (link.text ?? "").replace(/\s+/g, " ").trim();
   // A document a team page links to is most likely its directory.
-  if (DOCUMENT.test(path)) return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
+  if (DOCUMENT.test(path))
+    return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
   if (ASSET.test(path)) return null;
   const rel = (link.rel ?? "").toLowerCase();
 
@@ -263,11 +571,14 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // The rest of a paginated listing ranks with the listing itself; one that shows people with
     // their addresses as a people page, whatever its address said (a label no list knows).
     if (/\bnext\b/.test(rel) || (paged && (pagerText || sameSection))) {
-      return (from.knownPeople?.size ?? 0) >= 2 && from.score < HOME_SCORE ? Math.max(from.score, CATEGORY_SCORE.people) - 1 : from.score - 1;
+      return (from.knownPeople?.size ?? 0) >= 2 && from.score < HOME_SCORE
+        ? Math.max(from.score, CATEGORY_SCORE.people) - 1
+        : from.score - 1;
     }
     const segments = path.split("/").filter(Boolean);
     const last = segments[segments.length - 1] ?? "";
-    const underParent = path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
+    const underParent =
+      path.startsWith(parent.pathname.toLowerCase().replace(/\/?$/, "/")) && path !== parent.pathname.toLowerCase();
     const nameText = looksLikePersonName(text) ? text : (text.split(/\s{2,}|\n|,|–|—|\|/)[0] ?? "");
     const named = looksLikePersonName(nameText);
     const profile = named && from.knownPeople?.has(nameTokens(nameText)) ? KNOWN_PROFILE_SCORE : PROFILE_SCORE;
@@ -296,11 +607,14 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // Navigation of the home page in words no list knows: worth a look once the known pages are read.
     const shortLabel = text.length > 1 && text.length <= 32 && text.split(" ").length <= 4;
     const plain = !ARCHIVE.test(path) && !u.search;
-    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && plain) return UNKNOWN_NAV_SCORE;
+    if (from?.score === HOME_SCORE && shortLabel && path.split("/").filter(Boolean).length <= 2 && plain)
+      return UNKNOWN_NAV_SCORE;
     // The sub-pages of a section read for its label ("Giới thiệu" → "/gioi-thieu/doi-ngu"): a
     // team page often sits under "about" whatever the language calls it.
-    if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain) return UNKNOWN_NAV_SCORE - 1;
-    const fromHomeOrPress = from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
+    if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain)
+      return UNKNOWN_NAV_SCORE - 1;
+    const fromHomeOrPress =
+      from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
     if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;
   }
@@ -311,7 +625,12 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
 function isSubPage(path: string, parentPath: string): boolean {
   const parent = parentPath.toLowerCase().replace(/\/+$/, "");
   if (!parent || !path.startsWith(`${parent}/`)) return false;
-  return path.slice(parent.length + 1).replace(/\/+$/, "").split("/").length === 1;
+  return (
+    path
+      .slice(parent.length + 1)
+      .replace(/\/+$/, "")
+      .split("/").length === 1
+  );
 }
 
 /** Paths tried even when no link points to them (sites often leave them out of the navigation). */
@@ -396,7 +715,12 @@ export function linkCandidates(links: readonly LinkRef[], from: LinkSource, orig
 }
 
 /** Whether a page is a listing of people: its address says so, or it shows several people's addresses or profile links. */
-export function listsPeople(url: string, namedAddresses: number, links: readonly LinkRef[], personalAddresses = 0): boolean {
+export function listsPeople(
+  url: string,
+  namedAddresses: number,
+  links: readonly LinkRef[],
+  personalAddresses = 0,
+): boolean {
   let path: string;
   try {
     path = new URL(url).pathname.toLowerCase();
@@ -444,9 +768,17 @@ export function sitemapLocations(xml: string): { urls: string[]; isIndex: boolea
 export function rankChildSitemaps(urls: readonly string[]): string[] {
   const weight = (url: string) => {
     const name = url.toLowerCase().split("/").pop() ?? "";
-    if (/(post|blog|news|product|produkt|categor|tag|image|video|author|archive|event|shop)/.test(name.replace(/sitemap/g, ""))) return 2;
+    if (
+      /(post|blog|news|product|produkt|categor|tag|image|video|author|archive|event|shop)/.test(
+        name.replace(/sitemap/g, ""),
+      )
+    )
+      return 2;
     if (/(page|seite|pagina|main|static|default|team|people|about|contact)/.test(name)) return 0;
     return 1;
   };
-  return urls.map((url, i) => ({ url, w: weight(url), i })).sort((a, b) => a.w - b.w || a.i - b.i).map((x) => x.url);
+  return urls
+    .map((url, i) => ({ url, w: weight(url), i }))
+    .sort((a, b) => a.w - b.w || a.i - b.i)
+    .map((x) => x.url);
 }

@@ -40,7 +40,11 @@ const retryAfterOf = (r: PageFetch) => ("retryAfterMs" in r && r.retryAfterMs !=
 
 /** The server said "later": 429, 503, or any answer with a Retry-After (a challenge never says so: it is not asked to come back). */
 export function askedToComeBack(r: PageFetch): boolean {
-  return (r.kind === "unreachable" || r.kind === "unusable") && !r.challenge && (r.status === 429 || r.status === 503 || retryAfterOf(r) !== null);
+  return (
+    (r.kind === "unreachable" || r.kind === "unusable") &&
+    !r.challenge &&
+    (r.status === 429 || r.status === 503 || retryAfterOf(r) !== null)
+  );
 }
 
 /**
@@ -51,7 +55,10 @@ export function askedToComeBack(r: PageFetch): boolean {
  */
 export function retryWait(r: PageFetch, policy: RetryPolicy, leftMs: number, pageTimeoutMs: number): number | null {
   if (!isTransient(r) || (r.kind === "unreachable" && r.timedOut)) return null;
-  if (r.challenge) return policy.challengePauseMs > 0 && policy.challengePauseMs + pageTimeoutMs / 4 < leftMs ? policy.challengePauseMs : null;
+  if (r.challenge)
+    return policy.challengePauseMs > 0 && policy.challengePauseMs + pageTimeoutMs / 4 < leftMs
+      ? policy.challengePauseMs
+      : null;
   if (policy.maxWaitMs <= 0) return null;
   if (!askedToComeBack(r) && !policy.unasked) return null;
   const asked = retryAfterOf(r) ?? DEFAULT_RETRY_WAIT_MS;

@@ -34,7 +34,11 @@ export function notFoundPage(extraction: Pick<PageExtraction, "lines">, probeUrl
 }
 
 /** Whether a page fetched at `url` is the site's not-found page again: nine in ten of its lines the same. */
-export function isNotFoundPage(extraction: Pick<PageExtraction, "lines">, url: string, notFound: NotFoundPage): boolean {
+export function isNotFoundPage(
+  extraction: Pick<PageExtraction, "lines">,
+  url: string,
+  notFound: NotFoundPage,
+): boolean {
   const lines = linesOf(extraction, url);
   const size = Math.max(lines.size, notFound.lines.size);
   if (size === 0) return true;

@@ -23,7 +23,15 @@ type Rule = "itemprop" | "rel" | "href" | "class-author" | "byline";
 /** Where an author name was read. */
 type Source = "jsonld" | "meta" | "article:author" | Rule | "twitter";
 const RULE_CONFIDENCE: Record<Source, number> = {
-  jsonld: 100, meta: 90, "article:author": 85, itemprop: 85, rel: 80, href: 70, "class-author": 60, byline: 50, twitter: 40,
+  jsonld: 100,
+  meta: 90,
+  "article:author": 85,
+  itemprop: 85,
+  rel: 80,
+  href: 70,
+  "class-author": 60,
+  byline: 50,
+  twitter: 40,
 };
 const RULE_ORDER: Rule[] = ["itemprop", "rel", "href", "class-author", "byline"];
 
@@ -59,7 +67,13 @@ function fromJsonLd(nodes: JsonNode[]): { name: string | null; node: JsonNode | 
 export async function extractAuthor(html: string): Promise<ArticleAuthor> {
   let doc = "";
   const meta = new Map<string, string>();
-  const spans: Record<Rule, { start: number; end: number | null }[]> = { itemprop: [], rel: [], href: [], "class-author": [], byline: [] };
+  const spans: Record<Rule, { start: number; end: number | null }[]> = {
+    itemprop: [],
+    rel: [],
+    href: [],
+    "class-author": [],
+    byline: [],
+  };
   const skipped = skippedElements();
   let title = "";
   const capture = (rule: Rule) => ({

@@ -1,7 +1,12 @@
-import { type CountryCode, findPhoneNumbersInText, isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
+import {
+  type CountryCode,
+  findPhoneNumbersInText,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+} from "libphonenumber-js/max";
 import { getDomain, getPublicSuffix } from "tldts";
-import { type JsonNode, strings, text, typesOf } from "./jsonld.js";
 import { isolateValue } from "../../../platform/isolate-state.js";
+import { type JsonNode, strings, text, typesOf } from "./jsonld.js";
 
 /** Company facts a site states about itself. Every field is null unless a page said it. */
 export interface CompanyFacts {
@@ -28,9 +33,25 @@ export interface CompanyFacts {
 
 export function emptyCompanyFacts(): CompanyFacts {
   return {
-    name: null, description: null, logo: null, founded: null, employeeCount: null, country: null, state: null, city: null,
-    streetAddress: null, postalCode: null, phone: null, linkedinUrl: null, twitterUrl: null, facebookUrl: null,
-    instagramUrl: null, githubUrl: null, youtubeUrl: null, sameAs: [], keywords: [],
+    name: null,
+    description: null,
+    logo: null,
+    founded: null,
+    employeeCount: null,
+    country: null,
+    state: null,
+    city: null,
+    streetAddress: null,
+    postalCode: null,
+    phone: null,
+    linkedinUrl: null,
+    twitterUrl: null,
+    facebookUrl: null,
+    instagramUrl: null,
+    githubUrl: null,
+    youtubeUrl: null,
+    sameAs: [],
+    keywords: [],
   };
 }
 
@@ -44,7 +65,8 @@ export function mergeCompanyFacts(into: CompanyFacts, from: CompanyFacts): Compa
   return out;
 }
 
-const ORG_TYPES = /^(Organization|Corporation|Company|LocalBusiness|NGO|EducationalOrganization|GovernmentOrganization|NewsMediaOrganization|OnlineBusiness|OnlineStore|ProfessionalService|Store|\w+Business)$/;
+const ORG_TYPES =
+  /^(Organization|Corporation|Company|LocalBusiness|NGO|EducationalOrganization|GovernmentOrganization|NewsMediaOrganization|OnlineBusiness|OnlineStore|ProfessionalService|Store|\w+Business)$/;
 
 function pickOrganization(nodes: JsonNode[], targetDomain: string): JsonNode | null {
   const orgs = nodes.filter((n) => typesOf(n).some((t) => ORG_TYPES.test(t)) && text(n.name));
@@ -75,7 +97,15 @@ export function countryCode(value: string | null): string | null {
     } catch {
       /* without ICU region names only codes are understood */
     }
-    for (const [name, code] of [["usa", "US"], ["united states of america", "US"], ["deutschland", "DE"], ["uk", "GB"], ["england", "GB"], ["österreich", "AT"], ["schweiz", "CH"]] as const)
+    for (const [name, code] of [
+      ["usa", "US"],
+      ["united states of america", "US"],
+      ["deutschland", "DE"],
+      ["uk", "GB"],
+      ["england", "GB"],
+      ["österreich", "AT"],
+      ["schweiz", "CH"],
+    ] as const)
       codes.set(name, code);
   }
   return codes.get(v.toLowerCase()) ?? null;
@@ -111,7 +141,11 @@ export function phonesInLines(lines: readonly string[], country?: CountryCode): 
 type SocialKey = "linkedinUrl" | "twitterUrl" | "facebookUrl" | "instagramUrl" | "githubUrl" | "youtubeUrl";
 const SOCIAL: [RegExp, SocialKey, RegExp?][] = [
   [/^(www\.|[a-z]{2}\.)?linkedin\.com$/, "linkedinUrl", /^\/(company|school|showcase)\/[^/]+/],
-  [/^(www\.|mobile\.)?(twitter|x)\.com$/, "twitterUrl", /^\/(?!intent|share|home|hashtag|search|i\/)[A-Za-z0-9_]{1,15}\/?$/],
+  [
+    /^(www\.|mobile\.)?(twitter|x)\.com$/,
+    "twitterUrl",
+    /^\/(?!intent|share|home|hashtag|search|i\/)[A-Za-z0-9_]{1,15}\/?$/,
+  ],
   [/^(www\.|m\.|[a-z]{2}-[a-z]{2}\.)?facebook\.com$/, "facebookUrl", /^\/(?!sharer|share|dialog|plugins|tr)[^/]+/],
   [/^(www\.)?instagram\.com$/, "instagramUrl", /^\/(?!p\/|explore|reel)[^/]+/],
   [/^(www\.)?github\.com$/, "githubUrl", /^\/[^/]+\/?$/],
@@ -149,7 +183,11 @@ export function companyFactsFrom(input: {
     facts.logo = strings(org.logo)[0] ?? null;
     facts.founded = text(org.foundingDate);
     const employees = org.numberOfEmployees;
-    const count = Number(typeof employees === "object" && employees ? (employees as JsonNode).value ?? (employees as JsonNode).maxValue : employees);
+    const count = Number(
+      typeof employees === "object" && employees
+        ? ((employees as JsonNode).value ?? (employees as JsonNode).maxValue)
+        : employees,
+    );
     facts.employeeCount = Number.isInteger(count) && count > 0 ? count : null;
     const address = (Array.isArray(org.address) ? org.address[0] : org.address) as JsonNode | string | undefined;
     if (address && typeof address === "object") {
@@ -163,13 +201,21 @@ export function companyFactsFrom(input: {
     const tel = text(org.telephone);
     facts.phone = tel ? toE164(tel, country) : null;
     facts.sameAs = strings(org.sameAs).filter((u) => /^https?:\/\//i.test(u));
-    if (typeof org.keywords === "string") facts.keywords = org.keywords.split(",").map((k) => k.trim()).filter(Boolean);
+    if (typeof org.keywords === "string")
+      facts.keywords = org.keywords
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean);
   }
   facts.name ??= input.meta.get("og:site_name") ?? null;
   facts.description ??= input.meta.get("description") ?? input.meta.get("og:description") ?? null;
   const keywords = input.meta.get("keywords");
   if (facts.keywords.length === 0 && keywords) {
-    facts.keywords = keywords.split(",").map((k) => k.trim()).filter(Boolean).slice(0, 20);
+    facts.keywords = keywords
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .slice(0, 20);
   }
   for (const href of [...facts.sameAs, ...input.links]) {
     const profile = socialProfile(href);

@@ -7,12 +7,65 @@ import { placeholderFormat } from "../../finder/stated-format.js";
  */
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", commat: "@", period: ".", dot: ".", at: "@",
-  lbrack: "[", rbrack: "]", lsqb: "[", rsqb: "]", lpar: "(", rpar: ")", lcub: "{", rcub: "}", hyphen: "-", dash: "-",
-  ndash: "–", mdash: "—", copy: "©", reg: "®", middot: "·", bull: "•", shy: "", zwnj: "", zwj: "", ensp: " ", emsp: " ",
-  thinsp: " ", auml: "ä", ouml: "ö", uuml: "ü", Auml: "Ä", Ouml: "Ö", Uuml: "Ü", szlig: "ß", eacute: "é", egrave: "è",
-  aacute: "á", iacute: "í", oacute: "ó", uacute: "ú", ccedil: "ç", ntilde: "ñ", oslash: "ø", Oslash: "Ø", aring: "å",
-  aelig: "æ", rsquo: "’", lsquo: "‘", ldquo: "“", rdquo: "”", hellip: "…", plus: "+", lowbar: "_", num: "#",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  commat: "@",
+  period: ".",
+  dot: ".",
+  at: "@",
+  lbrack: "[",
+  rbrack: "]",
+  lsqb: "[",
+  rsqb: "]",
+  lpar: "(",
+  rpar: ")",
+  lcub: "{",
+  rcub: "}",
+  hyphen: "-",
+  dash: "-",
+  ndash: "–",
+  mdash: "—",
+  copy: "©",
+  reg: "®",
+  middot: "·",
+  bull: "•",
+  shy: "",
+  zwnj: "",
+  zwj: "",
+  ensp: " ",
+  emsp: " ",
+  thinsp: " ",
+  auml: "ä",
+  ouml: "ö",
+  uuml: "ü",
+  Auml: "Ä",
+  Ouml: "Ö",
+  Uuml: "Ü",
+  szlig: "ß",
+  eacute: "é",
+  egrave: "è",
+  aacute: "á",
+  iacute: "í",
+  oacute: "ó",
+  uacute: "ú",
+  ccedil: "ç",
+  ntilde: "ñ",
+  oslash: "ø",
+  Oslash: "Ø",
+  aring: "å",
+  aelig: "æ",
+  rsquo: "’",
+  lsquo: "‘",
+  ldquo: "“",
+  rdquo: "”",
+  hellip: "…",
+  plus: "+",
+  lowbar: "_",
+  num: "#",
 };
 
 /** HTMLRewriter hands text and attributes with entities still encoded (`&#64;`, `&amp;`). */
@@ -33,14 +86,54 @@ export function decodeEntities(text: string): string {
 // punkt (de, sv, da, no, pl), punto (es, it), point (fr), punt (nl), kropka (pl), ponto (pt),
 // punktum (da, no), prik (da), piste (fi), pont (hu), tečka (cs), nokta (tr), chấm (vi), точка (ru).
 const AT_WORDS = [
-  "at", "ät", "arroba", "arobase", "chez", "chiocciola", "apenstaartje", "apestaartje", "małpa", "malpa", "snabel-a", "snabela",
-  "krøllalfa", "krollalfa", "kukac", "zavináč", "zavinac", "a còng", "a cong", "собака", "klammeraffe",
+  "at",
+  "ät",
+  "arroba",
+  "arobase",
+  "chez",
+  "chiocciola",
+  "apenstaartje",
+  "apestaartje",
+  "małpa",
+  "malpa",
+  "snabel-a",
+  "snabela",
+  "krøllalfa",
+  "krollalfa",
+  "kukac",
+  "zavináč",
+  "zavinac",
+  "a còng",
+  "a cong",
+  "собака",
+  "klammeraffe",
 ];
-const DOT_WORDS = ["dot", "punkt", "punto", "point", "punt", "kropka", "ponto", "punktum", "prik", "piste", "pont", "tečka", "tecka", "nokta", "chấm", "cham", "точка"];
+const DOT_WORDS = [
+  "dot",
+  "punkt",
+  "punto",
+  "point",
+  "punt",
+  "kropka",
+  "ponto",
+  "punktum",
+  "prik",
+  "piste",
+  "pont",
+  "tečka",
+  "tecka",
+  "nokta",
+  "chấm",
+  "cham",
+  "точка",
+];
 const AT_WORD = `(?:${[...AT_WORDS, "@", "a"].join("|")})`;
 const DOT_WORD = `(?:${[...DOT_WORDS, "\\."].join("|")})`;
 const bracketed = (word: string, dashed: string) =>
-  new RegExp(`\\s*(?:\\[\\s*${word}\\s*\\]|\\(\\s*${word}\\s*\\)|（\\s*${word}\\s*）|［\\s*${word}\\s*］|【\\s*${word}\\s*】|\\{\\s*${word}\\s*\\}|<\\s*${word}\\s*>|-${dashed}-|_${dashed}_)\\s*`, "giu");
+  new RegExp(
+    `\\s*(?:\\[\\s*${word}\\s*\\]|\\(\\s*${word}\\s*\\)|（\\s*${word}\\s*）|［\\s*${word}\\s*］|【\\s*${word}\\s*】|\\{\\s*${word}\\s*\\}|<\\s*${word}\\s*>|-${dashed}-|_${dashed}_)\\s*`,
+    "giu",
+  );
 // "-at-" and "_dot_" are trusted only for the whole words: "-a-" is common inside real local parts.
 const AT_BRACKETED = bracketed(AT_WORD, "(?:at|arroba)");
 const DOT_BRACKETED = bracketed(DOT_WORD, "(?:dot|punkt|punto)");
@@ -62,15 +155,22 @@ const SPELLED_OUT = new RegExp(
 const SPELLED_DOTS = new RegExp(SPELLED_DOT, "giu");
 const HAS_SPELLED_DOT = new RegExp(SPELLED_DOT, "iu");
 /** "max punkt muster@firma punkt de": an @ already read (from "(at)"), the dots still spelled. */
-const SPELLED_AROUND_AT = new RegExp(`${NOT_AFTER_WORD}(${LOCAL}(?:${SPELLED_DOT}${LOCAL})*)@(${LABEL}(?:(?:${SPELLED_DOT}|\\.)${LABEL})+)${NOT_BEFORE_WORD}`, "giu");
+const SPELLED_AROUND_AT = new RegExp(
+  `${NOT_AFTER_WORD}(${LOCAL}(?:${SPELLED_DOT}${LOCAL})*)@(${LABEL}(?:(?:${SPELLED_DOT}|\\.)${LABEL})+)${NOT_BEFORE_WORD}`,
+  "giu",
+);
 /** An upper-case " AT " is deliberate ("jane AT acme.com"), unlike the prose " at ". */
 const UPPER_AT = new RegExp(`\\b(${LOCAL})\\s+AT\\s+((?:${LABEL}\\.)+[a-z]{2,24})\\b`, "g");
 /** "jane.doe at acme.com": an " at " after a local part with a dot, dash or underscore in it, before a domain. */
-const DOTTED_LOCAL_AT = new RegExp(`${NOT_AFTER_WORD}([a-z][a-z0-9]*[._-][a-z0-9._-]*[a-z0-9])\\s+at\\s+((?:${LABEL}\\.)+[a-z]{2,24})${NOT_BEFORE_WORD}`, "gu");
+const DOTTED_LOCAL_AT = new RegExp(
+  `${NOT_AFTER_WORD}([a-z][a-z0-9]*[._-][a-z0-9._-]*[a-z0-9])\\s+at\\s+((?:${LABEL}\\.)+[a-z]{2,24})${NOT_BEFORE_WORD}`,
+  "gu",
+);
 /** Japanese sites replace @ with a star and ask the reader to swap it back ("info★acme.co.jp（★を@に）"). */
 const STAR_AT = /([a-z0-9._%+-])\s?[★☆]\s?([a-z0-9])/gi;
 /** "@" and "." as words in CJK scripts, between the Latin parts of an address ("tanaka アットマーク acme ドット jp"). */
-const CJK_AT = /([a-z0-9._%+-])\s*(?:[(（［【]\s*)?(?:アットマーク|あっとまーく|＠マーク|艾特|골뱅이)(?:\s*[)）］】])?\s*([a-z0-9])/gi;
+const CJK_AT =
+  /([a-z0-9._%+-])\s*(?:[(（［【]\s*)?(?:アットマーク|あっとまーく|＠マーク|艾特|골뱅이)(?:\s*[)）］】])?\s*([a-z0-9])/gi;
 const CJK_DOT = /([a-z0-9])\s*(?:[(（［【]\s*)?(?:ドット|どっと|點|点|닷|쩜)(?:\s*[)）］】])?\s*([a-z0-9])/gi;
 /** "jane#acme.com（请把#换成@）": a sign the page says to replace with @. */
 const SWAP_NOTE = /([#*＃※■●◆])[^@＠]{0,12}[@＠]/u;
@@ -83,20 +183,32 @@ export function deobfuscate(text: string): string {
     .replace(STAR_AT, "$1@$2");
   const swap = SWAP_NOTE.exec(out)?.[1];
   if (swap) out = out.replace(new RegExp(`([a-z0-9._%+-])\\s?\\${swap}\\s?([a-z0-9])`, "gi"), "$1@$2");
-  if (/アットマーク|あっとまーく|＠マーク|艾特|골뱅이/.test(out)) out = out.replace(CJK_AT, "$1@$2").replace(CJK_DOT, "$1.$2");
-  return out
-    .replace(AT_BRACKETED, "@")
-    .replace(DOT_BRACKETED, ".")
-    .replace(UPPER_AT, "$1@$2")
-    .replace(SPELLED_OUT, (_w, local: string, domain: string) => `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}`)
-    .replace(SPELLED_AROUND_AT, (w, local: string, domain: string) => (HAS_SPELLED_DOT.test(w) ? `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}` : w))
-    .replace(DOTTED_LOCAL_AT, "$1@$2")
-    // "jane.doe @ acme.com": spaces around a real @, trusted only when the left side reads like an
-    // address (a dot, dash, underscore or digit in it): "Tickets @ shop.acme.com" is a sign, not a mailbox.
-    .replace(/(?<![a-z0-9._%+-])([a-z0-9]+[._-][a-z0-9._-]*[a-z0-9]|[a-z]+\d+)\s+@\s+([a-z0-9])/gi, "$1@$2");
+  if (/アットマーク|あっとまーく|＠マーク|艾特|골뱅이/.test(out))
+    out = out.replace(CJK_AT, "$1@$2").replace(CJK_DOT, "$1.$2");
+  return (
+    out
+      .replace(AT_BRACKETED, "@")
+      .replace(DOT_BRACKETED, ".")
+      .replace(UPPER_AT, "$1@$2")
+      .replace(
+        SPELLED_OUT,
+        (_w, local: string, domain: string) =>
+          `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}`,
+      )
+      .replace(SPELLED_AROUND_AT, (w, local: string, domain: string) =>
+        HAS_SPELLED_DOT.test(w) ? `${local.replace(SPELLED_DOTS, ".")}@${domain.replace(SPELLED_DOTS, ".")}` : w,
+      )
+      .replace(DOTTED_LOCAL_AT, "$1@$2")
+      // "jane.doe @ acme.com": spaces around a real @, trusted only when the left side reads like an
+      // address (a dot, dash, underscore or digit in it): "Tickets @ shop.acme.com" is a sign, not a mailbox.
+      .replace(/(?<![a-z0-9._%+-])([a-z0-9]+[._-][a-z0-9._-]*[a-z0-9]|[a-z]+\d+)\s+@\s+([a-z0-9])/gi, "$1@$2")
+  );
 }
 
-const MAY_HOLD = new RegExp(`[@＠﹫★☆]|アットマーク|あっとまーく|艾特|골뱅이|(?<![\\p{L}])(?:${[...AT_WORDS, "AT"].join("|")})(?![\\p{L}])|[(\\[{（［【]\\s*a\\s*[)\\]}）］】]`, "iu");
+const MAY_HOLD = new RegExp(
+  `[@＠﹫★☆]|アットマーク|あっとまーく|艾特|골뱅이|(?<![\\p{L}])(?:${[...AT_WORDS, "AT"].join("|")})(?![\\p{L}])|[(\\[{（［【]\\s*a\\s*[)\\]}）］】]`,
+  "iu",
+);
 
 /** Whether a line may hold an address in any of the spellings `deobfuscate` knows (a cheap pre-filter). */
 export function mayHoldAddress(line: string): boolean {
@@ -110,7 +222,11 @@ const ADDRESS = new RegExp(`(?<![\\p{Script=Latin}\\p{N}._%+@-])${LOCAL}@(?:${LA
 /** Addresses in text after decoding and de-obfuscation, with their offset in the decoded text. */
 export function scanAddresses(text: string): { email: string; index: number; example: boolean }[] {
   const clean = deobfuscate(decodeEntities(text));
-  return [...clean.matchAll(ADDRESS)].map((m) => ({ email: m[0], index: m.index ?? 0, example: EXAMPLE_BEFORE.test(clean.slice(Math.max(0, (m.index ?? 0) - 24), m.index)) }));
+  return [...clean.matchAll(ADDRESS)].map((m) => ({
+    email: m[0],
+    index: m.index ?? 0,
+    example: EXAMPLE_BEFORE.test(clean.slice(Math.max(0, (m.index ?? 0) - 24), m.index)),
+  }));
 }
 
 /**
@@ -119,11 +235,55 @@ export function scanAddresses(text: string): { email: string; index: number; exa
  */
 const EXAMPLE_BEFORE = new RegExp(
   `(?:${[
-    "e\\.\\s?g\\.", "for example", "for instance", "such as", "z\\.\\s?b\\.", "zum beispiel", "beispielsweise", "beispiel", "p\\.\\s?ex\\.", "par exemple",
-    "exemple", "p\\.\\s?ej\\.", "por ejemplo", "ejemplo", "por exemplo", "exemplo", "ex\\.", "per esempio", "ad esempio", "ad es\\.", "esempio",
-    "bijv\\.", "bijvoorbeeld", "bv\\.", "np\\.", "na przyk[łl]ad", "örn\\.", "örneğin", "t\\.\\s?ex\\.", "till exempel", "f\\.\\s?eks\\.",
-    "for eksempel", "esim\\.", "esimerkiksi", "pl\\.", "például", "ví dụ", "例えば", "例", "例如", "比如", "如",
-    "например", "напр\\.", "к примеру", "пример", "(?<![\\p{Script=Hangul}])예", "예시", "예를 들어",
+    "e\\.\\s?g\\.",
+    "for example",
+    "for instance",
+    "such as",
+    "z\\.\\s?b\\.",
+    "zum beispiel",
+    "beispielsweise",
+    "beispiel",
+    "p\\.\\s?ex\\.",
+    "par exemple",
+    "exemple",
+    "p\\.\\s?ej\\.",
+    "por ejemplo",
+    "ejemplo",
+    "por exemplo",
+    "exemplo",
+    "ex\\.",
+    "per esempio",
+    "ad esempio",
+    "ad es\\.",
+    "esempio",
+    "bijv\\.",
+    "bijvoorbeeld",
+    "bv\\.",
+    "np\\.",
+    "na przyk[łl]ad",
+    "örn\\.",
+    "örneğin",
+    "t\\.\\s?ex\\.",
+    "till exempel",
+    "f\\.\\s?eks\\.",
+    "for eksempel",
+    "esim\\.",
+    "esimerkiksi",
+    "pl\\.",
+    "például",
+    "ví dụ",
+    "例えば",
+    "例",
+    "例如",
+    "比如",
+    "如",
+    "например",
+    "напр\\.",
+    "к примеру",
+    "пример",
+    "(?<![\\p{Script=Hangul}])예",
+    "예시",
+    "예를 들어",
   ].join("|")})\\s*[:：]?\\s*["'“„«(]?\\s*$`,
   "iu",
 );
@@ -163,26 +323,103 @@ export function mailtoAddresses(href: string): string[] {
     } catch {
       /* keep the raw text; the address filter decides */
     }
-    return decoded.split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+    return decoded
+      .split(/[,;]/)
+      .map((a) => a.trim())
+      .filter(Boolean);
   });
 }
 
-const ASSET_SUFFIX = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|json|xml|woff2?|ttf|eot|mp4|webm|mp3|pdf|zip)$/i;
+const ASSET_SUFFIX =
+  /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|json|xml|woff2?|ttf|eot|mp4|webm|mp3|pdf|zip)$/i;
 const PLACEHOLDER_DOMAINS = new Set([
-  "example.com", "example.org", "example.net", "example.de", "domain.com", "yourdomain.com", "your-domain.com", "email.com",
-  "company.com", "yourcompany.com", "mysite.com", "website.com", "test.com", "sample.com", "mail.com",
+  "example.com",
+  "example.org",
+  "example.net",
+  "example.de",
+  "domain.com",
+  "yourdomain.com",
+  "your-domain.com",
+  "email.com",
+  "company.com",
+  "yourcompany.com",
+  "mysite.com",
+  "website.com",
+  "test.com",
+  "sample.com",
+  "mail.com",
 ]);
 const PLACEHOLDER_LOCALS = new Set([
-  "you", "your", "yourname", "your.name", "youremail", "your.email", "your-email", "your_email", "name", "email", "e-mail",
-  "user", "username", "someone", "somebody", "firstname", "lastname", "firstname.lastname", "first.last", "first_last",
-  "vorname.nachname", "max.mustermann", "mustermann", "john.doe", "jane.doe", "johndoe", "janedoe", "test",
-  "xxx", "abc", "foo", "bar", "example", "first.lastname", "firstname_lastname", "firstname-lastname", "flastname", "f.lastname",
-  "name.surname", "vorname", "nachname", "vorname_nachname", "v.nachname", "erika.mustermann", "ihr.name", "ihrname", "prenom.nom",
-  "prenom", "nom", "p.nom", "votre.nom", "nombre.apellido", "nombre", "apellido", "tu.nombre", "nome.cognome", "nome", "cognome",
-  "tuo.nome", "voornaam.achternaam", "voornaam", "achternaam", "v.achternaam", "jouw.naam", "imie.nazwisko", "info@example",
+  "you",
+  "your",
+  "yourname",
+  "your.name",
+  "youremail",
+  "your.email",
+  "your-email",
+  "your_email",
+  "name",
+  "email",
+  "e-mail",
+  "user",
+  "username",
+  "someone",
+  "somebody",
+  "firstname",
+  "lastname",
+  "firstname.lastname",
+  "first.last",
+  "first_last",
+  "vorname.nachname",
+  "max.mustermann",
+  "mustermann",
+  "john.doe",
+  "jane.doe",
+  "johndoe",
+  "janedoe",
+  "test",
+  "xxx",
+  "abc",
+  "foo",
+  "bar",
+  "example",
+  "first.lastname",
+  "firstname_lastname",
+  "firstname-lastname",
+  "flastname",
+  "f.lastname",
+  "name.surname",
+  "vorname",
+  "nachname",
+  "vorname_nachname",
+  "v.nachname",
+  "erika.mustermann",
+  "ihr.name",
+  "ihrname",
+  "prenom.nom",
+  "prenom",
+  "nom",
+  "p.nom",
+  "votre.nom",
+  "nombre.apellido",
+  "nombre",
+  "apellido",
+  "tu.nombre",
+  "nome.cognome",
+  "nome",
+  "cognome",
+  "tuo.nome",
+  "voornaam.achternaam",
+  "voornaam",
+  "achternaam",
+  "v.achternaam",
+  "jouw.naam",
+  "imie.nazwisko",
+  "info@example",
 ]);
 /** Error trackers embed DSNs such as `https://<32 hex>@o123.ingest.sentry.io/1`. */
-const TRACKER_DOMAIN = /(^|\.)(sentry\.io|sentry-cdn\.com|ingest\.sentry\.io|bugsnag\.com|rollbar\.com|wixpress\.com)$/i;
+const TRACKER_DOMAIN =
+  /(^|\.)(sentry\.io|sentry-cdn\.com|ingest\.sentry\.io|bugsnag\.com|rollbar\.com|wixpress\.com)$/i;
 const HEX_KEY = /^[0-9a-f]{24,}$/i;
 
 /**
@@ -191,14 +428,19 @@ const HEX_KEY = /^[0-9a-f]{24,}$/i;
  * placeholders, tracker DSNs and other domains.
  */
 export function acceptAddress(raw: string, targetDomain: string): string | null {
-  const email = raw.trim().replace(/^[.'"<(]+|[.'">),;:]+$/g, "").toLowerCase();
+  const email = raw
+    .trim()
+    .replace(/^[.'"<(]+|[.'">),;:]+$/g, "")
+    .toLowerCase();
   const at = email.lastIndexOf("@");
   if (at < 1) return null;
   const local = email.slice(0, at);
   const domain = email.slice(at + 1);
-  if (local.length > 64 || email.length > 254 || local.startsWith(".") || local.endsWith(".") || local.includes("..")) return null;
+  if (local.length > 64 || email.length > 254 || local.startsWith(".") || local.endsWith(".") || local.includes(".."))
+    return null;
   if (ASSET_SUFFIX.test(email) || /@\d+x\./.test(email)) return null;
-  if (PLACEHOLDER_DOMAINS.has(domain) || PLACEHOLDER_LOCALS.has(local) || placeholderFormat(local) !== null) return null;
+  if (PLACEHOLDER_DOMAINS.has(domain) || PLACEHOLDER_LOCALS.has(local) || placeholderFormat(local) !== null)
+    return null;
   if (TRACKER_DOMAIN.test(domain) || HEX_KEY.test(local)) return null;
   if (getDomain(domain) !== targetDomain) return null;
   return email;

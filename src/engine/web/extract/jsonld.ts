@@ -67,7 +67,12 @@ export function strings(value: unknown): string[] {
  * a <script> must end its skip and its block in the same callback: two handlers on it left every
  * later text unread.
  */
-export function skippedElements(withData = false): { handler: HTMLRewriterElementContentHandlers; skipping(): boolean; blocks: string[]; scripts: ScriptBlock[] } {
+export function skippedElements(withData = false): {
+  handler: HTMLRewriterElementContentHandlers;
+  skipping(): boolean;
+  blocks: string[];
+  scripts: ScriptBlock[];
+} {
   const blocks: string[] = [];
   const scripts: ScriptBlock[] = [];
   let depth = 0;

@@ -11,8 +11,36 @@ import { decodeEntities } from "./email-addresses.js";
 
 export type MicrodataItem = Record<string, unknown>;
 
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param", "keygen"]);
-const URL_VALUE: Record<string, string> = { a: "href", area: "href", link: "href", audio: "src", embed: "src", iframe: "src", img: "src", source: "src", track: "src", video: "src", object: "data" };
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+  "param",
+  "keygen",
+]);
+const URL_VALUE: Record<string, string> = {
+  a: "href",
+  area: "href",
+  link: "href",
+  audio: "src",
+  embed: "src",
+  iframe: "src",
+  img: "src",
+  source: "src",
+  track: "src",
+  video: "src",
+  object: "data",
+};
 
 /** Whether the page has microdata at all (a cheap test before the pass). */
 export function hasMicrodata(body: string): boolean {
@@ -41,7 +69,10 @@ export async function microdataItems(body: string): Promise<MicrodataItem[]> {
         const parent = items[items.length - 1];
         const tag = el.tagName.toLowerCase();
         if (el.hasAttribute("itemscope")) {
-          const types = (el.getAttribute("itemtype") ?? "").split(/\s+/).filter(Boolean).map((t) => t.replace(/^.*[/#]/, ""));
+          const types = (el.getAttribute("itemtype") ?? "")
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((t) => t.replace(/^.*[/#]/, ""));
           const item: MicrodataItem = { "@type": types };
           if (prop && parent) addProperty(parent, prop, item);
           else top.push(item);
@@ -54,7 +85,10 @@ export async function microdataItems(body: string): Promise<MicrodataItem[]> {
           return;
         }
         if (!prop || !parent) return;
-        const attribute = tag === "meta" ? "content" : URL_VALUE[tag] ?? (tag === "data" || tag === "meter" ? "value" : tag === "time" ? "datetime" : null);
+        const attribute =
+          tag === "meta"
+            ? "content"
+            : (URL_VALUE[tag] ?? (tag === "data" || tag === "meter" ? "value" : tag === "time" ? "datetime" : null));
         if (attribute) {
           const value = el.getAttribute(attribute);
           if (value !== null) addProperty(parent, prop, decodeEntities(value).trim());

@@ -1,18 +1,32 @@
 import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
-import { countryOfDomain, type CompanyFacts, companyFactsFrom, emptyCompanyFacts, phonesInLines, toE164 } from "./company.js";
-import { acceptAddress, decodeCfEmail, decodeEntities, mailtoAddresses, mayHoldAddress, scanAddresses } from "./email-addresses.js";
-import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
-import { isFamilyFirstLanguage } from "../../people/readings.js";
-import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
 import type { Pattern } from "../../finder/patterns.js";
-import { type JsonNode, jsonLdNodes, jsonLdRoots, skippedElements } from "./jsonld.js";
+import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
 import { nameKey, type PersonName, splitFullName } from "../../people/names.js";
 import { alignRomanized } from "../../people/native-names.js";
+import { isFamilyFirstLanguage } from "../../people/readings.js";
+import type { LinkRef } from "../crawl/plan.js";
+import {
+  type CompanyFacts,
+  companyFactsFrom,
+  countryOfDomain,
+  emptyCompanyFacts,
+  phonesInLines,
+  toE164,
+} from "./company.js";
+import {
+  acceptAddress,
+  decodeCfEmail,
+  decodeEntities,
+  mailtoAddresses,
+  mayHoldAddress,
+  scanAddresses,
+} from "./email-addresses.js";
+import { type JsonNode, jsonLdNodes, jsonLdRoots, skippedElements } from "./jsonld.js";
+import { hasMicrodata, microdataItems } from "./microdata.js";
+import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
 import { appDataOf, type ScriptBlock } from "./script-data.js";
 import { type DataPerson, type DataReading, linesOfText, readStructured } from "./structured.js";
-import { hasMicrodata, microdataItems } from "./microdata.js";
-import type { LinkRef } from "../crawl/plan.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
 
 export type { FoundAddress } from "./people.js";
@@ -43,7 +57,8 @@ export interface PageExtraction {
 // Block elements break lines. An end-tag callback per element is the costliest part of a
 // rewriter pass, so containers (div, section, ...) break only where they open; the text-holding
 // elements also break where they close.
-const TEXT_BLOCKS = "p, li, td, th, h1, h2, h3, h4, h5, h6, address, dt, dd, blockquote, figcaption, label, option, button";
+const TEXT_BLOCKS =
+  "p, li, td, th, h1, h2, h3, h4, h5, h6, address, dt, dd, blockquote, figcaption, label, option, button";
 const CONTAINERS = "div, ul, ol, tr, table, section, article, header, footer, nav, dl, figure, form, main, aside";
 // <noscript> is read: sites that write addresses with a script often spell them out there.
 const SKIPPED = "script, style, template, svg";
@@ -56,8 +71,14 @@ interface Mark {
 }
 
 /** Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`. */
-export async function extractPage(body: string, pageUrl: string, targetDomain: string, contentType = "text/html"): Promise<PageExtraction> {
-  if (isVCard(body, contentType)) return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
+export async function extractPage(
+  body: string,
+  pageUrl: string,
+  targetDomain: string,
+  contentType = "text/html",
+): Promise<PageExtraction> {
+  if (isVCard(body, contentType))
+    return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
   if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
 
   const lines: string[] = [];
@@ -123,7 +144,8 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
       element(el) {
         for (const [attribute, type] of DATA_ATTRIBUTES) {
           const value = el.getAttribute(attribute);
-          if (value && (attribute !== "props" || el.tagName === "astro-island")) skipped.scripts.push({ type, id: attribute, text: decodeEntities(value) });
+          if (value && (attribute !== "props" || el.tagName === "astro-island"))
+            skipped.scripts.push({ type, id: attribute, text: decodeEntities(value) });
         }
       },
     })
@@ -204,7 +226,12 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     })
     .on("meta[content]", {
       element(el) {
-        const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? el.getAttribute("itemprop") ?? "").toLowerCase();
+        const key = (
+          el.getAttribute("property") ??
+          el.getAttribute("name") ??
+          el.getAttribute("itemprop") ??
+          ""
+        ).toLowerCase();
         const content = decodeEntities(el.getAttribute("content") ?? "").trim();
         if (key && content && !meta.has(key)) meta.set(key, content);
       },
@@ -232,11 +259,20 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
 
   const jsonLd = jsonLdNodes(skipped.blocks);
   const data = await structuredData(body, skipped.blocks, skipped.scripts);
-  const pageNames = [decodeEntities(h1), ...decodeEntities(title).split(/\s+[|–—-]\s+|\s*[|–—]\s*/).slice(0, 1)];
+  const pageNames = [
+    decodeEntities(h1),
+    ...decodeEntities(title)
+      .split(/\s+[|–—-]\s+|\s*[|–—]\s*/)
+      .slice(0, 1),
+  ];
   for (const { person } of data.people) if (person.emails.length === 0 && person.name) pageNames.push(person.name);
   const familyFirstPage = lang ? isFamilyFirstLanguage(lang) : writtenFamilyFirst(lines);
   const addresses = collectAddresses({
-    lines, marks, data, targetDomain, familyFirstPage,
+    lines,
+    marks,
+    data,
+    targetDomain,
+    familyFirstPage,
     pageNames: pageNames.map((n) => n.replace(/\s+/g, " ").trim()).filter(Boolean),
   });
   const allLinkList = [...allLinks];
@@ -259,13 +295,24 @@ export async function extractPage(body: string, pageUrl: string, targetDomain: s
     title: decodeEntities(title).replace(/\s+/g, " ").trim() || null,
     jsonLd,
     lines,
-    personNames: [...new Set([...personNamesIn(lines), ...personNamesIn(data.lines), ...data.people.flatMap(({ person }) => (person.name ? [person.name] : []))])],
+    personNames: [
+      ...new Set([
+        ...personNamesIn(lines),
+        ...personNamesIn(data.lines),
+        ...data.people.flatMap(({ person }) => (person.name ? [person.name] : [])),
+      ]),
+    ],
     statedFormats: statedFormatsIn(lines, targetDomain),
   };
 }
 
 /** Attributes whose value is the JSON an app renders from, with how to read it. */
-const DATA_ATTRIBUTES: [string, string][] = [["props", "astro-island"], ["data-page", "application/json"], ["data-props", "application/json"], ["data-react-props", "application/json"]];
+const DATA_ATTRIBUTES: [string, string][] = [
+  ["props", "astro-island"],
+  ["data-page", "application/json"],
+  ["data-props", "application/json"],
+  ["data-react-props", "application/json"],
+];
 const DATA_ATTRIBUTE_ELEMENTS = "astro-island[props], [data-page], [data-props], [data-react-props]";
 
 /** A page without a lang attribute whose text is mostly in a script written family name first (CJK, Hangul). */
@@ -314,16 +361,33 @@ function personNamesIn(lines: readonly string[]): string[] {
 }
 
 /** Languages spoken mainly in one country; `de-AT` style tags name the region outright. */
-const LANGUAGE_COUNTRY: Record<string, CountryCode> = { de: "DE", fr: "FR", it: "IT", nl: "NL", pl: "PL", da: "DK", sv: "SE", fi: "FI", nb: "NO", cs: "CZ", ja: "JP" };
+const LANGUAGE_COUNTRY: Record<string, CountryCode> = {
+  de: "DE",
+  fr: "FR",
+  it: "IT",
+  nl: "NL",
+  pl: "PL",
+  da: "DK",
+  sv: "SE",
+  fi: "FI",
+  nb: "NO",
+  cs: "CZ",
+  ja: "JP",
+};
 
 function countryOfLanguage(lang: string): CountryCode | undefined {
   const [language, region] = lang.toLowerCase().split(/[-_]/);
-  if (region && /^[a-z]{2}$/.test(region) && isSupportedCountry(region.toUpperCase())) return region.toUpperCase() as CountryCode;
+  if (region && /^[a-z]{2}$/.test(region) && isSupportedCountry(region.toUpperCase()))
+    return region.toUpperCase() as CountryCode;
   return language ? LANGUAGE_COUNTRY[language] : undefined;
 }
 
 function fromPlainText(body: string, targetDomain: string): PageExtraction {
-  const lines = body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).slice(0, 5000);
+  const lines = body
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, 5000);
   return {
     addresses: collectAddresses({ lines, marks: [], data: NO_DATA, targetDomain }),
     phones: phonesInLines(lines, countryOfDomain(targetDomain)),
@@ -348,7 +412,11 @@ interface StructuredData {
 }
 const NO_DATA: StructuredData = { people: [], lines: [] };
 
-async function structuredData(body: string, jsonLdBlocks: readonly string[], scripts: readonly ScriptBlock[]): Promise<StructuredData> {
+async function structuredData(
+  body: string,
+  jsonLdBlocks: readonly string[],
+  scripts: readonly ScriptBlock[],
+): Promise<StructuredData> {
   const sources: [FoundAddress["via"], DataReading][] = [["jsonld", readStructured(jsonLdRoots(jsonLdBlocks), true)]];
   if (hasMicrodata(body)) sources.push(["microdata", readStructured(await microdataItems(body), true)]);
   const appData = appDataOf(scripts);
@@ -368,11 +436,17 @@ function personOfData(p: DataPerson, email: string, familyFirstPage: boolean): P
     return { evidence: { kind: "stated", name }, name, position: p.position, native: p.native };
   }
   const aligned = p.stated ?? (p.native && p.name ? alignRomanized(p.native, p.name, local) : null);
-  if (aligned) return { evidence: { kind: "stated", name: aligned }, name: aligned, position: p.position, native: p.native };
+  if (aligned)
+    return { evidence: { kind: "stated", name: aligned }, name: aligned, position: p.position, native: p.native };
   if (!p.name) return { evidence: null, name: null, position: p.position, native: p.native };
   // A bare `name` is only a displayed name; beside a native one it is a rendering for Western readers.
   const evidence = shown(p.name, familyFirstPage && !p.native);
-  return { evidence, name: readingFor(email, evidence) ?? splitFullName(p.name), position: p.position, native: p.native };
+  return {
+    evidence,
+    name: readingFor(email, evidence) ?? splitFullName(p.name),
+    position: p.position,
+    native: p.native,
+  };
 }
 
 interface Collect {
@@ -385,7 +459,14 @@ interface Collect {
 }
 
 /** One entry per accepted address, with the best name and position the page gives for it. */
-function collectAddresses({ lines, marks, data, targetDomain, pageNames = [], familyFirstPage = false }: Collect): FoundAddress[] {
+function collectAddresses({
+  lines,
+  marks,
+  data,
+  targetDomain,
+  pageNames = [],
+  familyFirstPage = false,
+}: Collect): FoundAddress[] {
   const found = new Map<string, FoundAddress>();
   const add = (candidate: FoundAddress) => {
     const existing = found.get(candidate.email);
@@ -401,10 +482,16 @@ function collectAddresses({ lines, marks, data, targetDomain, pageNames = [], fa
     }
   }
   // A profile page names its person once, in its heading or title, often far from the address.
-  const onPage = (email: string, near: Person) => (near.name ? near : { ...near, ...personOfPage(email, pageNames, familyFirstPage), native: near.native ?? null });
+  const onPage = (email: string, near: Person) =>
+    near.name ? near : { ...near, ...personOfPage(email, pageNames, familyFirstPage), native: near.native ?? null };
   for (const m of marks) {
     const email = acceptAddress(m.raw, targetDomain);
-    if (email) add({ email, ...onPage(email, personNear(email, lines, m.line, m.anchorText, undefined, familyFirstPage)), via: m.via });
+    if (email)
+      add({
+        email,
+        ...onPage(email, personNear(email, lines, m.line, m.anchorText, undefined, familyFirstPage)),
+        via: m.via,
+      });
   }
   const scan = (text: readonly string[], via: FoundAddress["via"]) =>
     text.forEach((line, index) => {
@@ -416,7 +503,12 @@ function collectAddresses({ lines, marks, data, targetDomain, pageNames = [], fa
         if (prose && placeholderFormat(hit.email.slice(0, hit.email.indexOf("@")), true)) continue;
         const email = acceptAddress(hit.email, targetDomain);
         // Link text repeats the address of a mailto link: no need to look for its person twice.
-        if (email && !found.get(email)?.name) add({ email, ...onPage(email, personNear(email, text, index, "", line.slice(0, hit.index), familyFirstPage)), via });
+        if (email && !found.get(email)?.name)
+          add({
+            email,
+            ...onPage(email, personNear(email, text, index, "", line.slice(0, hit.index), familyFirstPage)),
+            via,
+          });
       }
     });
   scan(lines, "text");
@@ -425,7 +517,12 @@ function collectAddresses({ lines, marks, data, targetDomain, pageNames = [], fa
   return [...found.values()].map((a) => withStatedName(a, stated));
 }
 
-const tokenKey = (words: readonly string[]) => words.map((w) => nameKey(w)).filter(Boolean).sort().join(" ");
+const tokenKey = (words: readonly string[]) =>
+  words
+    .map((w) => nameKey(w))
+    .filter(Boolean)
+    .sort()
+    .join(" ");
 
 /** People in structured data that say which part of their name is which (givenName, familyName), by their name's words. */
 function statedNamesOf(people: readonly DataPerson[]): Map<string, PersonName> {

@@ -1,8 +1,15 @@
-import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
-import { alignRomanized, annotatedName, isNativePersonName, isNativeTitle, nativeNameThenTitle, writtenInParts } from "../../people/native-names.js";
-import { type NameEvidence, readingsOf } from "../../people/readings.js";
 import { readJointly } from "../../finder/joint-reading.js";
+import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
+import {
+  alignRomanized,
+  annotatedName,
+  isNativePersonName,
+  isNativeTitle,
+  nativeNameThenTitle,
+  writtenInParts,
+} from "../../people/native-names.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
+import { type NameEvidence, readingsOf } from "../../people/readings.js";
 
 export interface FoundAddress {
   email: string;
@@ -28,17 +35,24 @@ const TITLE_WORDS =
   /(?<![\p{L}])(avocate?|avocat|notaire|juriste|comptable|architecte|ingenieure?|ingénieure?|directrice|directeur|gérante?|associée?|secrétaire|advocaat|notaris|adviseur|eigenaar|vennoot|secretaris|directeur|rechtsanwalt|rechtsanwältin|steuerberater(in)?|notar(in)?|abogad[oa]|asesor[a]?|director[a]?|gerente|socio|socia|secretari[oa]|avvocato|avvocata|ingegnere|commercialista|notaio|direttore|direttrice|advogad[oa]|contador[a]?|sócio|sócia|adwokat|radca|prawny|księgowa|księgowy|dyrektor|kierownik|prezes|avukat|müdür|müdürü|mühendis|muhasebeci|ügyvéd|mérnök|igazgató|könyvelő|ügyvezető|ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-?founder|owner|president|vp|director|manager|head|lead|engineer|developer|designer|officer|partner|counsel|analyst|consultant|specialist|coordinator|assistant|associate|architect|scientist|recruiter|editor|writer|journalist|reporter|advisor|intern|representative|executive|administrator|geschäftsführer(in)?|leiter(in)?|referent(in)?|berater(in)?|vorstand|inhaber(in)?|ingenieur(in)?|projektleiter(in)?|prokurist(in)?|sachbearbeiter(in)?|assistent(in)?|diretor(a)?|engenheir[oa]|consultor(a)?|coordenador(a)?|assistente|analista|técnic[oa]|tecnic[oa]|presidente|administrador(a)?|contabilista|economista|arquitet[oa]|ingenier[oa]|coordinador(a)?|jefe|jefa|responsable|administrativ[oa]|arquitect[oa]|consultante?|chef|chargée?|assistante?|experte?|présidente?|analyste|consulente|responsabile|impiegat[oa]|amministratore|architetto|medewerker|projectleider|specjalista|inżynier|konsultant|doradca|asystent(ka)?|wiceprezes|uzman|danışman|genel|konsult|rådgivare|rådgiver|ingenjör|ingeniør|projektledare|prosjektleder|leder|ledare|sjef|daglig leder|vd|segretari[oa]|segreteria|commerciale|amministrazione|assistenz|technik|verwaltung|ventes|technique|administration|administración|ventas|ingeniería|gestor(a)?|comercial|engenharia|verkoop|financiën|techniek|administratie|specjalist(k)?a|sprzedaż|księgowość|technika|administracja|yönetici(si)?|asistan(ı)?|satış|finans|mühendislik|[iİ]dari|försäljning|ekonomi|teknik|teknikk|salg|økonomi|administrasjon|\p{L}*vezető|értékesítés|pénzügy|műszaki|adminisztráció|quản lý|kế toán|kinh doanh|tài chính|kỹ thuật|hành chính|отдел|бухгалтерия|администрация|технический|tanácsadó|vezető|директор|менеджер|инженер|бухгалтер|юрист|руководитель|специалист|консультант|giám đốc|trưởng phòng|kỹ sư|chuyên viên|nhân viên)(?![\p{L}])/iu;
 
 /** Titles written as one compound word (German, Dutch, Nordic): "Accountmanager", "Projektleiterin", "Bedrijfsleider". */
-const COMPOUND_TITLE = /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin|leder|ledare|sjef|ansvarlig|ansvarig|rådgiver|rådgivare|sekretær|sekreterare|ingeniør|ingenjör|medarbeider)$/u;
+const COMPOUND_TITLE =
+  /^\p{Lu}\p{Ll}{2,}(manager|managerin|leiter|leiterin|leider|direktor|direktorin|directeur|adviseur|adviseuse|berater|beraterin|assistent|assistentin|ingenieur|ingenieurin|medewerker|medewerkster|referent|referentin|sachbearbeiter|sachbearbeiterin|chef|chefin|konsulent|konsult|koordinator|koordinatorin|leder|ledare|sjef|ansvarlig|ansvarig|rådgiver|rådgivare|sekretær|sekreterare|ingeniør|ingenjör|medarbeider)$/u;
 
 export function looksLikePosition(text: string): boolean {
   const t = text.trim();
   if (t.length < 2 || t.length > 80 || /[@\d]/.test(t) || t.split(/\s+/).length > 9) return false;
-  return TITLE_WORDS.test(t) || COMPOUND_TITLE.test(t) || departmentOf(t) !== null || seniorityOf(t) !== null || isNativeTitle(t);
+  return (
+    TITLE_WORDS.test(t) ||
+    COMPOUND_TITLE.test(t) ||
+    departmentOf(t) !== null ||
+    seniorityOf(t) !== null ||
+    isNativeTitle(t)
+  );
 }
 
-
 /** Runs of capitalised Latin words inside text in another script ("田中 太郎 Taro Tanaka" → "Taro Tanaka"). */
-const LATIN_NAME = /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
+const LATIN_NAME =
+  /\p{Lu}[\p{Ll}'’.-]+(?:\s+(?:(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|zu|ap|ab|mac|nic|ní|ó|ua)\s+)*\p{Lu}[\p{Ll}'’.-]+){1,3}/gu;
 
 /**
  * A line's parts, with a name written family name first kept whole ("Sullivan, Katherine –
@@ -57,7 +71,11 @@ function segmentsOf(line: string): string[] {
 /** "Leclerc, François Louis, Segreteria": a "Family, Given" name at the head of a list that ends in a title. */
 function commaPieces(part: string): string[] {
   const pieces = part.split(",");
-  if (pieces.length >= 3 && familyCommaGiven(`${pieces[0]},${pieces[1]}`) && pieces.slice(2).every((p) => looksLikePosition(p))) {
+  if (
+    pieces.length >= 3 &&
+    familyCommaGiven(`${pieces[0]},${pieces[1]}`) &&
+    pieces.slice(2).every((p) => looksLikePosition(p))
+  ) {
     return [`${pieces[0]},${pieces[1]}`, ...pieces.slice(2)];
   }
   return pieces;
@@ -72,7 +90,12 @@ function familyCommaGiven(text: string): boolean {
   const [, familyText, givenText] = m;
   const [family, given] = [familyText.trim(), givenText.trim()];
   if (looksLikePosition(family) || looksLikePosition(given) || given.split(/\s+/).length > 3) return false;
-  return looksLikePersonName(`${given} ${family}`.split(/\s+/).filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t)).join(" "));
+  return looksLikePersonName(
+    `${given} ${family}`
+      .split(/\s+/)
+      .filter((t) => !/^(dr|prof|mr|mrs|ms)\.?$/i.test(t))
+      .join(" "),
+  );
 }
 
 export interface LineReading {
@@ -99,7 +122,13 @@ export function readLine(line: string, localPart = ""): LineReading {
   const annotated = annotatedName(line, localPart);
   if (annotated) {
     const rest = readLine(annotated.rest, localPart);
-    return { name: fullNameOf(annotated.name), position: rest.position, transcribed: true, native: null, stated: annotated.name };
+    return {
+      name: fullNameOf(annotated.name),
+      position: rest.position,
+      transcribed: true,
+      native: null,
+      stated: annotated.name,
+    };
   }
   const segments = segmentsOf(line);
   let name: string | null = null;
@@ -319,7 +348,10 @@ export function nameFromSite(email: string, names: Iterable<string>): Person | n
   const bare = local.replace(/[^a-z0-9]/g, "");
   for (const text of names) {
     // Cheap gate before trying every reading and format: some part of the name must be in the address.
-    const parts = text.split(/[\s-]+/).map((t) => nameKey(t)).filter((t) => t.length >= 2);
+    const parts = text
+      .split(/[\s-]+/)
+      .map((t) => nameKey(t))
+      .filter((t) => t.length >= 2);
     if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
     const evidence = shown(text);
     const name = readingFor(email, evidence);

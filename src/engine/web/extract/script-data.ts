@@ -105,7 +105,10 @@ export function unflatten(values: unknown): unknown {
         // Reactive/Ref wrappers hold their value; Set and Map hold entries; other tags are scalars we do not need.
         if (/ref$|reactive$/i.test(tag)) return at(v[1], depth + 1);
         if (tag === "Set") return v.slice(1).map((i) => at(i, depth + 1));
-        if (tag === "Map") return Object.fromEntries(v.slice(1).flatMap((_, i, a) => (i % 2 ? [] : [[String(at(a[i], depth + 1)), at(a[i + 1], depth + 1)]])));
+        if (tag === "Map")
+          return Object.fromEntries(
+            v.slice(1).flatMap((_, i, a) => (i % 2 ? [] : [[String(at(a[i], depth + 1)), at(a[i + 1], depth + 1)]])),
+          );
         return null;
       }
       const arr: unknown[] = [];
@@ -122,7 +125,8 @@ export function unflatten(values: unknown): unknown {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 
 /**
  * Astro's island props: every value a `[type, value]` pair, 0 a plain value (objects holding pairs
@@ -318,7 +322,8 @@ class LiteralReader {
       else key = this.ident();
       if (key === null) this.fail();
       if (this.eat(":")) out[key] = this.sub((r) => r.expression());
-      else if (this.scope.has(key)) out[key] = this.scope.get(key); // shorthand {a}
+      else if (this.scope.has(key))
+        out[key] = this.scope.get(key); // shorthand {a}
       else this.fail();
       if (!this.eat(",")) {
         this.expect("}");
@@ -375,7 +380,8 @@ class LiteralReader {
         i += 2;
       } else if (e === "\n" || e === "\r") {
         /* line continuation */
-      } else out += ({ n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", "0": "\0" } as Record<string, string>)[e] ?? e;
+      } else
+        out += ({ n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", "0": "\0" } as Record<string, string>)[e] ?? e;
     }
     this.pos = i + 1;
     return out;
@@ -496,7 +502,8 @@ class LiteralReader {
       }
       const key = path.pop();
       let target = this.scope.get(name);
-      for (const step of path) target = target !== null && typeof target === "object" ? (target as Record<string, unknown>)[step] : undefined;
+      for (const step of path)
+        target = target !== null && typeof target === "object" ? (target as Record<string, unknown>)[step] : undefined;
       if (key === undefined || !this.eat("=") || target === null || typeof target !== "object") return;
       const value = this.sub((r) => r.expression());
       if (this.pos <= end) (target as Record<string, unknown>)[key] = value;
@@ -505,4 +512,3 @@ class LiteralReader {
     }
   }
 }
-

@@ -41,15 +41,21 @@ const fold = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, "");
 
 // Keys by role, folded. A suffix naming a language or script ("givenNameEn", "name_ja", "nameKana")
 // is allowed: which script a value is in is read from the value itself.
-const LANG_SUFFIX = "(?:en|ja|jp|zh|cn|tw|ko|kr|native|local|latin|roman|romaji|romanized|romanised|kana|kanji|reading|yomi|furigana|english|ascii|alt|original)?";
+const LANG_SUFFIX =
+  "(?:en|ja|jp|zh|cn|tw|ko|kr|native|local|latin|roman|romaji|romanized|romanised|kana|kanji|reading|yomi|furigana|english|ascii|alt|original)?";
 const GIVEN_KEY = new RegExp(`^(?:givenname|firstname|first|given|forename|vorname|prenom|fname|mei)${LANG_SUFFIX}$`);
 const FAMILY_KEY = new RegExp(`^(?:familyname|lastname|last|family|surname|nachname|lname|sei|sn)${LANG_SUFFIX}$`);
 const MIDDLE_KEY = /^(?:additionalname|middlename|middle|middleinitial)$/;
-const NAME_KEY = new RegExp(`^(?:(?:full|display|person|english|latin|roman|romanized|native|local|kana|kanji)?name|fn|romaji|kana|furigana|yomigana|yomi|reading)${LANG_SUFFIX}$`);
-const EMAIL_KEY = /^(?:e?mail|emailaddress|mailaddress|emails?|workemail|businessemail|contactemail|primaryemail|emailadresse|courriel|correo|mailto)$/;
-const POSITION_KEY = /^(?:jobtitle|title|position|role|function|designation|post|jobposition|job|occupation|funktion|poste|cargo|ruolo|yakushoku|katagaki)$/;
+const NAME_KEY = new RegExp(
+  `^(?:(?:full|display|person|english|latin|roman|romanized|native|local|kana|kanji)?name|fn|romaji|kana|furigana|yomigana|yomi|reading)${LANG_SUFFIX}$`,
+);
+const EMAIL_KEY =
+  /^(?:e?mail|emailaddress|mailaddress|emails?|workemail|businessemail|contactemail|primaryemail|emailadresse|courriel|correo|mailto)$/;
+const POSITION_KEY =
+  /^(?:jobtitle|title|position|role|function|designation|post|jobposition|job|occupation|funktion|poste|cargo|ruolo|yakushoku|katagaki)$/;
 /** Keys whose object value describes the object that holds them (its name parts, its contact details). */
-const DETAIL_KEY = /^(?:name|names|contact|contacts|contactinfo|details|profile|info|person|links|i18n|translations|localized)$/;
+const DETAIL_KEY =
+  /^(?:name|names|contact|contacts|contactinfo|details|profile|info|person|links|i18n|translations|localized)$/;
 
 const ADDRESS = /^(?:mailto:)?\s*[^\s@<>()[\],;:"']+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\s*$/i;
 
@@ -57,7 +63,9 @@ type Obj = Record<string, unknown>;
 
 function typesOf(o: Obj): string[] {
   const t = o["@type"] ?? o.type;
-  return (Array.isArray(t) ? t : [t]).filter((x): x is string => typeof x === "string").map((x) => x.replace(/^.*[/#]/, ""));
+  return (Array.isArray(t) ? t : [t])
+    .filter((x): x is string => typeof x === "string")
+    .map((x) => x.replace(/^.*[/#]/, ""));
 }
 
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -80,14 +88,19 @@ interface Keyed {
 }
 
 /** The object's own keys sorted by role, with the details objects under it read as its own. */
-function keyed(o: Obj, into: Keyed = { given: [], family: [], middle: [], names: [], emails: [], positions: [] }, depth = 0): Keyed {
+function keyed(
+  o: Obj,
+  into: Keyed = { given: [], family: [], middle: [], names: [], emails: [], positions: [] },
+  depth = 0,
+): Keyed {
   for (const [rawKey, value] of Object.entries(o)) {
     const key = fold(rawKey);
     if (key === "type" || key === "id" || key === "context") continue;
     if (isObject(value) && depth < 2 && DETAIL_KEY.test(key) && !isPersonTyped(value)) {
       keyed(value, into, depth + 1);
       // A name object ({first, last} or {ja, en}) may also hold plain strings under language keys.
-      if (key === "name" || key === "names") for (const v of Object.values(value)) if (typeof v === "string") into.names.push(v.trim());
+      if (key === "name" || key === "names")
+        for (const v of Object.values(value)) if (typeof v === "string") into.names.push(v.trim());
       continue;
     }
     const values = stringsOf(value);
@@ -98,7 +111,9 @@ function keyed(o: Obj, into: Keyed = { given: [], family: [], middle: [], names:
     else if (GIVEN_KEY.test(key)) into.given.push(...values);
     else if (NAME_KEY.test(key)) into.names.push(...values);
     else if (POSITION_KEY.test(key)) into.positions.push(...values);
-    else for (const s of values) if (/^mailto:/i.test(s)) into.emails.push(...[bareAddress(s)].filter((x): x is string => x !== null));
+    else
+      for (const s of values)
+        if (/^mailto:/i.test(s)) into.emails.push(...[bareAddress(s)].filter((x): x is string => x !== null));
   }
   return into;
 }
@@ -106,7 +121,10 @@ function keyed(o: Obj, into: Keyed = { given: [], family: [], middle: [], names:
 function bareAddress(s: string): string | null {
   const t = s.trim();
   if (!ADDRESS.test(t)) return null;
-  return t.replace(/^mailto:\s*/i, "").replace(/\?.*$/s, "").trim();
+  return t
+    .replace(/^mailto:\s*/i, "")
+    .replace(/\?.*$/s, "")
+    .trim();
 }
 
 const isPersonTyped = (v: Obj) => typesOf(v).includes("Person");
@@ -118,7 +136,8 @@ function personOf(o: Obj, typed: boolean): DataPerson | null {
   const types = typesOf(o);
   // schema.org says what the object is; a typed object that is not a Person is an organisation, a place, ...
   if (typed && types.length > 0 && !types.includes("Person")) return null;
-  if (!typed && types.length > 0 && !types.some((t) => /person|employee|member|staff|author|people|team/i.test(t))) return null;
+  if (!typed && types.length > 0 && !types.some((t) => /person|employee|member|staff|author|people|team/i.test(t)))
+    return null;
   const k = keyed(o);
   const given = latin(k.given);
   const family = latin(k.family);
@@ -128,7 +147,10 @@ function personOf(o: Obj, typed: boolean): DataPerson | null {
   const reads = k.names.filter((n) => n.length <= 120).map((n) => readLine(n));
   const fullLatin = reads.find((r) => r.name)?.name ?? null;
   const stated = reads.find((r) => r.stated)?.stated ?? null;
-  const fullNative = reads.find((r) => r.native)?.native ?? k.names.find((n) => isNativePersonName(n)) ?? (nativeFamily && nativeGiven ? `${nativeFamily} ${nativeGiven}` : nativeFamily);
+  const fullNative =
+    reads.find((r) => r.native)?.native ??
+    k.names.find((n) => isNativePersonName(n)) ??
+    (nativeFamily && nativeGiven ? `${nativeFamily} ${nativeGiven}` : nativeFamily);
   const emails = [...new Set(k.emails)];
   const hasParts = !!(given && family);
   const hasName = hasParts || !!fullLatin || !!fullNative;
@@ -185,7 +207,10 @@ export function readStructured(roots: readonly unknown[], typed: boolean): DataR
 export function linesOfText(text: string): string[] {
   if (!/[<\n]/.test(text)) return [text];
   return text
-    .replace(/<(?:br|\/?(?:p|div|li|ul|ol|tr|td|th|h[1-6]|section|article|dd|dt|blockquote|address|table))\b[^>]*>/gi, "\n")
+    .replace(
+      /<(?:br|\/?(?:p|div|li|ul|ol|tr|td|th|h[1-6]|section|article|dd|dt|blockquote|address|table))\b[^>]*>/gi,
+      "\n",
+    )
     .replace(/<a\b[^>]*href\s*=\s*["']?mailto:([^"'\s>]+)[^>]*>/gi, " $1 ")
     .replace(/<[^>]*>/g, "")
     .split(/\n/)

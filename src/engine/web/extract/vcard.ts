@@ -17,8 +17,16 @@ function properties(card: string): { name: string; value: string }[] {
   return unfolded.split(/\r?\n/).flatMap((line) => {
     const colon = line.indexOf(":");
     if (colon < 1) return [];
-    const name = line.slice(0, colon).replace(/;.*$/s, "").replace(/^item\d+\./i, "").toUpperCase();
-    const value = line.slice(colon + 1).replace(/\\([,;\\])/g, "$1").replace(/\\n/gi, " ").trim();
+    const name = line
+      .slice(0, colon)
+      .replace(/;.*$/s, "")
+      .replace(/^item\d+\./i, "")
+      .toUpperCase();
+    const value = line
+      .slice(colon + 1)
+      .replace(/\\([,;\\])/g, "$1")
+      .replace(/\\n/gi, " ")
+      .trim();
     return [{ name, value }];
   });
 }
@@ -34,7 +42,8 @@ export function vCardAddresses(body: string, targetDomain: string): FoundAddress
     const additional = n[2]?.trim();
     const fn = get("FN");
     // N states which part is the family name; FN is only a displayed name.
-    const stated: PersonName | null = family && given ? { first: given, last: family, ...(additional ? { middle: additional } : {}) } : null;
+    const stated: PersonName | null =
+      family && given ? { first: given, last: family, ...(additional ? { middle: additional } : {}) } : null;
     const evidence: NameEvidence | null = stated ? { kind: "stated", name: stated } : fn ? shown(fn) : null;
     const name = stated ?? (fn ? splitFullName(fn) : null);
     const position = get("TITLE") || get("ROLE") || null;

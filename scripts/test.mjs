@@ -1,4 +1,4 @@
-// `npm test`: the typecheck (wrangler types --check, tsc, import cycles), the node-side checks of
+// `npm test`: the typecheck (wrangler types --check, tsc, import cycles), Biome's lint and format check, the node-side checks of
 // the local scripts (`npm run test:scripts`: seed progress, npm start offline) and the vitest suite
 // side by side. On a 2-core machine the suite spends much of its time waiting on workerd, so running
 // the others beside it costs little. Their output is printed when they end (never interleaved with
@@ -21,10 +21,18 @@ scripts?.stdout.on("data", (d) => (scriptsOutput += d));
 scripts?.stderr.on("data", (d) => (scriptsOutput += d));
 const scriptsDone = scripts ? new Promise((resolve) => scripts.on("close", resolve)) : Promise.resolve(0);
 
+// Biome's check (format and lint) takes a few seconds; its output is kept like the typecheck's.
+let lintOutput = "";
+const lint = spawn(npm, ["run", "lint", "--silent"], { stdio: ["ignore", "pipe", "pipe"] });
+lint.stdout.on("data", (d) => (lintOutput += d));
+lint.stderr.on("data", (d) => (lintOutput += d));
+const lintDone = new Promise((resolve) => lint.on("close", resolve));
+
 const vitest = spawn("npx", ["vitest", "run", ...process.argv.slice(2)], { stdio: "inherit" });
 const vitestCode = await new Promise((resolve) => vitest.on("close", resolve));
 const typecheckCode = await typecheckDone;
 const scriptsCode = await scriptsDone;
+const lintCode = await lintDone;
 
 const shown = typecheckOutput
   .split("\n")
@@ -50,4 +58,15 @@ if (runScripts) {
         .trim(),
     );
 }
-process.exit(vitestCode !== 0 ? vitestCode || 1 : typecheckCode || scriptsCode || 0);
+console.log(
+  `\n── lint and format (npm run lint: biome ci): ${lintCode === 0 ? "passed" : "FAILED (npm run format fixes the formatting)"}`,
+);
+if (lintCode !== 0)
+  console.log(
+    lintOutput
+      .split("\n")
+      .filter((l) => !l.startsWith("npm warn"))
+      .join("\n")
+      .trim(),
+  );
+process.exit(vitestCode !== 0 ? vitestCode || 1 : typecheckCode || scriptsCode || lintCode || 0);

@@ -1,5 +1,5 @@
 // npm run bench -- quality --seed N --sites 60 [--profile real-web]: the engine on randomized company
-// sites nobody tuned it against (test/fixtures/generator, issue 20), measured through the /v1 routes
+// sites nobody tuned it against (test/fixtures/generator), measured through the /v1 routes
 // as a customer meets it. The wrapper bench/quality.mjs sets QUALITY_SEED / QUALITY_SITES /
 // QUALITY_PROFILE; the fixture network serves the same seed's sites (test/fixtures/handlers/
 // generated.ts). Prints every miss with its likely cause, the totals against the goals, format/finder

@@ -3,7 +3,7 @@
 // addresses). Runs inside workerd with the test network; not part of `npm test`.
 // Prints, over every site: recall of the published addresses in the first answer (first pass
 // only) and once the deep pass has settled, precision of everything found, email-format top-1
-// and finder top-1 (people the site names without an address), against the goals of issue 16.
+// and finder top-1 (people the site names without an address), against the quality goals.
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";

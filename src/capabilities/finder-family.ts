@@ -6,7 +6,7 @@ import { emailFinder } from "./email-finder.js";
 import { emailFormat } from "./email-format.js";
 import { emailSources } from "./email-sources.js";
 
-/** The crawl-backed capabilities (issue 4): one entry in CAPABILITIES spreads them all. */
+/** The crawl-backed capabilities: one entry in CAPABILITIES spreads them all. */
 export const FINDER_CAPABILITIES: AnyCapability[] = [
   domainSearch,
   emailFinder,

@@ -11,7 +11,7 @@ import { location } from "./shapes/location.js";
 import { similar } from "./similar.js";
 import { technology } from "./technology.js";
 
-/** People, company and phone intelligence (issue 6), listed once for src/capabilities/index.ts. */
+/** People, company and phone intelligence, listed once for src/capabilities/index.ts. */
 export const PEOPLE_PHONE_CAPABILITIES: AnyCapability[] = [
   phoneValidator,
   phoneFinder,

@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * Billing memory (issue 10, migration 0009). `billed_requests`: when each distinct request
+ * Billing memory (migration 0009). `billed_requests`: when each distinct request
  * (capability + normalised parameters) was last billed to an account, so a repeat within 30 days
  * is free. `usage_days`: charged calls per account, UTC day, capability and source, read by
  * /v1/usage (the request log keeps only 1,000 rows, too few for usage history).

@@ -5,7 +5,7 @@ import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { act, createdId, createJob, csvForm, getJob, parseCsv, waitForEnd } from "./support.js";
 
-/** Every way a row can end, in one file (issue 21 items 2 and 3). */
+/** Every way a row can end, in one file. */
 const MIXED = [
   "first name,last name,domain,email",
   "Jane,Cooper,acme-widgets.test,", // 1 found

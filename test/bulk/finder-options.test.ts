@@ -10,7 +10,7 @@ import { call, createAccount, json, type TestAccount } from "../support/accounts
 import { act, createdId, createJob, csvForm, getJob, parseCsv, waitForEnd } from "./support.js";
 
 /**
- * Issue 21 item 11: every option the spec lists for POST /bulk/finder works as its name says, under
+ * Every option the spec lists for POST /bulk/finder works as its name says, under
  * its current name and its former one. People of the fixture site: Jane Cooper (CTO: engineering,
  * seen on the team page), John Smith (Head of Sales: sales), Mary Major (VP Finance: finance),
  * Peter Parker (not on the site: proposed from the {first}.{last} format, department unknown).

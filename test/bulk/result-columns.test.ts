@@ -5,7 +5,7 @@ import { call, createAccount, json, type TestAccount } from "../support/accounts
 import { createdId, createJob, waitForEnd } from "./support.js";
 
 /**
- * Issue 21 item 1: for every bulk type, the same input through the single call and through a bulk
+ * For every bulk type, the same input through the single call and through a bulk
  * job; each result column the type declares must exist in the single call's answer and the bulk
  * file must show that value. (The verifier's columns read `data.status` while the answer nests the
  * verdict under `data.email`: every cell was blank.)

@@ -1,4 +1,4 @@
-// Regression guard for issue 20: the engine on randomized company sites (test/fixtures/generator)
+// Regression guard: the engine on randomized company sites (test/fixtures/generator)
 // of three fixed seeds, measured through the /v1 routes as a customer meets it. The seeds were
 // picked before any result was seen. `npm run bench -- quality` measures fresh seeds the same way.
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { GOALS, measureSites, ratios, report, summarize } from "../support/gener
 const sites = GUARD_SEEDS.flatMap((seed) => generateSites(seed, GUARD_SITES));
 
 describe(`generated sites (seeds ${GUARD_SEEDS.join(", ")} × ${GUARD_SITES})`, () => {
-  it("meet the goals of issue 20: format and finder top-1, first-answer and settled recall, no trap, precision", async () => {
+  it("meet the goals: format and finder top-1, first-answer and settled recall, no trap, precision", async () => {
     const measures = await measureSites(sites);
     console.log(report("regression guard", measures));
     const { totals } = summarize(measures);

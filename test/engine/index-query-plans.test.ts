@@ -100,7 +100,7 @@ describe("query plans of the hot path", () => {
     await get("/v1/email-finder?domain=acme-widgets.test&first_name=Jane&last_name=Cooper");
     await get("/v1/email-finder?domain=acme-widgets.test&first_name=Someone&last_name=Else");
     await get("/v1/email-count?domain=acme-widgets.test");
-    // A repeat of a billed call: decided by the account's limiter, no D1 statement (issue 22).
+    // A repeat of a billed call: decided by the account's limiter, no D1 statement.
     await get("/v1/email-count?domain=acme-widgets.test");
   });
 

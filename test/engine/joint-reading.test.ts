@@ -1,4 +1,4 @@
-// Issue 20: a domain's names and its address format are read together, over all its addresses.
+// A domain's names and its address format are read together, over all its addresses.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";

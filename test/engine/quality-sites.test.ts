@@ -1,4 +1,4 @@
-// Issue 16 on whole fixture sites (test/fixtures/sites/<host>/, zones in test/fixtures/dns/quality.json):
+// The quality goals on whole fixture sites (test/fixtures/sites/<host>/, zones in test/fixtures/dns/quality.json):
 // one test per site structure, crawling the way the service does (first pass, then the deep pass).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Issue 16, one case per test: which pages the crawler chooses, how addresses are published, how
+// One case per test: which pages the crawler chooses, how addresses are published, how
 // names are read and spelt, and how formats are inferred. Pure functions, no network.
 import { describe, expect, it } from "vitest";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
@@ -267,7 +267,7 @@ describe("names as the domain writes them", () => {
   });
 
   it("reads a name family name first only with a cue a reader would use: the page's language, an upper-cased family name, a comma", () => {
-    // Issue 20: alone on a page without a cue, "Nguyễn Thị Mai" is read as written (given name first);
+    // Alone on a page without a cue, "Nguyễn Thị Mai" is read as written (given name first);
     // the domain's other addresses can still turn it round (joint-reading.test.ts).
     expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai")).toEqual({ first: "Nguyễn", middle: "Thị", last: "Mai" });
     expect(fittingName("mai.nguyen@x.com", "Nguyễn Thị Mai", true)).toEqual({

@@ -8,7 +8,7 @@ describe("one error body everywhere", () => {
   it("answers an unknown route with 404 unknown_route", async () => {
     const res = await call("/v1/no-such-thing");
     expect(res.status).toBe(404);
-    // request_id (the response's X-Request-Id) was added to every error body by issue 9.
+    // request_id (the response's X-Request-Id) was added to every error body.
     expect(await json(res)).toEqual({
       errors: {
         type: "unknown_route",

@@ -24,7 +24,7 @@ function requests(): Map<string, string[]> {
   for (const [path, text] of Object.entries(sources)) {
     const file = path.replace(/^(\.\.\/)+/, "");
     for (const m of text.matchAll(
-      /\b(?:expiringMap|boundedMap|perBinding|isolateValue)(?:<[^(]*>)?\(\s*"([A-Za-z]+)"\s*\)/g,
+      /\b(?:expiringMap|boundedMap|perBinding|isolateValue)(?:<[^(]*>)?\(\s*"([A-Za-z]+)",?\s*\)/g,
     )) {
       found.set(m[1]!, [...(found.get(m[1]!) ?? []), file]);
     }

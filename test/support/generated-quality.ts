@@ -1,4 +1,4 @@
-// Measures the engine on generated fixture sites (test/fixtures/generator, issue 20) the way a
+// Measures the engine on generated fixture sites (test/fixtures/generator) the way a
 // customer meets it: through the Worker's /v1 routes, on an unlimited plan. Per site:
 //   1. domain-search                 -> the first answer (first crawl pass only),
 //   2. the deep pass, handed to the deep-crawl consumer as the queue would: tests leave the

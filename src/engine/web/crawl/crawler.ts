@@ -44,7 +44,7 @@ export interface CrawlBudget {
  * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
  * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
  * team listing with a dozen profile pages be read whole in the first answer (12 left most of
- * them to the deep pass: first-answer recall 84% on generated sites, issue 20). A page answered
+ * them to the deep pass: first-answer recall 84% on generated sites). A page answered
  * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
  * allows, else handed to the deep pass; a bot challenge is asked once more after a 2 s pause (see
  * runPass for the limits); PDFs wait for the deep pass.

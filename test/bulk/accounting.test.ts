@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { act, createdId, createJob, csvForm, getJob, parseCsv, waitForEnd } from "./support.js";
+import { act, createdId, createJob, csvForm, getJob, parseCsv, thirtyFoundFinderRows, waitForEnd } from "./support.js";
 
 /** Every way a row can end, in one file. */
 const MIXED = [
@@ -121,30 +121,7 @@ describe("preview once billed", () => {
   it("a job stopped by its credits is billed for the rows it ran and shows its preview", async () => {
     // Free plan: 25 search credits; 30 rows that are all found.
     const account = await createAccount({ plan: "free" });
-    const names = [
-      "Anna",
-      "Boris",
-      "Carla",
-      "David",
-      "Elena",
-      "Frank",
-      "Greta",
-      "Hugo",
-      "Irene",
-      "Jonas",
-      "Karin",
-      "Lukas",
-      "Marta",
-      "Nils",
-      "Olga",
-    ];
-    const rows = [
-      ["domain", "first_name", "last_name"],
-      ...names.flatMap((f) => [
-        ["acme-widgets.test", f, "Baker"],
-        ["acme-widgets.test", f, "Fischer"],
-      ]),
-    ];
+    const rows = thirtyFoundFinderRows();
     const id = await createdId(await createJob(account, "finder", { name: "Runs out", data: rows, launch: true }));
     const failed = await waitForEnd(account, "finder", id);
     expect(failed).toMatchObject({ status: "failed", billed: true });

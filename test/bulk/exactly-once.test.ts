@@ -22,6 +22,7 @@ import {
   deliverAndDieBeforeBilling,
   getJob,
   parseCsv,
+  thirtyFoundFinderRows,
   waitForEnd,
 } from "./support.js";
 
@@ -144,30 +145,7 @@ describe("credits running out mid-job", () => {
   it("stops the job as failed with a clear error_message, then a retry after a top-up finishes only the rows not done", async () => {
     // The free plan has 25 search credits a month; 30 rows need 30.
     const account = await createAccount({ plan: "free" });
-    const first = [
-      "Anna",
-      "Boris",
-      "Carla",
-      "David",
-      "Elena",
-      "Frank",
-      "Greta",
-      "Hugo",
-      "Irene",
-      "Jonas",
-      "Karin",
-      "Lukas",
-      "Marta",
-      "Nils",
-      "Olga",
-    ];
-    const rows = [
-      ["domain", "first_name", "last_name"],
-      ...first.flatMap((f) => [
-        ["acme-widgets.test", f, "Baker"],
-        ["acme-widgets.test", f, "Fischer"],
-      ]),
-    ];
+    const rows = thirtyFoundFinderRows();
     const id = await createdId(
       await createJob(account, "finder", { name: "Too many for the plan", data: rows, launch: true }),
     );

@@ -131,3 +131,31 @@ export async function launchLosingMessages(account: TestAccount, id: number) {
     await instance.launch(Date.now(), account.accountId);
   });
 }
+
+/** A finder file of 30 rows that are all found (15 first names × Baker and Fischer at acme-widgets.test): more than the free plan's 25 search credits. */
+export function thirtyFoundFinderRows(): string[][] {
+  const first = [
+    "Anna",
+    "Boris",
+    "Carla",
+    "David",
+    "Elena",
+    "Frank",
+    "Greta",
+    "Hugo",
+    "Irene",
+    "Jonas",
+    "Karin",
+    "Lukas",
+    "Marta",
+    "Nils",
+    "Olga",
+  ];
+  return [
+    ["domain", "first_name", "last_name"],
+    ...first.flatMap((f) => [
+      ["acme-widgets.test", f, "Baker"],
+      ["acme-widgets.test", f, "Fischer"],
+    ]),
+  ];
+}

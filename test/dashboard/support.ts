@@ -28,7 +28,7 @@ export class Browser {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (this.cookies.size) headers.set("cookie", this.cookieHeader());
     if (!headers.has("cf-connecting-ip")) headers.set("cf-connecting-ip", this.ip);
     const res = await exports.default.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" }));
     for (const cookie of res.headers.getSetCookie()) {
@@ -66,6 +66,11 @@ export class Browser {
     const token = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
     expect(token, `no CSRF token on ${path}`).toBeTruthy();
     return token!;
+  }
+
+  /** The Cookie header this browser sends. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 
   get sessionToken(): string | undefined {

@@ -366,7 +366,7 @@ export function registerAuthRoutes(app: DashApp) {
     // The link reached the mailbox: the address is confirmed too.
     await markConfirmed(c.env.DB, accountId);
     forgetConfirmed(accountId);
-    await endAccountSessions(c.env.DB, accountId);
+    await endAccountSessions(c.env, accountId);
     await startSession(c, accountId);
     return c.redirect(`${PATHS.overview}?ok=password-reset`, 303);
   });

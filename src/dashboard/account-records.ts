@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { normaliseEmail } from "../auth/password-sign-in.js";
 import { db } from "../db/client.js";
 import { type Account, accounts } from "../db/schema.js";
 import { accountTokens } from "../db/schema-dashboard.js";
@@ -15,7 +16,7 @@ export const RESET_TTL_MS = 3_600_000;
 const TTL = { confirm: CONFIRM_TTL_MS, reset: RESET_TTL_MS } as const;
 export type TokenPurpose = keyof typeof TTL;
 
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+export { normaliseEmail };
 
 export async function accountByEmail(d1: D1Database, email: string): Promise<Account | undefined> {
   const [row] = await db(d1)

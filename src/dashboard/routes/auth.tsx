@@ -1,7 +1,7 @@
 import { forgetMeViews } from "../../account/me-cache.js";
 import { forgetAccountKeys } from "../../auth/auth-cache.js";
-import { hashPassword, verifyPassword } from "../../platform/crypto.js";
-import { isolateValue } from "../../platform/isolate-state.js";
+import { signInWithPassword, WRONG_PASSWORD } from "../../auth/password-sign-in.js";
+import { hashPassword } from "../../platform/crypto.js";
 import { logError } from "../../request-context.js";
 import {
   accountByEmail,
@@ -17,14 +17,11 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
 import { clientIp, type DashApp, type DashCtx, formOf, render, safeNext, signedIn } from "../http.js";
 import { confirmationMessage, linkOrigin, MailNotConfigured, mailerFor, resetMessage } from "../mailer.js";
 import { csrfOk, currentSession, endAccountSessions, endSession, formToken, startSession } from "../session.js";
-import { throttleMail, throttleSignIn, throttleSignUp } from "../throttle.js";
+import { throttleMail, throttleSignUp } from "../throttle.js";
 import { Csrf, Notice, PublicPage } from "../views/layout.js";
 
 const EMAIL_SHAPE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,}$/;
 const EXPIRED_FORM = "This form expired. Please try again.";
-
-// Compared against when the email matches no account, so both cases cost one PBKDF2 run.
-const dummyHash = isolateValue<Promise<string>>("dashboardDummyHash");
 
 function passwordProblem(password: string): string | null {
   if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
@@ -179,16 +176,11 @@ export function registerAuthRoutes(app: DashApp) {
       render(c, <SignInForm csrf={formToken(c)} next={next} email={email} error={error} />, status);
     if (!(await csrfOk(c, null, form.csrf))) return again(EXPIRED_FORM, 403);
     if (!email || !password) return again("Enter your email and password.", 400);
-    const wait = await throttleSignIn(c.env, clientIp(c), email);
-    if (wait !== null) return tooMany(c, "Sign in", wait);
-    const account = await accountByEmail(c.env.DB, email);
-    const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
-    const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
-    if (!account?.passwordHash || !matches || account.kind !== "user")
-      return again("The email or password is wrong.", 400);
-    if (account.blocked) return again("This account is blocked. Contact support.", 403);
     // An unconfirmed account may sign in: its pages say what to do, and /v1 answers it 401 until then.
-    await startSession(c, account.id);
+    const attempt = await signInWithPassword(c.env, { ip: clientIp(c), email, password, allowUnconfirmed: true });
+    if (attempt.outcome === "throttled") return tooMany(c, "Sign in", attempt.retryAfter);
+    if (attempt.outcome === "refused") return again(WRONG_PASSWORD, 400);
+    await startSession(c, attempt.account.id);
     return c.redirect(next, 303);
   });
 

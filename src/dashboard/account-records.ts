@@ -92,17 +92,18 @@ export async function redeemToken(
   return row?.accountId;
 }
 
-/** Whether a token would be accepted (the reset form is shown only for one that is). */
-export async function tokenUsable(
+/** The account a token would be accepted for (the reset form is shown only for one that is), or undefined. */
+export async function tokenHolder(
   d1: D1Database,
   token: string,
   purpose: TokenPurpose,
   now = Date.now(),
-): Promise<boolean> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+): Promise<{ accountId: number; email: string } | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await db(d1)
-    .select({ accountId: accountTokens.accountId })
+    .select({ accountId: accountTokens.accountId, email: accounts.email })
     .from(accountTokens)
+    .innerJoin(accounts, eq(accounts.id, accountTokens.accountId))
     .where(
       and(
         eq(accountTokens.tokenHash, await sha256Hex(token)),
@@ -112,7 +113,7 @@ export async function tokenUsable(
       ),
     )
     .limit(1);
-  return row !== undefined;
+  return row;
 }
 
 export async function markConfirmed(d1: D1Database, accountId: number): Promise<void> {

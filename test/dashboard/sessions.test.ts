@@ -48,6 +48,27 @@ describe("sessions", () => {
     ).toBe("/app");
   });
 
+  it("is not ended, nor its cookie cleared, by a sign-out form posted from another site", async () => {
+    const { browser } = await confirmedUser();
+    // A cross-site form post: the browser sends no SameSite=Lax cookie, and says where it comes from.
+    const res = await exports.default.fetch(
+      new Request("https://api.test/app/sign-out", {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: "https://evil.example",
+          "sec-fetch-site": "cross-site",
+        },
+        body: "",
+        redirect: "manual",
+      }),
+    );
+    expect(res.status).toBe(303);
+    // Before: a Set-Cookie that emptied __Host-ci_app, signing the browser out.
+    expect(res.headers.getSetCookie().filter((c) => c.startsWith("__Host-ci_app="))).toEqual([]);
+    expect((await browser.get("/app")).status).toBe(200);
+  });
+
   it("ends at sign-out, after its idle time, and when the account is blocked", async () => {
     const { browser, accountId } = await confirmedUser();
     const token = browser.sessionToken!;

@@ -94,11 +94,18 @@ export const pathOf = (link: string) => {
   return u.pathname + u.search;
 };
 
-/** Signs up a new account through the pages; the browser is then signed in (unconfirmed). */
+/** Signs up a new account through the pages, then signs the browser in (unconfirmed: the link is not opened). */
 export async function signUp(browser = new Browser(), email = newEmail()) {
   const csrf = await browser.csrfOf("/app/sign-up");
   const res = await browser.post("/app/sign-up", { csrf, email, password: PASSWORD });
-  expect(res.status, await res.clone().text()).toBe(303);
+  expect(res.status, await res.clone().text()).toBe(200);
+  expect(await res.text()).toContain("Check your inbox");
+  const signIn = await browser.post("/app/sign-in", {
+    csrf: await browser.csrfOf("/app/sign-in"),
+    email,
+    password: PASSWORD,
+  });
+  expect(signIn.status).toBe(303);
   const row = await env.DB.prepare("SELECT id FROM accounts WHERE email = ?").bind(email).first<{ id: number }>();
   return { browser, email, accountId: row!.id };
 }

@@ -56,7 +56,7 @@ export const ISOLATE_STATE = {
   },
   signInDummyHash: {
     holds: "a password hash that sign-in checks unknown e-mail addresses against (equal timing)",
-    owner: "src/oauth/routes/sign-in.ts",
+    owner: "src/auth/password-sign-in.ts",
     kind: "value",
     maxEntries: null,
     lifetime: "the isolate's",
@@ -232,15 +232,6 @@ export const ISOLATE_STATE = {
     maxEntries: null,
     lifetime: "the isolate's",
     invalidatedBy: "nothing (the oldest of 50 goes)",
-  },
-  dashboardDummyHash: {
-    holds: "a password hash that the dashboard's sign-in checks unknown e-mail addresses against (equal timing)",
-    owner: "src/dashboard/routes/auth.tsx",
-    kind: "value",
-    maxEntries: null,
-    lifetime: "the isolate's",
-    invalidatedBy: "nothing",
-    derived: true,
   },
   tryItCatalog: {
     holds: 'the "Try it" forms: capabilities, parameters and prices from the `/v1` OpenAPI document',

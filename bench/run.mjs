@@ -81,6 +81,11 @@ export const BENCHES = {
     kind: "node",
     about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60 [--profile real-web]`)",
   },
+  shards: {
+    file: "bench/shards.mjs",
+    kind: "node",
+    about: "the same mixed load on 1 and 4 index databases, then a reshard 1 → 4 under load with a crash",
+  },
   scale: {
     file: "bench/scale.mjs",
     kind: "node",

@@ -23,7 +23,6 @@
 // answer) comes from a stub DNS-over-HTTPS server in this process.
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -31,6 +30,7 @@ import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
 import { addressOf, BIG_DOMAIN, d1File, PER_DOMAIN, SMALL_DOMAIN, seedScale } from "../scripts/seed-scale.mjs";
 import { devOperatorSecret, median, root, withBenchServer } from "./lib/dev-server.mjs";
+import { startDoh } from "./lib/doh-stub.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -50,24 +50,6 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 0) || !(rounds > 0) || !(big >
   throw new Error("--sizes n,m --rounds r --big b");
 
 const label = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
-
-/** A DNS-over-HTTPS stub: every name has an MX and an address (TEST-NET), nothing else. */
-function startDoh() {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, "http://doh");
-    const name = url.searchParams.get("name") ?? "";
-    const type = url.searchParams.get("type");
-    const answer =
-      type === "MX"
-        ? [{ name, type: 15, TTL: 3600, data: `10 mx.${name}.` }]
-        : type === "A"
-          ? [{ name, type: 1, TTL: 3600, data: "192.0.2.25" }]
-          : [];
-    res.writeHead(200, { "content-type": "application/dns-json" });
-    res.end(JSON.stringify({ Status: 0, Answer: answer }));
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 /** The limiter's window table and its lookup, taken from the code: RepeatWindows bundled for Node, run on a recording SqlStorage. */
 async function lookupStatement() {
@@ -164,7 +146,8 @@ const doh = await startDoh();
 const statement = await lookupStatement();
 try {
   await withServers(
-    { DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret },
+    // seed:scale writes its index into the main database's file: the server keeps the index there.
+    { DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret, INDEX_SHARDS: "1" },
     async (servers) => {
       const person = (domain, size) => addressOf(domain, Math.floor(size / 2));
       const calls = [];

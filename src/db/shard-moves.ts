@@ -209,5 +209,7 @@ export async function domainsToMove(
 /** Rows per index table in one database (the reshard's before/after check, the bench). */
 export async function indexRowCounts(d1: D1Database): Promise<Record<string, number>> {
   const counts = await d1.batch(INDEX_TABLES.map((t) => d1.prepare(`SELECT COUNT(*) AS n FROM ${t}`)));
-  return Object.fromEntries(INDEX_TABLES.map((t, i) => [t, Number((counts[i]?.results[0] as { n: number }).n)]));
+  return Object.fromEntries(
+    INDEX_TABLES.map((t, i) => [t, Number((counts[i]?.results[0] as { n: number } | undefined)?.n ?? 0)]),
+  );
 }

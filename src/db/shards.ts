@@ -2,6 +2,7 @@ import { getDomain } from "tldts";
 import type { Env } from "../env.js";
 import { boundedMap, perBinding } from "../platform/isolate-state.js";
 import { type Db, db } from "./client.js";
+import { flowBookmarks, sessionOf } from "./index-sessions.js";
 
 /**
  * Where the contact index lives: which D1 database holds a domain's rows. Every query on the index
@@ -192,6 +193,11 @@ const readRing = (layout: IndexLayout) =>
 const writeRings = (layout: IndexLayout) =>
   layout.phase !== "steady" && layout.target ? [layout.current, layout.target] : [layout.current];
 
+/** The drizzle handle of an index database, as this flow's session (src/db/index-sessions.ts). */
+function handle(env: IndexEnv, name: string): Db {
+  return db(sessionOf(bindingOf(env, name), name));
+}
+
 function bindingOf(env: IndexEnv, name: string): D1Database {
   const d1 = (env as unknown as Record<string, D1Database | undefined>)[name];
   if (!d1) throw new Error(`INDEX_SHARDS=${env.INDEX_SHARDS} needs a D1 binding named ${name}; wrangler.toml has none`);
@@ -211,7 +217,7 @@ export async function writeBindingsFor(env: IndexEnv, key: string): Promise<stri
 
 /** The index database holding the rows of `key` (a domain, host or address), for reading. */
 export async function indexFor(env: IndexEnv, key: string): Promise<Db> {
-  return db(bindingOf(env, await indexBindingFor(env, key)));
+  return handle(env, await indexBindingFor(env, key));
 }
 
 /**
@@ -219,12 +225,12 @@ export async function indexFor(env: IndexEnv, key: string): Promise<Db> {
  * statements, its own reads): one database, or two while a reshard moves the domain.
  */
 export async function indexWritersFor(env: IndexEnv, key: string): Promise<Db[]> {
-  return (await writeBindingsFor(env, key)).map((name) => db(bindingOf(env, name)));
+  return (await writeBindingsFor(env, key)).map((name) => handle(env, name));
 }
 
 /** Every index database reads go to, for reads that name no domain: query them in parallel and merge. */
 export async function everyIndex(env: IndexEnv): Promise<Db[]> {
-  return readRing(await layoutOf(env)).map((name) => db(bindingOf(env, name)));
+  return readRing(await layoutOf(env)).map((name) => handle(env, name));
 }
 
 /** Runs `read` on every index database in parallel; the answers in binding order. */
@@ -253,10 +259,21 @@ export async function groupByIndex<T = string>(
       else groups.set(name, [item]);
     }
   }
-  return [...groups].map(([name, group]) => [db(bindingOf(env, name)), group]);
+  return [...groups].map(([name, group]) => [handle(env, name), group]);
 }
 
-/** The D1 binding of an index database by name (the reshard workflow copies between them). */
+/**
+ * The bookmarks of this flow's sessions of the index databases, by binding name: a flow that
+ * continues elsewhere (the deep crawl after a first pass) starts from them.
+ */
+export function indexBookmarks(env: IndexEnv): Record<string, string> {
+  const names = new Map<D1Database, string>();
+  for (const name of ["DB", ...Object.keys(env).filter((k) => /^INDEX_\d+$/.test(k))])
+    names.set(bindingOf(env, name), name);
+  return flowBookmarks((d1) => names.get(d1));
+}
+
+/** The D1 binding of an index database by name, its primary (the reshard workflow copies between them). */
 export function indexD1(env: IndexEnv, name: string): D1Database {
   return bindingOf(env, name);
 }

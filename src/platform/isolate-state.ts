@@ -173,6 +173,14 @@ export const ISOLATE_STATE = {
     lifetime: "`INDEX_LAYOUT_TTL_MS` (5 s)",
     invalidatedBy: "a layout written in this isolate (the reshard workflow's phase changes)",
   },
+  indexBookmarks: {
+    holds: "the newest D1 bookmark this isolate has seen per index database (where its next sessions start)",
+    owner: "src/db/index-sessions.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "the binding's",
+    invalidatedBy: "a newer bookmark",
+  },
   agentsAccountIds: {
     holds: "the shared agents account's id",
     owner: "src/agent/agents-account.ts",

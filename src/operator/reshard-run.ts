@@ -99,7 +99,10 @@ export async function runReshard(env: Env, event: WorkflowEvent<ReshardParams>, 
       });
       progress.domains_copied += done.domains;
       progress.rows_copied += done.rows;
-      await step.do(`progress ${source} page ${page}`, RETRIES, async () => (await record("copying"), null));
+      await step.do(`progress ${source} page ${page}`, RETRIES, async () => {
+        await record("copying");
+        return null;
+      });
       if (done.last === null) break;
       after = done.last;
     }
@@ -129,12 +132,18 @@ export async function runReshard(env: Env, event: WorkflowEvent<ReshardParams>, 
         return { last, domains: moving.length };
       });
       progress.domains_cleaned += done.domains;
-      await step.do(`progress clean ${source} page ${page}`, RETRIES, async () => (await record("cleaning"), null));
+      await step.do(`progress clean ${source} page ${page}`, RETRIES, async () => {
+        await record("cleaning");
+        return null;
+      });
       if (done.last === null) break;
       after = done.last;
     }
   }
-  await step.do("done", RETRIES, async () => (await record("done"), null));
+  await step.do("done", RETRIES, async () => {
+    await record("done");
+    return null;
+  });
   return { ...progress, from: plan.from, to: plan.to };
 }
 

@@ -158,7 +158,6 @@ async function oneCall(server, rnd) {
 
 /** The reveal route's own limit (5 a second per account, docs/storage.md): an answer, not a failure. */
 const limited = (r) => r.status === 429 && r.kind.startsWith("company search");
-}
 
 /** `seconds` of load on `connections` connections; latencies by kind, errors, requests. */
 async function load(server, seconds, seed, stop = () => false) {

@@ -249,7 +249,9 @@ try {
     console.log(`| p50 ${kind} | ${a.toFixed(1)} ms | ${b.toFixed(1)} ms | ${(b / a).toFixed(2)} |`);
   }
   console.log(`| errors | ${one.errors.length} | ${four.errors.length} | |`);
-  console.log(`| company searches refused by the reveal route's 5/s limit (429) | ${one.rateLimited} | ${four.rateLimited} | |`);
+  console.log(
+    `| company searches refused by the reveal route's 5/s limit (429) | ${one.rateLimited} | ${four.rateLimited} | |`,
+  );
 
   // Reshard 1 → 4 under load, a crash injected in copy page 1.
   const s1 = servers[0];
@@ -286,7 +288,9 @@ try {
   console.log(
     `| workflow | ${status}, ${moveSeconds.toFixed(1)} s, ${move?.domains_copied} domains copied, ${move?.rows_copied} rows, ${move?.steps_retried} step(s) retried |`,
   );
-  console.log(`| requests answered during the move | ${during.n} (${during.rateLimited} company searches at the reveal route's 5/s limit) |`);
+  console.log(
+    `| requests answered during the move | ${during.n} (${during.rateLimited} company searches at the reveal route's 5/s limit) |`,
+  );
   console.log(
     `| errors answered during the move | ${during.errors.length}${during.errors.length ? ` (${[...new Set(during.errors)].slice(0, 5).join("; ")})` : ""} |`,
   );

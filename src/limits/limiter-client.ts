@@ -69,6 +69,11 @@ export interface ClientOptions {
   leaseUseMs: number;
   /** The longest a request's waitUntil keeps sending what its line owes. */
   drainBudgetMs: number;
+  /**
+   * An admitted request whose waiter has not looked at its line for this long, while not awaiting a
+   * round trip of its own, is gone (its request ended): what it was admitted is released at once.
+   */
+  orphanMs: number;
 }
 
 export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
@@ -84,10 +89,8 @@ export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   leaseFloor: 1_000,
   leaseUseMs: 10_000,
   drainBudgetMs: 20_000,
+  orphanMs: 10_000,
 };
-
-/** A waiter not seen polling for this long is gone (its request ended): what it was admitted is released. */
-const ORPHAN_MS = 10_000;
 
 interface PendingAdmission {
   req: AdmitRequest;
@@ -97,6 +100,12 @@ interface PendingAdmission {
   failures: number;
   /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
   seen: number;
+  /**
+   * Its waiter is awaiting a round trip it sent itself: however long that takes, the waiter is
+   * there to take the answer (a request cancelled meanwhile never resumes; its reservation is then
+   * left to the limiter's sweep rather than guessed gone).
+   */
+  sending: boolean;
 }
 interface OwedSettlement {
   settlement: Settlement;
@@ -225,12 +234,20 @@ export class LimiterClient {
     shared = false,
   ): Promise<AdmitResult> {
     const line = this.line(accountId, req.plan);
-    const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now() };
+    const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now(), sending: false };
     line.admissions.push(mine);
     line.lastAdmission = mine.seen;
     for (;;) {
       mine.seen = Date.now();
-      if (!mine.outcome) await this.pump(env, line, waitUntil);
+      if (!mine.outcome) {
+        mine.sending = true;
+        try {
+          await this.pump(env, line, waitUntil);
+        } finally {
+          mine.sending = false;
+          mine.seen = Date.now();
+        }
+      }
       if (mine.outcome) break;
       await sleep(this.options.pollMs);
     }
@@ -454,7 +471,7 @@ export class LimiterClient {
     const now = Date.now();
     m.admissions.forEach((a, i) => {
       const result = reply.admissions[i];
-      const orphan = a.outcome !== undefined || now - a.seen > ORPHAN_MS;
+      const orphan = a.outcome !== undefined || (!a.sending && now - a.seen > this.options.orphanMs);
       a.outcome ??= { result };
       // Its request gave up on it: what it was given goes back at once (unless other requests share
       // its key: a later delivery of the same bulk rows holds it; the sweep releases it otherwise).

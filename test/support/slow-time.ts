@@ -1,0 +1,53 @@
+import { vi } from "vitest";
+import type { Env } from "../../src/env.js";
+
+/**
+ * Virtual time for the slow faults: `Date.now` everywhere in this isolate (the isolates' limiter
+ * clients, the limiters, the bulk jobs) reads the real clock plus an offset the test moves, so a
+ * round trip, a call or an outage can "take" minutes or hours without the test waiting for them.
+ * Timers still run on real time. `restore()` gives `Date.now` back.
+ */
+export function virtualTime() {
+  const real = Date.now.bind(Date);
+  let offset = 0;
+  const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + offset);
+  return {
+    /** Moves every clock of the isolate forward by `ms`. */
+    advance(ms: number) {
+      offset += ms;
+    },
+    restore() {
+      spy.mockRestore();
+    },
+  };
+}
+
+/**
+ * An env whose round trips to the account limiters take long: `slowness(method, args)` answers how
+ * many milliseconds of virtual time pass between the limiter's decision and its reply reaching the
+ * caller (0: at once), moved with `advance` (virtualTime's).
+ */
+export function slowLimiters(
+  base: Env,
+  advance: (ms: number) => void,
+  slowness: (method: string, args: unknown[]) => number,
+): Env {
+  const ns = base.ACCOUNT_LIMITER;
+  const ACCOUNT_LIMITER = {
+    idFromName: (name: string) => ns.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = ns.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      return new Proxy(stub, {
+        get: (target, prop) =>
+          typeof prop === "string" && ["admit", "exchange", "balances", "status", "syncUsage"].includes(prop)
+            ? async (...args: unknown[]) => {
+                const result = await target[prop]!(...args);
+                advance(slowness(prop, args));
+                return result;
+              }
+            : target[prop as string],
+      });
+    },
+  };
+  return { ...base, ACCOUNT_LIMITER } as unknown as Env;
+}

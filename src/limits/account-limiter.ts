@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { DAY_MS } from "../platform/time.js";
 import { logError } from "../request-context.js";
-import { ADMISSION_KEY_TTL_MS, AdmissionKeys } from "./admission-keys.js";
+import { ADMISSION_KEY_TTL_MS, AdmissionKeys, GRANT_KEY_TTL_MS } from "./admission-keys.js";
 import { type Amounts, BALANCES, CreditBook, type CreditState } from "./credit-book.js";
 import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
 import type {
@@ -147,6 +147,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private adopted = false;
   private repeatTable: RepeatWindows | undefined;
   private keyTable: AdmissionKeys | undefined;
+  private grantTable: AdmissionKeys | undefined;
   private syncing: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: { DB: D1Database }) {
@@ -234,6 +235,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
   private get admissionKeys(): AdmissionKeys {
     this.keyTable ??= new AdmissionKeys(this.ctx.storage.sql);
     return this.keyTable;
+  }
+
+  /** Keys of grants (credit packs), kept GRANT_KEY_TTL_MS. */
+  private get grantKeys(): AdmissionKeys {
+    this.grantTable ??= new AdmissionKeys(this.ctx.storage.sql, "grant_keys");
+    return this.grantTable;
   }
 
   /** True once this object has ever created the named table: chores on it are skipped before. */
@@ -779,17 +786,24 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /** Adds a credit pack; granted once per `key` (an operator request sent again grants nothing twice). */
   grantPack(credits: number, key?: string) {
-    return this.ctx.storage.transactionSync(() => {
+    const pack = this.ctx.storage.transactionSync(() => {
       const now = this.now();
       if (key) {
-        const known = this.admissionKeys.find<{ size: number; remaining: number }>(`pack:${key}`);
+        // Kept with the admissions' keys (10 minutes) before grants had a table of their own.
+        const known =
+          this.grantKeys.find<{ size: number; remaining: number }>(`pack:${key}`) ??
+          (this.hasTable("admission_keys")
+            ? this.admissionKeys.find<{ size: number; remaining: number }>(`pack:${key}`)
+            : null);
         if (known) return known;
       }
-      const pack = { ...this.credits.grantPack(credits, now) };
-      if (key) this.admissionKeys.remember(`pack:${key}`, now, pack);
+      const granted = { ...this.credits.grantPack(credits, now) };
+      if (key) this.grantKeys.remember(`pack:${key}`, now, granted);
       this.persist(new Change());
-      return pack;
+      return granted;
     });
+    if (key) this.armAlarmIn(GRANT_KEY_TTL_MS + SECOND);
+    return pack;
   }
 
   /**
@@ -813,6 +827,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       for (const [id, lease] of this.leases) if (now - lease.at >= LEASE_TTL_MS) this.endLease(id, lease, change);
       if (this.keyTable || this.hasTable("admission_keys"))
         this.admissionKeys.sweep(now - ADMISSION_KEY_TTL_MS, (key) => this.anyReservationOf(key));
+      if (this.grantTable || this.hasTable("grant_keys")) this.grantKeys.sweep(now - GRANT_KEY_TTL_MS);
       this.persist(change);
     });
     const next: number[] = [];
@@ -820,6 +835,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     if (this.keyTable) {
       const oldest = this.admissionKeys.oldest();
       if (oldest !== null) next.push(oldest + ADMISSION_KEY_TTL_MS + SECOND);
+    }
+    if (this.grantTable) {
+      const oldest = this.grantKeys.oldest();
+      if (oldest !== null) next.push(oldest + GRANT_KEY_TTL_MS + SECOND);
     }
     if (this.repeatTable || this.hasTable("repeat_windows")) {
       let copied = true;

@@ -1,7 +1,9 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import type { Env } from "../../src/env.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { createAccount } from "../support/accounts.js";
@@ -45,5 +47,24 @@ describe("money on slow paths", () => {
     expect(execution.response.status).toBe(200);
     expect(await billedOf(execution)).toBe(true);
     await w.settled();
+  });
+
+  it("a credit pack's Idempotency-Key grants it once for at least 30 days, whatever the sweeps", async () => {
+    const a = await createAccount({ plan: "free" });
+    const stub = env.ACCOUNT_LIMITER.get(
+      env.ACCOUNT_LIMITER.idFromName(`account:${a.accountId}`),
+    ) as DurableObjectStub<AccountLimiter>;
+    time = virtualTime();
+    expect(await stub.grantPack(1_000, "operator:order-7")).toMatchObject({ remaining: 1_000 });
+    // The operator retries the same order later: after the admission keys' sweep, and after 29 days.
+    for (const later of [11 * 60_000, 29 * 86_400_000]) {
+      time.advance(later);
+      // Admissions decided meanwhile (each remembers its key and arms the sweep), then the sweep.
+      await stub.admit({ key: `later-${later}`, plan: "free", group: "search", cost: {} });
+      time.advance(11 * 60_000);
+      await runDurableObjectAlarm(stub);
+      expect(await stub.grantPack(1_000, "operator:order-7")).toMatchObject({ remaining: 1_000 });
+    }
+    expect(await stub.grantPack(1_000, "operator:order-8")).toMatchObject({ remaining: 2_000 });
   });
 });

@@ -288,12 +288,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       const closing = msg.lease?.close ? this.applyLease(msg.lease, msg.plan, now, change) : undefined;
       const admissions = (msg.admissions ?? []).map((req) => this.admitOnce(req, now, change));
       const lease = closing ?? (msg.lease ? this.applyLease(msg.lease, msg.plan, now, change) : undefined);
-      for (const id of msg.extend ?? []) {
-        const r = this.reservations.get(id);
-        if (!r) continue;
-        r.at = now;
-        change.writes[`r:${id}`] = r;
-      }
+      this.keepAlive(msg.extend ?? [], now, change);
       this.persist(change);
       const out: LimiterReply = { settlements, charges, admissions };
       if (lease) out.lease = lease;
@@ -320,11 +315,25 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    */
   private admitOnce(req: AdmitRequest, now: number, change: Change): AdmitResult {
     const known = req.key ? this.admissionKeys.find<AdmitResult>(req.key) : null;
-    if (known) return known;
+    if (known) {
+      // Asked again (a bulk chunk delivered again): its reservations are in use from now on.
+      if (known.admitted) this.keepAlive(known.reservationIds, now, change);
+      return known;
+    }
     const result = this.decide(req, now, change);
     // Refusals change nothing: deciding them again is harmless, so they are not kept.
     if (req.key && result.admitted) this.admissionKeys.remember(req.key, now, result);
     return result;
+  }
+
+  /** Reservations still in use: their age starts again now (the sweep releases them RESERVATION_TTL_MS later). */
+  private keepAlive(ids: readonly string[], now: number, change: Change) {
+    for (const id of ids) {
+      const r = this.reservations.get(id);
+      if (!r) continue;
+      r.at = now;
+      change.writes[`r:${id}`] = r;
+    }
   }
 
   private anyReservationOf(key: string): boolean {

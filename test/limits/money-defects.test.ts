@@ -12,6 +12,7 @@ import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { slowRows } from "../support/slow-time.js";
 
 // One test per money defect found by reading and trying the code (each fails when its fix is
 // taken out; see the commits that added them).
@@ -212,43 +213,6 @@ describe("money defects", () => {
       );
       await launchLosingMessages(account, id);
       return id;
-    }
-
-    /** An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer. */
-    function slowRows() {
-      let open!: () => void;
-      const opened = new Promise<void>((r) => (open = r));
-      const db = env.DB;
-      const DB = new Proxy(db, {
-        get: (target, prop) =>
-          prop === "prepare"
-            ? (sql: string) => {
-                const statement = target.prepare(sql);
-                return new Proxy(statement, {
-                  get: (s, p) =>
-                    p === "bind"
-                      ? (...args: unknown[]) => slowStatement(s.bind(...args), opened)
-                      : typeof s[p as keyof typeof s] === "function"
-                        ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
-                        : s[p as keyof typeof s],
-                });
-              }
-            : (target[prop as keyof typeof target] as unknown),
-      });
-      return { env: { ...(env as Env), DB } as Env, open };
-    }
-    function slowStatement(statement: D1PreparedStatement, opened: Promise<void>): D1PreparedStatement {
-      return new Proxy(statement, {
-        get: (s, p) =>
-          p === "all" || p === "first" || p === "raw" || p === "run"
-            ? async (...args: unknown[]) => {
-                await opened;
-                return (s[p] as (...a: unknown[]) => unknown).apply(s, args);
-              }
-            : typeof s[p as keyof typeof s] === "function"
-              ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
-              : s[p as keyof typeof s],
-      });
     }
 
     async function rowsOf(jobId: number) {

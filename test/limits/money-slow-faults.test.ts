@@ -1,20 +1,64 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { processChunk } from "../../src/bulk/consumer.js";
+import type { BulkJob } from "../../src/bulk/job-object.js";
+import { jobStub } from "../../src/bulk/jobs.js";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
+import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
-import { createAccount } from "../support/accounts.js";
+import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
+import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, probeCapability } from "../support/limiter.js";
-import { slowLimiters, virtualTime } from "../support/slow-time.js";
+import { slowLimiters, slowRows, virtualTime } from "../support/slow-time.js";
 
 // Money where things are merely slow (a round trip, a call, a chunk, an outage that lasts): each
 // test plays one slowness on virtual time and checks that an answer given is billed.
 
 const probe = probeCapability("slow-probe", "search", async () => true);
 let time: ReturnType<typeof virtualTime> | undefined;
+const MINUTE = 60_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const limiterOf = (accountId: number) =>
+  env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as DurableObjectStub<AccountLimiter>;
+const verification = async (accountId: number, plan: string) =>
+  (await limiterOf(accountId).balances(plan)).verification;
+
+const EMAILS = ["ann@mailinator.com", "bob@mailinator.com", "cid@mailinator.com", "dee@mailinator.com"];
+/** A running verifier job of four rows whose chunk the test delivers itself. */
+async function runningJob(account: TestAccount) {
+  const id = await createdId(
+    await createJob(account, "verifier", { name: "Slow", data: [["email"], ...EMAILS.map((e) => [e])] }),
+  );
+  await launchLosingMessages(account, id);
+  return id;
+}
+const creditsOfRows = (jobId: number) =>
+  runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) =>
+    state.storage.sql.exec<{ c_verify: number }>("SELECT c_verify FROM rows ORDER BY idx").toArray(),
+  ).then((rows) => rows.map((r) => r.c_verify));
+/** The env with the job telling its deliveries a lease of `leaseMs` (their renewals then come every third of it). */
+function leaseOf(base: Env, leaseMs: number): Env {
+  const jobs = base.BULK_JOB;
+  const BULK_JOB = {
+    idFromName: (name: string) => jobs.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = jobs.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      return new Proxy(stub, {
+        get: (target, prop) =>
+          prop === "beginChunk"
+            ? async (...args: unknown[]) => ({ ...((await target.beginChunk!(...args)) as object), leaseMs })
+            : target[prop as string],
+      });
+    },
+  };
+  return { ...base, BULK_JOB } as unknown as Env;
+}
+const deliver = (e: Env, jobId: number, client: LimiterClient) =>
+  processChunk(e, createExecutionContext(), { jobId, chunk: 0, run: 1 }, async () => "pro", batchMemo(), client);
 afterEach(() => {
   time?.restore();
   time = undefined;
@@ -66,5 +110,61 @@ describe("money on slow paths", () => {
       expect(await stub.grantPack(1_000, "operator:order-7")).toMatchObject({ remaining: 1_000 });
     }
     expect(await stub.grantPack(1_000, "operator:order-8")).toMatchObject({ remaining: 2_000 });
+  });
+
+  it("a bulk chunk whose rows run past the reservation's age keeps it alive from the chunk's start", async () => {
+    const account = await createAccount({ plan: "pro" });
+    const id = await runningJob(account);
+    time = virtualTime();
+    // Renewals every 100 ms of real time; the rows run 12 minutes of virtual time.
+    const slow = slowRows(leaseOf(env as Env, 300));
+    const delivery = deliver(slow.env, id, new LimiterClient());
+    await vi.waitUntil(async () => (await verification(account.accountId, "pro")).available < 20_000, {
+      timeout: 5_000,
+    });
+    for (let i = 0; i < 3; i++) {
+      time.advance(4 * MINUTE);
+      await sleep(250);
+    }
+    await runDurableObjectAlarm(limiterOf(account.accountId)); // the sweep of reservations left 10 minutes
+    slow.open();
+    await delivery;
+    expect(await creditsOfRows(id)).toEqual([1, 1, 1, 1]);
+    expect(await verification(account.accountId, "pro")).toMatchObject({ used: 4, available: 20_000 - 4 });
+  });
+
+  it("a bulk chunk delivered again refreshes the age of the reservation it shares", async () => {
+    const account = await createAccount({ plan: "pro" });
+    const id = await runningJob(account);
+    time = virtualTime();
+    // The first delivery is admitted and stalls (no renewal comes within the test: its lease is minutes).
+    const first = slowRows();
+    const stalled = deliver(first.env, id, new LimiterClient());
+    await vi.waitUntil(async () => (await verification(account.accountId, "pro")).available < 20_000, {
+      timeout: 5_000,
+    });
+    // 9 minutes later its lease is long over: the chunk is delivered again, under the same admission key.
+    time.advance(9 * MINUTE);
+    const second = slowRows();
+    const again = deliver(second.env, id, new LimiterClient());
+    await vi.waitUntil(
+      async () =>
+        (
+          await runInDurableObject(jobStub(env, id), (_i: BulkJob, state) =>
+            state.storage.sql.exec<{ token: number }>("SELECT token FROM leases WHERE chunk = 0").toArray(),
+          )
+        )[0]!.token > 1,
+      { timeout: 5_000 },
+    );
+    await sleep(50);
+    // 11 minutes after the first admission, 2 after the second: the sweep runs.
+    time.advance(2 * MINUTE);
+    await runDurableObjectAlarm(limiterOf(account.accountId));
+    second.open();
+    await again;
+    first.open();
+    await stalled;
+    expect(await creditsOfRows(id)).toEqual([1, 1, 1, 1]);
+    expect(await verification(account.accountId, "pro")).toMatchObject({ used: 4, available: 20_000 - 4 });
   });
 });

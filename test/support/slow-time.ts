@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import type { Env } from "../../src/env.js";
 
@@ -50,4 +51,41 @@ export function slowLimiters(
     },
   };
   return { ...base, ACCOUNT_LIMITER } as unknown as Env;
+}
+
+/** An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer. */
+export function slowRows(base: Env = env as Env) {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const db = base.DB;
+  const DB = new Proxy(db, {
+    get: (target, prop) =>
+      prop === "prepare"
+        ? (sql: string) => {
+            const statement = target.prepare(sql);
+            return new Proxy(statement, {
+              get: (s, p) =>
+                p === "bind"
+                  ? (...args: unknown[]) => slowStatement(s.bind(...args), opened)
+                  : typeof s[p as keyof typeof s] === "function"
+                    ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
+                    : s[p as keyof typeof s],
+            });
+          }
+        : (target[prop as keyof typeof target] as unknown),
+  });
+  return { env: { ...base, DB } as Env, open };
+}
+function slowStatement(statement: D1PreparedStatement, opened: Promise<void>): D1PreparedStatement {
+  return new Proxy(statement, {
+    get: (s, p) =>
+      p === "all" || p === "first" || p === "raw" || p === "run"
+        ? async (...args: unknown[]) => {
+            await opened;
+            return (s[p] as (...a: unknown[]) => unknown).apply(s, args);
+          }
+        : typeof s[p as keyof typeof s] === "function"
+          ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
+          : s[p as keyof typeof s],
+  });
 }

@@ -4,6 +4,7 @@ import { logError } from "../request-context.js";
 import { ADMISSION_KEY_TTL_MS, AdmissionKeys, GRANT_KEY_TTL_MS } from "./admission-keys.js";
 import { type Amounts, BALANCES, CreditBook, type CreditState } from "./credit-book.js";
 import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
+import { LEASE_TTL_MS } from "./isolate-lease.js";
 import type {
   AdmitRequest,
   AdmitResult,
@@ -97,8 +98,6 @@ const SECOND = 1_000;
 const MINUTE = 60_000;
 /** Reservations that were never settled (the Worker died mid-call) are refunded after this long. */
 export const RESERVATION_TTL_MS = 10 * MINUTE;
-/** A lease not topped up or charged against for this long is released (its isolate died or went idle). */
-export const LEASE_TTL_MS = 30 * SECOND;
 /** How long a billed request waits in the object before the D1 copy receives it (one batch per account). */
 export const SYNC_DELAY_MS = 1_000;
 /** After a failed copy to D1 the alarm tries again this much later. */

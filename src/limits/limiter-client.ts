@@ -5,7 +5,7 @@ import { logError } from "../request-context.js";
 import { PendingDecision } from "./billing-decision.js";
 import type { Amounts } from "./credit-book.js";
 import type { BalanceView, CreditBalance } from "./groups.js";
-import { IsolateLease } from "./isolate-lease.js";
+import { IsolateLease, LEASE_CALL_MS, LEASE_USE_MS } from "./isolate-lease.js";
 import type {
   AdmitRequest,
   AdmitResult,
@@ -67,6 +67,8 @@ export interface ClientOptions {
   leaseFloor: number;
   /** A lease pays for calls only this long after its last top-up was sent. */
   leaseUseMs: number;
+  /** A lease-paid call that has not sent its charge this long after taking its credits never gave its answer. */
+  leaseCallMs: number;
   /** The longest a request's waitUntil keeps sending what its line owes. */
   drainBudgetMs: number;
   /**
@@ -87,7 +89,8 @@ export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   admissionAttempts: 2,
   leaseCredits: 200,
   leaseFloor: 1_000,
-  leaseUseMs: 10_000,
+  leaseUseMs: LEASE_USE_MS,
+  leaseCallMs: LEASE_CALL_MS,
   drainBudgetMs: 20_000,
   orphanMs: 10_000,
 };
@@ -111,9 +114,14 @@ interface OwedSettlement {
   settlement: Settlement;
   decision: PendingDecision<SettlementOutcome>;
 }
+/** A call paid from a lease: the lease and the call's ticket in it. */
+export interface LeasePaid {
+  lease: IsolateLease;
+  ticket: number;
+}
 interface OwedCharge {
   charge: LateCharge;
-  lease: IsolateLease | null;
+  paid: LeasePaid | null;
   decision: PendingDecision<ChargeDecision>;
 }
 interface Message {
@@ -279,11 +287,11 @@ export class LimiterClient {
     accountId: number,
     plan: string,
     charge: LateCharge,
-    lease: IsolateLease | null,
+    paid: LeasePaid | null,
     waitUntil: (p: Promise<unknown>) => void,
   ): PendingDecision<ChargeDecision> {
     const line = this.line(accountId, plan);
-    const owed = { charge, lease, decision: new PendingDecision<ChargeDecision>() };
+    const owed = { charge, paid, decision: new PendingDecision<ChargeDecision>() };
     line.charges.push(owed);
     this.forgetBalances(accountId);
     this.sendSoon(env, line, "settle", waitUntil);
@@ -324,7 +332,12 @@ export class LimiterClient {
     const line = this.line(accountId, plan);
     if (line.lease && !line.lease.ended) return line.lease;
     if (now < line.noLeaseUntil) return null;
-    line.lease = new IsolateLease(this.options.leaseCredits, this.options.leaseFloor, this.options.leaseUseMs);
+    line.lease = new IsolateLease(
+      this.options.leaseCredits,
+      this.options.leaseFloor,
+      this.options.leaseUseMs,
+      this.options.leaseCallMs,
+    );
     return line.lease;
   }
 
@@ -425,7 +438,7 @@ export class LimiterClient {
 
   /** Everything waiting on the line, as one message; null when nothing waits. */
   private nextMessage(line: AccountLine, now: number): Message | null {
-    const lease = line.lease?.request();
+    const lease = line.lease?.request(now);
     if (!this.hasWaiting(line) && !line.wantsBalances && !lease?.close) return null;
     const m: Message = {
       seq: line.nextSeq++,
@@ -492,7 +505,7 @@ export class LimiterClient {
     });
     m.charges.forEach((c, i) => {
       const decision = reply.charges[i];
-      c.lease?.answered(c.charge.cost);
+      c.paid?.lease.end(c.paid.ticket);
       if (decision.billed && decision.at !== null)
         this.rememberWindow(line.accountId, c.charge.fingerprint, decision.at);
       followUps.push(c.decision.decide(decision));

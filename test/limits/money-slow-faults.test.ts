@@ -167,4 +167,50 @@ describe("money on slow paths", () => {
     expect(await creditsOfRows(id)).toEqual([1, 1, 1, 1]);
     expect(await verification(account.accountId, "pro")).toMatchObject({ used: 4, available: 20_000 - 4 });
   });
+
+  it("a lease-paid call slower than the lease's quiet life is charged from its lease, not lost", async () => {
+    const a = await createAccount({ plan: "pro-plus" }); // calls paid from the isolate's lease, charged late
+    await runInDurableObject(limiterOf(a.accountId), (instance: AccountLimiter) => {
+      const book = (
+        instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
+      ).credits;
+      book.current(Date.now()).used.search = 25_000 - 6;
+      book.dirty = true;
+    });
+    time = virtualTime();
+    const w = collect();
+    const inv = (client: LimiterClient, chargeLater: boolean) => ({
+      env: env as Env,
+      waitUntil: w.waitUntil,
+      accountId: a.accountId,
+      plan: "pro-plus",
+      surface: "v1" as const,
+      chargeLater,
+      client,
+    });
+    const isolate = new LimiterClient({ leaseCredits: 5, leaseFloor: 0, countWaitMs: 5 });
+    // The first call is admitted first and draws the lease (5 credits: all that is left).
+    expect(await billedOf(await executeCapability(probe, { q: "draws-the-lease" }, inv(isolate, true)))).toBe(true);
+    // The next is paid from the lease and runs 40 seconds.
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    const slowProbe = probeCapability("slow-lease-probe", "search", async () => {
+      await held;
+      return true;
+    });
+    const slowCall = executeCapability(slowProbe, { q: "forty-seconds" }, inv(isolate, true));
+    await sleep(20);
+    time.advance(40_000);
+    await runDurableObjectAlarm(limiterOf(a.accountId));
+    // Meanwhile another isolate asks for whatever is available.
+    const other = new LimiterClient();
+    for (let i = 0; i < 5; i++) await executeCapability(probe, { q: `other-${i}` }, inv(other, false));
+    answer();
+    const slow = await slowCall;
+    expect(slow.response.status).toBe(200);
+    expect(await billedOf(slow)).toBe(true);
+    await w.settled();
+    await isolate.flush(env as Env, a.accountId);
+    expect((await limiterOf(a.accountId).balances("pro-plus")).search.used).toBeLessThanOrEqual(25_000);
+  });
 });

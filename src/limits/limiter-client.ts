@@ -192,6 +192,12 @@ export class LimiterClient {
     number,
     { plan: string; balances: Record<CreditBalance, BalanceView> }
   >(MAX_BALANCE_ENTRIES);
+  /**
+   * Lines whose drain spent its budget with something still owed (the limiter was down longer than
+   * drainBudgetMs): the isolate's next request, whatever its account, sends them again in its own
+   * waitUntil, so a settlement does not wait for its account's next request (nor the sweep).
+   */
+  private readonly stranded = new Set<AccountLine>();
   /** Bumped whenever this isolate changes an account's credits: balances read before are not kept. */
   private balancesGeneration = 0;
 
@@ -241,6 +247,7 @@ export class LimiterClient {
     waitUntil: (p: Promise<unknown>) => void,
     shared = false,
   ): Promise<AdmitResult> {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, req.plan);
     const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now(), sending: false };
     line.admissions.push(mine);
@@ -273,6 +280,7 @@ export class LimiterClient {
     settlement: Settlement,
     waitUntil: (p: Promise<unknown>) => void,
   ): PendingDecision<SettlementOutcome> {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, plan);
     const owed = { settlement, decision: new PendingDecision<SettlementOutcome>() };
     line.settlements.push(owed);
@@ -290,6 +298,7 @@ export class LimiterClient {
     paid: LeasePaid | null,
     waitUntil: (p: Promise<unknown>) => void,
   ): PendingDecision<ChargeDecision> {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, plan);
     const owed = { charge, paid, decision: new PendingDecision<ChargeDecision>() };
     line.charges.push(owed);
@@ -300,6 +309,7 @@ export class LimiterClient {
 
   /** Queues a count of a request admitted without a round trip; it goes within countWaitMs. */
   count(env: Env, accountId: number, plan: string, count: GroupCount, waitUntil: (p: Promise<unknown>) => void): void {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, plan);
     line.counts.push({ ...count, key: crypto.randomUUID() });
     this.sendSoon(env, line, "count", waitUntil);
@@ -368,14 +378,35 @@ export class LimiterClient {
     );
   }
 
-  /** Sends until the message numbered `target` (or a later one) is answered, or the budget is spent. */
+  /**
+   * Sends until the message numbered `target` (or a later one) is answered, or the budget is spent:
+   * then the line is stranded, and the isolate's next request takes it up (resumeStranded).
+   */
   private async drain(env: Env, line: AccountLine, target: number): Promise<void> {
     const started = Date.now();
-    while (line.ackedSeq < target && Date.now() - started < this.options.drainBudgetMs) {
+    this.stranded.delete(line);
+    while (line.ackedSeq < target) {
+      if (Date.now() - started >= this.options.drainBudgetMs) {
+        this.stranded.add(line);
+        return;
+      }
       await this.pump(env, line);
       if (line.ackedSeq >= target || (!line.inFlight && !this.hasWaiting(line))) break;
       await sleep(this.options.pollMs);
     }
+  }
+
+  /** Sends what stranded lines owe, in this request's waitUntil. */
+  private resumeStranded(env: Env, waitUntil: (p: Promise<unknown>) => void): void {
+    if (!this.stranded.size) return;
+    const lines = [...this.stranded];
+    this.stranded.clear();
+    for (const line of lines)
+      waitUntil(
+        this.drain(env, line, line.nextSeq).catch((err) =>
+          logError("limiter: sending what a line still owes failed", err),
+        ),
+      );
   }
 
   private hasWaiting(line: AccountLine): boolean {

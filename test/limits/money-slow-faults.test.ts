@@ -213,4 +213,59 @@ describe("money on slow paths", () => {
     await isolate.flush(env as Env, a.accountId);
     expect((await limiterOf(a.accountId).balances("pro-plus")).search.used).toBeLessThanOrEqual(25_000);
   });
+
+  it("a settlement stranded by a limiter outage longer than the drain budget is sent before the sweep", async () => {
+    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first
+    const b = await createAccount({ plan: "enterprise" });
+    time = virtualTime();
+    const clock = time;
+    let down = false;
+    // While the limiter is down, every round trip fails after 5 s.
+    const base = env as Env;
+    const flaky = {
+      ...base,
+      ACCOUNT_LIMITER: {
+        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
+        get: (oid: DurableObjectId) => {
+          const stub = base.ACCOUNT_LIMITER.get(oid) as unknown as Record<
+            string,
+            (...x: unknown[]) => Promise<unknown>
+          >;
+          return new Proxy(stub, {
+            get: (target, prop) =>
+              prop === "exchange"
+                ? async (...x: unknown[]) => {
+                    if (!down) return target.exchange!(...x);
+                    clock.advance(5_000);
+                    throw new Error("limiter unreachable (outage)");
+                  }
+                : target[prop as string],
+          });
+        },
+      },
+    } as unknown as Env;
+    const isolate = new LimiterClient({ retryMs: 1 });
+    const w = collect();
+    const run = (accountId: number, q: string) =>
+      executeCapability(
+        probe,
+        { q },
+        { env: flaky, waitUntil: w.waitUntil, accountId, plan: "enterprise", surface: "v1", client: isolate },
+      );
+    const answered = await run(a.accountId, "before-the-outage");
+    expect(answered.response.status).toBe(200);
+    // The limiter goes down as the answer is reported: its settlement's drain spends its budget.
+    down = true;
+    const billed = billedOf(answered);
+    await w.settled();
+    down = false;
+    // The isolate's next request is another account's: the stranded settlement goes with it.
+    await billedOf(await run(b.accountId, "after-the-outage"));
+    await w.settled();
+    // Ten minutes later the sweep runs.
+    time.advance(11 * MINUTE);
+    await runDurableObjectAlarm(limiterOf(a.accountId));
+    await isolate.flush(env as Env, a.accountId);
+    expect(await billed).toBe(true);
+  });
 });

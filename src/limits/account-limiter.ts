@@ -483,8 +483,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /**
    * Ends a call. Not found: its holds are released (refunded). Found: they are charged, corrected to
-   * what the answer really used: less is simply not charged, more is charged only when the balance
-   * covers all of it (never part of it). With `parts` (a bulk chunk: one reservation for many
+   * what the answer really used: less is simply not charged, more is charged as far as the balance
+   * covers it (an answer already given is never charged beyond the balance, nor left free). With `parts` (a bulk chunk: one reservation for many
    * requests) each billed request is charged its own cost that way. The billed windows are kept,
    * opening now, each with what its request was charged. Settling again, or after the sweep,
    * changes nothing: the answer then comes from the windows kept.
@@ -574,8 +574,9 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
         amount -= cut;
         back = Math.min(-adjust - cut, prepaid);
       }
-      // The holds were released, so what they covered is available again.
-      if (adjust > 0 && this.credits.available(plan, balance, now) - amount >= adjust) amount += adjust;
+      // The holds were released, so what they covered is available again. An answer that used more
+      // than was held is charged what the balance still covers (never beyond it, never nothing).
+      if (adjust > 0) amount += Math.min(adjust, Math.max(0, this.credits.available(plan, balance, now) - amount));
       this.credits.charge(plan, balance, amount, now);
       if (back > 0) this.giveBackLegacy(balance, back, mine, now);
       if (amount + prepaid - back > 0) charged[balance] = amount + prepaid - back;
@@ -585,8 +586,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
 
   /**
    * Many requests' holds charged request by request: each its cost up to what was reserved for it
-   * (covered by the holds just released), then, in order, what it costs beyond that when the
-   * balance covers all of it. Answers what each request was charged.
+   * (covered by the holds just released), then, in order, what it costs beyond that as far as the
+   * balance covers it. Answers what each request was charged.
    */
   private chargeParts(
     parts: readonly SettlementPart[],
@@ -613,8 +614,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     });
     parts.forEach((part, i) => {
       for (const b of BALANCES) {
-        const extra = (part.cost[b] ?? 0) - (out[i][b] ?? 0);
-        if (extra <= 0 || this.credits.available(plan, b, now) < extra) continue;
+        const extra = Math.min((part.cost[b] ?? 0) - (out[i][b] ?? 0), this.credits.available(plan, b, now));
+        if (extra <= 0) continue;
         this.credits.charge(plan, b, extra, now);
         out[i][b] = (out[i][b] ?? 0) + extra;
       }

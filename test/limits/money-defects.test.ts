@@ -203,6 +203,37 @@ describe("money defects", () => {
     expect((await balance(a.accountId, "enterprise", "search")).available).toBe(500_000 - 2 - 1);
   });
 
+  it("an extra cost the balance cannot fully cover is charged what it covers, never beyond the balance", async () => {
+    const a = await createAccount({ plan: "pro" });
+    const limiter = stubOf(a.accountId);
+    await runInDurableObject(limiter, (instance: AccountLimiter) => {
+      const book = (
+        instance as unknown as { credits: { current(now: number): { used: { phone: number } }; dirty: boolean } }
+      ).credits;
+      book.current(Date.now()).used.phone = 1_000 - 50;
+      book.dirty = true;
+    });
+    const billing = {
+      accountId: a.accountId,
+      capability: "domain-search",
+      source: "api" as const,
+      requests: [{ fingerprint: "partial-extra", cost: { search: 1 } }],
+    };
+    // A domain search with enrich_mobile finds 100 phones; 50 phone credits are left.
+    const admitted = await limiter.admit({ key: "partial-extra", plan: "pro", group: null, cost: {}, billing });
+    if (!admitted.admitted) throw new Error("not admitted");
+    const outcome = (
+      await limiter.exchange({
+        plan: "pro",
+        settlements: [
+          { reservationIds: admitted.reservationIds, found: true, adjust: { phone: 100 }, billed: ["partial-extra"] },
+        ],
+      })
+    ).settlements[0]!;
+    expect(outcome.charged).toEqual({ search: 1, phone: 50 });
+    expect(await balance(a.accountId, "pro", "phone")).toMatchObject({ used: 1_000, available: 0 });
+  });
+
   describe("a bulk chunk sent again after its lease", () => {
     const EMAILS = ["ann@mailinator.com", "bob@mailinator.com", "cid@mailinator.com", "dee@mailinator.com"];
 

@@ -296,7 +296,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
     });
     if (this.reservations.size || this.leases.size) this.armAlarmIn(this.nextExpiry(this.now()));
     if (kept) this.armAlarmIn(SYNC_DELAY_MS);
-    if (reply.admissions.length && this.keyTable) this.armAlarmIn(ADMISSION_KEY_TTL_MS + SECOND);
+    if ((reply.admissions.length || reply.charges.length) && this.keyTable)
+      this.armAlarmIn(ADMISSION_KEY_TTL_MS + SECOND);
     return reply;
   }
 
@@ -320,8 +321,10 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
       return known;
     }
     const result = this.decide(req, now, change);
-    // Refusals change nothing: deciding them again is harmless, so they are not kept.
-    if (req.key && result.admitted) this.admissionKeys.remember(req.key, now, result);
+    // A refusal is kept too: the same message sent again (its reply lost, or sent by another
+    // request meanwhile) is answered the same, never admitted behind a reply already taken. Not a
+    // bulk chunk's (`partial`): its deliveries ask again on purpose, after a top-up.
+    if (req.key && (result.admitted || !req.partial)) this.admissionKeys.remember(req.key, now, result);
     return result;
   }
 
@@ -652,12 +655,18 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> {
    * it covers the whole cost, else not at all. A billed call's window is kept at once, opening now.
    */
   private applyLateCharge(c: LateCharge, plan: string, now: number, change: Change): ChargeDecision {
+    // Decided not billed before (no window says so): answered the same.
+    const refused = this.admissionKeys.find<ChargeDecision>(`charge:${c.key}`);
+    if (refused) return refused;
     const open = this.openWindow(c.fingerprint, now);
     if (open) return open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
     const lease = c.lease ? this.leases.get(c.lease) : undefined;
     const fromLease = lease !== undefined && BALANCES.every((b) => (lease.held[b] ?? 0) >= (c.cost[b] ?? 0));
-    if (!fromLease && !BALANCES.every((b) => this.credits.available(plan, b, now) >= (c.cost[b] ?? 0)))
-      return { billed: false, at: null };
+    if (!fromLease && !BALANCES.every((b) => this.credits.available(plan, b, now) >= (c.cost[b] ?? 0))) {
+      const unbilled: ChargeDecision = { billed: false, at: null };
+      this.admissionKeys.remember(`charge:${c.key}`, now, unbilled);
+      return unbilled;
+    }
     for (const balance of BALANCES) {
       const amount = c.cost[balance] ?? 0;
       if (amount <= 0) continue;

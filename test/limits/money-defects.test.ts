@@ -234,6 +234,38 @@ describe("money defects", () => {
     expect(await balance(a.accountId, "pro", "phone")).toMatchObject({ used: 1_000, available: 0 });
   });
 
+  it("a message sent twice is decided the same: a refusal and an unbilled late charge are remembered", async () => {
+    const a = await createAccount({ plan: "free" }); // 25 search credits
+    const limiter = stubOf(a.accountId);
+    await runInDurableObject(limiter, (instance: AccountLimiter) => {
+      const book = (
+        instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
+      ).credits;
+      book.current(Date.now()).used.search = 25;
+      book.dirty = true;
+    });
+    const admission = { key: "sent-twice", plan: "free", group: null, cost: { search: 1 } };
+    const charge = {
+      key: "charged-twice",
+      lease: null,
+      accountId: a.accountId,
+      capability: "domain-search",
+      source: "api" as const,
+      fingerprint: "charged-twice",
+      cost: { search: 1 },
+    };
+    const send = () => limiter.exchange({ plan: "free", admissions: [admission], charges: [charge] });
+    const first = await send();
+    expect(first.admissions[0]).toMatchObject({ admitted: false, reason: "credits" });
+    expect(first.charges[0]).toEqual({ billed: false, at: null });
+    // A pack arrives before the same message, sent again (its first reply was lost), reaches the limiter.
+    await limiter.grantPack(10);
+    const again = await send();
+    expect(again.admissions[0]).toMatchObject({ admitted: false, reason: "credits" });
+    expect(again.charges[0]).toEqual({ billed: false, at: null });
+    expect(await balance(a.accountId, "free", "search")).toMatchObject({ available: 10 });
+  });
+
   describe("a bulk chunk sent again after its lease", () => {
     const EMAILS = ["ann@mailinator.com", "bob@mailinator.com", "cid@mailinator.com", "dee@mailinator.com"];
 

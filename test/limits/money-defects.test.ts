@@ -29,7 +29,7 @@ type Stub = DurableObjectStub<AccountLimiter>;
 const stubOf = (accountId: number) =>
   env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as Stub;
 /** The account's balance of a kind, as the limiter holds it (the runtime's arguments of every version of balances()). */
-const balance = async (accountId: number, plan: string, kind: "search" | "verification") =>
+const balance = async (accountId: number, plan: string, kind: "search" | "verification" | "phone") =>
   (
     await (
       stubOf(accountId) as unknown as {

@@ -126,8 +126,8 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
     Object.keys(cost).length === 0 &&
     (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
   if (late) {
-    const lease = client.leaseOf(req.accountId, req.plan, Date.now());
-    const ticket = lease?.take(billing.requests[0].cost, Date.now()) ?? null;
+    const lease = client.leaseOf(req.accountId, req.plan, client.now());
+    const ticket = lease?.take(billing.requests[0].cost, client.now()) ?? null;
     if (lease && ticket !== null) return admitFromLease(env, client, req, billing, { lease, ticket });
   }
   // A reservation changes the balances this isolate may remember for /v1/me.

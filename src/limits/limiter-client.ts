@@ -69,6 +69,8 @@ export interface ClientOptions {
   leaseUseMs: number;
   /** A lease-paid call that has not sent its charge this long after taking its credits never gave its answer. */
   leaseCallMs: number;
+  /** This isolate's clock (the fault harness gives each isolate its own, to make its round trips slow). */
+  now: () => number;
   /** The longest a request's waitUntil keeps sending what its line owes. */
   drainBudgetMs: number;
   /**
@@ -93,6 +95,7 @@ export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   leaseCallMs: LEASE_CALL_MS,
   drainBudgetMs: 20_000,
   orphanMs: 10_000,
+  now: () => Date.now(),
 };
 
 interface PendingAdmission {
@@ -205,6 +208,11 @@ export class LimiterClient {
     this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
   }
 
+  /** This isolate's instant (ClientOptions.now). */
+  now(): number {
+    return this.options.now();
+  }
+
   /** The account's limiter: one object per (owner) account. */
   limiter(env: Env, accountId: number) {
     const ns = env.ACCOUNT_LIMITER;
@@ -249,18 +257,18 @@ export class LimiterClient {
   ): Promise<AdmitResult> {
     this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, req.plan);
-    const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now(), sending: false };
+    const mine: PendingAdmission = { req, shared, failures: 0, seen: this.now(), sending: false };
     line.admissions.push(mine);
     line.lastAdmission = mine.seen;
     for (;;) {
-      mine.seen = Date.now();
+      mine.seen = this.now();
       if (!mine.outcome) {
         mine.sending = true;
         try {
           await this.pump(env, line, waitUntil);
         } finally {
           mine.sending = false;
-          mine.seen = Date.now();
+          mine.seen = this.now();
         }
       }
       if (mine.outcome) break;
@@ -368,7 +376,7 @@ export class LimiterClient {
         // Admissions are flowing: the next one carries what waits.
         for (
           let waited = wait;
-          kind === "settle" && Date.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs;
+          kind === "settle" && this.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs;
           waited += wait
         )
           await sleep(wait);
@@ -383,10 +391,10 @@ export class LimiterClient {
    * then the line is stranded, and the isolate's next request takes it up (resumeStranded).
    */
   private async drain(env: Env, line: AccountLine, target: number): Promise<void> {
-    const started = Date.now();
+    const started = this.now();
     this.stranded.delete(line);
     while (line.ackedSeq < target) {
-      if (Date.now() - started >= this.options.drainBudgetMs) {
+      if (this.now() - started >= this.options.drainBudgetMs) {
         this.stranded.add(line);
         return;
       }
@@ -428,7 +436,7 @@ export class LimiterClient {
    * for them (awaited when none is given: a drain already runs after its request's answer).
    */
   private async pump(env: Env, line: AccountLine, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     let m = line.inFlight;
     if (m) {
       if (m.sending && now - m.sentAt < this.options.resendAfterMs) return;
@@ -512,7 +520,7 @@ export class LimiterClient {
   /** Applies the limiter's answer: hands out outcomes and decisions; answers the follow-ups to await. */
   private apply(env: Env, line: AccountLine, m: Message, reply: LimiterReply): Promise<unknown>[] {
     const followUps: (Promise<unknown> | undefined)[] = [];
-    const now = Date.now();
+    const now = this.now();
     m.admissions.forEach((a, i) => {
       const result = reply.admissions[i];
       const orphan = a.outcome !== undefined || (!a.sending && now - a.seen > this.options.orphanMs);

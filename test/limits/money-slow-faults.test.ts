@@ -13,7 +13,7 @@ import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, probeCapability } from "../support/limiter.js";
-import { slowLimiters, slowRows, virtualTime } from "../support/slow-time.js";
+import { slowLimiters, slowRows, virtualTime, withChunkLease } from "../support/slow-time.js";
 
 // Money where things are merely slow (a round trip, a call, a chunk, an outage that lasts): each
 // test plays one slowness on virtual time and checks that an answer given is billed.
@@ -40,23 +40,6 @@ const creditsOfRows = (jobId: number) =>
   runInDurableObject(jobStub(env, jobId), (_i: BulkJob, state) =>
     state.storage.sql.exec<{ c_verify: number }>("SELECT c_verify FROM rows ORDER BY idx").toArray(),
   ).then((rows) => rows.map((r) => r.c_verify));
-/** The env with the job telling its deliveries a lease of `leaseMs` (their renewals then come every third of it). */
-function leaseOf(base: Env, leaseMs: number): Env {
-  const jobs = base.BULK_JOB;
-  const BULK_JOB = {
-    idFromName: (name: string) => jobs.idFromName(name),
-    get: (id: DurableObjectId) => {
-      const stub = jobs.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-      return new Proxy(stub, {
-        get: (target, prop) =>
-          prop === "beginChunk"
-            ? async (...args: unknown[]) => ({ ...((await target.beginChunk!(...args)) as object), leaseMs })
-            : target[prop as string],
-      });
-    },
-  };
-  return { ...base, BULK_JOB } as unknown as Env;
-}
 const deliver = (e: Env, jobId: number, client: LimiterClient) =>
   processChunk(e, createExecutionContext(), { jobId, chunk: 0, run: 1 }, async () => "pro", batchMemo(), client);
 afterEach(() => {
@@ -117,7 +100,7 @@ describe("money on slow paths", () => {
     const id = await runningJob(account);
     time = virtualTime();
     // Renewals every 100 ms of real time; the rows run 12 minutes of virtual time.
-    const slow = slowRows(leaseOf(env as Env, 300));
+    const slow = slowRows(withChunkLease(env as Env, 300));
     const delivery = deliver(slow.env, id, new LimiterClient());
     await vi.waitUntil(async () => (await verification(account.accountId, "pro")).available < 20_000, {
       timeout: 5_000,

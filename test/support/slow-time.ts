@@ -53,6 +53,24 @@ export function slowLimiters(
   return { ...base, ACCOUNT_LIMITER } as unknown as Env;
 }
 
+/** The env with the job telling its deliveries a lease of `leaseMs` (their renewals then come every third of it). */
+export function withChunkLease(base: Env, leaseMs: number): Env {
+  const jobs = base.BULK_JOB;
+  const BULK_JOB = {
+    idFromName: (name: string) => jobs.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = jobs.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      return new Proxy(stub, {
+        get: (target, prop) =>
+          prop === "beginChunk"
+            ? async (...args: unknown[]) => ({ ...((await target.beginChunk!(...args)) as object), leaseMs })
+            : target[prop as string],
+      });
+    },
+  };
+  return { ...base, BULK_JOB } as unknown as Env;
+}
+
 /** An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer. */
 export function slowRows(base: Env = env as Env) {
   let open!: () => void;

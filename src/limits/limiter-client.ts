@@ -1,23 +1,31 @@
 import type { Env } from "../env.js";
-import { ExpiringMap } from "../platform/expiring-map.js";
 import { isolateValue } from "../platform/isolate-state.js";
 import { logError } from "../request-context.js";
+import { AccountLine, type LeasePaid, type Message, type PendingAdmission } from "./account-line.js";
 import { PendingDecision } from "./billing-decision.js";
+import { type ClientOptions, DEFAULT_CLIENT_OPTIONS } from "./client-options.js";
 import type { Amounts } from "./credit-book.js";
 import type { BalanceView, CreditBalance } from "./groups.js";
-import { IsolateLease, LEASE_CALL_MS, LEASE_USE_MS } from "./isolate-lease.js";
+import { IsolateLease } from "./isolate-lease.js";
+import { IsolateMemory } from "./isolate-memory.js";
+
 import type {
   AdmitRequest,
   AdmitResult,
   ChargeDecision,
   GroupCount,
   LateCharge,
-  LimiterMessage,
   LimiterReply,
   Settlement,
   SettlementOutcome,
 } from "./limiter-messages.js";
-import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
+
+export type { LeasePaid } from "./account-line.js";
+export { type ClientOptions, DEFAULT_CLIENT_OPTIONS } from "./client-options.js";
+export { BALANCES_TTL_MS } from "./isolate-memory.js";
+
+const MAX_LINES = 5_000;
+const MAX_LIMITER_IDS = 10_000;
 
 /**
  * This isolate's side of the account limiters, and the one owner of every piece of money state an
@@ -40,171 +48,20 @@ import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
  * refused. So waiters get plain values, looking at their line every `pollMs` on a timer of their
  * own, and decisions are handed over with PendingDecision.
  */
-export interface ClientOptions {
-  /** A settlement or late charge waits this long for a round trip to ride with, then goes on its own. */
-  settleWaitMs: number;
-  /**
-   * While admissions keep coming for the account (one in the last settleWaitMs), what is owed waits
-   * for the next one, up to this long in all: a message of its own would hold that admission back
-   * one round trip (one message in flight per account).
-   */
-  rideWaitMs: number;
-  /** A count waits this long (counts decide nothing; within the isolate they count at once). */
-  countWaitMs: number;
-  /** How often a waiting admission looks at its line. */
-  pollMs: number;
-  /** A message unanswered this long is sent again by the next request that waits on its line. */
-  resendAfterMs: number;
-  /** First pause after a failed send (doubled after each failure, up to a second). */
-  retryMs: number;
-  /** A message unanswered this long is given up: its admissions fail, what it owed goes again. */
-  giveUpMs: number;
-  /** An admission fails (its request answers 503) after this many failed sends of its message. */
-  admissionAttempts: number;
-  /** Credits of each balance a lease tops up to; also what an isolate that dies can leave unbilled. */
-  leaseCredits: number;
-  /** A top-up is granted only while this many credits stay available after it. */
-  leaseFloor: number;
-  /** A lease pays for calls only this long after its last top-up was sent. */
-  leaseUseMs: number;
-  /** A lease-paid call that has not sent its charge this long after taking its credits never gave its answer. */
-  leaseCallMs: number;
-  /** This isolate's clock (the fault harness gives each isolate its own, to make its round trips slow). */
-  now: () => number;
-  /** The longest a request's waitUntil keeps sending what its line owes. */
-  drainBudgetMs: number;
-  /**
-   * An admitted request whose waiter has not looked at its line for this long, while not awaiting a
-   * round trip of its own, is gone (its request ended): what it was admitted is released at once.
-   */
-  orphanMs: number;
-}
-
-export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
-  settleWaitMs: 10,
-  rideWaitMs: 100,
-  countWaitMs: 1_000,
-  pollMs: 3,
-  resendAfterMs: 2_000,
-  retryMs: 10,
-  giveUpMs: 60_000,
-  admissionAttempts: 2,
-  leaseCredits: 200,
-  leaseFloor: 1_000,
-  leaseUseMs: LEASE_USE_MS,
-  leaseCallMs: LEASE_CALL_MS,
-  drainBudgetMs: 20_000,
-  orphanMs: 10_000,
-  now: () => Date.now(),
-};
-
-interface PendingAdmission {
-  req: AdmitRequest;
-  /** Its key is the caller's, shared with other requests (a bulk chunk's deliveries): never released for it. */
-  shared: boolean;
-  outcome?: { result: AdmitResult } | { error: unknown };
-  failures: number;
-  /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
-  seen: number;
-  /**
-   * Its waiter is awaiting a round trip it sent itself: however long that takes, the waiter is
-   * there to take the answer (a request cancelled meanwhile never resumes; its reservation is then
-   * left to the limiter's sweep rather than guessed gone).
-   */
-  sending: boolean;
-}
-interface OwedSettlement {
-  settlement: Settlement;
-  decision: PendingDecision<SettlementOutcome>;
-}
-/** A call paid from a lease: the lease and the call's ticket in it. */
-export interface LeasePaid {
-  lease: IsolateLease;
-  ticket: number;
-}
-interface OwedCharge {
-  charge: LateCharge;
-  paid: LeasePaid | null;
-  decision: PendingDecision<ChargeDecision>;
-}
-interface Message {
-  seq: number;
-  admissions: PendingAdmission[];
-  settlements: OwedSettlement[];
-  charges: OwedCharge[];
-  counts: GroupCount[];
-  extend: string[];
-  body: LimiterMessage;
-  firstSent: number;
-  sentAt: number;
-  sending: boolean;
-  failures: number;
-}
-
-/** One account's line to its limiter, in this isolate. */
-class AccountLine {
-  admissions: PendingAdmission[] = [];
-  settlements: OwedSettlement[] = [];
-  charges: OwedCharge[] = [];
-  counts: GroupCount[] = [];
-  extend = new Set<string>();
-  wantsBalances = false;
-  inFlight: Message | null = null;
-  nextSeq = 1;
-  ackedSeq = 0;
-  settleTimer = false;
-  countTimer = false;
-  /** When an admission was last queued on the line (this isolate's clock). */
-  lastAdmission = 0;
-  lease: IsolateLease | null = null;
-  /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
-  noLeaseUntil = 0;
-  constructor(
-    readonly accountId: number,
-    public plan: string,
-  ) {}
-
-  get idle(): boolean {
-    return (
-      !this.inFlight &&
-      !this.admissions.length &&
-      !this.settlements.length &&
-      !this.charges.length &&
-      !this.counts.length &&
-      !this.extend.size &&
-      !this.lease
-    );
-  }
-}
-
-const MAX_LINES = 5_000;
-const MAX_LIMITER_IDS = 10_000;
-const MAX_OPEN_WINDOWS = 20_000;
-/** Balances read from the limiter are shown for this long by /v1/me on plans without limits. */
-export const BALANCES_TTL_MS = 1_000;
-const MAX_BALANCE_ENTRIES = 5_000;
-
-export class LimiterClient {
+export class LimiterClient extends IsolateMemory {
   readonly options: ClientOptions;
   private readonly lines = new Map<number, AccountLine>();
-  /** Object ids per namespace (deriving one hashes the name; ids, unlike stubs, may be kept). */
-  private readonly ids = new WeakMap<Env["ACCOUNT_LIMITER"], Map<number, DurableObjectId>>();
-  /** (account, fingerprint) -> windows known kept: exact until they close (a kept window stays open 30 days). */
-  private readonly openWindows = new ExpiringMap<string, true>(MAX_OPEN_WINDOWS);
-  private readonly balancesSeen = new ExpiringMap<
-    number,
-    { plan: string; balances: Record<CreditBalance, BalanceView> }
-  >(MAX_BALANCE_ENTRIES);
   /**
    * Lines whose drain spent its budget with something still owed (the limiter was down longer than
    * drainBudgetMs): the isolate's next request, whatever its account, sends them again in its own
    * waitUntil, so a settlement does not wait for its account's next request (nor the sweep).
    */
   private readonly stranded = new Set<AccountLine>();
-  /** Bumped whenever this isolate changes an account's credits: balances read before are not kept. */
-  private balancesGeneration = 0;
+  /** Object ids per namespace (deriving one hashes the name; ids, unlike stubs, may be kept). */
+  private readonly ids = new WeakMap<Env["ACCOUNT_LIMITER"], Map<number, DurableObjectId>>();
 
   constructor(options: Partial<ClientOptions> = {}) {
+    super();
     this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
   }
 
@@ -399,7 +256,7 @@ export class LimiterClient {
         return;
       }
       await this.pump(env, line);
-      if (line.ackedSeq >= target || (!line.inFlight && !this.hasWaiting(line))) break;
+      if (line.ackedSeq >= target || (!line.inFlight && !line.hasWaiting())) break;
       await sleep(this.options.pollMs);
     }
   }
@@ -415,16 +272,6 @@ export class LimiterClient {
           logError("limiter: sending what a line still owes failed", err),
         ),
       );
-  }
-
-  private hasWaiting(line: AccountLine): boolean {
-    return !!(
-      line.admissions.length ||
-      line.settlements.length ||
-      line.charges.length ||
-      line.counts.length ||
-      line.extend.size
-    );
   }
 
   // ---- the line's one message in flight ------------------------------------------------------
@@ -447,7 +294,7 @@ export class LimiterClient {
       }
     }
     if (!m) {
-      m = this.nextMessage(line, now);
+      m = line.nextMessage(now);
       if (!m) return;
       line.inFlight = m;
     }
@@ -473,36 +320,6 @@ export class LimiterClient {
     if (waitUntil) waitUntil(followUps.catch((err) => logError("limiter: a decision's follow-up failed", err)));
     else await followUps;
     if (line.idle) this.lines.delete(line.accountId);
-  }
-
-  /** Everything waiting on the line, as one message; null when nothing waits. */
-  private nextMessage(line: AccountLine, now: number): Message | null {
-    const lease = line.lease?.request(now);
-    if (!this.hasWaiting(line) && !line.wantsBalances && !lease?.close) return null;
-    const m: Message = {
-      seq: line.nextSeq++,
-      admissions: line.admissions.splice(0),
-      settlements: line.settlements.splice(0),
-      charges: line.charges.splice(0),
-      counts: line.counts.splice(0),
-      extend: [...line.extend],
-      body: { plan: line.plan, accountId: line.accountId },
-      firstSent: now,
-      sentAt: now,
-      sending: false,
-      failures: 0,
-    };
-    line.extend.clear();
-    const body = m.body;
-    if (m.settlements.length) body.settlements = m.settlements.map((s) => s.settlement);
-    if (m.charges.length) body.charges = m.charges.map((c) => c.charge);
-    if (m.counts.length) body.counts = m.counts;
-    if (m.admissions.length) body.admissions = m.admissions.map((a) => a.req);
-    if (m.extend.length) body.extend = m.extend;
-    if (lease) body.lease = lease;
-    if (line.wantsBalances) body.withBalances = true;
-    line.wantsBalances = false;
-    return m;
   }
 
   /** A message the limiter did not answer in time: its admissions fail; what it owed waits for the next one. */
@@ -557,13 +374,7 @@ export class LimiterClient {
     return followUps.filter((p): p is Promise<unknown> => p !== undefined);
   }
 
-  // ---- balances read, windows known ----------------------------------------------------------
-
-  /** Balances read from the limiter less than BALANCES_TTL_MS ago, if this isolate has not changed the account's credits since. */
-  knownBalances(accountId: number, plan: string, now: number): Record<CreditBalance, BalanceView> | undefined {
-    const seen = this.balancesSeen.get(accountId, now, BALANCES_TTL_MS);
-    return seen?.plan === plan ? seen.balances : undefined;
-  }
+  // ---- balances read ------------------------------------------------------------------------
 
   /** Reads the account's balances with the next round trip (which carries what the line owes), for a request of instant `now`. */
   async readBalances(
@@ -573,45 +384,11 @@ export class LimiterClient {
     now: number,
     waitUntil: (p: Promise<unknown>) => void,
   ): Promise<Record<CreditBalance, BalanceView> | undefined> {
-    const generation = this.balancesGeneration;
+    const generation = this.generation;
     const result = await this.admit(env, accountId, { plan, group: null, cost: {}, withBalances: true }, waitUntil);
     const balances = result.admitted ? result.balances : undefined;
     if (balances) this.rememberBalances(accountId, plan, balances, generation, now);
     return balances;
-  }
-
-  /** Remembers balances an admission answered with, as of the request's instant (unless this isolate changed them meanwhile). */
-  rememberBalances(
-    accountId: number,
-    plan: string,
-    balances: Record<CreditBalance, BalanceView>,
-    readInGeneration: number,
-    now: number,
-  ): void {
-    if (readInGeneration === this.balancesGeneration) this.balancesSeen.set(accountId, { plan, balances }, now);
-  }
-
-  get generation(): number {
-    return this.balancesGeneration;
-  }
-
-  /** The account's credits changed (or may have): its next /v1/me asks the limiter. */
-  forgetBalances(accountId: number): void {
-    this.balancesGeneration += 1;
-    this.balancesSeen.delete(accountId);
-  }
-
-  /** Remembers that the account was billed for this request at `billedAt` (its window is open from then on). */
-  rememberWindow(accountId: number, fingerprint: string, billedAt: number): void {
-    this.openWindows.set(`${accountId}:${fingerprint}`, true, billedAt);
-  }
-
-  /**
-   * True when this isolate knows the account was billed for this request less than 30 days before
-   * `now`: exact, since a kept window stays open for its 30 days whatever happens.
-   */
-  knownRepeat(accountId: number, fingerprint: string, now: number): boolean {
-    return this.openWindows.get(`${accountId}:${fingerprint}`, now, REPEAT_WINDOW_MS) === true;
   }
 }
 

@@ -37,15 +37,7 @@ type V1Family = Family<ApiApp, FamilyDeps>;
 const OAUTH: RootFamily = {
   name: "oauth",
   at: "/",
-  prefixes: [
-    "/assets",
-    "/sign-in",
-    "/sign-out",
-    "/oauth",
-    "/device",
-    "/docs",
-    "/.well-known/oauth-authorization-server",
-  ],
+  prefixes: ["/assets", "/sign-in", "/oauth", "/device", "/docs", "/.well-known/oauth-authorization-server"],
   build: async () => {
     const app = new Hono<AppBindings>();
     (await import("./oauth/index.js")).registerOAuth(app);

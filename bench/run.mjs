@@ -10,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * name -> { file, about, kind, nodeFlags?, pending? }. `kind` "node" runs the file with this Node
+ * name -> { file, about, kind, nodeFlags?, pending?, smoke? }. `smoke` is the arguments of a run at
+ * tiny sizes, to see the bench still works end to end (`npm run bench -- <name> --smoke`). `kind` "node" runs the file with this Node
  * (npm scripts put Node 22 first on the PATH); "workerd" runs a *.bench.test.ts file inside workerd
  * through vitest with vitest.bench.config.ts. `pending` says who adds a file not in the tree yet.
  */
@@ -86,6 +87,7 @@ export const BENCHES = {
     kind: "node",
     nodeFlags: ["--disable-warning=ExperimentalWarning"],
     about: "hot-path calls, imports and the repeat lookup as the index grows (`-- --sizes 1000,1000000`)",
+    smoke: ["--sizes", "100", "--rounds", "1", "--big", "10", "--write-rounds", "1"],
   },
   startup: {
     file: "bench/startup.mjs",
@@ -104,9 +106,12 @@ export const BENCHES = {
   },
 };
 
-/** The command that runs `name` with `args`: [program, arguments]. */
-export function commandFor(name, args = []) {
+/** The command that runs `name` with `args` (`--smoke`: the bench's own tiny run): [program, arguments]. */
+export function commandFor(name, givenArgs = []) {
   const bench = BENCHES[name];
+  const smoke = givenArgs.includes("--smoke");
+  if (smoke && !bench.smoke) throw new Error(`bench "${name}" has no smoke run yet`);
+  const args = smoke ? bench.smoke : givenArgs;
   if (bench.kind === "workerd")
     return ["npx", ["vitest", "run", "--config", "vitest.bench.config.ts", bench.file, ...args]];
   return [process.execPath, [...(bench.nodeFlags ?? []), bench.file, ...args]];
@@ -146,7 +151,14 @@ function main() {
     );
     process.exit(1);
   }
-  const [program, argv] = commandFor(name, args);
+  let command;
+  try {
+    command = commandFor(name, args);
+  } catch (err) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  const [program, argv] = command;
   const child = spawn(program, argv, { cwd: root, stdio: "inherit" });
   // Ctrl-C reaches the child through the terminal; a signal sent to this process alone is passed on.
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));

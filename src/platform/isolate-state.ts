@@ -155,6 +155,15 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing (emptied when full)",
     derived: true,
   },
+  indexRings: {
+    holds: "the consistent-hash rings of the index layouts in use",
+    owner: "src/db/shards.ts",
+    kind: "bounded map",
+    maxEntries: 8,
+    lifetime: "the isolate's",
+    invalidatedBy: "nothing",
+    derived: true,
+  },
   agentsAccountIds: {
     holds: "the shared agents account's id",
     owner: "src/agent/agents-account.ts",

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../src/db/client.js";
 import { phones } from "../../src/db/schema-index.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { uniqueKey, waitForRequests } from "../delivery/support.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { indexOf } from "../support/index-db.js";
 import { settle } from "../support/settle.js";
 import { act, createdId, createJob, csvForm, getJob, parseCsv, waitForEnd } from "./support.js";
 
@@ -26,7 +26,7 @@ const PEOPLE = [
 
 beforeAll(async () => {
   const now = Date.now();
-  await db(env.DB)
+  await (await indexOf("acme-widgets.test"))
     .insert(phones)
     .values([
       {

@@ -81,8 +81,9 @@ describe("the bench runner", () => {
     assert.deepEqual(commandFor("scale", ["--smoke"])[1], [
       "--disable-warning=ExperimentalWarning",
       "bench/scale.mjs",
-      ...BENCHES.scale.smoke,
+      ...BENCHES.scale.smoke.args,
     ]);
+    assert.deepEqual(commandFor("hot", ["--smoke"])[2], BENCHES.hot.smoke.env);
     const without = Object.keys(BENCHES).find((name) => !BENCHES[name].smoke);
     if (without) assert.throws(() => commandFor(without, ["--smoke"]), /has no smoke run yet/);
   });

@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
 import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
-import { rfc3339 } from "../platform/time.js";
 import { BILLING_RESEND_MS, ChunkBillings } from "./chunk-billing.js";
-import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
+import { ChunkLeases } from "./chunk-leases.js";
+import { DOWNLOADS_PER_JOB_PER_DAY } from "./constants.js";
+import { assertNotExpired, createdState, failedForChunk, MAX_SENDS, startRun } from "./job-lifecycle.js";
 import {
   type ChunkBilling,
   type ChunkPlan,
@@ -15,7 +16,8 @@ import {
 import { JobStore } from "./job-store.js";
 import { type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
 import type { BulkRowsMessage } from "./messages.js";
-import { type InputRow, inputChunkKey, type ResultRow, type RowOutcome, resultPartKey } from "./storage.js";
+import { resultPart } from "./result-part.js";
+import { type InputRow, inputChunkKey, resultPartKey } from "./storage.js";
 
 export { JOB_ERROR, jobError, type RowRecord } from "./job-records.js";
 
@@ -28,8 +30,6 @@ const MILESTONES = [25, 50, 75];
 export const CHUNKS_IN_FLIGHT = 16;
 /** How long a sent chunk may go without being started or finished before the alarm sends it again (BULK_CHUNK_LEASE_SECONDS). */
 const DEFAULT_LEASE_MS = 5 * 60_000;
-/** A chunk sent this many times without finishing fails the job (it can be retried). */
-const MAX_SENDS = 5;
 /** After a job ends, the alarm makes sure its index row and end event went out. */
 const ENDING_CHECK_MS = 30_000;
 
@@ -51,6 +51,7 @@ export class BulkJob extends DurableObject<Env> {
   private sql: SqlStorage;
   private readonly billings: ChunkBillings;
   private readonly rows: JobStore;
+  private readonly leases: ChunkLeases;
   /** This instance knows the alarm is set for the current run (reset when the run ends). */
   private alarmArmed = false;
 
@@ -59,10 +60,10 @@ export class BulkJob extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.billings = new ChunkBillings(this.sql);
     this.rows = new JobStore(this.sql);
+    this.leases = new ChunkLeases(this.sql);
     ctx.blockConcurrencyWhile(async () => {
       this.rows.migrate();
-      const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();
-      if (row) this.job = JSON.parse(row.state) as JobState;
+      this.job = this.rows.loadState<JobState>() ?? undefined;
       // A job that was running (or ending, or still billing) when its object went away keeps an alarm; one that lost it gets one.
       if (
         this.job &&
@@ -77,20 +78,7 @@ export class BulkJob extends DurableObject<Env> {
 
   async init(init: JobInit, actorId: number): Promise<JobView> {
     if (this.job) throw invalidState("This job already exists.");
-    this.job = {
-      ...init,
-      status: "pending",
-      archived: false,
-      startedAt: null,
-      completedAt: null,
-      cancelledAt: null,
-      expiredAt: init.createdAt + JOB_VALIDITY_MS,
-      errorMessage: null,
-      retryCount: 0,
-      run: 0,
-      downloads: 0,
-      milestone: 0,
-    };
+    this.job = createdState(init);
     this.save();
     this.rows.event(
       "created",
@@ -106,14 +94,8 @@ export class BulkJob extends DurableObject<Env> {
   /** pending -> running: sends one queue message per input chunk. */
   async launch(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
-    this.assertNotExpired(now, "launched");
-    if (job.status !== "pending") throw invalidState(`This job is ${job.status}; only a pending job can be launched.`);
-    if (job.archived) throw invalidState("This job is archived; restore it before launching it.");
-    job.status = "running";
-    job.startedAt = now;
-    job.run += 1;
-    job.cursor = 0;
-    this.sql.exec(`DELETE FROM leases`);
+    startRun(job, now, "launch");
+    this.leases.clear();
     this.rows.event("launched", "user", actorId, null, { run: job.run }, now);
     await this.dispatch(now);
     return this.view(now);
@@ -122,19 +104,8 @@ export class BulkJob extends DurableObject<Env> {
   /** failed | cancelled -> running again, for the rows not finished yet. */
   async retry(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
-    this.assertNotExpired(now, "retried");
-    if (job.status !== "failed" && job.status !== "cancelled")
-      throw invalidState(`This job is ${job.status}; only a failed or cancelled job can be retried.`);
-    if (job.archived) throw invalidState("This job is archived; restore it before retrying it.");
-    job.status = "running";
-    job.run += 1;
-    job.retryCount += 1;
-    job.errorMessage = null;
-    job.cancelledAt = null;
-    job.completedAt = null;
-    job.startedAt ??= now;
-    job.cursor = 0;
-    this.sql.exec(`DELETE FROM leases`);
+    startRun(job, now, "retry");
+    this.leases.clear();
     this.rows.event(
       "retried",
       "user",
@@ -209,7 +180,7 @@ export class BulkJob extends DurableObject<Env> {
     file: string,
   ): Promise<{ prefix: string; chunks: number; header: string[]; resultWidth: number; name: string }> {
     const job = this.mustExist();
-    this.assertNotExpired(now, "downloaded");
+    assertNotExpired(job, now, "downloaded");
     const hasResults = this.rows.processedCount() > 0;
     if (job.status === "pending" || job.status === "running" || !hasResults) {
       throw invalidState(
@@ -254,22 +225,11 @@ export class BulkJob extends DurableObject<Env> {
   beginChunk(run: number, chunk: number): ChunkPlan {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return { go: false };
-    const finished = this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length > 0;
+    const finished = this.leases.isFinished(chunk);
     if (finished) return { go: false };
     const due = Date.now() + this.leaseMs();
-    const { token } = this.sql
-      .exec<{ token: number }>(
-        `INSERT INTO leases (chunk, run, due, sends, token) VALUES (?, ?, ?, 1, 1)
-         ON CONFLICT (chunk) DO UPDATE SET run = excluded.run, due = excluded.due, token = token + 1 RETURNING token`,
-        chunk,
-        run,
-        due,
-      )
-      .one();
-    const done = this.sql
-      .exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk)
-      .toArray()
-      .map((r) => r.idx);
+    const token = this.leases.begin(chunk, run, due);
+    const done = this.rows.doneIn(chunk);
     return {
       go: true,
       accountId: job.accountId,
@@ -288,15 +248,7 @@ export class BulkJob extends DurableObject<Env> {
   renewChunk(run: number, chunk: number, token: number): boolean {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return false;
-    return (
-      this.sql.exec(
-        `UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND token = ?`,
-        Date.now() + this.leaseMs(),
-        chunk,
-        run,
-        token,
-      ).rowsWritten > 0
-    );
+    return this.leases.renew(chunk, run, token, Date.now() + this.leaseMs());
   }
 
   /**
@@ -325,10 +277,8 @@ export class BulkJob extends DurableObject<Env> {
         release: !this.billings.holds(billing?.settlement.reservationIds ?? []),
       };
     }
-    const [lease] = this.sql
-      .exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run)
-      .toArray();
-    if (lease?.token !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
+    const holder = this.leases.token(chunk, run);
+    if (holder !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
     return this.ctx.storage.transactionSync(() => {
       const recorded = rows.filter((row) => this.rows.insertRow(chunk, row, Date.now())).map((row) => row.idx);
       const billingId = billing ? this.billings.record(chunk, billing, Date.now()) : null;
@@ -379,7 +329,7 @@ export class BulkJob extends DurableObject<Env> {
   async failChunk(run: number, chunk: number, now: number): Promise<void> {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return;
-    this.failForChunk(chunk, "dead_letter", now);
+    failedForChunk(this.state(), chunk, "dead_letter", now, (...e) => this.rows.event(...e));
     await this.ended(now);
   }
 
@@ -387,44 +337,17 @@ export class BulkJob extends DurableObject<Env> {
   async finishChunk(run: number, chunk: number, now: number): Promise<{ completed: boolean }> {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return { completed: false };
-    if (this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length) return { completed: false };
+    if (this.leases.isFinished(chunk)) return { completed: false };
     const input = await this.env.BULK_FILES.get(inputChunkKey(job.prefix, chunk));
     if (!input) throw new Error(`input chunk ${chunk} of job ${job.id} is missing`);
     const inputRows = (await input.json()) as InputRow[];
-    const recorded = new Map(
-      this.sql
-        .exec<{ idx: number; outcome: RowOutcome; valid: number; cells: string; error: string | null }>(
-          `SELECT idx, outcome, valid, cells, error FROM rows WHERE chunk = ? ORDER BY idx`,
-          chunk,
-        )
-        .toArray()
-        .map((r) => [r.idx, r]),
-    );
-    const width = job.header.length;
-    const resultWidth = job.resultHeader.length - 2;
-    const first = chunk * job.chunkRows;
-    const part: ResultRow[] = [];
-    for (const [i, inputRow] of inputRows.entries()) {
-      const r = recorded.get(first + i);
-      if (!r) throw new Error(`row ${first + i} of job ${job.id} was not recorded`);
-      const cells = JSON.parse(r.cells) as string[];
-      const inputCells = Array.from({ length: width }, (_, k) => inputRow.c[k] ?? "");
-      const results = Array.from({ length: resultWidth }, (_, k) => cells[k] ?? "");
-      const original = inputRow.x === "duplicate" ? Number(inputRow.r) - 1 : NaN;
-      part.push({
-        o: r.outcome,
-        v: r.valid === 1,
-        c: [...inputCells, ...results, r.outcome, r.error ?? ""],
-        ...(Number.isInteger(original) ? { d: original } : {}),
-      });
-    }
+    const part = resultPart(job, chunk, inputRows, this.rows.recordedIn(chunk));
     await this.env.BULK_FILES.put(resultPartKey(job.prefix, chunk), part.map((p) => JSON.stringify(p)).join("\n"));
     // The run may have moved on while the part was written (cancelled, failed, retried).
     if (this.job !== job || job.status !== "running" || job.run !== run) return { completed: false };
-    if (this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length) return { completed: false };
-    this.sql.exec(`INSERT OR IGNORE INTO chunks (chunk, run, at) VALUES (?, ?, ?)`, chunk, run, now);
-    this.sql.exec(`DELETE FROM leases WHERE chunk = ?`, chunk);
-    const doneChunks = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n;
+    if (this.leases.isFinished(chunk)) return { completed: false };
+    this.leases.finish(chunk, run, now);
+    const doneChunks = this.leases.finishedCount();
     const percent = Math.floor((this.rows.processedCount() / Math.max(1, job.counts.input)) * 100);
     const milestone = MILESTONES.filter((m) => percent >= m).at(-1) ?? 0;
     if (milestone > job.milestone && doneChunks < job.chunks) {
@@ -467,11 +390,7 @@ export class BulkJob extends DurableObject<Env> {
   /** Rows not finished yet and the credits they can cost at most (each row costs its base price when found). */
   remainingRows(): { rows: number; processed: number; spent: { search: number; verification: number; phone: number } } {
     const job = this.mustExist();
-    const done = this.sql
-      .exec<{ n: number; s: number; v: number; p: number }>(
-        `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
-      )
-      .one();
+    const done = this.rows.ran();
     const runnable = job.counts.valid_input;
     return {
       rows: Math.max(0, runnable - done.n),
@@ -487,14 +406,8 @@ export class BulkJob extends DurableObject<Env> {
     return this.job;
   }
 
-  private assertNotExpired(now: number, what: string) {
-    const job = this.mustExist();
-    if (now >= job.expiredAt)
-      throw invalidState(`This job expired at ${rfc3339(job.expiredAt)} and can no longer be ${what}.`);
-  }
-
   private save() {
-    this.sql.exec(`INSERT OR REPLACE INTO job (k, state) VALUES (1, ?)`, JSON.stringify(this.job));
+    this.rows.saveState(this.job);
   }
 
   private leaseMs(): number {
@@ -509,22 +422,12 @@ export class BulkJob extends DurableObject<Env> {
    */
   private async dispatch(now: number) {
     const job = this.state();
-    const inFlight = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM leases`).one().n;
+    const inFlight = this.leases.inFlight();
     const picked: number[] = [];
     let cursor = job.cursor ?? 0;
     if (inFlight < CHUNKS_IN_FLIGHT) {
-      const finished = new Set(
-        this.sql
-          .exec<{ chunk: number }>(`SELECT chunk FROM chunks WHERE chunk >= ?`, cursor)
-          .toArray()
-          .map((r) => r.chunk),
-      );
-      const leased = new Set(
-        this.sql
-          .exec<{ chunk: number }>(`SELECT chunk FROM leases`)
-          .toArray()
-          .map((r) => r.chunk),
-      );
+      const finished = this.leases.finishedFrom(cursor);
+      const leased = this.leases.leased();
       while (cursor < job.chunks && inFlight + picked.length < CHUNKS_IN_FLIGHT) {
         if (!finished.has(cursor) && !leased.has(cursor)) picked.push(cursor);
         cursor += 1;
@@ -532,8 +435,7 @@ export class BulkJob extends DurableObject<Env> {
     }
     job.cursor = cursor;
     const due = now + this.leaseMs();
-    for (const chunk of picked)
-      this.sql.exec(`INSERT OR REPLACE INTO leases (chunk, run, due, sends) VALUES (?, ?, ?, 1)`, chunk, job.run, due);
+    this.leases.lease(picked, job.run, due);
     this.save();
     // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
     if (!this.alarmArmed) {
@@ -567,25 +469,20 @@ export class BulkJob extends DurableObject<Env> {
     // Billings a dead delivery left undecided go to the limiter first, whatever the job's state.
     const billingLeft = await this.sendOwedBilling(now);
     if (job.status !== "running") {
-      this.sql.exec(`DELETE FROM leases`);
+      this.leases.clear();
       if (job.ending) await this.ended(now);
       else if (billingLeft) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
       return;
     }
     // Every chunk finished but the job was not completed (the object went away in between).
-    if (this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n >= job.chunks) {
+    if (this.leases.finishedCount() >= job.chunks) {
       await this.complete(now);
       return;
     }
-    const overdue = this.sql
-      .exec<{ chunk: number; sends: number }>(
-        `SELECT chunk, sends FROM leases WHERE due <= ? AND chunk NOT IN (SELECT chunk FROM chunks) ORDER BY chunk`,
-        now,
-      )
-      .toArray();
+    const overdue = this.leases.overdue(now);
     const given = overdue.find((l) => l.sends >= MAX_SENDS);
     if (given) {
-      this.failForChunk(given.chunk, "lease", now);
+      failedForChunk(job, given.chunk, "lease", now, (...e) => this.rows.event(...e));
       await this.ended(now);
       return;
     }
@@ -593,8 +490,7 @@ export class BulkJob extends DurableObject<Env> {
       const chunks = overdue.map((l) => l.chunk);
       // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
       await this.send(chunks);
-      for (const chunk of chunks)
-        this.sql.exec(`UPDATE leases SET due = ?, sends = sends + 1 WHERE chunk = ?`, now + this.leaseMs(), chunk);
+      this.leases.resent(chunks, now + this.leaseMs());
       this.rows.event(
         "requeued",
         "system",
@@ -605,7 +501,7 @@ export class BulkJob extends DurableObject<Env> {
       );
     }
     await this.dispatch(now);
-    const next = this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM leases`).one().due;
+    const next = this.leases.firstDue();
     await this.ctx.storage.setAlarm(
       Math.min(next ?? now + this.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
     );
@@ -619,18 +515,6 @@ export class BulkJob extends DurableObject<Env> {
     await this.ended(now);
   }
 
-  private failForChunk(chunk: number, reason: "dead_letter" | "lease", now: number) {
-    const job = this.state();
-    job.status = "failed";
-    job.completedAt = now;
-    const rows = `Rows ${chunk * job.chunkRows + 1} to ${Math.min((chunk + 1) * job.chunkRows, job.counts.input)}`;
-    job.errorMessage =
-      reason === "dead_letter"
-        ? `${rows} kept failing on our side and were set aside. Retry the job to run the unfinished rows again.`
-        : `${rows} were sent ${MAX_SENDS} times without finishing and were set aside. Retry the job to run the unfinished rows again.`;
-    this.rows.event("failed", "system", null, job.errorMessage, { chunk, reason }, now);
-  }
-
   /**
    * Completed, failed or cancelled: the leases go, the index row is rewritten and the end event
    * queued. `ending` (written with the status) and a short alarm make sure both happen even if the
@@ -639,7 +523,7 @@ export class BulkJob extends DurableObject<Env> {
   private async ended(now: number) {
     const job = this.state();
     job.ending = true;
-    this.sql.exec(`DELETE FROM leases`);
+    this.leases.clear();
     this.save();
     await this.ctx.storage.setAlarm(now + ENDING_CHECK_MS);
     const view = this.view(now);

@@ -95,6 +95,43 @@ export class JobStore {
     return out;
   }
 
+  /** Indexes of the rows of `chunk` with a result. */
+  doneIn(chunk: number): number[] {
+    return this.sql
+      .exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk)
+      .toArray()
+      .map((r) => r.idx);
+  }
+
+  /** The results of `chunk`'s rows, in order. */
+  recordedIn(chunk: number) {
+    return this.sql
+      .exec<{ idx: number; outcome: RowOutcome; valid: number; cells: string; error: string | null }>(
+        `SELECT idx, outcome, valid, cells, error FROM rows WHERE chunk = ? ORDER BY idx`,
+        chunk,
+      )
+      .toArray();
+  }
+
+  /** Rows that ran (found, not found, failed or refused by the capability) and the credits they hold. */
+  ran(): { n: number; s: number; v: number; p: number } {
+    return this.sql
+      .exec<{ n: number; s: number; v: number; p: number }>(
+        `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
+      )
+      .one();
+  }
+
+  /** Reads the job's state (null before it is created). */
+  loadState<T>(): T | null {
+    const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();
+    return row ? (JSON.parse(row.state) as T) : null;
+  }
+
+  saveState(state: unknown): void {
+    this.sql.exec(`INSERT OR REPLACE INTO job (k, state) VALUES (1, ?)`, JSON.stringify(state));
+  }
+
   /** Downloads counted since `since` (the daily limit). */
   downloadsSince(since: number): number {
     return this.sql

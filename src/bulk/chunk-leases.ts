@@ -75,6 +75,23 @@ export class ChunkLeases {
     );
   }
 
+  /**
+   * The next chunks to send from `cursor` on, while fewer than `window` are in flight (not finished,
+   * not leased); answers them and where the next pick starts.
+   */
+  pick(cursor: number, total: number, window: number): { picked: number[]; cursor: number } {
+    const inFlight = this.inFlight();
+    const picked: number[] = [];
+    if (inFlight >= window) return { picked, cursor };
+    const finished = this.finishedFrom(cursor);
+    const leased = this.leased();
+    while (cursor < total && inFlight + picked.length < window) {
+      if (!finished.has(cursor) && !leased.has(cursor)) picked.push(cursor);
+      cursor += 1;
+    }
+    return { picked, cursor };
+  }
+
   /** Every lease goes (a run starts or ends). */
   clear(): void {
     this.sql.exec(`DELETE FROM leases`);

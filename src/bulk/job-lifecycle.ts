@@ -1,6 +1,6 @@
 import { rfc3339 } from "../platform/time.js";
-import { JOB_VALIDITY_MS } from "./constants.js";
-import { invalidState } from "./job-records.js";
+import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
+import { type ChunkPlan, invalidState, jobError } from "./job-records.js";
 import type { JobInit, JobState } from "./job-view.js";
 
 /**
@@ -74,4 +74,65 @@ export function failedForChunk(
       ? `${rows} kept failing on our side and were set aside. Retry the job to run the unfinished rows again.`
       : `${rows} were sent ${MAX_SENDS} times without finishing and were set aside. Retry the job to run the unfinished rows again.`;
   event("failed", "system", null, job.errorMessage, { chunk, reason }, now);
+}
+
+/** Archives (`true`) or restores a job: only an ended job is archived, only an archived one restored. */
+export function setArchived(job: JobState, archived: boolean) {
+  if (archived && job.archived) throw invalidState("This job is already archived.");
+  if (archived && job.status === "running")
+    throw invalidState("This job is running; cancel it or wait for it to end before archiving it.");
+  if (!archived && !job.archived)
+    throw invalidState(`This job is not archived (it is ${job.status}); only an archived job can be restored.`);
+  job.archived = archived;
+}
+
+/** Checks a download is allowed (an ended job with results, under the daily limit) and counts it. */
+export function countDownload(
+  job: JobState,
+  now: number,
+  hasResults: boolean,
+  downloadsSince: (since: number) => number,
+) {
+  assertNotExpired(job, now, "downloaded");
+  if (job.status === "pending" || job.status === "running" || !hasResults) {
+    throw invalidState(
+      `This job is ${job.status}${hasResults ? "" : " with no processed rows"}; results can be downloaded once it has ended.`,
+    );
+  }
+  const today = downloadsSince(Math.floor(now / 86_400_000) * 86_400_000);
+  if (today >= DOWNLOADS_PER_JOB_PER_DAY) {
+    throw jobError(
+      429,
+      "rate_limit",
+      `This job was downloaded ${today} times today, the daily limit. The counter resets at 00:00 UTC.`,
+    );
+  }
+  job.downloads += 1;
+}
+
+const MILESTONES = [25, 50, 75];
+
+/** The progress milestone (25, 50, 75 %) `processed` rows newly pass, kept in the state; null when none. */
+export function passedMilestone(job: JobState, processed: number): number | null {
+  const percent = Math.floor((processed / Math.max(1, job.counts.input)) * 100);
+  const milestone = MILESTONES.filter((m) => percent >= m).at(-1) ?? 0;
+  if (milestone <= job.milestone) return null;
+  job.milestone = milestone;
+  return milestone;
+}
+
+/** What a delivery that may run a chunk needs: the job's input, the rows done, its fencing token and lease. */
+export function chunkPlan(job: JobState, done: number[], token: number, leaseMs: number): ChunkPlan {
+  return {
+    go: true,
+    accountId: job.accountId,
+    type: job.type,
+    prefix: job.prefix,
+    fields: job.fields,
+    options: job.config.options,
+    done,
+    chunkRows: job.chunkRows,
+    token,
+    leaseMs,
+  };
 }

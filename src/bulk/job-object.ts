@@ -3,8 +3,16 @@ import type { Env } from "../env.js";
 import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
 import { BILLING_RESEND_MS, ChunkBillings } from "./chunk-billing.js";
 import { ChunkLeases } from "./chunk-leases.js";
-import { DOWNLOADS_PER_JOB_PER_DAY } from "./constants.js";
-import { assertNotExpired, createdState, failedForChunk, MAX_SENDS, startRun } from "./job-lifecycle.js";
+import {
+  chunkPlan,
+  countDownload,
+  createdState,
+  failedForChunk,
+  MAX_SENDS,
+  passedMilestone,
+  setArchived,
+  startRun,
+} from "./job-lifecycle.js";
 import {
   type ChunkBilling,
   type ChunkPlan,
@@ -21,7 +29,6 @@ import { type InputRow, inputChunkKey, resultPartKey } from "./storage.js";
 
 export { JOB_ERROR, jobError, type RowRecord } from "./job-records.js";
 
-const MILESTONES = [25, 50, 75];
 /**
  * Chunks of a run that are on the queue or being worked on at once. The rest go out as these
  * finish, so each chunk is sent when a consumer can take it soon, and a lease (below) that runs
@@ -130,34 +137,26 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   async archive(now: number, actorId: number): Promise<JobView> {
-    const job = this.mustExist();
-    if (job.archived) throw invalidState("This job is already archived.");
-    if (job.status === "running")
-      throw invalidState("This job is running; cancel it or wait for it to end before archiving it.");
-    job.archived = true;
-    this.save();
-    this.rows.event("archived", "user", actorId, null, null, now);
-    await syncIndex(this.env, this.view(now));
-    return this.view(now);
+    setArchived(this.mustExist(), true);
+    return this.changed("archived", actorId, null, now);
   }
 
   async restore(now: number, actorId: number): Promise<JobView> {
-    const job = this.mustExist();
-    if (!job.archived)
-      throw invalidState(`This job is not archived (it is ${job.status}); only an archived job can be restored.`);
-    job.archived = false;
-    this.save();
-    this.rows.event("restored", "user", actorId, null, null, now);
-    await syncIndex(this.env, this.view(now));
-    return this.view(now);
+    setArchived(this.mustExist(), false);
+    return this.changed("restored", actorId, null, now);
   }
 
   async rename(name: string, now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
     const from = job.name;
     job.name = name;
+    return this.changed("renamed", actorId, { from, to: name }, now);
+  }
+
+  /** A user's change of the job that leaves its run alone: kept, in its history, and in the index row. */
+  private async changed(event: string, actorId: number, meta: unknown, now: number): Promise<JobView> {
     this.save();
-    this.rows.event("renamed", "user", actorId, null, { from, to: name }, now);
+    this.rows.event(event, "user", actorId, null, meta, now);
     await syncIndex(this.env, this.view(now));
     return this.view(now);
   }
@@ -180,23 +179,7 @@ export class BulkJob extends DurableObject<Env> {
     file: string,
   ): Promise<{ prefix: string; chunks: number; header: string[]; resultWidth: number; name: string }> {
     const job = this.mustExist();
-    assertNotExpired(job, now, "downloaded");
-    const hasResults = this.rows.processedCount() > 0;
-    if (job.status === "pending" || job.status === "running" || !hasResults) {
-      throw invalidState(
-        `This job is ${job.status}${hasResults ? "" : " with no processed rows"}; results can be downloaded once it has ended.`,
-      );
-    }
-    const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-    const today = this.rows.downloadsSince(dayStart);
-    if (today >= DOWNLOADS_PER_JOB_PER_DAY) {
-      throw jobError(
-        429,
-        "rate_limit",
-        `This job was downloaded ${today} times today, the daily limit. The counter resets at 00:00 UTC.`,
-      );
-    }
-    job.downloads += 1;
+    countDownload(job, now, this.rows.processedCount() > 0, (since) => this.rows.downloadsSince(since));
     this.save();
     this.rows.event("downloaded", "user", actorId, null, { file, downloads: job.downloads }, now);
     return {
@@ -229,19 +212,7 @@ export class BulkJob extends DurableObject<Env> {
     if (finished) return { go: false };
     const due = Date.now() + this.leaseMs();
     const token = this.leases.begin(chunk, run, due);
-    const done = this.rows.doneIn(chunk);
-    return {
-      go: true,
-      accountId: job.accountId,
-      type: job.type,
-      prefix: job.prefix,
-      fields: job.fields,
-      options: job.config.options,
-      done,
-      chunkRows: job.chunkRows,
-      token,
-      leaseMs: this.leaseMs(),
-    };
+    return chunkPlan(job, this.rows.doneIn(chunk), token, this.leaseMs());
   }
 
   /** Renews a running delivery's lease; false when another delivery holds the chunk now (or it ended). */
@@ -348,19 +319,10 @@ export class BulkJob extends DurableObject<Env> {
     if (this.leases.isFinished(chunk)) return { completed: false };
     this.leases.finish(chunk, run, now);
     const doneChunks = this.leases.finishedCount();
-    const percent = Math.floor((this.rows.processedCount() / Math.max(1, job.counts.input)) * 100);
-    const milestone = MILESTONES.filter((m) => percent >= m).at(-1) ?? 0;
-    if (milestone > job.milestone && doneChunks < job.chunks) {
-      job.milestone = milestone;
-      this.rows.event(
-        "progress",
-        "system",
-        null,
-        `${milestone}% processed`,
-        { percent: milestone, processed: this.rows.processedCount() },
-        now,
-      );
-    }
+    const processed = this.rows.processedCount();
+    const milestone = doneChunks < job.chunks ? passedMilestone(job, processed) : null;
+    if (milestone)
+      this.rows.event("progress", "system", null, `${milestone}% processed`, { percent: milestone, processed }, now);
     if (doneChunks >= job.chunks) {
       await this.complete(now);
       return { completed: true };
@@ -389,14 +351,7 @@ export class BulkJob extends DurableObject<Env> {
 
   /** Rows not finished yet and the credits they can cost at most (each row costs its base price when found). */
   remainingRows(): { rows: number; processed: number; spent: { search: number; verification: number; phone: number } } {
-    const job = this.mustExist();
-    const done = this.rows.ran();
-    const runnable = job.counts.valid_input;
-    return {
-      rows: Math.max(0, runnable - done.n),
-      processed: this.rows.processedCount(),
-      spent: { search: done.s, verification: done.v, phone: done.p },
-    };
+    return this.rows.remaining(this.mustExist().counts.valid_input);
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -422,17 +377,7 @@ export class BulkJob extends DurableObject<Env> {
    */
   private async dispatch(now: number) {
     const job = this.state();
-    const inFlight = this.leases.inFlight();
-    const picked: number[] = [];
-    let cursor = job.cursor ?? 0;
-    if (inFlight < CHUNKS_IN_FLIGHT) {
-      const finished = this.leases.finishedFrom(cursor);
-      const leased = this.leases.leased();
-      while (cursor < job.chunks && inFlight + picked.length < CHUNKS_IN_FLIGHT) {
-        if (!finished.has(cursor) && !leased.has(cursor)) picked.push(cursor);
-        cursor += 1;
-      }
-    }
+    const { picked, cursor } = this.leases.pick(job.cursor ?? 0, job.chunks, CHUNKS_IN_FLIGHT);
     job.cursor = cursor;
     const due = now + this.leaseMs();
     this.leases.lease(picked, job.run, due);

@@ -122,6 +122,16 @@ export class JobStore {
       .one();
   }
 
+  /** Rows not finished yet of `runnable` and the credits spent so far (GET remaining, the launch's estimate). */
+  remaining(runnable: number) {
+    const done = this.ran();
+    return {
+      rows: Math.max(0, runnable - done.n),
+      processed: this.processedCount(),
+      spent: { search: done.s, verification: done.v, phone: done.p },
+    };
+  }
+
   /** Reads the job's state (null before it is created). */
   loadState<T>(): T | null {
     const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();

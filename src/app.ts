@@ -11,7 +11,6 @@ import type { ApiApp } from "./http/openapi.js";
 import { withRequestId } from "./http/request-id.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/request-limits.js";
 import type { AppFetch, McpRouteOptions } from "./mcp/routes.js";
-import { homePage } from "./oauth/pages/home.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -216,7 +215,7 @@ export function createApp(options: AppOptions = {}): App {
     app.get("/", async (c) =>
       // A browser gets a small page linking the API reference; programs keep the JSON index.
       c.req.header("accept")?.includes("text/html")
-        ? homePage(c)
+        ? (await import("./dashboard/home.js")).homePage(c)
         : c.json({
             name: "Contact Intelligence",
             account_api: "/v1 (X-Service-Key + X-Service-Secret, or OAuth 2.0 Authorization: Bearer)",

@@ -1,6 +1,7 @@
 import { PATHS } from "../config.js";
 import { type DashApp, fmt, render, statusFor, when } from "../http.js";
 import { AppPage, Pager } from "../views/layout.js";
+import { LOG_TYPES } from "../views/names.js";
 import { DataTable, V1Error } from "../views/parts.js";
 
 interface LogEntry {
@@ -44,8 +45,16 @@ export function registerLogRoutes(app: DashApp) {
         <form method="get" action={PATHS.logs} class="card">
           <div class="row">
             <div>
-              <label for="f-type">Endpoint or group</label>
-              <input id="f-type" name="type" type="text" value={q.type} placeholder="e.g. Email Finder or keys" />
+              <label for="f-type">What</label>
+              <select id="f-type" name="type">
+                <option value="">Every request</option>
+                {/* The names the overview shows; a path typed into the URL (?type=keys) still filters as /v1 does. */}
+                {(LOG_TYPES.includes(q.type) || !q.type ? LOG_TYPES : [q.type, ...LOG_TYPES]).map((t) => (
+                  <option value={t} selected={t === q.type}>
+                    {t}
+                  </option>
+                ))}
+              </select>
             </div>
             <div>
               <label for="f-status">Status code</label>
@@ -67,7 +76,13 @@ export function registerLogRoutes(app: DashApp) {
           </div>
         </form>
         <V1Error answer={answer} />
-        {answer.ok && answer.body.data.length === 0 ? <p class="muted">No requests match.</p> : null}
+        {answer.ok && answer.body.data.length === 0 ? (
+          <p class="muted">
+            {Object.values(q).some(Boolean)
+              ? "No request matches these filters."
+              : "No requests yet. Calls made with your keys, apps, bulk jobs and Try it show here."}
+          </p>
+        ) : null}
         {answer.ok && answer.body.data.length > 0 ? (
           <>
             <DataTable label="Requests" columns={["When", "Request", "Status #", "Time #", "Type", "From", "Billed"]}>

@@ -8,6 +8,7 @@ import { registerKeyRoutes } from "./routes/keys.js";
 import { registerLeadRoutes } from "./routes/leads.js";
 import { registerLogRoutes } from "./routes/logs.js";
 import { registerOverviewRoutes } from "./routes/overview.js";
+import { registerSettingsRoutes } from "./routes/settings.js";
 import { registerTryRoutes } from "./routes/try-it.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
 import { type AppFetch, V1Client } from "./v1-client.js";
@@ -34,6 +35,7 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   registerLogRoutes(app);
   registerLeadRoutes(app);
   registerWebhookRoutes(app);
+  registerSettingsRoutes(app);
   return app as unknown as Hono<AppBindings>;
 }
 

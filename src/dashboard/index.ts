@@ -9,6 +9,7 @@ import { registerLeadRoutes } from "./routes/leads.js";
 import { registerLogRoutes } from "./routes/logs.js";
 import { registerOverviewRoutes } from "./routes/overview.js";
 import { registerSettingsRoutes } from "./routes/settings.js";
+import { registerTeamJoinRoutes, registerTeamRoutes } from "./routes/team.js";
 import { registerTryRoutes } from "./routes/try-it.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
 import { type AppFetch, V1Client } from "./v1-client.js";
@@ -24,6 +25,7 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   app.use(APP, headers);
   app.use(`${APP}/*`, headers);
   registerAuthRoutes(app);
+  registerTeamJoinRoutes(app);
 
   // Everything below acts for a signed-in account.
   app.use(APP, signedIn(), withV1(appFetch));
@@ -35,6 +37,7 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   registerLogRoutes(app);
   registerLeadRoutes(app);
   registerWebhookRoutes(app);
+  registerTeamRoutes(app);
   registerSettingsRoutes(app);
   return app as unknown as Hono<AppBindings>;
 }

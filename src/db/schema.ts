@@ -108,3 +108,26 @@ export const requestLogs = sqliteTable(
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type RequestLog = typeof requestLogs.$inferSelect;
+
+/** An invitation to act on an owner's account (src/account/team.ts); the mailed token's SHA-256 only. */
+export const teamInvitations = sqliteTable(
+  "team_invitations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tokenHash: text("token_hash").notNull(),
+    ownerAccountId: integer("owner_account_id")
+      .notNull()
+      .references(() => accounts.id),
+    email: text("email").notNull(),
+    /** admin | member */
+    role: text("role", { enum: ["admin", "member"] }).notNull(),
+    invitedBy: integer("invited_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    acceptedAt: integer("accepted_at"),
+  },
+  (t) => [
+    uniqueIndex("team_invitations_token_idx").on(t.tokenHash),
+    index("team_invitations_owner_idx").on(t.ownerAccountId),
+  ],
+);

@@ -13,6 +13,7 @@ interface LogEntry {
   status_code: number;
   duration_ms: number;
   api_key_id: number | null;
+  user_id: number;
   source: string;
   cost: boolean;
   country: string | null;
@@ -30,9 +31,21 @@ export function registerLogRoutes(app: DashApp) {
       string
     >;
     const page = Math.max(1, Number(c.req.query("page")) || 1);
-    const answer = await c
-      .get("v1")
-      .read<{ data: LogEntry[]; meta: { total: number; total_pages: number } }>("/v1/logs", { ...q, page, limit: 50 });
+    const [answer, team] = await Promise.all([
+      c.get("v1").read<{ data: LogEntry[]; meta: { total: number; total_pages: number } }>("/v1/logs", {
+        ...q,
+        page,
+        limit: 50,
+      }),
+      c
+        .get("v1")
+        .read<{ data: { owner: { id: number; email: string }; members: { id: number; email: string }[] } }>("/v1/team"),
+    ]);
+    // Who made each request: the owner or a team member (the log keeps the member's account id).
+    const people = new Map(
+      team.ok ? [team.body.data.owner, ...team.body.data.members].map((p) => [p.id, p.email]) : [],
+    );
+    const showWho = people.size > 1;
     const href = (p: number) =>
       `${PATHS.logs}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), page: String(p) })}`;
     return render(
@@ -85,7 +98,10 @@ export function registerLogRoutes(app: DashApp) {
         ) : null}
         {answer.ok && answer.body.data.length > 0 ? (
           <>
-            <DataTable label="Requests" columns={["When", "Request", "Status #", "Time #", "Type", "From", "Billed"]}>
+            <DataTable
+              label="Requests"
+              columns={["When", "Request", "Status #", "Time #", "Type", "From", ...(showWho ? ["By"] : []), "Billed"]}
+            >
               {answer.body.data.map((l) => (
                 <tr>
                   <td class="nowrap">{when(l.created_at)}</td>
@@ -105,6 +121,7 @@ export function registerLogRoutes(app: DashApp) {
                     {l.source}
                     {l.api_key_id !== null ? <span class="muted"> · key {l.api_key_id}</span> : null}
                   </td>
+                  {showWho ? <td>{people.get(l.user_id) ?? "a former member"}</td> : null}
                   <td>{l.cost ? "yes" : "no"}</td>
                 </tr>
               ))}

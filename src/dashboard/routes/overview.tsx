@@ -28,6 +28,7 @@ const BALANCES = [
 /** What an action that redirected here reports. A new account's welcome is said by the confirm step itself. */
 const NOTICES: Record<string, [string, "success" | "error"]> = {
   confirmed: ["Your email address is confirmed. Everything is unlocked.", "success"],
+  joined: ["You joined the team: what you do here uses the team's account.", "success"],
   "password-reset": ["Your new password is saved. Other sessions were signed out.", "success"],
   "mail-throttled": ["Too many messages were sent to this address in the last hour. Try again later.", "error"],
   "mail-failed": ["The message could not be sent. Try again in a few minutes.", "error"],

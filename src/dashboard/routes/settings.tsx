@@ -11,6 +11,7 @@ import { logError } from "../../request-context.js";
 import { deleteAccount, exportAccount, setEmail } from "../account-data.js";
 import { accountByEmail, issueToken, setPassword, spendToken } from "../account-records.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
+import { EmailField, firstIssue, NewPassword } from "../forms.js";
 import { type DashApp, type DashCtx, formOf, render } from "../http.js";
 import { linkOrigin, type MailMessage, mailerFor } from "../mailer.js";
 import { endAccountSessions, endSession, startSession } from "../session.js";
@@ -28,21 +29,16 @@ const SETTINGS_DONE: Record<string, string> = {
   "password-changed": "Your new password is saved. Every other session was signed out.",
 };
 
-const Password = z
-  .string()
-  .min(MIN_PASSWORD_LENGTH, `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`)
-  .max(MAX_PASSWORD_LENGTH, `A password has at most ${MAX_PASSWORD_LENGTH} characters.`);
+const Password = NewPassword;
 const ChangePassword = z.object({ current: z.string().min(1, "Enter your current password."), password: Password });
 const ChangeEmail = z.object({
-  email: z.string().trim().max(254).email("Enter an email address like jane@example.com."),
+  email: EmailField,
   current: z.string().min(1, "Enter your current password."),
 });
 const DeleteAccount = z.object({
   current: z.string().min(1, "Enter your current password."),
   confirm: z.string().refine((v) => v.trim().toLowerCase() === "delete", 'Type "delete" to confirm.'),
 });
-
-const firstIssue = (e: z.ZodError) => e.issues[0]?.message ?? "Check the form.";
 
 type Problems = Partial<Record<"password" | "email" | "delete", string>>;
 
@@ -240,8 +236,7 @@ export function registerSettingsRoutes(app: DashApp) {
         400,
       );
     // The link changes the address of the account it was sent for, and only from that account's session.
-    if (!spent?.newEmail)
-      return failed("The link expired, was already used, or belongs to another account.");
+    if (!spent?.newEmail) return failed("The link expired, was already used, or belongs to another account.");
     if (!(await setEmail(c.env.DB, spent.accountId, spent.newEmail)))
       return failed("Another account took that address in the meantime.");
     forgetMeViews(spent.accountId);

@@ -136,6 +136,9 @@ const V1_FAMILIES: readonly V1Family[] = [
   v1Family("logs", ["/v1/logs"], async () => [(await import("./account/routes/logs/index.js")).registerLogRoutes]),
   v1Family("keys", ["/v1/keys"], async () => [(await import("./account/routes/keys/index.js")).registerKeyRoutes]),
   v1Family("team", ["/v1/team"], async () => [(await import("./account/routes/team.js")).registerTeamRoutes]),
+  v1Family("purchases", ["/v1/credit-packs", "/v1/plan", "/v1/purchases"], async () => [
+    (await import("./agent/purchases.js")).registerPurchaseRoutes,
+  ]),
   v1Family("reveal", ["/v1/reveal"], async () => [(await import("./account/v1-reveal.js")).registerRevealRoute]),
   v1Family(
     "leads",

@@ -1,6 +1,6 @@
 import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { forgetAccountKeys } from "../auth/auth-cache.js";
-import type { AuthContext } from "../auth/auth-context.js";
+import type { InvitedRole } from "../auth/roles.js";
 import { db } from "../db/client.js";
 import { type Account, accounts, teamInvitations, workspaceMembers, workspaces } from "../db/schema.js";
 import { dashboardSessions } from "../db/schema-dashboard.js";
@@ -21,37 +21,7 @@ import { forgetMeViews } from "./me-cache.js";
  * a member uses the account (searches, leads, bulk jobs) but manages no key, no plan and no one.
  * Billing (plans, credit packs) is the owner's alone.
  */
-export type TeamRole = "owner" | "admin" | "member";
-export type InvitedRole = Exclude<TeamRole, "owner">;
 export const INVITATION_TTL_MS = 7 * 86_400_000;
-
-const MAY: Record<"keys" | "members" | "billing", TeamRole[]> = {
-  keys: ["owner", "admin"],
-  members: ["owner", "admin"],
-  billing: ["owner"],
-};
-const DOING = { keys: "manage API keys", members: "manage the team", billing: "change the plan or buy credits" };
-
-/** The role of the request's actor on the account it acts for. */
-export async function roleOf(d1: D1Database, auth: AuthContext): Promise<TeamRole> {
-  if (auth.actor.id === auth.account.id) return "owner";
-  const [row] = await db(d1)
-    .select({ role: workspaceMembers.role })
-    .from(workspaceMembers)
-    .where(eq(workspaceMembers.accountId, auth.actor.id))
-    .limit(1);
-  return row?.role === "admin" ? "admin" : "member";
-}
-
-/** Refuses (403 forbidden) an actor whose role may not do `what`. */
-export async function requireRole(d1: D1Database, auth: AuthContext, what: keyof typeof MAY): Promise<TeamRole> {
-  const role = await roleOf(d1, auth);
-  if (!MAY[what].includes(role)) {
-    const who = what === "billing" ? "the account's owner" : "the account's owner or an admin";
-    throw new ApiError(403, "forbidden", `Only ${who} can ${DOING[what]}; you are a ${role} of this account.`);
-  }
-  return role;
-}
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -8,6 +8,7 @@ import { registerKeyRoutes } from "./routes/keys.js";
 import { registerLeadRoutes } from "./routes/leads.js";
 import { registerLogRoutes } from "./routes/logs.js";
 import { registerOverviewRoutes } from "./routes/overview.js";
+import { registerPlanRoutes } from "./routes/plans.js";
 import { registerSettingsRoutes } from "./routes/settings.js";
 import { registerTeamJoinRoutes, registerTeamRoutes } from "./routes/team.js";
 import { registerTryRoutes } from "./routes/try-it.js";
@@ -38,6 +39,7 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   registerLeadRoutes(app);
   registerWebhookRoutes(app);
   registerTeamRoutes(app);
+  registerPlanRoutes(app);
   registerSettingsRoutes(app);
   return app as unknown as Hono<AppBindings>;
 }

@@ -131,3 +131,33 @@ export const teamInvitations = sqliteTable(
     index("team_invitations_owner_idx").on(t.ownerAccountId),
   ],
 );
+
+/** What an account bought with MPP (src/agent/purchases.ts): its receipts. */
+export const purchases = sqliteTable(
+  "purchases",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** The owner who paid (a team's billing is the owner's). */
+    actorAccountId: integer("actor_account_id").notNull(),
+    /** `pack-10k`, `plan:basic` */
+    item: text("item").notNull(),
+    description: text("description").notNull(),
+    credits: integer("credits").notNull().default(0),
+    /** Display units ("149"). */
+    amount: text("amount").notNull(),
+    /** USDC or USDT. */
+    currency: text("currency").notNull(),
+    method: text("method").notNull(),
+    /** The payment's reference (the receipt's). */
+    reference: text("reference").notNull(),
+    challengeId: text("challenge_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("purchases_challenge_idx").on(t.challengeId),
+    index("purchases_account_idx").on(t.accountId, t.createdAt),
+  ],
+);

@@ -130,6 +130,7 @@ describe("route families (the app builds each on the first request that needs it
       "keys",
       "leads",
       "logs",
+      "purchases",
       "reveal",
       "team",
       "v1",
@@ -144,6 +145,7 @@ describe("route families (the app builds each on the first request that needs it
       "/domain-search",
       "/oauth/register",
       "/team/members/{id}",
+      "/credit-packs/{pack}",
     ])
       expect(doc.paths).toHaveProperty([path]);
   });

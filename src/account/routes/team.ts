@@ -1,18 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { requireRole } from "../../auth/roles.js";
 import { linkOrigin, mailerFor } from "../../delivery/mail.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { ErrorResponses, security } from "../../http/openapi-shared.js";
 import { logError } from "../../request-context.js";
-import {
-  invitationMessage,
-  invite,
-  removeMember,
-  requireRole,
-  setMemberRole,
-  teamOf,
-  withdrawInvitation,
-} from "../team.js";
+import { invitationMessage, invite, removeMember, setMemberRole, teamOf, withdrawInvitation } from "../team.js";
 
 /** Where an invitation's link opens: the dashboard's join page (the person's own password is set there). */
 export const JOIN_PATH = "/app/team/join";

@@ -13,6 +13,7 @@ export const NAV = [
   { key: "leads", label: "Leads", href: PATHS.leads },
   { key: "lists", label: "Lists", href: PATHS.lists },
   { key: "webhooks", label: "Webhooks", href: PATHS.webhooks },
+  { key: "plans", label: "Plans and credits", href: PATHS.plans },
   { key: "team", label: "Team", href: PATHS.team },
   { key: "settings", label: "Settings", href: PATHS.settings },
 ] as const;

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { forgetKey } from "../../../auth/auth-cache.js";
+import { requireRole } from "../../../auth/roles.js";
 import { db } from "../../../db/client.js";
 import { type ApiKey, apiKeys } from "../../../db/schema.js";
 import type { AppBindings } from "../../../env.js";
@@ -13,7 +14,6 @@ import { planFor } from "../../../limits/plans.js";
 import { newKeyPair, sha256Hex } from "../../../platform/crypto.js";
 import { DAY_MS, rfc3339 } from "../../../platform/time.js";
 import { forgetMeViews } from "../../me-cache.js";
-import { requireRole } from "../../team.js";
 
 export const MAX_KEY_LIFETIME_DAYS = 730;
 export const DEFAULT_KEY_LIFETIME_DAYS = 365;

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppBindings } from "../env.js";
 import { APP } from "./config.js";
 import { type DashEnv, securityHeaders, signedIn } from "./http.js";
+import { registerAttributeAndFlagRoutes } from "./routes/attributes-flags.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerBulkRoutes } from "./routes/bulk.js";
 import { registerKeyRoutes } from "./routes/keys.js";
@@ -38,6 +39,7 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   registerLogRoutes(app);
   registerLeadRoutes(app);
   registerWebhookRoutes(app);
+  registerAttributeAndFlagRoutes(app);
   registerTeamRoutes(app);
   registerPlanRoutes(app);
   registerSettingsRoutes(app);

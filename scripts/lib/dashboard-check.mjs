@@ -252,16 +252,16 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   };
   const creditsBefore = await searchCredits();
   await page.goto(`${base}/app/plans`);
-  await shot(page, "11-plans");
+  await shot(page, "17-plans");
   await submit(page, "form[action='/app/plans/packs/pack-1k'] button");
   assert(pathOf(page) === "/app/plans", `after the top-up: ${page.url()}`);
   const plans = await text(page);
   assert(plans.includes("The credits are on your account") && plans.includes("1,000 credits"), "the receipt is listed");
-  await shot(page, "12-top-up-receipt");
+  await shot(page, "18-top-up-receipt");
   const creditsAfter = await searchCredits();
   assert(creditsAfter === creditsBefore + 1_000, `search credits ${creditsBefore} -> ${creditsAfter}`);
   step(
-    `topped up 1,000 credits with the development payment method: ${creditsBefore} -> ${creditsAfter}, receipt listed (dash-11, dash-12)`,
+    `topped up 1,000 credits with the development payment method: ${creditsBefore} -> ${creditsAfter}, receipt listed (dash-17, dash-18)`,
   );
 
   // 8c. A team: invite by email, the member joins with their own password, searches on the owner's
@@ -271,7 +271,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await page.type("#invite-email", memberEmail);
   await submit(page, "form[action='/app/team/invite'] button[type=submit]");
   assert((await text(page)).includes("The invitation was mailed"), "invited");
-  await shot(page, "13-team-invited");
+  await shot(page, "19-team-invited");
   const joinLink = await mailLink(memberEmail, "join");
   assert(joinLink?.startsWith(`${base}/app/team/join?token=`), `join link ${joinLink}`);
   const memberContext = await browser.createBrowserContext();
@@ -279,7 +279,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await member.setViewport({ width: 1280, height: 860 });
   await member.goto(joinLink);
   await member.type("#join-password", "the member's own password");
-  await member.screenshot({ path: path.join(screens, "dash-14-join.png"), fullPage: true });
+  await member.screenshot({ path: path.join(screens, "dash-20-join.png"), fullPage: true });
   await Promise.all([member.waitForNavigation(), member.click("button[type=submit]")]);
   assert(new URL(member.url()).pathname === "/app", `after joining: ${member.url()}`);
   await member.goto(`${base}/app/try`);
@@ -296,7 +296,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
     if (!logs.includes(memberEmail)) await new Promise((r) => setTimeout(r, 300));
   }
   assert(logs.includes(memberEmail), "the owner's logs attribute the member's search to the member");
-  await shot(page, "15-logs-by-member");
+  await shot(page, "21-logs-by-member");
   await page.goto(`${base}/app/team`);
   await submit(page, "tbody form[action$='/remove'] button");
   assert((await text(page)).includes("The member was removed"), "removed");
@@ -304,7 +304,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   assert(new URL(member.url()).pathname === "/app/sign-in", `the removed member's next page: ${member.url()}`);
   await memberContext.close();
   step(
-    `team: invited ${memberEmail}, joined with their own password, searched on the owner's account (logged as theirs), removed: their session ended (dash-13..15)`,
+    `team: invited ${memberEmail}, joined with their own password, searched on the owner's account (logged as theirs), removed: their session ended (dash-19..21)`,
   );
 
   // 8d. Settings: changing the password signs out the other session, not this one.
@@ -320,13 +320,13 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await page.type("#pw-new", `${PASSWORD}-changed`);
   await submit(page, "form[action='/app/settings/password'] button");
   assert((await text(page)).includes("Every other session was signed out"), "password changed");
-  await shot(page, "16-settings-password");
+  await shot(page, "22-settings-password");
   await other.goto(`${base}/app`);
   assert(new URL(other.url()).pathname === "/app/sign-in", `the other session after the change: ${other.url()}`);
   await page.goto(`${base}/app`);
   assert(pathOf(page) === "/app", "this session stays signed in");
   await otherContext.close();
-  step("settings: the password change signed the other session out and kept this one (dash-16)");
+  step("settings: the password change signed the other session out and kept this one (dash-22)");
 
   // 8e. Keyboard only: Tab to the phone field of Try it, type, Enter; the card answers.
   await page.goto(`${base}/app/try`);

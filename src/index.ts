@@ -9,6 +9,7 @@ import { logError } from "./request-context.js";
 export { PaymentLedger } from "./agent/ledger.js";
 export { BulkJob } from "./bulk/job-object.js";
 export { AccountLimiter } from "./limits/account-limiter.js";
+export { Throttle } from "./platform/throttle.js";
 
 // What this file imports statically is evaluated when an isolate starts, for every request: keep
 // it to the app's frame (src/app.ts builds the route families on first use), the Durable Object

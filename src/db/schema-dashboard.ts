@@ -4,7 +4,7 @@ import { accounts } from "./schema.js";
 /**
  * Signed-in browser sessions of the dashboard (/app). The cookie holds a random token; only its
  * SHA-256 is kept here. A session lives until `expires_at`, which each use moves forward (idle
- * timeout) up to an absolute limit from `created_at` (src/dashboard/session.ts).
+ * timeout) up to an absolute limit from `created_at` (src/auth/browser-session.ts).
  */
 export const dashboardSessions = sqliteTable(
   "dashboard_sessions",

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { PATHS } from "../config.js";
-import { type DashApp, fmt, render } from "../http.js";
+import { type DashApp, entryOf, fmt, render } from "../http.js";
 import type { Session } from "../session.js";
 import type { V1Answer } from "../v1-client.js";
 import { DailyBars } from "../views/chart.js";
@@ -118,7 +118,7 @@ export function registerOverviewRoutes(app: DashApp) {
       v1.read("/v1/keys"),
       v1.read("/v1/bulk/stats"),
     ]);
-    const notice = NOTICES[c.req.query("ok") ?? c.req.query("error") ?? ""];
+    const notice = entryOf(NOTICES, c.req.query("ok") ?? c.req.query("error"));
     // Unconfirmed is an expected state the layout says once; a failure beyond it is shown as one.
     const failed = session.confirmed ? [me, limits, usage].find((a) => !a.ok) : undefined;
     const data = me.ok ? me.body.data : null;

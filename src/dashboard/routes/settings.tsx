@@ -14,7 +14,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
 import { EmailField, firstIssue, NewPassword } from "../forms.js";
 import { type DashApp, type DashCtx, formOf, render } from "../http.js";
 import { linkOrigin, type MailMessage, mailerFor } from "../mailer.js";
-import { endAccountSessions, endSession, startSession } from "../session.js";
+import { endAccountSessions, endSession } from "../session.js";
 import { AppPage, Csrf, Notice, PublicPage } from "../views/layout.js";
 import { Done } from "../views/parts.js";
 
@@ -195,9 +195,8 @@ export function registerSettingsRoutes(app: DashApp) {
     if (!(await passwordMatches(c, parsed.data.current))) return settingsPage(c, { password: WRONG_PASSWORD }, 403);
     const { accountId } = c.get("session");
     await setPassword(c.env.DB, accountId, await hashPassword(parsed.data.password));
-    // The reset flow's way of ending sessions: every one of the account's, then a new one for this browser.
-    await endAccountSessions(c.env.DB, accountId);
-    await startSession(c, accountId);
+    // The reset flow's way of ending sessions (browser sessions and OAuth grants), this browser's kept.
+    await endAccountSessions(c.env, accountId, { except: c });
     return c.redirect(`${PATHS.settings}?ok=password-changed`, 303);
   });
 
@@ -260,6 +259,8 @@ export function registerSettingsRoutes(app: DashApp) {
     if (!(await passwordMatches(c, parsed.data.current))) return settingsPage(c, { delete: WRONG_PASSWORD }, 403);
     const { accountId } = c.get("session");
     await deleteBulkJobs(c, accountId);
+    // Every browser session and OAuth grant ends first (its tokens must not outlive the account).
+    await endAccountSessions(c.env, accountId, { except: c });
     await deleteAccount(c.env.DB, accountId);
     forgetAccountKeys(accountId);
     forgetMeViews(accountId);

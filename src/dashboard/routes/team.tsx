@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { acceptInvitation, invitationByToken } from "../../account/team.js";
-import { hashPassword, verifyPassword } from "../../platform/crypto.js";
+import { signInWithPassword } from "../../auth/password-sign-in.js";
+import { hashPassword } from "../../platform/crypto.js";
 import { accountByEmail, createAccount, markConfirmed } from "../account-records.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
 import { EmailField, firstIssue, NewPassword } from "../forms.js";
 import { clientIp, type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import { csrfOk, currentSession, formToken, startSession } from "../session.js";
-import { throttleSignIn } from "../throttle.js";
+import { throttleSignUp } from "../throttle.js";
 import type { V1Answer } from "../v1-client.js";
 import { AppPage, Csrf, Notice, PublicPage } from "../views/layout.js";
 import { DataTable, Done, PostButton, V1Error } from "../views/parts.js";
@@ -260,15 +261,21 @@ export function registerTeamJoinRoutes(app: DashApp) {
     if (!parsed.success) return joinPage(c, token, firstIssue(parsed.error), 400);
     const invitation = await invitationByToken(c.env.DB, token);
     if (!invitation) return joinPage(c, token);
-    const wait = await throttleSignIn(c.env, clientIp(c), invitation.email);
-    if (wait !== null) return joinPage(c, token, `Too many attempts. Try again in ${wait} seconds.`, 429);
+    const tooMany = (wait: number) => joinPage(c, token, `Too many attempts. Try again in ${wait} seconds.`, 429);
     let account = await accountByEmail(c.env.DB, invitation.email);
     if (account) {
-      if (!account.passwordHash || !(await verifyPassword(parsed.data.password, account.passwordHash)))
-        return joinPage(c, token, "That is not this account's password.", 403);
-      if (account.blocked || account.kind !== "user")
-        return joinPage(c, token, "This account cannot join a team.", 403);
+      // The sign-in check every password form uses (its throttles, its equal answers).
+      const attempt = await signInWithPassword(c.env, {
+        ip: clientIp(c),
+        email: invitation.email,
+        password: parsed.data.password,
+        allowUnconfirmed: true,
+      });
+      if (attempt.outcome === "throttled") return tooMany(attempt.retryAfter);
+      if (attempt.outcome === "refused") return joinPage(c, token, "That is not this account's password.", 403);
     } else {
+      const wait = await throttleSignUp(c.env, clientIp(c));
+      if (wait !== null) return tooMany(wait);
       account = await createAccount(c.env.DB, invitation.email, await hashPassword(parsed.data.password));
       if (!account) return joinPage(c, token, "Try again: the account could not be created.", 409);
     }

@@ -172,6 +172,58 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
     };
   }
 
+  // The server refused to talk to the prober (blocklisted IP, no reverse DNS, policy): nothing is
+  // known about the mailbox, so the verdict stays open; never `invalid`.
+  if (probe.blocked) {
+    return {
+      definitive: false,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "unknown",
+        result: "risky",
+        score: score(30 + seen - penalties),
+        reason: "smtp_refused",
+        note: `The mail server refused to talk to our SMTP checker (${probe.error ?? "policy"}), so the mailbox could not be tested; this says nothing about the address itself.`,
+      },
+    };
+  }
+
+  if (probe.greylisted) {
+    const retry = probe.retryAt
+      ? ` A new check is scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.`
+      : "";
+    return {
+      definitive: false,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "unknown",
+        result: "risky",
+        score: score(30 + seen - penalties),
+        reason: "smtp_greylisted",
+        note: `The mail server deferred the check with a temporary error (greylisting: ${probe.error ?? "try again later"}).${retry}`,
+      },
+    };
+  }
+
+  // Reacher reports a full mailbox as not deliverable (`has_full_inbox: true, is_deliverable:
+  // false`): the mailbox exists, so it is not `invalid`; it refuses mail for now, so it is risky.
+  if (probe.fullInbox === true && probe.disabled !== true) {
+    return {
+      definitive: true,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "valid",
+        result: "risky",
+        smtp_check: true,
+        score: score(70 - penalties),
+        note: "The mail server confirmed the mailbox exists, but it is full and currently refuses new mail.",
+      },
+    };
+  }
+
   if (probe.disabled === true || probe.deliverable === false || probe.reachability === "invalid") {
     const disabled = probe.disabled === true;
     return {
@@ -199,26 +251,23 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
         status: "accept_all",
         result: "risky",
         accept_all: true,
-        score: score(60 + seen - penalties),
-        note: "The mail server accepts every address at this domain (catch-all), so it cannot confirm this mailbox exists.",
+        score: score(Math.min(ACCEPT_ALL_SCORE_CAP, 60 + seen - penalties)),
+        note: 'The mail server accepts every address at this domain (a catch-all, or a Microsoft 365 tenant answering "250 Recipient OK" to anything), so it cannot confirm this mailbox exists.',
       },
     };
   }
 
   if (probe.deliverable === true) {
-    const full = probe.fullInbox === true;
     return {
       definitive: true,
       draft: {
         ...base,
         ...smtp,
         status: "valid",
-        result: full ? "risky" : "deliverable",
+        result: "deliverable",
         smtp_check: true,
-        score: score((full ? 70 : 100) - penalties),
-        note: full
-          ? "The mail server confirmed the mailbox exists, but it is full and currently refuses new mail."
-          : "The mail server confirmed that this mailbox exists and accepts mail.",
+        score: score(100 - penalties),
+        note: "The mail server confirmed that this mailbox exists and accepts mail.",
       },
     };
   }
@@ -236,6 +285,9 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
     },
   };
 }
+
+/** The most an address at a domain that accepts everything can score: it is never proven. */
+export const ACCEPT_ALL_SCORE_CAP = 70;
 
 function blank(email: string): Draft {
   return {

@@ -61,7 +61,9 @@ async function findPerson(
   await memo.once(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
   const answer = await findEmail(ctx, domain, name, opts);
   const data = finderData(domain, name, answer);
-  if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };
+  // An answer nobody can act on yet (its SMTP search deferred or refused) is not billed.
+  const found = answer.email !== null && answer.billable !== false;
+  if (!params.enrich_mobile || !found || answer.email === null) return { body: { data }, found };
   if (opts.allPhones) {
     const phones = await allPhonesOf(ctx, answer.email);
     // phone_data keeps its single-number shape; `phones` lists them all.

@@ -28,8 +28,10 @@ export interface ProbeResult {
   greylisted: boolean;
   /** The prober's own account of an SMTP failure, when it gave one. */
   error: string | null;
-  /** When a deferred (greylisted) check is tried again in the background, epoch ms; set by the gateway. */
+  /** When a deferred check is tried again in the background, epoch ms; set by the gateway. */
   retryAt?: number | null;
+  /** Not run yet: the mail host's pace was full (the gateway defers it). */
+  paced?: boolean;
 }
 
 export interface SmtpProber {

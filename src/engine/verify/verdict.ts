@@ -20,6 +20,7 @@ export const VERDICT_REASONS = [
   "smtp_inconclusive",
   "smtp_greylisted",
   "smtp_refused",
+  "smtp_paced",
 ] as const;
 
 export type VerifierStatus = (typeof VERIFIER_STATUSES)[number];

@@ -9,7 +9,8 @@ import { assertEmailNotClaimed } from "../index/claims.js";
 import { type Memo, noMemo } from "../memo.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
-import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
+import { gatewayFor, SmtpGateway } from "./probe-gateway.js";
+import type { ProbeResult, SmtpProber } from "./smtp-prober.js";
 import type { Verdict, VerifierData, VerifierSource } from "./verdict.js";
 
 /**
@@ -133,7 +134,9 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
     return { definitive: true, draft: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
   }
 
-  const probe = await (options.prober ?? proberFor(env)).probe(`${parsed.localPart}@${domain}`);
+  const prober = options.prober ?? gatewayFor(env);
+  const address = `${parsed.localPart}@${domain}`;
+  const probe = await (prober instanceof SmtpGateway ? prober.check(address, { mxHosts }) : prober.probe(address));
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
   const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
   return fromProbe(base, probe, knownCatchAll);
@@ -151,6 +154,24 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
     block: probe.blocked,
     greylisted: probe.greylisted,
   };
+
+  if (probe.paced) {
+    const retry = probe.retryAt
+      ? ` It is scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.`
+      : "";
+    return {
+      definitive: false,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "unknown",
+        result: "risky",
+        score: score(30 + seen - penalties),
+        reason: "smtp_paced",
+        note: `The SMTP check was not run yet: the checks this mail host allows at once are all taken, and we do not exceed them.${retry}`,
+      },
+    };
+  }
 
   if (!probe.ran) {
     const acceptAll = knownCatchAll === true;

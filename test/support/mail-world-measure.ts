@@ -8,6 +8,7 @@ import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
+import { shownName } from "../fixtures/mail-world/site.js";
 import { type Behaviour, mailWorld, type WorldDomain } from "../fixtures/mail-world/world.js";
 import { createAccount } from "./accounts.js";
 
@@ -77,12 +78,12 @@ async function searchesUsed(via: Env, headers: Record<string, string>): Promise<
   return (await getJson(via, "/v1/me", headers)).body.data.requests.domains.used;
 }
 
-async function control(action: string) {
-  return (await (await fetch(`${CONTROL}/${action}`)).json()) as any;
+async function control(seed: number, action: string, query = "") {
+  return (await (await fetch(`${CONTROL}/${action}?seed=${seed}${query}`)).json()) as any;
 }
 
-async function probesOf(domain: string): Promise<number> {
-  return (await control("stats")).probesByDomain[domain] ?? 0;
+async function probesOf(seed: number, domain: string): Promise<number> {
+  return (await control(seed, "stats")).probesByDomain[domain] ?? 0;
 }
 
 function truthOf(d: WorldDomain, state: "active" | "full" | "disabled" | "none"): TruthClass {
@@ -109,14 +110,16 @@ const verdictOf = (r: { status: number; body: any }) => ({
 
 /** Runs the whole measurement on `count` domains of `seed`, `concurrency` domains at a time. */
 export async function measureMailWorld(seed: number, count: number, concurrency = 4): Promise<MailWorldMeasures> {
-  await control("reset");
+  await control(seed, "reset");
   const via = worldEnv();
   const domains = mailWorld(seed, count);
   const finder: FinderRow[] = [];
   const verifier: VerifierRow[] = [];
   const accounts = new Map<string, Record<string, string>>();
   const finderPath = (d: WorldDomain, p: WorldDomain["people"][number]) =>
-    `/v1/email-finder?domain=${encodeURIComponent(d.domain)}&first_name=${encodeURIComponent(p.first)}&last_name=${encodeURIComponent(p.last)}`;
+    p.middle
+      ? `/v1/email-finder?domain=${encodeURIComponent(d.domain)}&full_name=${encodeURIComponent(shownName(p))}`
+      : `/v1/email-finder?domain=${encodeURIComponent(d.domain)}&first_name=${encodeURIComponent(p.first)}&last_name=${encodeURIComponent(p.last)}`;
   const verifierPath = (email: string) => `/v1/email-verifier?email=${encodeURIComponent(email)}`;
   const probe = (d: WorldDomain) => [
     ...d.people.map((p) => ({ email: `${p.local}@${d.domain}`, truth: truthOf(d, p.state) })),
@@ -131,17 +134,17 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
       const { headers } = await createAccount({ plan: "scale" });
       accounts.set(d.domain, headers);
       for (const p of d.people) {
-        const before = await probesOf(d.domain);
+        const before = await probesOf(seed, d.domain);
         const used = await searchesUsed(via, headers);
         const r = await getJson(via, finderPath(d, p), headers);
         finder.push({
           domain: d.domain,
           behaviour: d.behaviour,
-          person: `${p.first} ${p.last}`,
+          person: shownName(p),
           expected: `${p.local}@${d.domain}`,
           first: finderAnswer(r),
           after: finderAnswer(r),
-          probes: (await probesOf(d.domain)) - before,
+          probes: (await probesOf(seed, d.domain)) - before,
           billedFirst: (await searchesUsed(via, headers)) > used,
         });
       }
@@ -155,21 +158,21 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
 
   // The background retries, at the times the queue delivers them.
   for (let minutes = RETRY_STEP_MIN; minutes <= RETRY_HORIZON_MIN; minutes += RETRY_STEP_MIN) {
-    await control(`advance?seconds=${RETRY_STEP_MIN * 60}`);
+    await control(seed, "advance", `&seconds=${RETRY_STEP_MIN * 60}`);
     await runDueRetries(via, Date.now() + minutes * 60_000);
   }
 
   // The same questions again.
   for (const row of finder) {
     const d = domains.find((x) => x.domain === row.domain)!;
-    const p = d.people.find((x) => `${x.first} ${x.last}` === row.person)!;
+    const p = d.people.find((x) => shownName(x) === row.person)!;
     row.after = finderAnswer(await getJson(via, finderPath(d, p), accounts.get(d.domain)!));
   }
   for (const row of verifier) {
     const domain = row.email.slice(row.email.lastIndexOf("@") + 1);
     row.after = verdictOf(await getJson(via, verifierPath(row.email), accounts.get(domain)!));
   }
-  const stats = await control("stats");
+  const stats = await control(seed, "stats");
   return {
     seed,
     domains,

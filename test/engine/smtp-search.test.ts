@@ -7,9 +7,11 @@ import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
 import { SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
 import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
-import { verifyEmail } from "../../src/engine/verify/verifier.js";
+import { ACCEPT_ALL_SCORE_CAP, verifyEmail } from "../../src/engine/verify/verifier.js";
+import { gravatarUrl, webEvidence, wkdUrls, zBase32 } from "../../src/engine/verify/web-evidence.js";
 import type { Env } from "../../src/env.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
+import { WITH_GRAVATAR, WITH_WKD_KEY } from "../fixtures/handlers/web-evidence.js";
 import { MAIL_WORLD_GUARD_DOMAINS, MAIL_WORLD_UNIT_SEED, mailWorld } from "../fixtures/mail-world/world.js";
 
 const locals = (first: string, last: string, domain: string, ruledOut: string[] = []) =>
@@ -109,5 +111,39 @@ describe("greylisting", () => {
     const later = await verifyEmail(via, address);
     expect(later.data.email).toMatchObject({ status: "valid", greylisted: false });
     expect(later.definitive).toBe(true);
+  });
+});
+
+describe("web evidence (Gravatar, WKD)", () => {
+  it("encodes WKD's hash in z-base-32: 20 bytes of SHA-1 give 32 characters", async () => {
+    // The draft's example: the local part "Joe.Doe" (lower-cased) hashes to iy9q119eutrkn8s1mk4r39qejnbu3n5q.
+    const urls = await wkdUrls("Joe.Doe@Example.ORG");
+    expect(urls[0]).toBe(
+      "https://openpgpkey.example.org/.well-known/openpgpkey/example.org/hu/iy9q119eutrkn8s1mk4r39qejnbu3n5q?l=Joe.Doe",
+    );
+    expect(zBase32(new Uint8Array(20)).length).toBe(32);
+  });
+
+  it("builds Gravatar's URL from the SHA-256 of the trimmed, lower-cased address, asking 404 when none", async () => {
+    expect(await gravatarUrl(" Jane@Example.com ")).toMatch(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?d=404$/);
+  });
+
+  it("raises an accept-all verdict's score with a Gravatar profile or a WKD key, never to valid", async () => {
+    const via = reacherEnv();
+    const plain = await verifyEmail(via, "nobody.special@catchall-verify.test");
+    const gravatar = await verifyEmail(via, WITH_GRAVATAR[0]!);
+    const wkd = await verifyEmail(via, WITH_WKD_KEY);
+    expect(plain.data.email.status).toBe("accept_all");
+    for (const v of [gravatar, wkd]) {
+      expect(v.data.email.status).toBe("accept_all");
+      expect(v.data.email.score).toBeGreaterThan(plain.data.email.score);
+      expect(v.data.email.score).toBeLessThanOrEqual(ACCEPT_ALL_SCORE_CAP);
+    }
+    expect(gravatar.data.email.note).toMatch(/Gravatar profile/);
+    expect(wkd.data.email.note).toMatch(/OpenPGP key/);
+  });
+
+  it("says nothing when neither exists (their absence proves nothing)", async () => {
+    expect(await webEvidence(reacherEnv(), "no.profile@catchall-verify.test")).toEqual({ gravatar: false, wkd: false });
   });
 });

@@ -34,7 +34,7 @@ const ACCEPT_ALL_TEST_MS = 30 * 86_400_000;
 
 export type Confirmation =
   | { kind: "confirmed"; candidate: Candidate; best: Candidate; probe: GatewayProbe; probes: number }
-  | { kind: "accept_all"; best: Candidate; probes: number }
+  | { kind: "accept_all"; best: Candidate; probes: number; likeliest: Candidate[] }
   | {
       kind: "deferred";
       best: Candidate;
@@ -118,7 +118,7 @@ export async function confirmAddress(
     acceptAll = o === "accepted" || o === "accept_all";
     await recordAcceptAll(env, domain, acceptAll, ctx.now());
   }
-  if (acceptAll) return { kind: "accept_all", best, probes };
+  if (acceptAll) return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
 
   // 2. The candidates in order, until one is accepted or the checks of this answer are used.
   const rejected: string[] = [];
@@ -141,7 +141,7 @@ export async function confirmAddress(
     await rememberRejected(env, domain, rejected);
     if (o === "accept_all") {
       await recordAcceptAll(env, domain, true, ctx.now());
-      return { kind: "accept_all", best, probes };
+      return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
     }
     if (o === "refused") return { kind: "refused", best, error: p.error, probes };
     return defer(o, p);

@@ -1,5 +1,6 @@
 import { rfc3339 } from "../../platform/time.js";
 import { ACCEPT_ALL_SCORE_CAP } from "../verify/verifier.js";
+import type { Candidate } from "./candidates.js";
 import type { Confirmation } from "./confirm.js";
 import type { Pattern } from "./patterns.js";
 
@@ -30,7 +31,19 @@ export interface ConfirmedAnswer {
 const GUESS_SCORE = 20;
 const ACCEPT_ALL_GUESS_SCORE = Math.min(ACCEPT_ALL_SCORE_CAP, 40);
 
-export function confirmedAnswer(c: Confirmation, domain: string, verifiedStatus: string | null): ConfirmedAnswer {
+/** What a Gravatar profile or a WKD key for the guessed address adds on a domain that accepts everything. */
+const WEB_EVIDENCE_POINTS = 15;
+
+/**
+ * `withEvidence`: on an accept-all domain, the likeliest candidate that has a Gravatar profile or a
+ * WKD key (web-evidence.ts), which then leads the answer; null when none has.
+ */
+export function confirmedAnswer(
+  c: Confirmation,
+  domain: string,
+  verifiedStatus: string | null,
+  withEvidence: Candidate | null = null,
+): ConfirmedAnswer {
   if (c.kind === "confirmed") {
     const p = c.probe;
     const status = verifiedStatus ?? (p.disabled ? "invalid" : "valid");

@@ -24,7 +24,9 @@ import {
   type Transliteration,
 } from "../people/names.js";
 import { verifyEmail } from "../verify/verifier.js";
+import { webEvidence } from "../verify/web-evidence.js";
 import { countryOfDomain } from "../web/extract/company.js";
+import type { Candidate } from "./candidates.js";
 import { CONFIRMED_SOURCE, confirmAddress } from "./confirm.js";
 import { confirmedAnswer } from "./confirmed-answer.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
@@ -308,7 +310,18 @@ async function searchOverSmtp(
   await assertEmailNotClaimed(ctx.env, ctx.memo ?? noMemo, address ?? `${found.best.local}@${domain}`);
   // The confirmed address's verdict comes from the check just made (cached): no second conversation.
   const verdict = address ? (await verifyEmail(ctx.env, address, { memo: ctx.memo })).data.email.status : null;
-  const answer = confirmedAnswer(found, domain, verdict);
+  // On a domain that accepts everything, a Gravatar profile or a WKD key picks among the likeliest.
+  let withEvidence: Candidate | null = null;
+  if (found.kind === "accept_all") {
+    for (const c of found.likeliest) {
+      const e = await webEvidence(ctx.env, `${c.local}@${domain}`);
+      if (e.gravatar || e.wkd) {
+        withEvidence = c;
+        break;
+      }
+    }
+  }
+  const answer = confirmedAnswer(found, domain, verdict, withEvidence);
   return {
     email: answer.email,
     score: answer.score,

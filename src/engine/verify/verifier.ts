@@ -12,6 +12,7 @@ import { gibberishVerdict } from "./gibberish.js";
 import { gatewayFor, SmtpGateway } from "./probe-gateway.js";
 import type { ProbeResult, SmtpProber } from "./smtp-prober.js";
 import type { Verdict, VerifierData, VerifierSource } from "./verdict.js";
+import { webEvidence } from "./web-evidence.js";
 
 /**
  * Email verification from evidence: syntax, DNS (MX, null MX, implicit MX), lists, the index of
@@ -139,8 +140,37 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
   const probe = await (prober instanceof SmtpGateway ? prober.check(address, { mxHosts }) : prober.probe(address));
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
   const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
-  return fromProbe(base, probe, knownCatchAll);
+  return withWebEvidence(env, fromProbe(base, probe, knownCatchAll));
 }
+
+/**
+ * An open verdict (unknown, accept_all) gains from evidence the Worker gathers itself: a Gravatar
+ * profile or a published OpenPGP key for the exact address says it exists. It raises the score (an
+ * accept-all address stays under its cap) and the note says so; it never makes the address `valid`,
+ * which only the mail server can say. Absence of both says nothing.
+ */
+async function withWebEvidence(env: Env, judged: Judgement): Promise<Judgement> {
+  const { draft } = judged;
+  if (draft.status !== "unknown" && draft.status !== "accept_all") return judged;
+  const evidence = await webEvidence(env, draft.email);
+  const found = [
+    evidence.gravatar ? "a Gravatar profile" : null,
+    evidence.wkd ? "an OpenPGP key in the domain's Web Key Directory" : null,
+  ].filter(Boolean);
+  if (found.length === 0) return judged;
+  const cap = draft.status === "accept_all" ? ACCEPT_ALL_SCORE_CAP : 100;
+  return {
+    ...judged,
+    draft: {
+      ...draft,
+      score: Math.min(cap, draft.score + WEB_EVIDENCE_POINTS),
+      note: `${draft.note} ${found.join(" and ")} exists for this exact address: evidence that it is in use.`,
+    },
+  };
+}
+
+/** What a Gravatar profile or a WKD key adds to an open verdict's score. */
+const WEB_EVIDENCE_POINTS = 15;
 
 /** Turns the SMTP evidence (or its absence) into the verdict. */
 function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | null): Judgement {

@@ -59,15 +59,20 @@ export function confirmedAnswer(
     };
   }
   const guess = { email: `${c.best.local}@${domain}`, pattern: c.best.pattern };
-  if (c.kind === "accept_all")
+  if (c.kind === "accept_all") {
+    const lead = withEvidence ?? c.best;
     return {
-      ...guess,
-      score: ACCEPT_ALL_GUESS_SCORE,
+      email: `${lead.local}@${domain}`,
+      pattern: lead.pattern,
+      score: withEvidence
+        ? Math.min(ACCEPT_ALL_SCORE_CAP, ACCEPT_ALL_GUESS_SCORE + WEB_EVIDENCE_POINTS)
+        : ACCEPT_ALL_GUESS_SCORE,
       status: "accept_all",
       acceptAll: true,
       billable: true,
       retryAt: null,
     };
+  }
   return {
     ...guess,
     score: GUESS_SCORE,

@@ -63,7 +63,12 @@ async function findPerson(
   const data = finderData(domain, name, answer);
   // An answer nobody can act on yet (its SMTP search deferred or refused) is not billed.
   const found = answer.email !== null && answer.billable !== false;
-  if (!params.enrich_mobile || !found || answer.email === null) return { body: { data }, found };
+  const waiting =
+    answer.email !== null && !found
+      ? "the SMTP check of this person's address was deferred (greylisting, pacing or a refusal); the search goes on in the background, ask again later"
+      : undefined;
+  if (!params.enrich_mobile || !found || answer.email === null)
+    return { body: { data }, found, ...(waiting ? { waiting } : {}) };
   if (opts.allPhones) {
     const phones = await allPhonesOf(ctx, answer.email);
     // phone_data keeps its single-number shape; `phones` lists them all.

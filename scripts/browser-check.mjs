@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
 import { checkDashboard, mailLinkIn } from "./lib/dashboard-check.mjs";
-import { passwordHash, root, wrangler as runWrangler, sqlText, wranglerBin } from "./lib/local.mjs";
+import { applyMigrations, passwordHash, root, wrangler as runWrangler, sqlText, wranglerBin } from "./lib/local.mjs";
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -69,7 +69,7 @@ let browser;
 let mailLink;
 try {
   mkdirSync(screens, { recursive: true });
-  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  applyMigrations({ persistTo: state });
   const hash = passwordHash(PASSWORD);
   wrangler([
     "d1",

@@ -10,6 +10,7 @@ import { type Family, FamilyIndex, FamilyLoader } from "./http/families.js";
 import type { ApiApp } from "./http/openapi.js";
 import { withRequestId } from "./http/request-id.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/request-limits.js";
+import { withTransportSecurity } from "./http/transport-security.js";
 import type { AppFetch, McpRouteOptions } from "./mcp/routes.js";
 import { homePage } from "./oauth/pages/home.js";
 
@@ -238,6 +239,7 @@ export function createApp(options: AppOptions = {}): App {
     const app = new Hono<AppBindings>();
     // First, so every response (errors from the middlewares below included) carries X-Request-Id.
     app.use("*", withRequestId());
+    app.use("*", withTransportSecurity());
     app.use("*", withDeadline(deadlineMs));
     // Caps every body without reading it (src/http/request-limits.ts): each route authenticates its
     // caller before it reads a byte. Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2

@@ -89,3 +89,19 @@ export function forwardToTokenEndpoint(
 ): Promise<Response> {
   return authorizationServer(c.env, new URL(c.req.url)).fetch(request, c.env, workerCtx(c));
 }
+
+/**
+ * Revokes every OAuth grant of the account, with its access and refresh tokens (a password reset or
+ * change). The library keeps grants and tokens in KV under the user id alone, so the issuer of the
+ * server that finds them plays no part.
+ */
+export async function revokeAccountGrants(env: Env, accountId: number): Promise<void> {
+  const api = authorizationServer(env, new URL(env.OAUTH_ISSUER ?? "https://localhost")).getOAuthApi(env);
+  const userId = String(accountId);
+  let cursor: string | undefined;
+  do {
+    const page = await api.listUserGrants(userId, cursor ? { cursor } : {});
+    await Promise.all(page.items.map((grant) => api.revokeGrant(grant.id, userId)));
+    cursor = page.cursor;
+  } while (cursor);
+}

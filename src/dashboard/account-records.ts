@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { normaliseEmail } from "../auth/password-sign-in.js";
 import { db } from "../db/client.js";
 import { type Account, accounts } from "../db/schema.js";
 import { accountTokens } from "../db/schema-dashboard.js";
@@ -15,7 +16,7 @@ export const RESET_TTL_MS = 3_600_000;
 const TTL = { confirm: CONFIRM_TTL_MS, reset: RESET_TTL_MS } as const;
 export type TokenPurpose = keyof typeof TTL;
 
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+export { normaliseEmail };
 
 export async function accountByEmail(d1: D1Database, email: string): Promise<Account | undefined> {
   const [row] = await db(d1)
@@ -91,17 +92,18 @@ export async function redeemToken(
   return row?.accountId;
 }
 
-/** Whether a token would be accepted (the reset form is shown only for one that is). */
-export async function tokenUsable(
+/** The account a token would be accepted for (the reset form is shown only for one that is), or undefined. */
+export async function tokenHolder(
   d1: D1Database,
   token: string,
   purpose: TokenPurpose,
   now = Date.now(),
-): Promise<boolean> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+): Promise<{ accountId: number; email: string } | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await db(d1)
-    .select({ accountId: accountTokens.accountId })
+    .select({ accountId: accountTokens.accountId, email: accounts.email })
     .from(accountTokens)
+    .innerJoin(accounts, eq(accounts.id, accountTokens.accountId))
     .where(
       and(
         eq(accountTokens.tokenHash, await sha256Hex(token)),
@@ -111,7 +113,7 @@ export async function tokenUsable(
       ),
     )
     .limit(1);
-  return row !== undefined;
+  return row;
 }
 
 export async function markConfirmed(d1: D1Database, accountId: number): Promise<void> {

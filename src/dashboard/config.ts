@@ -19,5 +19,4 @@ export const PATHS = {
   assets: `${APP}/assets`,
 } as const;
 
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 256;
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth/password-policy.js";

@@ -92,6 +92,16 @@ export function confirmationMessage(to: string, link: string): MailMessage {
   };
 }
 
+/** To the owner of an address someone tried to sign up with again (the sign-up page says the same either way). */
+export function alreadyRegisteredMessage(to: string, signInLink: string, resetLink: string): MailMessage {
+  return {
+    to,
+    subject: "You already have an account",
+    link: signInLink,
+    text: `Someone (hopefully you) tried to create a Contact Intelligence account with this address, which already has one.\n\nSign in here:\n\n${signInLink}\n\nForgot your password? Choose a new one here:\n\n${resetLink}\n\nIf it was not you, ignore this message: nothing changed.\n`,
+  };
+}
+
 export function resetMessage(to: string, link: string): MailMessage {
   return {
     to,

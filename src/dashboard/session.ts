@@ -1,10 +1,12 @@
-import { and, eq, gt, lt, or } from "drizzle-orm";
+import { and, eq, gt, lt, ne, or } from "drizzle-orm";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { revokeAccountGrants } from "../auth/oauth-config.js";
 import { db } from "../db/client.js";
 import { accounts } from "../db/schema.js";
 import { dashboardSessions } from "../db/schema-dashboard.js";
 import type { Env } from "../env.js";
+import { endAccountPageSessions } from "../oauth/session.js";
 import { base64url, randomToken, sha256Hex, timingSafeEqualText } from "../platform/crypto.js";
 
 /**
@@ -104,9 +106,24 @@ export async function endSession(c: C): Promise<void> {
   deleteCookie(c, SESSION_COOKIE, { path: "/", secure: true });
 }
 
-/** Signs the account out everywhere (a password reset). */
-export async function endAccountSessions(d1: D1Database, accountId: number): Promise<void> {
-  await db(d1).delete(dashboardSessions).where(eq(dashboardSessions.accountId, accountId)).run();
+/**
+ * Signs the account out everywhere (a password reset or change): its dashboard sessions, its OAuth
+ * pages' sessions, and every OAuth grant with its access and refresh tokens. `except` names the
+ * request whose browser stays signed in (the one that changed the password), on both kinds of page.
+ */
+export async function endAccountSessions(env: Env, accountId: number, options: { except?: C } = {}): Promise<void> {
+  const keep = options.except ? getCookie(options.except, SESSION_COOKIE) : undefined;
+  const keepHash = keep && TOKEN_SHAPE.test(keep) ? await sha256Hex(keep) : null;
+  await db(env.DB)
+    .delete(dashboardSessions)
+    .where(
+      keepHash
+        ? and(eq(dashboardSessions.accountId, accountId), ne(dashboardSessions.tokenHash, keepHash))
+        : eq(dashboardSessions.accountId, accountId),
+    )
+    .run();
+  await endAccountPageSessions(env, accountId, options.except);
+  await revokeAccountGrants(env, accountId);
 }
 
 /** Deletes sessions past their expiry (the hourly cron). */

@@ -56,7 +56,7 @@ export const ISOLATE_STATE = {
   },
   signInDummyHash: {
     holds: "a password hash that sign-in checks unknown e-mail addresses against (equal timing)",
-    owner: "src/oauth/routes/sign-in.ts",
+    owner: "src/auth/password-sign-in.ts",
     kind: "value",
     maxEntries: null,
     lifetime: "the isolate's",
@@ -155,6 +155,15 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing (emptied when full)",
     derived: true,
   },
+  indexRings: {
+    holds: "the consistent-hash rings of the index layouts in use",
+    owner: "src/db/shards.ts",
+    kind: "bounded map",
+    maxEntries: 8,
+    lifetime: "the isolate's",
+    invalidatedBy: "nothing",
+    derived: true,
+  },
   agentsAccountIds: {
     holds: "the shared agents account's id",
     owner: "src/agent/agents-account.ts",
@@ -214,15 +223,6 @@ export const ISOLATE_STATE = {
     maxEntries: null,
     lifetime: "the isolate's",
     invalidatedBy: "nothing (the oldest of 50 goes)",
-  },
-  dashboardDummyHash: {
-    holds: "a password hash that the dashboard's sign-in checks unknown e-mail addresses against (equal timing)",
-    owner: "src/dashboard/routes/auth.tsx",
-    kind: "value",
-    maxEntries: null,
-    lifetime: "the isolate's",
-    invalidatedBy: "nothing",
-    derived: true,
   },
   tryItCatalog: {
     holds: 'the "Try it" forms: capabilities, parameters and prices from the `/v1` OpenAPI document',

@@ -81,7 +81,15 @@ async function get(path: string) {
   const ctx = createExecutionContext();
   const res = await app.fetch(
     new Request(`https://api.test${path}`, { headers }),
-    { ...env, DB: recordingD1(env.DB, recorded) } as Env,
+    {
+      ...env,
+      // The main database and every index database (src/db/shards.ts) record what they are sent.
+      DB: recordingD1(env.DB, recorded),
+      INDEX_0: recordingD1(env.INDEX_0, recorded),
+      INDEX_1: recordingD1(env.INDEX_1, recorded),
+      INDEX_2: recordingD1(env.INDEX_2, recorded),
+      INDEX_3: recordingD1(env.INDEX_3, recorded),
+    } as Env,
     ctx,
   );
   await waitOnExecutionContext(ctx);

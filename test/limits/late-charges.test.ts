@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Execution, executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
@@ -9,6 +9,7 @@ import { IsolateLease } from "../../src/limits/isolate-lease.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { collect, probeCapability, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 /** A capability double billed one phone credit when found. */
 const found: Record<string, boolean> = {};
@@ -156,7 +157,7 @@ describe("late charges: a billed call that cannot be refused is paid from the is
     const phone = (n: number) => `/v1/phone-validator?phone=%2B336123450${String(n).padStart(2, "0")}`;
     for (const n of [10, 11, 10]) expect((await call(phone(n), { headers: a.headers })).status).toBe(200);
     let logs: { cost: boolean; uri: string }[] = [];
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       logs = (await json(await call("/v1/logs?type=Phone%20Validator&limit=10", { headers: a.headers }))).data;
       return logs.length === 3;
     });

@@ -1,6 +1,6 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { processChunk } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
@@ -12,6 +12,7 @@ import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 // One test per money defect found by reading and trying the code (each fails when its fix is
 // taken out; see the commits that added them).
@@ -285,12 +286,12 @@ describe("money defects", () => {
         const [slowFirst, slowSecond] = [slowRows(), slowRows()];
         // The first delivery is admitted and starts its rows, then stalls past its lease: the chunk is sent again.
         const first = deliver(slowFirst.env);
-        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
+        await settle(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
           timeout: 5_000,
         });
         const tokenBefore = await tokenOf(id);
         const second = deliver(slowSecond.env);
-        await vi.waitUntil(async () => (await tokenOf(id)) > tokenBefore, { timeout: 5_000 });
+        await settle(async () => (await tokenOf(id)) > tokenBefore, { timeout: 5_000 });
         const [records, then] =
           order === "the later delivery records first" ? [slowSecond, slowFirst] : [slowFirst, slowSecond];
         records.open();
@@ -300,7 +301,7 @@ describe("money defects", () => {
         const rows = await rowsOf(id);
         expect(rows.map((r) => r.outcome)).toEqual(["found", "found", "found", "found"]);
         expect(rows.map((r) => r.c_verify)).toEqual([1, 1, 1, 1]);
-        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).used === 4, {
+        await settle(async () => (await balance(account.accountId, "pro", "verification")).used === 4, {
           timeout: 5_000,
         });
         expect(await balance(account.accountId, "pro", "verification")).toMatchObject({
@@ -319,7 +320,7 @@ describe("money defects", () => {
       // A stale delivery is admitted and stalls on its rows.
       const slow = slowRows();
       const stale = deliver(slow.env, client);
-      await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
+      await settle(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
         timeout: 5_000,
       });
       // The chunk is sent again: this copy shares the reservation (one key), records its rows, and dies
@@ -346,7 +347,7 @@ describe("money defects", () => {
           jobStub(env, id),
           (_i: BulkJob, state) => state.storage.sql.exec("SELECT 1 FROM billing").toArray().length,
         );
-      await vi.waitUntil(async () => (await owed()) > 0, { timeout: 5_000 });
+      await settle(async () => (await owed()) > 0, { timeout: 5_000 });
       // A third copy finds every row done and completes the job; then the stale one is told to stop.
       await deliver(env as Env, client);
       slow.open();

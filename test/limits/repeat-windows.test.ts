@@ -1,6 +1,6 @@
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { db } from "../../src/db/client.js";
@@ -15,6 +15,7 @@ import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-bi
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 /** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
 let release: Promise<void> = Promise.resolve();
@@ -50,7 +51,7 @@ async function windowsOf(accountId: number) {
 
 async function logsOf(headers: Record<string, string>, count: number) {
   let body: any;
-  await vi.waitUntil(async () => {
+  await settle(async () => {
     body = await json(await call("/v1/logs?type=Phone%20Validator&limit=100", { headers }));
     return body.meta.total >= count;
   });
@@ -85,7 +86,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     const logs = await logsOf(a.headers, 20);
     expect(logs.filter((l) => l.cost)).toHaveLength(1);
-    await vi.waitUntil(async () => (await phoneUsed(a.accountId)) === 1);
+    await settle(async () => (await phoneUsed(a.accountId)) === 1);
     await new Promise((r) => setTimeout(r, 100)); // nothing else arrives later
     expect(await phoneUsed(a.accountId)).toBe(1);
   });

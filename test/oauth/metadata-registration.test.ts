@@ -148,7 +148,7 @@ describe("sign-in page", () => {
     expect(browser.has("__Host-session")).toBe(true);
   });
 
-  it("refuses an unconfirmed account", async () => {
+  it("refuses an unconfirmed account, saying what to do (as for a wrong password: no oracle)", async () => {
     const a = await createAccount({ confirmed: false });
     const browser = new Browser();
     const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
@@ -157,7 +157,9 @@ describe("sign-in page", () => {
       email: await emailOf(a.accountId),
       password: "correct horse battery staple",
     });
-    expect(res.status).toBe(403);
+    // 403 before: told a right password apart from a wrong one (400).
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("confirm its address");
     expect(browser.has("__Host-session")).toBe(false);
   });
 

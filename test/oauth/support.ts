@@ -17,7 +17,7 @@ export class Browser {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (this.cookies.size) headers.set("Cookie", this.cookieHeader());
     headers.set("cf-connecting-ip", this.ip);
     headers.set("Accept", "text/html");
     const res = await call(path, { ...init, headers, redirect: "manual" });
@@ -41,6 +41,11 @@ export class Browser {
 
   has(cookie: string) {
     return this.cookies.has(cookie);
+  }
+
+  /** The Cookie header this browser sends. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 }
 

@@ -1,5 +1,5 @@
 import { PATHS } from "../config.js";
-import { type DashApp, fmt, render } from "../http.js";
+import { type DashApp, entryOf, fmt, render } from "../http.js";
 import { DailyBars } from "../views/chart.js";
 import { AppPage, Notice } from "../views/layout.js";
 import { DataTable, V1Error } from "../views/parts.js";
@@ -54,7 +54,7 @@ export function registerOverviewRoutes(app: DashApp) {
       v1.read("/v1/rate-limits"),
       v1.read("/v1/usage"),
     ]);
-    const notice = NOTICES[c.req.query("ok") ?? c.req.query("error") ?? ""];
+    const notice = entryOf(NOTICES, c.req.query("ok") ?? c.req.query("error"));
     const failed = [me, limits, usage].find((a) => !a.ok);
     const data = me.ok ? me.body.data : null;
     const days = usage.ok

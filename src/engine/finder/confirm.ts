@@ -2,6 +2,7 @@ import { and, eq, lte } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { domains, emails } from "../../db/schema-index.js";
 import { smtpDomains, smtpPendingFinds } from "../../db/schema-smtp.js";
+import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { parseStoredFormats } from "../index/domain-names.js";
@@ -155,8 +156,12 @@ export async function confirmAddress(
 
 async function recordAcceptAll(env: Env, domain: string, acceptAll: boolean, now: number) {
   await db(env.DB).update(smtpDomains).set({ acceptAll, checkedAt: now }).where(eq(smtpDomains.domain, domain)).run();
-  // The verifier and the finder's answers read the domain row's flag too.
-  await db(env.DB).update(domains).set({ acceptAll, updatedAt: now }).where(eq(domains.domain, domain)).run();
+  // The verifier and the finder's answers read the domain row's flag too (in the domain's index database).
+  await (await indexFor(env, domain))
+    .update(domains)
+    .set({ acceptAll, updatedAt: now })
+    .where(eq(domains.domain, domain))
+    .run();
 }
 
 async function rememberRejected(env: Env, domain: string, patterns: readonly string[]) {
@@ -176,7 +181,8 @@ async function rememberRejected(env: Env, domain: string, patterns: readonly str
  */
 async function storeConfirmed(env: Env, domain: string, c: Candidate, now: number) {
   const email = `${c.local}@${domain}`;
-  await db(env.DB)
+  const index = await indexFor(env, domain);
+  await index
     .insert(emails)
     .values({
       email,
@@ -192,15 +198,11 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
     })
     .onConflictDoUpdate({ target: emails.email, set: { lastSeenAt: now } })
     .run();
-  const dom = await db(env.DB)
-    .select({ formats: domains.formats })
-    .from(domains)
-    .where(eq(domains.domain, domain))
-    .get();
+  const dom = await index.select({ formats: domains.formats }).from(domains).where(eq(domains.domain, domain)).get();
   if (!dom) return;
   const stated = parseStoredFormats(dom.formats)?.stated ?? [];
   const inference = inferPatterns(namedAddresses(await emailsOfDomain(env, domain)));
-  await db(env.DB)
+  await index
     .update(domains)
     .set({ formats: JSON.stringify({ ...inference, stated }), updatedAt: now })
     .where(eq(domains.domain, domain))

@@ -1,4 +1,4 @@
-import { db } from "../../db/client.js";
+import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
@@ -106,7 +106,9 @@ async function withShownMiddle(
 ): Promise<PersonName> {
   if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
   const memo = ctx.memo ?? noMemo;
-  const shown = await memo.once(`shown-names:${domain}`, () => shownNamesOf(db(ctx.env.DB), domain));
+  const shown = await memo.once(`shown-names:${domain}`, async () =>
+    shownNamesOf(await indexFor(ctx.env, domain), domain),
+  );
   // Only the middle name's initial goes into an address: names that agree on it agree.
   const middles = new Map<string, string>();
   for (const { fullName } of shown) {

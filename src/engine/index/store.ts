@@ -1,9 +1,8 @@
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client.js";
-import { db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people, phones } from "../../db/schema-index.js";
-import type { Env } from "../../env.js";
+import { type IndexEnv, indexFor } from "../../db/shards.js";
 import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
 import { alignRomanized } from "../people/native-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
@@ -122,8 +121,8 @@ export interface CrawlRecord {
  * (an address no longer on a re-crawled page gets still_on_page = false), named people, company
  * facts, phone numbers, and the domain's crawl status.
  */
-export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Promise<{ addresses: number }> {
-  const store = db(env.DB);
+export async function storeCrawl(env: IndexEnv, record: CrawlRecord): Promise<{ addresses: number }> {
+  const store = await indexFor(env, record.domain);
   const { domain, now } = record;
   const statements: BatchItem<"sqlite">[] = [];
   const found = [...gatherAddresses(record.pages).values()];
@@ -323,7 +322,7 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
   return { addresses: found.length };
 }
 
-function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyFacts, now: number) {
+function companyUpsert(store: Db, domain: string, f: CompanyFacts, now: number) {
   const row = {
     domain,
     name: f.name,
@@ -385,7 +384,7 @@ function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyF
  * SQLite), so the existing numbers are read first and only touched.
  */
 async function phoneStatements(
-  store: ReturnType<typeof db>,
+  store: Db,
   domain: string,
   pages: readonly CrawledPage[],
   facts: CompanyFacts,
@@ -412,8 +411,8 @@ async function phoneStatements(
   return statements;
 }
 
-export async function markCrawlFailed(env: Pick<Env, "DB">, domain: string, error: string, now: number) {
-  await db(env.DB)
+export async function markCrawlFailed(env: IndexEnv, domain: string, error: string, now: number) {
+  await (await indexFor(env, domain))
     .insert(domains)
     .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
     .onConflictDoUpdate({

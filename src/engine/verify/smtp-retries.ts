@@ -2,6 +2,7 @@ import { eq, lte } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { domains } from "../../db/schema-index.js";
 import { smtpChecks } from "../../db/schema-smtp.js";
+import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { logError } from "../../request-context.js";
 import { confirmAddress, dueFinds } from "../finder/confirm.js";
@@ -39,7 +40,7 @@ async function runDueFinds(env: Env, now: number, domain?: string): Promise<numb
   const gateway = gatewayFor(env, () => now);
   const due = await dueFinds(env, now, domain);
   for (const find of due) {
-    const dom = await db(env.DB)
+    const dom = await (await indexFor(env, find.domain))
       .select({ formats: domains.formats })
       .from(domains)
       .where(eq(domains.domain, find.domain))

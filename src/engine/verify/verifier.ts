@@ -1,11 +1,12 @@
 import { eq, inArray } from "drizzle-orm";
-import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
+import { groupByIndex, type IndexEnv, indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
 import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
+import { sourceOut } from "../index/read.js";
 import { type Memo, noMemo } from "../memo.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
@@ -374,35 +375,29 @@ function blank(email: string): Draft {
 const SOURCES_CHUNK = 90;
 
 /** Up to 20 sources of each address, for several addresses in one query per 90 (a bulk batch's rows). */
-async function sourcesOfMany(env: Pick<Env, "DB">, normalisedEmails: string[]): Promise<Map<string, VerifierSource[]>> {
+async function sourcesOfMany(env: IndexEnv, normalisedEmails: string[]): Promise<Map<string, VerifierSource[]>> {
   const out = new Map<string, VerifierSource[]>(normalisedEmails.map((e) => [e, []]));
-  const unique = [...new Set(normalisedEmails)];
-  for (let i = 0; i < unique.length; i += SOURCES_CHUNK) {
-    const slice = unique.slice(i, i + SOURCES_CHUNK);
-    const query = db(env.DB).select().from(emailSources);
-    // One address (every /v1 call): the database stops at 20 rows.
-    const [only, ...more] = slice;
-    const rows =
-      only !== undefined && more.length === 0
-        ? await query.where(eq(emailSources.email, only)).limit(20).all()
-        : await query.where(inArray(emailSources.email, slice)).all();
-    for (const r of rows) {
-      const list = out.get(r.email); // present: the rows are those of the addresses asked for
-      if (!list || list.length >= 20) continue;
-      list.push({
-        uri: r.uri,
-        website_url: r.websiteUrl,
-        extracted_on: rfc3339(r.extractedOn),
-        last_seen_on: rfc3339(r.lastSeenOn),
-        still_on_page: r.stillOnPage,
-      });
+  for (const [index, unique] of await groupByIndex(env, [...new Set(normalisedEmails)]))
+    for (let i = 0; i < unique.length; i += SOURCES_CHUNK) {
+      const slice = unique.slice(i, i + SOURCES_CHUNK);
+      const query = index.select().from(emailSources);
+      // One address (every /v1 call): the database stops at 20 rows.
+      const [only, ...more] = slice;
+      const rows =
+        only !== undefined && more.length === 0
+          ? await query.where(eq(emailSources.email, only)).limit(20).all()
+          : await query.where(inArray(emailSources.email, slice)).all();
+      for (const r of rows) {
+        const list = out.get(r.email); // present: the rows are those of the addresses asked for
+        if (!list || list.length >= 20) continue;
+        list.push(sourceOut(r));
+      }
     }
-  }
   return out;
 }
 
-async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boolean | null> {
-  const row = await db(env.DB)
+async function storedCatchAll(env: IndexEnv, domain: string): Promise<boolean | null> {
+  const row = await (await indexFor(env, domain))
     .select({ acceptAll: domains.acceptAll })
     .from(domains)
     .where(eq(domains.domain, domain))
@@ -411,6 +406,10 @@ async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boo
 }
 
 /** Keeps the prober's catch-all verdict on the domain row, when the domain is already indexed. */
-async function rememberCatchAll(env: Pick<Env, "DB">, domain: string, acceptAll: boolean): Promise<void> {
-  await db(env.DB).update(domains).set({ acceptAll, updatedAt: Date.now() }).where(eq(domains.domain, domain)).run();
+async function rememberCatchAll(env: IndexEnv, domain: string, acceptAll: boolean): Promise<void> {
+  await (await indexFor(env, domain))
+    .update(domains)
+    .set({ acceptAll, updatedAt: Date.now() })
+    .where(eq(domains.domain, domain))
+    .run();
 }

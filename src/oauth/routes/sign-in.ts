@@ -1,14 +1,9 @@
-import { sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import { assertAccountUsable } from "../../auth/authenticate.js";
 import { OAUTH_PATHS } from "../../auth/oauth-config.js";
-import { db } from "../../db/client.js";
-import { accounts } from "../../db/schema.js";
+import { normaliseEmail, signInWithPassword, WRONG_PASSWORD } from "../../auth/password-sign-in.js";
 import type { AppBindings } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
-import { fixedLimit } from "../../limits/middleware.js";
-import { hashPassword, verifyPassword } from "../../platform/crypto.js";
-import { isolateValue } from "../../platform/isolate-state.js";
 import { renderPage } from "../pages/layout.js";
 import { signInBody } from "../pages/sign-in.js";
 import { csrfOk, currentSession, endSession, preSessionCsrf, startSession } from "../session.js";
@@ -27,8 +22,8 @@ export function signInRedirect(url: URL): string {
   return `${OAUTH_PATHS.signIn}?return_to=${encodeURIComponent(url.pathname + url.search)}`;
 }
 
-// Compared against when the email matches no account, so both cases cost one PBKDF2 run.
-const dummyHash = isolateValue<Promise<string>>("signInDummyHash");
+/** Every refusal, wrong password or unconfirmed account alike, says the same. */
+const REFUSED = `${WRONG_PASSWORD} A new account must first confirm its address: open the link we mailed it.`;
 
 export function registerSignInRoutes(app: Hono<AppBindings>) {
   app.get(OAUTH_PATHS.signIn, async (c) => {
@@ -36,33 +31,31 @@ export function registerSignInRoutes(app: Hono<AppBindings>) {
     return renderPage(c, "Sign in", signInBody({ csrf: preSessionCsrf(c), returnTo }));
   });
 
-  // Password guessing is bounded per client address.
-  app.post(OAUTH_PATHS.signIn, fixedLimit({ name: "sign-in", limit: 10, windowMs: 60_000, scope: "ip" }), async (c) => {
+  app.post(OAUTH_PATHS.signIn, async (c) => {
     const form = await c.req.parseBody();
     const returnTo = safeReturnTo(form.return_to);
-    const email = typeof form.email === "string" ? form.email.trim().toLowerCase().slice(0, 320) : "";
+    const email = typeof form.email === "string" ? normaliseEmail(form.email).slice(0, 320) : "";
     const password = typeof form.password === "string" ? form.password.slice(0, 1024) : "";
-    const again = (error: string, status: 400 | 403) =>
+    const again = (error: string, status: 400 | 403 | 429) =>
       renderPage(c, "Sign in", signInBody({ csrf: preSessionCsrf(c), returnTo, email, error }), { status });
 
     if (!(await csrfOk(c, form.csrf, null))) return again("This form expired. Please try again.", 403);
     if (!email || !password) return again("Enter your email and password.", 400);
-
-    const [account] = await db(c.env.DB)
-      .select()
-      .from(accounts)
-      .where(sql`lower(${accounts.email}) = ${email}`)
-      .limit(1);
-    const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
-    const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
-    if (!account?.passwordHash || !matches) return again("The email or password is wrong.", 400);
+    const ip = c.req.header("cf-connecting-ip") ?? "unknown";
+    // Apps act through /v1, which an unconfirmed account cannot use: it is refused like a wrong password.
+    const attempt = await signInWithPassword(c.env, { ip, email, password, allowUnconfirmed: false });
+    if (attempt.outcome === "throttled") {
+      c.header("Retry-After", String(attempt.retryAfter));
+      return again(`Too many attempts. Try again in ${attempt.retryAfter} seconds.`, 429);
+    }
+    if (attempt.outcome === "refused") return again(REFUSED, 400);
     try {
-      assertAccountUsable(account, Date.now());
+      assertAccountUsable(attempt.account, Date.now());
     } catch (err) {
       if (err instanceof ApiError) return again(err.message, 403);
       throw err;
     }
-    await startSession(c, account.id);
+    await startSession(c, attempt.account.id);
     return c.redirect(returnTo, 303);
   });
 

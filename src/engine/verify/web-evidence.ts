@@ -1,5 +1,5 @@
 import type { Env } from "../../env.js";
-import { ExpiringMap } from "../../platform/expiring-map.js";
+import { expiringMap } from "../../platform/isolate-state.js";
 import { guardedFetch } from "../web/egress.js";
 
 /**
@@ -15,7 +15,7 @@ export interface WebEvidence {
 }
 
 const TTL_MS = 24 * 3_600_000;
-const cache = new ExpiringMap<string, WebEvidence>(5_000);
+const cache = expiringMap<string, WebEvidence>("webEvidence");
 const TIMEOUT_MS = 4_000;
 
 async function digestHex(algorithm: "SHA-256" | "SHA-1", text: string): Promise<Uint8Array> {

@@ -62,6 +62,12 @@ export const BENCHES = {
     kind: "workerd",
     about: "500 concurrent requests against 50/min (exactly 50 admitted); a call with and without the limiter",
   },
+  "mail-world": {
+    file: "bench/mail-world.mjs",
+    kind: "node",
+    about:
+      "the finder and the verifier on a fresh randomized mail world with a Reacher-speaking prober (`-- --seed S --domains 24`)",
+  },
   mcp: {
     file: "bench/mcp.mjs",
     kind: "node",

@@ -2,6 +2,7 @@ import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloud
 import { createApp } from "./app.js";
 import { BULK_ROWS_DEAD_LETTER_QUEUE, BULK_ROWS_QUEUE } from "./bulk/messages.js";
 import { DELIVERY_DEAD_LETTER_QUEUE, DELIVERY_QUEUE } from "./delivery/queue-names.js";
+import { SMTP_RETRY_QUEUE } from "./engine/verify/smtp-retry-message.js";
 import { DEEP_CRAWL_QUEUE } from "./engine/web/crawl/deep-crawl-message.js";
 import type { Env } from "./env.js";
 import type { ReshardParams } from "./operator/reshard-run.js";
@@ -10,6 +11,7 @@ import { logError } from "./request-context.js";
 
 export { PaymentLedger } from "./agent/ledger.js";
 export { BulkJob } from "./bulk/job-object.js";
+export { MailHostPacer } from "./engine/verify/mail-host-pacer.js";
 export { AccountLimiter } from "./limits/account-limiter.js";
 export { Throttle } from "./platform/throttle.js";
 
@@ -28,6 +30,7 @@ const QUEUE_CONSUMERS: Record<string, () => Promise<QueueConsumer>> = {
   [BULK_ROWS_QUEUE]: async () => (await import("./bulk/consumer.js")).consumeBulkRows,
   [BULK_ROWS_DEAD_LETTER_QUEUE]: async () => (await import("./bulk/consumer.js")).consumeDeadBulkRows,
   [DELIVERY_DEAD_LETTER_QUEUE]: async () => (await import("./delivery/queue.js")).consumeDeadDeliveries,
+  [SMTP_RETRY_QUEUE]: async () => (await import("./engine/verify/smtp-retries.js")).consumeSmtpRetries,
 };
 
 export default {

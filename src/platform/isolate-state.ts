@@ -96,6 +96,14 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing",
     derived: true,
   },
+  webEvidence: {
+    holds: "Gravatar and WKD evidence per address (whether a profile or a key exists)",
+    owner: "src/engine/verify/web-evidence.ts",
+    kind: "expiring map",
+    maxEntries: 5_000,
+    lifetime: "24 h",
+    invalidatedBy: "nothing",
+  },
   claimLookups: {
     holds: "removal-claim lookups",
     owner: "src/engine/index/claims-cache.ts",

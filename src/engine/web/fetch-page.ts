@@ -10,6 +10,8 @@ export interface FetchLimits {
   maxRedirects?: number;
   /** Also read PDF documents (as bytes, kind "document"); otherwise they are not downloaded. */
   documents?: boolean;
+  /** The caller's clock (a Retry-After date is read against it). */
+  now?: () => number;
 }
 
 export type PageFetch =
@@ -70,7 +72,7 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
       errorBodyBytes: ERROR_BODY_BYTES,
       ...(limits.documents ? { accept: new RegExp(`${TEXT_TYPES.source}|${PDF_TYPES.source}`, "i") } : {}),
     });
-    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), Date.now());
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), (limits.now ?? Date.now)());
     const retry = retryAfterMs === null ? {} : { retryAfterMs };
     const errorText = res.status >= 300 && res.body ? res.text() : "";
     if (isBotChallenge(res.status, res.headers, errorText)) {

@@ -38,7 +38,20 @@ export interface CrawlBudget {
   retry: RetryPolicy;
   /** PDF documents read in this pass (deep pass only): how many, their size cap and the pages read of each. */
   documents: { max: number; maxBytes: number; maxPages: number } | null;
+  /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
+  clock?: CrawlClock;
 }
+
+/** Time as a crawl pass sees it: when it is, and waiting (for a Retry-After, a pause, a time-out). */
+export interface CrawlClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+export const REAL_CLOCK: CrawlClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
 
 /**
  * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
@@ -128,8 +141,6 @@ function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
   return { isAllowed: (url) => parsed.isAllowed(url, ROBOTS_AGENT) !== false, sitemaps: parsed.getSitemaps() };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
@@ -140,7 +151,7 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
   let refused: string | null = null;
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
-    const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 };
+    const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024, now: clockOf(budget).now };
     let fetched = await fetchPage(robotsUrl, env, limits);
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
     const wait = askedToComeBack(fetched)
@@ -148,7 +159,7 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
       : null;
     if (wait !== null) {
       notes.retried++;
-      await sleep(wait);
+      await clockOf(budget).sleep(wait);
       fetched = await fetchPage(robotsUrl, env, limits);
     }
     if (fetched.kind === "unusable" && fetched.challenge) noteChallenge(notes, fetched.url);
@@ -217,6 +228,7 @@ interface Fetched {
 
 async function runPass(env: Env, input: PassInput) {
   const { domain, origin, robots, budget, done, notes, retryLater } = input;
+  const clock = clockOf(budget);
   let queue = rankFrontier(
     input.queue.flatMap((c) => {
       const url = onOrigin(c.url, origin);
@@ -239,7 +251,7 @@ async function runPass(env: Env, input: PassInput) {
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
 
   while ((queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0) {
-    const now = Date.now();
+    const now = clock.now();
     const left = budget.totalMs - (now - input.startedAt);
     if (left <= 0) {
       failure = { reason: "crawl time budget used up", timedOut: true };
@@ -276,7 +288,7 @@ async function runPass(env: Env, input: PassInput) {
     }
     if (batch.length === 0) {
       if (waiting.length === 0) break;
-      await sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
+      await clock.sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
       continue;
     }
     fetchedCount += batch.filter((b) => !b.tries).length;
@@ -287,9 +299,10 @@ async function runPass(env: Env, input: PassInput) {
           timeoutMs: Math.min(budget.pageTimeoutMs, left),
           maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
+          now: clock.now,
         };
         const result = await fetchPage(candidate.url, env, limits);
-        return { candidate, result, tries, at: Date.now() };
+        return { candidate, result, tries, at: clock.now() };
       }),
     );
     const found: Candidate[] = [];
@@ -435,7 +448,7 @@ export async function crawlFirstPass(
   domain: string,
   budget: CrawlBudget = FIRST_PASS,
 ): Promise<CrawlOutcome> {
-  const startedAt = Date.now();
+  const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes);
@@ -543,7 +556,7 @@ export async function crawlDeepPass(
   previous: PreviousPass,
   budget: CrawlBudget = DEEP_PASS,
 ): Promise<CrawlOutcome> {
-  const startedAt = Date.now();
+  const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes, previous);

@@ -1,6 +1,7 @@
 import robotsParser from "robots-parser";
 import type { Env } from "../../../env.js";
 import { isGenericLocalPart } from "../../people/positions.js";
+import { CookieJar } from "../cookies.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
@@ -40,6 +41,8 @@ export interface CrawlBudget {
   documents: { max: number; maxBytes: number; maxPages: number } | null;
   /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
   clock?: CrawlClock;
+  /** The pass's cookies (set by the pass itself: one jar per pass of one site, see cookies.ts). */
+  cookies?: CookieJar;
 }
 
 /** Time as a crawl pass sees it: when it is, and waiting (for a Retry-After, a pause, a time-out). */
@@ -151,7 +154,12 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
   let refused: string | null = null;
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
-    const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024, now: clockOf(budget).now };
+    const limits = {
+      timeoutMs: budget.pageTimeoutMs,
+      maxBytes: 256 * 1024,
+      now: clockOf(budget).now,
+      cookies: budget.cookies,
+    };
     let fetched = await fetchPage(robotsUrl, env, limits);
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
     const wait = askedToComeBack(fetched)
@@ -194,7 +202,11 @@ async function probeNotFound(
 ): Promise<NotFoundPage | null> {
   const url = `${origin}${probePath()}`;
   if (!robots.isAllowed(url)) return null;
-  const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: budget.maxBytesPerPage });
+  const r = await fetchPage(url, env, {
+    timeoutMs: budget.pageTimeoutMs,
+    maxBytes: budget.maxBytesPerPage,
+    cookies: budget.cookies,
+  });
   if (r.kind !== "ok" || r.status !== 200) return null;
   notes.softNotFound = true;
   return notFoundPage(await extractPage(r.body, r.url, domain, r.contentType), url);
@@ -300,6 +312,7 @@ async function runPass(env: Env, input: PassInput) {
           maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
           now: clock.now,
+          cookies: budget.cookies,
         };
         const result = await fetchPage(candidate.url, env, limits);
         return { candidate, result, tries, at: clock.now() };
@@ -389,6 +402,12 @@ async function readDocument(
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
+    if (r.contentType === "docx" || r.contentType === "xlsx") {
+      const { officeRows } = await import("../office-text.js");
+      const rows = await officeRows(r.bytes);
+      notes.documents++;
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+    }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
     return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
@@ -446,8 +465,9 @@ const unreachableOutcome = (
 export async function crawlFirstPass(
   env: Env,
   domain: string,
-  budget: CrawlBudget = FIRST_PASS,
+  passBudget: CrawlBudget = FIRST_PASS,
 ): Promise<CrawlOutcome> {
+  const budget = { ...passBudget, cookies: new CookieJar() };
   const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
@@ -516,7 +536,11 @@ async function sitemapUrls(
   const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
   const read = async (url: string) => {
-    const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 2 * 1024 * 1024 });
+    const r = await fetchPage(url, env, {
+      timeoutMs: budget.pageTimeoutMs,
+      maxBytes: 2 * 1024 * 1024,
+      cookies: budget.cookies,
+    });
     return r.kind === "ok" ? sitemapLocations(r.body) : { urls: [], isIndex: false };
   };
   const walk = async (url: string, depth: number): Promise<void> => {
@@ -554,8 +578,9 @@ export async function crawlDeepPass(
   env: Env,
   domain: string,
   previous: PreviousPass,
-  budget: CrawlBudget = DEEP_PASS,
+  passBudget: CrawlBudget = DEEP_PASS,
 ): Promise<CrawlOutcome> {
+  const budget = { ...passBudget, cookies: new CookieJar() };
   const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);

@@ -3,8 +3,8 @@
 // (first pass, then the deep pass it hands over to) and expects every address labelled with it.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { crawlDeepPass, crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
-import { resetUrl, WIDER_WEB_GUARD_SEEDS } from "../fixtures/generator/index.js";
+import { crawlDeepPass, crawlFirstPass, DEEP_PASS, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
+import { advanceUrl, resetUrl, WIDER_WEB_GUARD_SEEDS } from "../fixtures/generator/index.js";
 import { generateWiderWebSite } from "../fixtures/generator/widerweb/site.js";
 import { VirtualClock } from "../support/virtual-clock.js";
 
@@ -15,14 +15,15 @@ async function crawl(index: number, variant: string) {
   const site = generateWiderWebSite(SEED, index);
   expect(site.labels.variants, `site ${index} carries ${variant}`).toContain(variant);
   await fetch(resetUrl(site.labels.domain));
-  const clock = new VirtualClock();
+  // The crawler's waits cost no wall time, and the site's clock (its rate limit) moves with them.
+  const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
   const first = await crawlFirstPass(env, site.labels.domain, { ...FIRST_PASS, clock });
-  const deep = await crawlDeepPass(env, site.labels.domain, {
-    done: first.done,
-    pending: first.pending,
-    pendingScores: first.pendingScores,
-    retry: first.retry,
-  });
+  const deep = await crawlDeepPass(
+    env,
+    site.labels.domain,
+    { done: first.done, pending: first.pending, pendingScores: first.pendingScores, retry: first.retry },
+    { ...DEEP_PASS, clock },
+  );
   const read = (o: typeof first) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email.toLowerCase()));
   const wanted = site.labels.published.filter((p) => p.features?.includes(variant)).map((p) => p.email);
   expect(wanted.length, `addresses labelled ${variant}`).toBeGreaterThan(0);
@@ -72,7 +73,7 @@ describe("the wider web", () => {
   });
 
   it("a staff list as .xlsx (shared strings) is read by the deep pass", async () => {
-    const { settled, wanted } = await crawl(35, "office:xlsx");
+    const { settled, wanted } = await crawl(36, "office:xlsx");
     for (const email of wanted) expect(settled, email).toContain(email);
   });
 
@@ -99,5 +100,10 @@ describe("the wider web", () => {
   it("an address split over data attributes is read", async () => {
     const { first, wanted } = await crawl(24, "scripted:data-attr");
     for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a site-wide rate limit: the first pass stops asking, the deep pass waits out Retry-After and paces itself", async () => {
+    const { settled, wanted } = await crawl(38, "pace:rate-limit");
+    for (const email of wanted) expect(settled, email).toContain(email);
   });
 });

@@ -7,6 +7,9 @@ export class VirtualClock implements CrawlClock {
   /** Waits asked for, with the real time each was asked at. */
   readonly waits: { realAt: number; ms: number }[] = [];
 
+  /** `onSleep` moves what the crawler talks to forward too (a fixture site's clock: advanceUrl). */
+  constructor(private readonly onSleep?: (ms: number) => Promise<unknown>) {}
+
   private skipped(realMs: number): number {
     return this.waits.filter((w) => w.realAt <= realMs).reduce((sum, w) => sum + w.ms, 0);
   }
@@ -14,7 +17,10 @@ export class VirtualClock implements CrawlClock {
   now = (): number => Date.now() + this.skipped(Date.now());
 
   sleep = async (ms: number): Promise<void> => {
-    if (ms > 0) this.waits.push({ realAt: Date.now(), ms });
+    if (ms > 0) {
+      this.waits.push({ realAt: Date.now(), ms });
+      await this.onSleep?.(ms);
+    }
     await Promise.resolve();
   };
 

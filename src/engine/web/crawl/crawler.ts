@@ -260,14 +260,24 @@ async function runPass(env: Env, input: PassInput) {
   let challengeRetries = 0;
   /** A second ask was challenged too: no challenged page is asked again in this pass. */
   let challengeBackOff = false;
+  // A 429 speaks for the whole site (rate limits count every request): nothing more is asked before
+  // its Retry-After, and the last pass goes on one page at a time. A first pass that may not wait
+  // that long asks nothing more and leaves the rest to the deep pass (more asks would only prolong it).
+  let pausedUntil = 0;
+  let paced = false;
+  let stopAsking = false;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
 
-  while ((queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0) {
+  while ((queue.length > 0 && fetchedCount < budget.maxPages && !stopAsking) || waiting.length > 0) {
     const now = clock.now();
     const left = budget.totalMs - (now - input.startedAt);
     if (left <= 0) {
       failure = { reason: "crawl time budget used up", timedOut: true };
       break;
+    }
+    if (now < pausedUntil) {
+      await clock.sleep(Math.min(pausedUntil - now, left));
+      continue;
     }
     const batch: { candidate: Candidate; tries: number }[] = [];
     for (const w of waiting.filter((w) => w.at <= now)) {
@@ -280,7 +290,8 @@ async function runPass(env: Env, input: PassInput) {
     const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (
       queue.length > 0 &&
-      batch.filter((b) => !b.tries).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)
+      !stopAsking &&
+      batch.filter((b) => !b.tries).length < Math.min(paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
     ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
@@ -336,13 +347,21 @@ async function runPass(env: Env, input: PassInput) {
           : tries < budget.retry.tries;
         // The wait runs from the answer, so it overlaps the rest of the round.
         const left = budget.totalMs - (at - input.startedAt);
+        if (r.kind === "unusable" && r.status === 429) {
+          const asked = r.retryAfterMs ?? 0;
+          if (asked > budget.retry.maxWaitMs && !budget.retry.clamp) stopAsking = true;
+          else if (budget.retry.clamp) {
+            paced = true;
+            pausedUntil = Math.max(pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
+          } else pausedUntil = Math.max(pausedUntil, at + asked);
+        }
         const wait =
           !mayAsk || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
           retries++;
           if (challenged) challengeRetries++;
           if (!retried) notes.retried++;
-          waiting.push({ candidate, at: at + wait, tries: tries + 1 });
+          waiting.push({ candidate, at: Math.max(at + wait, pausedUntil), tries: tries + 1 });
         } else {
           retryLater.set(candidate.url, candidate.score);
           if (retried || input.askedBefore?.has(candidate.url)) noteStillFailing(notes, candidate.url);

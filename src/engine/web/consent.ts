@@ -11,7 +11,7 @@
 const ACCEPT =
   /\b(?:accept|agree|allow|akzeptieren|zustimmen|einverstanden|alle erlauben|accepter|j'accepte|aceptar|acepto|accetta|accetto|aceitar|accepteren|akkoord|zaakceptuj|akceptuj|godkänn|acceptera|godta|hyväksy|elfogad|kabul)|принять|согласен|同意|동의/i;
 /** Where an accept link leads: a consent, cookie or privacy handler (never an ordinary page). */
-const CONSENT_TARGET = /consent|cookie|gdpr|dsgvo|privacy|accept|agree|einwilligung/i;
+const CONSENT_TARGET = /consent|cookie|gdpr|dsgvo|privacy|einwilligung|datenschutz/i;
 const LINK = /<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi;
 
 const entities = (s: string) =>
@@ -37,7 +37,7 @@ export function consentAcceptLink(asked: string, answered: string, html: string)
   if (path(from) === path(to) && from.search === to.search) return null;
   for (const m of html.matchAll(LINK)) {
     const href = entities(m[1] ?? m[2] ?? m[3] ?? "");
-    const text = entities(m[4]!.replace(/<[^>]+>/g, " ")).trim();
+    const text = entities((m[4] ?? "").replace(/<[^>]+>/g, " ")).trim();
     if (!ACCEPT.test(text) || !CONSENT_TARGET.test(href)) continue;
     try {
       const target = new URL(href, to);

@@ -280,7 +280,8 @@ async function decodedStream(res: Response): Promise<ReadableStream<Uint8Array> 
     cancel: (reason) => reader.cancel(reason),
   });
   const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const zlib = head.length > 1 && (head[0]! & 0x0f) === 8 && ((head[0]! << 8) | head[1]!) % 31 === 0;
+  const [b0 = 0, b1 = 0] = head;
+  const zlib = head.length > 1 && (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
   if (coding.endsWith("gzip") && gzip) return rest.pipeThrough(new DecompressionStream("gzip"));
   if (coding === "deflate" && zlib) return rest.pipeThrough(new DecompressionStream("deflate"));
   return rest;

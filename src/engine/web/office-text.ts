@@ -100,7 +100,7 @@ function wordRows(xml: string): string[][] {
 
 function paragraphs(xml: string): string[] {
   return [...xml.matchAll(/<w:p\b[\s\S]*?<\/w:p>/g)].map(([p]) =>
-    [...p.matchAll(/<w:t\b[^>]*>([\s\S]*?)<\/w:t>/g)].map((m) => xmlText(m[1]!)).join(""),
+    [...p.matchAll(/<w:t\b[^>]*>([\s\S]*?)<\/w:t>/g)].map((m) => xmlText(m[1] ?? "")).join(""),
   );
 }
 
@@ -134,7 +134,7 @@ export async function officeRows(bytes: Uint8Array): Promise<string[][]> {
   const sst = part("xl/sharedStrings.xml");
   const shared = sst
     ? [...(await partText(bytes, sst)).matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
-        [...m[1]!.matchAll(/<t\b[^>]*>([\s\S]*?)<\/t>/g)].map((t) => xmlText(t[1]!)).join(""),
+        [...(m[1] ?? "").matchAll(/<t\b[^>]*>([\s\S]*?)<\/t>/g)].map((t) => xmlText(t[1] ?? "")).join(""),
       )
     : [];
   const rows: string[][] = [];

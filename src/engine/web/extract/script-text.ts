@@ -16,7 +16,7 @@ function tokenize(script: string): Token[] {
   const s = script.length > MAX_SCRIPT ? script.slice(0, MAX_SCRIPT) : script;
   let i = 0;
   while (i < s.length) {
-    const c = s[i]!;
+    const c = s.charAt(i);
     if (c === '"' || c === "'" || c === "`") {
       let j = i + 1;
       let value = "";
@@ -77,11 +77,11 @@ function reversedAt(t: Token[], i: number): { value: string; end: number } | nul
   if (t[i + 1]?.value !== ".") return null;
   for (let k = 0; k < REVERSE.length; k++) {
     const tok = t[i + 2 + k];
-    const want = REVERSE[k]!;
+    const want = REVERSE[k];
     if (!tok) return null;
     if (want === "str" ? tok.kind !== "str" || tok.value !== "" : tok.value !== want) return null;
   }
-  return { value: [...t[i]!.value].reverse().join(""), end: i + 2 + REVERSE.length };
+  return { value: [...(t[i]?.value ?? "")].reverse().join(""), end: i + 2 + REVERSE.length };
 }
 
 /** A string a script's literals spell; `assembled` when joined or reversed (not a literal as written). */
@@ -107,7 +107,7 @@ export function scriptStrings(script: string): ScriptString[] {
       return reversed ? { ...reversed, assembled: true } : { value: tok.value, end: i + 1, assembled: false };
     }
     if (tok.kind === "id" && bound.has(tok.value) && t[i + 1]?.value !== "(" && t[i + 1]?.value !== ".") {
-      const b = bound.get(tok.value)!;
+      const b = bound.get(tok.value) ?? { value: "", assembled: false };
       return { value: b.value, end: i + 1, assembled: b.assembled };
     }
     return null;
@@ -128,7 +128,8 @@ export function scriptStrings(script: string): ScriptString[] {
   const ends = (tok: Token | undefined) =>
     tok === undefined || tok.kind === "id" || tok.value === ";" || tok.value === "," || tok.value === "}";
   for (let i = 0; i < t.length; i++) {
-    const tok = t[i]!;
+    const tok = t[i];
+    if (!tok) break;
     // `var x = <join>`, `let x = …`, `x = …` and `, y = …` in a declaration list.
     if (tok.kind === "id" && t[i + 1]?.value === "=" && t[i + 2]?.value !== "=") {
       const j = join(i + 2);
@@ -178,7 +179,7 @@ export function assembledText(script: string): string {
   const parts: string[] = [];
   for (const s of scriptStrings(script)) {
     if (!s.assembled || !/@|&#0*64;/.test(s.value)) continue;
-    const mailto = [...s.value.matchAll(/mailto:([^"'?\s>]+)/gi)].map((m) => m[1]!);
+    const mailto = [...s.value.matchAll(/mailto:([^"'?\s>]+)/gi)].map((m) => m[1] ?? "");
     parts.push(...mailto, s.value.replace(/<[^>]*>/g, " "));
   }
   return [...new Set(parts)].join(" ").replace(/\s+/g, " ").trim();

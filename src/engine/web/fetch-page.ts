@@ -142,6 +142,8 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
     if (accept) {
       const back = await fetchOnce(accept, env, { ...limits, documents: false }, true);
       if (back.kind === "ok") return back;
+      // The accept did not go through for now (a rate limit): the page is not read yet, not read as the wall.
+      if (back.kind === "unreachable" || (back.kind === "unusable" && (back.transient || back.challenge))) return back;
     }
     return page;
   } catch (err) {

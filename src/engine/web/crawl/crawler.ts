@@ -97,6 +97,8 @@ const LOW_RANK = 10;
 
 /** Retries one pass makes at most: a site failing everywhere is not hammered. */
 const MAX_RETRIES_PER_PASS = 8;
+/** Retries of pages a site-wide rate limit turned away, one at a time after its Retry-After (the last pass). */
+const MAX_PACED_RETRIES = 24;
 
 /**
  * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
@@ -162,8 +164,13 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
     };
     let fetched = await fetchPage(robotsUrl, env, limits);
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
+    // The last pass waits out a site-wide rate limit's Retry-After here (up to a third of its time):
+    // everything after robots.txt would meet the same limit.
+    const asked = "retryAfterMs" in fetched ? (fetched.retryAfterMs ?? 0) : 0;
     const wait = askedToComeBack(fetched)
-      ? retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
+      ? budget.retry.clamp && asked > budget.retry.maxWaitMs && asked < budget.totalMs / 3
+        ? asked
+        : retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
       : null;
     if (wait !== null) {
       notes.retried++;
@@ -182,13 +189,26 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
       continue;
     }
     const origin = new URL(fetched.url).origin;
-    return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null };
+    // A robots.txt still asking us to come back never said where the site answers (no redirect was seen).
+    const confirmed = !askedToComeBack(fetched);
+    return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null, confirmed };
   }
   const failure =
     refused && !last?.timedOut
       ? { reason: refused, timedOut: false, refused: true }
       : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
-  return { origin: null, robots: null, failure };
+  return { origin: null, robots: null, failure, confirmed: false };
+}
+
+/** The origin of `url` when it is another host of the same site (www or not), else null. */
+function sameSiteOrigin(url: string | undefined, domain: string): string | null {
+  try {
+    if (!url) return null;
+    const host = new URL(url).hostname;
+    return host === domain || host === `www.${domain}` ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Asks for a path no site has: a 200 means the site answers any path with a page (see soft-not-found.ts). */
@@ -265,6 +285,7 @@ async function runPass(env: Env, input: PassInput) {
   // that long asks nothing more and leaves the rest to the deep pass (more asks would only prolong it).
   let pausedUntil = 0;
   let paced = false;
+  let pacedRetries = 0;
   let stopAsking = false;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
 
@@ -281,6 +302,8 @@ async function runPass(env: Env, input: PassInput) {
     }
     const batch: { candidate: Candidate; tries: number }[] = [];
     for (const w of waiting.filter((w) => w.at <= now)) {
+      // Paced (a site-wide rate limit): one request at a time, retries included.
+      if (paced && batch.length >= 1) break;
       waiting.splice(waiting.indexOf(w), 1);
       batch.push({ candidate: w.candidate, tries: w.tries });
     }
@@ -291,7 +314,8 @@ async function runPass(env: Env, input: PassInput) {
     while (
       queue.length > 0 &&
       !stopAsking &&
-      batch.filter((b) => !b.tries).length < Math.min(paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
+      (paced ? batch.length : batch.filter((b) => !b.tries).length) <
+        Math.min(paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
     ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
@@ -339,12 +363,15 @@ async function runPass(env: Env, input: PassInput) {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
         if (challenged && retried) challengeBackOff = true;
+        // Under a site-wide rate limit a 429 says "slow down", not "this page failed": it does not use
+        // up the page's tries (the pass's time and MAX_PACED_RETRIES bound it).
+        const limited = r.kind === "unusable" && r.status === 429 && budget.retry.clamp;
         const mayAsk = challenged
           ? !retried &&
             !challengeBackOff &&
             challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS &&
             !input.askedBefore?.has(candidate.url)
-          : tries < budget.retry.tries;
+          : tries < budget.retry.tries || (limited && pacedRetries < MAX_PACED_RETRIES);
         // The wait runs from the answer, so it overlaps the rest of the round.
         const left = budget.totalMs - (at - input.startedAt);
         if (r.kind === "unusable" && r.status === 429) {
@@ -355,10 +382,11 @@ async function runPass(env: Env, input: PassInput) {
             pausedUntil = Math.max(pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
           } else pausedUntil = Math.max(pausedUntil, at + asked);
         }
-        const wait =
-          !mayAsk || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+        const overCap = limited ? pacedRetries >= MAX_PACED_RETRIES : retries >= MAX_RETRIES_PER_PASS;
+        const wait = !mayAsk || overCap ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
-          retries++;
+          if (limited) pacedRetries++;
+          else retries++;
           if (challenged) challengeRetries++;
           if (!retried) notes.retried++;
           waiting.push({ candidate, at: Math.max(at + wait, pausedUntil), tries: tries + 1 });
@@ -491,7 +519,8 @@ export async function crawlFirstPass(
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes);
-  const { origin, robots } = site;
+  const { robots } = site;
+  let origin = site.origin;
   const done = new Set<string>();
   const retryLater = new Map<string, number>();
   const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
@@ -501,6 +530,12 @@ export async function crawlFirstPass(
     sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
   ]);
   const homePage = home.pages[0];
+  // robots.txt was rate-limited: the home page says where the site answers.
+  const answered = site.confirmed ? null : sameSiteOrigin(homePage?.url, domain);
+  if (answered && answered !== origin) {
+    origin = answered;
+    pass.origin = answered;
+  }
   const linked = homePage
     ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin)
     : [];
@@ -604,7 +639,9 @@ export async function crawlDeepPass(
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes, previous);
-  const { origin, robots } = site;
+  const { robots } = site;
+  // robots.txt was rate-limited: the first pass's pages say where the site answers.
+  const origin = (!site.confirmed && sameSiteOrigin(previous.done[0] ?? previous.pending[0], domain)) || site.origin;
   const retry = previous.retry ?? [];
   const done = new Set(previous.done.filter((url) => !retry.includes(url)));
   const retryLater = new Map<string, number>();

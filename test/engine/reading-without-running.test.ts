@@ -2,6 +2,7 @@
 // (never what it computes), consent pages, cookies, late charsets and Office documents.
 import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { readingsOf } from "../../src/engine/people/readings.js";
 import { decideEncoding } from "../../src/engine/web/charset.js";
 import { consentAcceptLink } from "../../src/engine/web/consent.js";
 import { CookieJar } from "../../src/engine/web/cookies.js";
@@ -155,5 +156,25 @@ describe("Office documents", () => {
     await expect(officeRows(new TextEncoder().encode("not a zip"))).rejects.toBeInstanceOf(OfficeReadError);
     const bomb = writeZip({ "word/document.xml": "<w:p>".padEnd(5 * 1024 * 1024, " ") }, deflateRaw);
     await expect(officeRows(bomb)).rejects.toBeInstanceOf(OfficeReadError);
+  });
+});
+
+describe("names with a patronymic", () => {
+  const best = (text: string) => readingsOf({ kind: "shown", text, familyFirstPage: false })[0];
+
+  it("read the family name first when the patronymic ends the name, as Russian documents write it", () => {
+    expect(best("Быкова Оксана Петровна")).toEqual({
+      name: { first: "Оксана", middle: "Петровна", last: "Быкова" },
+      weight: 1,
+    });
+  });
+
+  it("read the given name first when the patronymic stands in the middle, native or romanized", () => {
+    expect(best("Юлия Сергеевна Иванова")?.name).toEqual({ first: "Юлия", middle: "Сергеевна", last: "Иванова" });
+    expect(best("Ivan Sergeyevich Petrov")?.name).toEqual({ first: "Ivan", middle: "Sergeyevich", last: "Petrov" });
+  });
+
+  it("leave other three-word names to the domain's evidence", () => {
+    expect(best("María José García")?.name).not.toMatchObject({ middle: "José", last: "María" });
   });
 });

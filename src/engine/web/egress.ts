@@ -267,9 +267,17 @@ async function decodedStream(res: Response): Promise<ReadableStream<Uint8Array> 
   const coding = (res.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (!res.body || !/^(x-)?gzip$|^deflate$/.test(coding)) return res.body;
   const reader = res.body.getReader();
-  const first = await reader.read();
-  if (first.done) return null;
-  const head = first.value;
+  // The signature may straddle the first chunks: read until two bytes are in.
+  const held: Uint8Array[] = [];
+  let size = 0;
+  while (size < 2) {
+    const next = await reader.read();
+    if (next.done) break;
+    held.push(next.value);
+    size += next.value.byteLength;
+  }
+  if (size === 0) return null;
+  const head = held.length === 1 && held[0] ? held[0] : new Uint8Array(await new Blob(held).arrayBuffer());
   const rest = new ReadableStream<Uint8Array>({
     start: (controller) => controller.enqueue(head),
     pull: async (controller) => {

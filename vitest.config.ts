@@ -25,7 +25,7 @@ export default defineConfig(async () => {
             ENVIRONMENT: "development",
             TEST_MIGRATIONS: migrations,
             TEST_INDEX_MIGRATIONS: indexMigrations,
-            // The contact index on 4 databases (wrangler.toml); INDEX_SHARDS=1 npm test keeps it in DB.
+            // The contact index on 4 databases (wrangler.toml deploys 1); INDEX_SHARDS=1 npm test keeps it in DB.
             INDEX_SHARDS: process.env.INDEX_SHARDS || "4",
             OPERATOR_SECRET: "test-operator-secret",
             DOH_URL: "https://dns.test/dns-query",
@@ -38,6 +38,9 @@ export default defineConfig(async () => {
             QUALITY_SITES: process.env.QUALITY_SITES ?? "",
             QUALITY_PROFILE: process.env.QUALITY_PROFILE ?? "",
             QUALITY_CONCURRENCY: process.env.QUALITY_CONCURRENCY ?? "",
+            MAIL_WORLD_SEED: process.env.MAIL_WORLD_SEED ?? "",
+            MAIL_WORLD_DOMAINS: process.env.MAIL_WORLD_DOMAINS ?? "",
+            MAIL_WORLD_CONCURRENCY: process.env.MAIL_WORLD_CONCURRENCY ?? "",
             MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "",
             MONEY_SEED: process.env.MONEY_SEED ?? "",
             MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "",

@@ -53,8 +53,9 @@ for (const u of missing) console.log(offlineLine(u));
 const args = [wranglerBin, "dev", "--port", port, "--ip", "127.0.0.1", "--var", "ENVIRONMENT:development"];
 if (persistTo) args.push("--persist-to", persistTo);
 if (process.env.DOH_URL) args.push("--var", `DOH_URL:${process.env.DOH_URL}`);
-// The contact index runs on 4 local databases (wrangler.toml); INDEX_SHARDS=1 npm start keeps it in DB.
-if (process.env.INDEX_SHARDS) args.push("--var", `INDEX_SHARDS:${process.env.INDEX_SHARDS}`);
+// The contact index runs on 4 local databases; INDEX_SHARDS=1 npm start keeps it in DB (as deployed:
+// wrangler.toml says 1 until an operator reshards).
+args.push("--var", `INDEX_SHARDS:${process.env.INDEX_SHARDS || "4"}`);
 // Arguments after `npm start --` go to wrangler dev (e.g. `-- --inspector-port 9310`).
 args.push(...process.argv.slice(2));
 const child = spawn(process.execPath, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: childEnv });

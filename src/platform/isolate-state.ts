@@ -96,6 +96,14 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing",
     derived: true,
   },
+  webEvidence: {
+    holds: "Gravatar and WKD evidence per address (whether a profile or a key exists)",
+    owner: "src/engine/verify/web-evidence.ts",
+    kind: "expiring map",
+    maxEntries: 5_000,
+    lifetime: "24 h",
+    invalidatedBy: "nothing",
+  },
   claimLookups: {
     holds: "removal-claim lookups",
     owner: "src/engine/index/claims-cache.ts",
@@ -163,6 +171,23 @@ export const ISOLATE_STATE = {
     lifetime: "the isolate's",
     invalidatedBy: "nothing",
     derived: true,
+  },
+  indexLayouts: {
+    holds:
+      "the contact index's layout (which databases reads and writes go to), per main-database binding and INDEX_SHARDS value",
+    owner: "src/db/shards.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "`INDEX_LAYOUT_TTL_MS` (5 s)",
+    invalidatedBy: "a layout written in this isolate (the reshard workflow's phase changes)",
+  },
+  indexBookmarks: {
+    holds: "the newest D1 bookmark this isolate has seen per index database (where its next sessions start)",
+    owner: "src/db/index-sessions.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "the binding's",
+    invalidatedBy: "a newer bookmark",
   },
   agentsAccountIds: {
     holds: "the shared agents account's id",

@@ -274,11 +274,10 @@ describe("verifier with the Reacher prober", () => {
     expect(row.find((d) => d.domain === "catchall-verify.test")?.acceptAll).toBe(true);
   });
 
-  it("full inbox: the mailbox exists but the result is risky", async () => {
-    expect((await verifyEmail(env, "full@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
-      status: "valid",
-      result: "risky",
-    });
+  it("full inbox (Reacher: is_deliverable false, has_full_inbox true): the mailbox exists, risky, never invalid", async () => {
+    const full = await verifyEmail(env, "full@probe-verify.test", { prober: reacher() });
+    expect(full.data.email).toMatchObject({ status: "valid", result: "risky", reason: null });
+    expect(full.definitive).toBe(true);
   });
 
   it("blocked and greylisted conversations stay unknown, with the flags set", async () => {
@@ -288,13 +287,13 @@ describe("verifier with the Reacher prober", () => {
       block: true,
       greylisted: false,
       smtp_server: false,
-      reason: "smtp_inconclusive",
+      reason: "smtp_refused",
     });
+    expect(blocked.data.email.note).toMatch(/refused to talk to our SMTP checker/);
     expect(blocked.definitive).toBe(false);
-    expect((await verifyEmail(env, "greylist@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
-      status: "unknown",
-      greylisted: true,
-    });
+    const greylisted = await verifyEmail(env, "greylist@probe-verify.test", { prober: reacher() });
+    expect(greylisted.data.email).toMatchObject({ status: "unknown", greylisted: true, reason: "smtp_greylisted" });
+    expect(greylisted.definitive).toBe(false);
   });
 
   it("a failing prober is a 503, never a verdict", async () => {

@@ -1,6 +1,6 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { processChunk } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
@@ -13,6 +13,7 @@ import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, probeCapability } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 import { slowLimiters, slowRows, virtualTime, withChunkLease } from "../support/slow-time.js";
 
 // Money where things are merely slow (a round trip, a call, a chunk, an outage that lasts): each
@@ -102,7 +103,7 @@ describe("money on slow paths", () => {
     // Renewals every 100 ms of real time; the rows run 12 minutes of virtual time.
     const slow = slowRows(withChunkLease(env as Env, 300));
     const delivery = deliver(slow.env, id, new LimiterClient());
-    await vi.waitUntil(async () => (await verification(account.accountId, "pro")).available < 20_000, {
+    await settle(async () => (await verification(account.accountId, "pro")).available < 20_000, {
       timeout: 5_000,
     });
     for (let i = 0; i < 3; i++) {
@@ -123,14 +124,14 @@ describe("money on slow paths", () => {
     // The first delivery is admitted and stalls (no renewal comes within the test: its lease is minutes).
     const first = slowRows();
     const stalled = deliver(first.env, id, new LimiterClient());
-    await vi.waitUntil(async () => (await verification(account.accountId, "pro")).available < 20_000, {
+    await settle(async () => (await verification(account.accountId, "pro")).available < 20_000, {
       timeout: 5_000,
     });
     // 9 minutes later its lease is long over: the chunk is delivered again, under the same admission key.
     time.advance(9 * MINUTE);
     const second = slowRows();
     const again = deliver(second.env, id, new LimiterClient());
-    await vi.waitUntil(
+    await settle(
       async () =>
         (
           await runInDurableObject(jobStub(env, id), (_i: BulkJob, state) =>

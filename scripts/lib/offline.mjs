@@ -56,8 +56,9 @@ const plain = (line) => line.replace(ANSI, "");
  *   terminal; static files (the dashboard's stylesheet and script, the favicon) answered 2xx or 304
  *   are not shown;
  * - the bindings table is printed once (wrangler prints it again when the server is ready);
- * - a wrangler warning that asks for a `wrangler.jsonc` becomes one line (this project's
- *   configuration is wrangler.toml);
+ * - a note that asks to edit a `wrangler.jsonc` (the OAuth library prints one about Client ID
+ *   Metadata Documents when its first OAuth request runs) becomes one line: this project's
+ *   configuration is wrangler.toml;
  * - two multi-line reports that only say "no internet" (miniflare's Request.cf warning with its
  *   Node stack, workerd's "failed to lookup address information" with its native stack) become one
  *   line each, printed once per run.
@@ -97,7 +98,7 @@ export function createOutputFilter({ color = false } = {}) {
       skipping = "jsonc";
       return once(
         "jsonc",
-        "(wrangler's mention of a wrangler.jsonc does not apply: this project's configuration is wrangler.toml; nothing to do.)",
+        "(a note asking to edit a wrangler.jsonc was left out: this project's configuration is wrangler.toml, and nothing is needed to run locally.)",
       );
     }
     const mail = /^\[mail\]\s+(.*)$/.exec(text);

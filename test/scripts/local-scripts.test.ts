@@ -115,10 +115,12 @@ describe("npm start's output reads for a person", () => {
 
   it("prints the bindings table once, and answers a mention of wrangler.jsonc with one line", () => {
     const table = "Your Worker has access to the following bindings:\nBinding  Resource\nenv.DB   D1 Database\n\n";
-    const out = run(`${table}Starting\n${table}▲ [WARNING] Create a wrangler.jsonc file\n  to define it\n\nReady\n`);
+    const out = run(
+      `${table}Starting\n${table}CIMD (Client ID Metadata Document) is disabled: add '"compatibility_flags": ["global_fetch_strictly_public"]' to your wrangler.jsonc to enable.\n\nReady\n`,
+    );
     expect(out.match(/following bindings/g)).toHaveLength(1);
-    expect(out).toContain("Starting\n(wrangler's mention of a wrangler.jsonc does not apply");
-    expect(out).not.toContain("Create a wrangler.jsonc");
+    expect(out).toContain("Starting\n(a note asking to edit a wrangler.jsonc was left out");
+    expect(out).not.toContain("to your wrangler.jsonc");
     expect(out.endsWith("Ready\n")).toBe(true);
   });
 });

@@ -25,7 +25,7 @@ export default defineConfig(async () => {
             ENVIRONMENT: "development",
             TEST_MIGRATIONS: migrations,
             TEST_INDEX_MIGRATIONS: indexMigrations,
-            // The contact index on 4 databases (wrangler.toml); INDEX_SHARDS=1 npm test keeps it in DB.
+            // The contact index on 4 databases (wrangler.toml deploys 1); INDEX_SHARDS=1 npm test keeps it in DB.
             INDEX_SHARDS: process.env.INDEX_SHARDS || "4",
             OPERATOR_SECRET: "test-operator-secret",
             DOH_URL: "https://dns.test/dns-query",

@@ -19,10 +19,10 @@ it.skipIf(!selection)(
     const sites = generateSites(seed, count, { profile });
     const generatedMs = Date.now() - t0;
     const measures = await measureSites(sites, Number(env.QUALITY_CONCURRENCY || 1));
-    const goals = profile === "real-web" ? realWebGoalProblems(measures) : [];
+    const goals = profile !== "classic" ? realWebGoalProblems(measures) : [];
     const replay = `npm run bench -- quality --seed ${seed} --sites ${count}${profile === "classic" ? "" : ` --profile ${profile}`}`;
     console.log(
-      `${report(`seed ${seed} (${profile})`, measures)}${profile === "real-web" ? `\nreal-web goals: ${goals.length ? `NOT met: ${goals.join("; ")}` : "met"}` : ""}` +
+      `${report(`seed ${seed} (${profile})`, measures)}${profile !== "classic" ? `\n${profile} goals: ${goals.length ? `NOT met: ${goals.join("; ")}` : "met"}` : ""}` +
         `\nwall time ${((Date.now() - t0) / 1000).toFixed(1)} s for ${count} sites (generation ${generatedMs} ms); replay: ${replay}`,
     );
     expect(measures).toHaveLength(count);

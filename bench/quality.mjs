@@ -1,4 +1,4 @@
-// npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web]
+// npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web|wider-web]
 // Engine quality in one run: the hand-written fixture web (bench/quality.bench.test.ts, truth.json)
 // and N randomized sites from one seed (bench/generated-sites.bench.test.ts). Without --seed a fresh
 // seed is drawn and printed first, so each run meets sites nobody has seen; pass it back to replay.
@@ -8,9 +8,10 @@
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 
-const PROFILES = ["classic", "real-web"];
+const PROFILES = ["classic", "real-web", "wider-web"];
 const args = process.argv.slice(2);
-const usage = "usage: npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web]";
+const usage =
+  "usage: npm run bench -- quality [--seed N] [--sites 60] [--concurrency 1] [--profile classic|real-web|wider-web]";
 function flag(name, fallback) {
   const i = args.indexOf(`--${name}`);
   if (i === -1) return fallback;

@@ -47,7 +47,8 @@ try {
   if (!dryRun && rows.length) {
     applyMigrations();
     // Each row goes to its domain's index database, routed as the Worker routes it (src/db/shards.ts);
-    // INDEX_SHARDS as npm start runs (wrangler.toml: 4; INDEX_SHARDS=1 is the main database).
+    // INDEX_SHARDS as npm start runs it (default 4; 1 is the main database). A local reshard's layout
+    // row is not read here: after one, pass INDEX_SHARDS as it left the index.
     const ring = buildRing(indexBindings(Number(process.env.INDEX_SHARDS || "4")));
     const byDatabase = Map.groupBy(statementsFor(rows, Date.now()), (s) => ownerOf(ring, shardKeyOf(s.domain)));
     for (const [binding, statements] of byDatabase) {

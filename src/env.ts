@@ -74,6 +74,8 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   AGENTS_PLAN?: string;
   /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */
   DELIVERY_RETRY_BASE_SECONDS?: string;
+  /** How long an isolate reuses the contact index's layout (ms, default 5000; src/db/shards.ts). */
+  INDEX_LAYOUT_TTL_MS?: string;
   /** How long an isolate may reuse a claim lookup (ms, default 5000; "0" = read D1 every call). */
   CLAIMS_CACHE_TTL_MS?: string;
   /** Pins the OAuth issuer (e.g. https://api.example.com); unset = the request's origin (fine for dev, set it in production). */

@@ -11,9 +11,22 @@ export const OAUTH_PATHS = {
   register: "/v1/oauth/register",
   deviceAuthorization: "/oauth/device_authorization",
   devicePage: "/device",
-  signIn: "/sign-in",
-  signOut: "/sign-out",
+  /** The one sign-in page (the dashboard's), which sends the browser back to `next`. */
+  signIn: "/app/sign-in",
+  signOut: "/app/sign-out",
+  /** Where the OAuth pages signed in before: redirected to `signIn`. */
+  formerSignIn: "/sign-in",
 } as const;
+
+/** Where a sign-in may send the browser back to among the OAuth pages: the authorization and device pages only. */
+export function safeReturnTo(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const ok =
+    value.startsWith(`${OAUTH_PATHS.authorize}?`) ||
+    value === OAUTH_PATHS.devicePage ||
+    value.startsWith(`${OAUTH_PATHS.devicePage}?`);
+  return ok && !value.includes("\\") ? value : null;
+}
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 

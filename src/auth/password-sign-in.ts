@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { db } from "../db/client.js";
 import { type Account, accounts } from "../db/schema.js";
 import type { Env } from "../env.js";
-import { spendBudgets } from "../limits/budgets.js";
 import { hashPassword, sha256Hex, verifyPassword } from "../platform/crypto.js";
 import { isolateValue } from "../platform/isolate-state.js";
+import { spendAttempt } from "../platform/throttle.js";
 
 /**
  * Signing in with an email and a password, for every page that asks for them (the dashboard's and
@@ -41,29 +41,25 @@ const fromAddressKey = async (email: string, ip: string) => sha256Hex(`sign-in\n
 const knownAddressKey = async (email: string, ip: string) => `known-sign-in-address:${await fromAddressKey(email, ip)}`;
 
 /** Spends one attempt of every budget the attempt falls under; the seconds to wait when one is used up. */
-export async function throttleSignIn(env: Env, ip: string, email: string, now = Date.now()): Promise<number | null> {
+export async function throttleSignIn(env: Env, ip: string, email: string): Promise<number | null> {
   const known = (await env.OAUTH_KV.get(await knownAddressKey(email, ip))) !== null;
-  return spendBudgets(
-    env,
-    [
-      { object: `ip:${ip}`, window: "sign-in", ...SIGN_IN_LIMITS.perAddress },
-      {
-        object: `sign-in:${await fromAddressKey(email, ip)}`,
-        window: "sign-in",
-        ...SIGN_IN_LIMITS.perAccountFromAddress,
-      },
-      ...(known
-        ? []
-        : [
-            {
-              object: `sign-in:${await accountKey(email)}`,
-              window: "sign-in",
-              ...SIGN_IN_LIMITS.perAccountFromNewAddresses,
-            },
-          ]),
-    ],
-    now,
-  );
+  return spendAttempt(env, [
+    { subject: `ip:${ip}`, window: "sign-in", ...SIGN_IN_LIMITS.perAddress },
+    {
+      subject: `sign-in:${await fromAddressKey(email, ip)}`,
+      window: "sign-in",
+      ...SIGN_IN_LIMITS.perAccountFromAddress,
+    },
+    ...(known
+      ? []
+      : [
+          {
+            subject: `sign-in:${await accountKey(email)}`,
+            window: "sign-in",
+            ...SIGN_IN_LIMITS.perAccountFromNewAddresses,
+          },
+        ]),
+  ]);
 }
 
 // Compared against when the email matches no account, so both cases cost one PBKDF2 run.
@@ -77,10 +73,9 @@ const dummyHash = isolateValue<Promise<string>>("signInDummyHash");
 export async function signInWithPassword(
   env: Env,
   attempt: { ip: string; email: string; password: string; allowUnconfirmed: boolean },
-  now = Date.now(),
 ): Promise<SignInAttempt> {
   const email = normaliseEmail(attempt.email);
-  const wait = await throttleSignIn(env, attempt.ip, email, now);
+  const wait = await throttleSignIn(env, attempt.ip, email);
   if (wait !== null) return { outcome: "throttled", retryAfter: wait };
   const [account] = await db(env.DB).select().from(accounts).where(sql`lower(${accounts.email}) = ${email}`).limit(1);
   const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));

@@ -106,12 +106,15 @@ export async function processChunk(
             concurrency: ROW_CONCURRENCY,
             key,
             client,
+            // Kept alive from now on, while the rows run, not only once they are done.
+            onAdmitted: (ids) => {
+              holder.reservations = [...ids];
+            },
           },
         )
       : null;
     if (calls.length && !batch)
       throw new Error(`the chunk's admission was refused (job ${msg.jobId}, chunk ${msg.chunk})`);
-    holder.reservations = batch?.reservationIds ?? [];
     const outcomeOf = new Map(
       calls.flatMap((c, i) => {
         const outcome = batch?.outcomes[i];

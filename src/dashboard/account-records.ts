@@ -13,7 +13,8 @@ import { randomToken, sha256Hex } from "../platform/crypto.js";
  */
 export const CONFIRM_TTL_MS = 48 * 3_600_000;
 export const RESET_TTL_MS = 3_600_000;
-const TTL = { confirm: CONFIRM_TTL_MS, reset: RESET_TTL_MS } as const;
+export const EMAIL_CHANGE_TTL_MS = 24 * 3_600_000;
+const TTL = { confirm: CONFIRM_TTL_MS, reset: RESET_TTL_MS, email: EMAIL_CHANGE_TTL_MS } as const;
 export type TokenPurpose = keyof typeof TTL;
 
 export { normaliseEmail };
@@ -54,6 +55,7 @@ export async function issueToken(
   accountId: number,
   purpose: TokenPurpose,
   now = Date.now(),
+  newEmail?: string,
 ): Promise<string> {
   const token = randomToken(32);
   await db(d1).batch([
@@ -64,7 +66,14 @@ export async function issueToken(
       ),
     db(d1)
       .insert(accountTokens)
-      .values({ tokenHash: await sha256Hex(token), accountId, purpose, createdAt: now, expiresAt: now + TTL[purpose] }),
+      .values({
+        tokenHash: await sha256Hex(token),
+        accountId,
+        purpose,
+        createdAt: now,
+        expiresAt: now + TTL[purpose],
+        newEmail: newEmail ?? null,
+      }),
   ]);
   return token;
 }
@@ -76,6 +85,20 @@ export async function redeemToken(
   purpose: TokenPurpose,
   now = Date.now(),
 ): Promise<number | undefined> {
+  return (await spendToken(d1, token, purpose, now))?.accountId;
+}
+
+/**
+ * Spends a token as redeemToken does, answering the address an `email` link sets too. With
+ * `forAccount`, only a token of that account is spent (another account's session leaves it unspent).
+ */
+export async function spendToken(
+  d1: D1Database,
+  token: string,
+  purpose: TokenPurpose,
+  now = Date.now(),
+  forAccount?: number,
+): Promise<{ accountId: number; newEmail: string | null } | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await db(d1)
     .update(accountTokens)
@@ -86,10 +109,11 @@ export async function redeemToken(
         eq(accountTokens.purpose, purpose),
         isNull(accountTokens.usedAt),
         sql`${accountTokens.expiresAt} > ${now}`,
+        forAccount === undefined ? undefined : eq(accountTokens.accountId, forAccount),
       ),
     )
-    .returning({ accountId: accountTokens.accountId });
-  return row?.accountId;
+    .returning({ accountId: accountTokens.accountId, newEmail: accountTokens.newEmail });
+  return row;
 }
 
 /** The account a token would be accepted for (the reset form is shown only for one that is), or undefined. */

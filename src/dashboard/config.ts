@@ -16,6 +16,11 @@ export const PATHS = {
   leads: `${APP}/leads`,
   lists: `${APP}/lists`,
   webhooks: `${APP}/webhooks`,
+  plans: `${APP}/plans`,
+  settings: `${APP}/settings`,
+  team: `${APP}/team`,
+  attributes: `${APP}/attributes`,
+  flags: `${APP}/flags`,
   assets: `${APP}/assets`,
 } as const;
 

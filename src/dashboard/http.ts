@@ -1,6 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
+import { safeReturnTo } from "../auth/oauth-config.js";
 import type { AppVariables, Env } from "../env.js";
 import { APP, PATHS } from "./config.js";
 import { csrfOk, currentSession, type Session } from "./session.js";
@@ -119,8 +120,10 @@ export function signedIn(): MiddlewareHandler<DashEnv> {
   };
 }
 
-/** Where to go after signing in: only a dashboard page of ours. */
+/** Where to go after signing in: a dashboard page of ours, or the OAuth consent or device page that sent the browser. */
 export function safeNext(value: unknown): string {
+  const oauthPage = safeReturnTo(value);
+  if (oauthPage) return oauthPage;
   if (typeof value !== "string" || !value.startsWith(`${APP}`) || value.startsWith("//") || value.includes("\\"))
     return PATHS.overview;
   const path = value.replace(/[?#].*$/s, "");

@@ -1,6 +1,6 @@
 import type { Env } from "../env.js";
-import { spendBudgets } from "../limits/budgets.js";
 import { sha256Hex } from "../platform/crypto.js";
+import { spendAttempt } from "../platform/throttle.js";
 
 /**
  * What the dashboard's public forms may be asked, like the device page's codes (src/oauth/
@@ -14,24 +14,18 @@ export const DASHBOARD_LIMITS = {
   mailPerRecipient: { limit: 3, windowMs: 3_600_000 },
 } as const;
 
-const emailObject = async (email: string) => `dashboard-email:${await sha256Hex(email)}`;
+const emailSubject = async (email: string) => `dashboard-email:${await sha256Hex(email)}`;
 
-export function throttleSignUp(env: Env, ip: string, now = Date.now()): Promise<number | null> {
-  return spendBudgets(
-    env,
-    [{ object: `ip:${ip}`, window: "dashboard:sign-up", ...DASHBOARD_LIMITS.signUpPerAddress }],
-    now,
-  );
+export function throttleSignUp(env: Env, ip: string): Promise<number | null> {
+  return spendAttempt(env, [
+    { subject: `ip:${ip}`, window: "dashboard:sign-up", ...DASHBOARD_LIMITS.signUpPerAddress },
+  ]);
 }
 
 /** A confirmation or reset message about to be sent to `email`. */
-export async function throttleMail(env: Env, ip: string, email: string, now = Date.now()): Promise<number | null> {
-  return spendBudgets(
-    env,
-    [
-      { object: `ip:${ip}`, window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerAddress },
-      { object: await emailObject(email), window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerRecipient },
-    ],
-    now,
-  );
+export async function throttleMail(env: Env, ip: string, email: string): Promise<number | null> {
+  return spendAttempt(env, [
+    { subject: `ip:${ip}`, window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerAddress },
+    { subject: await emailSubject(email), window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerRecipient },
+  ]);
 }

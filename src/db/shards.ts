@@ -1,7 +1,8 @@
 import { getDomain } from "tldts";
 import type { Env } from "../env.js";
-import { boundedMap } from "../platform/isolate-state.js";
+import { boundedMap, perBinding } from "../platform/isolate-state.js";
 import { type Db, db } from "./client.js";
+import { flowBookmarks, sessionOf } from "./index-sessions.js";
 
 /**
  * Where the contact index lives: which D1 database holds a domain's rows. Every query on the index
@@ -9,8 +10,10 @@ import { type Db, db } from "./client.js";
  *
  * - `indexFor(env, key)`: the database that holds `key`'s rows, for a domain, a host or an address
  *   (its registrable domain decides, so `a@eu.acme.com`, `eu.acme.com` and `acme.com` meet);
- * - `everyIndex(env)`: every index database, for the few reads that cannot name a domain (company
- *   search, similar domains, a profile URL), which query them in parallel and merge.
+ * - `everyIndex(env)` / `onEveryIndex(env, read)`: every index database, for the few reads that
+ *   cannot name a domain (company search, similar domains, a profile URL): in parallel, then merged;
+ * - `indexWritersFor(env, key)`: the databases a write of `key`'s rows goes to: one, or two while a
+ *   reshard moves the domain (src/operator/reshard-run.ts).
  *
  * Everything else (accounts, keys, logs, billing memory, bulk jobs, leads, OAuth, removal claims)
  * stays in the main database, `env.DB`.
@@ -31,7 +34,7 @@ import { type Db, db } from "./client.js";
 /** Points per database on the ring: with 64, each of 4 databases owns 25 % ± ~3 % of domains. */
 export const VNODES = 64;
 
-export type IndexEnv = Pick<Env, "DB"> & { INDEX_SHARDS?: string };
+export type IndexEnv = Pick<Env, "DB"> & { INDEX_SHARDS?: string; INDEX_LAYOUT_TTL_MS?: string };
 
 /** The binding names of the index databases a shard count means (1: the main database). */
 export function indexBindings(shards: number): string[] {
@@ -115,25 +118,119 @@ function ringFor(bindings: readonly string[]): Ring {
   return ring;
 }
 
+/**
+ * The layout: which ring reads follow and which rings writes reach. Outside a reshard, one ring:
+ * the `index_layout` row's, or `INDEX_SHARDS`'s before any reshard wrote one. During a move from
+ * ring A to ring B (src/operator/reshard-run.ts):
+ * - `dual`: reads from A (it holds everything), writes to A and B (B misses nothing written
+ *   while the copy runs);
+ * - `switched`: reads from B (the copy is done), writes still to both (an isolate that has not
+ *   seen the switch yet reads A, which still gets every write);
+ * then `steady` on B, and the moved rows are deleted from A.
+ * Each phase change is followed by a wait longer than `layoutTtl`, so no isolate acts on a layout
+ * two phases old.
+ */
+export type Phase = "steady" | "dual" | "switched";
+export interface IndexLayout {
+  current: string[];
+  target: string[] | null;
+  phase: Phase;
+  moveId: string | null;
+}
+
+/** How long an isolate reuses the layout it read (ms): INDEX_LAYOUT_TTL_MS, default 5 s. */
+export function layoutTtl(env: { INDEX_LAYOUT_TTL_MS?: string }): number {
+  const ms = Number(env.INDEX_LAYOUT_TTL_MS);
+  return env.INDEX_LAYOUT_TTL_MS !== undefined && env.INDEX_LAYOUT_TTL_MS !== "" && Number.isFinite(ms) ? ms : 5_000;
+}
+
+// Per main-database binding and INDEX_SHARDS value: the layout read and when.
+const layouts = perBinding<D1Database, Map<string, { layout: IndexLayout; at: number }>>("indexLayouts");
+
+/** The layout in force, from this isolate's copy when younger than `layoutTtl` (never with `fresh`). */
+export async function layoutOf(env: IndexEnv, { fresh = false } = {}): Promise<IndexLayout> {
+  const now = Date.now();
+  const setting = env.INDEX_SHARDS ?? "";
+  let byShards = layouts.get(env.DB);
+  const cached = byShards?.get(setting);
+  if (cached && !fresh && now - cached.at < layoutTtl(env)) return cached.layout;
+  const row = await env.DB.prepare("SELECT current, target, phase, move_id FROM index_layout WHERE id = 1").first<{
+    current: string;
+    target: string | null;
+    phase: Phase;
+    move_id: string | null;
+  }>();
+  const layout: IndexLayout = row
+    ? {
+        current: row.current.split(","),
+        target: row.target ? row.target.split(",") : null,
+        phase: row.phase,
+        moveId: row.move_id,
+      }
+    : { current: indexBindings(shardCount(env)), target: null, phase: "steady", moveId: null };
+  if (!byShards) {
+    byShards = new Map();
+    layouts.set(env.DB, byShards);
+  }
+  byShards.set(setting, { layout, at: now });
+  return layout;
+}
+
+/** Writes the layout (the reshard workflow's phase changes); this isolate sees it at once. */
+export async function setLayout(env: IndexEnv, layout: IndexLayout, now = Date.now()): Promise<void> {
+  await env.DB.prepare(
+    `INSERT INTO index_layout (id, current, target, phase, move_id, updated_at) VALUES (1, ?1, ?2, ?3, ?4, ?5)
+     ON CONFLICT(id) DO UPDATE SET current = excluded.current, target = excluded.target, phase = excluded.phase,
+       move_id = excluded.move_id, updated_at = excluded.updated_at`,
+  )
+    .bind(layout.current.join(","), layout.target?.join(",") ?? null, layout.phase, layout.moveId, now)
+    .run();
+  layouts.get(env.DB)?.clear();
+}
+
+const readRing = (layout: IndexLayout) =>
+  layout.phase === "switched" && layout.target ? layout.target : layout.current;
+const writeRings = (layout: IndexLayout) =>
+  layout.phase !== "steady" && layout.target ? [layout.current, layout.target] : [layout.current];
+
+/** The drizzle handle of an index database, as this flow's session (src/db/index-sessions.ts). */
+function handle(env: IndexEnv, name: string): Db {
+  return db(sessionOf(bindingOf(env, name), name));
+}
+
 function bindingOf(env: IndexEnv, name: string): D1Database {
   const d1 = (env as unknown as Record<string, D1Database | undefined>)[name];
   if (!d1) throw new Error(`INDEX_SHARDS=${env.INDEX_SHARDS} needs a D1 binding named ${name}; wrangler.toml has none`);
   return d1;
 }
 
-/** The binding name (DB, INDEX_0, …) that holds `key`'s rows. */
+/** The binding name (DB, INDEX_0, …) that answers reads of `key`'s rows. */
 export async function indexBindingFor(env: IndexEnv, key: string): Promise<string> {
-  return ownerOf(ringFor(indexBindings(shardCount(env))), shardKeyOf(key));
+  return ownerOf(ringFor(readRing(await layoutOf(env))), shardKeyOf(key));
 }
 
-/** The index database holding the rows of `key` (a domain, host or address). */
+/** The binding names a write of `key`'s rows goes to: one, or two while a reshard moves it. */
+export async function writeBindingsFor(env: IndexEnv, key: string): Promise<string[]> {
+  const shardKey = shardKeyOf(key);
+  return [...new Set(writeRings(await layoutOf(env)).map((ring) => ownerOf(ringFor(ring), shardKey)))];
+}
+
+/** The index database holding the rows of `key` (a domain, host or address), for reading. */
 export async function indexFor(env: IndexEnv, key: string): Promise<Db> {
-  return db(bindingOf(env, await indexBindingFor(env, key)));
+  return handle(env, await indexBindingFor(env, key));
 }
 
-/** Every index database, for reads that name no domain: query them in parallel and merge. */
+/**
+ * The index databases a write of `key`'s rows must reach, each written the same way (the same
+ * statements, its own reads): one database, or two while a reshard moves the domain.
+ */
+export async function indexWritersFor(env: IndexEnv, key: string): Promise<Db[]> {
+  return (await writeBindingsFor(env, key)).map((name) => handle(env, name));
+}
+
+/** Every index database reads go to, for reads that name no domain: query them in parallel and merge. */
 export async function everyIndex(env: IndexEnv): Promise<Db[]> {
-  return indexBindings(shardCount(env)).map((name) => db(bindingOf(env, name)));
+  return readRing(await layoutOf(env)).map((name) => handle(env, name));
 }
 
 /** Runs `read` on every index database in parallel; the answers in binding order. */
@@ -143,19 +240,40 @@ export async function onEveryIndex<T>(env: IndexEnv, read: (index: Db) => Promis
 
 /**
  * `items` grouped by the index database holding each, in their order within a group; an item's
- * key (a domain, host or address) is the item itself unless `keyOf` says otherwise.
+ * key (a domain, host or address) is the item itself unless `keyOf` says otherwise. With
+ * `{ writes: true }`, by every database a write of the item goes to (an item can be in two groups
+ * while a reshard runs).
  */
 export async function groupByIndex<T = string>(
   env: IndexEnv,
   items: readonly T[],
   keyOf: (item: T) => string = (item) => item as unknown as string,
+  { writes = false } = {},
 ): Promise<[Db, T[]][]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
-    const name = await indexBindingFor(env, keyOf(item));
-    const group = groups.get(name);
-    if (group) group.push(item);
-    else groups.set(name, [item]);
+    const names = writes ? await writeBindingsFor(env, keyOf(item)) : [await indexBindingFor(env, keyOf(item))];
+    for (const name of names) {
+      const group = groups.get(name);
+      if (group) group.push(item);
+      else groups.set(name, [item]);
+    }
   }
-  return [...groups].map(([name, group]) => [db(bindingOf(env, name)), group]);
+  return [...groups].map(([name, group]) => [handle(env, name), group]);
+}
+
+/**
+ * The bookmarks of this flow's sessions of the index databases, by binding name: a flow that
+ * continues elsewhere (the deep crawl after a first pass) starts from them.
+ */
+export function indexBookmarks(env: IndexEnv): Record<string, string> {
+  const names = new Map<D1Database, string>();
+  for (const name of ["DB", ...Object.keys(env).filter((k) => /^INDEX_\d+$/.test(k))])
+    names.set(bindingOf(env, name), name);
+  return flowBookmarks((d1) => names.get(d1));
+}
+
+/** The D1 binding of an index database by name, its primary (the reshard workflow copies between them). */
+export function indexD1(env: IndexEnv, name: string): D1Database {
+  return bindingOf(env, name);
 }

@@ -74,7 +74,7 @@ export function registerImportRoute(app: ApiApp) {
     // Each row's statements go to its domain's index database, in file order there; the databases
     // are written in parallel.
     await Promise.all(
-      (await groupByIndex(c.env, statements, (s) => s.domain)).map(async ([index, own]) => {
+      (await groupByIndex(c.env, statements, (s) => s.domain, { writes: true })).map(async ([index, own]) => {
         for (let i = 0; i < own.length; i += BATCH)
           await index.$client.batch(own.slice(i, i + BATCH).map((s) => index.$client.prepare(s.sql).bind(...s.params)));
       }),

@@ -172,6 +172,23 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing",
     derived: true,
   },
+  indexLayouts: {
+    holds:
+      "the contact index's layout (which databases reads and writes go to), per main-database binding and INDEX_SHARDS value",
+    owner: "src/db/shards.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "`INDEX_LAYOUT_TTL_MS` (5 s)",
+    invalidatedBy: "a layout written in this isolate (the reshard workflow's phase changes)",
+  },
+  indexBookmarks: {
+    holds: "the newest D1 bookmark this isolate has seen per index database (where its next sessions start)",
+    owner: "src/db/index-sessions.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "the binding's",
+    invalidatedBy: "a newer bookmark",
+  },
   agentsAccountIds: {
     holds: "the shared agents account's id",
     owner: "src/agent/agents-account.ts",

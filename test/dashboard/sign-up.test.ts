@@ -33,10 +33,10 @@ describe("signing up", () => {
     const before = await call("/v1/me", { headers: key.headers });
     expect(before.status).toBe(401);
     expect((await before.json<{ errors: { type: string } }>()).errors.type).toBe("account_unconfirmed");
-    // The dashboard's own pages get the same answer from /v1, and say so.
+    // The dashboard says it once, in words: an expected state, not an error code.
     const overview = await (await browser.get("/app")).text();
-    expect(overview).toContain("account_unconfirmed");
-    expect(overview).toContain("Confirm your email address.");
+    expect(overview).not.toContain("account_unconfirmed");
+    expect(overview).toContain("Confirm your email address</strong>");
 
     const confirm = await browser.get(pathOf(lastMail(email).link));
     expect(confirm.status).toBe(303);

@@ -16,6 +16,7 @@ import { retryWait } from "../../src/engine/web/crawl/retry.js";
 import { isBotChallenge, parseRetryAfter } from "../../src/engine/web/fetch-page.js";
 import { InlineDataFilter } from "../../src/engine/web/inline-data.js";
 import { LARGE_SITE_STAFF } from "../fixtures/handlers/web.js";
+import { VirtualClock } from "../support/virtual-clock.js";
 
 const first: CrawlBudget = { ...FIRST_PASS, retry: { ...FIRST_PASS.retry, maxWaitMs: 300, challengePauseMs: 300 } };
 const deep: CrawlBudget = {
@@ -51,7 +52,9 @@ describe("pages that fail at first", () => {
   it("a 429 whose Retry-After is an HTTP date within the first pass's wait is retried no sooner than asked, before lower pages", async () => {
     // Ten pages, four at a time: the pages ranked below the team (guessed paths, blog posts) wait
     // with it instead of using the budget up, so its next page fits too.
-    const out = await crawlFirstPass(env, "ratelimit.test", { ...FIRST_PASS, maxPages: 10, concurrency: 4 });
+    const clock = new VirtualClock();
+    const started = Date.now();
+    const out = await crawlFirstPass(env, "ratelimit.test", { ...FIRST_PASS, maxPages: 10, concurrency: 4, clock });
     expect(addressesOf(out)).toEqual([
       "amy.pond@ratelimit.test",
       "clara.oswald@ratelimit.test",
@@ -60,8 +63,11 @@ describe("pages that fail at first", () => {
     expect(out.notes).toMatchObject({ retried: 1, recovered: 1, stillFailing: [] });
     const team = (await requestsOf("ratelimit.test")).filter((r) => r.path === "/team");
     expect(team).toHaveLength(2);
-    // The date asked for is at least a second away (whole seconds, rounded up).
-    expect(team[1]!.at - team[0]!.at).toBeGreaterThanOrEqual(990);
+    // The date asked for is at least a second away (whole seconds, rounded up), on the crawler's clock;
+    // the wait itself cost no wall time.
+    expect(clock.at(team[1]!.at) - clock.at(team[0]!.at)).toBeGreaterThanOrEqual(990);
+    expect(clock.saved).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(clock.saved + 900);
   });
 
   it("a first pass does not ask sooner than the server said: the page goes to the deep pass, which waits its cap and reads it", async () => {
@@ -79,18 +85,20 @@ describe("pages that fail at first", () => {
 
   it("a 503 failing twice with a short Retry-After is read in the first pass, its waits overlapping a slow page, within the pass's time", async () => {
     // /team answers 503 (Retry-After: 1) twice; /about, read in the same round, takes 1.5 s.
-    const started = Date.now();
-    const out = await crawlFirstPass(env, "flaky.test");
-    const wall = Date.now() - started;
+    const clock = new VirtualClock();
+    const started = clock.now();
+    const out = await crawlFirstPass(env, "flaky.test", { ...FIRST_PASS, clock });
+    const wall = clock.now() - started;
     expect(addressesOf(out)).toEqual(["clara.oswald@flaky.test", "john.smith@flaky.test"]);
     expect(out.notes).toMatchObject({ retried: 1, recovered: 1, stillFailing: [] });
     expect(out.retry).toEqual([]);
     const team = (await requestsOf("flaky.test")).filter((r) => r.path === "/team");
     expect(team).toHaveLength(3);
-    // No sooner than asked; the first wait ran while /about was still loading (not 1.5 s + 1 s).
-    expect(team[1]!.at - team[0]!.at).toBeGreaterThanOrEqual(990);
-    expect(team[1]!.at - team[0]!.at).toBeLessThan(2_300);
-    expect(team[2]!.at - team[1]!.at).toBeGreaterThanOrEqual(990);
+    // No sooner than asked (on the crawler's clock); the first wait ran while /about was still loading (not 1.5 s + 1 s).
+    const at = team.map((r) => clock.at(r.at));
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(990);
+    expect(at[1]! - at[0]!).toBeLessThan(2_300);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(990);
     expect(wall).toBeLessThan(FIRST_PASS.totalMs);
   });
 

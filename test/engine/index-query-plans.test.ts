@@ -42,6 +42,9 @@ function recordingD1(real: D1Database, log: Recorded[]): D1Database {
   return new Proxy(real, {
     get(target, prop) {
       if (prop === "prepare") return statement;
+      // Index reads go through a D1 session (src/db/index-sessions.ts): it records the same way.
+      if (prop === "withSession")
+        return (from: string) => recordingD1(target.withSession(from) as unknown as D1Database, log);
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -15,7 +15,7 @@ import {
 } from "../fixtures/generator/index.js";
 import { measureSites, realWebGoalProblems, report } from "../support/generated-quality.js";
 
-const EXTRACTION_FEATURES = new Set<Feature>([
+const EXTRACTION_FEATURES = new Set<string>([
   "app-data",
   "microdata",
   "cjk",

@@ -75,8 +75,8 @@ describe("authorization code flow with PKCE", () => {
     const res = await browser.fetch(authorizeUrl(client.client_id, challenge));
     expect(res.status).toBe(303);
     const to = new URL(res.headers.get("location")!, "https://api.test");
-    expect(to.pathname).toBe("/sign-in");
-    expect(to.searchParams.get("return_to")).toMatch(/^\/oauth\/authorize\?/);
+    expect(to.pathname).toBe("/app/sign-in");
+    expect(to.searchParams.get("next")).toMatch(/^\/oauth\/authorize\?/);
   });
 
   it("refuses a wrong verifier and a replayed code", async () => {

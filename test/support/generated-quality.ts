@@ -28,6 +28,7 @@ import {
   RULE_NAMES,
   resetUrl,
   type SiteLabels,
+  WIDER_FEATURES,
 } from "../fixtures/generator/index.js";
 import type { Format } from "../fixtures/generator/spelling.js";
 import { call, createAccount } from "./accounts.js";
@@ -569,7 +570,7 @@ export function realWebGoalProblems(measures: SiteMeasure[]): string[] {
   check("precision", r.precision, g.precision);
   check("format top-1", r.format, g.format);
   check("finder top-1", r.finder, g.finder);
-  for (const f of FEATURES) {
+  for (const f of [...FEATURES, ...WIDER_FEATURES]) {
     const row = byFeature.get(f);
     if (row?.published) check(`settled recall on ${f}`, row.settledHits / row.published, g.featureSettled);
   }
@@ -650,7 +651,7 @@ export function featureTable(byFeature: Map<string, FeatureCounts>): string[] {
   const row = (key: string, c: FeatureCounts) =>
     `${`  ${key}`.padEnd(24)}${String(c.sites).padStart(6)}${cell(c.settledHits, c.published, 16)}${cell(c.firstHits, c.published, 16)}${cell(c.returnedPublished, c.returned, 16)}${cell(c.formatHits, c.sites)}${cell(c.finderHits, c.probes)}${String(c.deliverable).padStart(7)}`;
   const lines = ["by feature (recall over the feature's addresses; precision, format, finder over its sites)", head];
-  for (const f of FEATURES) if (byFeature.has(f)) lines.push(row(f, byFeature.get(f)!));
+  for (const f of [...FEATURES, ...WIDER_FEATURES]) if (byFeature.has(f)) lines.push(row(f, byFeature.get(f)!));
   lines.push("by variant");
   for (const [k, c] of [...byFeature].filter(([k]) => !mainFeature(k)).sort((a, b) => a[0].localeCompare(b[0])))
     lines.push(row(k, c));

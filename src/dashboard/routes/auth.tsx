@@ -2,6 +2,7 @@ import { forgetMeViews } from "../../account/me-cache.js";
 import { forgetAccountKeys } from "../../auth/auth-cache.js";
 import { passwordProblem } from "../../auth/password-policy.js";
 import { signInWithPassword, WRONG_PASSWORD } from "../../auth/password-sign-in.js";
+import { isProduction } from "../../env.js";
 import { hashPassword } from "../../platform/crypto.js";
 import { logError } from "../../request-context.js";
 import {
@@ -87,12 +88,15 @@ const SignInForm = ({
   email,
   error,
   notice,
+  production,
 }: {
   csrf: string;
   next: string;
   email?: string;
   error?: string;
   notice?: string;
+  /** Outside production the page names the local demo accounts. */
+  production: boolean;
 }) => (
   <PublicPage title="Sign in">
     {notice ? <Notice kind="success">{notice}</Notice> : null}
@@ -113,6 +117,13 @@ const SignInForm = ({
     </form>
     <p class="hint">
       No account yet? <a href={PATHS.signUp}>Create one</a>: it is free.
+      {production ? null : (
+        <>
+          {" "}
+          On this local server <code>npm start</code> (or <code>npm run seed</code>) also creates demo accounts:{" "}
+          <code>demo-pro@example.com</code>, password <code>demo-password</code>.
+        </>
+      )}
     </p>
   </PublicPage>
 );
@@ -190,7 +201,12 @@ export function registerAuthRoutes(app: DashApp) {
     if (await currentSession(c)) return c.redirect(next, 303);
     return render(
       c,
-      <SignInForm csrf={formToken(c)} next={next} notice={entryOf(SIGN_IN_NOTICES, c.req.query("ok"))} />,
+      <SignInForm
+        csrf={formToken(c)}
+        next={next}
+        notice={entryOf(SIGN_IN_NOTICES, c.req.query("ok"))}
+        production={isProduction(c.env)}
+      />,
     );
   });
 
@@ -200,7 +216,11 @@ export function registerAuthRoutes(app: DashApp) {
     const email = normaliseEmail(form.email ?? "").slice(0, 254);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
     const again = (error: string, status: 400 | 403) =>
-      render(c, <SignInForm csrf={formToken(c)} next={next} email={email} error={error} />, status);
+      render(
+        c,
+        <SignInForm csrf={formToken(c)} next={next} email={email} error={error} production={isProduction(c.env)} />,
+        status,
+      );
     if (!(await csrfOk(c, null, form.csrf))) return again(EXPIRED_FORM, 403);
     if (!email || !password) return again("Enter your email and password.", 400);
     // An unconfirmed account may sign in: its pages say what to do, and /v1 answers it 401 until then.

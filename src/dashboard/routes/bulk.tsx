@@ -108,6 +108,53 @@ const creditsText = (c: { search: number; verify: number; phone: number }) =>
     .join(" + ")
     .concat(" credits")
     .replace(/^ credits$/, "no credits");
+/**
+ * A finished job's figures, on the outcome table's base (every row done) so the two agree; rows that
+ * could not be looked up (invalid, duplicates, failed) are counted apart from those not found; and the
+ * credits say why they can be fewer than the rows found.
+ */
+const BulkFigures: FC<{ m: Job["metrics"] }> = ({ m }) => {
+  const ran = m.results.found + m.results.not_found;
+  const done = m.distribution.rows.reduce((a, r) => a + r.count, 0);
+  const share = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 1000) / 10}%` : "–");
+  const notRun = done - ran;
+  const freeRepeats = Math.max(0, m.results.found - m.credits.total);
+  return (
+    <>
+      {ran === 0 ? (
+        <Notice kind="warning">
+          No row could be looked up: every row failed or was invalid. The table below says why; nothing was billed.
+        </Notice>
+      ) : null}
+      <dl class="facts">
+        <dt>Found</dt>
+        <dd>
+          {fmt(m.results.found)} of {fmt(done)} rows ({share(m.results.found, done)})
+        </dd>
+        <dt>Not found</dt>
+        <dd>{fmt(m.results.not_found)}</dd>
+        <dt>Not looked up</dt>
+        <dd>
+          {fmt(notRun)}
+          {notRun > 0
+            ? `: ${fmt(m.rows.invalid_input)} invalid, ${fmt(m.rows.duplicates)} duplicates, ${fmt(m.rows.errors)} failed`
+            : ""}
+        </dd>
+        <dt>Credits used</dt>
+        <dd>{fmt(m.credits.total)}</dd>
+      </dl>
+      <p class="hint">
+        A row costs credits only when something is found. Rows that were not looked up cost nothing, and a lookup
+        already billed in the last 30 days (here, in Try it or through the API) is free
+        {freeRepeats > 0
+          ? `: ${fmt(freeRepeats)} found ${freeRepeats === 1 ? "row was such a repeat" : "rows were such repeats"}`
+          : ""}
+        .
+      </p>
+    </>
+  );
+};
+
 const typeName = (s: string | undefined) => (s && /^[a-z-]{1,40}$/.test(s) ? s : null);
 const jobId = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? Number(s) : null);
 const jobHref = (type: string, id: number) => `${PATHS.bulk}/${type}/${id}`;
@@ -323,20 +370,11 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
                 href={`${jobHref(job.bulk_type, job.id)}/download?file=${f}`}
                 download
               >
-                Download {f === "full" ? "all rows" : f === "valid" ? "rows found" : "rows not found"} (CSV)
+                Download {f === "full" ? "all rows" : f === "valid" ? "rows found" : "rows without a result"} (CSV)
               </a>
             ))}
           </div>
-          <dl class="facts">
-            <dt>Found</dt>
-            <dd>
-              {fmt(m.results.found)} ({Math.round(m.results.hit_rate * 10) / 10}%)
-            </dd>
-            <dt>Not found</dt>
-            <dd>{fmt(m.results.not_found)}</dd>
-            <dt>Credits used</dt>
-            <dd>{fmt(m.credits.total)}</dd>
-          </dl>
+          <BulkFigures m={m} />
         </section>
       ) : null}
       {m.distribution.rows.length ? (
@@ -384,7 +422,9 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   const estimate = job.status === "pending" ? await v1.read(`/v1/bulk/${type}/${id}/estimate`) : null;
   const bulkType = types.find((t) => t.type === job.bulk_type);
   const fieldLabel = new Map(bulkType?.fields.map((f) => [f.field, f.label]) ?? []);
-  const ok = entryOf(DONE, c.req.query("ok"));
+  const code = c.req.query("ok");
+  // "Launched" is news only while the job has not ended (the script swaps the page in place when it does).
+  const ok = code === "launch" && ENDED.has(job.status) ? undefined : entryOf(DONE, code);
   return render(
     c,
     <AppPage title={job.name} session={session} active="bulk" script>

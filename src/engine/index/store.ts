@@ -2,7 +2,7 @@ import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people, phones } from "../../db/schema-index.js";
-import { type IndexEnv, indexFor } from "../../db/shards.js";
+import { type IndexEnv, indexWritersFor } from "../../db/shards.js";
 import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
 import { alignRomanized } from "../people/native-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
@@ -122,7 +122,13 @@ export interface CrawlRecord {
  * facts, phone numbers, and the domain's crawl status.
  */
 export async function storeCrawl(env: IndexEnv, record: CrawlRecord): Promise<{ addresses: number }> {
-  const store = await indexFor(env, record.domain);
+  // Every database the domain's writes go to (two while a reshard moves it) is written the same way.
+  let stored = { addresses: 0 };
+  for (const store of await indexWritersFor(env, record.domain)) stored = await storeCrawlInto(store, record);
+  return stored;
+}
+
+async function storeCrawlInto(store: Db, record: CrawlRecord): Promise<{ addresses: number }> {
   const { domain, now } = record;
   const statements: BatchItem<"sqlite">[] = [];
   const found = [...gatherAddresses(record.pages).values()];
@@ -412,11 +418,12 @@ async function phoneStatements(
 }
 
 export async function markCrawlFailed(env: IndexEnv, domain: string, error: string, now: number) {
-  await (await indexFor(env, domain))
-    .insert(domains)
-    .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
-    .onConflictDoUpdate({
-      target: domains.domain,
-      set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now },
-    });
+  for (const store of await indexWritersFor(env, domain))
+    await store
+      .insert(domains)
+      .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
+      .onConflictDoUpdate({
+        target: domains.domain,
+        set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now },
+      });
 }

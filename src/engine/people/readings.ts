@@ -86,6 +86,12 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
     name: withoutFlag(split),
     weight: weightOf(split, family?.name ?? null, turned, familyFirstPage),
   }));
+  const patronymic = family || turned ? null : patronymicReading(words);
+  if (patronymic)
+    return [
+      { name: patronymic, weight: 1 },
+      ...readings.map((r) => ({ ...r, weight: Math.min(r.weight, CONTRADICTED) })),
+    ];
   if (!family) return readings;
   // The upper-cased words are the family name, wherever they stand; the rest is the given name
   // (with any further words as middle names, or as a two-word given name).
@@ -105,6 +111,22 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
     stated.push({ first: leading, last: family.name, middle: given.filter((w) => w !== leading).join(" ") });
   if (given.length > 1) stated.push({ first: given.join(" "), last: family.name });
   return [...stated.map((name) => ({ name, weight: 1 })), ...readings.filter((r) => r.weight < 1)];
+}
+
+/**
+ * An East Slavic patronymic (Сергеевич, Сергеевна, Іванівна; romanized Sergeyevich, Sergeyevna):
+ * a name of three words has one either in the middle, given name first ("Юлия Сергеевна Иванова"),
+ * or at the end, family name first as Russian documents write it ("Иванова Юлия Сергеевна").
+ */
+const PATRONYMIC =
+  /^\p{Lu}\p{Ll}{2,}(?:ович|евич|ёвич|ьевич|овна|евна|ёвна|ьевна|ична|інічна|івна|ївна|ovich|evich|ovna|evna|ichna|ivna|yivna)$/u;
+
+function patronymicReading(words: readonly string[]): PersonName | null {
+  if (words.length !== 3) return null;
+  const [a = "", b = "", c = ""] = words;
+  if (PATRONYMIC.test(b) && !PATRONYMIC.test(c)) return { first: a, middle: b, last: c };
+  if (PATRONYMIC.test(c) && !PATRONYMIC.test(b)) return { first: b, middle: c, last: a };
+  return null;
 }
 
 /**

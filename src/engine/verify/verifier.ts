@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import { domains, emailSources } from "../../db/schema-index.js";
-import { groupByIndex, type IndexEnv, indexFor } from "../../db/shards.js";
+import { groupByIndex, type IndexEnv, indexFor, indexWritersFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
@@ -407,9 +407,6 @@ async function storedCatchAll(env: IndexEnv, domain: string): Promise<boolean | 
 
 /** Keeps the prober's catch-all verdict on the domain row, when the domain is already indexed. */
 async function rememberCatchAll(env: IndexEnv, domain: string, acceptAll: boolean): Promise<void> {
-  await (await indexFor(env, domain))
-    .update(domains)
-    .set({ acceptAll, updatedAt: Date.now() })
-    .where(eq(domains.domain, domain))
-    .run();
+  for (const index of await indexWritersFor(env, domain))
+    await index.update(domains).set({ acceptAll, updatedAt: Date.now() }).where(eq(domains.domain, domain)).run();
 }

@@ -2,13 +2,14 @@
  * The character encoding of a fetched page, decided the way browsers decide it (WHATWG HTML,
  * "determining the character encoding"): a byte order mark first, then the charset of the HTTP
  * `Content-Type`, then a `<meta charset>` or `<meta http-equiv="Content-Type">` within the first
- * 1,024 bytes (an XML declaration for XML documents), and without any of them UTF-8 when the
+ * 1,024 bytes (an XML declaration for XML documents), then one further in (the parser's change of
+ * a tentative encoding), and without any of them UTF-8 when the
  * bytes are valid UTF-8, else windows-1252. workerd's TextDecoder knows every WHATWG encoding
  * (windows-125x, ISO-8859-x, KOI8, Shift_JIS, EUC-JP, ISO-2022-JP, GBK, GB18030, Big5, EUC-KR),
  * so no library is needed to decode them.
  */
 
-export type EncodingSource = "bom" | "header" | "meta" | "xml" | "utf-8 by content" | "default";
+export type EncodingSource = "bom" | "header" | "meta" | "late meta" | "xml" | "utf-8 by content" | "default";
 
 export interface DecidedEncoding {
   /** The WHATWG name of the encoding (TextDecoder's `encoding`). */
@@ -17,6 +18,12 @@ export interface DecidedEncoding {
 }
 
 const PRESCAN_BYTES = 1024;
+/**
+ * How far a `<meta charset>` past the prescan is looked for. A browser that meets one while parsing
+ * (its encoding still tentative) changes to it and parses the page again; pages that put a kilobyte
+ * of styles or scripts before their meta are read in the encoding they name.
+ */
+const LATE_META_BYTES = 64 * 1024;
 
 /** The encoding a label names, or null when TextDecoder does not know the label. */
 export function encodingForLabel(label: string): string | null {
@@ -63,9 +70,9 @@ const ATTRIBUTE = /([^\s/=>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/
  * The WHATWG prescan: the first `<meta>` within the first 1,024 bytes (outside comments) that
  * names an encoding, either by `charset` or by `http-equiv="content-type"` with a `content` charset.
  */
-export function prescanEncoding(bytes: Uint8Array): string | null {
+export function prescanEncoding(bytes: Uint8Array, limit = PRESCAN_BYTES): string | null {
   // Latin-1 keeps one character per byte, so ASCII markup reads right whatever the encoding.
-  const head = latin1(bytes.subarray(0, PRESCAN_BYTES)).replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+  const head = latin1(bytes.subarray(0, limit)).replace(/<!--[\s\S]*?(?:-->|$)/g, "");
   for (const [, tagAttributes] of head.matchAll(META)) {
     const attributes = new Map<string, string>();
     for (const [, rawName, doubleQuoted, singleQuoted, unquoted] of tagAttributes.matchAll(ATTRIBUTE)) {
@@ -125,6 +132,8 @@ export function decideEncoding(bytes: Uint8Array, contentType: string, truncated
   if (!/^text\/plain/i.test(contentType)) {
     const meta = prescanEncoding(bytes);
     if (meta) return { encoding: meta, source: "meta" };
+    const late = bytes.length > PRESCAN_BYTES ? prescanEncoding(bytes, LATE_META_BYTES) : null;
+    if (late) return { encoding: late, source: "late meta" };
   }
   if (isUtf8(bytes, truncated)) return { encoding: "utf-8", source: "utf-8 by content" };
   return { encoding: "windows-1252", source: "default" };

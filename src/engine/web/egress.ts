@@ -2,6 +2,7 @@ import { getDomain, parse } from "tldts";
 import { type Env, isProduction } from "../../env.js";
 import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
 import { decodeBody } from "./charset.js";
+import type { CookieJar } from "./cookies.js";
 import { EgressError } from "./egress-error.js";
 import { InlineDataFilter } from "./inline-data.js";
 import { classifyAddress, isAllowedAddress } from "./ip-ranges.js";
@@ -59,6 +60,8 @@ export interface GuardedFetchInit {
    */
   loopbackOutsideProduction?: boolean;
   signal?: AbortSignal;
+  /** Cookies of this site's crawl pass: sent on every hop, and what each answer sets is kept. */
+  cookies?: CookieJar;
 }
 
 export interface GuardedResponse {
@@ -186,7 +189,15 @@ export async function guardedFetch(env: Env, start: string | URL, init: GuardedF
     for (let hop = 0; ; hop++) {
       await checkHop(env, url, init.site, init.loopbackOutsideProduction);
       if (signal.aborted) throw new EgressError("timeout", url.href, "timed out");
-      const res = await fetch(url.href, { method, headers, body: init.body, redirect: "manual", signal });
+      const cookie = init.cookies?.header();
+      const res = await fetch(url.href, {
+        method,
+        headers: cookie ? { ...headers, cookie } : headers,
+        body: init.body,
+        redirect: "manual",
+        signal,
+      });
+      init.cookies?.store(res.headers);
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location && hop < maxRedirects) {
         await res.body?.cancel();
@@ -219,10 +230,17 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
   let body: Uint8Array | null = null;
   let truncated = false;
   if (readable)
-    ({ bytes: body, truncated } = await readCapped(res, init.maxBytes, signal, init.dropInlineData ?? false));
+    ({ bytes: body, truncated } = await readCapped(
+      await decodedStream(res),
+      res.url,
+      init.maxBytes,
+      signal,
+      init.dropInlineData ?? false,
+    ));
   else if (errorBody)
     ({ bytes: body, truncated } = await readCapped(
-      res,
+      await decodedStream(res),
+      res.url,
       Math.min(init.errorBodyBytes ?? 0, init.maxBytes),
       signal,
       false,
@@ -240,14 +258,52 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
   };
 }
 
+/**
+ * The body as content: a gzip or deflate `Content-Encoding` the runtime left encoded is decoded
+ * here (a production fetch decodes it itself; the bytes' own signature says which happened). The
+ * caps then count decoded bytes, so a small compressed answer cannot grow past them.
+ */
+async function decodedStream(res: Response): Promise<ReadableStream<Uint8Array> | null> {
+  const coding = (res.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (!res.body || !/^(x-)?gzip$|^deflate$/.test(coding)) return res.body;
+  const reader = res.body.getReader();
+  // The signature may straddle the first chunks: read until two bytes are in.
+  const held: Uint8Array[] = [];
+  let size = 0;
+  while (size < 2) {
+    const next = await reader.read();
+    if (next.done) break;
+    held.push(next.value);
+    size += next.value.byteLength;
+  }
+  if (size === 0) return null;
+  const head = held.length === 1 && held[0] ? held[0] : new Uint8Array(await new Blob(held).arrayBuffer());
+  const rest = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(head),
+    pull: async (controller) => {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const gzip = head[0] === 0x1f && head[1] === 0x8b;
+  const [b0 = 0, b1 = 0] = head;
+  const zlib = head.length > 1 && (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
+  if (coding.endsWith("gzip") && gzip) return rest.pipeThrough(new DecompressionStream("gzip"));
+  if (coding === "deflate" && zlib) return rest.pipeThrough(new DecompressionStream("deflate"));
+  return rest;
+}
+
 /** Reads at most `maxBytes` of the body and cancels the rest, so a 50 MB answer costs 50 MB of nobody's memory. */
 async function readCapped(
-  res: Response,
+  stream: ReadableStream<Uint8Array> | null,
+  url: string,
   maxBytes: number,
   signal: AbortSignal,
   dropInlineData: boolean,
 ): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const reader = res.body?.getReader();
+  const reader = stream?.getReader();
   if (!reader) return { bytes: new Uint8Array(), truncated: false };
   const filter = dropInlineData ? new InlineDataFilter() : null;
   const maxWire = dropInlineData ? 8 * maxBytes : maxBytes;
@@ -258,7 +314,7 @@ async function readCapped(
   for (;;) {
     if (signal.aborted) {
       await reader.cancel();
-      throw new EgressError("timeout", res.url, "timed out while reading the body");
+      throw new EgressError("timeout", url, "timed out while reading the body");
     }
     const read = await reader.read();
     if (read.done) break;

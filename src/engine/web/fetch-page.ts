@@ -1,5 +1,7 @@
 import { getDomain } from "tldts";
 import type { Env } from "../../env.js";
+import { consentAcceptLink } from "./consent.js";
+import type { CookieJar } from "./cookies.js";
 import { EgressError, guardedFetch, TEXT_TYPES } from "./egress.js";
 
 export { CRAWLER_USER_AGENT } from "./egress.js";
@@ -10,11 +12,15 @@ export interface FetchLimits {
   maxRedirects?: number;
   /** Also read PDF documents (as bytes, kind "document"); otherwise they are not downloaded. */
   documents?: boolean;
+  /** The caller's clock (a Retry-After date is read against it). */
+  now?: () => number;
+  /** The pass's cookies for this site: with them, a consent wall's accept link is followed (consent.ts). */
+  cookies?: CookieJar;
 }
 
 export type PageFetch =
   | { kind: "ok"; url: string; status: number; contentType: string; body: string; truncated: boolean }
-  /** A PDF, when asked for (`documents`): its bytes, to be read by pdf-text.ts. */
+  /** A PDF or an Office document (contentType "docx"/"xlsx"), when asked for (`documents`): its bytes, to be read by pdf-text.ts or office-text.ts. */
   | { kind: "document"; url: string; status: number; contentType: string; bytes: Uint8Array; truncated: boolean }
   /**
    * The server answered, but not with a page we can use (4xx, non-text, an off-site redirect, a
@@ -44,6 +50,8 @@ export type PageFetch =
     };
 
 const PDF_TYPES = /^application\/(pdf|x-pdf|octet-stream)|^binary\/octet-stream/i;
+/** Office documents (.docx, .xlsx), read like PDFs (office-text.ts). */
+const OFFICE_TYPES = /^application\/(vnd\.openxmlformats-officedocument\.|vnd\.ms-excel|msword|zip)/i;
 /** How much of an error page is read to tell a bot challenge from a plain refusal. */
 const ERROR_BODY_BYTES = 16 * 1024;
 
@@ -59,6 +67,10 @@ export async function fetchPage(
 ): Promise<Exclude<PageFetch, { kind: "document" }>>;
 export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch>;
 export async function fetchPage(start: string, env: Env, limits: FetchLimits): Promise<PageFetch> {
+  return fetchOnce(start, env, limits, false);
+}
+
+async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented: boolean): Promise<PageFetch> {
   const site = getDomain(start) ?? undefined;
   try {
     const res = await guardedFetch(env, start, {
@@ -68,9 +80,12 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
       site,
       dropInlineData: true,
       errorBodyBytes: ERROR_BODY_BYTES,
-      ...(limits.documents ? { accept: new RegExp(`${TEXT_TYPES.source}|${PDF_TYPES.source}`, "i") } : {}),
+      ...(limits.cookies ? { cookies: limits.cookies } : {}),
+      ...(limits.documents
+        ? { accept: new RegExp(`${TEXT_TYPES.source}|${PDF_TYPES.source}|${OFFICE_TYPES.source}`, "i") }
+        : {}),
     });
-    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), Date.now());
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), (limits.now ?? Date.now)());
     const retry = retryAfterMs === null ? {} : { retryAfterMs };
     const errorText = res.status >= 300 && res.body ? res.text() : "";
     if (isBotChallenge(res.status, res.headers, errorText)) {
@@ -95,6 +110,16 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
       return { kind: "unusable", url: res.url, status: 429, reason: "HTTP 429", transient: true, ...retry };
     if (res.status >= 300) return { kind: "unusable", url: res.url, status: res.status, reason: `HTTP ${res.status}` };
     const contentType = res.contentType || "text/html";
+    if (res.body && limits.documents && isOfficeDocument(contentType, res.url, res.body)) {
+      return {
+        kind: "document",
+        url: res.url,
+        status: res.status,
+        contentType: /\.xlsx($|\?)/i.test(res.url) || /sheet|excel/i.test(contentType) ? "xlsx" : "docx",
+        bytes: res.body,
+        truncated: res.truncated,
+      };
+    }
     if (res.body && limits.documents && isPdf(contentType, res.url, res.body)) {
       return {
         kind: "document",
@@ -111,7 +136,16 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
     // A challenge page may also come with 200 (a JavaScript check before the real page).
     if (isBotChallenge(res.status, res.headers, body))
       return { kind: "unusable", url: res.url, status: res.status, reason: "bot challenge", challenge: true };
-    return { kind: "ok", url: res.url, status: res.status, contentType, body, truncated: res.truncated };
+    const page = { kind: "ok" as const, url: res.url, status: res.status, contentType, body, truncated: res.truncated };
+    // A wall sent us to its consent page: accept once (the cookie is kept) and be sent back.
+    const accept = limits.cookies && !consented ? consentAcceptLink(start, res.url, body) : null;
+    if (accept) {
+      const back = await fetchOnce(accept, env, { ...limits, documents: false }, true);
+      if (back.kind === "ok") return back;
+      // The accept did not go through for now (a rate limit): the page is not read yet, not read as the wall.
+      if (back.kind === "unreachable" || (back.kind === "unusable" && (back.transient || back.challenge))) return back;
+    }
+    return page;
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
     if (err.kind === "refused") return { kind: "unusable", url: err.url, status: 0, reason: err.reason, refused: true };
@@ -123,6 +157,12 @@ export async function fetchPage(start: string, env: Env, limits: FetchLimits): P
       ...(err.kind === "no_such_host" ? { noSuchHost: true } : {}),
     };
   }
+}
+
+/** An Office document: a zip under an Office (or zip) type or a .docx/.xlsx address. */
+function isOfficeDocument(contentType: string, url: string, bytes: Uint8Array): boolean {
+  const zip = bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+  return zip && (OFFICE_TYPES.test(contentType) || /\.(docx|xlsx)($|\?)/i.test(url));
 }
 
 /** A PDF by its type, or an octet stream that starts like one (`%PDF-`) under a `.pdf` address. */

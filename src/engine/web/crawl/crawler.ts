@@ -1,6 +1,7 @@
 import robotsParser from "robots-parser";
 import type { Env } from "../../../env.js";
 import { isGenericLocalPart } from "../../people/positions.js";
+import { CookieJar } from "../cookies.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
@@ -38,7 +39,22 @@ export interface CrawlBudget {
   retry: RetryPolicy;
   /** PDF documents read in this pass (deep pass only): how many, their size cap and the pages read of each. */
   documents: { max: number; maxBytes: number; maxPages: number } | null;
+  /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
+  clock?: CrawlClock;
+  /** The pass's cookies (set by the pass itself: one jar per pass of one site, see cookies.ts). */
+  cookies?: CookieJar;
 }
+
+/** Time as a crawl pass sees it: when it is, and waiting (for a Retry-After, a pause, a time-out). */
+export interface CrawlClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+export const REAL_CLOCK: CrawlClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
 
 /**
  * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
@@ -81,6 +97,8 @@ const LOW_RANK = 10;
 
 /** Retries one pass makes at most: a site failing everywhere is not hammered. */
 const MAX_RETRIES_PER_PASS = 8;
+/** Retries of pages a site-wide rate limit turned away, one at a time after its Retry-After (the last pass). */
+const MAX_PACED_RETRIES = 24;
 
 /**
  * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
@@ -128,8 +146,6 @@ function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
   return { isAllowed: (url) => parsed.isAllowed(url, ROBOTS_AGENT) !== false, sitemaps: parsed.getSitemaps() };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
@@ -140,15 +156,25 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
   let refused: string | null = null;
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
-    const limits = { timeoutMs: budget.pageTimeoutMs, maxBytes: 256 * 1024 };
+    const limits = {
+      timeoutMs: budget.pageTimeoutMs,
+      maxBytes: 256 * 1024,
+      now: clockOf(budget).now,
+      cookies: budget.cookies,
+    };
     let fetched = await fetchPage(robotsUrl, env, limits);
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
+    // The last pass waits out a site-wide rate limit's Retry-After here (up to a third of its time):
+    // everything after robots.txt would meet the same limit.
+    const asked = "retryAfterMs" in fetched ? (fetched.retryAfterMs ?? 0) : 0;
     const wait = askedToComeBack(fetched)
-      ? retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
+      ? budget.retry.clamp && asked > budget.retry.maxWaitMs && asked < budget.totalMs / 3
+        ? asked
+        : retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
       : null;
     if (wait !== null) {
       notes.retried++;
-      await sleep(wait);
+      await clockOf(budget).sleep(wait);
       fetched = await fetchPage(robotsUrl, env, limits);
     }
     if (fetched.kind === "unusable" && fetched.challenge) noteChallenge(notes, fetched.url);
@@ -163,13 +189,26 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
       continue;
     }
     const origin = new URL(fetched.url).origin;
-    return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null };
+    // A robots.txt still asking us to come back never said where the site answers (no redirect was seen).
+    const confirmed = !askedToComeBack(fetched);
+    return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null, confirmed };
   }
   const failure =
     refused && !last?.timedOut
       ? { reason: refused, timedOut: false, refused: true }
       : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
-  return { origin: null, robots: null, failure };
+  return { origin: null, robots: null, failure, confirmed: false };
+}
+
+/** The origin of `url` when it is another host of the same site (www or not), else null. */
+function sameSiteOrigin(url: string | undefined, domain: string): string | null {
+  try {
+    if (!url) return null;
+    const host = new URL(url).hostname;
+    return host === domain || host === `www.${domain}` ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Asks for a path no site has: a 200 means the site answers any path with a page (see soft-not-found.ts). */
@@ -183,7 +222,11 @@ async function probeNotFound(
 ): Promise<NotFoundPage | null> {
   const url = `${origin}${probePath()}`;
   if (!robots.isAllowed(url)) return null;
-  const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: budget.maxBytesPerPage });
+  const r = await fetchPage(url, env, {
+    timeoutMs: budget.pageTimeoutMs,
+    maxBytes: budget.maxBytesPerPage,
+    cookies: budget.cookies,
+  });
   if (r.kind !== "ok" || r.status !== 200) return null;
   notes.softNotFound = true;
   return notFoundPage(await extractPage(r.body, r.url, domain, r.contentType), url);
@@ -217,6 +260,7 @@ interface Fetched {
 
 async function runPass(env: Env, input: PassInput) {
   const { domain, origin, robots, budget, done, notes, retryLater } = input;
+  const clock = clockOf(budget);
   let queue = rankFrontier(
     input.queue.flatMap((c) => {
       const url = onOrigin(c.url, origin);
@@ -236,17 +280,30 @@ async function runPass(env: Env, input: PassInput) {
   let challengeRetries = 0;
   /** A second ask was challenged too: no challenged page is asked again in this pass. */
   let challengeBackOff = false;
+  // A 429 speaks for the whole site (rate limits count every request): nothing more is asked before
+  // its Retry-After, and the last pass goes on one page at a time. A first pass that may not wait
+  // that long asks nothing more and leaves the rest to the deep pass (more asks would only prolong it).
+  let pausedUntil = 0;
+  let paced = false;
+  let pacedRetries = 0;
+  let stopAsking = false;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
 
-  while ((queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0) {
-    const now = Date.now();
+  while ((queue.length > 0 && fetchedCount < budget.maxPages && !stopAsking) || waiting.length > 0) {
+    const now = clock.now();
     const left = budget.totalMs - (now - input.startedAt);
     if (left <= 0) {
       failure = { reason: "crawl time budget used up", timedOut: true };
       break;
     }
+    if (now < pausedUntil) {
+      await clock.sleep(Math.min(pausedUntil - now, left));
+      continue;
+    }
     const batch: { candidate: Candidate; tries: number }[] = [];
     for (const w of waiting.filter((w) => w.at <= now)) {
+      // Paced (a site-wide rate limit): one request at a time, retries included.
+      if (paced && batch.length >= 1) break;
       waiting.splice(waiting.indexOf(w), 1);
       batch.push({ candidate: w.candidate, tries: w.tries });
     }
@@ -256,7 +313,9 @@ async function runPass(env: Env, input: PassInput) {
     const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (
       queue.length > 0 &&
-      batch.filter((b) => !b.tries).length < Math.min(budget.concurrency, budget.maxPages - fetchedCount)
+      !stopAsking &&
+      (paced ? batch.length : batch.filter((b) => !b.tries).length) <
+        Math.min(paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
     ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
@@ -276,7 +335,7 @@ async function runPass(env: Env, input: PassInput) {
     }
     if (batch.length === 0) {
       if (waiting.length === 0) break;
-      await sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
+      await clock.sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
       continue;
     }
     fetchedCount += batch.filter((b) => !b.tries).length;
@@ -287,9 +346,11 @@ async function runPass(env: Env, input: PassInput) {
           timeoutMs: Math.min(budget.pageTimeoutMs, left),
           maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
+          now: clock.now,
+          cookies: budget.cookies,
         };
         const result = await fetchPage(candidate.url, env, limits);
-        return { candidate, result, tries, at: Date.now() };
+        return { candidate, result, tries, at: clock.now() };
       }),
     );
     const found: Candidate[] = [];
@@ -302,21 +363,33 @@ async function runPass(env: Env, input: PassInput) {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
         if (challenged && retried) challengeBackOff = true;
+        // Under a site-wide rate limit a 429 says "slow down", not "this page failed": it does not use
+        // up the page's tries (the pass's time and MAX_PACED_RETRIES bound it).
+        const limited = r.kind === "unusable" && r.status === 429 && budget.retry.clamp;
         const mayAsk = challenged
           ? !retried &&
             !challengeBackOff &&
             challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS &&
             !input.askedBefore?.has(candidate.url)
-          : tries < budget.retry.tries;
+          : tries < budget.retry.tries || (limited && pacedRetries < MAX_PACED_RETRIES);
         // The wait runs from the answer, so it overlaps the rest of the round.
         const left = budget.totalMs - (at - input.startedAt);
-        const wait =
-          !mayAsk || retries >= MAX_RETRIES_PER_PASS ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+        if (r.kind === "unusable" && r.status === 429) {
+          const asked = r.retryAfterMs ?? 0;
+          if (asked > budget.retry.maxWaitMs && !budget.retry.clamp) stopAsking = true;
+          else if (budget.retry.clamp) {
+            paced = true;
+            pausedUntil = Math.max(pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
+          } else pausedUntil = Math.max(pausedUntil, at + asked);
+        }
+        const overCap = limited ? pacedRetries >= MAX_PACED_RETRIES : retries >= MAX_RETRIES_PER_PASS;
+        const wait = !mayAsk || overCap ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
-          retries++;
+          if (limited) pacedRetries++;
+          else retries++;
           if (challenged) challengeRetries++;
           if (!retried) notes.retried++;
-          waiting.push({ candidate, at: at + wait, tries: tries + 1 });
+          waiting.push({ candidate, at: Math.max(at + wait, pausedUntil), tries: tries + 1 });
         } else {
           retryLater.set(candidate.url, candidate.score);
           if (retried || input.askedBefore?.has(candidate.url)) noteStillFailing(notes, candidate.url);
@@ -376,6 +449,12 @@ async function readDocument(
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
+    if (r.contentType === "docx" || r.contentType === "xlsx") {
+      const { officeRows } = await import("../office-text.js");
+      const rows = await officeRows(r.bytes);
+      notes.documents++;
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+    }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
     return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
@@ -433,13 +512,15 @@ const unreachableOutcome = (
 export async function crawlFirstPass(
   env: Env,
   domain: string,
-  budget: CrawlBudget = FIRST_PASS,
+  passBudget: CrawlBudget = FIRST_PASS,
 ): Promise<CrawlOutcome> {
-  const startedAt = Date.now();
+  const budget = { ...passBudget, cookies: new CookieJar() };
+  const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes);
-  const { origin, robots } = site;
+  const { robots } = site;
+  let origin = site.origin;
   const done = new Set<string>();
   const retryLater = new Map<string, number>();
   const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
@@ -449,6 +530,12 @@ export async function crawlFirstPass(
     sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
   ]);
   const homePage = home.pages[0];
+  // robots.txt was rate-limited: the home page says where the site answers.
+  const answered = site.confirmed ? null : sameSiteOrigin(homePage?.url, domain);
+  if (answered && answered !== origin) {
+    origin = answered;
+    pass.origin = answered;
+  }
   const linked = homePage
     ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin)
     : [];
@@ -503,7 +590,11 @@ async function sitemapUrls(
   const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
   const read = async (url: string) => {
-    const r = await fetchPage(url, env, { timeoutMs: budget.pageTimeoutMs, maxBytes: 2 * 1024 * 1024 });
+    const r = await fetchPage(url, env, {
+      timeoutMs: budget.pageTimeoutMs,
+      maxBytes: 2 * 1024 * 1024,
+      cookies: budget.cookies,
+    });
     return r.kind === "ok" ? sitemapLocations(r.body) : { urls: [], isIndex: false };
   };
   const walk = async (url: string, depth: number): Promise<void> => {
@@ -541,13 +632,16 @@ export async function crawlDeepPass(
   env: Env,
   domain: string,
   previous: PreviousPass,
-  budget: CrawlBudget = DEEP_PASS,
+  passBudget: CrawlBudget = DEEP_PASS,
 ): Promise<CrawlOutcome> {
-  const startedAt = Date.now();
+  const budget = { ...passBudget, cookies: new CookieJar() };
+  const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
   const site = await openSite(env, domain, budget, notes);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes, previous);
-  const { origin, robots } = site;
+  const { robots } = site;
+  // robots.txt was rate-limited: the first pass's pages say where the site answers.
+  const origin = (!site.confirmed && sameSiteOrigin(previous.done[0] ?? previous.pending[0], domain)) || site.origin;
   const retry = previous.retry ?? [];
   const done = new Set(previous.done.filter((url) => !retry.includes(url)));
   const retryLater = new Map<string, number>();

@@ -447,7 +447,8 @@ function decodePath(path: string): string {
   }
 }
 
-const DOCUMENT = /\.pdf$/;
+/** Documents read only off the request path: PDFs and Office files (.docx, .xlsx). */
+const DOCUMENT = /\.(pdf|docx|xlsx)$/;
 const ASSET =
   /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
@@ -557,6 +558,11 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   const path = u.pathname.toLowerCase();
   if (path.endsWith(".vcf")) return from?.listsPeople ? VCARD_SCORE : VCARD_SCORE - 18;
   const text = (link.text ?? "").replace(/\s+/g, " ").trim();
+  // The data a page's script fetches, and where a page sends the reader (a meta refresh, a script):
+  // the page itself, as ranked (a team page's people are there).
+  const own = (link.rel ?? "").toLowerCase();
+  if (own === "data" || own === "refresh")
+    return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
   // A document a team page links to is most likely its directory.
   if (DOCUMENT.test(path))
     return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);

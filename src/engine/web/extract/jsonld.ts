@@ -67,7 +67,11 @@ export function strings(value: unknown): string[] {
  * a <script> must end its skip and its block in the same callback: two handlers on it left every
  * later text unread.
  */
-export function skippedElements(withData = false): {
+export function skippedElements(
+  withData = false,
+  /** Called as each collected script ends, in document order (where it stands in the text). */
+  onScript?: (block: ScriptBlock) => void,
+): {
   handler: HTMLRewriterElementContentHandlers;
   skipping(): boolean;
   blocks: string[];
@@ -93,7 +97,11 @@ export function skippedElements(withData = false): {
           depth--;
           if (buffer !== null) {
             if (jsonLd) blocks.push(buffer);
-            if (data) scripts.push({ type, id, text: buffer });
+            if (data) {
+              const block = { type, id, text: buffer };
+              scripts.push(block);
+              onScript?.(block);
+            }
           }
           buffer = null;
         });

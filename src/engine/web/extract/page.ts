@@ -25,7 +25,8 @@ import {
 import { type JsonNode, jsonLdNodes, jsonLdRoots, skippedElements } from "./jsonld.js";
 import { hasMicrodata, microdataItems } from "./microdata.js";
 import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
-import { appDataOf, type ScriptBlock } from "./script-data.js";
+import { appDataOf, isDataScript, type ScriptBlock } from "./script-data.js";
+import { assembledText, fetchedDataUrls, scriptRedirect } from "./script-text.js";
 import { type DataPerson, type DataReading, linesOfText, readStructured } from "./structured.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
 
@@ -79,6 +80,14 @@ export async function extractPage(
 ): Promise<PageExtraction> {
   if (isVCard(body, contentType))
     return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
+  // A JSON endpoint a page's script fetches is read as that page's data (an island of its own).
+  if (/json/i.test(contentType) && /^\s*[[{]/.test(body))
+    return extractPage(
+      `<script type="application/json">${body.replace(/<\//g, "<\\/")}</script>`,
+      pageUrl,
+      targetDomain,
+      "text/html",
+    );
   if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
 
   const lines: string[] = [];
@@ -88,11 +97,30 @@ export async function extractPage(
     if (line) lines.push(line);
     current = "";
   };
-  const skipped = skippedElements(true);
+  const linkRefs: LinkRef[] = [];
+  const ownLink = (raw: string, rel: string) => {
+    try {
+      const url = new URL(raw, pageUrl);
+      url.hash = "";
+      if ((url.protocol === "http:" || url.protocol === "https:") && getDomain(url.hostname) === targetDomain)
+        linkRefs.push({ url: url.href, text: "", rel });
+    } catch {
+      /* not a URL */
+    }
+  };
+  // What an inline script assembles stands where the script stands; the data it fetches and the page
+  // it sends the reader to are links of this page (script-text.ts).
+  const skipped = skippedElements(true, (block) => {
+    if (isDataScript(block.type) !== "js") return;
+    const text = assembledText(block.text);
+    if (text) current += ` ${text} `;
+    for (const url of fetchedDataUrls(block.text)) ownLink(url, "data");
+    const redirect = scriptRedirect(block.text);
+    if (redirect) ownLink(redirect, "refresh");
+  });
   const marks: Mark[] = [];
   let anchor: { marks: Mark[]; text: string } | null = null;
   const links = new Set<string>();
-  const linkRefs: LinkRef[] = [];
   const allLinks = new Set<string>();
   const phones = new Set<string>();
   const meta = new Map<string, string>();
@@ -213,6 +241,13 @@ export async function extractPage(
         if (anchor) anchor.text += ` ${decodeEntities(el.getAttribute("alt") ?? "")} `;
       },
     })
+    // An address split over data attributes a script joins (`data-user="jane" data-domain="acme.de"`).
+    .on(SPLIT_ADDRESS_ELEMENTS, {
+      element(el) {
+        const joined = splitAddress(el.attributes, targetDomain);
+        if (joined) current += ` ${joined} `;
+      },
+    })
     .on("[data-cfemail]", {
       element(el) {
         const decoded = decodeCfEmail(el.getAttribute("data-cfemail") ?? "");
@@ -234,6 +269,11 @@ export async function extractPage(
         ).toLowerCase();
         const content = decodeEntities(el.getAttribute("content") ?? "").trim();
         if (key && content && !meta.has(key)) meta.set(key, content);
+        // <meta http-equiv="refresh" content="0; url=/moved">: the page it sends the reader to.
+        if ((el.getAttribute("http-equiv") ?? "").toLowerCase() === "refresh") {
+          const target = /^\s*\d*(?:\.\d+)?\s*[;,]?\s*url\s*=\s*["']?([^"'\s]+)/i.exec(content)?.[1];
+          if (target) ownLink(target, "refresh");
+        }
       },
     })
     .on("h1", {
@@ -304,6 +344,17 @@ export async function extractPage(
     ],
     statedFormats: statedFormatsIn(lines, targetDomain),
   };
+}
+
+const SPLIT_ADDRESS_ELEMENTS = "[data-domain], [data-host], [data-site], [data-maildomain], [data-mail-domain]";
+
+/** The address an element's data attributes hold in two parts: a local part and the site's domain. */
+function splitAddress(attributes: Iterable<string[]>, targetDomain: string): string | null {
+  const data = [...attributes].filter(([name]) => name?.startsWith("data-")).map(([, value]) => (value ?? "").trim());
+  const domain = data.find((v) => v.includes(".") && getDomain(v.toLowerCase()) === targetDomain);
+  if (!domain) return null;
+  const local = data.find((v) => v !== domain && /^[a-z0-9][a-z0-9._%+-]{0,63}$/i.test(v) && !/^\d+$/.test(v));
+  return local ? `${local}@${domain}` : null;
 }
 
 /** Attributes whose value is the JSON an app renders from, with how to read it. */

@@ -1,0 +1,186 @@
+/**
+ * What an inline script's own literals spell, read without running it: strings joined with `+`
+ * (through variables bound to such joins: `var u = "jane"; var d = "acme" + ".de"; u + "@" + d`),
+ * and a literal reversed by `.split("").reverse().join("")`. Anything that is not a literal or a
+ * variable bound to one ends a join (`String.fromCharCode(64)`, a function call, a property):
+ * this reads what the page's bytes say, never what a program computes. Used for addresses a
+ * script assembles and for the JSON endpoints a script fetches (`fetch(API_BASE + "/team")`).
+ */
+
+type Token = { kind: "str"; value: string } | { kind: "id"; value: string } | { kind: "op"; value: string };
+
+const MAX_SCRIPT = 64 * 1024;
+
+function tokenize(script: string): Token[] {
+  const out: Token[] = [];
+  const s = script.length > MAX_SCRIPT ? script.slice(0, MAX_SCRIPT) : script;
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charAt(i);
+    if (c === '"' || c === "'" || c === "`") {
+      let j = i + 1;
+      let value = "";
+      let ok = true;
+      while (j < s.length && s[j] !== c) {
+        if (s[j] === "\\") {
+          const e = s[j + 1] ?? "";
+          if (e === "u" && /^[0-9a-fA-F]{4}$/.test(s.slice(j + 2, j + 6))) {
+            value += String.fromCharCode(Number.parseInt(s.slice(j + 2, j + 6), 16));
+            j += 6;
+            continue;
+          }
+          if (e === "x" && /^[0-9a-fA-F]{2}$/.test(s.slice(j + 2, j + 4))) {
+            value += String.fromCharCode(Number.parseInt(s.slice(j + 2, j + 4), 16));
+            j += 4;
+            continue;
+          }
+          value += e === "n" ? "\n" : e === "t" ? "\t" : e;
+          j += 2;
+          continue;
+        }
+        // A template's ${…} is code: the literal is not a plain string.
+        if (c === "`" && s[j] === "$" && s[j + 1] === "{") ok = false;
+        if (s[j] === "\n" && c !== "`") break;
+        value += s[j];
+        j++;
+      }
+      out.push(ok ? { kind: "str", value } : { kind: "op", value: "?" });
+      i = j + 1;
+      continue;
+    }
+    if (c === "/" && s[i + 1] === "/") {
+      const end = s.indexOf("\n", i);
+      i = end < 0 ? s.length : end;
+      continue;
+    }
+    if (c === "/" && s[i + 1] === "*") {
+      const end = s.indexOf("*/", i + 2);
+      i = end < 0 ? s.length : end + 2;
+      continue;
+    }
+    const id = /^[A-Za-z_$][\w$]*/.exec(s.slice(i, i + 64));
+    if (id) {
+      out.push({ kind: "id", value: id[0] });
+      i += id[0].length;
+      continue;
+    }
+    if (!/\s/.test(c)) out.push({ kind: "op", value: c });
+    i++;
+  }
+  return out;
+}
+
+const REVERSE = ["split", "(", "str", ")", ".", "reverse", "(", ")", ".", "join", "(", "str", ")"];
+
+/** A `"…".split("").reverse().join("")` at `i` (the literal's token): its reversed value, or null. */
+function reversedAt(t: Token[], i: number): { value: string; end: number } | null {
+  if (t[i + 1]?.value !== ".") return null;
+  for (let k = 0; k < REVERSE.length; k++) {
+    const tok = t[i + 2 + k];
+    const want = REVERSE[k];
+    if (!tok) return null;
+    if (want === "str" ? tok.kind !== "str" || tok.value !== "" : tok.value !== want) return null;
+  }
+  return { value: [...(t[i]?.value ?? "")].reverse().join(""), end: i + 2 + REVERSE.length };
+}
+
+/** A string a script's literals spell; `assembled` when joined or reversed (not a literal as written). */
+export interface ScriptString {
+  value: string;
+  assembled: boolean;
+}
+
+/**
+ * The strings an inline script's literals spell: every join of literals and bound variables (the
+ * longest at each place), reversed literals, and every literal on its own.
+ */
+export function scriptStrings(script: string): ScriptString[] {
+  const t = tokenize(script);
+  const bound = new Map<string, { value: string; assembled: boolean }>();
+  const out: ScriptString[] = [];
+  /** A join starting at token i: its value and where it ends (null when the term is not a known string). */
+  const term = (i: number): { value: string; end: number; assembled: boolean } | null => {
+    const tok = t[i];
+    if (!tok) return null;
+    if (tok.kind === "str") {
+      const reversed = reversedAt(t, i);
+      return reversed ? { ...reversed, assembled: true } : { value: tok.value, end: i + 1, assembled: false };
+    }
+    if (tok.kind === "id" && bound.has(tok.value) && t[i + 1]?.value !== "(" && t[i + 1]?.value !== ".") {
+      const b = bound.get(tok.value) ?? { value: "", assembled: false };
+      return { value: b.value, end: i + 1, assembled: b.assembled };
+    }
+    return null;
+  };
+  const join = (i: number): { value: string; end: number; assembled: boolean } | null => {
+    const first = term(i);
+    if (!first) return null;
+    let { value, end, assembled } = first;
+    while (t[end]?.value === "+") {
+      const next = term(end + 1);
+      if (!next) break;
+      value += next.value;
+      end = next.end;
+      assembled = true;
+    }
+    return { value, end, assembled };
+  };
+  const ends = (tok: Token | undefined) =>
+    tok === undefined || tok.kind === "id" || tok.value === ";" || tok.value === "," || tok.value === "}";
+  for (let i = 0; i < t.length; i++) {
+    const tok = t[i];
+    if (!tok) break;
+    // `var x = <join>`, `let x = …`, `x = …` and `, y = …` in a declaration list.
+    if (tok.kind === "id" && t[i + 1]?.value === "=" && t[i + 2]?.value !== "=") {
+      const j = join(i + 2);
+      if (j && ends(t[j.end])) {
+        bound.set(tok.value, { value: j.value, assembled: j.assembled });
+        out.push({ value: j.value, assembled: j.assembled });
+        i = j.end - 1;
+        continue;
+      }
+    }
+    const previous = t[i - 1]?.value;
+    // Only a join's start: not the middle of one already read.
+    if (previous === "+") continue;
+    const j = join(i);
+    if (!j) continue;
+    if (j.assembled || tok.kind === "str") out.push({ value: j.value, assembled: j.assembled });
+    i = j.end - 1;
+  }
+  return out.filter((s) => s.value.length > 2);
+}
+
+/** Same-site JSON endpoints a script fetches (REST routes, WordPress JSON, framework data routes). */
+const DATA_ROUTE =
+  /^(?:https?:\/\/[^/\s"']+)?\/(?:[\w.-]+\/)*?(?:api|wp-json|rest|_next\/data|graphql|data|content|cms)(?:\/[^\s"'<>]*)?$|^(?:https?:\/\/[^/\s"']+)?\/[^\s"'<>]*(?:\.json|__data\.json)(?:\?[^\s"'<>]*)?$/i;
+const FETCHES = /\bfetch\s*\(|\baxios\b|\$\.(?:getJSON|ajax|get)\s*\(|XMLHttpRequest|\buseFetch\s*\(|\$fetch\s*\(/;
+
+/** The data URLs an inline script fetches (only scripts that fetch; relative to the page). */
+export function fetchedDataUrls(script: string): string[] {
+  if (!FETCHES.test(script)) return [];
+  return [...new Set(scriptStrings(script).flatMap((s) => (DATA_ROUTE.test(s.value.trim()) ? [s.value.trim()] : [])))];
+}
+
+/** Where a script sends the page (`location.replace("/x")`, `location.href = "/x"`): the literal target. */
+export function scriptRedirect(script: string): string | null {
+  const m =
+    /\blocation(?:\.href)?\s*=\s*(["'])([^"'\s]+)\1|\blocation\.(?:replace|assign)\s*\(\s*(["'])([^"'\s]+)\3\s*\)/.exec(
+      script,
+    );
+  return m ? (m[2] ?? m[4] ?? null) : null;
+}
+
+/**
+ * The text a script assembles for the reader (joins and reversed literals only: a literal as written
+ * is the script's own business), tags dropped and mailto: targets kept.
+ */
+export function assembledText(script: string): string {
+  const parts: string[] = [];
+  for (const s of scriptStrings(script)) {
+    if (!s.assembled || !/@|&#0*64;/.test(s.value)) continue;
+    const mailto = [...s.value.matchAll(/mailto:([^"'?\s>]+)/gi)].map((m) => m[1] ?? "");
+    parts.push(...mailto, s.value.replace(/<[^>]*>/g, " "));
+  }
+  return [...new Set(parts)].join(" ").replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,109 @@
+// The crawler and extraction on the wider web's realities, one cause a test, on the wider-web guard
+// seed's sites (test/fixtures/generator/widerweb): each test crawls a site that carries the variant
+// (first pass, then the deep pass it hands over to) and expects every address labelled with it.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { crawlDeepPass, crawlFirstPass, DEEP_PASS, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
+import { advanceUrl, resetUrl, WIDER_WEB_GUARD_SEEDS } from "../fixtures/generator/index.js";
+import { generateWiderWebSite } from "../fixtures/generator/widerweb/site.js";
+import { VirtualClock } from "../support/virtual-clock.js";
+
+const SEED = WIDER_WEB_GUARD_SEEDS[0];
+
+/** The addresses both passes read on guard site `index`, and those labelled with `variant`. */
+async function crawl(index: number, variant: string) {
+  const site = generateWiderWebSite(SEED, index);
+  expect(site.labels.variants, `site ${index} carries ${variant}`).toContain(variant);
+  await fetch(resetUrl(site.labels.domain));
+  // The crawler's waits cost no wall time, and the site's clock (its rate limit) moves with them.
+  const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
+  const first = await crawlFirstPass(env, site.labels.domain, { ...FIRST_PASS, clock });
+  const deep = await crawlDeepPass(
+    env,
+    site.labels.domain,
+    { done: first.done, pending: first.pending, pendingScores: first.pendingScores, retry: first.retry },
+    { ...DEEP_PASS, clock },
+  );
+  const read = (o: typeof first) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email.toLowerCase()));
+  const wanted = site.labels.published.filter((p) => p.features?.includes(variant)).map((p) => p.email);
+  expect(wanted.length, `addresses labelled ${variant}`).toBeGreaterThan(0);
+  return { first: new Set(read(first)), settled: new Set([...read(first), ...read(deep)]), wanted, site };
+}
+
+describe("the wider web", () => {
+  it("a consent wall: its accept link is followed once, the cookie kept, the site read", async () => {
+    const { first, wanted } = await crawl(9, "consent:wall");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("gzip-encoded pages the runtime left encoded are decoded", async () => {
+    const { first, wanted } = await crawl(13, "encoding:gzip");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("UTF-16 pages with a byte-order mark are read", async () => {
+    const { first, wanted } = await crawl(39, "encoding:utf-16");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a <meta charset> after the first 1,024 bytes names the page's encoding", async () => {
+    const { first, wanted } = await crawl(22, "encoding:late-meta");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a team page moved with a 301 then a 302 is read where it landed", async () => {
+    const { first, wanted } = await crawl(25, "redirects:moved");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a meta refresh leads to the page it names, ranked as the page that refreshes", async () => {
+    const { first, wanted } = await crawl(6, "redirects:meta-refresh");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a redirect chain from http:// to a locale path ends on the home page", async () => {
+    const { first, wanted } = await crawl(42, "redirects:chain");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a staff list as .docx is read by the deep pass, never the first", async () => {
+    const { first, settled, wanted } = await crawl(33, "office:docx");
+    for (const email of wanted) expect(first, email).not.toContain(email);
+    for (const email of wanted) expect(settled, email).toContain(email);
+  });
+
+  it("a staff list as .xlsx (shared strings) is read by the deep pass", async () => {
+    const { settled, wanted } = await crawl(36, "office:xlsx");
+    for (const email of wanted) expect(settled, email).toContain(email);
+  });
+
+  it("people a team page's script fetches from a WordPress JSON route are read from the route", async () => {
+    const { first, wanted } = await crawl(39, "script-data:wp-json");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("people fetched from a REST route are read", async () => {
+    const { first, wanted } = await crawl(12, "script-data:rest");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("an address a script joins from string literals is read where the script stands", async () => {
+    const { first, wanted } = await crawl(28, "scripted:concat");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("an address a script reverses is read", async () => {
+    const { first, wanted } = await crawl(16, "scripted:reversed");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("an address split over data attributes is read", async () => {
+    const { first, wanted } = await crawl(24, "scripted:data-attr");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("a site-wide rate limit: the first pass stops asking, the deep pass waits out Retry-After and paces itself", async () => {
+    const { settled, wanted } = await crawl(38, "pace:rate-limit");
+    for (const email of wanted) expect(settled, email).toContain(email);
+  });
+});

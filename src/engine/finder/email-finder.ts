@@ -40,7 +40,9 @@ import { applyPattern, matchPatterns, type Pattern, type PatternInference } from
  *    capped at 85 (one matching address gives ~50, ten consistent ones ~80);
  *  - the verifier then adjusts it: `valid` +10 (max 99), `invalid` caps it at 10; `unknown`,
  *    `accept_all` (no SMTP proof) leave it as it is.
- * With neither a verbatim address nor any named address to learn a format from, nothing is proposed.
+ * With neither a verbatim address nor any named address to learn a format from, the address is
+ * searched over SMTP when a prober is configured (confirm.ts: candidates checked in order, the
+ * first accepted one confirmed and stored as evidence); without a prober nothing is proposed.
  */
 
 export interface FinderAnswer {

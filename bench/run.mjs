@@ -101,7 +101,8 @@ export const BENCHES = {
   shards: {
     file: "bench/shards.mjs",
     kind: "node",
-    about: "the same mixed load on 1 and 4 index databases, then a reshard 1 → 4 under load with a crash (`-- --domains 300 --rounds 6`)",
+    about:
+      "the same mixed load on 1 and 4 index databases, then a reshard 1 → 4 under load with a crash (`-- --domains 300 --rounds 6`)",
   },
   scale: {
     file: "bench/scale.mjs",

@@ -243,7 +243,7 @@ export const ISOLATE_STATE = {
   },
   dashboardOutbox: {
     holds: "the last 50 messages the local mailer printed (outside production, without `MAIL_API_KEY`)",
-    owner: "src/dashboard/mailer.ts",
+    owner: "src/delivery/mail.ts",
     kind: "value",
     maxEntries: null,
     lifetime: "the isolate's",

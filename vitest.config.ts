@@ -10,18 +10,23 @@ export default defineConfig(async () => {
   // The payment stack and the PDF reader are modules of their own, built from node_modules (wrangler builds them before dev and deploy).
   await Promise.all([buildPaymentVendor(), buildPdfVendor()]);
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  const indexMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-index"));
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // Test-only bindings: development (wrangler.toml sets no ENVIRONMENT: production), the
-          // migrations applied by test/setup.ts and a known operator secret.
+          // migrations applied by test/setup.ts (the main database's and the index databases') and a
+          // known operator secret.
           // Claims are read from D1 on every call: fixtures insert claims straight into D1, behind
           // the in-isolate claims cache (test/engine/claims-cache.test.ts covers the cache itself).
           bindings: {
             ENVIRONMENT: "development",
             TEST_MIGRATIONS: migrations,
+            TEST_INDEX_MIGRATIONS: indexMigrations,
+            // The contact index on 4 databases (wrangler.toml deploys 1); INDEX_SHARDS=1 npm test keeps it in DB.
+            INDEX_SHARDS: process.env.INDEX_SHARDS || "4",
             OPERATOR_SECRET: "test-operator-secret",
             DOH_URL: "https://dns.test/dns-query",
             MPP_SECRET_KEY: "test-mpp-secret-key-0123456789abcdef-not-for-production",
@@ -33,6 +38,9 @@ export default defineConfig(async () => {
             QUALITY_SITES: process.env.QUALITY_SITES ?? "",
             QUALITY_PROFILE: process.env.QUALITY_PROFILE ?? "",
             QUALITY_CONCURRENCY: process.env.QUALITY_CONCURRENCY ?? "",
+            MAIL_WORLD_SEED: process.env.MAIL_WORLD_SEED ?? "",
+            MAIL_WORLD_DOMAINS: process.env.MAIL_WORLD_DOMAINS ?? "",
+            MAIL_WORLD_CONCURRENCY: process.env.MAIL_WORLD_CONCURRENCY ?? "",
             MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "",
             MONEY_SEED: process.env.MONEY_SEED ?? "",
             MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "",

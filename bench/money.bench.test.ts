@@ -89,5 +89,8 @@ it(`runs ${schedules} money schedules from seed ${first}`, async () => {
     `schedules the runtime aborted (no verdict): ${aborted.length}${aborted.length ? ` (seeds ${aborted.join(", ")})` : ""}`,
   );
   out(`charges whose report died with its isolate (counted in /v1/usage, no log row): ${sum((r) => r.reportsLost)}`);
+  out(
+    `slow faults played: ${sum((r) => r.slow.roundTrips)} isolates with round trips past the orphan time, ${sum((r) => r.slow.outages)} limiter outages past the drain budget, ${sum((r) => r.slow.calls)} calls past a quiet lease's old life, ${sum((r) => r.slow.chunks)} chunks past the reservation's age, ${sum((r) => r.slow.jumps)} jumps of minutes or hours`,
+  );
   expect(violations).toBe(0);
 }, 3_600_000);

@@ -41,10 +41,10 @@ await withBenchServer("oauth", {}, async ({ base, headers }) => {
     })
   ).json();
   const go = browser(base);
-  const signIn = await (await go("/sign-in")).text();
+  const signIn = await (await go("/app/sign-in?next=%2Fdevice")).text();
   const signedIn = await go(
-    "/sign-in",
-    formBody({ csrf: field(signIn, "csrf"), return_to: "/device", email: "bench@example.com", password: "bench" }),
+    "/app/sign-in",
+    formBody({ csrf: field(signIn, "csrf"), next: "/device", email: "bench@example.com", password: "bench" }),
   );
   if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
   const verifier = randomBytes(32).toString("base64url");

@@ -10,7 +10,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * name -> { file, about, kind, nodeFlags?, pending? }. `kind` "node" runs the file with this Node
+ * name -> { file, about, kind, nodeFlags?, pending?, smoke? }. `smoke` is a run at tiny sizes, to
+ * see the bench still works end to end (`npm run bench -- <name> --smoke`): its arguments and the
+ * environment variables the bench reads its sizes from. `kind` "node" runs the file with this Node
  * (npm scripts put Node 22 first on the PATH); "workerd" runs a *.bench.test.ts file inside workerd
  * through vitest with vitest.bench.config.ts. `pending` says who adds a file not in the tree yet.
  */
@@ -19,6 +21,7 @@ export const BENCHES = {
     file: "bench/agent.mjs",
     kind: "node",
     about: "a paid agent call (402, sign, pay) against the same capability through /v1",
+    smoke: { env: { BENCH_ROUNDS: "3" } },
   },
   bulk: {
     file: "bench/bulk.mjs",
@@ -29,6 +32,7 @@ export const BENCHES = {
     file: "bench/cpu.mjs",
     kind: "node",
     about: "CPU ms per request of each process, route by route (`-- <routes> [seconds] [connections]`)",
+    smoke: { args: ["root"], env: { BENCH_SECONDS: "1" } },
   },
   crawl: {
     file: "bench/crawl.bench.test.ts",
@@ -39,37 +43,49 @@ export const BENCHES = {
     file: "bench/deliveries.mjs",
     kind: "node",
     about: "a /v1 call with `webhook_url` against the same call without it",
+    smoke: { env: { BENCH_ROUNDS: "3" } },
   },
   enrichment: {
     file: "bench/enrichment.mjs",
     kind: "node",
     about: "enrichment latency on a warm index (5,000 people) against /v1/me",
+    smoke: { env: { BENCH_PEOPLE: "50", BENCH_COMPANIES: "5", BENCH_ROUNDS: "3" } },
   },
   hot: {
     file: "bench/hot.mjs",
     kind: "node",
     about: "the paid paths (billed call, /v1/me, repeat, domain-status) next to `/`, at 50 and 1 connections",
+    smoke: { env: { BENCH_SECONDS: "1", BENCH_ROUNDS: "1", BENCH_CONNECTIONS: "1" } },
   },
   limits: {
     file: "bench/limiter.bench.test.ts",
     kind: "workerd",
     about: "500 concurrent requests against 50/min (exactly 50 admitted); a call with and without the limiter",
   },
+  "mail-world": {
+    file: "bench/mail-world.mjs",
+    kind: "node",
+    about:
+      "the finder and the verifier on a fresh randomized mail world with a Reacher-speaking prober (`-- --seed S --domains 24`)",
+  },
   mcp: {
     file: "bench/mcp.mjs",
     kind: "node",
     about: "a /v1/mcp tool call against the same /v1 call; the first MCP request against the next",
+    smoke: { env: { BENCH_ROUNDS: "3" } },
   },
   money: {
     file: "bench/money.mjs",
     kind: "node",
     about:
       "random schedules against the money invariants: violations (goal 0) and the loss bound (`-- --schedules 1000`)",
+    smoke: { args: ["--schedules", "5", "--seed", "1"] },
   },
   oauth: {
     file: "bench/oauth.mjs",
     kind: "node",
     about: "/v1/me with an OAuth bearer token against the same call with key + secret",
+    smoke: { env: { BENCH_ROUNDS: "3" } },
   },
   profile: {
     file: "bench/profile.mjs",
@@ -80,17 +96,26 @@ export const BENCHES = {
     file: "bench/quality.mjs",
     kind: "node",
     about: "engine quality on the fixture sites and on generated sites (`-- --seed N --sites 60 [--profile real-web]`)",
+    smoke: { args: ["--seed", "1", "--sites", "2"] },
+  },
+  shards: {
+    file: "bench/shards.mjs",
+    kind: "node",
+    about:
+      "the same mixed load on 1 and 4 index databases, then a reshard 1 → 4 under load with a crash (`-- --domains 300 --rounds 6`)",
   },
   scale: {
     file: "bench/scale.mjs",
     kind: "node",
     nodeFlags: ["--disable-warning=ExperimentalWarning"],
     about: "hot-path calls, imports and the repeat lookup as the index grows (`-- --sizes 1000,1000000`)",
+    smoke: { args: ["--sizes", "100", "--rounds", "1", "--big", "10", "--write-rounds", "1"] },
   },
   startup: {
     file: "bench/startup.mjs",
     kind: "node",
     about: "bundle size and startup CPU of the Worker (`-- --against <git ref>` compares)",
+    smoke: { args: ["--runs", "1"] },
   },
   "upload-memory": {
     file: "bench/upload-memory.mjs",
@@ -101,15 +126,23 @@ export const BENCHES = {
     file: "bench/throughput.mjs",
     kind: "node",
     about: "requests/s, p50 and p99 of /, /v1/me, phone-validator, domain-status at 1 and 50 connections",
+    smoke: { env: { BENCH_SECONDS: "1", BENCH_ROUNDS: "1", BENCH_CONNECTIONS: "1" } },
   },
 };
 
-/** The command that runs `name` with `args`: [program, arguments]. */
-export function commandFor(name, args = []) {
+/**
+ * The command that runs `name` with `args` (`--smoke`: the bench's own tiny run): [program,
+ * arguments, environment variables to add].
+ */
+export function commandFor(name, givenArgs = []) {
   const bench = BENCHES[name];
+  const smoke = givenArgs.includes("--smoke");
+  if (smoke && !bench.smoke) throw new Error(`bench "${name}" has no smoke run yet`);
+  const args = smoke ? (bench.smoke.args ?? []) : givenArgs;
+  const env = smoke ? (bench.smoke.env ?? {}) : {};
   if (bench.kind === "workerd")
-    return ["npx", ["vitest", "run", "--config", "vitest.bench.config.ts", bench.file, ...args]];
-  return [process.execPath, [...(bench.nodeFlags ?? []), bench.file, ...args]];
+    return ["npx", ["vitest", "run", "--config", "vitest.bench.config.ts", bench.file, ...args], env];
+  return [process.execPath, [...(bench.nodeFlags ?? []), bench.file, ...args], env];
 }
 
 /** Whether the bench's file is in this tree. */
@@ -146,8 +179,15 @@ function main() {
     );
     process.exit(1);
   }
-  const [program, argv] = commandFor(name, args);
-  const child = spawn(program, argv, { cwd: root, stdio: "inherit" });
+  let command;
+  try {
+    command = commandFor(name, args);
+  } catch (err) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  const [program, argv, env] = command;
+  const child = spawn(program, argv, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
   // Ctrl-C reaches the child through the terminal; a signal sent to this process alone is passed on.
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

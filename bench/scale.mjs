@@ -10,10 +10,11 @@
 // ratio of the largest size to the smallest.
 //
 // The 30-day repeat lookup runs inside the account's limiter (its `repeat_windows` table) and cannot
-// be seen over HTTP, so it is timed on its own: the table and the statement `RepeatWindows.find`
-// (src/limits/repeat-windows.ts) runs, captured from the code itself, in SQLite (node:sqlite) on a
-// table holding one tenth of each size as windows of one account (seed-scale opens a window per 10
-// addresses; in one account's limiter that is the worst case), for windows that exist and ones that do not.
+// be seen over HTTP, so it is timed on its own (bench/lib/repeat-lookup.mjs): `RepeatWindows`
+// (src/limits/repeat-windows.ts) makes its table in SQLite (node:sqlite) and its `find` statement is
+// timed on a table holding one tenth of each size as windows of one account (seed-scale opens a
+// window per 10 addresses; in one account's limiter that is the worst case), for windows that exist
+// and ones that do not.
 //
 // Writes: people imported through POST /operator/import (each writes a `people` and an `emails` row,
 // in D1 batches) on new domains, 2,000 people per request, --write-rounds requests per size; the
@@ -21,16 +22,11 @@
 //
 // No network: every domain is in the index (nothing is crawled) and DNS (the finder verifies its
 // answer) comes from a stub DNS-over-HTTPS server in this process.
-import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
-import * as esbuild from "esbuild";
 import { addressOf, BIG_DOMAIN, d1File, PER_DOMAIN, SMALL_DOMAIN, seedScale } from "../scripts/seed-scale.mjs";
-import { devOperatorSecret, median, root, withBenchServer } from "./lib/dev-server.mjs";
+import { devOperatorSecret, median, withBenchServer } from "./lib/dev-server.mjs";
+import { startDoh } from "./lib/doh-stub.mjs";
+import { repeatWindowsClass, timeRepeatLookup } from "./lib/repeat-lookup.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -50,94 +46,6 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 0) || !(rounds > 0) || !(big >
   throw new Error("--sizes n,m --rounds r --big b");
 
 const label = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
-
-/** A DNS-over-HTTPS stub: every name has an MX and an address (TEST-NET), nothing else. */
-function startDoh() {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, "http://doh");
-    const name = url.searchParams.get("name") ?? "";
-    const type = url.searchParams.get("type");
-    const answer =
-      type === "MX"
-        ? [{ name, type: 15, TTL: 3600, data: `10 mx.${name}.` }]
-        : type === "A"
-          ? [{ name, type: 1, TTL: 3600, data: "192.0.2.25" }]
-          : [];
-    res.writeHead(200, { "content-type": "application/dns-json" });
-    res.end(JSON.stringify({ Status: 0, Answer: answer }));
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-/** The limiter's window table and its lookup, taken from the code: RepeatWindows bundled for Node, run on a recording SqlStorage. */
-async function lookupStatement() {
-  const built = await esbuild.build({
-    stdin: {
-      contents: `export { RepeatWindows } from "./src/limits/repeat-windows.ts";`,
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    write: false,
-    external: ["cloudflare:*"],
-    logLevel: "error",
-  });
-  const { RepeatWindows } = await import(
-    `data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString("base64")}`
-  );
-  const seen = [];
-  const sql = {
-    exec: (statement, ...params) => {
-      seen.push({ sql: statement, params });
-      return { toArray: () => [], one: () => null };
-    },
-  };
-  const windows = new RepeatWindows(sql);
-  const schema = seen.splice(0).map((s) => s.sql);
-  windows.find("f".repeat(64), Date.now());
-  if (seen.length !== 1) throw new Error(`RepeatWindows.find ran ${seen.length} statements; the bench expects one`);
-  return { schema, ...seen[0] };
-}
-
-/** p50 of the lookup on a window table of `count` windows, for windows that exist and ones that do not. */
-function timeLookup({ schema, sql, params }, count) {
-  const dir = mkdtempSync(path.join(tmpdir(), "bench-scale-windows-"));
-  const db = new DatabaseSync(path.join(dir, "limiter.sqlite"));
-  try {
-    for (const statement of schema) db.exec(statement);
-    const now = Date.now();
-    const fingerprint = (n) => createHash("sha256").update(`scale ${n}`).digest("hex");
-    const insert = db.prepare(
-      "INSERT INTO repeat_windows (fingerprint, billed_at, account_id, capability, source, synced) VALUES (?, ?, 1, 'email-finder', 'API', 1)",
-    );
-    db.exec("BEGIN");
-    for (let n = 0; n < count; n++) insert.run(fingerprint(n), now - (n % 40) * 86_400_000);
-    db.exec("COMMIT");
-    const stmt = db.prepare(sql);
-    const at = params.indexOf("f".repeat(64));
-    const run = (fp) => {
-      const p = [...params];
-      p[at] = fp;
-      const start = process.hrtime.bigint();
-      const rows = stmt.all(...p);
-      return { ms: Number(process.hrtime.bigint() - start) / 1e6, found: rows.length };
-    };
-    const hit = [];
-    const miss = [];
-    for (let i = 0; i < 2000; i++) {
-      const n = (i * 7919) % Math.max(1, count);
-      const h = run(fingerprint(n));
-      if (h.found) hit.push(h.ms);
-      miss.push(run(createHash("sha256").update(`absent ${n}`).digest("hex")).ms);
-    }
-    return { hit: median(hit), miss: median(miss), hits: hit.length };
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** Starts one server per size (nested), each on its own seeded state. */
 async function withServers(vars, body, i = 0, servers = []) {
@@ -161,10 +69,11 @@ async function withServers(vars, body, i = 0, servers = []) {
 }
 
 const doh = await startDoh();
-const statement = await lookupStatement();
+const RepeatWindows = await repeatWindowsClass();
 try {
   await withServers(
-    { DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret },
+    // seed:scale writes its index into the main database's file: the server keeps the index there.
+    { DOH_URL: `http://127.0.0.1:${doh.address().port}/dns-query`, OPERATOR_SECRET: operatorSecret, INDEX_SHARDS: "1" },
     async (servers) => {
       const person = (domain, size) => addressOf(domain, Math.floor(size / 2));
       const calls = [];
@@ -263,7 +172,7 @@ try {
       const lookups = servers.map((s) => ({
         s,
         windows: Math.floor((s.emails + PER_DOMAIN + big) / 10),
-        ...timeLookup(statement, Math.floor((s.emails + PER_DOMAIN + big) / 10)),
+        ...timeRepeatLookup(RepeatWindows, Math.floor((s.emails + PER_DOMAIN + big) / 10)),
       }));
       for (const kind of ["hit", "miss"]) {
         const row = {
@@ -281,7 +190,7 @@ try {
         `30-day lookup: the statement RepeatWindows.find runs, in SQLite on one account's window table of ${lookups.map((l) => l.windows).join(" / ")} windows (${lookups[0].hits} open windows found among 2,000 asked).\n`,
       );
       console.table(rows);
-      console.log(`lookup statement: ${statement.sql}`);
+      console.log(`lookup statement: ${lookups[0].sql}`);
       console.log(
         "The import row shows rows written per second (median) in the p50 columns; its ratio is time per row, largest size over smallest.",
       );

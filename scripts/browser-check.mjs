@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
 import { checkDashboard, mailLinkIn } from "./lib/dashboard-check.mjs";
-import { passwordHash, root, wrangler as runWrangler, sqlText, wranglerBin } from "./lib/local.mjs";
+import { applyMigrations, passwordHash, root, wrangler as runWrangler, sqlText, wranglerBin } from "./lib/local.mjs";
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -69,7 +69,7 @@ let browser;
 let mailLink;
 try {
   mkdirSync(screens, { recursive: true });
-  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  applyMigrations({ persistTo: state });
   const hash = passwordHash(PASSWORD);
   wrangler([
     "d1",
@@ -166,7 +166,7 @@ try {
     code_challenge_method: "S256",
   });
   await page.goto(`${base}/oauth/authorize?${q}`);
-  assert(new URL(page.url()).pathname === "/sign-in", `expected the sign-in page, got ${page.url()}`);
+  assert(new URL(page.url()).pathname === "/app/sign-in", `expected the sign-in page, got ${page.url()}`);
   await page.type("#email", EMAIL);
   await page.type("#password", PASSWORD);
   await page.screenshot({ path: path.join(screens, "01-sign-in.png") });
@@ -264,7 +264,7 @@ try {
   await page.screenshot({ path: path.join(screens, "10-consent-360.png"), fullPage: true });
   const signInPage = await browser.newPage();
   await signInPage.setViewport({ width: 360, height: 740 });
-  await signInPage.goto(`${base}/sign-in`);
+  await signInPage.goto(`${base}/app/sign-in`);
   assert(
     await signInPage.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
     "sign-in page scrolls sideways at 360 px",

@@ -29,7 +29,7 @@ try {
   await build({
     stdin: {
       contents:
-        'export { checkFile } from "./src/import/rows.ts"; export { statementsFor, inlineStatement } from "./src/import/statements.ts";',
+        'export { checkFile } from "./src/import/rows.ts"; export { statementsFor, inlineStatement } from "./src/import/statements.ts"; export { buildRing, indexBindings, ownerOf, shardKeyOf } from "./src/db/shards.ts";',
       resolveDir: root,
       loader: "ts",
     },
@@ -39,14 +39,23 @@ try {
     outfile: bundle,
     logLevel: "error",
   });
-  const { checkFile, statementsFor, inlineStatement } = await import(pathToFileURL(bundle).href);
+  const { checkFile, statementsFor, inlineStatement, buildRing, indexBindings, ownerOf, shardKeyOf } = await import(
+    pathToFileURL(bundle).href
+  );
 
   const { rows, report } = checkFile(readFileSync(file, "utf8"), format);
   if (!dryRun && rows.length) {
     applyMigrations();
-    const sqlFile = path.join(work, "import.sql");
-    writeFileSync(sqlFile, `${statementsFor(rows, Date.now()).map(inlineStatement).join("\n")}\n`);
-    wrangler(["d1", "execute", "DB", "--local", "--file", sqlFile]);
+    // Each row goes to its domain's index database, routed as the Worker routes it (src/db/shards.ts);
+    // INDEX_SHARDS as npm start runs it (default 4; 1 is the main database). A local reshard's layout
+    // row is not read here: after one, pass INDEX_SHARDS as it left the index.
+    const ring = buildRing(indexBindings(Number(process.env.INDEX_SHARDS || "4")));
+    const byDatabase = Map.groupBy(statementsFor(rows, Date.now()), (s) => ownerOf(ring, shardKeyOf(s.domain)));
+    for (const [binding, statements] of byDatabase) {
+      const sqlFile = path.join(work, `import-${binding}.sql`);
+      writeFileSync(sqlFile, `${statements.map(inlineStatement).join("\n")}\n`);
+      wrangler(["d1", "execute", binding, "--local", "--file", sqlFile]);
+    }
   }
   console.log(
     `${dryRun ? "checked" : "imported"} ${file}: ${report.accepted} accepted (${report.by_kind.person} people, ${report.by_kind.company} companies, ${report.by_kind.phone} phones), ${report.rejected} rejected`,

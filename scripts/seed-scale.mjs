@@ -18,7 +18,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { applyMigrations, root, wrangler } from "./lib/local.mjs";
+import { applyMigrations, root } from "./lib/local.mjs";
 
 export const SMALL_DOMAIN = "small-scale.test";
 export const BIG_DOMAIN = "big-scale.test";
@@ -199,8 +199,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     throw new Error("--emails takes a whole number; --big a whole number from 10 to 40,000");
   }
   const persistTo = values["persist-to"] ? path.resolve(values["persist-to"]) : path.join(root, ".wrangler", "state");
-  if (values["persist-to"]) wrangler(["d1", "migrations", "apply", "DB", "--local"], { persistTo });
-  else applyMigrations();
+  applyMigrations(values["persist-to"] ? { persistTo } : undefined);
   const started = Date.now();
   const counts = seedScale(d1File(persistTo), { emails, big });
   console.log(`seeded ${persistTo} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);

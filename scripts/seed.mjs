@@ -24,7 +24,7 @@ const token = (bytes) => randomBytes(bytes).toString("base64url");
 export function seed(plan = "pro", { migrate = true, progress = (text) => process.stderr.write(text) } = {}) {
   if (!PLANS.includes(plan)) throw new Error(`Unknown plan '${plan}'. Choose one of: ${PLANS.join(", ")}.`);
   const step = stepper(progress);
-  if (migrate) step("Applying database migrations to the local D1 database", applyMigrations);
+  if (migrate) step("Applying database migrations to the local D1 databases (main and index)", () => applyMigrations());
   const email = `demo-${plan}@example.com`;
   // One wrangler call: the insert (a no-op when the account exists) and the read of its id.
   const [account] = step(`Creating the demo account ${email}`, () =>

@@ -10,8 +10,8 @@ import { type Family, FamilyIndex, FamilyLoader } from "./http/families.js";
 import type { ApiApp } from "./http/openapi.js";
 import { withRequestId } from "./http/request-id.js";
 import { limitBody, REQUEST_DEADLINE_MS, withDeadline } from "./http/request-limits.js";
+import { withTransportSecurity } from "./http/transport-security.js";
 import type { AppFetch, McpRouteOptions } from "./mcp/routes.js";
-import { homePage } from "./oauth/pages/home.js";
 
 export interface AppOptions {
   requestDeadlineMs?: number;
@@ -36,15 +36,7 @@ type V1Family = Family<ApiApp, FamilyDeps>;
 const OAUTH: RootFamily = {
   name: "oauth",
   at: "/",
-  prefixes: [
-    "/assets",
-    "/sign-in",
-    "/sign-out",
-    "/oauth",
-    "/device",
-    "/docs",
-    "/.well-known/oauth-authorization-server",
-  ],
+  prefixes: ["/assets", "/sign-in", "/oauth", "/device", "/docs", "/.well-known/oauth-authorization-server"],
   build: async () => {
     const app = new Hono<AppBindings>();
     (await import("./oauth/index.js")).registerOAuth(app);
@@ -136,6 +128,10 @@ const V1_FAMILIES: readonly V1Family[] = [
   }),
   v1Family("logs", ["/v1/logs"], async () => [(await import("./account/routes/logs/index.js")).registerLogRoutes]),
   v1Family("keys", ["/v1/keys"], async () => [(await import("./account/routes/keys/index.js")).registerKeyRoutes]),
+  v1Family("team", ["/v1/team"], async () => [(await import("./account/routes/team.js")).registerTeamRoutes]),
+  v1Family("purchases", ["/v1/credit-packs", "/v1/plan", "/v1/purchases"], async () => [
+    (await import("./agent/purchases.js")).registerPurchaseRoutes,
+  ]),
   v1Family("reveal", ["/v1/reveal"], async () => [(await import("./account/v1-reveal.js")).registerRevealRoute]),
   v1Family(
     "leads",
@@ -216,7 +212,7 @@ export function createApp(options: AppOptions = {}): App {
     app.get("/", async (c) =>
       // A browser gets a small page linking the API reference; programs keep the JSON index.
       c.req.header("accept")?.includes("text/html")
-        ? homePage(c)
+        ? (await import("./dashboard/home.js")).homePage(c)
         : c.json({
             name: "Contact Intelligence",
             account_api: "/v1 (X-Service-Key + X-Service-Secret, or OAuth 2.0 Authorization: Bearer)",
@@ -238,6 +234,7 @@ export function createApp(options: AppOptions = {}): App {
     const app = new Hono<AppBindings>();
     // First, so every response (errors from the middlewares below included) carries X-Request-Id.
     app.use("*", withRequestId());
+    app.use("*", withTransportSecurity());
     app.use("*", withDeadline(deadlineMs));
     // Caps every body without reading it (src/http/request-limits.ts): each route authenticates its
     // caller before it reads a byte. Bulk uploads (multipart POST /v1/bulk/{type}) stream into R2

@@ -1,6 +1,8 @@
 import type { AuthContext } from "./auth/auth-context.js";
 import type { BulkRowsMessage } from "./bulk/messages.js";
 import type { DeliveryMessage } from "./delivery/types.js";
+import type { MailHostPacer } from "./engine/verify/mail-host-pacer.js";
+import type { SmtpRetryMessage } from "./engine/verify/smtp-retry-message.js";
 import type { DeepCrawlMessage } from "./engine/web/crawl/deep-crawl-message.js";
 import type { BalanceView, CreditBalance } from "./limits/groups.js";
 import type { RequestLogMessage } from "./platform/request-log-row.js";
@@ -12,7 +14,13 @@ import type { RequestLogMessage } from "./platform/request-log-row.js";
  * bindings the code treats as optional, and the variables and secrets wrangler.toml does not set.
  * Every import above is a leaf module, so this file sits in no import cycle.
  */
-type RefinedBindings = "CRAWL_QUEUE" | "REQUEST_LOGS" | "DELIVERY_QUEUE" | "BULK_QUEUE";
+type RefinedBindings =
+  | "CRAWL_QUEUE"
+  | "REQUEST_LOGS"
+  | "DELIVERY_QUEUE"
+  | "BULK_QUEUE"
+  | "SMTP_RETRY_QUEUE"
+  | "MAIL_HOST_PACER";
 
 export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   /**
@@ -36,6 +44,20 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   REACHER_URL?: string;
   /** Sent as `x-reacher-secret` when the Reacher backend requires it. */
   REACHER_SECRET?: string;
+  /** Deferred SMTP checks and finder searches, tried again after a delay (queue "smtp-retries", src/engine/verify/smtp-retries.ts). */
+  SMTP_RETRY_QUEUE?: Queue<SmtpRetryMessage>;
+  /** One pacer per mail host (src/engine/verify/mail-host-pacer.ts). */
+  MAIL_HOST_PACER?: DurableObjectNamespace<MailHostPacer>;
+  /** Seconds an SMTP answer is reused for the same address (default 604800, 7 days). */
+  SMTP_CACHE_SECONDS?: string;
+  /** SMTP checks in flight at once per mail host (default 2). */
+  SMTP_HOST_MAX_IN_FLIGHT?: string;
+  /** SMTP checks started per minute per mail host (default 30). */
+  SMTP_HOST_MAX_PER_MINUTE?: string;
+  /** Waits in seconds before each background retry of a deferred check (default "300,900,3600"). */
+  SMTP_RETRY_SECONDS?: string;
+  /** Most a check waits for its mail host's pace before it is deferred instead (ms, default 10000). */
+  SMTP_PACE_WAIT_MS?: string;
   /** HMAC secret binding MPP challenges (>= 32 bytes); unset means the paid endpoints answer 503. */
   MPP_SECRET_KEY?: string;
   /** Agent surface payment settings (src/agent/payment-config.ts documents each). */
@@ -52,6 +74,8 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   AGENTS_PLAN?: string;
   /** First retry delay of a failed delivery in seconds, doubled per retry (default 30: 30 s, 60 s, 120 s). */
   DELIVERY_RETRY_BASE_SECONDS?: string;
+  /** How long an isolate reuses the contact index's layout (ms, default 5000; src/db/shards.ts). */
+  INDEX_LAYOUT_TTL_MS?: string;
   /** How long an isolate may reuse a claim lookup (ms, default 5000; "0" = read D1 every call). */
   CLAIMS_CACHE_TTL_MS?: string;
   /** Pins the OAuth issuer (e.g. https://api.example.com); unset = the request's origin (fine for dev, set it in production). */

@@ -7,6 +7,8 @@ declare namespace Cloudflare {
   }
   interface Env extends AppEnv {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** The index databases' schema (migrations-index/), applied to INDEX_0 … INDEX_3 by test/setup.ts. */
+    TEST_INDEX_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** Inputs for test/fuzz/routes.test.ts (npm run fuzz sets it; empty = the bounded default). */
     FUZZ_RUNS: string;
     /** Replays a fuzz run (the seed is printed by every run). */

@@ -3,21 +3,27 @@ import { env } from "cloudflare:workers";
 import { createApp } from "../src/app.js";
 import { resetIsolateState } from "../src/platform/isolate-state.js";
 
+const indexDatabases = [env.INDEX_0, env.INDEX_1, env.INDEX_2, env.INDEX_3];
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+for (const index of indexDatabases) await applyD1Migrations(index, env.TEST_INDEX_MIGRATIONS);
 
 // Every test file shares one workerd runtime (isolate: false in vitest.config.ts), so this file runs
 // before each of them against the same D1. Emptying every table here gives each file the empty
 // database it had when it ran in a runtime of its own. sqlite_sequence is kept on purpose: AUTOINCREMENT
 // ids keep rising across files, so an account id (and the Durable Objects named after it, e.g. the
-// account limiter) is never reused by a later file.
-const { results } = await env.DB.prepare(
-  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
-).all<{ name: string }>();
-if (results.length) {
-  await env.DB.batch([
-    env.DB.prepare("PRAGMA defer_foreign_keys = ON"),
-    ...results.map(({ name }) => env.DB.prepare(`DELETE FROM "${name.replaceAll('"', '""')}"`)),
-  ]);
+// account limiter) is never reused by a later file. The index databases are emptied the same way.
+for (const d1 of [env.DB, ...indexDatabases]) {
+  const { results } = await d1
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
+    )
+    .all<{ name: string }>();
+  if (results.length) {
+    await d1.batch([
+      d1.prepare("PRAGMA defer_foreign_keys = ON"),
+      ...results.map(({ name }) => d1.prepare(`DELETE FROM "${name.replaceAll('"', '""')}"`)),
+    ]);
+  }
 }
 // Per-isolate state that remembers rows of the emptied tables (or anything else a file did) goes with
 // them: each file starts as a new isolate would.

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { passwordHash, root, wrangler as runWrangler, wranglerBin } from "../../scripts/lib/local.mjs";
+import { applyMigrations, passwordHash, root, wrangler as runWrangler, wranglerBin } from "../../scripts/lib/local.mjs";
 
 export { root };
 
@@ -39,7 +39,7 @@ export function prepareBenchState(name, plan = "scale") {
   const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
   const wrangler = (args) => runWrangler(args, { persistTo: state });
   const sql = (command) => wrangler(["d1", "execute", "DB", "--local", "--json", "--command", command]);
-  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  applyMigrations({ persistTo: state });
   const key = `ck_${randomBytes(18).toString("base64url")}`;
   const secret = `cs_${randomBytes(32).toString("base64url")}`;
   const sha = createHash("sha256").update(secret).digest("hex");

@@ -1,10 +1,14 @@
 // The dashboard part of `npm run test:browser` (scripts/browser-check.mjs): a person's first
-// session, in real Chromium, against a running server: sign up, confirm (the link the local mailer
-// printed), sign out and in, create a key, one "Try it" call, a 1,000-row CSV uploaded by drag and
-// drop and followed to 100 % without a reload, its results downloaded, the key revoked. Then every
-// page at 360 px and in dark mode, with what must hold on each: no sideways scroll, every control
-// labelled, a visible focus ring, no request off this machine, first paint under 500 ms and the
-// transfer under 100 KB. Screenshots go to `${screens}/dash-*.png`.
+// session, in real Chromium, against a running server: sign up (one notice, the checklist), confirm
+// (the link the local mailer printed), sign out and in, create a key, one "Try it" call (a result
+// card, offline), a 1,000-row CSV uploaded by drag and drop and followed to 100 % without a reload,
+// its results downloaded, the key revoked; a top-up with the development payment method (balance
+// and receipt); a team (invite, join with the member's own password, the member's search logged as
+// theirs, removal ends their session); a password change that signs the other session out; a
+// keyboard-only try. Then every page, with what must hold on each: no sideways scroll at 360 px,
+// every control labelled, a visible focus ring, no request off this machine, first paint under
+// 500 ms and the transfer under 100 KB; screenshots of every page at 1280 and 360 px, light and
+// dark. Screenshots go to `${screens}/dash-*.png`.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 
@@ -21,6 +25,11 @@ export const DASHBOARD_PAGES = [
   "/app/leads",
   "/app/lists",
   "/app/webhooks",
+  "/app/attributes",
+  "/app/flags",
+  "/app/plans",
+  "/app/team",
+  "/app/settings",
 ];
 
 export async function checkDashboard({ base, browser, screens, mailLink, setPlan, step, assert }) {
@@ -67,10 +76,16 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await shot(page, "01-sign-up");
   await submit(page, "button[type=submit]");
   assert(pathOf(page) === "/app", `after sign-up: ${page.url()}`);
-  assert((await text(page)).includes("Confirm your email address"), "the overview asks to confirm the address");
-  assert((await text(page)).includes("account_unconfirmed"), "the overview shows /v1's 401 for an unconfirmed account");
+  const first = await text(page);
+  assert(first.includes("Confirm your email address"), "the overview asks to confirm the address");
+  assert(!first.includes("account_unconfirmed"), "the overview says the expected state in words, not as an error code");
+  assert(
+    (await page.$$eval("main .warning, main .error, main .success", (els) => els.length)) === 1,
+    "one notice on the first day, not three",
+  );
+  assert(first.includes("Get started") && first.includes("Create your first API key"), "the onboarding checklist");
   await shot(page, "02-unconfirmed");
-  step(`signed up as ${email}: unconfirmed, /v1 answers 401 account_unconfirmed (dash-01, dash-02)`);
+  step(`signed up as ${email}: one notice (confirm), the get-started checklist, no error code (dash-01, dash-02)`);
 
   // 2. Confirm with the link the local mailer printed.
   const link = await mailLink(email, "confirm");
@@ -109,19 +124,31 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   assert(!(await page.content()).includes(secret), "the secret is shown once");
   step(`created key ${key}: secret shown once, copied, works on /v1/me (dash-04)`);
 
-  // 5. One "Try it" call: billed, counted under the dashboard searches.
-  await page.goto(`${base}/app/try?capability=phone-validator`);
+  // 5. One "Try it" call on the default capability (works offline): a result card, billed, counted
+  // under the dashboard searches, the JSON a click away.
+  await page.goto(`${base}/app/try`);
+  const before = await text(page);
+  assert(before.includes("Check a phone number"), "Try it opens on the phone check (it works offline)");
+  assert(
+    /You have [\d,]+ phone credits left/.test(before),
+    `the quota is shown before the try: ${before.slice(0, 300)}`,
+  );
   await page.type("#p-phone", "+33612345678");
   await submit(page, "form[method=post] button.primary");
   const answer = await text(page);
-  assert(/200 · Billed: 1 phone credit/.test(answer), `try it answered: ${answer.slice(0, 400)}`);
-  assert(answer.includes('"e164_format": "+33612345678"'), "try it shows the JSON answer");
+  assert(/Mobile · country FR/.test(answer), `try it shows a phone card: ${answer.slice(0, 400)}`);
+  assert(answer.includes("Billed: 1 phone credit"), `try it says the cost: ${answer.slice(0, 400)}`);
+  assert(!answer.includes('"e164_format"'), "the JSON is folded away");
+  await page.click("details summary");
+  assert((await text(page)).includes('"e164_format": "+33612345678"'), "the JSON is one click away");
   await shot(page, "05-try-it");
   const limits = await (
     await fetch(`${base}/v1/rate-limits`, { headers: { "X-Service-Key": key, "X-Service-Secret": secret } })
   ).json();
   assert(limits.data.searches.daily.used === 1, `searches used today: ${JSON.stringify(limits.data.searches)}`);
-  step("ran one Try it call (phone-validator): 200, billed 1 phone credit, counted under searches (dash-05)");
+  step(
+    "ran one Try it call (phone-validator): a phone card, billed 1 phone credit, counted under searches, JSON one click away (dash-05)",
+  );
 
   // 6. Bulk: a 1,000-row CSV dropped on the upload form, previewed, estimated, launched, followed to 100 %.
   const csv = [
@@ -218,6 +245,102 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await shot(page, "10-key-revoked");
   step(`revoked the key from the keys page: /v1/me now answers ${after.status} (dash-10)`);
 
+  // 8b. A top-up with the development payment method: the balance grows by the pack, a receipt is listed.
+  const searchCredits = async () => {
+    await page.goto(`${base}/app`);
+    return Number((await page.$eval("#bal-search + p.stat", (e) => e.textContent)).replace(/[^\d]/g, ""));
+  };
+  const creditsBefore = await searchCredits();
+  await page.goto(`${base}/app/plans`);
+  await shot(page, "17-plans");
+  await submit(page, "form[action='/app/plans/packs/pack-1k'] button");
+  assert(pathOf(page) === "/app/plans", `after the top-up: ${page.url()}`);
+  const plans = await text(page);
+  assert(plans.includes("The credits are on your account") && plans.includes("1,000 credits"), "the receipt is listed");
+  await shot(page, "18-top-up-receipt");
+  const creditsAfter = await searchCredits();
+  assert(creditsAfter === creditsBefore + 1_000, `search credits ${creditsBefore} -> ${creditsAfter}`);
+  step(
+    `topped up 1,000 credits with the development payment method: ${creditsBefore} -> ${creditsAfter}, receipt listed (dash-17, dash-18)`,
+  );
+
+  // 8c. A team: invite by email, the member joins with their own password, searches on the owner's
+  // account (attributed to them in the logs), then is removed and loses access at once.
+  const memberEmail = `member-${Date.now()}@example.com`;
+  await page.goto(`${base}/app/team`);
+  await page.type("#invite-email", memberEmail);
+  await submit(page, "form[action='/app/team/invite'] button[type=submit]");
+  assert((await text(page)).includes("The invitation was mailed"), "invited");
+  await shot(page, "19-team-invited");
+  const joinLink = await mailLink(memberEmail, "join");
+  assert(joinLink?.startsWith(`${base}/app/team/join?token=`), `join link ${joinLink}`);
+  const memberContext = await browser.createBrowserContext();
+  const member = await memberContext.newPage();
+  await member.setViewport({ width: 1280, height: 860 });
+  await member.goto(joinLink);
+  await member.type("#join-password", "the member's own password");
+  await member.screenshot({ path: path.join(screens, "dash-20-join.png"), fullPage: true });
+  await Promise.all([member.waitForNavigation(), member.click("button[type=submit]")]);
+  assert(new URL(member.url()).pathname === "/app", `after joining: ${member.url()}`);
+  await member.goto(`${base}/app/try`);
+  await member.type("#p-phone", "+33612345679");
+  await Promise.all([member.waitForNavigation(), member.click("form[method=post] button.primary")]);
+  assert(
+    (await member.$eval("main", (m) => m.textContent)).includes("Billed: 1 phone credit"),
+    "the member's search ran",
+  );
+  let logs = "";
+  for (let i = 0; i < 30 && !logs.includes(memberEmail); i++) {
+    await page.goto(`${base}/app/logs`);
+    logs = await text(page);
+    if (!logs.includes(memberEmail)) await new Promise((r) => setTimeout(r, 300));
+  }
+  assert(logs.includes(memberEmail), "the owner's logs attribute the member's search to the member");
+  await shot(page, "21-logs-by-member");
+  await page.goto(`${base}/app/team`);
+  await submit(page, "tbody form[action$='/remove'] button");
+  assert((await text(page)).includes("The member was removed"), "removed");
+  await member.goto(`${base}/app`);
+  assert(new URL(member.url()).pathname === "/app/sign-in", `the removed member's next page: ${member.url()}`);
+  await memberContext.close();
+  step(
+    `team: invited ${memberEmail}, joined with their own password, searched on the owner's account (logged as theirs), removed: their session ended (dash-19..21)`,
+  );
+
+  // 8d. Settings: changing the password signs out the other session, not this one.
+  const otherContext = await browser.createBrowserContext();
+  const other = await otherContext.newPage();
+  await other.goto(`${base}/app/sign-in`);
+  await other.type("#email", email);
+  await other.type("#password", PASSWORD);
+  await Promise.all([other.waitForNavigation(), other.click("button[type=submit]")]);
+  assert(new URL(other.url()).pathname === "/app", `the second session: ${other.url()}`);
+  await page.goto(`${base}/app/settings`);
+  await page.type("#pw-current", PASSWORD);
+  await page.type("#pw-new", `${PASSWORD}-changed`);
+  await submit(page, "form[action='/app/settings/password'] button");
+  assert((await text(page)).includes("Every other session was signed out"), "password changed");
+  await shot(page, "22-settings-password");
+  await other.goto(`${base}/app`);
+  assert(new URL(other.url()).pathname === "/app/sign-in", `the other session after the change: ${other.url()}`);
+  await page.goto(`${base}/app`);
+  assert(pathOf(page) === "/app", "this session stays signed in");
+  await otherContext.close();
+  step("settings: the password change signed the other session out and kept this one (dash-22)");
+
+  // 8e. Keyboard only: Tab to the phone field of Try it, type, Enter; the card answers.
+  await page.goto(`${base}/app/try`);
+  let reached = false;
+  for (let i = 0; i < 40 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement?.id === "p-phone");
+  }
+  assert(reached, "Tab reaches the phone field");
+  await page.keyboard.type("+33612345670");
+  await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+  assert(/Mobile · country FR/.test(await text(page)), "the keyboard-only try answered with a card");
+  step("keyboard only: Tab to Try it's field, type, Enter: a result card");
+
   // 9. Every page: screenshots, first paint and transfer (cache off), labels, focus ring, 360 px, dark mode.
   const measured = [];
   const probe = await newPage();
@@ -283,11 +406,22 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   );
 
   const phone = await newPage(360, 740);
-  for (const p of [...DASHBOARD_PAGES, bulkJob]) {
-    await phone.goto(`${base}${p}`);
-    const fits = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-    assert(fits, `${p} scrolls sideways at 360 px`);
+  const wide = await newPage();
+  const slug = (p) => p.replace(/\W+/g, "-").replace(/^-|-$/g, "");
+  for (const scheme of ["light", "dark"]) {
+    await phone.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+    await wide.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+    for (const p of [...DASHBOARD_PAGES, bulkJob]) {
+      await phone.goto(`${base}${p}`);
+      const fits = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+      assert(fits, `${p} scrolls sideways at 360 px`);
+      await phone.screenshot({ path: path.join(screens, `dash-all-360-${scheme}-${slug(p)}.png`), fullPage: true });
+      await wide.goto(`${base}${p}`);
+      await wide.screenshot({ path: path.join(screens, `dash-all-1280-${scheme}-${slug(p)}.png`), fullPage: true });
+    }
   }
+  await phone.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+  await wide.close();
   await phone.goto(`${base}/app`);
   await phone.screenshot({ path: path.join(screens, "dash-11-overview-360.png"), fullPage: true });
   await phone.goto(`${base}${bulkJob}`);
@@ -305,10 +439,12 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   for (const p of [page, probe, phone]) await p.close();
 }
 
+const MAIL_PATHS = { confirm: "confirm", reset: "reset/new", join: "team/join", email: "settings/email/confirm" };
+
 /** Finds the newest "[mail]" link for `email` of a kind in a server's output. */
 export function mailLinkIn(output, email, kind) {
   const pattern = new RegExp(
-    `\\[mail\\] to ${email.replace(/[.+]/g, "\\$&")}: .*\\n\\[mail\\]\\s+(\\S+/app/${kind === "confirm" ? "confirm" : "reset/new"}\\?token=\\S+)`,
+    `\\[mail\\] to ${email.replace(/[.+]/g, "\\$&")}: .*\\n\\[mail\\]\\s+(\\S+/app/${MAIL_PATHS[kind]}\\?token=\\S+)`,
     "g",
   );
   return [...output.matchAll(pattern)].at(-1)?.[1] ?? null;

@@ -28,8 +28,17 @@ export function wrangler(args, { quiet = true, persistTo: stateDir = persistTo }
   return res.stdout ?? "";
 }
 
-export function applyMigrations() {
-  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+/** The index databases wrangler.toml binds (INDEX_0 …), migrated from migrations-index/ (src/db/shards.ts). */
+export const INDEX_DATABASES = ["INDEX_0", "INDEX_1", "INDEX_2", "INDEX_3"];
+
+/**
+ * The main database's migrations, then the index databases' (applied whatever INDEX_SHARDS says, so
+ * either setting runs). One after the other: wrangler processes sharing a state directory at once
+ * fail on its lock (SQLITE_BUSY).
+ */
+export function applyMigrations({ persistTo: stateDir = persistTo } = {}) {
+  for (const binding of ["DB", ...INDEX_DATABASES])
+    wrangler(["d1", "migrations", "apply", binding, "--local"], { persistTo: stateDir });
 }
 
 /** Runs SQL against the local D1 database and returns the rows of the last statement. */

@@ -12,4 +12,4 @@ export declare function missingUpstreams(
   timeoutMs?: number,
 ): Promise<Upstream[]>;
 export declare function offlineLine(u: Upstream): string;
-export declare function createOutputFilter(): { push(chunk: string): string; end(): string };
+export declare function createOutputFilter(opts?: { color?: boolean }): { push(chunk: string): string; end(): string };

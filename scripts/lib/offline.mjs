@@ -49,15 +49,26 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 const plain = (line) => line.replace(ANSI, "");
 
 /**
- * A line filter for `wrangler dev` output. Passes everything through except two multi-line
- * reports that only say "no internet": miniflare's Request.cf warning with its Node stack, and
- * workerd's "failed to lookup address information" error with its native stack. Each becomes one
- * line, printed once per run. `push(chunk)` returns the text to print; `end()` the rest.
+ * A line filter for `wrangler dev` output, so what a person needs stands out:
+ * - the dashboard's `[mail]` lines (a confirmation or reset link) become a framed block, bold on a
+ *   terminal;
+ * - request lines (`[wrangler:info] GET /app 200 OK (12ms)`) lose their prefix and are dimmed on a
+ *   terminal; static files (the dashboard's stylesheet and script, the favicon) answered 2xx or 304
+ *   are not shown;
+ * - the bindings table is printed once (wrangler prints it again when the server is ready);
+ * - a wrangler warning that asks for a `wrangler.jsonc` becomes one line (this project's
+ *   configuration is wrangler.toml);
+ * - two multi-line reports that only say "no internet" (miniflare's Request.cf warning with its
+ *   Node stack, workerd's "failed to lookup address information" with its native stack) become one
+ *   line each, printed once per run.
+ * `push(chunk)` returns the text to print; `end()` the rest. `color`: ANSI styles (a terminal).
  */
-export function createOutputFilter() {
+export function createOutputFilter({ color = false } = {}) {
   let pending = "";
-  let skipping = null; // "cf" | "lookup" | null
+  let skipping = null; // "cf" | "lookup" | "bindings" | "jsonc" | null
+  let bindingsShown = false;
   const said = new Set();
+  const style = (code, text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const once = (key, text) => {
     if (said.has(key)) return "";
     said.add(key);
@@ -66,6 +77,42 @@ export function createOutputFilter() {
 
   function line(raw) {
     const text = plain(raw);
+    if (skipping === "bindings") {
+      if (text.trim() !== "") return "";
+      skipping = null;
+      return "";
+    }
+    if (skipping === "jsonc") {
+      if (/^\s/.test(text) || text.trim() === "") return "";
+      skipping = null;
+    }
+    if (text.startsWith("Your Worker has access to the following bindings")) {
+      if (bindingsShown) {
+        skipping = "bindings";
+        return "";
+      }
+      bindingsShown = true;
+    }
+    if (text.includes("wrangler.jsonc")) {
+      skipping = "jsonc";
+      return once(
+        "jsonc",
+        "(wrangler's mention of a wrangler.jsonc does not apply: this project's configuration is wrangler.toml; nothing to do.)",
+      );
+    }
+    const mail = /^\[mail\]\s+(.*)$/.exec(text);
+    if (mail) {
+      const body = mail[1];
+      // "[mail] to x: Subject" opens the block; "[mail]   http://…" is its link.
+      return /^to /.test(body) ? `\n${style("1", `  ✉  ${body}`)}\n` : `${style("1;4", `     ${body.trim()}`)}\n\n`;
+    }
+    const request = /^\[wrangler:info\] ((GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (\S+) (\d{3}) .*)$/.exec(text);
+    if (request) {
+      const [, rest, , path, status] = request;
+      if (/^(\/app\/assets\/|\/favicon\.ico|\/assets\/)/.test(path) && (status.startsWith("2") || status === "304"))
+        return "";
+      return `${style("2", `  ${rest}`)}\n`;
+    }
     if (skipping === "cf") {
       if (/^\s*(Error: |at )/.test(text)) return "";
       skipping = null;

@@ -66,7 +66,7 @@ export async function pruneRequestLogs(
 const ATTRIBUTES_TYPE = "Attributes";
 
 /** Labels of the account routes, by first path segment; capabilities set their own ("Email Finder"). */
-const ROUTE_TYPES: Record<string, string> = {
+export const ROUTE_TYPES: Record<string, string> = {
   me: "Account",
   keys: "Keys",
   logs: "Logs",

@@ -8,6 +8,7 @@ import { ApiError } from "../http/errors.js";
 import { jsonBodyOr400 } from "../http/json-body.js";
 import type { ApiApp } from "../http/openapi.js";
 import { limitBody } from "../http/request-limits.js";
+import { spendAttempt } from "../platform/throttle.js";
 import { rfc3339 } from "../platform/time.js";
 
 /**
@@ -59,15 +60,16 @@ export const MAX_ENROLLMENT_BODY_BYTES = 16 * 1024;
 
 const perAddressLimit: MiddlewareHandler<AppBindings> = async (c, next) => {
   const ip = c.req.header("cf-connecting-ip") ?? "unknown";
-  const limiter = c.env.ACCOUNT_LIMITER.get(c.env.ACCOUNT_LIMITER.idFromName(`ip:${ip}`));
-  const window = await limiter.fixedWindow("agent-enrollments", ENROLLMENTS_PER_HOUR_PER_IP, 3_600_000, Date.now());
-  if (!window.allowed) {
+  const wait = await spendAttempt(c.env, [
+    { subject: `ip:${ip}`, window: "agent-enrollments", limit: ENROLLMENTS_PER_HOUR_PER_IP, windowMs: 3_600_000 },
+  ]);
+  if (wait !== null) {
     throw new ApiError(
       429,
       "rate_limit",
-      `Rate limit reached: ${ENROLLMENTS_PER_HOUR_PER_IP} enrollments per hour per address. Retry after ${window.resetSeconds} seconds.`,
+      `Rate limit reached: ${ENROLLMENTS_PER_HOUR_PER_IP} enrollments per hour per address. Retry after ${wait} seconds.`,
       {
-        "Retry-After": String(window.resetSeconds),
+        "Retry-After": String(wait),
       },
     );
   }

@@ -1,5 +1,6 @@
 import type { Env } from "../env.js";
 import { errorResponse } from "../http/errors.js";
+import { spendAttempt } from "../platform/throttle.js";
 
 /**
  * Per-payer rate limit in front of the shared agents account. Every agent runs as that one account,
@@ -21,14 +22,13 @@ export async function admitPayer(
   clientIp: string | undefined,
 ): Promise<Response | null> {
   const who = payer ? `payer:${payer.toLowerCase()}` : `ip:${clientIp ?? "unknown"}`;
-  const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`agent-${who}`));
   const limit = payerLimit(env);
-  const r = await limiter.fixedWindow("agent-calls", limit, 60_000, Date.now());
-  if (r.allowed) return null;
+  const wait = await spendAttempt(env, [{ subject: `agent-${who}`, window: "agent-calls", limit, windowMs: 60_000 }]);
+  if (wait === null) return null;
   return errorResponse(
     429,
     "rate_limit",
-    `Rate limit reached: ${limit} paid requests per minute per payer. Your credential was not charged and stays spendable; retry after ${r.resetSeconds} seconds.`,
-    { "retry-after": String(r.resetSeconds), "x-payment-charged": "false" },
+    `Rate limit reached: ${limit} paid requests per minute per payer. Your credential was not charged and stays spendable; retry after ${wait} seconds.`,
+    { "retry-after": String(wait), "x-payment-charged": "false" },
   );
 }

@@ -51,8 +51,44 @@ export interface PaidRequest {
 export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDeps): Promise<Response> {
   const endpoint = cap.agentPath;
   if (endpoint === undefined) throw new Error(`${cap.name} has no agent path: it is not sold to agents.`);
+  return chargeFor(
+    { endpoint, price: priceFor(endpoint), label: `${cap.label} (${endpoint})`, run: () => runAsAgents(cap, req) },
+    req,
+    deps,
+  );
+}
+
+/** What a payment buys: an answer the gate runs after validating the credential, paid only for a 200. */
+export interface PaidWork {
+  /** The challenge's scope: a credential bought for one endpoint is refused on another. */
+  endpoint: string;
+  /** Display units ("0.01"); none means the endpoint has no price configured. */
+  price: string | undefined;
+  label: string;
+  /** Runs before the money moves: its 200 is what is paid for (anything else is not charged). */
+  run(): Promise<Response>;
+  /**
+   * Runs once the money moved (a purchase delivers only what was paid for): its answer replaces
+   * run's. It must not fail for a reason the buyer caused; run checks those first.
+   */
+  fulfil?(paid: Payment): Promise<Response>;
+}
+
+/** A settled payment, as a purchase records it. */
+export interface Payment {
+  challengeId: string;
+  currencySymbol: string;
+  method: string;
+  reference: string;
+}
+
+/**
+ * The payment gate around any work: the agent surface's capability calls, and the account API's
+ * credit packs and plans (src/agent/purchases.ts), paid with the same MPP method and currencies.
+ */
+export async function chargeFor(work: PaidWork, req: PaidRequest, deps: GateDeps): Promise<Response> {
+  const { endpoint, price } = work;
   const now = deps.now ?? Date.now;
-  const price = priceFor(endpoint);
   if (!price) return gateUnavailable(`${endpoint} has no price configured.`, 300);
 
   let wire: PaymentWire;
@@ -68,7 +104,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   const offer: Offer = {
     endpoint,
     amount: price,
-    description: `${cap.label} (${endpoint})${provider.label ? ` - ${provider.label}` : ""}`,
+    description: `${work.label}${provider.label ? ` - ${provider.label}` : ""}`,
   };
   const challengeAgain = async (why: Errors.PaymentError) => {
     try {
@@ -137,7 +173,7 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
   try {
     let upstream: Response;
     try {
-      upstream = await runAsAgents(cap, req);
+      upstream = await work.run();
     } catch (err) {
       logError("agent call failed before the capability answered", err);
       return gateUnavailable(
@@ -178,6 +214,31 @@ export async function servePaid(cap: Capability, req: PaidRequest, deps: GateDep
     } catch (err) {
       // The money moved; the hold stays until the credential expires, so it cannot pay twice.
       logError("settlement not recorded in the ledger", holdId, err);
+    }
+    if (work.fulfil) {
+      const payment = {
+        challengeId: holdId,
+        currencySymbol: currency.symbol,
+        method: provider.method,
+        reference: receipt.reference,
+      };
+      try {
+        upstream = await work.fulfil(payment);
+      } catch (err) {
+        // The money moved: the buyer keeps the receipt, and the failure is ours to put right.
+        logError("a paid purchase could not be delivered", holdId, receipt.reference, err);
+        // MPP puts no receipt on an error answer; the reference in its message is the buyer's proof.
+        const failed = jsonResponse(
+          500,
+          errorBody(
+            500,
+            "server_error",
+            `Your payment (${receipt.reference}) went through but the purchase could not be delivered; contact support with this reference.`,
+          ),
+        );
+        failed.headers.set("x-payment-charged", "true");
+        return failed;
+      }
     }
     return paid(upstream, wire.Receipt.serialize(receipt));
   } finally {

@@ -11,9 +11,22 @@ export const OAUTH_PATHS = {
   register: "/v1/oauth/register",
   deviceAuthorization: "/oauth/device_authorization",
   devicePage: "/device",
-  signIn: "/sign-in",
-  signOut: "/sign-out",
+  /** The one sign-in page (the dashboard's), which sends the browser back to `next`. */
+  signIn: "/app/sign-in",
+  signOut: "/app/sign-out",
+  /** Where the OAuth pages signed in before: redirected to `signIn`. */
+  formerSignIn: "/sign-in",
 } as const;
+
+/** Where a sign-in may send the browser back to among the OAuth pages: the authorization and device pages only. */
+export function safeReturnTo(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const ok =
+    value.startsWith(`${OAUTH_PATHS.authorize}?`) ||
+    value === OAUTH_PATHS.devicePage ||
+    value.startsWith(`${OAUTH_PATHS.devicePage}?`);
+  return ok && !value.includes("\\") ? value : null;
+}
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -88,4 +101,20 @@ export function forwardToTokenEndpoint(
   request: Request,
 ): Promise<Response> {
   return authorizationServer(c.env, new URL(c.req.url)).fetch(request, c.env, workerCtx(c));
+}
+
+/**
+ * Revokes every OAuth grant of the account, with its access and refresh tokens (a password reset or
+ * change). The library keeps grants and tokens in KV under the user id alone, so the issuer of the
+ * server that finds them plays no part.
+ */
+export async function revokeAccountGrants(env: Env, accountId: number): Promise<void> {
+  const api = authorizationServer(env, new URL(env.OAUTH_ISSUER ?? "https://localhost")).getOAuthApi(env);
+  const userId = String(accountId);
+  let cursor: string | undefined;
+  do {
+    const page = await api.listUserGrants(userId, cursor ? { cursor } : {});
+    await Promise.all(page.items.map((grant) => api.revokeGrant(grant.id, userId)));
+    cursor = page.cursor;
+  } while (cursor);
 }

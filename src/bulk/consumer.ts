@@ -106,12 +106,15 @@ export async function processChunk(
             concurrency: ROW_CONCURRENCY,
             key,
             client,
+            // Kept alive from now on, while the rows run, not only once they are done.
+            onAdmitted: (ids) => {
+              holder.reservations = [...ids];
+            },
           },
         )
       : null;
     if (calls.length && !batch)
       throw new Error(`the chunk's admission was refused (job ${msg.jobId}, chunk ${msg.chunk})`);
-    holder.reservations = batch?.reservationIds ?? [];
     const outcomeOf = new Map(
       calls.flatMap((c, i) => {
         const outcome = batch?.outcomes[i];
@@ -297,6 +300,9 @@ function foundRecord(
   const base = { idx, valid: false, cells, emails: 0, credits };
   if (invalid) return { ...base, outcome: "invalid", reason: "refused", error: invalid };
   if (result.note) return { ...base, outcome: "not_found", reason: "filtered", error: result.note };
+  // Waiting on a deferred SMTP check (greylisting, pacing): not billed, shown as waiting, not as nothing found.
+  if (!result.found && result.waiting)
+    return { ...base, outcome: "not_found", reason: "waiting", error: result.waiting };
   if (!result.found) return { ...base, outcome: "not_found", reason: "not_found" };
   return {
     ...base,

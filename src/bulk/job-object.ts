@@ -1,65 +1,34 @@
 import { DurableObject } from "cloudflare:workers";
-import type { BulkOptionValues } from "../capabilities/core/registry.js";
 import type { Env } from "../env.js";
-import type { ErrorCode, StatusOf } from "../http/errors.js";
-import type { LimiterReply, Settlement, SettlementOutcome } from "../limits/limiter-messages.js";
-import { rfc3339 } from "../platform/time.js";
-import { DOWNLOADS_PER_JOB_PER_DAY, JOB_VALIDITY_MS } from "./constants.js";
-import { type Aggregate, type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
+import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
+import { BILLING_RESEND_MS, ChunkBillings } from "./chunk-billing.js";
+import { ChunkLeases } from "./chunk-leases.js";
+import {
+  chunkPlan,
+  countDownload,
+  createdState,
+  failedForChunk,
+  MAX_SENDS,
+  passedMilestone,
+  setArchived,
+  startRun,
+} from "./job-lifecycle.js";
+import {
+  type ChunkBilling,
+  type ChunkPlan,
+  type HistoryEvent,
+  invalidState,
+  jobError,
+  type RowRecord,
+} from "./job-records.js";
+import { JobStore } from "./job-store.js";
+import { type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
 import type { BulkRowsMessage } from "./messages.js";
-import { type InputRow, inputChunkKey, type ResultRow, type RowOutcome, resultPartKey } from "./storage.js";
+import { resultPart } from "./result-part.js";
+import { type InputRow, inputChunkKey, resultPartKey } from "./storage.js";
 
-/** One processed row, as the consumer reports it. */
-export interface RowRecord {
-  idx: number;
-  outcome: RowOutcome;
-  /** Why, as a code the summary groups by: found, not_found, filtered, blank, missing, refused, duplicate, has_email, over_cap, or an error type. */
-  reason?: string;
-  valid: boolean;
-  cells: string[];
-  error?: string;
-  emails: number;
-  credits: { search?: number; verification?: number; phone?: number };
-}
+export { JOB_ERROR, jobError, type RowRecord } from "./job-records.js";
 
-/** Whether a delivery may run its chunk, and what it needs to. */
-export type ChunkPlan =
-  | { go: false }
-  | {
-      go: true;
-      accountId: number;
-      type: string;
-      prefix: string;
-      fields: Record<string, number>;
-      options: BulkOptionValues;
-      done: number[];
-      chunkRows: number;
-      /** Fencing token of this delivery: only the latest delivery of a chunk may record its rows. */
-      token: number;
-      /** The chunk's lease: the delivery renews it (renewChunk) while it runs. */
-      leaseMs: number;
-    };
-
-/** What a chunk's found rows cost, kept with them until the account's limiter has decided it. */
-export interface ChunkBilling {
-  plan: string;
-  settlement: Settlement;
-  /** The rows whose credits the decision sets: row index and the request it billed. */
-  rows: { idx: number; fingerprint: string }[];
-}
-
-export interface HistoryEvent {
-  id: number;
-  user_id: number | null;
-  event: string;
-  actor: string;
-  message: string | null;
-  /** JSON text (parsed by the route: RPC types cannot carry `unknown`). */
-  meta: string | null;
-  created_at: string;
-}
-
-const MILESTONES = [25, 50, 75];
 /**
  * Chunks of a run that are on the queue or being worked on at once. The rest go out as these
  * finish, so each chunk is sent when a consumer can take it soon, and a lease (below) that runs
@@ -68,20 +37,8 @@ const MILESTONES = [25, 50, 75];
 export const CHUNKS_IN_FLIGHT = 16;
 /** How long a sent chunk may go without being started or finished before the alarm sends it again (BULK_CHUNK_LEASE_SECONDS). */
 const DEFAULT_LEASE_MS = 5 * 60_000;
-/** A chunk sent this many times without finishing fails the job (it can be retried). */
-const MAX_SENDS = 5;
 /** After a job ends, the alarm makes sure its index row and end event went out. */
 const ENDING_CHECK_MS = 30_000;
-/** A chunk's billing still undecided this long after its rows were recorded is sent by the job itself. */
-export const BILLING_RESEND_MS = 30_000;
-/** Errors cross the RPC boundary as plain Errors: the status and type travel in the message (see jobs.ts). */
-export const jobError = <T extends ErrorCode>(
-  status: NoInfer<StatusOf<T>> & (404 | 409 | 429),
-  type: T,
-  message: string,
-) => new Error(`${JOB_ERROR}${status}:${type}:${message}`);
-export const JOB_ERROR = "bulk-job-error:";
-const invalidState = (message: string) => jobError(409, "invalid_state", message);
 
 // The index row (drizzle, the D1 schema) and the end event (the delivery system) are imported on
 // first use: this class is exported by the Worker's entry module, so its static imports are
@@ -99,50 +56,25 @@ const notifyJobEnd = async (...args: Parameters<typeof import("./end-event.js").
 export class BulkJob extends DurableObject<Env> {
   private job: JobState | undefined;
   private sql: SqlStorage;
+  private readonly billings: ChunkBillings;
+  private readonly rows: JobStore;
+  private readonly leases: ChunkLeases;
   /** This instance knows the alarm is set for the current run (reset when the run ends). */
   private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.billings = new ChunkBillings(this.sql);
+    this.rows = new JobStore(this.sql);
+    this.leases = new ChunkLeases(this.sql);
     ctx.blockConcurrencyWhile(async () => {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS job (k INTEGER PRIMARY KEY CHECK (k = 1), state TEXT NOT NULL)`);
-      this.sql.exec(
-        `CREATE TABLE IF NOT EXISTS rows (idx INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, outcome TEXT NOT NULL, valid INTEGER NOT NULL, cells TEXT NOT NULL, error TEXT, emails INTEGER NOT NULL, c_search INTEGER NOT NULL, c_verify INTEGER NOT NULL, c_phone INTEGER NOT NULL, at INTEGER NOT NULL)`,
-      );
-      this.sql.exec(
-        `CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, at INTEGER NOT NULL)`,
-      );
-      this.sql.exec(
-        `CREATE TABLE IF NOT EXISTS history (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, actor TEXT NOT NULL, user_id INTEGER, message TEXT, meta TEXT, at INTEGER NOT NULL)`,
-      );
-      this.sql.exec(
-        `CREATE TABLE IF NOT EXISTS leases (chunk INTEGER PRIMARY KEY, run INTEGER NOT NULL, due INTEGER NOT NULL, sends INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0)`,
-      );
-      this.sql.exec(
-        `CREATE TABLE IF NOT EXISTS billing (id INTEGER PRIMARY KEY AUTOINCREMENT, chunk INTEGER NOT NULL, plan TEXT NOT NULL, settlement TEXT NOT NULL, rows TEXT NOT NULL, at INTEGER NOT NULL)`,
-      );
-      // Objects created before rows carried a reason code, and before chunk outcomes were fenced.
-      if (
-        !this.sql
-          .exec<{ name: string }>(`PRAGMA table_info(rows)`)
-          .toArray()
-          .some((c) => c.name === "reason")
-      )
-        this.sql.exec(`ALTER TABLE rows ADD COLUMN reason TEXT`);
-      if (
-        !this.sql
-          .exec<{ name: string }>(`PRAGMA table_info(leases)`)
-          .toArray()
-          .some((c) => c.name === "token")
-      )
-        this.sql.exec(`ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0`);
-      const [row] = this.sql.exec<{ state: string }>(`SELECT state FROM job WHERE k = 1`).toArray();
-      if (row) this.job = JSON.parse(row.state) as JobState;
+      this.rows.migrate();
+      this.job = this.rows.loadState<JobState>() ?? undefined;
       // A job that was running (or ending, or still billing) when its object went away keeps an alarm; one that lost it gets one.
       if (
         this.job &&
-        (this.job.status === "running" || this.job.ending || this.billingOwed()) &&
+        (this.job.status === "running" || this.job.ending || this.billings.owed()) &&
         (await ctx.storage.getAlarm()) === null
       )
         await ctx.storage.setAlarm(Date.now() + 1_000);
@@ -153,22 +85,9 @@ export class BulkJob extends DurableObject<Env> {
 
   async init(init: JobInit, actorId: number): Promise<JobView> {
     if (this.job) throw invalidState("This job already exists.");
-    this.job = {
-      ...init,
-      status: "pending",
-      archived: false,
-      startedAt: null,
-      completedAt: null,
-      cancelledAt: null,
-      expiredAt: init.createdAt + JOB_VALIDITY_MS,
-      errorMessage: null,
-      retryCount: 0,
-      run: 0,
-      downloads: 0,
-      milestone: 0,
-    };
+    this.job = createdState(init);
     this.save();
-    this.event(
+    this.rows.event(
       "created",
       "user",
       actorId,
@@ -182,15 +101,9 @@ export class BulkJob extends DurableObject<Env> {
   /** pending -> running: sends one queue message per input chunk. */
   async launch(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
-    this.assertNotExpired(now, "launched");
-    if (job.status !== "pending") throw invalidState(`This job is ${job.status}; only a pending job can be launched.`);
-    if (job.archived) throw invalidState("This job is archived; restore it before launching it.");
-    job.status = "running";
-    job.startedAt = now;
-    job.run += 1;
-    job.cursor = 0;
-    this.sql.exec(`DELETE FROM leases`);
-    this.event("launched", "user", actorId, null, { run: job.run }, now);
+    startRun(job, now, "launch");
+    this.leases.clear();
+    this.rows.event("launched", "user", actorId, null, { run: job.run }, now);
     await this.dispatch(now);
     return this.view(now);
   }
@@ -198,25 +111,14 @@ export class BulkJob extends DurableObject<Env> {
   /** failed | cancelled -> running again, for the rows not finished yet. */
   async retry(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
-    this.assertNotExpired(now, "retried");
-    if (job.status !== "failed" && job.status !== "cancelled")
-      throw invalidState(`This job is ${job.status}; only a failed or cancelled job can be retried.`);
-    if (job.archived) throw invalidState("This job is archived; restore it before retrying it.");
-    job.status = "running";
-    job.run += 1;
-    job.retryCount += 1;
-    job.errorMessage = null;
-    job.cancelledAt = null;
-    job.completedAt = null;
-    job.startedAt ??= now;
-    job.cursor = 0;
-    this.sql.exec(`DELETE FROM leases`);
-    this.event(
+    startRun(job, now, "retry");
+    this.leases.clear();
+    this.rows.event(
       "retried",
       "user",
       actorId,
       null,
-      { run: job.run, rows_left: job.counts.input - this.processedCount() },
+      { run: job.run, rows_left: job.counts.input - this.rows.processedCount() },
       now,
     );
     await this.dispatch(now);
@@ -229,40 +131,32 @@ export class BulkJob extends DurableObject<Env> {
       throw invalidState(`This job is ${job.status}; only a pending or running job can be cancelled.`);
     job.status = "cancelled";
     job.cancelledAt = now;
-    this.event("cancelled", "user", actorId, null, { processed: this.processedCount() }, now);
+    this.rows.event("cancelled", "user", actorId, null, { processed: this.rows.processedCount() }, now);
     await this.ended(now);
     return this.view(now);
   }
 
   async archive(now: number, actorId: number): Promise<JobView> {
-    const job = this.mustExist();
-    if (job.archived) throw invalidState("This job is already archived.");
-    if (job.status === "running")
-      throw invalidState("This job is running; cancel it or wait for it to end before archiving it.");
-    job.archived = true;
-    this.save();
-    this.event("archived", "user", actorId, null, null, now);
-    await syncIndex(this.env, this.view(now));
-    return this.view(now);
+    setArchived(this.mustExist(), true);
+    return this.changed("archived", actorId, null, now);
   }
 
   async restore(now: number, actorId: number): Promise<JobView> {
-    const job = this.mustExist();
-    if (!job.archived)
-      throw invalidState(`This job is not archived (it is ${job.status}); only an archived job can be restored.`);
-    job.archived = false;
-    this.save();
-    this.event("restored", "user", actorId, null, null, now);
-    await syncIndex(this.env, this.view(now));
-    return this.view(now);
+    setArchived(this.mustExist(), false);
+    return this.changed("restored", actorId, null, now);
   }
 
   async rename(name: string, now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
     const from = job.name;
     job.name = name;
+    return this.changed("renamed", actorId, { from, to: name }, now);
+  }
+
+  /** A user's change of the job that leaves its run alone: kept, in its history, and in the index row. */
+  private async changed(event: string, actorId: number, meta: unknown, now: number): Promise<JobView> {
     this.save();
-    this.event("renamed", "user", actorId, null, { from, to: name }, now);
+    this.rows.event(event, "user", actorId, null, meta, now);
     await syncIndex(this.env, this.view(now));
     return this.view(now);
   }
@@ -285,27 +179,9 @@ export class BulkJob extends DurableObject<Env> {
     file: string,
   ): Promise<{ prefix: string; chunks: number; header: string[]; resultWidth: number; name: string }> {
     const job = this.mustExist();
-    this.assertNotExpired(now, "downloaded");
-    const hasResults = this.processedCount() > 0;
-    if (job.status === "pending" || job.status === "running" || !hasResults) {
-      throw invalidState(
-        `This job is ${job.status}${hasResults ? "" : " with no processed rows"}; results can be downloaded once it has ended.`,
-      );
-    }
-    const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-    const today = this.sql
-      .exec<{ n: number }>(`SELECT count(*) AS n FROM history WHERE event = 'downloaded' AND at >= ?`, dayStart)
-      .one().n;
-    if (today >= DOWNLOADS_PER_JOB_PER_DAY) {
-      throw jobError(
-        429,
-        "rate_limit",
-        `This job was downloaded ${today} times today, the daily limit. The counter resets at 00:00 UTC.`,
-      );
-    }
-    job.downloads += 1;
+    countDownload(job, now, this.rows.processedCount() > 0, (since) => this.rows.downloadsSince(since));
     this.save();
-    this.event("downloaded", "user", actorId, null, { file, downloads: job.downloads }, now);
+    this.rows.event("downloaded", "user", actorId, null, { file, downloads: job.downloads }, now);
     return {
       prefix: job.prefix,
       chunks: job.chunks,
@@ -332,49 +208,18 @@ export class BulkJob extends DurableObject<Env> {
   beginChunk(run: number, chunk: number): ChunkPlan {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return { go: false };
-    const finished = this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length > 0;
+    const finished = this.leases.isFinished(chunk);
     if (finished) return { go: false };
     const due = Date.now() + this.leaseMs();
-    const { token } = this.sql
-      .exec<{ token: number }>(
-        `INSERT INTO leases (chunk, run, due, sends, token) VALUES (?, ?, ?, 1, 1)
-         ON CONFLICT (chunk) DO UPDATE SET run = excluded.run, due = excluded.due, token = token + 1 RETURNING token`,
-        chunk,
-        run,
-        due,
-      )
-      .one();
-    const done = this.sql
-      .exec<{ idx: number }>(`SELECT idx FROM rows WHERE chunk = ?`, chunk)
-      .toArray()
-      .map((r) => r.idx);
-    return {
-      go: true,
-      accountId: job.accountId,
-      type: job.type,
-      prefix: job.prefix,
-      fields: job.fields,
-      options: job.config.options,
-      done,
-      chunkRows: job.chunkRows,
-      token,
-      leaseMs: this.leaseMs(),
-    };
+    const token = this.leases.begin(chunk, run, due);
+    return chunkPlan(job, this.rows.doneIn(chunk), token, this.leaseMs());
   }
 
   /** Renews a running delivery's lease; false when another delivery holds the chunk now (or it ended). */
   renewChunk(run: number, chunk: number, token: number): boolean {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return false;
-    return (
-      this.sql.exec(
-        `UPDATE leases SET due = ? WHERE chunk = ? AND run = ? AND token = ?`,
-        Date.now() + this.leaseMs(),
-        chunk,
-        run,
-        token,
-      ).rowsWritten > 0
-    );
+    return this.leases.renew(chunk, run, token, Date.now() + this.leaseMs());
   }
 
   /**
@@ -400,28 +245,14 @@ export class BulkJob extends DurableObject<Env> {
         fenced: false,
         recorded: [],
         billingId: null,
-        release: !this.billingHolds(billing?.settlement.reservationIds ?? []),
+        release: !this.billings.holds(billing?.settlement.reservationIds ?? []),
       };
     }
-    const [lease] = this.sql
-      .exec<{ token: number }>(`SELECT token FROM leases WHERE chunk = ? AND run = ?`, chunk, run)
-      .toArray();
-    if (lease?.token !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
+    const holder = this.leases.token(chunk, run);
+    if (holder !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
     return this.ctx.storage.transactionSync(() => {
-      const recorded = rows.filter((row) => this.insertRow(chunk, row)).map((row) => row.idx);
-      let billingId: number | null = null;
-      if (billing) {
-        billingId = this.sql
-          .exec<{ id: number }>(
-            `INSERT INTO billing (chunk, plan, settlement, rows, at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-            chunk,
-            billing.plan,
-            JSON.stringify(billing.settlement),
-            JSON.stringify(billing.rows),
-            Date.now(),
-          )
-          .one().id;
-      }
+      const recorded = rows.filter((row) => this.rows.insertRow(chunk, row, Date.now())).map((row) => row.idx);
+      const billingId = billing ? this.billings.record(chunk, billing, Date.now()) : null;
       return { go: true, fenced: false, recorded, billingId, release: false };
     });
   }
@@ -431,52 +262,8 @@ export class BulkJob extends DurableObject<Env> {
    * charged (nothing when it was not billed). Taking a decision twice changes nothing.
    */
   async billingDecided(billingId: number, outcome: SettlementOutcome): Promise<void> {
-    const [entry] = this.sql
-      .exec<{ settlement: string; rows: string }>(`SELECT settlement, rows FROM billing WHERE id = ?`, billingId)
-      .toArray();
-    if (!entry) return;
-    const settlement = JSON.parse(entry.settlement) as Settlement;
-    const rows = JSON.parse(entry.rows) as ChunkBilling["rows"];
-    const sent = (settlement.parts ?? []).map((p) => p.fingerprint);
-    const charged = (fingerprint: string): Partial<Record<"search" | "verification" | "phone", number>> | null => {
-      const i = sent.indexOf(fingerprint);
-      if (outcome.parts) return outcome.parts[i] ?? {};
-      if (outcome.replayed) return outcome.replayed[i] ?? null;
-      return outcome.billed.includes(fingerprint) ? null : {};
-    };
-    let changed = false;
-    this.ctx.storage.transactionSync(() => {
-      for (const { idx, fingerprint } of rows) {
-        const credits = charged(fingerprint);
-        // Billed, for an amount this limiter no longer knows (decided long ago): the row keeps its own.
-        if (credits === null) continue;
-        changed =
-          this.sql.exec(
-            `UPDATE rows SET c_search = ?1, c_verify = ?2, c_phone = ?3 WHERE idx = ?4 AND (c_search != ?1 OR c_verify != ?2 OR c_phone != ?3)`,
-            credits.search ?? 0,
-            credits.verification ?? 0,
-            credits.phone ?? 0,
-            idx,
-          ).rowsWritten > 0 || changed;
-      }
-      this.sql.exec(`DELETE FROM billing WHERE id = ?`, billingId);
-    });
+    const changed = this.ctx.storage.transactionSync(() => this.billings.decide(billingId, outcome));
     if (changed && this.job) await syncIndex(this.env, this.view(Date.now()));
-  }
-
-  /** Whether a billing not decided yet settles any of these reservations. */
-  private billingHolds(reservationIds: readonly string[]): boolean {
-    if (!reservationIds.length) return false;
-    const ids = new Set(reservationIds);
-    return this.sql
-      .exec<{ settlement: string }>(`SELECT settlement FROM billing`)
-      .toArray()
-      .some((b) => (JSON.parse(b.settlement) as Settlement).reservationIds.some((id) => ids.has(id)));
-  }
-
-  /** Chunk billings the limiter has not decided yet. */
-  private billingOwed(): boolean {
-    return this.sql.exec(`SELECT 1 FROM billing LIMIT 1`).toArray().length > 0;
   }
 
   /**
@@ -484,56 +271,28 @@ export class BulkJob extends DurableObject<Env> {
    * recording its rows), and takes the decisions. Harmless twice: a settlement is decided once.
    */
   private async sendOwedBilling(now: number): Promise<boolean> {
-    const entries = this.sql
-      .exec<{ id: number; plan: string; settlement: string }>(
-        `SELECT id, plan, settlement FROM billing WHERE at <= ? ORDER BY id LIMIT 20`,
-        now - BILLING_RESEND_MS,
-      )
-      .toArray();
-    if (!entries.length || !this.job) return this.billingOwed();
+    const entries = this.billings.due(now);
+    if (!entries.length || !this.job) return this.billings.owed();
     const accountId = this.job.accountId;
     const limiter = this.env.ACCOUNT_LIMITER.get(this.env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
     for (const e of entries) {
-      const reply = (await limiter.exchange({
-        plan: e.plan,
-        accountId,
-        settlements: [JSON.parse(e.settlement) as Settlement],
-      })) as LimiterReply;
+      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [e.settlement] })) as LimiterReply;
       const [decided] = reply.settlements;
       if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${this.job.id}`);
       await this.billingDecided(e.id, decided);
     }
-    return this.billingOwed();
-  }
-
-  private insertRow(chunk: number, row: RowRecord): boolean {
-    const cursor = this.sql.exec(
-      `INSERT OR IGNORE INTO rows (idx, chunk, outcome, reason, valid, cells, error, emails, c_search, c_verify, c_phone, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      row.idx,
-      chunk,
-      row.outcome,
-      row.reason ?? row.outcome,
-      row.valid ? 1 : 0,
-      JSON.stringify(row.cells),
-      row.error ?? null,
-      row.emails,
-      row.credits.search ?? 0,
-      row.credits.verification ?? 0,
-      row.credits.phone ?? 0,
-      Date.now(),
-    );
-    return cursor.rowsWritten > 0;
+    return this.billings.owed();
   }
 
   /** Credits ran out mid-job: the job stops as failed and can be retried after a top-up. */
   async stopForCredits(run: number, message: string, now: number): Promise<void> {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return;
-    const processed = this.processedCount();
+    const processed = this.rows.processedCount();
     job.status = "failed";
     job.completedAt = now;
     job.errorMessage = `Stopped after ${processed} of ${job.counts.input} rows: ${message} Top up, then retry the job; finished rows are kept and not billed again.`;
-    this.event("failed", "system", null, job.errorMessage, { processed, reason: "credits" }, now);
+    this.rows.event("failed", "system", null, job.errorMessage, { processed, reason: "credits" }, now);
     await this.ended(now);
   }
 
@@ -541,7 +300,7 @@ export class BulkJob extends DurableObject<Env> {
   async failChunk(run: number, chunk: number, now: number): Promise<void> {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return;
-    this.failForChunk(chunk, "dead_letter", now);
+    failedForChunk(this.state(), chunk, "dead_letter", now, (...e) => this.rows.event(...e));
     await this.ended(now);
   }
 
@@ -549,57 +308,21 @@ export class BulkJob extends DurableObject<Env> {
   async finishChunk(run: number, chunk: number, now: number): Promise<{ completed: boolean }> {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return { completed: false };
-    if (this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length) return { completed: false };
+    if (this.leases.isFinished(chunk)) return { completed: false };
     const input = await this.env.BULK_FILES.get(inputChunkKey(job.prefix, chunk));
     if (!input) throw new Error(`input chunk ${chunk} of job ${job.id} is missing`);
     const inputRows = (await input.json()) as InputRow[];
-    const recorded = new Map(
-      this.sql
-        .exec<{ idx: number; outcome: RowOutcome; valid: number; cells: string; error: string | null }>(
-          `SELECT idx, outcome, valid, cells, error FROM rows WHERE chunk = ? ORDER BY idx`,
-          chunk,
-        )
-        .toArray()
-        .map((r) => [r.idx, r]),
-    );
-    const width = job.header.length;
-    const resultWidth = job.resultHeader.length - 2;
-    const first = chunk * job.chunkRows;
-    const part: ResultRow[] = [];
-    for (const [i, inputRow] of inputRows.entries()) {
-      const r = recorded.get(first + i);
-      if (!r) throw new Error(`row ${first + i} of job ${job.id} was not recorded`);
-      const cells = JSON.parse(r.cells) as string[];
-      const inputCells = Array.from({ length: width }, (_, k) => inputRow.c[k] ?? "");
-      const results = Array.from({ length: resultWidth }, (_, k) => cells[k] ?? "");
-      const original = inputRow.x === "duplicate" ? Number(inputRow.r) - 1 : NaN;
-      part.push({
-        o: r.outcome,
-        v: r.valid === 1,
-        c: [...inputCells, ...results, r.outcome, r.error ?? ""],
-        ...(Number.isInteger(original) ? { d: original } : {}),
-      });
-    }
+    const part = resultPart(job, chunk, inputRows, this.rows.recordedIn(chunk));
     await this.env.BULK_FILES.put(resultPartKey(job.prefix, chunk), part.map((p) => JSON.stringify(p)).join("\n"));
     // The run may have moved on while the part was written (cancelled, failed, retried).
     if (this.job !== job || job.status !== "running" || job.run !== run) return { completed: false };
-    if (this.sql.exec(`SELECT 1 FROM chunks WHERE chunk = ?`, chunk).toArray().length) return { completed: false };
-    this.sql.exec(`INSERT OR IGNORE INTO chunks (chunk, run, at) VALUES (?, ?, ?)`, chunk, run, now);
-    this.sql.exec(`DELETE FROM leases WHERE chunk = ?`, chunk);
-    const doneChunks = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n;
-    const percent = Math.floor((this.processedCount() / Math.max(1, job.counts.input)) * 100);
-    const milestone = MILESTONES.filter((m) => percent >= m).at(-1) ?? 0;
-    if (milestone > job.milestone && doneChunks < job.chunks) {
-      job.milestone = milestone;
-      this.event(
-        "progress",
-        "system",
-        null,
-        `${milestone}% processed`,
-        { percent: milestone, processed: this.processedCount() },
-        now,
-      );
-    }
+    if (this.leases.isFinished(chunk)) return { completed: false };
+    this.leases.finish(chunk, run, now);
+    const doneChunks = this.leases.finishedCount();
+    const processed = this.rows.processedCount();
+    const milestone = doneChunks < job.chunks ? passedMilestone(job, processed) : null;
+    if (milestone)
+      this.rows.event("progress", "system", null, `${milestone}% processed`, { percent: milestone, processed }, now);
     if (doneChunks >= job.chunks) {
       await this.complete(now);
       return { completed: true };
@@ -613,20 +336,12 @@ export class BulkJob extends DurableObject<Env> {
 
   /** The answers of some rows (a download fills duplicate rows with their original row's answer). */
   answersOf(idxs: number[]): { idx: number; valid: boolean; cells: string[] }[] {
-    if (!idxs.length) return [];
-    const out: { idx: number; valid: boolean; cells: string[] }[] = [];
-    const wanted = [...new Set(idxs)];
-    // Bound parameters per statement are limited: ask in slices.
-    for (let i = 0; i < wanted.length; i += 90) {
-      const slice = wanted.slice(i, i + 90);
-      for (const r of this.sql.exec<{ idx: number; valid: number; cells: string }>(
-        `SELECT idx, valid, cells FROM rows WHERE idx IN (${slice.map(() => "?").join(",")})`,
-        ...slice,
-      )) {
-        out.push({ idx: r.idx, valid: r.valid === 1, cells: JSON.parse(r.cells) as string[] });
-      }
-    }
-    return out;
+    return this.rows.answersOf(idxs);
+  }
+
+  history(page: number, limit: number): { events: HistoryEvent[]; total: number } {
+    this.mustExist();
+    return this.rows.history(page, limit);
   }
 
   read(now: number): JobView {
@@ -636,44 +351,7 @@ export class BulkJob extends DurableObject<Env> {
 
   /** Rows not finished yet and the credits they can cost at most (each row costs its base price when found). */
   remainingRows(): { rows: number; processed: number; spent: { search: number; verification: number; phone: number } } {
-    const job = this.mustExist();
-    const done = this.sql
-      .exec<{ n: number; s: number; v: number; p: number }>(
-        `SELECT count(*) AS n, coalesce(sum(c_search),0) AS s, coalesce(sum(c_verify),0) AS v, coalesce(sum(c_phone),0) AS p FROM rows WHERE outcome IN ('found','not_found','client_error','server_error') OR reason = 'refused'`,
-      )
-      .one();
-    const runnable = job.counts.valid_input;
-    return {
-      rows: Math.max(0, runnable - done.n),
-      processed: this.processedCount(),
-      spent: { search: done.s, verification: done.v, phone: done.p },
-    };
-  }
-
-  history(page: number, limit: number): { events: HistoryEvent[]; total: number } {
-    this.mustExist();
-    const total = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM history`).one().n;
-    const events = this.sql
-      .exec<{
-        id: number;
-        event: string;
-        actor: string;
-        user_id: number | null;
-        message: string | null;
-        meta: string | null;
-        at: number;
-      }>(`SELECT * FROM history ORDER BY id LIMIT ? OFFSET ?`, limit, (page - 1) * limit)
-      .toArray()
-      .map((e) => ({
-        id: e.id,
-        user_id: e.user_id,
-        event: e.event,
-        actor: e.actor,
-        message: e.message,
-        meta: e.meta,
-        created_at: rfc3339(e.at),
-      }));
-    return { events, total };
+    return this.rows.remaining(this.mustExist().counts.valid_input);
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -683,37 +361,8 @@ export class BulkJob extends DurableObject<Env> {
     return this.job;
   }
 
-  private assertNotExpired(now: number, what: string) {
-    const job = this.mustExist();
-    if (now >= job.expiredAt)
-      throw invalidState(`This job expired at ${rfc3339(job.expiredAt)} and can no longer be ${what}.`);
-  }
-
   private save() {
-    this.sql.exec(`INSERT OR REPLACE INTO job (k, state) VALUES (1, ?)`, JSON.stringify(this.job));
-  }
-
-  private event(
-    event: string,
-    actor: string,
-    userId: number | null,
-    message: string | null,
-    meta: unknown,
-    at: number,
-  ) {
-    this.sql.exec(
-      `INSERT INTO history (event, actor, user_id, message, meta, at) VALUES (?, ?, ?, ?, ?, ?)`,
-      event,
-      actor,
-      userId,
-      message,
-      meta === null ? null : JSON.stringify(meta),
-      at,
-    );
-  }
-
-  private processedCount(): number {
-    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM rows`).one().n;
+    this.rows.saveState(this.job);
   }
 
   private leaseMs(): number {
@@ -728,31 +377,10 @@ export class BulkJob extends DurableObject<Env> {
    */
   private async dispatch(now: number) {
     const job = this.state();
-    const inFlight = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM leases`).one().n;
-    const picked: number[] = [];
-    let cursor = job.cursor ?? 0;
-    if (inFlight < CHUNKS_IN_FLIGHT) {
-      const finished = new Set(
-        this.sql
-          .exec<{ chunk: number }>(`SELECT chunk FROM chunks WHERE chunk >= ?`, cursor)
-          .toArray()
-          .map((r) => r.chunk),
-      );
-      const leased = new Set(
-        this.sql
-          .exec<{ chunk: number }>(`SELECT chunk FROM leases`)
-          .toArray()
-          .map((r) => r.chunk),
-      );
-      while (cursor < job.chunks && inFlight + picked.length < CHUNKS_IN_FLIGHT) {
-        if (!finished.has(cursor) && !leased.has(cursor)) picked.push(cursor);
-        cursor += 1;
-      }
-    }
+    const { picked, cursor } = this.leases.pick(job.cursor ?? 0, job.chunks, CHUNKS_IN_FLIGHT);
     job.cursor = cursor;
     const due = now + this.leaseMs();
-    for (const chunk of picked)
-      this.sql.exec(`INSERT OR REPLACE INTO leases (chunk, run, due, sends) VALUES (?, ?, ?, 1)`, chunk, job.run, due);
+    this.leases.lease(picked, job.run, due);
     this.save();
     // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
     if (!this.alarmArmed) {
@@ -786,25 +414,20 @@ export class BulkJob extends DurableObject<Env> {
     // Billings a dead delivery left undecided go to the limiter first, whatever the job's state.
     const billingLeft = await this.sendOwedBilling(now);
     if (job.status !== "running") {
-      this.sql.exec(`DELETE FROM leases`);
+      this.leases.clear();
       if (job.ending) await this.ended(now);
       else if (billingLeft) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
       return;
     }
     // Every chunk finished but the job was not completed (the object went away in between).
-    if (this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM chunks`).one().n >= job.chunks) {
+    if (this.leases.finishedCount() >= job.chunks) {
       await this.complete(now);
       return;
     }
-    const overdue = this.sql
-      .exec<{ chunk: number; sends: number }>(
-        `SELECT chunk, sends FROM leases WHERE due <= ? AND chunk NOT IN (SELECT chunk FROM chunks) ORDER BY chunk`,
-        now,
-      )
-      .toArray();
+    const overdue = this.leases.overdue(now);
     const given = overdue.find((l) => l.sends >= MAX_SENDS);
     if (given) {
-      this.failForChunk(given.chunk, "lease", now);
+      failedForChunk(job, given.chunk, "lease", now, (...e) => this.rows.event(...e));
       await this.ended(now);
       return;
     }
@@ -812,9 +435,8 @@ export class BulkJob extends DurableObject<Env> {
       const chunks = overdue.map((l) => l.chunk);
       // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
       await this.send(chunks);
-      for (const chunk of chunks)
-        this.sql.exec(`UPDATE leases SET due = ?, sends = sends + 1 WHERE chunk = ?`, now + this.leaseMs(), chunk);
-      this.event(
+      this.leases.resent(chunks, now + this.leaseMs());
+      this.rows.event(
         "requeued",
         "system",
         null,
@@ -824,7 +446,7 @@ export class BulkJob extends DurableObject<Env> {
       );
     }
     await this.dispatch(now);
-    const next = this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM leases`).one().due;
+    const next = this.leases.firstDue();
     await this.ctx.storage.setAlarm(
       Math.min(next ?? now + this.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
     );
@@ -834,20 +456,8 @@ export class BulkJob extends DurableObject<Env> {
     const job = this.state();
     job.status = "completed";
     job.completedAt = now;
-    this.event("completed", "system", null, null, { processed: this.processedCount() }, now);
+    this.rows.event("completed", "system", null, null, { processed: this.rows.processedCount() }, now);
     await this.ended(now);
-  }
-
-  private failForChunk(chunk: number, reason: "dead_letter" | "lease", now: number) {
-    const job = this.state();
-    job.status = "failed";
-    job.completedAt = now;
-    const rows = `Rows ${chunk * job.chunkRows + 1} to ${Math.min((chunk + 1) * job.chunkRows, job.counts.input)}`;
-    job.errorMessage =
-      reason === "dead_letter"
-        ? `${rows} kept failing on our side and were set aside. Retry the job to run the unfinished rows again.`
-        : `${rows} were sent ${MAX_SENDS} times without finishing and were set aside. Retry the job to run the unfinished rows again.`;
-    this.event("failed", "system", null, job.errorMessage, { chunk, reason }, now);
   }
 
   /**
@@ -858,7 +468,7 @@ export class BulkJob extends DurableObject<Env> {
   private async ended(now: number) {
     const job = this.state();
     job.ending = true;
-    this.sql.exec(`DELETE FROM leases`);
+    this.leases.clear();
     this.save();
     await this.ctx.storage.setAlarm(now + ENDING_CHECK_MS);
     const view = this.view(now);
@@ -872,7 +482,7 @@ export class BulkJob extends DurableObject<Env> {
     job.ending = false;
     this.save();
     // The alarm stays while a chunk's billing is undecided (see sendOwedBilling).
-    if (this.billingOwed()) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
+    if (this.billings.owed()) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
     else await this.ctx.storage.deleteAlarm();
     this.alarmArmed = false;
   }
@@ -880,60 +490,6 @@ export class BulkJob extends DurableObject<Env> {
   private view(now: number): JobView {
     const job = this.state();
     const ended = job.status === "completed" || job.status === "failed" || job.status === "cancelled";
-    return renderJob(job, this.aggregate(), now, ended ? this.preview() : undefined);
-  }
-
-  private aggregate(): Aggregate {
-    const groups = this.sql
-      .exec<{
-        outcome: RowOutcome;
-        reason: string | null;
-        n: number;
-        sample: string | null;
-        emails: number;
-        s: number;
-        v: number;
-        p: number;
-        lastAt: number | null;
-      }>(
-        `SELECT outcome, reason, count(*) AS n, min(error) AS sample, sum(emails) AS emails, sum(c_search) AS s, sum(c_verify) AS v, sum(c_phone) AS p, max(at) AS lastAt FROM rows GROUP BY outcome, reason`,
-      )
-      .toArray();
-    const agg: Aggregate = {
-      byOutcome: {},
-      byReason: [],
-      emails: 0,
-      credits: { search: 0, verification: 0, phone: 0 },
-      lastAt: null,
-    };
-    for (const g of groups) {
-      agg.byOutcome[g.outcome] = (agg.byOutcome[g.outcome] ?? 0) + g.n;
-      agg.byReason.push({ outcome: g.outcome, reason: g.reason ?? g.outcome, n: g.n, sample: g.sample });
-      agg.emails += g.emails;
-      agg.credits.search += g.s;
-      agg.credits.verification += g.v;
-      agg.credits.phone += g.p;
-      agg.lastAt = Math.max(agg.lastAt ?? 0, g.lastAt ?? 0) || null;
-    }
-    return agg;
-  }
-
-  /** The first result rows as objects keyed by column, once the job is billed. */
-  private preview(): Record<string, string>[] {
-    const job = this.state();
-    const header = job.resultHeader;
-    return this.sql
-      .exec<{ idx: number; outcome: string; cells: string; error: string | null }>(
-        `SELECT idx, outcome, cells, error FROM rows ORDER BY idx LIMIT 10`,
-      )
-      .toArray()
-      .map((r) => {
-        const cells = JSON.parse(r.cells) as string[];
-        const out: Record<string, string> = { row: String(r.idx + 1) };
-        for (const [i, h] of header.slice(0, -2).entries()) out[h] = cells[i] ?? "";
-        out.bulk_status = r.outcome;
-        out.bulk_error = r.error ?? "";
-        return out;
-      });
+    return renderJob(job, this.rows.aggregate(), now, ended ? this.rows.preview(job.resultHeader) : undefined);
   }
 }

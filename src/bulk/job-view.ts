@@ -90,6 +90,7 @@ const quote = (s: string | null) => (s ? ` ("${s.length > 140 ? `${s.slice(0, 13
 const REASON_ORDER = [
   "found",
   "not_found",
+  "waiting",
   "filtered",
   "blank",
   "missing",
@@ -112,6 +113,11 @@ function reasonLabel(g: ReasonGroup, needs: string): { label: string; phrase: st
       return { label: "Found", phrase: "found" };
     case "not_found":
       return { label: "Not found", phrase: "found nothing" };
+    case "waiting":
+      return {
+        label: "Waiting on the mail server (greylisting or pacing)",
+        phrase: `${were} waiting on a deferred mailbox check (not billed; retry the job later for their answer)${quote(g.sample)}`,
+      };
     case "filtered":
       return {
         label: "Withheld by the job's filters",

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { inArray } from "drizzle-orm";
-import { db } from "../db/client.js";
 import { people } from "../db/schema-index.js";
+import { groupByIndex, type IndexEnv } from "../db/shards.js";
 import { isDisposableDomain, isWebmailDomain } from "../engine/data/domain-lists.js";
 import { matchPatterns } from "../engine/finder/patterns.js";
 import { filterClaimed } from "../engine/index/claims.js";
@@ -19,7 +19,6 @@ import {
 } from "../engine/index/read.js";
 import { phoneDataFor } from "../engine/phones/phone-data.js";
 import { verifyEmail } from "../engine/verify/verifier.js";
-import type { Env } from "../env.js";
 import { queryBool, queryIntOr } from "../http/validation.js";
 import { rfc3339 } from "../platform/time.js";
 import { type BulkOptionValues, defineCapability } from "./core/registry.js";
@@ -98,16 +97,18 @@ function organization(
 }
 
 /** Profiles the people index holds for the listed addresses (one query for the page; at most 100). */
-async function profilesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SocialProfiles>> {
+async function profilesOf(env: IndexEnv, addresses: readonly string[]): Promise<Map<string, SocialProfiles>> {
   const out = new Map<string, SocialProfiles>();
   if (addresses.length === 0) return out;
-  const rows = await db(env.DB)
-    .select({ email: people.email, microblog: people.microblog, professionalNetwork: people.professionalNetworkUrl })
-    .from(people)
-    .where(inArray(people.email, addresses as string[]))
-    .all();
-  for (const r of rows)
-    if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
+  for (const [index, group] of await groupByIndex(env, addresses)) {
+    const rows = await index
+      .select({ email: people.email, microblog: people.microblog, professionalNetwork: people.professionalNetworkUrl })
+      .from(people)
+      .where(inArray(people.email, group))
+      .all();
+    for (const r of rows)
+      if (r.email) out.set(r.email, { microblog: r.microblog, professionalNetwork: r.professionalNetwork });
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { onEveryIndex } from "../db/shards.js";
 import { ApiError } from "../http/errors.js";
 import { queryIntOr } from "../http/validation.js";
 import { defineCapability } from "./core/registry.js";
@@ -45,20 +46,34 @@ export const domainSuggestions = defineCapability({
     // containing it; within a rank, the domain with more known addresses first.
     const where = "(lower(c.name) LIKE ?2 ESCAPE '\\' OR c.domain LIKE ?3 ESCAPE '\\')";
     const args = [query, `%${escaped}%`, `${escaped}%`] as const;
-    const [rows, count] = await Promise.all([
-      ctx.env.DB.prepare(
-        `SELECT c.name, c.domain, c.logo, (SELECT COUNT(*) FROM emails e WHERE e.domain = c.domain) AS email_count,
+    // Every index database gives its first `limit` and its count (in parallel); merged in the same
+    // order, the first `limit` are those one database would give.
+    const perIndex = await onEveryIndex(ctx.env, (index) =>
+      Promise.all([
+        index.$client
+          .prepare(
+            `SELECT c.name, c.domain, c.logo, (SELECT COUNT(*) FROM emails e WHERE e.domain = c.domain) AS email_count,
            CASE WHEN c.domain = ?1 OR lower(c.name) = ?1 THEN 0 WHEN c.domain LIKE ?3 ESCAPE '\\' OR lower(c.name) LIKE ?3 ESCAPE '\\' THEN 1 ELSE 2 END AS rank
          FROM companies c WHERE ${where}
          ORDER BY rank, email_count DESC, c.domain LIMIT ?4`,
+          )
+          .bind(...args, params.limit)
+          .all<{ name: string | null; domain: string; logo: string | null; email_count: number; rank: number }>(),
+        index.$client
+          .prepare(`SELECT COUNT(*) AS n FROM companies c WHERE ${where}`)
+          .bind(...args)
+          .first<{ n: number }>(),
+      ]),
+    );
+    const rows = perIndex
+      .flatMap(([found]) => found.results)
+      .sort(
+        (a, b) =>
+          a.rank - b.rank || b.email_count - a.email_count || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0),
       )
-        .bind(...args, params.limit)
-        .all<{ name: string | null; domain: string; logo: string | null; email_count: number }>(),
-      ctx.env.DB.prepare(`SELECT COUNT(*) AS n FROM companies c WHERE ${where}`)
-        .bind(...args)
-        .first<{ n: number }>(),
-    ]);
-    const data = rows.results.map((r) => ({
+      .slice(0, params.limit);
+    const total = perIndex.reduce((sum, [, count]) => sum + (count?.n ?? 0), 0);
+    const data = rows.map((r) => ({
       name: r.name,
       domain: r.domain,
       website_url: r.domain,
@@ -66,7 +81,7 @@ export const domainSuggestions = defineCapability({
       logo: r.logo,
     }));
     return {
-      body: { data, meta: { query: params.query, limit: params.limit, total_found: count?.n ?? 0 } },
+      body: { data, meta: { query: params.query, limit: params.limit, total_found: total } },
       found: data.length > 0,
     };
   },

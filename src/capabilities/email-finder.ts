@@ -61,7 +61,14 @@ async function findPerson(
   await memo.once(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
   const answer = await findEmail(ctx, domain, name, opts);
   const data = finderData(domain, name, answer);
-  if (!params.enrich_mobile || answer.email === null) return { body: { data }, found: answer.email !== null };
+  // An answer nobody can act on yet (its SMTP search deferred or refused) is not billed.
+  const found = answer.email !== null && answer.billable !== false;
+  const waiting =
+    answer.email !== null && !found
+      ? "the SMTP check of this person's address was deferred (greylisting, pacing or a refusal); the search goes on in the background, ask again later"
+      : undefined;
+  if (!params.enrich_mobile || !found || answer.email === null)
+    return { body: { data }, found, ...(waiting ? { waiting } : {}) };
   if (opts.allPhones) {
     const phones = await allPhonesOf(ctx, answer.email);
     // phone_data keeps its single-number shape; `phones` lists them all.

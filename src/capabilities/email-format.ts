@@ -12,6 +12,8 @@ export const emailFormat = defineCapability({
     "Address formats a domain uses ({first}.{last}, {f}{last}, ...), with integer percentages inferred from its published addresses",
   tag: "Finder",
   paths: ["/email-format"],
+  // The reference service's Python client (1.0.5) calls /format?domain=.
+  aliases: ["/format"],
   agentPath: "/email-format",
   params: z.object({ domain: domainOrCompany.domain }),
   rateGroup: "format",

@@ -61,6 +61,11 @@ export const emailVerifier = defineCapability({
     const { data, definitive } = await verifyEmail(ctx.env, params.email, { memo: ctx.memo });
     // An open verdict (`unknown`) is not billed: the caller learnt nothing they can act on. Nor is
     // invalid input (docs/limits-and-credits.md, "What is billed"): an address whose syntax is invalid costs nothing.
-    return { body: { data }, found: definitive && data.email.reason !== "invalid_syntax" };
+    const deferred = data.email.reason === "smtp_greylisted" || data.email.reason === "smtp_paced";
+    return {
+      body: { data },
+      found: definitive && data.email.reason !== "invalid_syntax",
+      ...(deferred ? { waiting: data.email.note } : {}),
+    };
   },
 });

@@ -104,6 +104,8 @@ export const phoneLegacy = defineCapability({
   summary: "Phone number of a person by email (legacy path of /phone-finder)",
   tag: "Phones",
   paths: ["/phone/{email}"],
+  // The reference service's Python client (1.0.5) calls /phone/?email= (trailing slash, query parameter).
+  aliases: ["/phone/"],
   params: z.object({ email: z.string().min(1) }),
   response: z.object({
     data: PhoneDataSchema.extend({

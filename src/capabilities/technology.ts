@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { indexWritersFor } from "../db/shards.js";
 import { detectTechnologies } from "../engine/company/technology.js";
 import { domainParam } from "../engine/index/people.js";
 import { defineCapability } from "./core/registry.js";
@@ -28,12 +29,14 @@ export const technology = defineCapability({
     const found = await detectTechnologies(ctx.env, domain);
     if (found === null) return { body: { domain, data: [] }, found: false };
     // Remembered on the company row so company search can filter on technologies.
-    await ctx.env.DB.prepare(
-      `INSERT INTO companies (domain, technologies, source, updated_at) VALUES (?1, ?2, 'crawl', ?3)
+    for (const index of await indexWritersFor(ctx.env, domain))
+      await index.$client
+        .prepare(
+          `INSERT INTO companies (domain, technologies, source, updated_at) VALUES (?1, ?2, 'crawl', ?3)
          ON CONFLICT(domain) DO UPDATE SET technologies = excluded.technologies`,
-    )
-      .bind(domain, JSON.stringify(found.map((t) => t.slug)), ctx.now())
-      .run();
+        )
+        .bind(domain, JSON.stringify(found.map((t) => t.slug)), ctx.now())
+        .run();
     return { body: { domain, data: found }, found: found.length > 0 };
   },
 });

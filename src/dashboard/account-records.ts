@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { normaliseEmail } from "../auth/password-sign-in.js";
 import { db } from "../db/client.js";
 import { type Account, accounts } from "../db/schema.js";
 import { accountTokens } from "../db/schema-dashboard.js";
@@ -12,10 +13,11 @@ import { randomToken, sha256Hex } from "../platform/crypto.js";
  */
 export const CONFIRM_TTL_MS = 48 * 3_600_000;
 export const RESET_TTL_MS = 3_600_000;
-const TTL = { confirm: CONFIRM_TTL_MS, reset: RESET_TTL_MS } as const;
+export const EMAIL_CHANGE_TTL_MS = 24 * 3_600_000;
+const TTL = { confirm: CONFIRM_TTL_MS, reset: RESET_TTL_MS, email: EMAIL_CHANGE_TTL_MS } as const;
 export type TokenPurpose = keyof typeof TTL;
 
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+export { normaliseEmail };
 
 export async function accountByEmail(d1: D1Database, email: string): Promise<Account | undefined> {
   const [row] = await db(d1)
@@ -53,6 +55,7 @@ export async function issueToken(
   accountId: number,
   purpose: TokenPurpose,
   now = Date.now(),
+  newEmail?: string,
 ): Promise<string> {
   const token = randomToken(32);
   await db(d1).batch([
@@ -63,7 +66,14 @@ export async function issueToken(
       ),
     db(d1)
       .insert(accountTokens)
-      .values({ tokenHash: await sha256Hex(token), accountId, purpose, createdAt: now, expiresAt: now + TTL[purpose] }),
+      .values({
+        tokenHash: await sha256Hex(token),
+        accountId,
+        purpose,
+        createdAt: now,
+        expiresAt: now + TTL[purpose],
+        newEmail: newEmail ?? null,
+      }),
   ]);
   return token;
 }
@@ -75,6 +85,20 @@ export async function redeemToken(
   purpose: TokenPurpose,
   now = Date.now(),
 ): Promise<number | undefined> {
+  return (await spendToken(d1, token, purpose, now))?.accountId;
+}
+
+/**
+ * Spends a token as redeemToken does, answering the address an `email` link sets too. With
+ * `forAccount`, only a token of that account is spent (another account's session leaves it unspent).
+ */
+export async function spendToken(
+  d1: D1Database,
+  token: string,
+  purpose: TokenPurpose,
+  now = Date.now(),
+  forAccount?: number,
+): Promise<{ accountId: number; newEmail: string | null } | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await db(d1)
     .update(accountTokens)
@@ -85,23 +109,25 @@ export async function redeemToken(
         eq(accountTokens.purpose, purpose),
         isNull(accountTokens.usedAt),
         sql`${accountTokens.expiresAt} > ${now}`,
+        forAccount === undefined ? undefined : eq(accountTokens.accountId, forAccount),
       ),
     )
-    .returning({ accountId: accountTokens.accountId });
-  return row?.accountId;
+    .returning({ accountId: accountTokens.accountId, newEmail: accountTokens.newEmail });
+  return row;
 }
 
-/** Whether a token would be accepted (the reset form is shown only for one that is). */
-export async function tokenUsable(
+/** The account a token would be accepted for (the reset form is shown only for one that is), or undefined. */
+export async function tokenHolder(
   d1: D1Database,
   token: string,
   purpose: TokenPurpose,
   now = Date.now(),
-): Promise<boolean> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+): Promise<{ accountId: number; email: string } | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await db(d1)
-    .select({ accountId: accountTokens.accountId })
+    .select({ accountId: accountTokens.accountId, email: accounts.email })
     .from(accountTokens)
+    .innerJoin(accounts, eq(accounts.id, accountTokens.accountId))
     .where(
       and(
         eq(accountTokens.tokenHash, await sha256Hex(token)),
@@ -111,7 +137,7 @@ export async function tokenUsable(
       ),
     )
     .limit(1);
-  return row !== undefined;
+  return row;
 }
 
 export async function markConfirmed(d1: D1Database, accountId: number): Promise<void> {

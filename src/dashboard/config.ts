@@ -16,8 +16,12 @@ export const PATHS = {
   leads: `${APP}/leads`,
   lists: `${APP}/lists`,
   webhooks: `${APP}/webhooks`,
+  plans: `${APP}/plans`,
+  settings: `${APP}/settings`,
+  team: `${APP}/team`,
+  attributes: `${APP}/attributes`,
+  flags: `${APP}/flags`,
   assets: `${APP}/assets`,
 } as const;
 
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 256;
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth/password-policy.js";

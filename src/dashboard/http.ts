@@ -1,5 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
+import { safeReturnTo } from "../auth/oauth-config.js";
 import type { AppVariables, Env } from "../env.js";
 import { APP, PATHS } from "./config.js";
 import { csrfOk, currentSession, type Session } from "./session.js";
@@ -39,6 +41,43 @@ export async function render(
   status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503 = 200,
 ): Promise<Response> {
   return c.html(await page, status);
+}
+
+/**
+ * `table[key]` for a key taken from the request (a path segment, `?ok=`): the table's own entries
+ * only, so `constructor`, `__proto__` or `toString` find nothing instead of Object.prototype's.
+ */
+export function entryOf<T>(table: Readonly<Record<string, T>>, key: string | undefined): T | undefined {
+  return key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+/**
+ * A failed /v1 answer carried across one redirect, for a page that must not stay at the address it
+ * was posted to (the bulk upload's carries the CSRF token in its query). Host-only, HttpOnly, one
+ * minute; read once.
+ */
+const FLASH_COOKIE = "__Host-ci_flash";
+
+export function flashError(c: Context, answer: V1Answer): void {
+  if (answer.ok) return;
+  const { type, message } = answer.error;
+  const value = btoa(
+    encodeURIComponent(JSON.stringify({ status: answer.status, type, message: message.slice(0, 500) })),
+  );
+  setCookie(c, FLASH_COOKIE, value, { path: "/", secure: true, httpOnly: true, sameSite: "Strict", maxAge: 60 });
+}
+
+export function takeFlashError(c: Context): V1Answer | undefined {
+  const value = getCookie(c, FLASH_COOKIE);
+  if (!value) return undefined;
+  deleteCookie(c, FLASH_COOKIE, { path: "/", secure: true });
+  try {
+    const { status, type, message } = JSON.parse(decodeURIComponent(atob(value))) as Record<string, unknown>;
+    if (typeof status !== "number" || typeof type !== "string" || typeof message !== "string") return undefined;
+    return { ok: false, status, body: null, headers: new Headers(), error: { type, message } };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The client's address, as /v1's per-address limits read it. */
@@ -81,8 +120,10 @@ export function signedIn(): MiddlewareHandler<DashEnv> {
   };
 }
 
-/** Where to go after signing in: only a dashboard page of ours. */
+/** Where to go after signing in: a dashboard page of ours, or the OAuth consent or device page that sent the browser. */
 export function safeNext(value: unknown): string {
+  const oauthPage = safeReturnTo(value);
+  if (oauthPage) return oauthPage;
   if (typeof value !== "string" || !value.startsWith(`${APP}`) || value.startsWith("//") || value.includes("\\"))
     return PATHS.overview;
   const path = value.replace(/[?#].*$/s, "");

@@ -2,12 +2,16 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppBindings } from "../env.js";
 import { APP } from "./config.js";
 import { type DashEnv, securityHeaders, signedIn } from "./http.js";
+import { registerAttributeAndFlagRoutes } from "./routes/attributes-flags.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerBulkRoutes } from "./routes/bulk.js";
 import { registerKeyRoutes } from "./routes/keys.js";
 import { registerLeadRoutes } from "./routes/leads.js";
 import { registerLogRoutes } from "./routes/logs.js";
 import { registerOverviewRoutes } from "./routes/overview.js";
+import { registerPlanRoutes } from "./routes/plans.js";
+import { registerSettingsRoutes } from "./routes/settings.js";
+import { registerTeamJoinRoutes, registerTeamRoutes } from "./routes/team.js";
 import { registerTryRoutes } from "./routes/try-it.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
 import { type AppFetch, V1Client } from "./v1-client.js";
@@ -23,6 +27,7 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   app.use(APP, headers);
   app.use(`${APP}/*`, headers);
   registerAuthRoutes(app);
+  registerTeamJoinRoutes(app);
 
   // Everything below acts for a signed-in account.
   app.use(APP, signedIn(), withV1(appFetch));
@@ -34,6 +39,10 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   registerLogRoutes(app);
   registerLeadRoutes(app);
   registerWebhookRoutes(app);
+  registerAttributeAndFlagRoutes(app);
+  registerTeamRoutes(app);
+  registerPlanRoutes(app);
+  registerSettingsRoutes(app);
   return app as unknown as Hono<AppBindings>;
 }
 

@@ -1,50 +1,31 @@
 import type { Env } from "../env.js";
-import { spendBudgets } from "../limits/budgets.js";
 import { sha256Hex } from "../platform/crypto.js";
+import { spendAttempt } from "../platform/throttle.js";
 
 /**
  * What the dashboard's public forms may be asked, like the device page's codes (src/oauth/
- * device-throttle.ts): password guesses per client address and per account email (one guesser
- * behind many addresses), accounts created per address, and mail sent per address and per
- * recipient (no one can flood an inbox through the reset form). Every attempt counts, right or wrong.
+ * device-throttle.ts): accounts created per address, and mail sent per address and per recipient
+ * (no one can flood an inbox through the reset form). Password guesses have their own throttle,
+ * shared with the OAuth pages (src/auth/password-sign-in.ts).
  */
 export const DASHBOARD_LIMITS = {
-  signInPerAddress: { limit: 10, windowMs: 60_000 },
-  signInPerEmail: { limit: 10, windowMs: 15 * 60_000 },
   signUpPerAddress: { limit: 5, windowMs: 3_600_000 },
   mailPerAddress: { limit: 10, windowMs: 3_600_000 },
   mailPerRecipient: { limit: 3, windowMs: 3_600_000 },
 } as const;
 
-const emailObject = async (email: string) => `dashboard-email:${await sha256Hex(email)}`;
+const emailSubject = async (email: string) => `dashboard-email:${await sha256Hex(email)}`;
 
-export async function throttleSignIn(env: Env, ip: string, email: string, now = Date.now()): Promise<number | null> {
-  return spendBudgets(
-    env,
-    [
-      { object: `ip:${ip}`, window: "dashboard:sign-in", ...DASHBOARD_LIMITS.signInPerAddress },
-      { object: await emailObject(email), window: "dashboard:sign-in", ...DASHBOARD_LIMITS.signInPerEmail },
-    ],
-    now,
-  );
-}
-
-export function throttleSignUp(env: Env, ip: string, now = Date.now()): Promise<number | null> {
-  return spendBudgets(
-    env,
-    [{ object: `ip:${ip}`, window: "dashboard:sign-up", ...DASHBOARD_LIMITS.signUpPerAddress }],
-    now,
-  );
+export function throttleSignUp(env: Env, ip: string): Promise<number | null> {
+  return spendAttempt(env, [
+    { subject: `ip:${ip}`, window: "dashboard:sign-up", ...DASHBOARD_LIMITS.signUpPerAddress },
+  ]);
 }
 
 /** A confirmation or reset message about to be sent to `email`. */
-export async function throttleMail(env: Env, ip: string, email: string, now = Date.now()): Promise<number | null> {
-  return spendBudgets(
-    env,
-    [
-      { object: `ip:${ip}`, window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerAddress },
-      { object: await emailObject(email), window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerRecipient },
-    ],
-    now,
-  );
+export async function throttleMail(env: Env, ip: string, email: string): Promise<number | null> {
+  return spendAttempt(env, [
+    { subject: `ip:${ip}`, window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerAddress },
+    { subject: await emailSubject(email), window: "dashboard:mail", ...DASHBOARD_LIMITS.mailPerRecipient },
+  ]);
 }

@@ -32,6 +32,8 @@ interface Send {
   body?: { stream: ReadableStream | null; contentType: string; contentLength: string | null };
   /** A question the page asks (a preview that changes nothing), kept out of the request log like a read. */
   pageRead?: boolean;
+  /** An MPP payment credential for a purchase (Authorization: Payment …; the session authenticates). */
+  payment?: string;
 }
 
 /**
@@ -84,6 +86,7 @@ export class V1Client {
         const value = this.c.req.header(name);
         if (value) headers.set(name, value);
       }
+      if (opts.payment) headers.set("authorization", opts.payment);
       let body: BodyInit | null = null;
       if (opts.json !== undefined) {
         headers.set("content-type", "application/json");

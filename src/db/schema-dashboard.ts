@@ -4,7 +4,7 @@ import { accounts } from "./schema.js";
 /**
  * Signed-in browser sessions of the dashboard (/app). The cookie holds a random token; only its
  * SHA-256 is kept here. A session lives until `expires_at`, which each use moves forward (idle
- * timeout) up to an absolute limit from `created_at` (src/dashboard/session.ts).
+ * timeout) up to an absolute limit from `created_at` (src/auth/browser-session.ts).
  */
 export const dashboardSessions = sqliteTable(
   "dashboard_sessions",
@@ -24,7 +24,7 @@ export const dashboardSessions = sqliteTable(
   ],
 );
 
-/** One-time links mailed to an account holder: confirm the address, or reset the password. */
+/** One-time links mailed to an account holder: confirm the address, reset the password, or confirm a new address. */
 export const accountTokens = sqliteTable(
   "account_tokens",
   {
@@ -32,10 +32,12 @@ export const accountTokens = sqliteTable(
     accountId: integer("account_id")
       .notNull()
       .references(() => accounts.id),
-    purpose: text("purpose", { enum: ["confirm", "reset"] }).notNull(),
+    purpose: text("purpose", { enum: ["confirm", "reset", "email"] }).notNull(),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
+    /** Purpose `email`: the address the link sets (0014). */
+    newEmail: text("new_email"),
   },
   (t) => [
     index("account_tokens_account_idx").on(t.accountId, t.purpose),

@@ -108,3 +108,56 @@ export const requestLogs = sqliteTable(
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type RequestLog = typeof requestLogs.$inferSelect;
+
+/** An invitation to act on an owner's account (src/account/team.ts); the mailed token's SHA-256 only. */
+export const teamInvitations = sqliteTable(
+  "team_invitations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tokenHash: text("token_hash").notNull(),
+    ownerAccountId: integer("owner_account_id")
+      .notNull()
+      .references(() => accounts.id),
+    email: text("email").notNull(),
+    /** admin | member */
+    role: text("role", { enum: ["admin", "member"] }).notNull(),
+    invitedBy: integer("invited_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    acceptedAt: integer("accepted_at"),
+  },
+  (t) => [
+    uniqueIndex("team_invitations_token_idx").on(t.tokenHash),
+    index("team_invitations_owner_idx").on(t.ownerAccountId),
+  ],
+);
+
+/** What an account bought with MPP (src/agent/purchases.ts): its receipts. */
+export const purchases = sqliteTable(
+  "purchases",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** The owner who paid (a team's billing is the owner's). */
+    actorAccountId: integer("actor_account_id").notNull(),
+    /** `pack-10k`, `plan:basic` */
+    item: text("item").notNull(),
+    description: text("description").notNull(),
+    credits: integer("credits").notNull().default(0),
+    /** Display units ("149"). */
+    amount: text("amount").notNull(),
+    /** USDC or USDT. */
+    currency: text("currency").notNull(),
+    method: text("method").notNull(),
+    /** The payment's reference (the receipt's). */
+    reference: text("reference").notNull(),
+    challengeId: text("challenge_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("purchases_challenge_idx").on(t.challengeId),
+    index("purchases_account_idx").on(t.accountId, t.createdAt),
+  ],
+);

@@ -56,6 +56,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   invalid_state: 409,
+  already_member: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   // 422: understood, but cannot be done.
@@ -71,6 +72,7 @@ export const ERROR_STATUS = {
   lists_limit_reached: 422,
   attributes_limit_reached: 422,
   webhooks_limit_reached: 422,
+  team_limit_reached: 422,
   rate_limit: 429,
   // 451: removed at its owner's request.
   claimed_email: 451,

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { type RequestIdVariables, requestId } from "hono/request-id";
 import { runWithRequestId } from "../request-context.js";
+import { setOnFinalResponse } from "./final-header.js";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
@@ -16,18 +17,6 @@ export function withRequestId(): MiddlewareHandler<{ Variables: RequestIdVariabl
       const id = c.get("requestId");
       return runWithRequestId(id, c.req.header(REQUEST_ID_HEADER) === id, next);
     });
-    // A handler that returns a Response of its own (the error responses, the agent surface's
-    // forwarded answers) replaces the headers hono prepared, so the id is set on the final one.
-    const id = c.get("requestId");
-    if (c.res.headers.get(REQUEST_ID_HEADER) === id) return;
-    try {
-      c.res.headers.set(REQUEST_ID_HEADER, id);
-    } catch {
-      // Immutable headers (a Response straight from fetch): copy it once.
-      const res = new Response(c.res.body, c.res);
-      res.headers.set(REQUEST_ID_HEADER, id);
-      c.res = undefined;
-      c.res = res;
-    }
+    setOnFinalResponse(c, REQUEST_ID_HEADER, c.get("requestId"));
   };
 }

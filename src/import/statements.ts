@@ -11,25 +11,34 @@ export interface Statement {
   params: (string | number | null)[];
 }
 
-export function statementsFor(rows: readonly ImportRow[], now: number): Statement[] {
+/** A statement with the domain of the row it writes: the index database it goes to (src/db/shards.ts). */
+export interface RoutedStatement extends Statement {
+  domain: string;
+}
+
+export function statementsFor(rows: readonly ImportRow[], now: number): RoutedStatement[] {
+  const out: RoutedStatement[] = [];
+  for (const row of rows) out.push(...statementsOfRow(row, now).map((s) => ({ ...s, domain: row.domain })));
+  return out;
+}
+
+function statementsOfRow(row: ImportRow, now: number): Statement[] {
   const out: Statement[] = [];
-  for (const row of rows) {
-    if (row.kind === "company") out.push(...companyStatements(row, now));
-    else if (row.kind === "person") out.push(...personStatements(row, now));
-    else
-      out.push(
-        ...phoneStatements(
-          {
-            domain: row.domain,
-            email: row.email,
-            profile: row.professionalNetworkUrl,
-            e164: row.phone,
-            sourceUri: row.sourceUri,
-          },
-          now,
-        ),
-      );
-  }
+  if (row.kind === "company") out.push(...companyStatements(row, now));
+  else if (row.kind === "person") out.push(...personStatements(row, now));
+  else
+    out.push(
+      ...phoneStatements(
+        {
+          domain: row.domain,
+          email: row.email,
+          profile: row.professionalNetworkUrl,
+          e164: row.phone,
+          sourceUri: row.sourceUri,
+        },
+        now,
+      ),
+    );
   return out;
 }
 

@@ -9,24 +9,35 @@
  * reservation runs, see src/bulk/consumer.ts); the sweep deletes it with its last reservation.
  */
 export const ADMISSION_KEY_TTL_MS = 10 * 60_000;
+/**
+ * Keys a customer or an operator chose (a credit pack's `Idempotency-Key`) are kept this long, like
+ * the 30-day repeat window: a client that retries days later still gets the first answer.
+ */
+export const GRANT_KEY_TTL_MS = 30 * 86_400_000;
+
+/** The two key tables: the admissions' (short-lived), and the grants' (`grant_keys`, 30 days). */
+export type KeyTable = "admission_keys" | "grant_keys";
 
 export class AdmissionKeys {
-  constructor(private readonly sql: SqlStorage) {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly table: KeyTable = "admission_keys",
+  ) {
     sql.exec(
-      "CREATE TABLE IF NOT EXISTS admission_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL, result TEXT NOT NULL) WITHOUT ROWID",
+      `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, at INTEGER NOT NULL, result TEXT NOT NULL) WITHOUT ROWID`,
     );
-    sql.exec("CREATE INDEX IF NOT EXISTS admission_keys_at ON admission_keys (at)");
+    sql.exec(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
   }
 
   /** The answer stored for `key`, or null when it was never decided (or is forgotten). */
   find<T>(key: string): T | null {
-    const [row] = this.sql.exec<{ result: string }>("SELECT result FROM admission_keys WHERE key = ?", key).toArray();
+    const [row] = this.sql.exec<{ result: string }>(`SELECT result FROM ${this.table} WHERE key = ?`, key).toArray();
     return row ? (JSON.parse(row.result) as T) : null;
   }
 
   remember(key: string, at: number, result: unknown): void {
     this.sql.exec(
-      "INSERT OR REPLACE INTO admission_keys (key, at, result) VALUES (?, ?, ?)",
+      `INSERT OR REPLACE INTO ${this.table} (key, at, result) VALUES (?, ?, ?)`,
       key,
       at,
       JSON.stringify(result),
@@ -34,18 +45,18 @@ export class AdmissionKeys {
   }
 
   forget(key: string): void {
-    this.sql.exec("DELETE FROM admission_keys WHERE key = ?", key);
+    this.sql.exec(`DELETE FROM ${this.table} WHERE key = ?`, key);
   }
 
   /** Deletes keys decided before `before` whose reservations are gone (`held` says which are not). */
-  sweep(before: number, held: (key: string) => boolean): void {
-    const old = this.sql.exec<{ key: string }>("SELECT key FROM admission_keys WHERE at < ?", before).toArray();
+  sweep(before: number, held: (key: string) => boolean = () => false): void {
+    const old = this.sql.exec<{ key: string }>(`SELECT key FROM ${this.table} WHERE at < ?`, before).toArray();
     for (const { key } of old) if (!held(key)) this.forget(key);
   }
 
   /** The decision instant of the oldest key, or null when there is none. */
   oldest(): number | null {
-    const [row] = this.sql.exec<{ at: number | null }>("SELECT min(at) AS at FROM admission_keys").toArray();
+    const [row] = this.sql.exec<{ at: number | null }>(`SELECT min(at) AS at FROM ${this.table}`).toArray();
     return row?.at ?? null;
   }
 }

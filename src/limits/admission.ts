@@ -4,8 +4,7 @@ import { type BalanceView, limitSnapshot } from "./account-limiter.js";
 import { type BillingDecision, BillingOnReport, type PendingDecision } from "./billing-decision.js";
 import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import { rateLimitHeaders } from "./headers.js";
-import type { IsolateLease } from "./isolate-lease.js";
-import { isolateClient, type LimiterClient } from "./limiter-client.js";
+import { isolateClient, type LeasePaid, type LimiterClient } from "./limiter-client.js";
 import type { AdmitResult, Billing, SettlementOutcome } from "./limiter-messages.js";
 import { planLimits } from "./rate-table.js";
 
@@ -127,8 +126,9 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
     Object.keys(cost).length === 0 &&
     (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
   if (late) {
-    const lease = client.leaseOf(req.accountId, req.plan, Date.now());
-    if (lease?.take(billing.requests[0].cost, Date.now())) return admitFromLease(env, client, req, billing, lease);
+    const lease = client.leaseOf(req.accountId, req.plan, client.now());
+    const ticket = lease?.take(billing.requests[0].cost, client.now()) ?? null;
+    if (lease && ticket !== null) return admitFromLease(env, client, req, billing, { lease, ticket });
   }
   // A reservation changes the balances this isolate may remember for /v1/me.
   if (billing || Object.keys(cost).length) client.forgetBalances(req.accountId);
@@ -228,7 +228,7 @@ function admitFromLease(
   client: LimiterClient,
   req: AdmissionRequest,
   billing: Billing,
-  lease: IsolateLease,
+  paid: LeasePaid,
 ): Admission {
   const group = req.capability.rateGroup;
   const [{ fingerprint, cost }] = billing.requests as [Billing["requests"][number]];
@@ -239,13 +239,13 @@ function admitFromLease(
     ...NOTHING_RESERVED,
     chargeLater: ({ found }) => {
       if (!found) {
-        lease.giveBack(cost);
+        paid.lease.end(paid.ticket);
         return undefined;
       }
       // The lease paid the declared cost; an answer that uses more is charged that (late charges carry no options).
       const charge = {
         key: crypto.randomUUID(),
-        lease: lease.id,
+        lease: paid.lease.id,
         accountId: req.accountId,
         capability: billing.capability,
         source: billing.source,
@@ -254,7 +254,11 @@ function admitFromLease(
       };
       // Sent when the call's report asks for the decision (BillingOnReport).
       return new BillingOnReport(
-        () => client.charge(env, req.accountId, req.plan, charge, lease, req.waitUntil),
+        // A call whose ticket was forgotten (it took longer than LEASE_CALL_MS) is charged from the balance.
+        () =>
+          paid.lease.send(paid.ticket)
+            ? client.charge(env, req.accountId, req.plan, charge, paid, req.waitUntil)
+            : client.charge(env, req.accountId, req.plan, { ...charge, lease: null }, null, req.waitUntil),
         (d) => d.billed,
       );
     },

@@ -1,23 +1,31 @@
 import type { Env } from "../env.js";
-import { ExpiringMap } from "../platform/expiring-map.js";
 import { isolateValue } from "../platform/isolate-state.js";
 import { logError } from "../request-context.js";
+import { AccountLine, type LeasePaid, type Message, type PendingAdmission } from "./account-line.js";
 import { PendingDecision } from "./billing-decision.js";
+import { type ClientOptions, DEFAULT_CLIENT_OPTIONS } from "./client-options.js";
 import type { Amounts } from "./credit-book.js";
 import type { BalanceView, CreditBalance } from "./groups.js";
 import { IsolateLease } from "./isolate-lease.js";
+import { IsolateMemory } from "./isolate-memory.js";
+
 import type {
   AdmitRequest,
   AdmitResult,
   ChargeDecision,
   GroupCount,
   LateCharge,
-  LimiterMessage,
   LimiterReply,
   Settlement,
   SettlementOutcome,
 } from "./limiter-messages.js";
-import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
+
+export type { LeasePaid } from "./account-line.js";
+export { type ClientOptions, DEFAULT_CLIENT_OPTIONS } from "./client-options.js";
+export { BALANCES_TTL_MS } from "./isolate-memory.js";
+
+const MAX_LINES = 5_000;
+const MAX_LIMITER_IDS = 10_000;
 
 /**
  * This isolate's side of the account limiters, and the one owner of every piece of money state an
@@ -40,146 +48,26 @@ import { REPEAT_WINDOW_MS } from "./repeat-windows.js";
  * refused. So waiters get plain values, looking at their line every `pollMs` on a timer of their
  * own, and decisions are handed over with PendingDecision.
  */
-export interface ClientOptions {
-  /** A settlement or late charge waits this long for a round trip to ride with, then goes on its own. */
-  settleWaitMs: number;
-  /**
-   * While admissions keep coming for the account (one in the last settleWaitMs), what is owed waits
-   * for the next one, up to this long in all: a message of its own would hold that admission back
-   * one round trip (one message in flight per account).
-   */
-  rideWaitMs: number;
-  /** A count waits this long (counts decide nothing; within the isolate they count at once). */
-  countWaitMs: number;
-  /** How often a waiting admission looks at its line. */
-  pollMs: number;
-  /** A message unanswered this long is sent again by the next request that waits on its line. */
-  resendAfterMs: number;
-  /** First pause after a failed send (doubled after each failure, up to a second). */
-  retryMs: number;
-  /** A message unanswered this long is given up: its admissions fail, what it owed goes again. */
-  giveUpMs: number;
-  /** An admission fails (its request answers 503) after this many failed sends of its message. */
-  admissionAttempts: number;
-  /** Credits of each balance a lease tops up to; also what an isolate that dies can leave unbilled. */
-  leaseCredits: number;
-  /** A top-up is granted only while this many credits stay available after it. */
-  leaseFloor: number;
-  /** A lease pays for calls only this long after its last top-up was sent. */
-  leaseUseMs: number;
-  /** The longest a request's waitUntil keeps sending what its line owes. */
-  drainBudgetMs: number;
-}
-
-export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
-  settleWaitMs: 10,
-  rideWaitMs: 100,
-  countWaitMs: 1_000,
-  pollMs: 3,
-  resendAfterMs: 2_000,
-  retryMs: 10,
-  giveUpMs: 60_000,
-  admissionAttempts: 2,
-  leaseCredits: 200,
-  leaseFloor: 1_000,
-  leaseUseMs: 10_000,
-  drainBudgetMs: 20_000,
-};
-
-/** A waiter not seen polling for this long is gone (its request ended): what it was admitted is released. */
-const ORPHAN_MS = 10_000;
-
-interface PendingAdmission {
-  req: AdmitRequest;
-  /** Its key is the caller's, shared with other requests (a bulk chunk's deliveries): never released for it. */
-  shared: boolean;
-  outcome?: { result: AdmitResult } | { error: unknown };
-  failures: number;
-  /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
-  seen: number;
-}
-interface OwedSettlement {
-  settlement: Settlement;
-  decision: PendingDecision<SettlementOutcome>;
-}
-interface OwedCharge {
-  charge: LateCharge;
-  lease: IsolateLease | null;
-  decision: PendingDecision<ChargeDecision>;
-}
-interface Message {
-  seq: number;
-  admissions: PendingAdmission[];
-  settlements: OwedSettlement[];
-  charges: OwedCharge[];
-  counts: GroupCount[];
-  extend: string[];
-  body: LimiterMessage;
-  firstSent: number;
-  sentAt: number;
-  sending: boolean;
-  failures: number;
-}
-
-/** One account's line to its limiter, in this isolate. */
-class AccountLine {
-  admissions: PendingAdmission[] = [];
-  settlements: OwedSettlement[] = [];
-  charges: OwedCharge[] = [];
-  counts: GroupCount[] = [];
-  extend = new Set<string>();
-  wantsBalances = false;
-  inFlight: Message | null = null;
-  nextSeq = 1;
-  ackedSeq = 0;
-  settleTimer = false;
-  countTimer = false;
-  /** When an admission was last queued on the line (this isolate's clock). */
-  lastAdmission = 0;
-  lease: IsolateLease | null = null;
-  /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
-  noLeaseUntil = 0;
-  constructor(
-    readonly accountId: number,
-    public plan: string,
-  ) {}
-
-  get idle(): boolean {
-    return (
-      !this.inFlight &&
-      !this.admissions.length &&
-      !this.settlements.length &&
-      !this.charges.length &&
-      !this.counts.length &&
-      !this.extend.size &&
-      !this.lease
-    );
-  }
-}
-
-const MAX_LINES = 5_000;
-const MAX_LIMITER_IDS = 10_000;
-const MAX_OPEN_WINDOWS = 20_000;
-/** Balances read from the limiter are shown for this long by /v1/me on plans without limits. */
-export const BALANCES_TTL_MS = 1_000;
-const MAX_BALANCE_ENTRIES = 5_000;
-
-export class LimiterClient {
+export class LimiterClient extends IsolateMemory {
   readonly options: ClientOptions;
   private readonly lines = new Map<number, AccountLine>();
+  /**
+   * Lines whose drain spent its budget with something still owed (the limiter was down longer than
+   * drainBudgetMs): the isolate's next request, whatever its account, sends them again in its own
+   * waitUntil, so a settlement does not wait for its account's next request (nor the sweep).
+   */
+  private readonly stranded = new Set<AccountLine>();
   /** Object ids per namespace (deriving one hashes the name; ids, unlike stubs, may be kept). */
   private readonly ids = new WeakMap<Env["ACCOUNT_LIMITER"], Map<number, DurableObjectId>>();
-  /** (account, fingerprint) -> windows known kept: exact until they close (a kept window stays open 30 days). */
-  private readonly openWindows = new ExpiringMap<string, true>(MAX_OPEN_WINDOWS);
-  private readonly balancesSeen = new ExpiringMap<
-    number,
-    { plan: string; balances: Record<CreditBalance, BalanceView> }
-  >(MAX_BALANCE_ENTRIES);
-  /** Bumped whenever this isolate changes an account's credits: balances read before are not kept. */
-  private balancesGeneration = 0;
 
   constructor(options: Partial<ClientOptions> = {}) {
+    super();
     this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
+  }
+
+  /** This isolate's instant (ClientOptions.now). */
+  now(): number {
+    return this.options.now();
   }
 
   /** The account's limiter: one object per (owner) account. */
@@ -224,13 +112,22 @@ export class LimiterClient {
     waitUntil: (p: Promise<unknown>) => void,
     shared = false,
   ): Promise<AdmitResult> {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, req.plan);
-    const mine: PendingAdmission = { req, shared, failures: 0, seen: Date.now() };
+    const mine: PendingAdmission = { req, shared, failures: 0, seen: this.now(), sending: false };
     line.admissions.push(mine);
     line.lastAdmission = mine.seen;
     for (;;) {
-      mine.seen = Date.now();
-      if (!mine.outcome) await this.pump(env, line, waitUntil);
+      mine.seen = this.now();
+      if (!mine.outcome) {
+        mine.sending = true;
+        try {
+          await this.pump(env, line, waitUntil);
+        } finally {
+          mine.sending = false;
+          mine.seen = this.now();
+        }
+      }
       if (mine.outcome) break;
       await sleep(this.options.pollMs);
     }
@@ -248,6 +145,7 @@ export class LimiterClient {
     settlement: Settlement,
     waitUntil: (p: Promise<unknown>) => void,
   ): PendingDecision<SettlementOutcome> {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, plan);
     const owed = { settlement, decision: new PendingDecision<SettlementOutcome>() };
     line.settlements.push(owed);
@@ -262,11 +160,12 @@ export class LimiterClient {
     accountId: number,
     plan: string,
     charge: LateCharge,
-    lease: IsolateLease | null,
+    paid: LeasePaid | null,
     waitUntil: (p: Promise<unknown>) => void,
   ): PendingDecision<ChargeDecision> {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, plan);
-    const owed = { charge, lease, decision: new PendingDecision<ChargeDecision>() };
+    const owed = { charge, paid, decision: new PendingDecision<ChargeDecision>() };
     line.charges.push(owed);
     this.forgetBalances(accountId);
     this.sendSoon(env, line, "settle", waitUntil);
@@ -275,6 +174,7 @@ export class LimiterClient {
 
   /** Queues a count of a request admitted without a round trip; it goes within countWaitMs. */
   count(env: Env, accountId: number, plan: string, count: GroupCount, waitUntil: (p: Promise<unknown>) => void): void {
+    this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, plan);
     line.counts.push({ ...count, key: crypto.randomUUID() });
     this.sendSoon(env, line, "count", waitUntil);
@@ -307,7 +207,12 @@ export class LimiterClient {
     const line = this.line(accountId, plan);
     if (line.lease && !line.lease.ended) return line.lease;
     if (now < line.noLeaseUntil) return null;
-    line.lease = new IsolateLease(this.options.leaseCredits, this.options.leaseFloor, this.options.leaseUseMs);
+    line.lease = new IsolateLease(
+      this.options.leaseCredits,
+      this.options.leaseFloor,
+      this.options.leaseUseMs,
+      this.options.leaseCallMs,
+    );
     return line.lease;
   }
 
@@ -328,7 +233,7 @@ export class LimiterClient {
         // Admissions are flowing: the next one carries what waits.
         for (
           let waited = wait;
-          kind === "settle" && Date.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs;
+          kind === "settle" && this.now() - line.lastAdmission < wait && waited < this.options.rideWaitMs;
           waited += wait
         )
           await sleep(wait);
@@ -338,24 +243,35 @@ export class LimiterClient {
     );
   }
 
-  /** Sends until the message numbered `target` (or a later one) is answered, or the budget is spent. */
+  /**
+   * Sends until the message numbered `target` (or a later one) is answered, or the budget is spent:
+   * then the line is stranded, and the isolate's next request takes it up (resumeStranded).
+   */
   private async drain(env: Env, line: AccountLine, target: number): Promise<void> {
-    const started = Date.now();
-    while (line.ackedSeq < target && Date.now() - started < this.options.drainBudgetMs) {
+    const started = this.now();
+    this.stranded.delete(line);
+    while (line.ackedSeq < target) {
+      if (this.now() - started >= this.options.drainBudgetMs) {
+        this.stranded.add(line);
+        return;
+      }
       await this.pump(env, line);
-      if (line.ackedSeq >= target || (!line.inFlight && !this.hasWaiting(line))) break;
+      if (line.ackedSeq >= target || (!line.inFlight && !line.hasWaiting())) break;
       await sleep(this.options.pollMs);
     }
   }
 
-  private hasWaiting(line: AccountLine): boolean {
-    return !!(
-      line.admissions.length ||
-      line.settlements.length ||
-      line.charges.length ||
-      line.counts.length ||
-      line.extend.size
-    );
+  /** Sends what stranded lines owe, in this request's waitUntil. */
+  private resumeStranded(env: Env, waitUntil: (p: Promise<unknown>) => void): void {
+    if (!this.stranded.size) return;
+    const lines = [...this.stranded];
+    this.stranded.clear();
+    for (const line of lines)
+      waitUntil(
+        this.drain(env, line, line.nextSeq).catch((err) =>
+          logError("limiter: sending what a line still owes failed", err),
+        ),
+      );
   }
 
   // ---- the line's one message in flight ------------------------------------------------------
@@ -367,7 +283,7 @@ export class LimiterClient {
    * for them (awaited when none is given: a drain already runs after its request's answer).
    */
   private async pump(env: Env, line: AccountLine, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     let m = line.inFlight;
     if (m) {
       if (m.sending && now - m.sentAt < this.options.resendAfterMs) return;
@@ -378,7 +294,7 @@ export class LimiterClient {
       }
     }
     if (!m) {
-      m = this.nextMessage(line, now);
+      m = line.nextMessage(now);
       if (!m) return;
       line.inFlight = m;
     }
@@ -406,36 +322,6 @@ export class LimiterClient {
     if (line.idle) this.lines.delete(line.accountId);
   }
 
-  /** Everything waiting on the line, as one message; null when nothing waits. */
-  private nextMessage(line: AccountLine, now: number): Message | null {
-    const lease = line.lease?.request();
-    if (!this.hasWaiting(line) && !line.wantsBalances && !lease?.close) return null;
-    const m: Message = {
-      seq: line.nextSeq++,
-      admissions: line.admissions.splice(0),
-      settlements: line.settlements.splice(0),
-      charges: line.charges.splice(0),
-      counts: line.counts.splice(0),
-      extend: [...line.extend],
-      body: { plan: line.plan, accountId: line.accountId },
-      firstSent: now,
-      sentAt: now,
-      sending: false,
-      failures: 0,
-    };
-    line.extend.clear();
-    const body = m.body;
-    if (m.settlements.length) body.settlements = m.settlements.map((s) => s.settlement);
-    if (m.charges.length) body.charges = m.charges.map((c) => c.charge);
-    if (m.counts.length) body.counts = m.counts;
-    if (m.admissions.length) body.admissions = m.admissions.map((a) => a.req);
-    if (m.extend.length) body.extend = m.extend;
-    if (lease) body.lease = lease;
-    if (line.wantsBalances) body.withBalances = true;
-    line.wantsBalances = false;
-    return m;
-  }
-
   /** A message the limiter did not answer in time: its admissions fail; what it owed waits for the next one. */
   private giveUp(line: AccountLine, m: Message) {
     line.inFlight = null;
@@ -451,10 +337,10 @@ export class LimiterClient {
   /** Applies the limiter's answer: hands out outcomes and decisions; answers the follow-ups to await. */
   private apply(env: Env, line: AccountLine, m: Message, reply: LimiterReply): Promise<unknown>[] {
     const followUps: (Promise<unknown> | undefined)[] = [];
-    const now = Date.now();
+    const now = this.now();
     m.admissions.forEach((a, i) => {
       const result = reply.admissions[i];
-      const orphan = a.outcome !== undefined || now - a.seen > ORPHAN_MS;
+      const orphan = a.outcome !== undefined || (!a.sending && now - a.seen > this.options.orphanMs);
       a.outcome ??= { result };
       // Its request gave up on it: what it was given goes back at once (unless other requests share
       // its key: a later delivery of the same bulk rows holds it; the sweep releases it otherwise).
@@ -475,7 +361,7 @@ export class LimiterClient {
     });
     m.charges.forEach((c, i) => {
       const decision = reply.charges[i];
-      c.lease?.answered(c.charge.cost);
+      c.paid?.lease.end(c.paid.ticket);
       if (decision.billed && decision.at !== null)
         this.rememberWindow(line.accountId, c.charge.fingerprint, decision.at);
       followUps.push(c.decision.decide(decision));
@@ -488,13 +374,7 @@ export class LimiterClient {
     return followUps.filter((p): p is Promise<unknown> => p !== undefined);
   }
 
-  // ---- balances read, windows known ----------------------------------------------------------
-
-  /** Balances read from the limiter less than BALANCES_TTL_MS ago, if this isolate has not changed the account's credits since. */
-  knownBalances(accountId: number, plan: string, now: number): Record<CreditBalance, BalanceView> | undefined {
-    const seen = this.balancesSeen.get(accountId, now, BALANCES_TTL_MS);
-    return seen?.plan === plan ? seen.balances : undefined;
-  }
+  // ---- balances read ------------------------------------------------------------------------
 
   /** Reads the account's balances with the next round trip (which carries what the line owes), for a request of instant `now`. */
   async readBalances(
@@ -504,45 +384,11 @@ export class LimiterClient {
     now: number,
     waitUntil: (p: Promise<unknown>) => void,
   ): Promise<Record<CreditBalance, BalanceView> | undefined> {
-    const generation = this.balancesGeneration;
+    const generation = this.generation;
     const result = await this.admit(env, accountId, { plan, group: null, cost: {}, withBalances: true }, waitUntil);
     const balances = result.admitted ? result.balances : undefined;
     if (balances) this.rememberBalances(accountId, plan, balances, generation, now);
     return balances;
-  }
-
-  /** Remembers balances an admission answered with, as of the request's instant (unless this isolate changed them meanwhile). */
-  rememberBalances(
-    accountId: number,
-    plan: string,
-    balances: Record<CreditBalance, BalanceView>,
-    readInGeneration: number,
-    now: number,
-  ): void {
-    if (readInGeneration === this.balancesGeneration) this.balancesSeen.set(accountId, { plan, balances }, now);
-  }
-
-  get generation(): number {
-    return this.balancesGeneration;
-  }
-
-  /** The account's credits changed (or may have): its next /v1/me asks the limiter. */
-  forgetBalances(accountId: number): void {
-    this.balancesGeneration += 1;
-    this.balancesSeen.delete(accountId);
-  }
-
-  /** Remembers that the account was billed for this request at `billedAt` (its window is open from then on). */
-  rememberWindow(accountId: number, fingerprint: string, billedAt: number): void {
-    this.openWindows.set(`${accountId}:${fingerprint}`, true, billedAt);
-  }
-
-  /**
-   * True when this isolate knows the account was billed for this request less than 30 days before
-   * `now`: exact, since a kept window stays open for its 30 days whatever happens.
-   */
-  knownRepeat(accountId: number, fingerprint: string, now: number): boolean {
-    return this.openWindows.get(`${accountId}:${fingerprint}`, now, REPEAT_WINDOW_MS) === true;
   }
 }
 

@@ -46,8 +46,6 @@ export interface AdmitRequest {
   group: RateGroup | null;
   /** Credits to reserve per balance (base cost plus options), empty when free. */
   cost: Amounts;
-  /** Limits to apply instead of the plan table's row (e.g. the shared agent surface's configured limits). */
-  limits?: Limits;
   /** Also answer the credit balances after this admission (GET /v1/me shows them: no second round trip). */
   withBalances?: boolean;
   /**

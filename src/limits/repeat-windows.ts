@@ -42,9 +42,9 @@ export const SYNC_BATCH = 500;
  * racing each other are billed once, and one that fails or finds nothing leaves no other free).
  * `synced` = 0 marks a kept window the D1 copy has not received yet.
  *
- * `reservation` is set only on rows opened while their call ran, before windows were kept at
- * settlement: `settleOpenedInTable` and `closeOpenedInTable` end those, and can go once every
- * reservation made before that change has been settled or swept (RESERVATION_TTL_MS after it).
+ * `reservation` was set only on rows opened while their call ran, before windows were kept at
+ * settlement; the limiter's schema migration to version 2 (limiter-schema.ts) closed those, and
+ * added `call` and `charged` to tables made before them.
  */
 export class RepeatWindows {
   constructor(private readonly sql: SqlStorage) {
@@ -59,13 +59,6 @@ export class RepeatWindows {
       call TEXT,
       charged TEXT
     ) WITHOUT ROWID`);
-    // Tables made before charges were keyed by their call.
-    const columns = sql
-      .exec<{ name: string }>("PRAGMA table_info(repeat_windows)")
-      .toArray()
-      .map((c) => c.name);
-    if (!columns.includes("call")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN call TEXT");
-    if (!columns.includes("charged")) sql.exec("ALTER TABLE repeat_windows ADD COLUMN charged TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_billed_at ON repeat_windows (billed_at)");
     sql.exec(
       "CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL",
@@ -113,35 +106,6 @@ export class RepeatWindows {
         charged === null ? null : JSON.stringify(charged),
       );
     }
-  }
-
-  /**
-   * Ends a call whose windows were opened in the table (before they lived with the reservation): the
-   * windows of `kept` stay open (billed), the others close. `kept` undefined keeps all of them.
-   * Answers whether any was kept.
-   */
-  settleOpenedInTable(reservation: string, kept: readonly string[] | undefined): boolean {
-    if (!kept)
-      return (
-        this.sql
-          .exec("UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? RETURNING 1", reservation)
-          .toArray().length > 0
-      );
-    const anyKept =
-      this.sql
-        .exec(
-          "UPDATE repeat_windows SET reservation = NULL WHERE reservation = ? AND fingerprint IN (SELECT value FROM json_each(?)) RETURNING 1",
-          reservation,
-          JSON.stringify(kept),
-        )
-        .toArray().length > 0;
-    this.closeOpenedInTable(reservation);
-    return anyKept;
-  }
-
-  /** Closes every window opened in the table by a call that billed nothing (refunded, or swept after it died). */
-  closeOpenedInTable(reservation: string): void {
-    this.sql.exec("DELETE FROM repeat_windows WHERE reservation = ?", reservation);
   }
 
   /** Kept windows the D1 copy has not received, oldest first. */

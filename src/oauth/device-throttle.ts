@@ -1,5 +1,5 @@
 import type { Env } from "../env.js";
-import { spendBudgets } from "../limits/budgets.js";
+import { spendAttempt } from "../platform/throttle.js";
 
 /**
  * RFC 8628 §5.1: a user code has about 34 bits, so typing codes must be rate limited or the
@@ -19,19 +19,14 @@ export const DEVICE_CODE_LIMITS = {
 export function throttleDeviceCode(
   env: Env,
   who: { ip: string; accountId: number; code: string },
-  now = Date.now(),
 ): Promise<number | null> {
-  return spendBudgets(
-    env,
-    [
-      { object: `ip:${who.ip}`, window: "device-code:address", ...DEVICE_CODE_LIMITS.perAddress },
-      {
-        object: `device-code-account:${who.accountId}`,
-        window: "device-code:account",
-        ...DEVICE_CODE_LIMITS.perAccount,
-      },
-      { object: `device-code:${who.code}`, window: "device-code:code", ...DEVICE_CODE_LIMITS.perCode },
-    ],
-    now,
-  );
+  return spendAttempt(env, [
+    { subject: `ip:${who.ip}`, window: "device-code:address", ...DEVICE_CODE_LIMITS.perAddress },
+    {
+      subject: `device-code-account:${who.accountId}`,
+      window: "device-code:account",
+      ...DEVICE_CODE_LIMITS.perAccount,
+    },
+    { subject: `device-code:${who.code}`, window: "device-code:code", ...DEVICE_CODE_LIMITS.perCode },
+  ]);
 }

@@ -4,6 +4,7 @@ import { registerClaimRoutes } from "./claims.js";
 import { registerCreditPackRoute } from "./credit-packs.js";
 import { registerImportRoute } from "./import.js";
 import { operatorOnly } from "./operator-only.js";
+import { registerReshardRoutes } from "./reshard.js";
 
 /**
  * /operator: routes for whoever runs the service (imports, removal requests), behind
@@ -16,6 +17,7 @@ export function createOperatorApp() {
   registerImportRoute(app);
   registerCreditPackRoute(app);
   registerClaimRoutes(app);
+  registerReshardRoutes(app);
   app.onError((err, c) => toErrorResponse(err, c));
   return app;
 }

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { groupByIndex } from "../db/shards.js";
 import { errorResponse } from "../http/errors.js";
 import type { ApiApp } from "../http/openapi.js";
 import { checkFile, checkRow, type ImportReport, type ImportRow } from "../import/rows.js";
@@ -70,9 +71,14 @@ export function registerImportRoute(app: ApiApp) {
       );
 
     const statements = statementsFor(checked.rows, Date.now());
-    for (let i = 0; i < statements.length; i += BATCH) {
-      await c.env.DB.batch(statements.slice(i, i + BATCH).map((s) => c.env.DB.prepare(s.sql).bind(...s.params)));
-    }
+    // Each row's statements go to its domain's index database, in file order there; the databases
+    // are written in parallel.
+    await Promise.all(
+      (await groupByIndex(c.env, statements, (s) => s.domain, { writes: true })).map(async ([index, own]) => {
+        for (let i = 0; i < own.length; i += BATCH)
+          await index.$client.batch(own.slice(i, i + BATCH).map((s) => index.$client.prepare(s.sql).bind(...s.params)));
+      }),
+    );
     const { errors, ...counts } = checked.report;
     return c.json(
       {

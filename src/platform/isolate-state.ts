@@ -56,7 +56,7 @@ export const ISOLATE_STATE = {
   },
   signInDummyHash: {
     holds: "a password hash that sign-in checks unknown e-mail addresses against (equal timing)",
-    owner: "src/oauth/routes/sign-in.ts",
+    owner: "src/auth/password-sign-in.ts",
     kind: "value",
     maxEntries: null,
     lifetime: "the isolate's",
@@ -95,6 +95,14 @@ export const ISOLATE_STATE = {
     lifetime: "the binding's",
     invalidatedBy: "nothing",
     derived: true,
+  },
+  webEvidence: {
+    holds: "Gravatar and WKD evidence per address (whether a profile or a key exists)",
+    owner: "src/engine/verify/web-evidence.ts",
+    kind: "expiring map",
+    maxEntries: 5_000,
+    lifetime: "24 h",
+    invalidatedBy: "nothing",
   },
   claimLookups: {
     holds: "removal-claim lookups",
@@ -155,6 +163,32 @@ export const ISOLATE_STATE = {
     invalidatedBy: "nothing (emptied when full)",
     derived: true,
   },
+  indexRings: {
+    holds: "the consistent-hash rings of the index layouts in use",
+    owner: "src/db/shards.ts",
+    kind: "bounded map",
+    maxEntries: 8,
+    lifetime: "the isolate's",
+    invalidatedBy: "nothing",
+    derived: true,
+  },
+  indexLayouts: {
+    holds:
+      "the contact index's layout (which databases reads and writes go to), per main-database binding and INDEX_SHARDS value",
+    owner: "src/db/shards.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "`INDEX_LAYOUT_TTL_MS` (5 s)",
+    invalidatedBy: "a layout written in this isolate (the reshard workflow's phase changes)",
+  },
+  indexBookmarks: {
+    holds: "the newest D1 bookmark this isolate has seen per index database (where its next sessions start)",
+    owner: "src/db/index-sessions.ts",
+    kind: "per binding",
+    maxEntries: null,
+    lifetime: "the binding's",
+    invalidatedBy: "a newer bookmark",
+  },
   agentsAccountIds: {
     holds: "the shared agents account's id",
     owner: "src/agent/agents-account.ts",
@@ -214,15 +248,6 @@ export const ISOLATE_STATE = {
     maxEntries: null,
     lifetime: "the isolate's",
     invalidatedBy: "nothing (the oldest of 50 goes)",
-  },
-  dashboardDummyHash: {
-    holds: "a password hash that the dashboard's sign-in checks unknown e-mail addresses against (equal timing)",
-    owner: "src/dashboard/routes/auth.tsx",
-    kind: "value",
-    maxEntries: null,
-    lifetime: "the isolate's",
-    invalidatedBy: "nothing",
-    derived: true,
   },
   tryItCatalog: {
     holds: 'the "Try it" forms: capabilities, parameters and prices from the `/v1` OpenAPI document',

@@ -9,8 +9,12 @@
  * first one's). Named exports let the bundler drop the parts of mppx/server nobody uses.
  */
 export { Challenge, Credential, Errors, Mcp, Receipt } from "mppx";
+// The client side, for the dashboard's development wallet only (src/dashboard/dev-wallet.ts; never
+// in production): it signs the development method's credentials for a person's local top-up.
+export { evm as evmClient, Mppx as MppxClient } from "mppx/client";
 export { charge as evmCharge } from "mppx/evm/server";
 export { tempo } from "mppx/server";
 export { Mppx } from "mppx/server/core";
 export { createClient, http } from "viem";
+export { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 export { tempo as tempoChain } from "viem/chains";

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { db } from "../../src/db/client.js";
 import { companies } from "../../src/db/schema-index.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { indexOf } from "../support/index-db.js";
 import { settleOn } from "../support/limiter.js";
 
 const post = (path: string, headers: Record<string, string>, body: string) =>
@@ -36,11 +36,7 @@ describe("POST /v1/reveal/search bounds", () => {
       industry: "Zebra Farming",
       keywords: JSON.stringify(["zebras", "stripes"]),
     }));
-    for (let i = 0; i < rows.length; i += 10)
-      await db(env.DB)
-        .insert(companies)
-        .values(rows.slice(i, i + 10))
-        .onConflictDoNothing();
+    for (const row of rows) await (await indexOf(row.domain)).insert(companies).values(row).onConflictDoNothing();
     const res = await post(
       "/v1/reveal/search",
       a.headers,

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { accounts, apiKeys } from "../../src/db/schema.js";
 import { addKey, call, createAccount, joinWorkspace, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 describe("account API authentication", () => {
   it("answers 400 missing_credentials when no credentials are sent", async () => {
@@ -101,7 +102,7 @@ describe("account API authentication", () => {
     const a = await createAccount();
     const extra = await addKey(a.accountId);
     expect((await call("/v1/me", { headers: extra.headers })).status).toBe(200);
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       const [row] = await db(env.DB).select().from(apiKeys).where(eq(apiKeys.id, extra.keyId));
       return row?.lastUsedAt !== null;
     });

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import type { Env } from "../../src/env.js";
@@ -13,6 +13,7 @@ import {
   type RequestLogMessage,
 } from "../../src/platform/request-log-queue.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 function rows(accountId: number, n: number): RequestLogMessage[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -40,7 +41,7 @@ describe("request-log rows through the request-logs queue", () => {
     const a = await createAccount();
     expect((await call("/v1/me", { headers: a.headers })).status).toBe(200);
     let body: any;
-    await vi.waitUntil(
+    await settle(
       async () => {
         body = await json(await call("/v1/logs", { headers: a.headers }));
         return body.data.some((l: any) => l.endpoint === "/v1/me");

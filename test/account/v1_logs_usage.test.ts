@@ -1,9 +1,10 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 async function waitForLogs(headers: Record<string, string>, count: number) {
   let body: any;
-  await vi.waitUntil(async () => {
+  await settle(async () => {
     body = await json(await call(`/v1/logs?limit=100`, { headers }));
     return body.meta.total >= count;
   });

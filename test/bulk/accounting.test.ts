@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import { act, createdId, createJob, csvForm, getJob, parseCsv, thirtyFoundFinderRows, waitForEnd } from "./support.js";
 
 /** Every way a row can end, in one file. */
@@ -157,7 +158,7 @@ describe("one billing rule for invalid input, single calls and bulk alike", () =
     const done = await waitForEnd(account, "phone-validator", id);
     expect(done.metrics.rows).toMatchObject({ input: 2, valid_input: 1, invalid_input: 1, processed: 1, errors: 0 });
     expect(done.metrics.credits.phone).toBe(1);
-    await vi.waitUntil(async () => (await phoneUsed()) === 1);
+    await settle(async () => (await phoneUsed()) === 1);
     const csv = parseCsv(
       await (await call(`/v1/bulk/phone-validator/${id}/download`, { headers: account.headers })).text(),
     );
@@ -183,7 +184,7 @@ describe("one billing rule for invalid input, single calls and bulk alike", () =
     const done = await waitForEnd(account, "verifier", id);
     expect(done.metrics.rows).toMatchObject({ input: 2, valid_input: 1, invalid_input: 1, processed: 1 });
     expect(done.metrics.credits.verify).toBe(1);
-    await vi.waitUntil(async () => (await verifications()) === 1);
+    await settle(async () => (await verifications()) === 1);
   });
 });
 

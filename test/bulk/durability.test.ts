@@ -8,7 +8,7 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { db } from "../../src/db/client.js";
@@ -17,6 +17,7 @@ import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import {
   act,
   ageBilling,
@@ -106,7 +107,7 @@ describe("a bulk job owns its liveness", () => {
     expect(new Set(rows.map((r) => r[3])).size).toBe(120);
     expect(rows.every((r) => r.at(-2) === "found")).toBe(true);
     expect(done.metrics.credits.search).toBe(120);
-    await vi.waitUntil(
+    await settle(
       async () => (await limiterFor(env as unknown as Env, account.accountId).balances("pro")).search.used === 120,
       { timeout: 5_000 },
     );

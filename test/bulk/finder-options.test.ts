@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
-import { beforeAll, describe, expect, it, vi } from "vitest";
-import { db } from "../../src/db/client.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { phones } from "../../src/db/schema-index.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { uniqueKey, waitForRequests } from "../delivery/support.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { indexOf } from "../support/index-db.js";
+import { settle } from "../support/settle.js";
 import { act, createdId, createJob, csvForm, getJob, parseCsv, waitForEnd } from "./support.js";
 
 /**
@@ -25,7 +26,7 @@ const PEOPLE = [
 
 beforeAll(async () => {
   const now = Date.now();
-  await db(env.DB)
+  await (await indexOf("acme-widgets.test"))
     .insert(phones)
     .values([
       {
@@ -151,7 +152,7 @@ describe("bulk finder options", () => {
     }
     const balances = async () => (await limiterFor(env as unknown as Env, fresh.accountId).balances("pro")).phone.used;
     // Two jobs, one number each; the second is the same request within 30 days, so it is free.
-    await vi.waitUntil(async () => (await balances()) === 1);
+    await settle(async () => (await balances()) === 1);
   });
 
   it("find_all_phones (former name: full) lists every stored number, one phone credit each", async () => {
@@ -160,7 +161,7 @@ describe("bulk finder options", () => {
     expect(rows[0]).toMatchObject({ phone: "+14155552671; +14155550000", phone_type: expect.stringContaining("; ") });
     expect(rows[1]!.phone).toBe("");
     expect(job.metrics.credits.phone).toBe(2);
-    await vi.waitUntil(
+    await settle(
       async () => (await limiterFor(env as unknown as Env, fresh.accountId).balances("pro")).phone.used === 2,
     );
     const legacy = await run({ full: "1" }, PEOPLE.slice(0, 2), fresh);

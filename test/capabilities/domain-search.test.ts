@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { claims, companies, phones } from "../../src/db/schema-index.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { indexOf } from "../support/index-db.js";
 
 async function search(query: string) {
   const { headers } = await createAccount();
@@ -104,10 +105,18 @@ describe("GET /v1/domain-search", () => {
       pattern: "{first}.{last}",
     });
     expect(body.data.organization.last_updated).toMatch(/\+00:00$/);
-    const stored = await db(env.DB).select().from(phones).where(eq(phones.domain, "acme-widgets.test")).all();
+    const stored = await (await indexOf("acme-widgets.test"))
+      .select()
+      .from(phones)
+      .where(eq(phones.domain, "acme-widgets.test"))
+      .all();
     expect(stored.map((p) => p.e164).sort()).toEqual(["+12175550134", "+12175550199"]);
     expect(stored.every((p) => p.source === "crawl")).toBe(true);
-    const company = await db(env.DB).select().from(companies).where(eq(companies.domain, "acme-widgets.test")).get();
+    const company = await (await indexOf("acme-widgets.test"))
+      .select()
+      .from(companies)
+      .where(eq(companies.domain, "acme-widgets.test"))
+      .get();
     expect(company).toMatchObject({
       githubUrl: "https://github.com/acme-widgets",
       youtubeUrl: "https://www.youtube.com/@acmewidgets",
@@ -189,7 +198,11 @@ describe("GET /v1/domain-search", () => {
     });
     expect(body.data.organization.location).toMatchObject({ country: "DE", city: "Berlin", postal_code: "10115" });
     expect(body.data.organization.social_links.linkedin_url).toBe("https://de.linkedin.com/company/blau-gmbh");
-    const stored = await db(env.DB).select().from(phones).where(eq(phones.domain, "blau-gmbh.test")).all();
+    const stored = await (await indexOf("blau-gmbh.test"))
+      .select()
+      .from(phones)
+      .where(eq(phones.domain, "blau-gmbh.test"))
+      .all();
     expect(stored.map((p) => p.e164)).toEqual(["+49301234567"]);
   });
 });

@@ -1,15 +1,16 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
-import { db } from "../../src/db/client.js";
+import { describe, expect, it } from "vitest";
 import { phones } from "../../src/db/schema-index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { indexOf } from "../support/index-db.js";
+import { settle } from "../support/settle.js";
 
 describe("GET /v1/email-finder?enrich_mobile=true", () => {
   it("adds data.phone_data for a known number and charges one phone credit only when a number is found", async () => {
     const a = await createAccount({ plan: "pro" });
     const now = Date.now();
-    await db(env.DB)
+    await (await indexOf("acme-widgets.test"))
       .insert(phones)
       .values({
         domain: "acme-widgets.test",
@@ -37,7 +38,7 @@ describe("GET /v1/email-finder?enrich_mobile=true", () => {
     expect(without.data.phone_data).toBeNull();
 
     // Settling runs after the response; wait for both calls to be trued up.
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       const b = await limiterFor(env, a.accountId).balances("pro");
       return b.search.used === 2 && b.phone.used === 1;
     });

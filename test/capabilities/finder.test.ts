@@ -93,6 +93,15 @@ describe("GET /v1/email-format", () => {
     expect(data[0].percentage).toBeGreaterThan(data[1].percentage);
   });
 
+  it("answers the Python client's /v1/format?domain= alike (an alias, left out of the OpenAPI document)", async () => {
+    const canonical = await json(await get("/v1/email-format?domain=acme-widgets.test"));
+    const res = await get("/v1/format?domain=acme-widgets.test");
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual(canonical);
+    const doc = await json(await get("/v1/openapi.json"));
+    expect(doc.paths).not.toHaveProperty(["/format"]);
+  });
+
   it("answers an empty list when no named address is published", async () => {
     const { data } = await json(await get("/v1/email-format?domain=cloudy-tools.test"));
     // cloudy-tools only shows Kim Park (kim.park) and Mike Chen (mike): two formats, one address each.

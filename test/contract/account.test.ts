@@ -1,7 +1,7 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { desc, eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOG_RETENTION_ROWS, logTypeOf, pruneRequestLogs, retentionCutoff } from "../../src/account/log-retention.js";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
@@ -9,6 +9,7 @@ import { usageDays } from "../../src/db/schema-contract.js";
 import worker from "../../src/index.js";
 import { DAY_MS, startOfUtcDay } from "../../src/platform/time.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 const LEGACY_USAGE_KEYS = [
   "usage",
@@ -135,7 +136,7 @@ describe("docs/wire-contract.md §9.2 GET /v1/usage", () => {
     const a = await createAccount();
     // A definitive verdict on a well-formed address (its domain does not exist) is billed.
     expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
-    await vi.waitUntil(async () => (await json(await call("/v1/usage", { headers: a.headers }))).total.verifier === 1);
+    await settle(async () => (await json(await call("/v1/usage", { headers: a.headers }))).total.verifier === 1);
     const usage = await json(await call("/v1/usage", { headers: a.headers }));
     expect(usage.data[0]).toMatchObject({ verifier: 1, usage: 1, api: 1, source_api: 1 });
   });
@@ -185,7 +186,7 @@ describe("docs/wire-contract.md §9.3 GET /v1/logs", () => {
     await call("/v1/usage", { headers: a.headers });
     await call("/v1/email-verifier?email=not-an-email", { headers: a.headers });
     let body: any;
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       body = await json(await call("/v1/logs?limit=100", { headers: a.headers }));
       return body.meta.total >= 4;
     });

@@ -1,11 +1,12 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { billedRequests } from "../../src/db/schema-contract.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { normalisedParams, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { settleOn } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 async function verificationsUsed(accountId: number) {
   return (await limiterFor(env, accountId).balances("pro")).verification.used;
@@ -13,7 +14,7 @@ async function verificationsUsed(accountId: number) {
 
 async function logsOf(headers: Record<string, string>, count: number) {
   let body: any;
-  await vi.waitUntil(async () => {
+  await settle(async () => {
     body = await json(await call("/v1/logs?type=Email%20Verifier&limit=100", { headers }));
     return body.meta.total >= count;
   });
@@ -26,7 +27,7 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
     const first = await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect(first.status).toBe(200);
     const firstBody = await json(first);
-    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+    await settle(async () => (await verificationsUsed(a.accountId)) === 1);
     // Same question: path form instead of query, different case and padding.
     const again = await call("/v1/email-verifier/nobody@gone-verify.test", { headers: a.headers });
     expect(again.status).toBe(200);
@@ -34,7 +35,7 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
     const logs = await logsOf(a.headers, 2);
     expect(logs.map((l) => l.cost)).toEqual([false, true]);
     // The repeat's reservation (taken while its lookup ran) is given back.
-    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+    await settle(async () => (await verificationsUsed(a.accountId)) === 1);
   });
 
   it("§3.2: a repeat is answered even when the balance is empty; a new request is refused", async () => {
@@ -42,7 +43,7 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
     expect((await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers })).status).toBe(200);
     await logsOf(a.headers, 1);
     const limiter = limiterFor(env, a.accountId);
-    await vi.waitUntil(async () => (await limiter.balances("basic")).verification.used === 1);
+    await settle(async () => (await limiter.balances("basic")).verification.used === 1);
     const { verification } = await limiter.balances("basic");
     const spent = await limiter.admit({ plan: "basic", group: null, cost: { verification: verification.available } });
     if (spent.admitted) await settleOn(limiter, spent.reservationIds, true, {}, "basic");
@@ -60,7 +61,7 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
     await call("/v1/email-verifier?email=still%40gone-verify.test", { headers: a.headers });
     const logs = await logsOf(a.headers, 2);
     expect(logs.map((l) => l.cost)).toEqual([true, true]);
-    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 2);
+    await settle(async () => (await verificationsUsed(a.accountId)) === 2);
   });
 
   it("§3.2: the same request by another account is billed to that account", async () => {
@@ -80,7 +81,7 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
       .values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - REPEAT_WINDOW_MS - 60_000 });
     await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect((await logsOf(a.headers, 1)).map((l) => l.cost)).toEqual([true]);
-    await vi.waitUntil(async () => (await verificationsUsed(a.accountId)) === 1);
+    await settle(async () => (await verificationsUsed(a.accountId)) === 1);
   });
 
   it("§3.2: an answer that found nothing opens no window (it was not billed)", async () => {

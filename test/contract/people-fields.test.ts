@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { socialFields } from "../../src/capabilities/shapes/social-fields.js";
-import { db } from "../../src/db/client.js";
 import { people, phones } from "../../src/db/schema-index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { importRows } from "../people/support.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { indexOf } from "../support/index-db.js";
 import { settleOn } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 const SOCIAL = ["microblog", "professional_network", "twitter", "linkedin"] as const;
 
@@ -22,7 +23,7 @@ const JANE_PROFILE = "https://www.linkedin.com/in/jane-cooper-acme";
 const JANE_MICROBLOG = "https://twitter.com/janecooper";
 
 async function giveJaneProfiles() {
-  await db(env.DB)
+  await (await indexOf("acme-widgets.test"))
     .insert(people)
     .values({
       domain: "acme-widgets.test",
@@ -125,7 +126,7 @@ describe("social fields: neutral and older names everywhere a person has them (o
 describe("docs/wire-contract.md §5.4: enrich_mobile on domain-search and email-finder", () => {
   async function janeHasAPhone() {
     const now = Date.now();
-    await db(env.DB)
+    await (await indexOf("acme-widgets.test"))
       .insert(phones)
       .values({
         domain: "acme-widgets.test",
@@ -157,7 +158,7 @@ describe("docs/wire-contract.md §5.4: enrich_mobile on domain-search and email-
     const others = emails.filter((e) => e.email !== JANE);
     expect(others.length).toBeGreaterThan(0);
     expect(others.every((e) => e.phone_number === false && e.phone_data === null)).toBe(true);
-    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro")).phone.used === 1);
+    await settle(async () => (await limiterFor(env, a.accountId).balances("pro")).phone.used === 1);
   });
 
   it("domain-search?enrich_mobile=true needs a phone credit (402 with an empty phone balance)", async () => {

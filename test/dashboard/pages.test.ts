@@ -26,8 +26,9 @@ describe("every page, for a signed-in account", () => {
     const pages: [string, string][] = [
       ["/app", "Search credits"],
       ["/app/keys", key.key],
-      ["/app/try", "GET /v1/email-finder"],
-      ["/app/try?capability=phone-validator", "GET /v1/phone-validator"],
+      ["/app/try", "GET /v1/phone-validator"],
+      ["/app/try?capability=email-finder", "GET /v1/email-finder"],
+      ["/app/try?capability=email-verifier", "Verify an email address"],
       ["/app/bulk", "Upload a CSV"],
       ["/app/logs", "Request logs"],
       ["/app/leads", "ada@example.com"],
@@ -198,8 +199,10 @@ describe("every page, for a signed-in account", () => {
       (p) => p.status,
     );
     expect(progress).toMatchObject({ status: true, progress: 100, processed: 20, total: 20 });
-    const done = await (await browser.get(jobPath)).text();
+    const done = await (await browser.get(`${jobPath}?ok=launch`)).text();
     expect(done).toContain("<strong>Summary:</strong> 20 found.");
+    expect(done).toContain("20 of 20 rows (100%)");
+    expect(done).not.toContain("The job was launched.");
     const download = await browser.get(`${jobPath}/download?file=full`);
     expect(download.headers.get("content-type")).toMatch(/text\/csv/);
     const lines = (await download.text()).trim().split(/\r?\n/);

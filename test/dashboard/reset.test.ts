@@ -41,6 +41,20 @@ describe("password reset", () => {
     expect(accountId).toBeGreaterThan(0);
   });
 
+  it("refuses a weak new password (here: the account's address) and keeps the link usable", async () => {
+    const { email } = await confirmedUser();
+    await askReset(email);
+    const browser = new Browser();
+    const link = pathOf(lastMail(email).link);
+    const html = await (await browser.get(link)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const token = /name="token" value="([^"]+)"/.exec(html)![1]!;
+    const refused = await browser.post("/app/reset/new", { csrf, token, password: email });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("does not contain your email address");
+    expect((await browser.get(link)).status).toBe(200);
+  });
+
   it("answers the same for an address without an account, and mails nothing", async () => {
     const stranger = newEmail();
     const sent = localOutbox().length;

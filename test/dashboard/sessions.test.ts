@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { SIGN_IN_LIMITS, throttleSignIn } from "../../src/auth/password-sign-in.js";
 import { openSessionCall, SESSION_CALL_HEADER } from "../../src/auth/session-calls.js";
-import { DASHBOARD_LIMITS, throttleSignIn } from "../../src/dashboard/throttle.js";
 import { sha256Hex } from "../../src/platform/crypto.js";
 import { Browser, confirmedUser, newEmail, ORIGIN, PASSWORD, signUp } from "./support.js";
 
@@ -46,6 +46,27 @@ describe("sessions", () => {
     expect(
       (await signIn(other, (await signUp()).email, PASSWORD, "https://evil.example/app")).headers.get("location"),
     ).toBe("/app");
+  });
+
+  it("is not ended, nor its cookie cleared, by a sign-out form posted from another site", async () => {
+    const { browser } = await confirmedUser();
+    // A cross-site form post: the browser sends no SameSite=Lax cookie, and says where it comes from.
+    const res = await exports.default.fetch(
+      new Request("https://api.test/app/sign-out", {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: "https://evil.example",
+          "sec-fetch-site": "cross-site",
+        },
+        body: "",
+        redirect: "manual",
+      }),
+    );
+    expect(res.status).toBe(303);
+    // Before: a Set-Cookie that emptied __Host-ci_app, signing the browser out.
+    expect(res.headers.getSetCookie().filter((c) => c.startsWith("__Host-ci_app="))).toEqual([]);
+    expect((await browser.get("/app")).status).toBe(200);
   });
 
   it("ends at sign-out, after its idle time, and when the account is blocked", async () => {
@@ -118,19 +139,20 @@ describe("sessions", () => {
     const { email } = await signUp();
     // Every attempt spends the budgets (right or wrong password): spent here without the PBKDF2 runs.
     const browser = new Browser();
-    for (let i = 0; i < DASHBOARD_LIMITS.signInPerAddress.limit; i++)
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress.limit; i++)
       expect(await throttleSignIn(env, browser.ip, newEmail())).toBeNull();
     const refused = await signIn(browser, email);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(browser.sessionToken).toBeUndefined();
 
-    // One account guessed at from many addresses (the refusal above was the address's: it spent nothing of the account's).
-    for (let i = 0; i < DASHBOARD_LIMITS.signInPerEmail.limit; i++)
-      expect(await throttleSignIn(env, new Browser().ip, email)).toBeNull();
-    const elsewhere = new Browser();
-    expect((await signIn(elsewhere, email)).status).toBe(429);
-    expect(elsewhere.sessionToken).toBeUndefined();
+    // One account guessed at from one other address: closed to that address only.
+    const guesser = new Browser();
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccountFromAddress.limit; i++)
+      expect(await throttleSignIn(env, guesser.ip, email)).toBeNull();
+    expect((await signIn(guesser, email)).status).toBe(429);
+    expect(guesser.sessionToken).toBeUndefined();
+    // (Many addresses at one account: test/oauth/password-guessing.test.ts.)
   });
 
   it("acts for the account only while a dashboard call is under way: a call token from outside does nothing", async () => {

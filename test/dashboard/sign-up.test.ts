@@ -6,7 +6,7 @@ import { addKey, call } from "../support/accounts.js";
 import { Browser, lastMail, newEmail, PASSWORD, pathOf, signUp } from "./support.js";
 
 describe("signing up", () => {
-  it("creates an unconfirmed free account, signs the browser in and mails a confirmation link", async () => {
+  it("creates an unconfirmed free account and mails a confirmation link; the browser may then sign in", async () => {
     const { browser, email, accountId } = await signUp();
     const account = await env.DB.prepare("SELECT confirmed, plan, password_hash FROM accounts WHERE id = ?")
       .bind(accountId)
@@ -33,10 +33,10 @@ describe("signing up", () => {
     const before = await call("/v1/me", { headers: key.headers });
     expect(before.status).toBe(401);
     expect((await before.json<{ errors: { type: string } }>()).errors.type).toBe("account_unconfirmed");
-    // The dashboard's own pages get the same answer from /v1, and say so.
+    // The dashboard says it once, in words: an expected state, not an error code.
     const overview = await (await browser.get("/app")).text();
-    expect(overview).toContain("account_unconfirmed");
-    expect(overview).toContain("Confirm your email address.");
+    expect(overview).not.toContain("account_unconfirmed");
+    expect(overview).toContain("Confirm your email address</strong>");
 
     const confirm = await browser.get(pathOf(lastMail(email).link));
     expect(confirm.status).toBe(303);
@@ -69,18 +69,55 @@ describe("signing up", () => {
     expect((await new Browser().get(pathOf(second))).status).toBe(303);
   });
 
-  it("refuses a taken address, a malformed one and a short password, saying why", async () => {
-    const { email } = await signUp();
+  it("answers a taken address exactly as a new one, and mails its owner a note instead of a link", async () => {
+    const { email, accountId } = await signUp();
+    const newcomer = new Browser();
+    const fresh = await newcomer.post("/app/sign-up", {
+      csrf: await newcomer.csrfOf("/app/sign-up"),
+      email: newEmail(),
+      password: PASSWORD,
+    });
+    const browser = new Browser();
+    const taken = await browser.post("/app/sign-up", {
+      csrf: await browser.csrfOf("/app/sign-up"),
+      email: email.toUpperCase(),
+      password: "someone else's password",
+    });
+    // Before: 400 "An account already uses this address".
+    expect([fresh.status, taken.status]).toEqual([200, 200]);
+    const page = async (r: Response) => (await r.text()).replace(/dash\d+-[0-9a-f]{8}@example\.test/gi, "ADDRESS");
+    expect(await page(taken)).toBe(await page(fresh));
+    expect(browser.sessionToken).toBeUndefined();
+    const note = lastMail(email);
+    expect(note.subject).toBe("You already have an account");
+    expect(note.text).toContain("https://api.test/app/reset");
+    // The account and its password are untouched.
+    const signIn = await browser.post("/app/sign-in", {
+      csrf: await browser.csrfOf("/app/sign-in"),
+      email,
+      password: PASSWORD,
+    });
+    expect(signIn.status).toBe(303);
+    expect(accountId).toBeGreaterThan(0);
+  });
+
+  it("refuses a malformed address and a weak password, saying why", async () => {
     const browser = new Browser();
     const csrf = await browser.csrfOf("/app/sign-up");
-    const taken = await browser.post("/app/sign-up", { csrf, email: email.toUpperCase(), password: PASSWORD });
-    expect(taken.status).toBe(400);
-    expect(await taken.text()).toContain("An account already uses this address");
     const malformed = await browser.post("/app/sign-up", { csrf, email: "not-an-address", password: PASSWORD });
     expect(await malformed.text()).toContain("Enter a valid email address.");
     const short = await browser.post("/app/sign-up", { csrf, email: newEmail(), password: "short" });
     expect(short.status).toBe(400);
     expect(await short.text()).toContain("at least 10 characters");
+    const common = await browser.post("/app/sign-up", { csrf, email: newEmail(), password: "Password 1234" });
+    expect(common.status).toBe(400);
+    expect(await common.text()).toContain("among the first ones guessers try");
+    const repeated = await browser.post("/app/sign-up", { csrf, email: newEmail(), password: "abababababab" });
+    expect(repeated.status).toBe(400);
+    const email = newEmail();
+    const ownAddress = await browser.post("/app/sign-up", { csrf, email, password: email });
+    expect(ownAddress.status).toBe(400);
+    expect(await ownAddress.text()).toContain("does not contain your email address");
     expect(browser.sessionToken).toBeUndefined();
   });
 

@@ -28,7 +28,7 @@ export class Browser {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (this.cookies.size) headers.set("cookie", this.cookieHeader());
     if (!headers.has("cf-connecting-ip")) headers.set("cf-connecting-ip", this.ip);
     const res = await exports.default.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" }));
     for (const cookie of res.headers.getSetCookie()) {
@@ -68,6 +68,11 @@ export class Browser {
     return token!;
   }
 
+  /** The Cookie header this browser sends. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+
   get sessionToken(): string | undefined {
     return this.cookies.get("__Host-ci_app");
   }
@@ -89,11 +94,18 @@ export const pathOf = (link: string) => {
   return u.pathname + u.search;
 };
 
-/** Signs up a new account through the pages; the browser is then signed in (unconfirmed). */
+/** Signs up a new account through the pages, then signs the browser in (unconfirmed: the link is not opened). */
 export async function signUp(browser = new Browser(), email = newEmail()) {
   const csrf = await browser.csrfOf("/app/sign-up");
   const res = await browser.post("/app/sign-up", { csrf, email, password: PASSWORD });
-  expect(res.status, await res.clone().text()).toBe(303);
+  expect(res.status, await res.clone().text()).toBe(200);
+  expect(await res.text()).toContain("Check your inbox");
+  const signIn = await browser.post("/app/sign-in", {
+    csrf: await browser.csrfOf("/app/sign-in"),
+    email,
+    password: PASSWORD,
+  });
+  expect(signIn.status).toBe(303);
   const row = await env.DB.prepare("SELECT id FROM accounts WHERE email = ?").bind(email).first<{ id: number }>();
   return { browser, email, accountId: row!.id };
 }

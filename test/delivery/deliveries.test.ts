@@ -8,11 +8,12 @@ import { attemptsOf, enqueueDelivery, rotateSigningSecret, signingSecret } from 
 import { consumeDeliveries, retryDelaySeconds, toDeliveryMessage } from "../../src/delivery/queue.js";
 import { deliverOnce } from "../../src/delivery/send.js";
 import { createAccount } from "../support/accounts.js";
+import { eventually } from "../support/settle.js";
 import { RECEIVER, receivedBy, uniqueKey, waitForRequests } from "./support.js";
 
 async function waitForOutcome(deliveryId: string, outcome: string) {
   let rows: Awaited<ReturnType<typeof attemptsOf>> = [];
-  await vi.waitFor(
+  await eventually(
     async () => {
       rows = await attemptsOf(env, deliveryId);
       expect(rows.map((r) => r.outcome)).toContain(outcome);

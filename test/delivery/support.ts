@@ -1,4 +1,5 @@
-import { expect, vi } from "vitest";
+import { expect } from "vitest";
+import { eventually } from "../support/settle.js";
 
 export const RECEIVER = "https://receiver.test";
 
@@ -19,7 +20,7 @@ export async function receivedBy(key: string): Promise<Received[]> {
 /** Waits until the receiver has at least `count` requests for `key`. */
 export async function waitForRequests(key: string, count: number, timeout = 15_000): Promise<Received[]> {
   let got: Received[] = [];
-  await vi.waitFor(
+  await eventually(
     async () => {
       got = await receivedBy(key);
       expect(got.length).toBeGreaterThanOrEqual(count);

@@ -2,7 +2,6 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { db } from "../../src/db/client.js";
 import { domains, emailSources, emails, people } from "../../src/db/schema-index.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
 import { crawlFirstPass, FIRST_PASS } from "../../src/engine/web/crawl/crawler.js";
@@ -11,8 +10,10 @@ import { canonical, HOME_SCORE, rankCandidates, scoreLink, sitemapLocations } fr
 import { emptyCompanyFacts } from "../../src/engine/web/extract/company.js";
 import { parseUserUrl, refusalReason } from "../../src/engine/web/user-url.js";
 import worker from "../../src/index.js";
+import { indexOf } from "../support/index-db.js";
 
-const store = () => db(env.DB);
+// Every domain these tests read back is routed like the Worker routes it.
+const store = () => indexOf("acme-widgets.test");
 
 describe("crawl planning and guards", () => {
   it("ranks keyword pages (people pages first), PDFs by what their name says, articles last, and drops other pages and assets", () => {
@@ -199,7 +200,7 @@ describe("deep-crawl queue consumer", () => {
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
 
-    const rows = await store().select().from(emails).where(eq(emails.domain, "acme-widgets.test")).all();
+    const rows = await (await store()).select().from(emails).where(eq(emails.domain, "acme-widgets.test")).all();
     const found = rows.map((r) => r.email);
     // From the sitemap (press release, leadership) and security.txt; never the robots-refused page.
     expect(found).toEqual(
@@ -211,7 +212,11 @@ describe("deep-crawl queue consumer", () => {
       ]),
     );
     expect(found).not.toContain("secret.person@acme-widgets.test");
-    const carla = await store().select().from(people).where(eq(people.email, "carla.diaz@acme-widgets.test")).get();
+    const carla = await (await store())
+      .select()
+      .from(people)
+      .where(eq(people.email, "carla.diaz@acme-widgets.test"))
+      .get();
     expect(carla).toMatchObject({
       fullName: "Carla Diaz",
       position: "Head of Communications",
@@ -219,7 +224,7 @@ describe("deep-crawl queue consumer", () => {
       seniority: "senior",
       sourceUri: "https://acme-widgets.test/press/2024-launch",
     });
-    const dom = await store().select().from(domains).where(eq(domains.domain, "acme-widgets.test")).get();
+    const dom = await (await store()).select().from(domains).where(eq(domains.domain, "acme-widgets.test")).get();
     expect(dom?.crawlStatus).toBe("done");
     // The first pass may already have read every page this small site has; the deep pass adds the rest, if any.
     expect(dom?.pagesCrawled).toBeGreaterThanOrEqual(first.pages.length);
@@ -260,7 +265,7 @@ describe("index writes", () => {
       error: null,
       now: t1 + 30_000,
     });
-    const src = await store()
+    const src = await (await indexOf("changing-corp.test"))
       .select()
       .from(emailSources)
       .where(eq(emailSources.uri, "https://changing-corp.test/"))
@@ -304,7 +309,7 @@ describe("index writes", () => {
       now: Date.now(),
     });
     expect(result.addresses).toBe(250);
-    const sources = await store()
+    const sources = await (await indexOf("bulk-corp.test"))
       .select()
       .from(emailSources)
       .where(and(eq(emailSources.websiteUrl, "bulk-corp.test"), eq(emailSources.stillOnPage, true)))

@@ -42,6 +42,9 @@ function recordingD1(real: D1Database, log: Recorded[]): D1Database {
   return new Proxy(real, {
     get(target, prop) {
       if (prop === "prepare") return statement;
+      // Index reads go through a D1 session (src/db/index-sessions.ts): it records the same way.
+      if (prop === "withSession")
+        return (from: string) => recordingD1(target.withSession(from) as unknown as D1Database, log);
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -81,7 +84,15 @@ async function get(path: string) {
   const ctx = createExecutionContext();
   const res = await app.fetch(
     new Request(`https://api.test${path}`, { headers }),
-    { ...env, DB: recordingD1(env.DB, recorded) } as Env,
+    {
+      ...env,
+      // The main database and every index database (src/db/shards.ts) record what they are sent.
+      DB: recordingD1(env.DB, recorded),
+      INDEX_0: recordingD1(env.INDEX_0, recorded),
+      INDEX_1: recordingD1(env.INDEX_1, recorded),
+      INDEX_2: recordingD1(env.INDEX_2, recorded),
+      INDEX_3: recordingD1(env.INDEX_3, recorded),
+    } as Env,
     ctx,
   );
   await waitOnExecutionContext(ctx);

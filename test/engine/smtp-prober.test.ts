@@ -4,6 +4,7 @@ import {
   NoSmtpProber,
   proberFor,
   ReacherProber,
+  SmtpProberThrottledError,
   SmtpProberUnavailableError,
 } from "../../src/engine/verify/smtp-prober.js";
 import { apiErrorOf } from "../../src/http/errors.js";
@@ -51,7 +52,12 @@ describe("ReacherProber against the fixture backend", () => {
       disabled: true,
       deliverable: false,
     });
-    expect(await prober.probe("full@probe-verify.test")).toMatchObject({ fullInbox: true, deliverable: true });
+    // Reacher's connect.rs: a "mailbox full" RCPT reply gives has_full_inbox true and is_deliverable false.
+    expect(await prober.probe("full@probe-verify.test")).toMatchObject({
+      reachability: "risky",
+      fullInbox: true,
+      deliverable: false,
+    });
   });
 
   it("maps an SMTP error to unknown with the blocked / greylisted flags", async () => {
@@ -65,6 +71,33 @@ describe("ReacherProber against the fixture backend", () => {
     });
     expect(blocked.error).toMatch(/Spamhaus/);
     expect(await prober.probe("greylist@probe-verify.test")).toMatchObject({ greylisted: true, blocked: false });
+  });
+
+  it("reads Reacher's description of a refusal (IpBlacklisted, NeedsRDNS) as a refused prober", () => {
+    const rdns = mapReacherOutput({
+      is_reachable: "unknown",
+      smtp: {
+        error: { type: "AsyncSmtpError", message: "transient: 4.7.1 Client host rejected: cannot find your hostname" },
+        description: "NeedsRDNS",
+      },
+    });
+    expect(rdns).toMatchObject({ blocked: true, greylisted: false });
+  });
+
+  it("a Timeout error (its message is a Duration object) is neither refused nor greylisted", () => {
+    expect(
+      mapReacherOutput({
+        is_reachable: "unknown",
+        smtp: { error: { type: "Timeout", message: { secs: 10, nanos: 0 } } },
+      }),
+    ).toMatchObject({ blocked: false, greylisted: false, error: 'Timeout: {"secs":10,"nanos":0}' });
+  });
+
+  it("Reacher's own throttle (429) is a 503 with its wait as Retry-After, never a verdict", async () => {
+    const err = await prober.probe("throttled@probe-verify.test").catch((e) => e);
+    expect(err).toBeInstanceOf(SmtpProberThrottledError);
+    expect(err.waitSeconds).toBe(13);
+    expect(apiErrorOf(err)!.status).toBe(503);
   });
 
   it("sends the secret header; without it the backend refuses and that is a 503", async () => {

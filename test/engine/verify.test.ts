@@ -7,6 +7,7 @@ import { ReacherProber, type SmtpProber, SmtpProberUnavailableError } from "../.
 import { verifyEmail } from "../../src/engine/verify/verifier.js";
 import { ApiError, apiErrorOf } from "../../src/http/errors.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
+import { indexOf } from "../support/index-db.js";
 
 const reacher = () => new ReacherProber("https://reacher.test", REACHER_SECRET);
 
@@ -196,7 +197,7 @@ describe("verifier without an SMTP prober", () => {
   it("lists where the address was seen and counts that as evidence", async () => {
     const before = (await verifyEmail(env, "press@acme-verify.test")).data.email.score;
     const t = Date.UTC(2026, 9, 1);
-    await db(env.DB).insert(emailSources).values({
+    await (await indexOf("press@acme-verify.test")).insert(emailSources).values({
       email: "press@acme-verify.test",
       uri: "https://acme-verify.test/contact",
       websiteUrl: "acme-verify.test",
@@ -218,7 +219,9 @@ describe("verifier without an SMTP prober", () => {
   });
 
   it("uses a catch-all verdict an earlier probe stored for the domain", async () => {
-    await db(env.DB).insert(domains).values({ domain: "implicit-verify.test", acceptAll: true });
+    await (await indexOf("implicit-verify.test"))
+      .insert(domains)
+      .values({ domain: "implicit-verify.test", acceptAll: true });
     const { data, definitive } = await verifyEmail(env, "anyone@implicit-verify.test");
     expect(data.email).toMatchObject({
       status: "accept_all",
@@ -264,18 +267,17 @@ describe("verifier with the Reacher prober", () => {
   });
 
   it("catch-all domain: accept_all, risky, remembered on the indexed domain", async () => {
-    await db(env.DB).insert(domains).values({ domain: "catchall-verify.test" });
+    await (await indexOf("catchall-verify.test")).insert(domains).values({ domain: "catchall-verify.test" });
     const { data } = await verifyEmail(env, "whoever@catchall-verify.test", { prober: reacher() });
     expect(data.email).toMatchObject({ status: "accept_all", result: "risky", accept_all: true, smtp_check: false });
-    const row = await db(env.DB).select().from(domains).all();
+    const row = await (await indexOf("catchall-verify.test")).select().from(domains).all();
     expect(row.find((d) => d.domain === "catchall-verify.test")?.acceptAll).toBe(true);
   });
 
-  it("full inbox: the mailbox exists but the result is risky", async () => {
-    expect((await verifyEmail(env, "full@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
-      status: "valid",
-      result: "risky",
-    });
+  it("full inbox (Reacher: is_deliverable false, has_full_inbox true): the mailbox exists, risky, never invalid", async () => {
+    const full = await verifyEmail(env, "full@probe-verify.test", { prober: reacher() });
+    expect(full.data.email).toMatchObject({ status: "valid", result: "risky", reason: null });
+    expect(full.definitive).toBe(true);
   });
 
   it("blocked and greylisted conversations stay unknown, with the flags set", async () => {
@@ -285,13 +287,13 @@ describe("verifier with the Reacher prober", () => {
       block: true,
       greylisted: false,
       smtp_server: false,
-      reason: "smtp_inconclusive",
+      reason: "smtp_refused",
     });
+    expect(blocked.data.email.note).toMatch(/refused to talk to our SMTP checker/);
     expect(blocked.definitive).toBe(false);
-    expect((await verifyEmail(env, "greylist@probe-verify.test", { prober: reacher() })).data.email).toMatchObject({
-      status: "unknown",
-      greylisted: true,
-    });
+    const greylisted = await verifyEmail(env, "greylist@probe-verify.test", { prober: reacher() });
+    expect(greylisted.data.email).toMatchObject({ status: "unknown", greylisted: true, reason: "smtp_greylisted" });
+    expect(greylisted.definitive).toBe(false);
   });
 
   it("a failing prober is a 503, never a verdict", async () => {

@@ -123,7 +123,18 @@ describe("route families (the app builds each on the first request that needs it
     const app = createApp();
     const res = await app.fetch(new Request("https://api.test/v1/openapi.json"), env, createExecutionContext());
     const doc = (await res.json()) as { paths: Record<string, unknown> };
-    expect(app.built().sort()).toEqual(["account", "bulk", "capabilities", "keys", "leads", "logs", "reveal", "v1"]);
+    expect(app.built().sort()).toEqual([
+      "account",
+      "bulk",
+      "capabilities",
+      "keys",
+      "leads",
+      "logs",
+      "purchases",
+      "reveal",
+      "team",
+      "v1",
+    ]);
     for (const path of [
       "/me",
       "/logs",
@@ -133,6 +144,8 @@ describe("route families (the app builds each on the first request that needs it
       "/bulk/{type}",
       "/domain-search",
       "/oauth/register",
+      "/team/members/{id}",
+      "/credit-packs/{pack}",
     ])
       expect(doc.paths).toHaveProperty([path]);
   });

@@ -5,6 +5,7 @@ import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import { currentLogRowId, logError, runWithRequestId } from "../../src/request-context.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -59,7 +60,7 @@ describe("a request id on every response", () => {
     const res = await call("/v1/me", { headers: a.headers });
     const id = res.headers.get("X-Request-Id")!;
     let rows: (typeof requestLogs.$inferSelect)[] = [];
-    await vi.waitUntil(
+    await settle(
       async () => {
         rows = await db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, a.accountId)).all();
         return rows.length > 0;

@@ -1,7 +1,8 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { surfaceLogRow } from "../../src/capabilities/core/surface-log.js";
 import { loggedUri, maskValue } from "../../src/platform/log-uri.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 describe("validation messages", () => {
   it("applies the query form's limits to a parameter given in the path", async () => {
@@ -98,7 +99,7 @@ describe("request-log URIs", () => {
       headers: a.headers,
     });
     let body: any;
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       body = await json(await call("/v1/logs?limit=10", { headers: a.headers }));
       return body.meta.total >= 2;
     });
@@ -131,7 +132,7 @@ describe("request-log URIs", () => {
     const a = await createAccount({ plan: "scale" });
     await call("/v1/email-verifier?email=jane.secret@acme-verify.test", { headers: a.headers });
     let body: any;
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       body = await json(await call("/v1/logs?limit=10", { headers: a.headers }));
       return body.meta.total >= 1;
     });

@@ -1,8 +1,9 @@
 import { Webhook } from "standardwebhooks";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RECEIVER, receivedBy, uniqueKey, waitForRequests } from "../delivery/support.js";
 import { importRows } from "../people/support.js";
 import { createAccount } from "../support/accounts.js";
+import { eventually } from "../support/settle.js";
 import { send } from "./support.js";
 
 type Headers = Record<string, string>;
@@ -17,7 +18,7 @@ async function createHook(headers: Headers, over: Record<string, unknown> = {}) 
 
 async function waitForLog(headers: Headers, hookId: number, predicate: (rows: { status: string }[]) => boolean) {
   let rows: { status: string; attempt: number; response_code: number | null; duration_ms: number }[] = [];
-  await vi.waitFor(
+  await eventually(
     async () => {
       rows = (await send("GET", `/v1/webhooks/${hookId}/deliveries`, headers)).body.data.deliveries;
       expect(predicate(rows)).toBe(true);

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Execution, executeCapability, type Invocation } from "../../src/capabilities/core/execute.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
@@ -9,6 +9,7 @@ import { IsolateLease } from "../../src/limits/isolate-lease.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { collect, probeCapability, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 /** A capability double billed one phone credit when found. */
 const found: Record<string, boolean> = {};
@@ -156,7 +157,7 @@ describe("late charges: a billed call that cannot be refused is paid from the is
     const phone = (n: number) => `/v1/phone-validator?phone=%2B336123450${String(n).padStart(2, "0")}`;
     for (const n of [10, 11, 10]) expect((await call(phone(n), { headers: a.headers })).status).toBe(200);
     let logs: { cost: boolean; uri: string }[] = [];
-    await vi.waitUntil(async () => {
+    await settle(async () => {
       logs = (await json(await call("/v1/logs?type=Phone%20Validator&limit=10", { headers: a.headers }))).data;
       return logs.length === 3;
     });
@@ -167,43 +168,69 @@ describe("late charges: a billed call that cannot be refused is paid from the is
 
 describe("an isolate's lease", () => {
   const topUp = (lease: IsolateLease, held: number, sentAt: number) => {
-    const sent = lease.request()!;
+    const sent = lease.request(sentAt)!;
     lease.update({ id: lease.id, held: { phone: held }, open: true, refused: [] }, sentAt, sent);
     return sent;
   };
+  const paid = (ticket: number | null) => ticket !== null;
 
   it("pays only what the limiter said it holds, less what it spent and has not reported", () => {
     const lease = new IsolateLease(3, 0, 1_000);
-    expect(lease.take({ phone: 1 }, 0)).toBe(false);
+    expect(lease.take({ phone: 1 }, 0)).toBeNull();
     expect(topUp(lease, 3, 0).want).toEqual({ phone: 3 });
-    expect([1, 2, 3, 4].map(() => lease.take({ phone: 1 }, 10))).toEqual([true, true, true, false]);
-    lease.giveBack({ phone: 1 });
-    expect(lease.take({ phone: 1 }, 10)).toBe(true);
+    const tickets = [1, 2, 3, 4].map(() => lease.take({ phone: 1 }, 10));
+    expect(tickets.map(paid)).toEqual([true, true, true, false]);
+    lease.end(tickets[0]!); // found nothing
+    const again = lease.take({ phone: 1 }, 10);
+    expect(paid(again)).toBe(true);
     // The limiter took two charges from it (held 1), one is still unreported.
-    lease.answered({ phone: 1 });
-    lease.answered({ phone: 1 });
-    lease.update({ id: lease.id, held: { phone: 1 }, open: true, refused: [] }, 10, lease.request()!);
-    expect(lease.take({ phone: 1 }, 20)).toBe(false);
+    for (const t of [tickets[1]!, tickets[2]!]) {
+      lease.send(t);
+      lease.end(t);
+    }
+    lease.update({ id: lease.id, held: { phone: 1 }, open: true, refused: [] }, 10, lease.request(10)!);
+    expect(lease.take({ phone: 1 }, 20)).toBeNull();
   });
 
   it("pays nothing once its use period is over, until a top-up renews it", () => {
     const lease = new IsolateLease(5, 0, 1_000);
     topUp(lease, 5, 100);
-    expect(lease.take({ phone: 1 }, 1_099)).toBe(true);
-    expect(lease.take({ phone: 1 }, 1_100)).toBe(false);
+    expect(paid(lease.take({ phone: 1 }, 1_099))).toBe(true);
+    expect(lease.take({ phone: 1 }, 1_100)).toBeNull();
     topUp(lease, 5, 1_100);
-    expect(lease.take({ phone: 1 }, 1_200)).toBe(true);
+    expect(paid(lease.take({ phone: 1 }, 1_200))).toBe(true);
   });
 
   it("stops paying when a top-up is refused, and is given back once no call it paid is unanswered", () => {
     const lease = new IsolateLease(5, 0, 1_000);
     topUp(lease, 5, 0);
-    expect(lease.take({ phone: 1 }, 1)).toBe(true);
-    const sent = lease.request()!;
+    const ticket = lease.take({ phone: 1 }, 1)!;
+    const sent = lease.request(1)!;
     lease.update({ id: lease.id, held: { phone: 5 }, open: true, refused: ["phone"] }, 1, sent);
-    expect(lease.take({ phone: 1 }, 2)).toBe(false);
-    expect(lease.request()).toBeUndefined();
-    lease.answered({ phone: 1 });
-    expect(lease.request()).toMatchObject({ close: true });
+    expect(lease.take({ phone: 1 }, 2)).toBeNull();
+    expect(lease.request(2)).toBeUndefined();
+    lease.send(ticket);
+    lease.end(ticket);
+    expect(lease.request(3)).toMatchObject({ close: true });
+  });
+
+  it("forgets a call that never sent its charge within the call time: its credits are spent again, the lease given back", () => {
+    const lease = new IsolateLease(1, 0, 1_000, 5_000);
+    topUp(lease, 1, 0);
+    const never = lease.take({ phone: 1 }, 10)!; // answered 504 at the deadline: its report is never asked
+    expect(lease.take({ phone: 1 }, 20)).toBeNull();
+    topUp(lease, 1, 5_100);
+    expect(paid(lease.take({ phone: 1 }, 5_200))).toBe(true);
+    // Its charge, asked after all, no longer comes from the lease.
+    expect(lease.send(never)).toBe(false);
+  });
+
+  it("keeps a call whose charge was sent, however long its answer takes", () => {
+    const lease = new IsolateLease(1, 0, 1_000, 5_000);
+    topUp(lease, 1, 0);
+    const ticket = lease.take({ phone: 1 }, 10)!;
+    expect(lease.send(ticket)).toBe(true);
+    topUp(lease, 1, 60_000);
+    expect(lease.take({ phone: 1 }, 60_001)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { processChunk } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
@@ -12,6 +12,8 @@ import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
+import { slowRows } from "../support/slow-time.js";
 
 // One test per money defect found by reading and trying the code (each fails when its fix is
 // taken out; see the commits that added them).
@@ -28,7 +30,7 @@ type Stub = DurableObjectStub<AccountLimiter>;
 const stubOf = (accountId: number) =>
   env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as Stub;
 /** The account's balance of a kind, as the limiter holds it (the runtime's arguments of every version of balances()). */
-const balance = async (accountId: number, plan: string, kind: "search" | "verification") =>
+const balance = async (accountId: number, plan: string, kind: "search" | "verification" | "phone") =>
   (
     await (
       stubOf(accountId) as unknown as {
@@ -202,6 +204,69 @@ describe("money defects", () => {
     expect((await balance(a.accountId, "enterprise", "search")).available).toBe(500_000 - 2 - 1);
   });
 
+  it("an extra cost the balance cannot fully cover is charged what it covers, never beyond the balance", async () => {
+    const a = await createAccount({ plan: "pro" });
+    const limiter = stubOf(a.accountId);
+    await runInDurableObject(limiter, (instance: AccountLimiter) => {
+      const book = (
+        instance as unknown as { credits: { current(now: number): { used: { phone: number } }; dirty: boolean } }
+      ).credits;
+      book.current(Date.now()).used.phone = 1_000 - 50;
+      book.dirty = true;
+    });
+    const billing = {
+      accountId: a.accountId,
+      capability: "domain-search",
+      source: "api" as const,
+      requests: [{ fingerprint: "partial-extra", cost: { search: 1 } }],
+    };
+    // A domain search with enrich_mobile finds 100 phones; 50 phone credits are left.
+    const admitted = await limiter.admit({ key: "partial-extra", plan: "pro", group: null, cost: {}, billing });
+    if (!admitted.admitted) throw new Error("not admitted");
+    const outcome = (
+      await limiter.exchange({
+        plan: "pro",
+        settlements: [
+          { reservationIds: admitted.reservationIds, found: true, adjust: { phone: 100 }, billed: ["partial-extra"] },
+        ],
+      })
+    ).settlements[0]!;
+    expect(outcome.charged).toEqual({ search: 1, phone: 50 });
+    expect(await balance(a.accountId, "pro", "phone")).toMatchObject({ used: 1_000, available: 0 });
+  });
+
+  it("a message sent twice is decided the same: a refusal and an unbilled late charge are remembered", async () => {
+    const a = await createAccount({ plan: "free" }); // 25 search credits
+    const limiter = stubOf(a.accountId);
+    await runInDurableObject(limiter, (instance: AccountLimiter) => {
+      const book = (
+        instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
+      ).credits;
+      book.current(Date.now()).used.search = 25;
+      book.dirty = true;
+    });
+    const admission = { key: "sent-twice", plan: "free", group: null, cost: { search: 1 } };
+    const charge = {
+      key: "charged-twice",
+      lease: null,
+      accountId: a.accountId,
+      capability: "domain-search",
+      source: "api" as const,
+      fingerprint: "charged-twice",
+      cost: { search: 1 },
+    };
+    const send = () => limiter.exchange({ plan: "free", admissions: [admission], charges: [charge] });
+    const first = await send();
+    expect(first.admissions[0]).toMatchObject({ admitted: false, reason: "credits" });
+    expect(first.charges[0]).toEqual({ billed: false, at: null });
+    // A pack arrives before the same message, sent again (its first reply was lost), reaches the limiter.
+    await limiter.grantPack(10);
+    const again = await send();
+    expect(again.admissions[0]).toMatchObject({ admitted: false, reason: "credits" });
+    expect(again.charges[0]).toEqual({ billed: false, at: null });
+    expect(await balance(a.accountId, "free", "search")).toMatchObject({ available: 10 });
+  });
+
   describe("a bulk chunk sent again after its lease", () => {
     const EMAILS = ["ann@mailinator.com", "bob@mailinator.com", "cid@mailinator.com", "dee@mailinator.com"];
 
@@ -212,43 +277,6 @@ describe("money defects", () => {
       );
       await launchLosingMessages(account, id);
       return id;
-    }
-
-    /** An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer. */
-    function slowRows() {
-      let open!: () => void;
-      const opened = new Promise<void>((r) => (open = r));
-      const db = env.DB;
-      const DB = new Proxy(db, {
-        get: (target, prop) =>
-          prop === "prepare"
-            ? (sql: string) => {
-                const statement = target.prepare(sql);
-                return new Proxy(statement, {
-                  get: (s, p) =>
-                    p === "bind"
-                      ? (...args: unknown[]) => slowStatement(s.bind(...args), opened)
-                      : typeof s[p as keyof typeof s] === "function"
-                        ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
-                        : s[p as keyof typeof s],
-                });
-              }
-            : (target[prop as keyof typeof target] as unknown),
-      });
-      return { env: { ...(env as Env), DB } as Env, open };
-    }
-    function slowStatement(statement: D1PreparedStatement, opened: Promise<void>): D1PreparedStatement {
-      return new Proxy(statement, {
-        get: (s, p) =>
-          p === "all" || p === "first" || p === "raw" || p === "run"
-            ? async (...args: unknown[]) => {
-                await opened;
-                return (s[p] as (...a: unknown[]) => unknown).apply(s, args);
-              }
-            : typeof s[p as keyof typeof s] === "function"
-              ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
-              : s[p as keyof typeof s],
-      });
     }
 
     async function rowsOf(jobId: number) {
@@ -285,12 +313,12 @@ describe("money defects", () => {
         const [slowFirst, slowSecond] = [slowRows(), slowRows()];
         // The first delivery is admitted and starts its rows, then stalls past its lease: the chunk is sent again.
         const first = deliver(slowFirst.env);
-        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
+        await settle(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
           timeout: 5_000,
         });
         const tokenBefore = await tokenOf(id);
         const second = deliver(slowSecond.env);
-        await vi.waitUntil(async () => (await tokenOf(id)) > tokenBefore, { timeout: 5_000 });
+        await settle(async () => (await tokenOf(id)) > tokenBefore, { timeout: 5_000 });
         const [records, then] =
           order === "the later delivery records first" ? [slowSecond, slowFirst] : [slowFirst, slowSecond];
         records.open();
@@ -300,7 +328,7 @@ describe("money defects", () => {
         const rows = await rowsOf(id);
         expect(rows.map((r) => r.outcome)).toEqual(["found", "found", "found", "found"]);
         expect(rows.map((r) => r.c_verify)).toEqual([1, 1, 1, 1]);
-        await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).used === 4, {
+        await settle(async () => (await balance(account.accountId, "pro", "verification")).used === 4, {
           timeout: 5_000,
         });
         expect(await balance(account.accountId, "pro", "verification")).toMatchObject({
@@ -319,7 +347,7 @@ describe("money defects", () => {
       // A stale delivery is admitted and stalls on its rows.
       const slow = slowRows();
       const stale = deliver(slow.env, client);
-      await vi.waitUntil(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
+      await settle(async () => (await balance(account.accountId, "pro", "verification")).available < 20_000, {
         timeout: 5_000,
       });
       // The chunk is sent again: this copy shares the reservation (one key), records its rows, and dies
@@ -346,7 +374,7 @@ describe("money defects", () => {
           jobStub(env, id),
           (_i: BulkJob, state) => state.storage.sql.exec("SELECT 1 FROM billing").toArray().length,
         );
-      await vi.waitUntil(async () => (await owed()) > 0, { timeout: 5_000 });
+      await settle(async () => (await owed()) > 0, { timeout: 5_000 });
       // A third copy finds every row done and completes the job; then the stale one is told to stop.
       await deliver(env as Env, client);
       slow.open();

@@ -1,6 +1,6 @@
 import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { executeBatch } from "../../src/capabilities/core/execute-batch.js";
 import { db } from "../../src/db/client.js";
@@ -10,11 +10,12 @@ import type { Env } from "../../src/env.js";
 import { type AccountLimiter, RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { ADMISSION_KEY_TTL_MS } from "../../src/limits/admission-keys.js";
-import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
+import type { LimiterMessage, LimiterReply } from "../../src/limits/limiter-messages.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 /** A capability double billed one phone credit when found; it waits for `release` so calls overlap. */
 let release: Promise<void> = Promise.resolve();
@@ -50,7 +51,7 @@ async function windowsOf(accountId: number) {
 
 async function logsOf(headers: Record<string, string>, count: number) {
   let body: any;
-  await vi.waitUntil(async () => {
+  await settle(async () => {
     body = await json(await call("/v1/logs?type=Phone%20Validator&limit=100", { headers }));
     return body.meta.total >= count;
   });
@@ -85,7 +86,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     const logs = await logsOf(a.headers, 20);
     expect(logs.filter((l) => l.cost)).toHaveLength(1);
-    await vi.waitUntil(async () => (await phoneUsed(a.accountId)) === 1);
+    await settle(async () => (await phoneUsed(a.accountId)) === 1);
     await new Promise((r) => setTimeout(r, 100)); // nothing else arrives later
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
@@ -306,8 +307,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
 
 describe("a running call's window, held with its reservation", () => {
   type Restarted = {
-    openWindow(fingerprint: string, now: number): { reservation: string | null } | null;
-    exchange(msg: LimiterMessage): Promise<unknown>;
+    exchange(msg: LimiterMessage): Promise<LimiterReply>;
   };
   /** Runs `body` on a second limiter object built on the same storage: what the account's limiter reads after a restart. */
   async function afterRestart<T>(accountId: number, body: (limiter: Restarted, state: DurableObjectState) => T) {
@@ -344,9 +344,7 @@ describe("a running call's window, held with its reservation", () => {
     expect(await Promise.all((await Promise.all([first, second])).map(billedOf))).toEqual([true, false]);
     await settled();
     const fingerprint = await requestFingerprint("window-probe", { q });
-    expect(await windowsOf(a.accountId)).toEqual([
-      expect.objectContaining({ fingerprint, reservation: null, synced: 0 }),
-    ]);
+    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null })]);
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
@@ -415,44 +413,37 @@ describe("a running call's window, held with its reservation", () => {
     await settled();
   });
 
-  it("still ends a window opened in the table by a call admitted before windows moved to the reservation", async () => {
+  it("ends an older limiter's reservations once, as its sweep would, when the storage is migrated", async () => {
     const a = await createAccount({ plan: "scale" });
     const now = Date.now();
     await runInDurableObject(stubOf(a.accountId), async (instance: AccountLimiter, state) => {
       (instance as unknown as { repeatWindows: unknown }).repeatWindows; // creates the table
-      state.storage.kv.put("r:legacy-kept", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
-      state.storage.kv.put("r:legacy-closed", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
-      for (const [fingerprint, reservation] of [
-        ["fp-kept", "legacy-kept"],
-        ["fp-closed", "legacy-closed"],
-      ]) {
-        state.storage.sql.exec(
-          "INSERT INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, ?, ?, 'window-probe', 'api', 0)",
-          fingerprint,
-          now,
-          reservation,
-          a.accountId,
-        );
-      }
+      state.storage.kv.delete("schema"); // an object of the first schema
+      // Charged at admission (no `amount`), its window opened in the table while its call ran.
+      state.storage.kv.put("r:legacy-charged", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
+      const book = (
+        instance as unknown as { credits: { current(now: number): { used: { phone: number } }; stored(): unknown } }
+      ).credits;
+      book.current(now).used.phone = 1;
+      state.storage.kv.put("credits", book.stored());
+      state.storage.sql.exec(
+        "INSERT INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES ('fp-legacy', ?, 'legacy-charged', ?, 'window-probe', 'api', 0)",
+        now,
+        a.accountId,
+      );
     });
-    const rows = await afterRestart(a.accountId, (limiter, state) => {
-      // Opened while its call ran: not a repeat (only a billed request's window is).
-      expect(limiter.openWindow("fp-kept", now)).toBeNull();
-      void limiter.exchange({
+    const { reply, rows, used } = await afterRestart(a.accountId, async (limiter, state) => ({
+      // Its call ends after the move: the reservation is gone, nothing is charged, nothing billed.
+      reply: await limiter.exchange({
         plan: "scale",
-        settlements: [{ reservationIds: ["legacy-kept"], found: true, adjust: {} }],
-      });
-      void limiter.exchange({
-        plan: "scale",
-        settlements: [{ reservationIds: ["legacy-closed"], found: false, adjust: {} }],
-      });
-      return state.storage.sql
-        .exec<{ fingerprint: string; reservation: string | null }>(
-          "SELECT fingerprint, reservation FROM repeat_windows",
-        )
-        .toArray();
-    });
-    expect(rows).toEqual([{ fingerprint: "fp-kept", reservation: null }]);
+        settlements: [{ reservationIds: ["legacy-charged"], found: true, adjust: {} }],
+      }),
+      rows: state.storage.sql.exec("SELECT fingerprint FROM repeat_windows").toArray(),
+      used: state.storage.kv.get<{ used: { phone: number } }>("credits")?.used.phone,
+    }));
+    expect(reply.settlements[0]).toMatchObject({ billed: [], at: null });
+    expect(rows).toEqual([]);
+    expect(used).toBe(0); // refunded (the object that was running still holds its old state in memory)
   });
 });
 

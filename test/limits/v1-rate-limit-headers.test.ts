@@ -1,11 +1,12 @@
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, joinWorkspace, json } from "../support/accounts.js";
 import { billedOf } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 const INT = /^\d+$/;
 
@@ -216,7 +217,7 @@ describe("capability calls through the limiter", () => {
     expect(failed.response.status).toBe(500);
     expect(failed.response.headers.get("x-minute-request-left")).toBe("147"); // every accepted request counts
     // Settlements reach the limiter off the response path (gate.ts: within SETTLE_WAIT_MS plus a round trip).
-    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro")).search.used === 1);
+    await settle(async () => (await limiterFor(env, a.accountId).balances("pro")).search.used === 1);
     expect((await limiterFor(env, a.accountId).balances("pro")).search.used).toBe(1);
   });
 

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:workers";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { limiterFor } from "../../src/limits/admission.js";
 import { ERROR_META_KEY } from "../../src/mcp/tools.js";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import { BASE, connect, rpc, workerFetch } from "./support.js";
 
 const FIND_JANE = { domain: "acme-widgets.test", first_name: "Jane", last_name: "Cooper" };
@@ -69,7 +70,7 @@ describe("POST /v1/mcp with an API key and secret", () => {
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
     expect(await searchCreditsUsed(a.accountId)).toBe(0);
     await client.callTool({ name: "email-finder", arguments: FIND_JANE });
-    await vi.waitUntil(async () => (await searchCreditsUsed(a.accountId)) === 1);
+    await settle(async () => (await searchCreditsUsed(a.accountId)) === 1);
     await client.callTool({ name: "email-finder", arguments: FIND_JANE });
     // Given time to settle, the repeat still has not spent a second credit.
     await new Promise((r) => setTimeout(r, 100));
@@ -97,7 +98,7 @@ describe("POST /v1/mcp with an API key and secret", () => {
     await client.listTools();
     await client.callTool({ name: "email-finder", arguments: FIND_JANE });
     await client.callTool({ name: "email-finder", arguments: { domain: "acme-widgets.test" } });
-    await vi.waitUntil(async () => (await logRows(a.accountId)).length === 2, { timeout: 3000 });
+    await settle(async () => (await logRows(a.accountId)).length === 2);
     const [found, refused] = await logRows(a.accountId);
     expect(found).toMatchObject({
       endpoint: "/v1/mcp",
@@ -263,7 +264,7 @@ describe("resources and prompts on /v1/mcp", () => {
     const a = await createAccount();
     const { client } = await connect("/v1/mcp", { requestInit: { headers: a.headers } });
     await client.callTool({ name: "email-finder", arguments: FIND_JANE });
-    await vi.waitUntil(async () => (await searchCreditsUsed(a.accountId)) === 1);
+    await settle(async () => (await searchCreditsUsed(a.accountId)) === 1);
     const { contents } = await client.readResource({ uri: "contact-intelligence://account/rate-limits" });
     expect(contents[0]).toMatchObject({
       uri: "contact-intelligence://account/rate-limits",

@@ -7,9 +7,10 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { limiterFor } from "../../src/limits/admission.js";
 import { field, issueTokens, REDIRECT, signedIn } from "../oauth/support.js";
+import { settle } from "../support/settle.js";
 import { connect, workerFetch } from "./support.js";
 
 /**
@@ -93,8 +94,8 @@ describe("an MCP client signing in to /v1/mcp with OAuth", () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ data: { email: "jane.cooper@acme-widgets.test" } });
     // Billed to the account that signed in, like a /v1 call with the same token.
-    await vi.waitUntil(async () => (await limiterFor(env, account.accountId).balances("pro")).search.used === 1);
-    await vi.waitUntil(async () => {
+    await settle(async () => (await limiterFor(env, account.accountId).balances("pro")).search.used === 1);
+    await settle(async () => {
       const row = await env.DB.prepare(
         "SELECT oauth_client_id, type, cost FROM request_logs WHERE account_id = ? AND endpoint = '/v1/mcp'",
       )

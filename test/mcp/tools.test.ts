@@ -1,11 +1,12 @@
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { inputSchemaOf, toolName } from "../../src/mcp/tools.js";
 import { createAccount } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import { appFetch, connect } from "./support.js";
 
 /** A capability that exists only in this test: added to the list, it must be served with no other change. */
@@ -127,7 +128,7 @@ describe("a capability added to the registry", () => {
     });
     const result = await client.callTool({ name: "domain-weather", arguments: { domain: "acme.test" } });
     expect(result.structuredContent).toEqual({ data: { domain: "acme.test", sky: "clear" } });
-    await vi.waitUntil(async () => (await limiterFor(env, a.accountId).balances("pro")).search.used === 1);
+    await settle(async () => (await limiterFor(env, a.accountId).balances("pro")).search.used === 1);
   });
 
   it("is not sold on /mcp until it has an agent path and a price", async () => {

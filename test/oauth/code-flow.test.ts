@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../../src/db/client.js";
 import { requestLogs } from "../../src/db/schema.js";
 import { call, json } from "../support/accounts.js";
+import { eventually } from "../support/settle.js";
 import {
   authorizationCode,
   authorizeUrl,
@@ -27,7 +28,7 @@ describe("authorization code flow with PKCE", () => {
     const me = await call("/v1/me", { headers: bearer(tokens.access_token) });
     expect(me.status).toBe(200);
     expect((await json(me)).data.user_id).toBe(account.accountId);
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       const rows = await db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, account.accountId));
       expect(rows.map((r) => r.oauthClientId)).toContain(client.client_id);
     });
@@ -74,8 +75,8 @@ describe("authorization code flow with PKCE", () => {
     const res = await browser.fetch(authorizeUrl(client.client_id, challenge));
     expect(res.status).toBe(303);
     const to = new URL(res.headers.get("location")!, "https://api.test");
-    expect(to.pathname).toBe("/sign-in");
-    expect(to.searchParams.get("return_to")).toMatch(/^\/oauth\/authorize\?/);
+    expect(to.pathname).toBe("/app/sign-in");
+    expect(to.searchParams.get("next")).toMatch(/^\/oauth\/authorize\?/);
   });
 
   it("refuses a wrong verifier and a replayed code", async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { oauthDeviceCodes } from "../../src/db/schema-oauth.js";
 import { DEVICE_CODE_LIMITS } from "../../src/oauth/device-throttle.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { Browser, bearer, field, registerClient, signedIn, tokenRequest } from "./support.js";
+import { Browser, bearer, field, registerClient, SESSION_COOKIE, signedIn, tokenRequest } from "./support.js";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -202,15 +202,19 @@ describe("device authorization (RFC 8628)", () => {
   it("sends a signed-out person to sign in first", async () => {
     const res = await new Browser().fetch("/device?user_code=BCDF-GHJK");
     expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe(`/sign-in?return_to=${encodeURIComponent("/device?user_code=BCDF-GHJK")}`);
+    expect(res.headers.get("location")).toBe(`/app/sign-in?next=${encodeURIComponent("/device?user_code=BCDF-GHJK")}`);
   });
 
   it("signs out from the device page, after which the page asks to sign in again", async () => {
     const { browser } = await signedIn();
     const entry = await (await browser.fetch("/device")).text();
-    const out = await browser.post("/sign-out", { csrf: field(entry, "csrf") });
+    const out = await browser.post(
+      "/app/sign-out",
+      { csrf: field(entry, "csrf") },
+      { "Sec-Fetch-Site": "same-origin" },
+    );
     expect(out.status).toBe(303);
-    expect(browser.has("__Host-session")).toBe(false);
+    expect(browser.has(SESSION_COOKIE)).toBe(false);
     expect((await browser.fetch("/device")).status).toBe(303);
   });
 

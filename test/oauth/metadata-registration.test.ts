@@ -2,7 +2,17 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DOCS_ASSETS } from "../../src/oauth/pages/docs.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { authorizeUrl, Browser, emailOf, field, pkce, registerClient, signedIn } from "./support.js";
+import {
+  authorizeUrl,
+  Browser,
+  emailOf,
+  PASSWORD,
+  pkce,
+  registerClient,
+  SESSION_COOKIE,
+  signedIn,
+  signInAt,
+} from "./support.js";
 
 const register = (body: unknown) =>
   call("/v1/oauth/register", {
@@ -83,124 +93,76 @@ describe("dynamic client registration (RFC 7591)", () => {
   });
 });
 
-describe("sign-in page", () => {
-  it("is a strict, script-free page with a CSRF field", async () => {
-    const res = await new Browser().fetch("/sign-in");
-    expect(res.status).toBe(200);
-    const csp = res.headers.get("content-security-policy")!;
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toContain("script-src");
-    // no-referrer would make browsers send `Origin: null` on our own form posts, failing the CSRF check.
-    expect(res.headers.get("referrer-policy")).toBe("same-origin");
-    const html = await res.text();
-    expect(html).not.toContain("<script");
-    expect(html).toContain('<label for="password">');
-    expect(field(html, "csrf")).toMatch(/^[A-Za-z0-9_-]{32}$/);
+describe("signing in for the OAuth pages", () => {
+  it("happens on the one sign-in page: the former /sign-in sends the browser there, keeping where to come back", async () => {
+    const to = async (path: string) => (await new Browser().fetch(path)).headers.get("location");
+    expect(await to("/sign-in?return_to=%2Fdevice%3Fuser_code%3DBCDF-GHJK")).toBe(
+      `/app/sign-in?next=${encodeURIComponent("/device?user_code=BCDF-GHJK")}`,
+    );
+    expect(await to("/sign-in?return_to=%2F%2Fevil.test%2Fx")).toBe("/app/sign-in?next=%2Fdevice");
+    expect(await to("/sign-in")).toBe("/app/sign-in?next=%2Fdevice");
   });
 
-  it("refuses a wrong password without starting a session", async () => {
-    const a = await createAccount();
-    const browser = new Browser();
-    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", {
-      csrf,
-      return_to: "/device",
-      email: await emailOf(a.accountId),
-      password: "wrong password",
-    });
-    expect(res.status).toBe(400);
-    expect(await res.text()).toContain("The email or password is wrong.");
-    expect(browser.has("__Host-session")).toBe(false);
-  });
-
-  it("refuses a post without the CSRF cookie's token, and one from another origin", async () => {
-    const a = await createAccount();
-    const email = await emailOf(a.accountId);
-    const browser = new Browser();
-    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    expect(
-      (await browser.post("/sign-in", { csrf: "x".repeat(32), email, password: "correct horse battery staple" }))
-        .status,
-    ).toBe(403);
-    expect(
-      (
-        await browser.post(
-          "/sign-in",
-          { csrf, email, password: "correct horse battery staple" },
-          { Origin: "https://evil.test" },
-        )
-      ).status,
-    ).toBe(403);
-    expect(browser.has("__Host-session")).toBe(false);
+  it("opens one session for the dashboard and the OAuth pages", async () => {
+    const { browser } = await signedIn();
+    expect((await browser.fetch("/device")).status).toBe(200);
+    expect((await browser.fetch("/app")).status).toBe(200);
   });
 
   it("matches the email whatever its case", async () => {
     const a = await createAccount();
     const browser = new Browser();
-    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", {
-      csrf,
-      email: (await emailOf(a.accountId)).toUpperCase(),
-      password: "correct horse battery staple",
-    });
+    const res = await signInAt(browser, (await emailOf(a.accountId)).toUpperCase());
     expect(res.status).toBe(303);
-    expect(browser.has("__Host-session")).toBe(true);
+    expect(browser.has(SESSION_COOKIE)).toBe(true);
   });
 
-  it("refuses an unconfirmed account", async () => {
+  it("signs an unconfirmed account in, but lets no app act for it: the consent and device pages say to confirm first", async () => {
     const a = await createAccount({ confirmed: false });
     const browser = new Browser();
-    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", {
-      csrf,
-      email: await emailOf(a.accountId),
-      password: "correct horse battery staple",
-    });
-    expect(res.status).toBe(403);
-    expect(browser.has("__Host-session")).toBe(false);
+    expect((await signInAt(browser, await emailOf(a.accountId))).status).toBe(303);
+    const device = await browser.fetch("/device");
+    expect(device.status).toBe(403);
+    expect(await device.text()).toContain("Confirm your email address first");
+    const client = await registerClient();
+    const consent = await browser.fetch(authorizeUrl(client.client_id, (await pkce()).challenge));
+    expect(consent.status).toBe(403);
   });
 
   it("never sends the browser back to another site after sign-in", async () => {
     const a = await createAccount();
-    const browser = new Browser();
-    const csrf = field(await (await browser.fetch("/sign-in")).text(), "csrf");
-    const res = await browser.post("/sign-in", {
-      csrf,
-      return_to: "//evil.test/x",
-      email: await emailOf(a.accountId),
-      password: "correct horse battery staple",
-    });
+    const res = await signInAt(new Browser(), await emailOf(a.accountId), PASSWORD, "//evil.test/x");
     expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe("/device");
+    expect(res.headers.get("location")).toBe("/app");
   });
 });
 
 describe("pages for people", () => {
-  it("gives the sign-in, consent and device pages a link home, the reference, a favicon and a line on how to get an account", async () => {
-    const signIn = await (await new Browser().fetch("/sign-in")).text();
+  it("gives the consent and device pages a link home, the reference, a favicon and a line on how to get an account", async () => {
     const { browser } = await signedIn();
     const device = await (await browser.fetch("/device")).text();
     const client = await registerClient();
     const consent = await (await browser.fetch(authorizeUrl(client.client_id, (await pkce()).challenge))).text();
     expect(consent).toContain("Allow");
-    for (const [name, page] of Object.entries({ signIn, device, consent })) {
+    for (const [name, page] of Object.entries({ device, consent })) {
       expect(page, name).toContain('<header class="site"><a href="/">Contact Intelligence</a></header>');
       expect(page, name).toContain('<a href="/docs">API reference</a>');
       expect(page, name).toContain('<link rel="icon" href="/favicon.ico">');
       expect(page, name).toMatch(/No account yet\?.*demo-pro@example\.com/s);
     }
+    const signIn = await (await new Browser().fetch("/app/sign-in")).text();
+    expect(signIn).toMatch(/No account yet\?.*demo-pro@example\.com/s);
   });
 
   it("names the local demo account only outside production", async () => {
     const { createApp } = await import("../../src/app.js");
     const res = await createApp().fetch(
-      new Request("https://api.test/sign-in"),
+      new Request("https://api.test/app/sign-in"),
       { ...env, ENVIRONMENT: "production" },
       { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext,
     );
     const page = await res.text();
-    expect(page).toContain('No account yet? <a href="/app/sign-up">Create one</a> (free).');
+    expect(page).toContain("No account yet?");
     expect(page).not.toContain("demo-password");
   });
 

@@ -17,7 +17,7 @@ export class Browser {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (this.cookies.size) headers.set("Cookie", this.cookieHeader());
     headers.set("cf-connecting-ip", this.ip);
     headers.set("Accept", "text/html");
     const res = await call(path, { ...init, headers, redirect: "manual" });
@@ -42,6 +42,11 @@ export class Browser {
   has(cookie: string) {
     return this.cookies.has(cookie);
   }
+
+  /** The Cookie header this browser sends. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
 }
 
 export function field(html: string, name: string): string {
@@ -55,6 +60,16 @@ export async function emailOf(accountId: number): Promise<string> {
   return row!.email;
 }
 
+/** The browser session cookie every signed-in page shares (src/auth/browser-session.ts). */
+export const SESSION_COOKIE = "__Host-ci_app";
+
+/** Signs in on the one sign-in page (/app/sign-in), as the consent and device pages send a browser there. */
+export async function signInAt(browser: Browser, email: string, password = PASSWORD, next = "/device") {
+  const page = await browser.fetch(`/app/sign-in?next=${encodeURIComponent(next)}`);
+  const csrf = field(await page.text(), "csrf");
+  return browser.post("/app/sign-in", { csrf, next, email, password }, { "Sec-Fetch-Site": "same-origin" });
+}
+
 export async function signedIn(
   account?: TestAccount,
   ip?: string,
@@ -62,11 +77,10 @@ export async function signedIn(
   const a = account ?? (await createAccount());
   const email = await emailOf(a.accountId);
   const browser = new Browser(ip);
-  const page = await browser.fetch("/sign-in?return_to=%2Fdevice");
-  const csrf = field(await page.text(), "csrf");
-  const res = await browser.post("/sign-in", { csrf, return_to: "/device", email, password: PASSWORD });
+  const res = await signInAt(browser, email);
   expect(res.status).toBe(303);
-  expect(browser.has("__Host-session")).toBe(true);
+  expect(res.headers.get("location")).toBe("/device");
+  expect(browser.has(SESSION_COOKIE)).toBe(true);
   return { browser, account: a, email };
 }
 

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { indexD1Of } from "../support/index-db.js";
 import { claim, importRows } from "./support.js";
 
 let account: TestAccount;
@@ -221,11 +221,13 @@ describe("GET /v1/companies/find", () => {
       industries: null,
       source: "crawl",
     });
-    const stored = await env.DB.prepare("SELECT name FROM companies WHERE domain = 'globex.test'").first();
+    const stored = await (await indexD1Of("globex.test"))
+      .prepare("SELECT name FROM companies WHERE domain = 'globex.test'")
+      .first();
     expect(stored).toEqual({ name: "Globex Corporation" });
-    const phones = await env.DB.prepare(
-      "SELECT e164 FROM phones WHERE domain = 'globex.test' AND email IS NULL ORDER BY e164",
-    ).all();
+    const phones = await (await indexD1Of("globex.test"))
+      .prepare("SELECT e164 FROM phones WHERE domain = 'globex.test' AND email IS NULL ORDER BY e164")
+      .all();
     expect(phones.results.map((r) => r.e164)).toContain("+14155550132");
   });
 

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json } from "../support/accounts.js";
+import { indexD1Of } from "../support/index-db.js";
 
 const operator = { "X-Operator-Secret": "test-operator-secret" };
 const post = (body: string, type: string, headers: Record<string, string> = operator) =>
@@ -39,7 +39,8 @@ describe("POST /operator/import", () => {
       { line: 7, reason: expect.stringMatching(/needs a domain/) },
     ]);
 
-    const company = await env.DB.prepare("SELECT name, industry, phone, source FROM companies WHERE domain = ?")
+    const company = await (await indexD1Of("umbrella-imports.test"))
+      .prepare("SELECT name, industry, phone, source FROM companies WHERE domain = ?")
       .bind("umbrella-imports.test")
       .first();
     expect(company).toEqual({
@@ -48,9 +49,8 @@ describe("POST /operator/import", () => {
       phone: "+12125550100",
       source: "import",
     });
-    const person = await env.DB.prepare(
-      "SELECT email, full_name, country, professional_network_url, source FROM people WHERE domain = ?",
-    )
+    const person = await (await indexD1Of("umbrella-imports.test"))
+      .prepare("SELECT email, full_name, country, professional_network_url, source FROM people WHERE domain = ?")
       .bind("umbrella-imports.test")
       .first();
     expect(person).toEqual({
@@ -60,14 +60,16 @@ describe("POST /operator/import", () => {
       professional_network_url: "https://www.linkedin.com/in/alice-wong-umb",
       source: "import",
     });
-    const phones = await env.DB.prepare("SELECT email, e164 FROM phones WHERE domain = ? ORDER BY e164")
+    const phones = await (await indexD1Of("umbrella-imports.test"))
+      .prepare("SELECT email, e164 FROM phones WHERE domain = ? ORDER BY e164")
       .bind("umbrella-imports.test")
       .all();
     expect(phones.results).toEqual([
       { email: null, e164: "+12125550100" },
       { email: "alice.wong@umbrella-imports.test", e164: "+33612345678" },
     ]);
-    const email = await env.DB.prepare("SELECT type, source FROM emails WHERE email = ?")
+    const email = await (await indexD1Of("alice.wong@umbrella-imports.test"))
+      .prepare("SELECT type, source FROM emails WHERE email = ?")
       .bind("alice.wong@umbrella-imports.test")
       .first();
     expect(email).toEqual({ type: "personal", source: "import" });
@@ -81,7 +83,8 @@ describe("POST /operator/import", () => {
     );
     const again = await post(row({ name: "Hooli XYZ" }), "application/x-ndjson");
     expect((await json(again)).accepted).toBe(1);
-    const rows = await env.DB.prepare("SELECT name, city FROM companies WHERE domain = ?")
+    const rows = await (await indexD1Of("hooli-imports.test"))
+      .prepare("SELECT name, city FROM companies WHERE domain = ?")
       .bind("hooli-imports.test")
       .all();
     expect(rows.results).toEqual([{ name: "Hooli XYZ", city: "Palo Alto" }]);
@@ -97,9 +100,8 @@ describe("POST /operator/import", () => {
     };
     await post(JSON.stringify([row]), "application/json");
     await post(JSON.stringify([{ ...row, position: "Analyst" }]), "application/json");
-    const rows = await env.DB.prepare(
-      "SELECT email, full_name, position, source FROM people WHERE professional_network_url = ?",
-    )
+    const rows = await (await indexD1Of("profiles-imports.test"))
+      .prepare("SELECT email, full_name, position, source FROM people WHERE professional_network_url = ?")
       .bind("https://www.linkedin.com/in/ada-imports-test")
       .all();
     expect(rows.results).toEqual([{ email: null, full_name: "Ada Byron", position: "Analyst", source: "import" }]);

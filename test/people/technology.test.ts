@@ -1,7 +1,7 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { matchFingerprints, spfIncludes } from "../../src/engine/company/technology.js";
 import { call, createAccount, json, type TestAccount } from "../support/accounts.js";
+import { indexD1Of } from "../support/index-db.js";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -41,9 +41,11 @@ describe("GET /v1/technology", () => {
         { id: 13, slug: "collaboration", name: "Collaboration" },
       ],
     });
-    const stored = await env.DB.prepare("SELECT technologies FROM companies WHERE domain = 'globex.test'").first<{
-      technologies: string;
-    }>();
+    const stored = await (await indexD1Of("globex.test"))
+      .prepare("SELECT technologies FROM companies WHERE domain = 'globex.test'")
+      .first<{
+        technologies: string;
+      }>();
     expect(JSON.parse(stored!.technologies)).toContain("wordpress");
   });
 

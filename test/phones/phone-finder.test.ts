@@ -106,6 +106,16 @@ describe("GET /v1/phone/{email} (legacy)", () => {
     expect(data.timezones.length).toBeGreaterThan(0);
   });
 
+  it("answers the Python client's /v1/phone/?email= alike, and says which parameter is missing", async () => {
+    const byPath = await json(await get("/v1/phone/art@vandelay.test"));
+    const res = await get("/v1/phone/?email=art%40vandelay.test");
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual(byPath);
+    const missing = await get("/v1/phone/");
+    expect(missing.status).toBe(400);
+    expect((await json(missing)).errors.message).toContain("email");
+  });
+
   it("keeps the claims", async () => {
     expect((await get("/v1/phone/kramer@vandelay.test")).status).toBe(451);
   });

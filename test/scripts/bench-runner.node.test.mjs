@@ -76,6 +76,17 @@ describe("the bench runner", () => {
       "10",
     ]);
   });
+
+  it("runs a bench's own tiny arguments for --smoke, and refuses --smoke for a bench without them", () => {
+    assert.deepEqual(commandFor("scale", ["--smoke"])[1], [
+      "--disable-warning=ExperimentalWarning",
+      "bench/scale.mjs",
+      ...BENCHES.scale.smoke.args,
+    ]);
+    assert.deepEqual(commandFor("hot", ["--smoke"])[2], BENCHES.hot.smoke.env);
+    const without = Object.keys(BENCHES).find((name) => !BENCHES[name].smoke);
+    if (without) assert.throws(() => commandFor(without, ["--smoke"]), /has no smoke run yet/);
+  });
 });
 
 describe("docs/scripts.md: every script in one table", () => {

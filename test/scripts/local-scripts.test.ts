@@ -90,6 +90,39 @@ describe("npm start without internet", () => {
   });
 });
 
+describe("npm start's output reads for a person", () => {
+  const run = (text: string, color = false) => {
+    const filter = createOutputFilter({ color });
+    return filter.push(text) + filter.end();
+  };
+
+  it("frames a mailed link so it stands out, bold on a terminal", () => {
+    const mail =
+      "[mail] to jane@example.com: Confirm your email address\n[mail]   http://localhost:8787/app/confirm?token=abc\n";
+    expect(run(mail)).toBe(
+      "\n  ✉  to jane@example.com: Confirm your email address\n     http://localhost:8787/app/confirm?token=abc\n\n",
+    );
+    expect(run(mail, true)).toContain("\x1b[1m  ✉  to jane@example.com");
+  });
+
+  it("shows request lines without wrangler's prefix, dimmed on a terminal, and leaves out static files", () => {
+    const out = run(
+      "[wrangler:info] GET /app 200 OK (12ms)\n[wrangler:info] GET /app/assets/app.css 200 OK (3ms)\n[wrangler:info] GET /favicon.ico 304 Not Modified (1ms)\n[wrangler:info] GET /app/assets/missing.css 404 Not Found (1ms)\n",
+    );
+    expect(out).toBe("  GET /app 200 OK (12ms)\n  GET /app/assets/missing.css 404 Not Found (1ms)\n");
+    expect(run("[wrangler:info] GET /app 200 OK (12ms)\n", true)).toBe("\x1b[2m  GET /app 200 OK (12ms)\x1b[0m\n");
+  });
+
+  it("prints the bindings table once, and answers a mention of wrangler.jsonc with one line", () => {
+    const table = "Your Worker has access to the following bindings:\nBinding  Resource\nenv.DB   D1 Database\n\n";
+    const out = run(`${table}Starting\n${table}▲ [WARNING] Create a wrangler.jsonc file\n  to define it\n\nReady\n`);
+    expect(out.match(/following bindings/g)).toHaveLength(1);
+    expect(out).toContain("Starting\n(wrangler's mention of a wrangler.jsonc does not apply");
+    expect(out).not.toContain("Create a wrangler.jsonc");
+    expect(out.endsWith("Ready\n")).toBe(true);
+  });
+});
+
 describe("npm run seed shows progress", () => {
   it("writes each step's name before it runs and its time after, or that it failed", () => {
     const lines: string[] = [];

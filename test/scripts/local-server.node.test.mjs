@@ -43,7 +43,10 @@ describe("npm run seed", () => {
     const seed = run("scripts/seed.mjs", ["--plan", "free"]);
     assert.equal(await seed.done, 0, seed.stderr);
     const lines = seed.stderr.split("\n").filter(Boolean);
-    assert.match(lines[0], /^Applying database migrations to the local D1 database… done \(\d+\.\d s\)$/);
+    assert.match(
+      lines[0],
+      /^Applying database migrations to the local D1 databases \(main and index\)… done \(\d+\.\d s\)$/,
+    );
     assert.ok(
       lines.some((l) => /^Creating the demo account demo-free@example\.com… done/.test(l)),
       seed.stderr,

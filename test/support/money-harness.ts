@@ -5,6 +5,7 @@ import { processChunk } from "../../src/bulk/consumer.js";
 import type { BulkJob } from "../../src/bulk/job-object.js";
 import { jobStub } from "../../src/bulk/jobs.js";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
+import type { AnyCapability } from "../../src/capabilities/core/registry.js";
 import { emailVerifier } from "../../src/capabilities/email-verifier.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
@@ -16,6 +17,7 @@ import { requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount } from "./accounts.js";
 import { limiterClock } from "./limiter.js";
+import { slowRows, withChunkLease } from "./slow-time.js";
 
 /**
  * A fault-injection harness for the money invariants (docs/billing.md). One schedule plays one
@@ -24,7 +26,11 @@ import { limiterClock } from "./limiter.js";
  * cancelled, or are delayed), every surface spending from the account (/v1 answered from a lease,
  * /v1/mcp through reservations, the agent surface, a bulk job whose chunk is delivered twice at
  * once, fenced, or by a delivery that dies after recording), isolates that die, a month or day that
- * ends mid-schedule, credit packs granted (sometimes twice). Schedules are drawn from a seed: the
+ * ends mid-schedule, credit packs granted (sometimes twice, sometimes hours later), and slowness:
+ * each isolate has its own clock, so a round trip can take longer than the orphan time and an
+ * outage longer than the drain budget; a call can outlast a lease's quiet life, a bulk chunk run
+ * past its reservation's age, and the limiter's sweeps run after jumps of minutes or hours.
+ * Schedules are drawn from a seed: the
  * seed reproduces every choice (which call, which fault, when), not the exact interleaving of the
  * runtime. At the end it brings what is alive to rest and checks every invariant; what an isolate's
  * death lost is measured.
@@ -45,6 +51,8 @@ export interface ScheduleResult {
   lossPerDeath: number[];
   /** Calls charged whose report died with its isolate (the charge shows in /v1/usage; no row disagrees). */
   reportsLost: number;
+  /** The slow faults played: round trips slower than the orphan time, calls slower than a lease's quiet life, limiter outages longer than the drain budget, chunks running past the reservation's age, jumps of minutes or hours (sweeps, a pack order retried). */
+  slow: { roundTrips: number; calls: number; outages: number; chunks: number; jumps: number };
 }
 
 /** The clients of the harness's isolates: quick timers, and a small lease so balances run out. */
@@ -60,6 +68,7 @@ export const HARNESS_CLIENT: Partial<ClientOptions> = {
   leaseCredits: 8,
   leaseFloor: 10,
   drainBudgetMs: 3_000,
+  orphanMs: 1_000,
 };
 
 /** mulberry32: a small seeded generator. */
@@ -86,8 +95,12 @@ interface Faults {
   loseReply: number;
   hang: number;
   delayMs: number;
+  /** Chance that a round trip's reply takes longer than the orphan time (on the isolate's clock). */
+  slow: number;
+  /** The limiter is unreachable from this isolate, each failed round trip taking a third of the drain budget. */
+  outage: boolean;
 }
-const CALM: Faults = { failBefore: 0, loseReply: 0, hang: 0, delayMs: 0 };
+const CALM: Faults = { failBefore: 0, loseReply: 0, hang: 0, delayMs: 0, slow: 0, outage: false };
 
 interface Isolate {
   id: number;
@@ -101,6 +114,8 @@ interface Isolate {
   /** Its requests' waitUntil work. */
   pending: Promise<unknown>[];
   skew: number;
+  /** How far this isolate's clock is ahead of the runtime's (its slow round trips and calls moved it). */
+  offset: number;
   /** Dies when it sends a bulk chunk's billing (a delivery that dies after recording). */
   dieOnBulkBilling: boolean;
 }
@@ -164,6 +179,10 @@ function isolateEnv(iso: Isolate, faults: Random): Env {
               return never();
             }
             const f = iso.faults;
+            if (f.outage) {
+              await elapse(iso, (HARNESS_CLIENT.drainBudgetMs ?? 0) / 3);
+              throw new Error("limiter unreachable (outage)");
+            }
             if (faults.chance(f.failBefore)) throw new Error("limiter unreachable (injected)");
             if (f.delayMs) await new Promise((r) => setTimeout(r, faults.int(f.delayMs)));
             if (faults.chance(f.hang)) {
@@ -174,6 +193,8 @@ function isolateEnv(iso: Isolate, faults: Random): Env {
             }
             const result = await target[prop]!(...args);
             if (iso.dead) return never();
+            // The reply comes back after the orphan time has passed on this isolate's clock.
+            if (faults.chance(f.slow)) await elapse(iso, (HARNESS_CLIENT.orphanMs ?? 0) + 1 + faults.int(1_000));
             if (faults.chance(f.loseReply)) throw new Error("limiter reply lost (injected)");
             return result;
           };
@@ -201,7 +222,7 @@ function makeIsolate(id: number, seed: number, rnd: Random): Isolate {
   const died = new Promise<void>((r) => (kill = r));
   const iso: Isolate = {
     id,
-    client: new LimiterClient(HARNESS_CLIENT),
+    client: new LimiterClient({ ...HARNESS_CLIENT, now: () => Date.now() + iso.offset }),
     env: env as Env,
     faults: { ...CALM },
     dead: false,
@@ -212,6 +233,7 @@ function makeIsolate(id: number, seed: number, rnd: Random): Isolate {
     },
     pending: [],
     skew: rnd.int(401) - 200,
+    offset: 0,
     dieOnBulkBilling: false,
   };
   iso.env = isolateEnv(iso, random(seed * 31 + id));
@@ -219,6 +241,21 @@ function makeIsolate(id: number, seed: number, rnd: Random): Isolate {
 }
 
 const PLANS = ["pro-plus", "scale", "enterprise", "basic"] as const;
+/** A slow call's answer takes this long: past a quiet lease's old life (30 s), within the request's deadline (180 s). */
+const SLOW_CALL_MS = 150_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * `ms` pass on the isolate's clock, in steps shorter than the orphan time with a few real polls
+ * between them: its other requests go on looking at their lines meanwhile, as they would while
+ * a round trip or a call takes long (a jump at once would make every waiter look gone).
+ */
+async function elapse(iso: Isolate, ms: number) {
+  const step = (HARNESS_CLIENT.orphanMs ?? 1_000) * 0.8;
+  for (let left = ms; left > 0; left -= step) {
+    iso.offset += Math.min(step, left);
+    await sleep((HARNESS_CLIENT.pollMs ?? 2) * 2);
+  }
+}
 const VERIFY_COST = 1;
 
 /** Runs one schedule drawn from `seed`; answers what it checked. */
@@ -276,10 +313,38 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   const planOf = async () => plan;
   let bulkDeliveries: Promise<unknown>[] = [];
 
-  const call = (iso: Isolate, surface: Answer["surface"], email: string) => {
+  const slow = { roundTrips: 0, calls: 0, outages: 0, chunks: 0, jumps: 0 };
+  /**
+   * The limiter's sweep after time passed: the bulk job's alarm, which sends a dead delivery's
+   * billing BILLING_RESEND_MS (30 s) after it was recorded, has run by then too.
+   */
+  const sweepAfterJump = async () => {
+    if (bulk) {
+      await runInDurableObject(jobStub(env, bulk.id), async (_i: BulkJob, state) =>
+        state.storage.sql.exec(`UPDATE billing SET at = 0`),
+      );
+      await runDurableObjectAlarm(jobStub(env, bulk.id));
+    }
+    await runDurableObjectAlarm(stub);
+  };
+  /** The verifier, its answer taking SLOW_CALL_MS on the isolate's and the limiter's clocks, the limiter's sweep running meanwhile. */
+  const slowVerifier = (iso: Isolate): AnyCapability => {
+    const verifier = emailVerifier as AnyCapability;
+    return {
+      ...verifier,
+      handler: async (params, ctx) => {
+        clock.at(clock.now + SLOW_CALL_MS);
+        await elapse(iso, SLOW_CALL_MS);
+        await sweepAfterJump();
+        return verifier.handler(params, ctx);
+      },
+    };
+  };
+
+  const call = (iso: Isolate, surface: Answer["surface"], email: string, slowCall = false) => {
     const op = asRequest(async () => {
       const execution = await executeCapability(
-        emailVerifier,
+        slowCall ? slowVerifier(iso) : emailVerifier,
         { email },
         {
           env: iso.env,
@@ -312,33 +377,92 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
     return Promise.race([op, iso.died]);
   };
 
-  const deliver = (iso: Isolate) => {
+  const deliver = (iso: Isolate, e: Env = iso.env) => {
     const ctx = createExecutionContext();
     const run = asRequest(() =>
-      processChunk(iso.env, ctx, { jobId: bulk!.id, chunk: 0, run: 1 }, planOf, batchMemo(), iso.client),
+      processChunk(e, ctx, { jobId: bulk!.id, chunk: 0, run: 1 }, planOf, batchMemo(), iso.client),
     ).catch(() => {});
     return Promise.race([run, iso.died]);
+  };
+
+  /** Moves every clock forward (the limiter's and the isolates'), as if nothing happened for `ms`. */
+  const jump = (ms: number) => {
+    clock.at(clock.now + ms);
+    for (const iso of isolates) iso.offset += ms;
+  };
+  /**
+   * Brings the schedule to a quiet point before a long jump: deliveries done, outages over, what
+   * the live isolates owe sent (their next requests would send it), as anything running for
+   * minutes or hours would be past its deadline.
+   */
+  const quiesce = async () => {
+    await Promise.all(bulkDeliveries);
+    bulkDeliveries = [];
+    for (const iso of live()) iso.faults = { ...iso.faults, outage: false };
+    await settleLive(isolates, accountId);
+  };
+  /** Minutes or hours pass: the limiter's sweeps run; an operator retries a pack order under its key. */
+  const longJump = async () => {
+    await quiesce();
+    slow.jumps += 1;
+    jump(rnd.pick([11 * 60_000, 2 * 3_600_000]));
+    await sweepAfterJump();
+    if (boundary !== "month" && packKeys.size) await stub.grantPack(5 + rnd.int(10), rnd.pick([...packKeys]));
+  };
+  /** A delivery whose rows run 12 minutes (past the reservation's age), renewing every third of a short lease. */
+  const slowChunk = async () => {
+    await quiesce();
+    const iso = rnd.pick(live());
+    slow.chunks += 1;
+    const rows = slowRows(withChunkLease(iso.env, 60));
+    const delivery = deliver(iso, rows.env);
+    await sleep(30);
+    for (let i = 0; i < 3; i++) {
+      jump(4 * 60_000);
+      await sleep(40);
+    }
+    await sweepAfterJump();
+    rows.open();
+    await delivery;
   };
 
   for (let done = 0; done < steps; ) {
     const wave: Promise<unknown>[] = [];
     const width = 1 + rnd.int(5);
+    // At most one call of a wave is slow (the others run beside it); long jumps wait for the wave.
+    let slowInWave = false;
+    let after: (() => Promise<void>) | null = null;
     for (let k = 0; k < width && done < steps; k++, done++) {
       clock.at(clock.now + rnd.int(boundary ? 25 : 400));
       const iso = rnd.pick(live());
       const roll = rnd.next();
-      if (roll < 0.36) wave.push(call(iso, "v1", rnd.pick(emails)));
-      else if (roll < 0.52) wave.push(call(iso, "mcp", rnd.pick(emails)));
+      if (roll < 0.36) {
+        const slowCall: boolean = !slowInWave && rnd.chance(0.08);
+        slowInWave ||= slowCall;
+        if (slowCall) slow.calls += 1;
+        wave.push(call(iso, "v1", rnd.pick(emails), slowCall));
+      } else if (roll < 0.52) wave.push(call(iso, "mcp", rnd.pick(emails)));
       else if (roll < 0.57) {
         const email = `s${seed}agent${rnd.int(4)}@mailinator.com`;
         agentEmails.add(email);
         wave.push(call(iso, "agent", email));
       } else if (roll < 0.7) {
         const level = rnd.pick([0, 0.05, 0.15, 0.3]);
-        iso.faults = { failBefore: level, loseReply: level, hang: level / 3, delayMs: rnd.pick([0, 0, 5, 20]) };
-      } else if (roll < 0.74) {
+        iso.faults = {
+          failBefore: level,
+          loseReply: level,
+          hang: level / 3,
+          delayMs: rnd.pick([0, 0, 5, 20]),
+          slow: rnd.pick([0, 0, 0.1, 0.3]),
+          outage: rnd.chance(0.08),
+        };
+        if (iso.faults.slow) slow.roundTrips += 1;
+        if (iso.faults.outage) slow.outages += 1;
+      } else if (roll < 0.73) {
         if (live().filter((i) => !i.dieOnBulkBilling).length > 1) iso.die();
-      } else if (roll < 0.78) {
+      } else if (roll < 0.755) {
+        after ??= longJump;
+      } else if (roll < 0.79) {
         if (boundary !== "month") {
           // An operator grant, sometimes sent twice under the same key.
           const key = rnd.chance(0.5) && packKeys.size ? rnd.pick([...packKeys]) : `harness-${seed}-${done}`;
@@ -355,14 +479,15 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
           // Delivered twice at once (the queue's at-least-once, or a lease run out): one is fenced.
           const other = rnd.pick(live());
           bulkDeliveries.push(deliver(iso), deliver(other));
-        } else if (live().filter((i) => !i.dieOnBulkBilling).length > 1) {
+        } else if (mode < 0.9 && live().filter((i) => !i.dieOnBulkBilling).length > 1) {
           // A delivery that dies right after recording its rows.
           iso.dieOnBulkBilling = true;
           bulkDeliveries.push(deliver(iso));
-        }
+        } else after ??= slowChunk;
       }
     }
     await Promise.all(wave);
+    if (after) await after();
   }
 
   // ---- rest: what is alive finishes its work; then the invariants are read --------------------
@@ -475,6 +600,7 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
     violations,
     lossPerDeath,
     reportsLost,
+    slow,
   };
 }
 
@@ -504,6 +630,9 @@ function checkReports(
     }
     if (a.report) reportsBilled.set(a.fingerprint, (reportsBilled.get(a.fingerprint) ?? 0) + 1);
     if (a.report && !a.found) violations.push("a call that found nothing was reported billed");
+    // An answer given by a live isolate is billed, or is a repeat of a request billed (its window).
+    if (a.report === false && a.found && !a.iso.dead && !windowOf.has(a.fingerprint))
+      violations.push(`a live isolate's found answer (${a.surface}) was billed nowhere`);
   }
   for (const row of bulkRows) {
     if (row.credits > 0) reportsBilled.set(row.fingerprint, (reportsBilled.get(row.fingerprint) ?? 0) + 1);

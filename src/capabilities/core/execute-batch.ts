@@ -36,6 +36,8 @@ export interface BatchInvocation {
   now?: () => number;
   /** This isolate's money state (tests play several isolates with several). */
   client?: LimiterClient;
+  /** Told the batch's reservations as soon as it is admitted, before its calls run (a long chunk keeps them alive). */
+  onAdmitted?(reservationIds: readonly string[]): void;
 }
 
 export type BatchCallOutcome =
@@ -119,6 +121,7 @@ export async function executeBatch(
       : undefined,
   });
   if (!admission.admitted) return null;
+  inv.onAdmitted?.(admission.reservationIds);
   const repeats = admission.repeats;
   const refused = new Set(admission.refused?.fingerprints ?? []);
 

@@ -1,3 +1,4 @@
+import { inIndexFlow } from "../../db/index-sessions.js";
 import { toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest } from "../../limits/admission.js";
@@ -76,13 +77,16 @@ export async function executeCapability(
 
   let result: CapabilityResult;
   try {
-    result = await cap.handler(params, {
-      env: inv.env,
-      now,
-      waitUntil: inv.waitUntil,
-      surface: inv.surface,
-      accountId: inv.accountId,
-    });
+    // One flow of index reads and writes: each sees the call's own writes (src/db/index-sessions.ts).
+    result = await inIndexFlow(() =>
+      cap.handler(params, {
+        env: inv.env,
+        now,
+        waitUntil: inv.waitUntil,
+        surface: inv.surface,
+        accountId: inv.accountId,
+      }),
+    );
   } catch (err) {
     if (admission.chargeLater) admission.chargeLater({ found: false });
     else if (!repeat) admission.settle({ found: false });

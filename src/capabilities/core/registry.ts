@@ -41,6 +41,11 @@ export interface CapabilityResult<Body = unknown> {
   found: boolean;
   /** Credits beyond the base cost that this answer used (e.g. enrich_mobile adds phone credits). */
   extraCost?: Partial<Record<CreditBalance, number>>;
+  /**
+   * Set when the answer waits on a deferred SMTP check (greylisting, the mail host's pace): why, in
+   * words. Such an answer is not billed (`found` false); a bulk job shows the row as waiting.
+   */
+  waiting?: string;
 }
 
 export type { CreditCost } from "../../limits/groups.js";

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { indexFor } from "../../db/shards.js";
 import { domainParam } from "../../engine/index/people.js";
 import { defineCapability } from "../core/registry.js";
 
@@ -20,9 +21,10 @@ export const location = defineCapability({
   async handler(params, ctx) {
     const domain = domainParam(params.domain);
     // People without a known country are not counted anywhere rather than guessed from the TLD.
-    const { results } = await ctx.env.DB.prepare(
-      "SELECT country AS name, COUNT(*) AS total FROM people WHERE domain = ? AND country IS NOT NULL GROUP BY country ORDER BY total DESC, country",
-    )
+    const { results } = await (await indexFor(ctx.env, domain)).$client
+      .prepare(
+        "SELECT country AS name, COUNT(*) AS total FROM people WHERE domain = ? AND country IS NOT NULL GROUP BY country ORDER BY total DESC, country",
+      )
       .bind(domain)
       .all<{ name: string; total: number }>();
     return { body: { data: results }, found: results.length > 0 };

@@ -1,7 +1,9 @@
 import { forgetMeViews } from "../../account/me-cache.js";
 import { forgetAccountKeys } from "../../auth/auth-cache.js";
-import { hashPassword, verifyPassword } from "../../platform/crypto.js";
-import { isolateValue } from "../../platform/isolate-state.js";
+import { passwordProblem } from "../../auth/password-policy.js";
+import { signInWithPassword, WRONG_PASSWORD } from "../../auth/password-sign-in.js";
+import { isProduction } from "../../env.js";
+import { hashPassword } from "../../platform/crypto.js";
 import { logError } from "../../request-context.js";
 import {
   accountByEmail,
@@ -11,26 +13,24 @@ import {
   normaliseEmail,
   redeemToken,
   setPassword,
-  tokenUsable,
+  tokenHolder,
 } from "../account-records.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PATHS } from "../config.js";
-import { clientIp, type DashApp, type DashCtx, formOf, render, safeNext, signedIn } from "../http.js";
-import { confirmationMessage, linkOrigin, MailNotConfigured, mailerFor, resetMessage } from "../mailer.js";
+import { clientIp, type DashApp, type DashCtx, entryOf, formOf, render, safeNext, signedIn } from "../http.js";
+import {
+  alreadyRegisteredMessage,
+  confirmationMessage,
+  linkOrigin,
+  MailNotConfigured,
+  mailerFor,
+  resetMessage,
+} from "../mailer.js";
 import { csrfOk, currentSession, endAccountSessions, endSession, formToken, startSession } from "../session.js";
-import { throttleMail, throttleSignIn, throttleSignUp } from "../throttle.js";
+import { throttleMail, throttleSignUp } from "../throttle.js";
 import { Csrf, Notice, PublicPage } from "../views/layout.js";
 
 const EMAIL_SHAPE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,}$/;
 const EXPIRED_FORM = "This form expired. Please try again.";
-
-// Compared against when the email matches no account, so both cases cost one PBKDF2 run.
-const dummyHash = isolateValue<Promise<string>>("dashboardDummyHash");
-
-function passwordProblem(password: string): string | null {
-  if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `A password may be at most ${MAX_PASSWORD_LENGTH} characters.`;
-  return null;
-}
 
 const tooMany = (c: DashCtx, title: string, seconds: number) => {
   c.header("Retry-After", String(seconds));
@@ -88,12 +88,15 @@ const SignInForm = ({
   email,
   error,
   notice,
+  production,
 }: {
   csrf: string;
   next: string;
   email?: string;
   error?: string;
   notice?: string;
+  /** Outside production the page names the local demo accounts. */
+  production: boolean;
 }) => (
   <PublicPage title="Sign in">
     {notice ? <Notice kind="success">{notice}</Notice> : null}
@@ -114,6 +117,13 @@ const SignInForm = ({
     </form>
     <p class="hint">
       No account yet? <a href={PATHS.signUp}>Create one</a>: it is free.
+      {production ? null : (
+        <>
+          {" "}
+          On this local server <code>npm start</code> (or <code>npm run seed</code>) also creates demo accounts:{" "}
+          <code>demo-pro@example.com</code>, password <code>demo-password</code>.
+        </>
+      )}
     </p>
   </PublicPage>
 );
@@ -138,7 +148,7 @@ const SignUpForm = ({ csrf, email, error }: { csrf: string; email?: string; erro
         aria-describedby="password-hint"
       />
       <p class="hint" id="password-hint">
-        At least {MIN_PASSWORD_LENGTH} characters.
+        At least {MIN_PASSWORD_LENGTH} characters, not a well-known password, not your address.
       </p>
       <div class="actions">
         <button class="primary" type="submit">
@@ -158,6 +168,28 @@ function forgetConfirmed(accountId: number) {
   forgetMeViews(accountId);
 }
 
+const CheckInbox = ({ email }: { email: string }) => (
+  <PublicPage title="Check your inbox">
+    <Notice kind="success">
+      We sent a message to {email}. Open the link in it to confirm your address; it works for 48 hours.
+    </Notice>
+    <p>
+      Then <a href={PATHS.signIn}>sign in</a> with the password you chose. Nothing arrived? Check your spam folder, or
+      sign in and ask for a new link.
+    </p>
+  </PublicPage>
+);
+
+/** Tells the owner of a taken address that someone tried to sign up with it; a failure is logged. */
+async function sendAlreadyRegistered(c: DashCtx, email: string): Promise<void> {
+  try {
+    const origin = linkOrigin(c.env, c.req.url);
+    await mailerFor(c.env).send(alreadyRegisteredMessage(email, `${origin}${PATHS.signIn}`, `${origin}${PATHS.reset}`));
+  } catch (err) {
+    logError("dashboard: the already-registered note could not be sent", err);
+  }
+}
+
 const SIGN_IN_NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   confirmed: "Your address is confirmed. Sign in to continue.",
@@ -167,7 +199,15 @@ export function registerAuthRoutes(app: DashApp) {
   app.get(PATHS.signIn, async (c) => {
     const next = safeNext(c.req.query("next"));
     if (await currentSession(c)) return c.redirect(next, 303);
-    return render(c, <SignInForm csrf={formToken(c)} next={next} notice={SIGN_IN_NOTICES[c.req.query("ok") ?? ""]} />);
+    return render(
+      c,
+      <SignInForm
+        csrf={formToken(c)}
+        next={next}
+        notice={entryOf(SIGN_IN_NOTICES, c.req.query("ok"))}
+        production={isProduction(c.env)}
+      />,
+    );
   });
 
   app.post(PATHS.signIn, async (c) => {
@@ -176,19 +216,18 @@ export function registerAuthRoutes(app: DashApp) {
     const email = normaliseEmail(form.email ?? "").slice(0, 254);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
     const again = (error: string, status: 400 | 403) =>
-      render(c, <SignInForm csrf={formToken(c)} next={next} email={email} error={error} />, status);
+      render(
+        c,
+        <SignInForm csrf={formToken(c)} next={next} email={email} error={error} production={isProduction(c.env)} />,
+        status,
+      );
     if (!(await csrfOk(c, null, form.csrf))) return again(EXPIRED_FORM, 403);
     if (!email || !password) return again("Enter your email and password.", 400);
-    const wait = await throttleSignIn(c.env, clientIp(c), email);
-    if (wait !== null) return tooMany(c, "Sign in", wait);
-    const account = await accountByEmail(c.env.DB, email);
-    const unknownHash = dummyHash.get() ?? dummyHash.set(hashPassword("no account has this password"));
-    const matches = await verifyPassword(password, account?.passwordHash ?? (await unknownHash));
-    if (!account?.passwordHash || !matches || account.kind !== "user")
-      return again("The email or password is wrong.", 400);
-    if (account.blocked) return again("This account is blocked. Contact support.", 403);
     // An unconfirmed account may sign in: its pages say what to do, and /v1 answers it 401 until then.
-    await startSession(c, account.id);
+    const attempt = await signInWithPassword(c.env, { ip: clientIp(c), email, password, allowUnconfirmed: true });
+    if (attempt.outcome === "throttled") return tooMany(c, "Sign in", attempt.retryAfter);
+    if (attempt.outcome === "refused") return again(WRONG_PASSWORD, 400);
+    await startSession(c, attempt.account.id);
     return c.redirect(next, 303);
   });
 
@@ -205,20 +244,22 @@ export function registerAuthRoutes(app: DashApp) {
       render(c, <SignUpForm csrf={formToken(c)} email={email.slice(0, 254)} error={error} />, status);
     if (!(await csrfOk(c, null, form.csrf))) return again(EXPIRED_FORM, 403);
     if (email.length > 254 || !EMAIL_SHAPE.test(email)) return again("Enter a valid email address.", 400);
-    const problem = passwordProblem(password);
+    const problem = passwordProblem(password, email);
     if (problem) return again(problem, 400);
     const unavailable = mailUnavailable(c, "Create your account");
     if (unavailable) return unavailable;
     const wait = await throttleSignUp(c.env, clientIp(c));
     if (wait !== null) return tooMany(c, "Create your account", wait);
-    const taken = () =>
-      again("An account already uses this address. Sign in, or reset its password if you forgot it.", 400);
-    if (await accountByEmail(c.env.DB, email)) return taken();
-    const account = await createAccount(c.env.DB, email, await hashPassword(password));
-    if (!account) return taken();
-    if ((await throttleMail(c.env, clientIp(c), email)) === null) await sendLink(c, "confirm", account.id, email);
-    await startSession(c, account.id);
-    return c.redirect(`${PATHS.overview}?ok=welcome`, 303);
+    // The same page whether or not the address has an account: the form tells no one who is a
+    // customer (and both cases pay one PBKDF2 run). The owner of a taken address gets a note instead.
+    const passwordHash = await hashPassword(password);
+    const existing = await accountByEmail(c.env.DB, email);
+    const account = existing ? undefined : await createAccount(c.env.DB, email, passwordHash);
+    if ((await throttleMail(c.env, clientIp(c), email)) === null) {
+      if (account) await sendLink(c, "confirm", account.id, email);
+      else await sendAlreadyRegistered(c, email);
+    }
+    return render(c, <CheckInbox email={email} />);
   });
 
   // Opening the mailed link confirms the address (the link is the proof; it works once).
@@ -257,8 +298,10 @@ export function registerAuthRoutes(app: DashApp) {
   app.post(PATHS.signOut, async (c) => {
     const session = await currentSession(c);
     const form = await formOf(c);
-    if (session && !(await csrfOk(c, session, form.csrf)))
-      return c.text("This form expired. Reload the page and try again.", 403);
+    // No session seen (signed out already, or a cross-site post that the browser sent without the
+    // SameSite cookie): nothing to end, and the cookie is left alone.
+    if (!session) return c.redirect(`${PATHS.signIn}?ok=signed-out`, 303);
+    if (!(await csrfOk(c, session, form.csrf))) return c.text("This form expired. Reload the page and try again.", 403);
     await endSession(c);
     return c.redirect(`${PATHS.signIn}?ok=signed-out`, 303);
   });
@@ -323,7 +366,8 @@ export function registerAuthRoutes(app: DashApp) {
           aria-describedby="password-hint"
         />
         <p class="hint" id="password-hint">
-          At least {MIN_PASSWORD_LENGTH} characters. Every other session of this account is signed out.
+          At least {MIN_PASSWORD_LENGTH} characters, not a well-known password, not your address. Every other session of
+          this account is signed out.
         </p>
         <div class="actions">
           <button class="primary" type="submit">
@@ -347,7 +391,7 @@ export function registerAuthRoutes(app: DashApp) {
 
   app.get(PATHS.newPassword, async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!(await tokenUsable(c.env.DB, token, "reset"))) return deadLink(c);
+    if (!(await tokenHolder(c.env.DB, token, "reset"))) return deadLink(c);
     return render(c, <NewPassword csrf={formToken(c)} token={token} />);
   });
 
@@ -357,7 +401,9 @@ export function registerAuthRoutes(app: DashApp) {
     const password = form.password ?? "";
     if (!(await csrfOk(c, null, form.csrf)))
       return render(c, <NewPassword csrf={formToken(c)} token={token} error={EXPIRED_FORM} />, 403);
-    const problem = passwordProblem(password);
+    const holder = await tokenHolder(c.env.DB, token, "reset");
+    if (!holder) return deadLink(c);
+    const problem = passwordProblem(password, holder.email);
     if (problem) return render(c, <NewPassword csrf={formToken(c)} token={token} error={problem} />, 400);
     const hash = await hashPassword(password);
     const accountId = await redeemToken(c.env.DB, token, "reset");
@@ -366,7 +412,7 @@ export function registerAuthRoutes(app: DashApp) {
     // The link reached the mailbox: the address is confirmed too.
     await markConfirmed(c.env.DB, accountId);
     forgetConfirmed(accountId);
-    await endAccountSessions(c.env.DB, accountId);
+    await endAccountSessions(c.env, accountId);
     await startSession(c, accountId);
     return c.redirect(`${PATHS.overview}?ok=password-reset`, 303);
   });

@@ -1,7 +1,17 @@
 import type { FC } from "hono/jsx";
 import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, fmt, render, statusFor, when } from "../http.js";
+import {
+  type DashApp,
+  type DashCtx,
+  entryOf,
+  flashError,
+  fmt,
+  render,
+  statusFor,
+  takeFlashError,
+  when,
+} from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
 import { AppPage, Notice } from "../views/layout.js";
 import { DataTable, PostButton, V1Error } from "../views/parts.js";
@@ -76,16 +86,17 @@ const ACTIONS: Record<string, { method: "PUT" | "POST" | "DELETE"; path: (t: str
  * capability declarations, which change only with a deploy).
  */
 const bulkTypes = isolateValue<Promise<BulkType[]>>("dashboardBulkTypes");
-function typesOf(v1: V1Client): Promise<BulkType[]> {
+/** The bulk types, or the /v1 answer that refused them (an unconfirmed account: 401; nothing is kept then). */
+async function typesOf(v1: V1Client): Promise<BulkType[] | V1Answer> {
   const known = bulkTypes.get();
   if (known) return known;
-  const read = v1.read<{ data: BulkType[] }>("/v1/bulk/types").then((answer) => {
-    if (!answer.ok) throw new Error(`GET /v1/bulk/types answered ${answer.status}`);
-    return answer.body.data;
-  });
-  read.catch(() => bulkTypes.reset());
-  return bulkTypes.set(read);
+  const answer = await v1.read<{ data: BulkType[] }>("/v1/bulk/types");
+  return answer.ok ? bulkTypes.set(Promise.resolve(answer.body.data)) : answer;
 }
+const typesOrNone = async (v1: V1Client) => {
+  const read = await typesOf(v1);
+  return Array.isArray(read) ? read : [];
+};
 
 const creditsText = (c: { search: number; verify: number; phone: number }) =>
   [
@@ -97,14 +108,69 @@ const creditsText = (c: { search: number; verify: number; phone: number }) =>
     .join(" + ")
     .concat(" credits")
     .replace(/^ credits$/, "no credits");
+/**
+ * A finished job's figures, on the outcome table's base (every row done) so the two agree; rows that
+ * could not be looked up (invalid, duplicates, failed) are counted apart from those not found; and the
+ * credits say why they can be fewer than the rows found.
+ */
+const BulkFigures: FC<{ m: Job["metrics"] }> = ({ m }) => {
+  const ran = m.results.found + m.results.not_found;
+  const done = m.distribution.rows.reduce((a, r) => a + r.count, 0);
+  const share = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 1000) / 10}%` : "–");
+  const notRun = done - ran;
+  const freeRepeats = Math.max(0, m.results.found - m.credits.total);
+  return (
+    <>
+      {ran === 0 ? (
+        <Notice kind="warning">
+          No row could be looked up: every row failed or was invalid. The table below says why; nothing was billed.
+        </Notice>
+      ) : null}
+      <dl class="facts">
+        <dt>Found</dt>
+        <dd>
+          {fmt(m.results.found)} of {fmt(done)} rows ({share(m.results.found, done)})
+        </dd>
+        <dt>Not found</dt>
+        <dd>{fmt(m.results.not_found)}</dd>
+        <dt>Not looked up</dt>
+        <dd>
+          {fmt(notRun)}
+          {notRun > 0
+            ? `: ${fmt(m.rows.invalid_input)} invalid, ${fmt(m.rows.duplicates)} duplicates, ${fmt(m.rows.errors)} failed`
+            : ""}
+        </dd>
+        <dt>Credits used</dt>
+        <dd>{fmt(m.credits.total)}</dd>
+      </dl>
+      <p class="hint">
+        A row costs credits only when something is found. Rows that were not looked up cost nothing, and a lookup
+        already billed in the last 30 days (here, in Try it or through the API) is free
+        {freeRepeats > 0
+          ? `: ${fmt(freeRepeats)} found ${freeRepeats === 1 ? "row was such a repeat" : "rows were such repeats"}`
+          : ""}
+        .
+      </p>
+    </>
+  );
+};
+
 const typeName = (s: string | undefined) => (s && /^[a-z-]{1,40}$/.test(s) ? s : null);
 const jobId = (s: string | undefined) => (s && /^\d{1,15}$/.test(s) ? Number(s) : null);
 const jobHref = (type: string, id: number) => `${PATHS.bulk}/${type}/${id}`;
 
-async function listPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
+async function listPage(c: DashCtx, problem = takeFlashError(c), status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
   const v1 = c.get("v1");
   const types = await typesOf(v1);
+  if (!Array.isArray(types))
+    return render(
+      c,
+      <AppPage title="Bulk" session={session} active="bulk">
+        <V1Error answer={types} />
+      </AppPage>,
+      statusFor(types),
+    );
   const chosen =
     types.find((t) => t.type === typeName(c.req.param("type") ?? c.req.query("type"))) ??
     types.find((t) => t.type === "finder") ??
@@ -304,20 +370,11 @@ const JobLive: FC<{ csrf: string; job: Job; type: BulkType | undefined; estimate
                 href={`${jobHref(job.bulk_type, job.id)}/download?file=${f}`}
                 download
               >
-                Download {f === "full" ? "all rows" : f === "valid" ? "rows found" : "rows not found"} (CSV)
+                Download {f === "full" ? "all rows" : f === "valid" ? "rows found" : "rows without a result"} (CSV)
               </a>
             ))}
           </div>
-          <dl class="facts">
-            <dt>Found</dt>
-            <dd>
-              {fmt(m.results.found)} ({Math.round(m.results.hit_rate * 10) / 10}%)
-            </dd>
-            <dt>Not found</dt>
-            <dd>{fmt(m.results.not_found)}</dd>
-            <dt>Credits used</dt>
-            <dd>{fmt(m.credits.total)}</dd>
-          </dl>
+          <BulkFigures m={m} />
         </section>
       ) : null}
       {m.distribution.rows.length ? (
@@ -348,7 +405,7 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   const type = typeName(c.req.param("type"));
   const id = jobId(c.req.param("id"));
   if (!type || id === null) return c.notFound();
-  const [answer, types] = await Promise.all([v1.read<{ data: Job }>(`/v1/bulk/${type}/${id}`), typesOf(v1)]);
+  const [answer, types] = await Promise.all([v1.read<{ data: Job }>(`/v1/bulk/${type}/${id}`), typesOrNone(v1)]);
   if (!answer.ok) {
     return render(
       c,
@@ -365,7 +422,9 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   const estimate = job.status === "pending" ? await v1.read(`/v1/bulk/${type}/${id}/estimate`) : null;
   const bulkType = types.find((t) => t.type === job.bulk_type);
   const fieldLabel = new Map(bulkType?.fields.map((f) => [f.field, f.label]) ?? []);
-  const ok = DONE[c.req.query("ok") ?? ""];
+  const code = c.req.query("ok");
+  // "Launched" is news only while the job has not ended (the script swaps the page in place when it does).
+  const ok = code === "launch" && ENDED.has(job.status) ? undefined : entryOf(DONE, code);
   return render(
     c,
     <AppPage title={job.name} session={session} active="bulk" script>
@@ -410,7 +469,7 @@ export function registerBulkRoutes(app: DashApp) {
     const v1 = c.get("v1");
     const [answer, types] = await Promise.all([
       v1.act("POST", `/v1/bulk/${type}/columns`, { json: { text: body.text }, pageRead: true }),
-      typesOf(v1),
+      typesOrNone(v1),
     ]);
     if (!answer.ok) return c.json({ error: answer.error.message }, answer.status === 413 ? 413 : 400);
     const choices = (types.find((t) => t.type === type)?.fields ?? []).map((f) => ({ field: f.field, label: f.label }));
@@ -422,12 +481,15 @@ export function registerBulkRoutes(app: DashApp) {
     const type = typeName(c.req.param("type"));
     if (!type) return c.notFound();
     const contentType = c.req.header("content-type") ?? "";
-    if (!contentType.startsWith("multipart/form-data")) return listPage(c, undefined, 400);
-    const created = await c.get("v1").act<{ data: { id: number } }>("POST", `/v1/bulk/${type}`, {
-      body: { stream: c.req.raw.body, contentType, contentLength: c.req.header("content-length") ?? null },
-    });
-    if (!created.ok) return listPage(c, created, statusFor(created));
-    return c.redirect(jobHref(type, created.body.data.id), 303);
+    const created = contentType.startsWith("multipart/form-data")
+      ? await c.get("v1").act<{ data: { id: number } }>("POST", `/v1/bulk/${type}`, {
+          body: { stream: c.req.raw.body, contentType, contentLength: c.req.header("content-length") ?? null },
+        })
+      : null;
+    if (created?.ok) return c.redirect(jobHref(type, created.body.data.id), 303);
+    // Shown on the bulk page, not here: this address carries the CSRF token in its query.
+    if (created) flashError(c, created);
+    return c.redirect(`${PATHS.bulk}?type=${type}`, 303);
   });
 
   app.get(`${PATHS.bulk}/:type/:id`, (c) => jobPage(c));
@@ -468,7 +530,7 @@ export function registerBulkRoutes(app: DashApp) {
   app.post(`${PATHS.bulk}/:type/:id/:action`, async (c) => {
     const type = typeName(c.req.param("type"));
     const id = jobId(c.req.param("id"));
-    const action = ACTIONS[c.req.param("action")];
+    const action = entryOf(ACTIONS, c.req.param("action"));
     if (!type || id === null || !action) return c.notFound();
     const done = await c.get("v1").act(action.method, action.path(type, id));
     if (!done.ok) return jobPage(c, done, statusFor(done));

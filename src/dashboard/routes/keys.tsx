@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, formOf, recordId, render, statusFor, when } from "../http.js";
+import { type DashApp, type DashCtx, entryOf, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
 import { AppPage, Csrf, Notice } from "../views/layout.js";
 import { Copyable, DataTable, PostButton, RenameForm, V1Error } from "../views/parts.js";
@@ -148,7 +148,7 @@ async function page(
 const keyId = (c: DashCtx) => recordId(c.req.param("id"));
 
 export function registerKeyRoutes(app: DashApp) {
-  app.get(PATHS.keys, (c) => page(c, { ok: DONE[c.req.query("ok") ?? ""] }));
+  app.get(PATHS.keys, (c) => page(c, { ok: entryOf(DONE, c.req.query("ok")) }));
 
   app.post(PATHS.keys, async (c) => {
     const form = await formOf(c);

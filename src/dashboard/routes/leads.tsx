@@ -355,25 +355,35 @@ async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
   );
 }
 
-/** Streams the leads (of a list or domain) as CSV, reading GET /v1/leads page by page. */
-function exportLeads(c: DashCtx): Response {
+/**
+ * Streams the leads (of a list or domain) as CSV, reading GET /v1/leads page by page. The first page
+ * is read before the answer starts, so a refusal (an unconfirmed account: 401) is shown as a page.
+ */
+async function exportLeads(c: DashCtx): Promise<Response> {
   const v1 = c.get("v1");
   const filter = { list: c.req.query("list") ?? "", domain: (c.req.query("domain") ?? "").trim() };
+  const readPage = (page: number) =>
+    v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", {
+      ...filter,
+      page,
+      limit: 100,
+      sortby: "id",
+      direction: "asc",
+    });
+  const first = await readPage(1);
+  if (!first.ok) return leadsPage(c, first, statusFor(first));
   const encoder = new TextEncoder();
   let page = 1;
   let sent = 0;
+  let next: Promise<V1Answer<{ data: { leads: Lead[]; meta: { total_pages: number } } }>> | null =
+    Promise.resolve(first);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`${csvLine(EXPORT_COLUMNS)}\r\n`));
     },
     async pull(controller) {
-      const answer = await v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", {
-        ...filter,
-        page,
-        limit: 100,
-        sortby: "id",
-        direction: "asc",
-      });
+      const answer = await (next ?? readPage(page));
+      next = null;
       if (!answer.ok) {
         controller.error(new Error(answer.error.message));
         return;

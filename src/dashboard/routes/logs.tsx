@@ -1,6 +1,7 @@
 import { PATHS } from "../config.js";
 import { type DashApp, fmt, render, statusFor, when } from "../http.js";
 import { AppPage, Pager } from "../views/layout.js";
+import { LOG_TYPES } from "../views/names.js";
 import { DataTable, V1Error } from "../views/parts.js";
 
 interface LogEntry {
@@ -12,6 +13,7 @@ interface LogEntry {
   status_code: number;
   duration_ms: number;
   api_key_id: number | null;
+  user_id: number;
   source: string;
   cost: boolean;
   country: string | null;
@@ -29,9 +31,21 @@ export function registerLogRoutes(app: DashApp) {
       string
     >;
     const page = Math.max(1, Number(c.req.query("page")) || 1);
-    const answer = await c
-      .get("v1")
-      .read<{ data: LogEntry[]; meta: { total: number; total_pages: number } }>("/v1/logs", { ...q, page, limit: 50 });
+    const [answer, team] = await Promise.all([
+      c.get("v1").read<{ data: LogEntry[]; meta: { total: number; total_pages: number } }>("/v1/logs", {
+        ...q,
+        page,
+        limit: 50,
+      }),
+      c
+        .get("v1")
+        .read<{ data: { owner: { id: number; email: string }; members: { id: number; email: string }[] } }>("/v1/team"),
+    ]);
+    // Who made each request: the owner or a team member (the log keeps the member's account id).
+    const people = new Map(
+      team.ok ? [team.body.data.owner, ...team.body.data.members].map((p) => [p.id, p.email]) : [],
+    );
+    const showWho = people.size > 1;
     const href = (p: number) =>
       `${PATHS.logs}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), page: String(p) })}`;
     return render(
@@ -44,8 +58,16 @@ export function registerLogRoutes(app: DashApp) {
         <form method="get" action={PATHS.logs} class="card">
           <div class="row">
             <div>
-              <label for="f-type">Endpoint or group</label>
-              <input id="f-type" name="type" type="text" value={q.type} placeholder="e.g. Email Finder or keys" />
+              <label for="f-type">What</label>
+              <select id="f-type" name="type">
+                <option value="">Every request</option>
+                {/* The names the overview shows; a path typed into the URL (?type=keys) still filters as /v1 does. */}
+                {(LOG_TYPES.includes(q.type) || !q.type ? LOG_TYPES : [q.type, ...LOG_TYPES]).map((t) => (
+                  <option value={t} selected={t === q.type}>
+                    {t}
+                  </option>
+                ))}
+              </select>
             </div>
             <div>
               <label for="f-status">Status code</label>
@@ -67,10 +89,19 @@ export function registerLogRoutes(app: DashApp) {
           </div>
         </form>
         <V1Error answer={answer} />
-        {answer.ok && answer.body.data.length === 0 ? <p class="muted">No requests match.</p> : null}
+        {answer.ok && answer.body.data.length === 0 ? (
+          <p class="muted">
+            {Object.values(q).some(Boolean)
+              ? "No request matches these filters."
+              : "No requests yet. Calls made with your keys, apps, bulk jobs and Try it show here."}
+          </p>
+        ) : null}
         {answer.ok && answer.body.data.length > 0 ? (
           <>
-            <DataTable label="Requests" columns={["When", "Request", "Status #", "Time #", "Type", "From", "Billed"]}>
+            <DataTable
+              label="Requests"
+              columns={["When", "Request", "Status #", "Time #", "Type", "From", ...(showWho ? ["By"] : []), "Billed"]}
+            >
               {answer.body.data.map((l) => (
                 <tr>
                   <td class="nowrap">{when(l.created_at)}</td>
@@ -90,6 +121,7 @@ export function registerLogRoutes(app: DashApp) {
                     {l.source}
                     {l.api_key_id !== null ? <span class="muted"> · key {l.api_key_id}</span> : null}
                   </td>
+                  {showWho ? <td>{people.get(l.user_id) ?? "a former member"}</td> : null}
                   <td>{l.cost ? "yes" : "no"}</td>
                 </tr>
               ))}

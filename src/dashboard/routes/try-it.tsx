@@ -4,11 +4,16 @@ import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, formOf, render } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
+import { CAPABILITY_COPY, DEFAULT_CAPABILITY, fieldLabel } from "../views/capability-copy.js";
 import { AppPage, Csrf, Notice } from "../views/layout.js";
+import { ResultCards } from "../views/result-cards.js";
 
 /** A capability as the /v1 OpenAPI document describes it: one "Try it" form each. */
 interface Capability {
   name: string;
+  title: string;
+  pitch: string;
+  offline: boolean;
   path: string;
   summary: string;
   tag: string;
@@ -17,6 +22,7 @@ interface Capability {
 }
 interface Param {
   name: string;
+  label: string;
   in: "query" | "path";
   required: boolean;
   description: string;
@@ -43,7 +49,9 @@ interface OpenApiParam {
 /**
  * The forms are built from the /v1 OpenAPI document, the description every client reads (each
  * capability operation carries x-capability and x-credit-cost). Built once per isolate: the
- * document changes only with a deploy. The per-request callback parameter has no place here.
+ * document changes only with a deploy. Each capability is listed once (its first path), in the
+ * order and words of capability-copy.ts; one not named there (a legacy path) is left out, and so are
+ * the per-request callback and parameter aliases.
  */
 const catalog = isolateValue<Promise<Capability[]>>("tryItCatalog");
 
@@ -52,36 +60,48 @@ function catalogOf(v1: V1Client): Promise<Capability[]> {
   if (known) return known;
   const built = v1.read("/v1/openapi.json").then((doc) => {
     if (!doc.ok) throw new Error(`the /v1 OpenAPI document answered ${doc.status}`);
-    const out: Capability[] = [];
+    const byName = new Map<string, Capability>();
     for (const [path, ops] of Object.entries(
       doc.body.paths as Record<string, Record<string, Record<string, unknown>>>,
     )) {
       const op = ops.get;
-      if (!op || typeof op["x-capability"] !== "string") continue;
+      const name = op?.["x-capability"];
+      const copy = typeof name === "string" ? CAPABILITY_COPY[name] : undefined;
+      if (!op || typeof name !== "string" || !copy || byName.has(name)) continue;
       const params = ((op.parameters ?? []) as OpenApiParam[])
-        .filter((p) => (p.in === "query" || p.in === "path") && p.name !== "webhook_url")
-        .map((p): Param => {
+        .filter((p) => p.in === "query" || p.in === "path")
+        .flatMap((p): Param[] => {
+          const label = fieldLabel(name, p.name);
+          if (label === null) return [];
           const s = p.schema ?? {};
           const choices = (s.enum ?? s.anyOf?.find((a) => a.enum)?.enum ?? []).map(String);
           const type = s.type ?? s.anyOf?.find((a) => a.type)?.type;
-          return {
-            name: p.name,
-            in: p.in as Param["in"],
-            required: p.required ?? false,
-            description: p.description ?? s.description ?? "",
-            example: p.example !== undefined ? String(p.example) : s.example !== undefined ? String(s.example) : "",
-            kind: choices.length
-              ? "enum"
-              : type === "boolean"
+          // A flag the API spells several ways (0, 1, true, false) is one checkbox here.
+          const flag = type === "boolean" || (choices.length > 0 && choices.every((v) => /^(0|1|true|false)$/.test(v)));
+          return [
+            {
+              name: p.name,
+              label,
+              in: p.in as Param["in"],
+              required: p.required ?? false,
+              description: p.description ?? s.description ?? "",
+              example: p.example !== undefined ? String(p.example) : s.example !== undefined ? String(s.example) : "",
+              kind: flag
                 ? "boolean"
-                : type === "integer" || type === "number"
-                  ? "integer"
-                  : "text",
-            choices,
-          };
+                : choices.length
+                  ? "enum"
+                  : type === "integer" || type === "number"
+                    ? "integer"
+                    : "text",
+              choices,
+            },
+          ];
         });
-      out.push({
-        name: op["x-capability"],
+      byName.set(name, {
+        name,
+        title: copy.title,
+        pitch: copy.pitch,
+        offline: copy.offline ?? false,
         path: path.replace(/^\/v1/, ""),
         summary: String(op.summary ?? ""),
         tag: String((op.tags as string[])?.[0] ?? ""),
@@ -89,6 +109,7 @@ function catalogOf(v1: V1Client): Promise<Capability[]> {
         params,
       });
     }
+    const out = Object.keys(CAPABILITY_COPY).flatMap((name) => byName.get(name) ?? []);
     return out;
   });
   built.catch(() => catalog.reset());
@@ -111,32 +132,71 @@ function costLine(cap: Capability, answer: V1Answer, charge: CallCharge | undefi
     const parts = Object.entries(charge.charged).filter((part): part is [string, number] => Boolean(part[1]));
     return `Billed: ${parts.map(([b, n]) => credits(b, n)).join(" + ")}.`;
   }
-  if (!answer.ok) return "Not billed: the call did not succeed.";
+  if (!answer.ok) return "Not billed.";
   if (!cap.cost) return "Free: this capability costs nothing.";
   if (charge && !charge.found) return "Not billed: nothing was found.";
   return "Not billed: the same request was billed in the last 30 days (repeats are free).";
 }
 
+const inSeconds = (s: number) =>
+  s < 90
+    ? `${s} second${s === 1 ? "" : "s"}`
+    : s < 5400
+      ? `${Math.ceil(s / 60)} minutes`
+      : `${Math.ceil(s / 3600)} hours`;
+
+/**
+ * A failed try, said to a person: what happened and what to do next. The API's own message and type
+ * stay in the JSON under the card.
+ */
+function personError(answer: V1Answer, cap: Capability): string {
+  if (answer.ok) return "";
+  const retry = Number(answer.headers.get("retry-after") ?? "");
+  const wait = Number.isFinite(retry) && retry > 0 ? ` Try again in ${inSeconds(retry)}.` : "";
+  switch (answer.status) {
+    case 400:
+    case 422:
+      return `Check the form: ${answer.error.message}`;
+    case 401:
+      return "Confirm your email address first: open the link we sent you, then try again.";
+    case 402:
+      return `You have no ${cap.cost ? BALANCE_NAMES[cap.cost.balance]?.[1] : "credits"} left for this. Buy a credit pack or change plan on the Plans page.`;
+    case 429:
+      if (/\(daily\)/.test(answer.error.message))
+        return `You have used today's searches from the dashboard. They come back at midnight UTC.${wait}`;
+      if (/\(rps\)|\(rpm\)/.test(answer.error.message))
+        return `That was quicker than your plan allows from the dashboard (a few searches a minute).${wait || " Wait a minute and try again."}`;
+      return `${answer.error.message}${wait}`;
+    case 451:
+      return "This address, phone or profile was removed at its owner's request: we no longer give it out.";
+    default:
+      return answer.status >= 500
+        ? `The lookup could not finish (a source did not answer in time). Nothing was billed.${wait || " Try again in a minute."}`
+        : answer.error.message;
+  }
+}
+
 const Field: FC<{ p: Param; value: string }> = ({ p, value }) => {
   const id = `p-${p.name}`;
-  const hint = p.description ? (
-    <p class="hint" id={`${id}-hint`}>
-      {p.description}
-    </p>
-  ) : null;
-  const described = p.description ? `${id}-hint` : undefined;
+  if (p.kind === "boolean")
+    return (
+      <div class="check">
+        <input id={id} name={p.name} type="checkbox" value="true" checked={value === "true"} />
+        <label for={id}>{p.label}</label>
+      </div>
+    );
   return (
     <div>
       <label for={id}>
-        {p.name}
-        {p.required ? " (required)" : ""}
+        {p.label}
+        {p.required ? "" : <span class="muted"> (optional)</span>}
       </label>
-      {p.kind === "enum" || p.kind === "boolean" ? (
-        <select id={id} name={p.name} aria-describedby={described}>
-          <option value="">–</option>
-          {(p.kind === "boolean" ? ["true", "false"] : p.choices).map((v) => (
+      {p.kind === "enum" ? (
+        <select id={id} name={p.name}>
+          <option value="">Any</option>
+          {p.choices.map((v) => (
             <option value={v} selected={v === value}>
-              {v}
+              {v.replace(/[_-]+/g, " ")}
             </option>
           ))}
         </select>
@@ -148,13 +208,41 @@ const Field: FC<{ p: Param; value: string }> = ({ p, value }) => {
           value={value}
           placeholder={p.example}
           required={p.required}
-          aria-describedby={described}
         />
       )}
-      {hint}
     </div>
   );
 };
+
+interface Quota {
+  /** Credits left in the balance the capability spends, null when it is free or unknown. */
+  creditsLeft: number | null;
+  /** Dashboard searches left today; null when the plan sets no daily limit. */
+  searchesLeft: number | null;
+}
+
+/** What the account can still do, read before the try (the answer's headers update it after). */
+async function quotaOf(v1: V1Client, cap: Capability): Promise<Quota> {
+  const [me, limits] = await Promise.all([v1.read("/v1/me"), v1.read("/v1/rate-limits")]);
+  const balance = cap.cost ? me.body?.data?.credits?.[cap.cost.balance] : undefined;
+  const daily = limits.ok
+    ? (limits.body.data?.searches?.daily as { limit: number; used: number } | undefined)
+    : undefined;
+  return {
+    creditsLeft: typeof balance?.available === "number" ? balance.available : null,
+    searchesLeft: daily && daily.limit > 0 ? Math.max(0, daily.limit - daily.used) : null,
+  };
+}
+
+const QuotaLine: FC<{ cap: Capability; quota: Quota }> = ({ cap, quota }) => (
+  <p class="quota">
+    <strong>Price:</strong> {priceOf(cap)}.
+    {cap.cost && quota.creditsLeft !== null ? ` You have ${credits(cap.cost.balance, quota.creditsLeft)} left.` : ""}
+    {quota.searchesLeft !== null
+      ? ` ${quota.searchesLeft.toLocaleString("en")} dashboard ${quota.searchesLeft === 1 ? "search" : "searches"} left today.`
+      : ""}
+  </p>
+);
 
 async function page(
   c: DashCtx,
@@ -164,32 +252,27 @@ async function page(
 ) {
   const session = c.get("session");
   const caps = await catalogOf(c.get("v1"));
-  const cap = caps.find((x) => x.name === chosen) ?? caps.find((x) => x.name === "email-finder") ?? caps[0];
+  const cap = caps.find((x) => x.name === chosen) ?? caps.find((x) => x.name === DEFAULT_CAPABILITY) ?? caps[0];
   if (!cap) throw new Error("the /v1 OpenAPI document lists no capability");
-  const tags = [...new Set(caps.map((x) => x.tag))];
-  const leftHeader = result?.answer.headers.get("x-daily-request-left");
+  const quota = await quotaOf(c.get("v1"), cap);
+  const answer = result?.answer;
   return render(
     c,
     <AppPage title="Try it" session={session} active="try">
       <p>
-        Every form runs a real <code>/v1</code> call for your account: billed like any call, and counted under the{" "}
-        <code>searches</code> rate limit (dashboard searches).
+        Each search here is a real call for your account: it spends credits only when something is found, and a repeat
+        within 30 days is free.
       </p>
       <form method="get" action={PATHS.tryIt} class="card">
         <div class="row">
           <div>
-            <label for="capability">Capability</label>
+            <label for="capability">What do you want to do?</label>
             <select id="capability" name="capability">
-              {tags.map((t) => (
-                <optgroup label={t}>
-                  {caps
-                    .filter((x) => x.tag === t)
-                    .map((x) => (
-                      <option value={x.name} selected={x.name === cap.name}>
-                        {x.name} ({priceOf(x)})
-                      </option>
-                    ))}
-                </optgroup>
+              {caps.map((x) => (
+                <option value={x.name} selected={x.name === cap.name}>
+                  {x.title}
+                  {x.offline ? " (try this first)" : ""}
+                </option>
               ))}
             </select>
           </div>
@@ -199,12 +282,9 @@ async function page(
         </div>
       </form>
       <section class="card" aria-labelledby="form-h">
-        <h2 id="form-h">
-          <code>GET /v1{cap.path}</code>
-        </h2>
-        <p>
-          {cap.summary} <span class="muted">Price: {priceOf(cap)}.</span>
-        </p>
+        <h2 id="form-h">{cap.title}</h2>
+        <p>{cap.pitch}</p>
+        <QuotaLine cap={cap} quota={quota} />
         <form method="post" action={PATHS.tryIt}>
           <Csrf token={session.csrf} />
           <input type="hidden" name="capability" value={cap.name} />
@@ -215,30 +295,40 @@ async function page(
           </div>
           <div class="actions">
             <button class="primary" type="submit">
-              Run the call
+              Search
             </button>
           </div>
         </form>
+        <p class="hint">
+          API: <code>GET /v1{cap.path}</code>
+        </p>
       </section>
-      {result ? (
+      {result && answer ? (
         <section class="card" aria-labelledby="result-h">
-          <h2 id="result-h">Answer</h2>
-          <Notice kind={result.answer.ok ? "success" : "error"}>
-            <strong>{result.answer.status}</strong> · {costLine(cap, result.answer, result.charge)}
-            {leftHeader !== undefined && leftHeader !== null
-              ? ` Dashboard searches left today: ${leftHeader === "0" && result.answer.headers.get("x-daily-rate-limit") === "0" ? "no limit" : leftHeader}.`
-              : ""}
-          </Notice>
-          <p class="hint">
-            <code>{result.url}</code>
-          </p>
-          <pre>
-            <code>{JSON.stringify(result.answer.body, null, 2)}</code>
-          </pre>
+          <h2 id="result-h">Result</h2>
+          {answer.ok ? (
+            <>
+              <ResultCards body={answer.body} />
+              <p class="muted">{costLine(cap, answer, result.charge)}</p>
+            </>
+          ) : (
+            <Notice kind="error">
+              {personError(answer, cap)} <span class="muted">{costLine(cap, answer, result.charge)}</span>
+            </Notice>
+          )}
+          <details>
+            <summary>Show the JSON</summary>
+            <p class="hint">
+              <code>{result.url}</code> answered <strong>{answer.status}</strong>
+            </p>
+            <pre>
+              <code>{JSON.stringify(answer.body, null, 2)}</code>
+            </pre>
+          </details>
         </section>
       ) : null}
     </AppPage>,
-    result && !result.answer.ok && result.answer.status < 500 ? (result.answer.status as 400) : 200,
+    answer && !answer.ok && answer.status < 500 ? (answer.status as 400) : 200,
   );
 }
 

@@ -1,5 +1,5 @@
 import { PATHS } from "../config.js";
-import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
+import { type DashApp, type DashCtx, entryOf, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
 import { AppPage, Csrf, Notice, Pager } from "../views/layout.js";
 import { Copyable, DataTable, Done, PostButton, V1Error } from "../views/parts.js";
@@ -299,7 +299,7 @@ export function registerWebhookRoutes(app: DashApp) {
   app.get(`${PATHS.webhooks}/:id`, (c) => logPage(c));
   app.post(`${PATHS.webhooks}/:id/:action`, async (c) => {
     const name = c.req.param("action");
-    const action = ACTIONS[name];
+    const action = entryOf(ACTIONS, name);
     if (!action) return c.notFound();
     const id = recordId(c.req.param("id"));
     const done = await c.get("v1").act(action.method, action.path(id));

@@ -12,7 +12,12 @@ export const NAV = [
   { key: "logs", label: "Request logs", href: PATHS.logs },
   { key: "leads", label: "Leads", href: PATHS.leads },
   { key: "lists", label: "Lists", href: PATHS.lists },
+  { key: "attributes", label: "Lead attributes", href: PATHS.attributes },
   { key: "webhooks", label: "Webhooks", href: PATHS.webhooks },
+  { key: "flags", label: "Report a wrong result", href: PATHS.flags },
+  { key: "plans", label: "Plans and credits", href: PATHS.plans },
+  { key: "team", label: "Team", href: PATHS.team },
+  { key: "settings", label: "Settings", href: PATHS.settings },
 ] as const;
 export type NavKey = (typeof NAV)[number]["key"];
 
@@ -33,8 +38,10 @@ export const AppPage: FC<{
   session: Session;
   active: NavKey | null;
   script?: boolean;
+  /** The overview's `?ok=` after sign-up or a resend, said inside the one "confirm your address" notice. */
+  unconfirmedNote?: string;
   children?: Child;
-}> = ({ title, session, active, script, children }) => (
+}> = ({ title, session, active, script, unconfirmedNote, children }) => (
   <>
     {raw("<!doctype html>")}
     <html lang="en">
@@ -68,7 +75,7 @@ export const AppPage: FC<{
             </ul>
           </nav>
           <main id="main" tabindex={-1}>
-            {session.confirmed ? null : <UnconfirmedNotice session={session} />}
+            {session.confirmed ? null : <UnconfirmedNotice session={session} note={unconfirmedNote} />}
             <h1>{title}</h1>
             {children}
           </main>
@@ -83,10 +90,12 @@ export const AppPage: FC<{
   </>
 );
 
-const UnconfirmedNotice: FC<{ session: Session }> = ({ session }) => (
-  <div class="warning" role="status">
-    <strong>Confirm your email address.</strong> We sent a link to {session.email}. Until you open it, the API answers
-    this account with <code>401 account_unconfirmed</code>, here and everywhere else.
+const UnconfirmedNotice: FC<{ session: Session; note?: string }> = ({ session, note }) => (
+  <div class="warning" role="status" id="confirm">
+    {note === "welcome" ? "Your account is ready. " : ""}
+    <strong>Confirm your email address</strong>:{" "}
+    {note === "confirmation-sent" ? "we sent a new link to " : "open the link we sent to "}
+    {session.email}. Until then searches, keys and lists stay locked.
     <form method="post" action={PATHS.resendConfirmation} class="inline">
       <input type="hidden" name="csrf" value={session.csrf} />{" "}
       <button type="submit" class="link">

@@ -1,4 +1,5 @@
 import type { Child, FC } from "hono/jsx";
+import { entryOf } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
 import { Csrf, Notice, TableWrap } from "./layout.js";
 
@@ -12,7 +13,7 @@ export const V1Error: FC<{ answer: V1Answer | null | undefined }> = ({ answer })
 
 /** The notice a page shows after an action redirected to it with ?ok=<code>. */
 export const Done: FC<{ messages: Record<string, string>; code: string | undefined }> = ({ messages, code }) =>
-  code && messages[code] ? <Notice kind="success">{messages[code]}</Notice> : null;
+  entryOf(messages, code) ? <Notice kind="success">{entryOf(messages, code)}</Notice> : null;
 
 /** One button that posts (with the CSRF token) to `action`; `confirm` asks first (the script). */
 export const PostButton: FC<{

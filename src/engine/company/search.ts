@@ -1,3 +1,4 @@
+import { groupByIndex, onEveryIndex } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { InvalidInput } from "../errors.js";
 import { jsonList } from "../index/people.js";
@@ -239,21 +240,52 @@ export async function searchCompanies(env: Env, opts: SearchOptions) {
   const where = w.sql.length ? `WHERE ${w.sql.join(" AND ")}` : "";
   const rank = termHits.length ? `(${termHits.join(" + ")}) DESC,` : "";
 
-  const total =
-    (
-      await env.DB.prepare(`SELECT COUNT(*) AS n FROM companies ${where}`)
-        .bind(...w.params)
-        .first<{ n: number }>()
-    )?.n ?? 0;
+  // Companies live with their domain, one index database each: every database counts its matches
+  // and gives the ordering keys of its first page × limit matches (in parallel); merged in the same
+  // order, the page's domains are those one database would give, and only their rows are read.
   const offset = (opts.page - 1) * opts.limit;
-  const { results } = await env.DB.prepare(
-    `SELECT c.*, (SELECT COUNT(*) FROM emails e WHERE e.domain = c.domain) AS total_emails
-     FROM companies c ${where}
-     ORDER BY ${rank} (c.name IS NULL), c.domain LIMIT ${opts.limit} OFFSET ${offset}`,
-  )
-    .bind(...w.params)
-    .all<Record<string, unknown>>();
-  return { total, companies: results.map(revealCompany) };
+  const perIndex = await onEveryIndex(env, async (index) => {
+    const [count, keys] = await index.$client.batch([
+      index.$client.prepare(`SELECT COUNT(*) AS n FROM companies ${where}`).bind(...w.params),
+      index.$client
+        .prepare(
+          `SELECT domain, ${rank ? `(${termHits.join(" + ")})` : "0"} AS hits, (name IS NULL) AS nameless
+           FROM companies ${where}
+           ORDER BY ${rank} (name IS NULL), domain LIMIT ${offset + opts.limit}`,
+        )
+        .bind(...w.params),
+    ]);
+    return {
+      total: Number((count?.results[0] as { n: number } | undefined)?.n ?? 0),
+      keys: (keys?.results ?? []) as { domain: string; hits: number; nameless: number }[],
+    };
+  });
+  const total = perIndex.reduce((sum, r) => sum + r.total, 0);
+  const page = perIndex
+    .flatMap((r) => r.keys)
+    .sort(
+      (a, b) => b.hits - a.hits || a.nameless - b.nameless || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0),
+    )
+    .slice(offset, offset + opts.limit)
+    .map((k) => k.domain);
+  const rows = new Map<string, Record<string, unknown>>();
+  for (const [index, domains] of await groupByIndex(env, page)) {
+    const { results } = await index.$client
+      .prepare(
+        `SELECT c.*, (SELECT COUNT(*) FROM emails e WHERE e.domain = c.domain) AS total_emails
+         FROM companies c WHERE c.domain IN (SELECT value FROM json_each(?1))`,
+      )
+      .bind(JSON.stringify(domains))
+      .all<Record<string, unknown>>();
+    for (const r of results) rows.set(r.domain as string, r);
+  }
+  return {
+    total,
+    companies: page.flatMap((d) => {
+      const row = rows.get(d);
+      return row ? [revealCompany(row)] : [];
+    }),
+  };
 }
 
 /**

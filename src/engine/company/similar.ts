@@ -1,6 +1,6 @@
 import { and, isNotNull, ne, or, sql } from "drizzle-orm";
-import { db } from "../../db/client.js";
 import { companies } from "../../db/schema-index.js";
+import { onEveryIndex } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { type CompanyRecord, companyByDomain, jsonList } from "../index/people.js";
 import { type CrawlContext, companyOrFetch, hasFacts } from "./facts.js";
@@ -65,25 +65,34 @@ export async function similarCompanies(
   const indexed = await companyByDomain(env, domain);
   const target = hasFacts(indexed) || !opts.crawl ? indexed : await companyOrFetch(opts.crawl, domain);
   if (!target) return null;
-  const rows = await db(env.DB)
-    .select()
-    .from(companies)
-    .where(
-      and(
-        ne(companies.domain, domain),
-        or(
-          target.industry ? sql`lower(${companies.industry}) = lower(${target.industry})` : undefined,
-          isNotNull(companies.keywords),
-          isNotNull(companies.technologies),
-          isNotNull(companies.sameAs),
-          isNotNull(companies.linkedinUrl),
-          isNotNull(companies.twitterUrl),
-          isNotNull(companies.facebookUrl),
+  // Candidates from every index database in parallel, each its first MAX_CANDIDATES by domain; merged
+  // by domain, the first MAX_CANDIDATES are the ones a single database would give.
+  const perIndex = await onEveryIndex(env, (index) =>
+    index
+      .select()
+      .from(companies)
+      .where(
+        and(
+          ne(companies.domain, domain),
+          or(
+            target.industry ? sql`lower(${companies.industry}) = lower(${target.industry})` : undefined,
+            isNotNull(companies.keywords),
+            isNotNull(companies.technologies),
+            isNotNull(companies.sameAs),
+            isNotNull(companies.linkedinUrl),
+            isNotNull(companies.twitterUrl),
+            isNotNull(companies.facebookUrl),
+          ),
         ),
-      ),
-    )
-    .limit(MAX_CANDIDATES)
-    .all();
+      )
+      .orderBy(companies.domain)
+      .limit(MAX_CANDIDATES)
+      .all(),
+  );
+  const rows = perIndex
+    .flat()
+    .sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : 0))
+    .slice(0, MAX_CANDIDATES);
 
   const techCount = new Map<string, number>();
   for (const r of rows) for (const t of norm(jsonList(r.technologies))) techCount.set(t, (techCount.get(t) ?? 0) + 1);

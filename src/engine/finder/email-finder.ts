@@ -1,4 +1,4 @@
-import { db } from "../../db/client.js";
+import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
@@ -24,7 +24,11 @@ import {
   type Transliteration,
 } from "../people/names.js";
 import { verifyEmail } from "../verify/verifier.js";
+import { webEvidence } from "../verify/web-evidence.js";
 import { countryOfDomain } from "../web/extract/company.js";
+import type { Candidate } from "./candidates.js";
+import { CONFIRMED_SOURCE, confirmAddress } from "./confirm.js";
+import { confirmedAnswer } from "./confirmed-answer.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 
 /**
@@ -51,6 +55,8 @@ export interface FinderAnswer {
   verification: { date: string | null; status: string | null };
   acceptAll: boolean | null;
   company: string | null;
+  /** False for an answer nobody can act on yet (an SMTP search deferred or refused): not billed. */
+  billable?: boolean;
 }
 
 interface FinderCtx {
@@ -100,7 +106,9 @@ async function withShownMiddle(
 ): Promise<PersonName> {
   if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
   const memo = ctx.memo ?? noMemo;
-  const shown = await memo.once(`shown-names:${domain}`, () => shownNamesOf(db(ctx.env.DB), domain));
+  const shown = await memo.once(`shown-names:${domain}`, async () =>
+    shownNamesOf(await indexFor(ctx.env, domain), domain),
+  );
   // Only the middle name's initial goes into an address: names that agree on it agree.
   const middles = new Map<string, string>();
   for (const { fullName } of shown) {
@@ -214,6 +222,9 @@ export async function findEmail(
   const formats = formatsOf(dom, rows);
   const named = await withShownMiddle(ctx, domain, name, rows, formats);
   const proposal = proposeAddress(rows, named, domain, formats);
+  // No format to propose from: search the person's address over SMTP (confirm.ts).
+  const searched = !proposal && opts.verify !== false ? await searchOverSmtp(ctx, domain, named, null) : null;
+  if (searched) return { ...base, ...searched };
   if (!proposal) {
     return {
       ...base,
@@ -226,7 +237,15 @@ export async function findEmail(
       verification: { date: null, status: null },
     };
   }
-  const seen = proposal.seen;
+  // An address an SMTP check confirmed was not seen on a page: it scores from that check.
+  const confirmedBefore = proposal.seen?.source === CONFIRMED_SOURCE;
+  const seen = confirmedBefore ? null : proposal.seen;
+  if (confirmedBefore && proposal.seen)
+    person = {
+      position: proposal.seen.position,
+      department: proposal.seen.department,
+      seniority: proposal.seen.seniority,
+    };
   email = proposal.email;
   pattern = proposal.pattern;
   const formatScore = (share: number) => Math.min(85, Math.round(10 + 80 * share));
@@ -237,7 +256,7 @@ export async function findEmail(
       opts.boostFromSources === false ? formatScore(formatShare()) : sources.some((s) => s.still_on_page) ? 95 : 80;
     person = { position: seen.position, department: seen.department, seniority: seen.seniority };
   } else {
-    score = formatScore(proposal.share);
+    score = confirmedBefore ? 80 : formatScore(proposal.share);
   }
 
   await assertEmailNotClaimed(env, memo, email);
@@ -255,9 +274,16 @@ export async function findEmail(
   }
   const verified = await verifyEmail(env, email, { memo });
   const status = verified.data.email.status;
+  // A format read from one or two addresses that this person's mailbox contradicts: search instead.
+  if (!seen && !confirmedBefore && verified.data.email.reason === "mailbox_not_found" && formats.observations <= 2) {
+    const again = await searchOverSmtp(ctx, domain, named, formats);
+    if (again) return { ...base, ...again };
+  }
   if (status === "valid") score = Math.min(99, score + 10);
   else if (status === "invalid") score = Math.min(score, 10);
   if (!seen && verified.data.sources.length) sources = verified.data.sources;
+  // A check deferred (greylisting, pacing) leaves the answer open until its retry: not billed.
+  const deferredCheck = verified.data.email.reason === "smtp_greylisted" || verified.data.email.reason === "smtp_paced";
 
   return {
     ...base,
@@ -269,5 +295,46 @@ export async function findEmail(
     sources,
     verification: { date: rfc3339(ctx.now()), status },
     acceptAll: verified.data.email.smtp_check_run ? verified.data.email.accept_all : base.acceptAll,
+    ...(deferredCheck ? { billable: false } : {}),
+  };
+}
+
+/** The person's address searched over SMTP, as a finder answer; null when no prober is configured. */
+async function searchOverSmtp(
+  ctx: FinderCtx,
+  domain: string,
+  name: PersonName,
+  inference: PatternInference | null,
+): Promise<Omit<FinderAnswer, "company"> | null> {
+  const found = await confirmAddress({ env: ctx.env, now: ctx.now }, domain, name, inference);
+  if (!found) return null;
+  const address = found.kind === "confirmed" ? `${found.candidate.local}@${domain}` : null;
+  await assertEmailNotClaimed(ctx.env, ctx.memo ?? noMemo, address ?? `${found.best.local}@${domain}`);
+  // The confirmed address's verdict comes from the check just made (cached): no second conversation.
+  const verdict = address ? (await verifyEmail(ctx.env, address, { memo: ctx.memo })).data.email.status : null;
+  // On a domain that accepts everything, a Gravatar profile or a WKD key picks among the likeliest.
+  let withEvidence: Candidate | null = null;
+  if (found.kind === "accept_all") {
+    for (const c of found.likeliest) {
+      const e = await webEvidence(ctx.env, `${c.local}@${domain}`);
+      if (e.gravatar || e.wkd) {
+        withEvidence = c;
+        break;
+      }
+    }
+  }
+  const answer = confirmedAnswer(found, domain, verdict, withEvidence);
+  return {
+    email: answer.email,
+    score: answer.score,
+    pattern: answer.pattern,
+    verbatim: false,
+    position: null,
+    department: null,
+    seniority: null,
+    sources: [],
+    verification: { date: rfc3339(ctx.now()), status: answer.status },
+    acceptAll: answer.acceptAll,
+    billable: answer.billable,
   };
 }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { parse } from "tldts";
-import { db } from "../../db/client.js";
 import { domains } from "../../db/schema-index.js";
+import { indexFor } from "../../db/shards.js";
 import { type Env, isProduction } from "../../env.js";
 import { isDisposableDomain, isWebmailDomain } from "../data/domain-lists.js";
 import { resolveA } from "../dns/resolver.js";
@@ -57,7 +57,7 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
   // Webmail and throwaway providers publish no one's address: nothing to crawl.
   if (isWebmailDomain(domain) || isDisposableDomain(domain))
     return { domain, live: false, status: "skipped", crawledAt: null };
-  const row = await db(env.DB).select().from(domains).where(eq(domains.domain, domain)).get();
+  const row = await (await indexFor(env, domain)).select().from(domains).where(eq(domains.domain, domain)).get();
   const age = row?.crawledAt != null ? now - row.crawledAt : Infinity;
   if (row && (row.crawlStatus === "done" || row.crawlStatus === "crawling") && age < STALE_AFTER_MS) {
     return { domain, live: false, status: row.crawlStatus, crawledAt: row.crawledAt };

@@ -1,8 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { parse as parseHost } from "tldts";
-import { db } from "../../db/client.js";
+import type { Db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people } from "../../db/schema-index.js";
-import type { Env } from "../../env.js";
+import { type IndexEnv, indexFor, onEveryIndex } from "../../db/shards.js";
 import { rfc3339 } from "../../platform/time.js";
 import { InvalidInput } from "../errors.js";
 import { normaliseEmail } from "./claims.js";
@@ -82,10 +82,11 @@ const peopleColumns = {
 
 type PeopleRow = Pick<typeof people.$inferSelect, keyof typeof peopleColumns>;
 
-async function hasPhoneFor(env: Env, email: string | null, profile: string | null): Promise<boolean> {
-  const row = await env.DB.prepare(
-    "SELECT 1 AS x FROM phones WHERE (email IS NOT NULL AND email = ?1) OR (professional_network_url IS NOT NULL AND professional_network_url = ?2) LIMIT 1",
-  )
+async function hasPhoneFor(index: Db, email: string | null, profile: string | null): Promise<boolean> {
+  const row = await index.$client
+    .prepare(
+      "SELECT 1 AS x FROM phones WHERE (email IS NOT NULL AND email = ?1) OR (professional_network_url IS NOT NULL AND professional_network_url = ?2) LIMIT 1",
+    )
     .bind(email, profile)
     .first();
   return row !== null;
@@ -118,16 +119,17 @@ function merge(
   };
 }
 
-export async function personByEmail(env: Env, email: string): Promise<PersonRecord | null> {
-  const store = db(env.DB);
+export async function personByEmail(env: IndexEnv, email: string): Promise<PersonRecord | null> {
+  const store = await indexFor(env, email);
   // One round trip of three reads: the phone check finds the person's profile by subquery.
   const [p, e, phone] = await Promise.all([
     store.select(peopleColumns).from(people).where(eq(people.email, email)).get(),
     store.select().from(emails).where(eq(emails.email, email)).get(),
-    env.DB.prepare(
-      `SELECT 1 AS x FROM phones WHERE email = ?1 OR professional_network_url =
+    store.$client
+      .prepare(
+        `SELECT 1 AS x FROM phones WHERE email = ?1 OR professional_network_url =
          (SELECT professional_network_url FROM people WHERE email = ?1 AND professional_network_url IS NOT NULL) LIMIT 1`,
-    )
+      )
       .bind(email)
       .first(),
   ]);
@@ -135,22 +137,36 @@ export async function personByEmail(env: Env, email: string): Promise<PersonReco
   return merge(p as PeopleRow | undefined, e, phone !== null);
 }
 
-/** Everyone stored under a profile URL (normalised by the caller), addressed people first. */
-export async function peopleByProfile(env: Env, profileUrl: string): Promise<PersonRecord[]> {
-  const store = db(env.DB);
-  const rows = await store
-    .select(peopleColumns)
-    .from(people)
-    .where(eq(people.professionalNetworkUrl, profileUrl))
-    .orderBy(sql`${people.email} IS NULL`, desc(people.updatedAt))
-    .all();
-  const out: PersonRecord[] = [];
-  for (const p of rows) {
-    const e = p.email ? await store.select().from(emails).where(eq(emails.email, p.email)).get() : undefined;
-    const person = merge(p as PeopleRow, e, await hasPhoneFor(env, p.email, profileUrl));
-    if (person) out.push(person);
-  }
-  return out;
+/**
+ * Everyone stored under a profile URL (normalised by the caller), addressed people first. A
+ * profile names no domain: every index database is asked in parallel; each person is completed
+ * from the database that holds them, and the lists are merged in the order one database gives.
+ */
+export async function peopleByProfile(env: IndexEnv, profileUrl: string): Promise<PersonRecord[]> {
+  const perIndex = await onEveryIndex(env, async (store) => {
+    const rows = await store
+      .select({ ...peopleColumns, updatedAt: people.updatedAt })
+      .from(people)
+      .where(eq(people.professionalNetworkUrl, profileUrl))
+      .orderBy(sql`${people.email} IS NULL`, desc(people.updatedAt))
+      .all();
+    const found: { person: PersonRecord; updatedAt: number }[] = [];
+    for (const p of rows) {
+      const e = p.email ? await store.select().from(emails).where(eq(emails.email, p.email)).get() : undefined;
+      const person = merge(p as PeopleRow, e, await hasPhoneFor(store, p.email, profileUrl));
+      if (person) found.push({ person, updatedAt: p.updatedAt });
+    }
+    return found;
+  });
+  return perIndex
+    .flat()
+    .sort(
+      (a, b) =>
+        Number(a.person.email === null) - Number(b.person.email === null) ||
+        b.updatedAt - a.updatedAt ||
+        a.person.domain.localeCompare(b.person.domain),
+    )
+    .map((f) => f.person);
 }
 
 const SENIORITY_RANK = sql`CASE ${people.seniority} WHEN 'executive' THEN 0 WHEN 'senior' THEN 1 WHEN 'junior' THEN 2 ELSE 3 END`;
@@ -161,15 +177,16 @@ const SENIORITY_RANK = sql`CASE ${people.seniority} WHEN 'executive' THEN 0 WHEN
  * longest-known; crawled personal addresses with a name follow. Deterministic, so the same
  * question gets the same answer.
  */
-export async function leadCandidatesOfDomain(env: Env, domain: string, limit = 20): Promise<string[]> {
-  const fromPeople = await db(env.DB)
+export async function leadCandidatesOfDomain(env: IndexEnv, domain: string, limit = 20): Promise<string[]> {
+  const index = await indexFor(env, domain);
+  const fromPeople = await index
     .select({ email: people.email })
     .from(people)
     .where(and(eq(people.domain, domain), sql`${people.email} IS NOT NULL`))
     .orderBy(SENIORITY_RANK, sql`${people.position} IS NULL`, people.id)
     .limit(limit)
     .all();
-  const fromEmails = await db(env.DB)
+  const fromEmails = await index
     .select({ email: emails.email })
     .from(emails)
     .where(and(eq(emails.domain, domain), eq(emails.type, "personal"), sql`${emails.firstName} IS NOT NULL`))
@@ -183,12 +200,14 @@ export async function leadCandidatesOfDomain(env: Env, domain: string, limit = 2
   );
 }
 
-export async function companyByDomain(env: Env, domain: string): Promise<CompanyRecord | null> {
-  return (await db(env.DB).select().from(companies).where(eq(companies.domain, domain)).get()) ?? null;
+export async function companyByDomain(env: IndexEnv, domain: string): Promise<CompanyRecord | null> {
+  return (
+    (await (await indexFor(env, domain)).select().from(companies).where(eq(companies.domain, domain)).get()) ?? null
+  );
 }
 
-export async function sourcesOf(env: Env, email: string) {
-  const rows = await db(env.DB)
+export async function sourcesOf(env: IndexEnv, email: string) {
+  const rows = await (await indexFor(env, email))
     .select()
     .from(emailSources)
     .where(eq(emailSources.email, email))
@@ -204,8 +223,8 @@ export async function sourcesOf(env: Env, email: string) {
   }));
 }
 
-export async function acceptAllOf(env: Env, domain: string): Promise<boolean | null> {
-  const row = await db(env.DB)
+export async function acceptAllOf(env: IndexEnv, domain: string): Promise<boolean | null> {
+  const row = await (await indexFor(env, domain))
     .select({ acceptAll: domains.acceptAll })
     .from(domains)
     .where(eq(domains.domain, domain))
@@ -230,7 +249,7 @@ export function evidenceScore(source: string, sources: { still_on_page: boolean 
  * address's domain, as FinderData's `website_url` gives it) and the evidence score the finder
  * reports for it. Null when the index has never seen the address.
  */
-export async function finderFactsOf(env: Env, email: string): Promise<{ website: string; score: number } | null> {
+export async function finderFactsOf(env: IndexEnv, email: string): Promise<{ website: string; score: number } | null> {
   const person = await personByEmail(env, email);
   if (!person?.email) return null;
   return { website: person.domain, score: evidenceScore(person.source, await sourcesOf(env, email)) };

@@ -1,7 +1,7 @@
 import { and, eq, gte, lt, or, sql } from "drizzle-orm";
-import { type Db, db } from "../../db/client.js";
+import type { Db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people } from "../../db/schema-index.js";
-import type { Env } from "../../env.js";
+import { groupByIndex, type IndexEnv, indexFor, onEveryIndex } from "../../db/shards.js";
 import { rfc3339 } from "../../platform/time.js";
 import { NotFound } from "../errors.js";
 import { inferPatterns, type NamedAddress, type PatternInference } from "../finder/patterns.js";
@@ -20,61 +20,70 @@ export interface SourceOut {
   still_on_page: boolean;
 }
 
-export async function emailsOfDomain(env: Pick<Env, "DB">, domain: string): Promise<EmailRow[]> {
-  return db(env.DB).select().from(emails).where(eq(emails.domain, domain)).orderBy(emails.email).all();
+export async function emailsOfDomain(env: IndexEnv, domain: string): Promise<EmailRow[]> {
+  return (await indexFor(env, domain))
+    .select()
+    .from(emails)
+    .where(eq(emails.domain, domain))
+    .orderBy(emails.email)
+    .all();
 }
 
-export async function emailRow(env: Pick<Env, "DB">, email: string): Promise<EmailRow | undefined> {
-  return db(env.DB).select().from(emails).where(eq(emails.email, email)).get();
+export async function emailRow(env: IndexEnv, email: string): Promise<EmailRow | undefined> {
+  return (await indexFor(env, email)).select().from(emails).where(eq(emails.email, email)).get();
 }
 
 /** Sources of each address, most recently seen first (one statement per 5,000 addresses). */
-export async function sourcesOf(env: Pick<Env, "DB">, addresses: readonly string[]): Promise<Map<string, SourceOut[]>> {
+export async function sourcesOf(env: IndexEnv, addresses: readonly string[]): Promise<Map<string, SourceOut[]>> {
   const out = new Map<string, SourceOut[]>();
   if (addresses.length === 0) return out;
   const rows = [];
-  for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
-    rows.push(
-      ...(await db(env.DB)
-        .select()
-        .from(emailSources)
-        .where(inJsonArray(emailSources.email, chunk))
-        .orderBy(sql`${emailSources.lastSeenOn} desc`)
-        .all()),
-    );
-  }
+  for (const [index, group] of await groupByIndex(env, [...new Set(addresses)]))
+    for (const chunk of jsonArrayChunks(group)) {
+      rows.push(
+        ...(await index
+          .select()
+          .from(emailSources)
+          .where(inJsonArray(emailSources.email, chunk))
+          .orderBy(sql`${emailSources.lastSeenOn} desc`)
+          .all()),
+      );
+    }
   for (const r of rows) {
     const list = out.get(r.email) ?? [];
-    list.push({
-      uri: r.uri,
-      website_url: r.websiteUrl,
-      extracted_on: rfc3339(r.extractedOn),
-      last_seen_on: rfc3339(r.lastSeenOn),
-      still_on_page: r.stillOnPage,
-    });
+    list.push(sourceOut(r));
     out.set(r.email, list);
   }
   return out;
+}
+
+/** A stored source row in its wire shape. */
+export function sourceOut(r: typeof emailSources.$inferSelect): SourceOut {
+  return {
+    uri: r.uri,
+    website_url: r.websiteUrl,
+    extracted_on: rfc3339(r.extractedOn),
+    last_seen_on: rfc3339(r.lastSeenOn),
+    still_on_page: r.stillOnPage,
+  };
 }
 
 /**
  * How many pages still show each address (addresses without a source are absent): what a listing
  * score needs, counted in SQL rather than every source row of a large domain carried back.
  */
-export async function liveSourceCounts(
-  env: Pick<Env, "DB">,
-  addresses: readonly string[],
-): Promise<Map<string, number>> {
+export async function liveSourceCounts(env: IndexEnv, addresses: readonly string[]): Promise<Map<string, number>> {
   const live = new Map<string, number>();
-  for (const chunk of jsonArrayChunks([...new Set(addresses)])) {
-    const rows = await db(env.DB)
-      .select({ email: emailSources.email, live: sql<number>`sum(${emailSources.stillOnPage})` })
-      .from(emailSources)
-      .where(inJsonArray(emailSources.email, chunk))
-      .groupBy(emailSources.email)
-      .all();
-    for (const r of rows) live.set(r.email, Number(r.live));
-  }
+  for (const [index, group] of await groupByIndex(env, [...new Set(addresses)]))
+    for (const chunk of jsonArrayChunks(group)) {
+      const rows = await index
+        .select({ email: emailSources.email, live: sql<number>`sum(${emailSources.stillOnPage})` })
+        .from(emailSources)
+        .where(inJsonArray(emailSources.email, chunk))
+        .groupBy(emailSources.email)
+        .all();
+      for (const r of rows) live.set(r.email, Number(r.live));
+    }
   return live;
 }
 
@@ -92,8 +101,8 @@ export async function shownNamesOf(store: Db, domain: string): Promise<{ fullNam
 }
 
 /** Countries of named people by address (domain search's `country` filter). */
-export async function countriesOf(env: Pick<Env, "DB">, domain: string): Promise<Map<string, string>> {
-  const rows = await db(env.DB)
+export async function countriesOf(env: IndexEnv, domain: string): Promise<Map<string, string>> {
+  const rows = await (await indexFor(env, domain))
     .select({ email: people.email, country: people.country })
     .from(people)
     .where(and(eq(people.domain, domain), sql`${people.country} is not null`))
@@ -123,12 +132,12 @@ export function formatsOf(domain: { formats: string | null } | undefined, rows: 
   return parseStoredFormats(domain?.formats) ?? inferPatterns(namedAddresses(rows));
 }
 
-export async function companyOf(env: Pick<Env, "DB">, domain: string): Promise<CompanyRow | undefined> {
-  return db(env.DB).select().from(companies).where(eq(companies.domain, domain)).get();
+export async function companyOf(env: IndexEnv, domain: string): Promise<CompanyRow | undefined> {
+  return (await indexFor(env, domain)).select().from(companies).where(eq(companies.domain, domain)).get();
 }
 
-export async function domainRow(env: Pick<Env, "DB">, domain: string) {
-  return db(env.DB).select().from(domains).where(eq(domains.domain, domain)).get();
+export async function domainRow(env: IndexEnv, domain: string) {
+  return (await indexFor(env, domain)).select().from(domains).where(eq(domains.domain, domain)).get();
 }
 
 const LEGAL_FORMS =
@@ -150,7 +159,7 @@ export function companyKey(name: string): string {
  * The domain of a company named `name`, from the companies the index knows (exact name first,
  * then the same name without legal form). 422 when none matches; the caller should pass a domain.
  */
-export async function domainForCompany(env: Pick<Env, "DB">, name: string): Promise<string> {
+export async function domainForCompany(env: IndexEnv, name: string): Promise<string> {
   const key = companyKey(name);
   if (!key) throw new NotFound("company", `The company name "${name}" has no letters or digits to search for.`);
   const firstWord = key.replace(/ .*$/s, "");
@@ -159,12 +168,21 @@ export async function domainForCompany(env: Pick<Env, "DB">, name: string): Prom
   // ends at the same word with its last character moved up by one.
   const lowerName = sql`lower(${companies.name})`;
   const wordEnd = firstWord.slice(0, -1) + String.fromCharCode(firstWord.charCodeAt(firstWord.length - 1) + 1);
-  const rows = await db(env.DB)
-    .select({ domain: companies.domain, name: companies.name })
-    .from(companies)
-    .where(or(eq(lowerName, name.trim().toLowerCase()), and(gte(lowerName, firstWord), lt(lowerName, wordEnd))))
-    .limit(50)
-    .all();
+  // Every index database answers its first 50 in (name, domain) order; merged in that order, the
+  // first 50 are the ones a single database would give.
+  const perIndex = await onEveryIndex(env, (index) =>
+    index
+      .select({ domain: companies.domain, name: companies.name, lower: lowerName.mapWith(String) })
+      .from(companies)
+      .where(or(eq(lowerName, name.trim().toLowerCase()), and(gte(lowerName, firstWord), lt(lowerName, wordEnd))))
+      .orderBy(lowerName, companies.domain)
+      .limit(50)
+      .all(),
+  );
+  const rows = perIndex
+    .flat()
+    .sort((a, b) => compareText(a.lower, b.lower) || compareText(a.domain, b.domain))
+    .slice(0, 50);
   const exact = rows.find((r) => r.name && r.name.trim().toLowerCase() === name.trim().toLowerCase());
   const same = exact ?? rows.find((r) => r.name && companyKey(r.name) === key);
   if (!same) {
@@ -174,4 +192,9 @@ export async function domainForCompany(env: Pick<Env, "DB">, name: string): Prom
     );
   }
   return same.domain;
+}
+
+/** SQLite's BINARY collation order (UTF-16 code units match it for the ASCII-lowered keys used here). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,9 +1,8 @@
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client.js";
-import { db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people, phones } from "../../db/schema-index.js";
-import type { Env } from "../../env.js";
+import { type IndexEnv, indexWritersFor } from "../../db/shards.js";
 import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
 import { alignRomanized } from "../people/native-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
@@ -122,8 +121,14 @@ export interface CrawlRecord {
  * (an address no longer on a re-crawled page gets still_on_page = false), named people, company
  * facts, phone numbers, and the domain's crawl status.
  */
-export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Promise<{ addresses: number }> {
-  const store = db(env.DB);
+export async function storeCrawl(env: IndexEnv, record: CrawlRecord): Promise<{ addresses: number }> {
+  // Every database the domain's writes go to (two while a reshard moves it) is written the same way.
+  let stored = { addresses: 0 };
+  for (const store of await indexWritersFor(env, record.domain)) stored = await storeCrawlInto(store, record);
+  return stored;
+}
+
+async function storeCrawlInto(store: Db, record: CrawlRecord): Promise<{ addresses: number }> {
   const { domain, now } = record;
   const statements: BatchItem<"sqlite">[] = [];
   const found = [...gatherAddresses(record.pages).values()];
@@ -323,7 +328,7 @@ export async function storeCrawl(env: Pick<Env, "DB">, record: CrawlRecord): Pro
   return { addresses: found.length };
 }
 
-function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyFacts, now: number) {
+function companyUpsert(store: Db, domain: string, f: CompanyFacts, now: number) {
   const row = {
     domain,
     name: f.name,
@@ -385,7 +390,7 @@ function companyUpsert(store: ReturnType<typeof db>, domain: string, f: CompanyF
  * SQLite), so the existing numbers are read first and only touched.
  */
 async function phoneStatements(
-  store: ReturnType<typeof db>,
+  store: Db,
   domain: string,
   pages: readonly CrawledPage[],
   facts: CompanyFacts,
@@ -412,12 +417,13 @@ async function phoneStatements(
   return statements;
 }
 
-export async function markCrawlFailed(env: Pick<Env, "DB">, domain: string, error: string, now: number) {
-  await db(env.DB)
-    .insert(domains)
-    .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
-    .onConflictDoUpdate({
-      target: domains.domain,
-      set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now },
-    });
+export async function markCrawlFailed(env: IndexEnv, domain: string, error: string, now: number) {
+  for (const store of await indexWritersFor(env, domain))
+    await store
+      .insert(domains)
+      .values({ domain, crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now })
+      .onConflictDoUpdate({
+        target: domains.domain,
+        set: { crawlStatus: "failed", crawledAt: now, lastError: error, updatedAt: now },
+      });
 }

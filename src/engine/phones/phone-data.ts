@@ -1,3 +1,5 @@
+import type { Db } from "../../db/client.js";
+import { indexFor, onEveryIndex } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { Claimed } from "../errors.js";
 import { claimedAmong, normaliseProfileUrl } from "../index/claims.js";
@@ -28,64 +30,50 @@ export async function storedNumbers(env: Env, key: PhoneKey): Promise<string[]> 
   const add = (rows: { e164: string | null }[]) => {
     for (const r of rows) if (r.e164 && !found.includes(r.e164)) found.push(r.e164);
   };
+  const rowsOf = async (index: Db, query: string, value: string) =>
+    (await index.$client.prepare(query).bind(value).all<{ e164: string; seen: number | null; id: number | null }>())
+      .results;
   if (key.email) {
-    add(
-      (
-        await env.DB.prepare("SELECT e164 FROM phones WHERE email = ? ORDER BY last_seen_at DESC, id")
-          .bind(key.email)
-          .all<{ e164: string }>()
-      ).results,
-    );
-    add(
-      (
-        await env.DB.prepare("SELECT phone AS e164 FROM people WHERE email = ? AND phone IS NOT NULL")
-          .bind(key.email)
-          .all<{ e164: string }>()
-      ).results,
-    );
+    const index = await indexFor(env, key.email);
+    add(await rowsOf(index, "SELECT e164 FROM phones WHERE email = ? ORDER BY last_seen_at DESC, id", key.email));
+    add(await rowsOf(index, "SELECT phone AS e164 FROM people WHERE email = ? AND phone IS NOT NULL", key.email));
   }
   if (key.url) {
     const profile = normaliseProfileUrl(key.url);
     if (profile) {
-      add(
-        (
-          await env.DB.prepare(
-            `SELECT e164 FROM phones WHERE professional_network_url = ?1
+      // A profile names no domain: every index database is asked, and the numbers merged newest first.
+      const [numbers, own] = await Promise.all([
+        onEveryIndex(env, (index) =>
+          rowsOf(
+            index,
+            `SELECT e164, last_seen_at AS seen, id FROM phones WHERE professional_network_url = ?1
                OR email IN (SELECT email FROM people WHERE professional_network_url = ?1 AND email IS NOT NULL)
              ORDER BY last_seen_at DESC, id`,
-          )
-            .bind(profile)
-            .all<{ e164: string }>()
-        ).results,
-      );
-      add(
-        (
-          await env.DB.prepare(
+            profile,
+          ),
+        ),
+        onEveryIndex(env, (index) =>
+          rowsOf(
+            index,
             "SELECT phone AS e164 FROM people WHERE professional_network_url = ? AND phone IS NOT NULL",
-          )
-            .bind(profile)
-            .all<{ e164: string }>()
-        ).results,
-      );
+            profile,
+          ),
+        ),
+      ]);
+      add(numbers.flat().sort((x, y) => (y.seen ?? 0) - (x.seen ?? 0) || (x.id ?? 0) - (y.id ?? 0)));
+      add(own.flat());
     }
   }
   if (key.domain) {
     // A domain asks for the company's numbers; people's own numbers are only served by their email or profile.
+    const index = await indexFor(env, key.domain);
+    add(await rowsOf(index, "SELECT phone AS e164 FROM companies WHERE domain = ? AND phone IS NOT NULL", key.domain));
     add(
-      (
-        await env.DB.prepare("SELECT phone AS e164 FROM companies WHERE domain = ? AND phone IS NOT NULL")
-          .bind(key.domain)
-          .all<{ e164: string }>()
-      ).results,
-    );
-    add(
-      (
-        await env.DB.prepare(
-          "SELECT e164 FROM phones WHERE domain = ? AND email IS NULL ORDER BY last_seen_at DESC, id",
-        )
-          .bind(key.domain)
-          .all<{ e164: string }>()
-      ).results,
+      await rowsOf(
+        index,
+        "SELECT e164 FROM phones WHERE domain = ? AND email IS NULL ORDER BY last_seen_at DESC, id",
+        key.domain,
+      ),
     );
   }
   return found;

@@ -28,6 +28,10 @@ export interface ProbeResult {
   greylisted: boolean;
   /** The prober's own account of an SMTP failure, when it gave one. */
   error: string | null;
+  /** When a deferred check is tried again in the background, epoch ms; set by the gateway. */
+  retryAt?: number | null;
+  /** Not run yet: the mail host's pace was full (the gateway defers it). */
+  paced?: boolean;
 }
 
 export interface SmtpProber {
@@ -68,6 +72,26 @@ export class SmtpProberUnavailableError extends Unavailable {
   }
 }
 
+/** The prober's own throttle refused the check (Reacher's 429): a 503 with its wait, unbilled. */
+export class SmtpProberThrottledError extends Unavailable {
+  constructor(readonly waitSeconds: number) {
+    super(
+      "smtp_prober",
+      `The mailbox check was not run because the SMTP prober is pacing its checks, so no verdict was given and nothing was charged. Try again in ${waitSeconds} s.`,
+      waitSeconds,
+    );
+    this.name = "SmtpProberThrottledError";
+  }
+}
+
+/** Seconds to wait from Reacher's "please wait 12.5s" (rounded up), 60 when it does not say. */
+function waitOf(message: string): number {
+  const m = /wait\s+([\d.]+)\s*(ms|s)\b/.exec(message);
+  if (!m) return 60;
+  const seconds = m[2] === "ms" ? Number(m[1]) / 1000 : Number(m[1]);
+  return Math.max(1, Math.ceil(seconds));
+}
+
 /** The subset of Reacher's `CheckEmailOutput` this adapter reads. */
 interface ReacherOutput {
   is_reachable?: string;
@@ -77,8 +101,14 @@ interface ReacherOutput {
     is_catch_all?: boolean;
     is_deliverable?: boolean;
     is_disabled?: boolean;
-    error?: { type?: string; message?: unknown };
-  };
+  } & ReacherSmtpError;
+}
+
+/** Reacher's error envelope: the SMTP error and, when its parser recognised one, what it means. */
+interface ReacherSmtpError {
+  error?: { type?: string; message?: unknown };
+  /** "IpBlacklisted" or "NeedsRDNS" (core/src/smtp/error.rs `SmtpErrorDesc`). */
+  description?: string;
 }
 
 // Reacher's SMTP checks take up to ~45 s on slow servers (its own default timeouts).
@@ -123,6 +153,11 @@ export class ReacherProber implements SmtpProber {
       await res.body?.cancel();
       throw new SmtpProberUnavailableError("the SMTP prober refused our credentials; check REACHER_SECRET");
     }
+    if (res.status === 429) {
+      // Reacher's own throttle (RCH__THROTTLE__*): `{"error": "Rate limit per minute exceeded, please wait 12.5s"}`.
+      const body = (await res.json().catch(() => null)) as { error?: unknown } | null;
+      throw new SmtpProberThrottledError(waitOf(typeof body?.error === "string" ? body.error : ""));
+    }
     if (!res.ok) {
       await res.body?.cancel();
       throw new SmtpProberUnavailableError(`the SMTP prober answered HTTP ${res.status}`);
@@ -137,15 +172,25 @@ export class ReacherProber implements SmtpProber {
   }
 }
 
+/**
+ * Reacher's answer read as evidence. Its shapes (core/src/smtp/connect.rs, parser.rs, lib.rs): a full
+ * mailbox is `is_deliverable: false, has_full_inbox: true` ("risky"); a disabled one `is_disabled:
+ * true` ("invalid"); a catch-all domain `is_catch_all: true, is_deliverable: true`; any failure of
+ * the conversation itself (a 4xx deferral, the prober refused at MAIL FROM, a timeout) replaces the
+ * flags with `{error: {type, message}, description?}`, where async-smtp prints the message as
+ * "transient: …" (4xx) or "permanent: …" (5xx).
+ */
 export function mapReacherOutput(out: ReacherOutput): ProbeResult {
   const reachability = REACHABILITY.has(out.is_reachable as Reachability)
     ? (out.is_reachable as Reachability)
     : "unknown";
   const smtp = out.smtp ?? {};
   const bool = (v: unknown) => (typeof v === "boolean" ? v : null);
-  // Reacher reports an SMTP failure as `smtp.error` instead of the boolean fields.
   const error = smtp.error ? `${smtp.error.type ?? "error"}: ${describe(smtp.error.message)}`.slice(0, 300) : null;
   const errorText = (error ?? "").toLowerCase();
+  const blocked =
+    !!error &&
+    (smtp.description === "IpBlacklisted" || smtp.description === "NeedsRDNS" || REFUSED_PROBER.test(errorText));
   return {
     ran: true,
     prober: "reacher",
@@ -155,11 +200,16 @@ export function mapReacherOutput(out: ReacherOutput): ProbeResult {
     catchAll: bool(smtp.is_catch_all),
     disabled: bool(smtp.is_disabled),
     fullInbox: bool(smtp.has_full_inbox),
-    blocked: /blacklist|blocklist|blocked|spamhaus|\bpolicy\b|access denied/.test(errorText),
-    greylisted: /greylist|graylist|try again later|temporar/.test(errorText),
+    blocked,
+    // A 4xx that is not a refusal of the prober is a deferral: greylisting by name or not.
+    greylisted: !blocked && !!error && (/greylist|graylist/.test(errorText) || /\btransient:/.test(errorText)),
     error,
   };
 }
+
+/** Refusals of the prober itself, as Reacher's parser recognises them (`is_err_ip_blacklisted`, `is_err_needs_rdns`). */
+const REFUSED_PROBER =
+  /blacklist|black list|block list|blocklist|spamhaus|spamcop|abusix|dnsbl|blocked|banned|access denied|administratively denied|relaying denied|relay not permitted|connection rejected|poor reputation|junkmail|refused by proofpoint|sbrs score|not yet authorized|reverse hostname|reverse dns|\bpolicy\b/;
 
 function describe(message: unknown): string {
   if (typeof message === "string") return message;

@@ -18,6 +18,9 @@ export const VERDICT_REASONS = [
   "mailbox_disabled",
   "smtp_not_run",
   "smtp_inconclusive",
+  "smtp_greylisted",
+  "smtp_refused",
+  "smtp_paced",
 ] as const;
 
 export type VerifierStatus = (typeof VERIFIER_STATUSES)[number];

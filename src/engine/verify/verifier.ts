@@ -1,16 +1,19 @@
 import { eq, inArray } from "drizzle-orm";
-import { db } from "../../db/client.js";
 import { domains, emailSources } from "../../db/schema-index.js";
+import { groupByIndex, type IndexEnv, indexFor, indexWritersFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { rfc3339 } from "../../platform/time.js";
 import { isDisposableDomain, isRoleLocalPart, isWebmailDomain } from "../data/domain-lists.js";
 import { detectMailProvider, hasAddress, resolveMx } from "../dns/resolver.js";
 import { assertEmailNotClaimed } from "../index/claims.js";
+import { sourceOut } from "../index/read.js";
 import { type Memo, noMemo } from "../memo.js";
 import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
-import { type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
+import { gatewayFor, SmtpGateway } from "./probe-gateway.js";
+import type { ProbeResult, SmtpProber } from "./smtp-prober.js";
 import type { Verdict, VerifierData, VerifierSource } from "./verdict.js";
+import { webEvidence } from "./web-evidence.js";
 
 /**
  * Email verification from evidence: syntax, DNS (MX, null MX, implicit MX), lists, the index of
@@ -133,11 +136,42 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
     return { definitive: true, draft: { ...base, status: "webmail", result: "risky", score: 50, note: NOTES.webmail } };
   }
 
-  const probe = await (options.prober ?? proberFor(env)).probe(`${parsed.localPart}@${domain}`);
+  const prober = options.prober ?? gatewayFor(env);
+  const address = `${parsed.localPart}@${domain}`;
+  const probe = await (prober instanceof SmtpGateway ? prober.check(address, { mxHosts }) : prober.probe(address));
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
   const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
-  return fromProbe(base, probe, knownCatchAll);
+  return withWebEvidence(env, fromProbe(base, probe, knownCatchAll));
 }
+
+/**
+ * An open verdict (unknown, accept_all) gains from evidence the Worker gathers itself: a Gravatar
+ * profile or a published OpenPGP key for the exact address says it exists. It raises the score (an
+ * accept-all address stays under its cap) and the note says so; it never makes the address `valid`,
+ * which only the mail server can say. Absence of both says nothing.
+ */
+async function withWebEvidence(env: Env, judged: Judgement): Promise<Judgement> {
+  const { draft } = judged;
+  if (draft.status !== "unknown" && draft.status !== "accept_all") return judged;
+  const evidence = await webEvidence(env, draft.email);
+  const found = [
+    evidence.gravatar ? "a Gravatar profile" : null,
+    evidence.wkd ? "an OpenPGP key in the domain's Web Key Directory" : null,
+  ].filter(Boolean);
+  if (found.length === 0) return judged;
+  const cap = draft.status === "accept_all" ? ACCEPT_ALL_SCORE_CAP : 100;
+  return {
+    ...judged,
+    draft: {
+      ...draft,
+      score: Math.min(cap, draft.score + WEB_EVIDENCE_POINTS),
+      note: `${draft.note} ${found.join(" and ")} exists for this exact address: evidence that it is in use.`,
+    },
+  };
+}
+
+/** What a Gravatar profile or a WKD key adds to an open verdict's score. */
+const WEB_EVIDENCE_POINTS = 15;
 
 /** Turns the SMTP evidence (or its absence) into the verdict. */
 function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | null): Judgement {
@@ -151,6 +185,24 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
     block: probe.blocked,
     greylisted: probe.greylisted,
   };
+
+  if (probe.paced) {
+    const retry = probe.retryAt
+      ? ` It is scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.`
+      : "";
+    return {
+      definitive: false,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "unknown",
+        result: "risky",
+        score: score(30 + seen - penalties),
+        reason: "smtp_paced",
+        note: `The SMTP check was not run yet: the checks this mail host allows at once are all taken, and we do not exceed them.${retry}`,
+      },
+    };
+  }
 
   if (!probe.ran) {
     const acceptAll = knownCatchAll === true;
@@ -168,6 +220,58 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
         score: score((base.implicit_mx ? 30 : 40) + seen - penalties),
         reason: "smtp_not_run",
         note,
+      },
+    };
+  }
+
+  // The server refused to talk to the prober (blocklisted IP, no reverse DNS, policy): nothing is
+  // known about the mailbox, so the verdict stays open; never `invalid`.
+  if (probe.blocked) {
+    return {
+      definitive: false,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "unknown",
+        result: "risky",
+        score: score(30 + seen - penalties),
+        reason: "smtp_refused",
+        note: `The mail server refused to talk to our SMTP checker (${probe.error ?? "policy"}), so the mailbox could not be tested; this says nothing about the address itself.`,
+      },
+    };
+  }
+
+  if (probe.greylisted) {
+    const retry = probe.retryAt
+      ? ` A new check is scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.`
+      : "";
+    return {
+      definitive: false,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "unknown",
+        result: "risky",
+        score: score(30 + seen - penalties),
+        reason: "smtp_greylisted",
+        note: `The mail server deferred the check with a temporary error (greylisting: ${probe.error ?? "try again later"}).${retry}`,
+      },
+    };
+  }
+
+  // Reacher reports a full mailbox as not deliverable (`has_full_inbox: true, is_deliverable:
+  // false`): the mailbox exists, so it is not `invalid`; it refuses mail for now, so it is risky.
+  if (probe.fullInbox === true && probe.disabled !== true) {
+    return {
+      definitive: true,
+      draft: {
+        ...base,
+        ...smtp,
+        status: "valid",
+        result: "risky",
+        smtp_check: true,
+        score: score(70 - penalties),
+        note: "The mail server confirmed the mailbox exists, but it is full and currently refuses new mail.",
       },
     };
   }
@@ -199,26 +303,23 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
         status: "accept_all",
         result: "risky",
         accept_all: true,
-        score: score(60 + seen - penalties),
-        note: "The mail server accepts every address at this domain (catch-all), so it cannot confirm this mailbox exists.",
+        score: score(Math.min(ACCEPT_ALL_SCORE_CAP, 60 + seen - penalties)),
+        note: 'The mail server accepts every address at this domain (a catch-all, or a Microsoft 365 tenant answering "250 Recipient OK" to anything), so it cannot confirm this mailbox exists.',
       },
     };
   }
 
   if (probe.deliverable === true) {
-    const full = probe.fullInbox === true;
     return {
       definitive: true,
       draft: {
         ...base,
         ...smtp,
         status: "valid",
-        result: full ? "risky" : "deliverable",
+        result: "deliverable",
         smtp_check: true,
-        score: score((full ? 70 : 100) - penalties),
-        note: full
-          ? "The mail server confirmed the mailbox exists, but it is full and currently refuses new mail."
-          : "The mail server confirmed that this mailbox exists and accepts mail.",
+        score: score(100 - penalties),
+        note: "The mail server confirmed that this mailbox exists and accepts mail.",
       },
     };
   }
@@ -236,6 +337,9 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
     },
   };
 }
+
+/** The most an address at a domain that accepts everything can score: it is never proven. */
+export const ACCEPT_ALL_SCORE_CAP = 70;
 
 function blank(email: string): Draft {
   return {
@@ -271,35 +375,29 @@ function blank(email: string): Draft {
 const SOURCES_CHUNK = 90;
 
 /** Up to 20 sources of each address, for several addresses in one query per 90 (a bulk batch's rows). */
-async function sourcesOfMany(env: Pick<Env, "DB">, normalisedEmails: string[]): Promise<Map<string, VerifierSource[]>> {
+async function sourcesOfMany(env: IndexEnv, normalisedEmails: string[]): Promise<Map<string, VerifierSource[]>> {
   const out = new Map<string, VerifierSource[]>(normalisedEmails.map((e) => [e, []]));
-  const unique = [...new Set(normalisedEmails)];
-  for (let i = 0; i < unique.length; i += SOURCES_CHUNK) {
-    const slice = unique.slice(i, i + SOURCES_CHUNK);
-    const query = db(env.DB).select().from(emailSources);
-    // One address (every /v1 call): the database stops at 20 rows.
-    const [only, ...more] = slice;
-    const rows =
-      only !== undefined && more.length === 0
-        ? await query.where(eq(emailSources.email, only)).limit(20).all()
-        : await query.where(inArray(emailSources.email, slice)).all();
-    for (const r of rows) {
-      const list = out.get(r.email); // present: the rows are those of the addresses asked for
-      if (!list || list.length >= 20) continue;
-      list.push({
-        uri: r.uri,
-        website_url: r.websiteUrl,
-        extracted_on: rfc3339(r.extractedOn),
-        last_seen_on: rfc3339(r.lastSeenOn),
-        still_on_page: r.stillOnPage,
-      });
+  for (const [index, unique] of await groupByIndex(env, [...new Set(normalisedEmails)]))
+    for (let i = 0; i < unique.length; i += SOURCES_CHUNK) {
+      const slice = unique.slice(i, i + SOURCES_CHUNK);
+      const query = index.select().from(emailSources);
+      // One address (every /v1 call): the database stops at 20 rows.
+      const [only, ...more] = slice;
+      const rows =
+        only !== undefined && more.length === 0
+          ? await query.where(eq(emailSources.email, only)).limit(20).all()
+          : await query.where(inArray(emailSources.email, slice)).all();
+      for (const r of rows) {
+        const list = out.get(r.email); // present: the rows are those of the addresses asked for
+        if (!list || list.length >= 20) continue;
+        list.push(sourceOut(r));
+      }
     }
-  }
   return out;
 }
 
-async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boolean | null> {
-  const row = await db(env.DB)
+async function storedCatchAll(env: IndexEnv, domain: string): Promise<boolean | null> {
+  const row = await (await indexFor(env, domain))
     .select({ acceptAll: domains.acceptAll })
     .from(domains)
     .where(eq(domains.domain, domain))
@@ -308,6 +406,7 @@ async function storedCatchAll(env: Pick<Env, "DB">, domain: string): Promise<boo
 }
 
 /** Keeps the prober's catch-all verdict on the domain row, when the domain is already indexed. */
-async function rememberCatchAll(env: Pick<Env, "DB">, domain: string, acceptAll: boolean): Promise<void> {
-  await db(env.DB).update(domains).set({ acceptAll, updatedAt: Date.now() }).where(eq(domains.domain, domain)).run();
+async function rememberCatchAll(env: IndexEnv, domain: string, acceptAll: boolean): Promise<void> {
+  for (const index of await indexWritersFor(env, domain))
+    await index.update(domains).set({ acceptAll, updatedAt: Date.now() }).where(eq(domains.domain, domain)).run();
 }

@@ -1,6 +1,6 @@
 import { AuthorizationError, type AuthRequest, authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
-import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
+import { csrfOk, currentSession } from "../../auth/browser-session.js";
 import {
   authorizationServer,
   DEFAULT_SCOPES,
@@ -8,13 +8,10 @@ import {
   OAUTH_PATHS,
   SUPPORTED_SCOPES,
 } from "../../auth/oauth-config.js";
-import { db } from "../../db/client.js";
-import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
 import { consentBody, messageBody } from "../pages/consent.js";
 import { renderPage } from "../pages/layout.js";
-import { csrfOk, currentSession } from "../session.js";
-import { signInRedirect } from "./sign-in.js";
+import { signInRedirect, unconfirmedPage } from "./sign-in.js";
 
 type C = Context<AppBindings>;
 
@@ -69,12 +66,7 @@ export function registerAuthorizeRoutes(app: Hono<AppBindings>) {
     }
     const session = await currentSession(c);
     if (!session) return c.redirect(signInRedirect(url), 303);
-    const [account] = await db(c.env.DB)
-      .select({ email: accounts.email })
-      .from(accounts)
-      .where(eq(accounts.id, session.accountId))
-      .limit(1);
-    if (!account) return c.redirect(signInRedirect(url), 303);
+    if (!session.confirmed) return unconfirmedPage(c);
 
     if (request.scope.length === 0) request = { ...request, scope: DEFAULT_SCOPES };
     const consent = await helpers.describeConsent(request);
@@ -90,7 +82,7 @@ export function registerAuthorizeRoutes(app: Hono<AppBindings>) {
         redirectHost: consent.redirectHost,
         redirectIsLoopback: consent.redirectIsLoopback,
         scopes: request.scope,
-        email: account.email,
+        email: session.email,
       }),
       // The answer redirects to the app; browsers apply form-action to that redirect too.
       { headers, formTargets: [new URL(request.redirectUri).origin] },
@@ -104,7 +96,8 @@ export function registerAuthorizeRoutes(app: Hono<AppBindings>) {
       return renderPage(c, "Signed out", messageBody("You are signed out", "Start again from the app."), {
         status: 403,
       });
-    if (!(await csrfOk(c, form.csrf, session)) || typeof form.handle !== "string") {
+    if (!session.confirmed) return unconfirmedPage(c);
+    if (!(await csrfOk(c, session, form.csrf)) || typeof form.handle !== "string") {
       return renderPage(c, "Expired", messageBody("This page expired", "Start again from the app."), { status: 403 });
     }
     const helpers = authorizationServer(c.env, new URL(c.req.url)).getOAuthApi(c.env);

@@ -1,6 +1,6 @@
 import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
-import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
+import { csrfOk, currentSession } from "../../auth/browser-session.js";
 import {
   authorizationServer,
   DEFAULT_SCOPES,
@@ -10,8 +10,6 @@ import {
   resourceFor,
   SUPPORTED_SCOPES,
 } from "../../auth/oauth-config.js";
-import { db } from "../../db/client.js";
-import { accounts } from "../../db/schema.js";
 import type { AppBindings } from "../../env.js";
 import { base64url, randomToken } from "../../platform/crypto.js";
 import {
@@ -29,21 +27,11 @@ import { oauthError } from "../oauth-errors.js";
 import { messageBody } from "../pages/consent.js";
 import { deviceConfirmBody, deviceEntryBody } from "../pages/device.js";
 import { renderPage } from "../pages/layout.js";
-import { csrfOk, currentSession, type Session } from "../session.js";
 import { clientIdOf } from "./device-token.js";
 import { isAllowedRedirectUri } from "./register.js";
-import { signInRedirect } from "./sign-in.js";
+import { signInRedirect, unconfirmedPage } from "./sign-in.js";
 
 type C = Context<AppBindings>;
-
-async function emailOf(c: C, session: Session): Promise<string | null> {
-  const [row] = await db(c.env.DB)
-    .select({ email: accounts.email })
-    .from(accounts)
-    .where(eq(accounts.id, session.accountId))
-    .limit(1);
-  return row?.email ?? null;
-}
 
 async function s256(verifier: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
@@ -110,8 +98,8 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
   app.get(OAUTH_PATHS.devicePage, async (c) => {
     const session = await currentSession(c);
     if (!session) return c.redirect(signInRedirect(new URL(c.req.url)), 303);
-    const email = await emailOf(c, session);
-    if (!email) return c.redirect(signInRedirect(new URL(c.req.url)), 303);
+    if (!session.confirmed) return unconfirmedPage(c);
+    const { email } = session;
     const prefill = normaliseUserCode(c.req.query("user_code") ?? "");
     return renderPage(
       c,
@@ -123,11 +111,11 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
   app.post(OAUTH_PATHS.devicePage, async (c) => {
     const form = await c.req.parseBody();
     const session = await currentSession(c);
-    if (!session)
-      return c.redirect(`${OAUTH_PATHS.signIn}?return_to=${encodeURIComponent(OAUTH_PATHS.devicePage)}`, 303);
-    const email = (await emailOf(c, session)) ?? "";
+    if (!session) return c.redirect(signInRedirect(new URL(OAUTH_PATHS.devicePage, c.req.url)), 303);
+    if (!session.confirmed) return unconfirmedPage(c);
+    const { email } = session;
     const typed = typeof form.user_code === "string" ? form.user_code.slice(0, 32) : "";
-    if (!(await csrfOk(c, form.csrf, session))) {
+    if (!(await csrfOk(c, session, form.csrf))) {
       return renderPage(
         c,
         "Connect a device",
@@ -173,7 +161,7 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
   app.post(`${OAUTH_PATHS.devicePage}/decision`, async (c) => {
     const form = await c.req.parseBody();
     const session = await currentSession(c);
-    if (!session || !(await csrfOk(c, form.csrf, session))) {
+    if (!session || !(await csrfOk(c, session, form.csrf))) {
       return renderPage(
         c,
         "Expired",
@@ -181,6 +169,7 @@ export function registerDeviceRoutes(app: Hono<AppBindings>) {
         { status: 403 },
       );
     }
+    if (!session.confirmed) return unconfirmedPage(c);
     const code = typeof form.user_code === "string" ? normaliseUserCode(form.user_code) : null;
     const wait = await throttleDeviceCode(c.env, {
       ip: clientAddress(c),

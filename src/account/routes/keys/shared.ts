@@ -1,8 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
 import { forgetKey } from "../../../auth/auth-cache.js";
+import { requireRole } from "../../../auth/roles.js";
 import { db } from "../../../db/client.js";
 import { type ApiKey, apiKeys } from "../../../db/schema.js";
+import type { AppBindings } from "../../../env.js";
 import { ApiError } from "../../../http/errors.js";
 import type { Ctx } from "../../../http/openapi.js";
 import { security } from "../../../http/openapi-shared.js";
@@ -26,13 +29,19 @@ export const keysRead = fixedLimit({
   scope: "account",
   methods: ["GET"],
 });
-export const keysWrite = fixedLimit({
+const keysWriteLimit = fixedLimit({
   name: "keys:write",
   limit: 100,
   windowMs: 3_600_000,
   scope: "account",
   methods: ["POST", "PATCH", "PUT", "DELETE"],
 });
+/** A team's plain members use keys but do not create, roll or revoke them (src/account/team.ts). */
+const managesKeys: MiddlewareHandler<AppBindings> = async (c, next) => {
+  await requireRole(c.env.DB, c.get("auth"), "keys");
+  await next();
+};
+export const keysWrite = [managesKeys, keysWriteLimit];
 
 /** Clients of this API send the literal template `{id}` (percent-encoded) when they mean "no id". */
 export const isLiteralIdTemplate = (id: string) => id === "{id}" || id.toLowerCase() === "%7bid%7d";

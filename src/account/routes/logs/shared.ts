@@ -18,6 +18,9 @@ export const LogEntry = z
     status_code: z.number().int(),
     duration_ms: z.number().int(),
     api_key_id: z.number().int().nullable(),
+    user_id: z.number().int().openapi({
+      description: "The account that made the request: the owner's id, or a team member's (GET /v1/team)",
+    }),
     ip_address: z.string().nullable(),
     user_agent: z.string().nullable(),
     country: z.string().nullable(),
@@ -42,6 +45,7 @@ export function renderLog(l: RequestLog): z.infer<typeof LogEntry> {
     status_code: l.statusCode,
     duration_ms: l.durationMs,
     api_key_id: l.apiKeyId,
+    user_id: l.actorAccountId,
     ip_address: l.ipAddress,
     user_agent: l.userAgent,
     country: l.country,

@@ -1,3 +1,5 @@
+import { inIndexFlow } from "../../../db/index-sessions.js";
+import { indexBookmarks } from "../../../db/shards.js";
 import type { Env } from "../../../env.js";
 import { logError } from "../../../request-context.js";
 import { storeCrawl } from "../../index/store.js";
@@ -18,6 +20,7 @@ export async function enqueueDeepCrawl(
     pending: message.pending.slice(0, 200),
     ...(message.pendingScores ? { pendingScores: message.pendingScores.slice(0, 200) } : {}),
     ...(message.retry?.length ? { retry: message.retry.slice(0, 50) } : {}),
+    bookmarks: message.bookmarks ?? indexBookmarks(env),
   };
   if (env.CRAWL_QUEUE) {
     try {
@@ -57,6 +60,10 @@ function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
     strings(b.done) &&
     strings(b.pending) &&
     (b.retry === undefined || strings(b.retry)) &&
+    (b.bookmarks === undefined ||
+      (typeof b.bookmarks === "object" &&
+        b.bookmarks !== null &&
+        Object.values(b.bookmarks).every((x) => typeof x === "string"))) &&
     (b.pendingScores === undefined ||
       (Array.isArray(b.pendingScores) && b.pendingScores.every((x) => typeof x === "number")))
   );
@@ -74,7 +81,8 @@ export async function consumeDeepCrawls(batch: MessageBatch<unknown>, env: Env):
       continue;
     }
     try {
-      const result = await runDeepCrawl(env, message.body, Date.now());
+      const body = message.body;
+      const result = await inIndexFlow(() => runDeepCrawl(env, body, Date.now()), body.bookmarks);
       if (result === "stored") message.ack();
       else message.retry({ delaySeconds: 60 * 2 ** Math.min(message.attempts, 4) });
     } catch (err) {

@@ -1,0 +1,169 @@
+import {
+  hasParticle,
+  nicknamesOf,
+  nordicMatters,
+  type PartForm,
+  type PersonName,
+  prefixIsPartOfName,
+  transliterationMatters,
+} from "../people/names.js";
+import { countryOfDomain } from "../web/extract/company.js";
+import {
+  applyPattern,
+  GLOBAL_PRIOR,
+  PATTERNS,
+  type Pattern,
+  type PatternInference,
+  type Spelling,
+} from "./patterns.js";
+
+/**
+ * A person's likely addresses at a domain whose pages show no format, most likely first, for the
+ * SMTP confirmation (confirm.ts). Each candidate's weight is the product of:
+ *  - its format's weight: the domain's own evidence when it has some (a weak inference), else the
+ *    global prior (patterns.ts), with family-name-first formats raised where companies write the
+ *    family name first (Japan, China, Taiwan, Korea, Vietnam, Hungary), and formats an earlier check
+ *    at this domain rejected for someone else lowered;
+ *  - its spelling's weight: umlauts expanded (ü → ue) where German is written (DE, AT, CH), bare
+ *    elsewhere; ø/å bare before digraphs; a several-word part joined, hyphenated or cut (García López
+ *    → garcia first: Spanish domains mostly keep the first surname); a particle joined (vanderberg)
+ *    before dropped; the given name as typed before its usual nicknames.
+ * These weights are assumptions about the world, not measurements; they only order the candidates.
+ */
+
+export interface Candidate {
+  local: string;
+  pattern: Pattern;
+  /** The spelling the candidate was written in (stored with a confirmed address). */
+  spelling: Spelling;
+  /** The name it was written from (a nickname when the candidate uses one). */
+  name: PersonName;
+  weight: number;
+}
+
+const FAMILY_FIRST = new Set(["JP", "CN", "TW", "KR", "VN", "HU"]);
+const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
+/** A rejected format at this domain is far less likely for the next person (unless that person had no mailbox). */
+const RULED_OUT_FACTOR = 0.08;
+
+export function formatWeights(
+  domain: string,
+  inference: PatternInference | null,
+  ruledOut: readonly string[] = [],
+): Map<Pattern, number> {
+  const familyFirst = FAMILY_FIRST.has(countryOfDomain(domain) ?? "");
+  const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
+  const out = new Map<Pattern, number>();
+  for (const p of PATTERNS) {
+    let w = GLOBAL_PRIOR[p];
+    if (familyFirst && (p.startsWith("{last}") || p.startsWith("{l}"))) w *= 3;
+    // The domain's own (weak) evidence dominates the prior where it has any.
+    const seen = observed.get(p);
+    if (seen !== undefined) w = seen + w * 0.1;
+    if (ruledOut.includes(p)) w *= RULED_OUT_FACTOR;
+    out.set(p, w);
+  }
+  return out;
+}
+
+type Weighted<T> = [T, number][];
+
+function formsOf(part: string, kind: "given" | "family"): Weighted<PartForm | null> {
+  const words = part
+    .trim()
+    .split(/[\s-]+/)
+    .filter(Boolean);
+  if (words.length < 2) return [[null, 1]];
+  if (kind === "given")
+    return [
+      ["hyphen", 0.45],
+      ["joined", 0.35],
+      ["first", 0.2],
+    ];
+  if (hasParticle(part) && !prefixIsPartOfName(part))
+    return [
+      ["joined", 0.7],
+      ["last", 0.3],
+    ];
+  if (part.includes("-"))
+    return [
+      ["hyphen", 0.45],
+      ["joined", 0.35],
+      ["first", 0.2],
+    ];
+  return [
+    ["first", 0.5],
+    ["joined", 0.25],
+    ["hyphen", 0.2],
+    ["last", 0.05],
+  ];
+}
+
+function spellingsOf(name: PersonName, domain: string): Weighted<Spelling> {
+  const german = GERMAN.has(countryOfDomain(domain) ?? "");
+  const styles: Weighted<Spelling["style"]> = transliterationMatters(name)
+    ? german
+      ? [
+          ["expanded", 0.8],
+          ["plain", 0.2],
+        ]
+      : [
+          ["plain", 0.7],
+          ["expanded", 0.3],
+        ]
+    : [["plain", 1]];
+  const nordics: Weighted<"plain" | "expanded"> = nordicMatters(name)
+    ? [
+        ["plain", 0.6],
+        ["expanded", 0.4],
+      ]
+    : [["plain", 1]];
+  const particle = hasParticle(name.last) && !prefixIsPartOfName(name.last);
+  const out: Weighted<Spelling> = [];
+  for (const [style, ws] of styles)
+    for (const [nordic, wn] of nordics)
+      for (const [firstForm, wf] of formsOf(name.first, "given"))
+        for (const [lastForm, wl] of formsOf(name.last, "family"))
+          out.push([
+            {
+              style,
+              nordic,
+              firstForm,
+              lastForm: particle ? null : lastForm,
+              particleForm: particle ? lastForm : null,
+            },
+            ws * wn * wf * wl,
+          ]);
+  return out;
+}
+
+/** The person's candidate addresses at `domain`, most likely first (at most `limit`). */
+export function candidateAddresses(
+  name: PersonName,
+  domain: string,
+  opts: { inference?: PatternInference | null; ruledOut?: readonly string[]; limit?: number } = {},
+): Candidate[] {
+  const formats = formatWeights(domain, opts.inference ?? null, opts.ruledOut);
+  const names: Weighted<PersonName> = [[name, 1]];
+  const nicknames = nicknamesOf(name.first);
+  for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);
+  const byLocal = new Map<string, Candidate>();
+  for (const [variant, wName] of names) {
+    for (const [spelling, wSpelling] of spellingsOf(variant, domain)) {
+      for (const [pattern, wFormat] of formats) {
+        const local = applyPattern(pattern, variant, spelling);
+        if (!local) continue;
+        const weight = wName * wSpelling * wFormat;
+        const prior = byLocal.get(local);
+        // Two ways to the same address add up; the likelier one names it.
+        if (prior)
+          byLocal.set(local, {
+            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant }),
+            weight: prior.weight + weight,
+          });
+        else byLocal.set(local, { local, pattern, spelling, name: variant, weight });
+      }
+    }
+  }
+  return [...byLocal.values()].sort((a, b) => b.weight - a.weight).slice(0, opts.limit ?? 20);
+}

@@ -1,0 +1,255 @@
+import { and, eq, lte } from "drizzle-orm";
+import { db } from "../../db/client.js";
+import { domains, emails } from "../../db/schema-index.js";
+import { smtpDomains, smtpPendingFinds } from "../../db/schema-smtp.js";
+import { indexFor } from "../../db/shards.js";
+import type { Env } from "../../env.js";
+import { resolveMx } from "../dns/resolver.js";
+import { parseStoredFormats } from "../index/domain-names.js";
+import { emailsOfDomain, namedAddresses } from "../index/read.js";
+import { nameKey, type PersonName } from "../people/names.js";
+import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
+import { type Candidate, candidateAddresses } from "./candidates.js";
+import { inferPatterns, type PatternInference } from "./patterns.js";
+
+/**
+ * Confirms a person's address over SMTP where a domain's pages show no format: first whether the
+ * domain accepts any address (a random local part, tested once per domain and remembered), then the
+ * candidates (candidates.ts) in order, stopping at the first the server accepts. At most
+ * MAX_PROBES_PER_ANSWER SMTP conversations per answer; answers the cache already holds cost none.
+ *
+ * A confirmed address is stored as evidence for the domain's format, like an address read from a
+ * page, with its source ("smtp_check") and date, so the next person at the domain is proposed from
+ * the format and needs one check at most. A deferred answer (greylisting, pacing, a timeout) leaves
+ * a pending search that the smtp-retries queue runs again when its retry is due; a search that used
+ * its checks without an answer continues there too, so the next call finds the confirmed address.
+ */
+
+export const MAX_PROBES_PER_ANSWER = 5;
+/** Background rounds of a search after the first answer (each within the same per-round cap). */
+export const MAX_BACKGROUND_ROUNDS = 3;
+/** Wait before continuing a search that used its checks without an answer (seconds). */
+const CONTINUE_AFTER_S = 60;
+/** How long a domain's accept-all test is trusted. */
+const ACCEPT_ALL_TEST_MS = 30 * 86_400_000;
+
+export type Confirmation =
+  | { kind: "confirmed"; candidate: Candidate; best: Candidate; probe: GatewayProbe; probes: number }
+  | { kind: "accept_all"; best: Candidate; probes: number; likeliest: Candidate[] }
+  | {
+      kind: "deferred";
+      best: Candidate;
+      why: "greylisted" | "paced" | "inconclusive";
+      retryAt: number | null;
+      probes: number;
+    }
+  | { kind: "refused"; best: Candidate; error: string | null; probes: number }
+  | { kind: "exhausted"; best: Candidate; retryAt: number | null; probes: number };
+// `best` is the likeliest candidate no check has rejected: the guess an open answer shows.
+
+interface ConfirmCtx {
+  env: Env;
+  now: () => number;
+  gateway?: SmtpGateway;
+}
+
+type Outcome = "accepted" | "rejected" | "accept_all" | "greylisted" | "paced" | "refused" | "inconclusive";
+
+function outcomeOf(p: GatewayProbe): Outcome {
+  if (p.paced) return "paced";
+  if (p.blocked) return "refused";
+  if (p.greylisted) return "greylisted";
+  if (p.catchAll === true) return "accept_all";
+  if (p.deliverable === true || p.fullInbox === true || p.disabled === true) return "accepted";
+  if (p.deliverable === false || p.reachability === "invalid") return "rejected";
+  return "inconclusive";
+}
+
+function randomLocal(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  return `x${[...bytes].map((b) => "abcdefghijklmnopqrstuvwxyz0123456789"[b % 36]).join("")}`;
+}
+
+async function domainState(env: Env, domain: string) {
+  const row = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
+  if (row) return row;
+  const fresh = { domain, probeLocal: randomLocal(), acceptAll: null, checkedAt: null, ruledOut: "[]" };
+  await db(env.DB).insert(smtpDomains).values(fresh).onConflictDoNothing().run();
+  return (await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get()) ?? fresh;
+}
+
+/**
+ * Searches `name`'s address at `domain` over SMTP. `inference` is the domain's weak format evidence
+ * (null when it has none). Null when no prober is configured.
+ */
+export async function confirmAddress(
+  ctx: ConfirmCtx,
+  domain: string,
+  name: PersonName,
+  inference: PatternInference | null,
+): Promise<Confirmation | null> {
+  const { env } = ctx;
+  const gateway = ctx.gateway ?? gatewayFor(env, ctx.now);
+  if (!gateway.runs) return null;
+  const state = await domainState(env, domain);
+  const ruledOut = JSON.parse(state.ruledOut) as string[];
+  const candidates = candidateAddresses(name, domain, { inference, ruledOut });
+  const best = candidates[0];
+  if (!best) return null;
+  const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
+  let probes = 0;
+  const check = async (local: string) => {
+    const p = await gateway.check(`${local}@${domain}`, { mxHosts });
+    if (!p.fromCache) probes++;
+    return p;
+  };
+  const defer = async (why: "greylisted" | "paced" | "inconclusive", p: GatewayProbe): Promise<Confirmation> => {
+    const retryAt = p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
+    await rememberPending(ctx, domain, name, retryAt);
+    return { kind: "deferred", best, why, retryAt: p.retryAt ?? null, probes };
+  };
+
+  // 1. Does the domain accept any address? (Tested once, with the domain's own random local part.)
+  let acceptAll = state.acceptAll;
+  if (acceptAll === null || state.checkedAt === null || ctx.now() - state.checkedAt > ACCEPT_ALL_TEST_MS) {
+    const p = await check(state.probeLocal);
+    const o = outcomeOf(p);
+    if (o === "refused") return { kind: "refused", best, error: p.error, probes };
+    if (o === "greylisted" || o === "paced" || o === "inconclusive") return defer(o, p);
+    acceptAll = o === "accepted" || o === "accept_all";
+    await recordAcceptAll(env, domain, acceptAll, ctx.now());
+  }
+  if (acceptAll) return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
+
+  // 2. The candidates in order, until one is accepted or the checks of this answer are used.
+  const rejected: string[] = [];
+  let untried = 0;
+  for (const candidate of candidates) {
+    if (probes >= MAX_PROBES_PER_ANSWER) break;
+    untried++;
+    const p = await check(candidate.local);
+    const o = outcomeOf(p);
+    if (o === "accepted") {
+      await rememberRejected(env, domain, rejected);
+      await storeConfirmed(env, domain, candidate, ctx.now());
+      await forgetPending(env, domain, name);
+      return { kind: "confirmed", candidate, best, probe: p, probes };
+    }
+    if (o === "rejected") {
+      rejected.push(candidate.pattern);
+      continue;
+    }
+    await rememberRejected(env, domain, rejected);
+    if (o === "accept_all") {
+      await recordAcceptAll(env, domain, true, ctx.now());
+      return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
+    }
+    if (o === "refused") return { kind: "refused", best, error: p.error, probes };
+    return defer(o, p);
+  }
+  await rememberRejected(env, domain, rejected);
+  const next = candidates[untried];
+  const retryAt = next ? ctx.now() + CONTINUE_AFTER_S * 1000 : null;
+  if (retryAt !== null) await rememberPending(ctx, domain, name, retryAt);
+  return { kind: "exhausted", best: next ?? best, retryAt, probes };
+}
+
+async function recordAcceptAll(env: Env, domain: string, acceptAll: boolean, now: number) {
+  await db(env.DB).update(smtpDomains).set({ acceptAll, checkedAt: now }).where(eq(smtpDomains.domain, domain)).run();
+  // The verifier and the finder's answers read the domain row's flag too (in the domain's index database).
+  await (await indexFor(env, domain))
+    .update(domains)
+    .set({ acceptAll, updatedAt: now })
+    .where(eq(domains.domain, domain))
+    .run();
+}
+
+async function rememberRejected(env: Env, domain: string, patterns: readonly string[]) {
+  if (patterns.length === 0) return;
+  const state = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
+  const all = [...new Set([...(JSON.parse(state?.ruledOut ?? "[]") as string[]), ...patterns])];
+  await db(env.DB)
+    .update(smtpDomains)
+    .set({ ruledOut: JSON.stringify(all) })
+    .where(eq(smtpDomains.domain, domain))
+    .run();
+}
+
+/**
+ * Stores a confirmed address like an address read from a page: a named personal row whose source is
+ * the SMTP check (and its date: first/last seen), then the domain's formats read again with it.
+ */
+async function storeConfirmed(env: Env, domain: string, c: Candidate, now: number) {
+  const email = `${c.local}@${domain}`;
+  const index = await indexFor(env, domain);
+  await index
+    .insert(emails)
+    .values({
+      email,
+      domain,
+      localPart: c.local,
+      type: "personal",
+      firstName: c.name.first,
+      lastName: c.name.last,
+      middleName: c.name.middle ?? null,
+      source: CONFIRMED_SOURCE,
+      firstSeenAt: now,
+      lastSeenAt: now,
+    })
+    .onConflictDoUpdate({ target: emails.email, set: { lastSeenAt: now } })
+    .run();
+  const dom = await index.select({ formats: domains.formats }).from(domains).where(eq(domains.domain, domain)).get();
+  if (!dom) return;
+  const stated = parseStoredFormats(dom.formats)?.stated ?? [];
+  const inference = inferPatterns(namedAddresses(await emailsOfDomain(env, domain)));
+  await index
+    .update(domains)
+    .set({ formats: JSON.stringify({ ...inference, stated }), updatedAt: now })
+    .where(eq(domains.domain, domain))
+    .run();
+}
+
+/** The `emails.source` of an address an SMTP check confirmed (not seen on any page). */
+export const CONFIRMED_SOURCE = "smtp_check";
+
+async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName, dueAt: number) {
+  const key = nameKey(`${name.first} ${name.last}`);
+  const existing = await db(ctx.env.DB)
+    .select()
+    .from(smtpPendingFinds)
+    .where(and(eq(smtpPendingFinds.domain, domain), eq(smtpPendingFinds.nameKey, key)))
+    .get();
+  // Asking again before the retry is due reschedules nothing; each new due time is one more round.
+  if (existing && existing.dueAt === dueAt) return;
+  const attempts = (existing?.attempts ?? 0) + 1;
+  if (attempts > MAX_BACKGROUND_ROUNDS + 1) {
+    await forgetPending(ctx.env, domain, name);
+    return;
+  }
+  await db(ctx.env.DB)
+    .insert(smtpPendingFinds)
+    .values({ domain, nameKey: key, name: JSON.stringify(name), dueAt, attempts })
+    .onConflictDoUpdate({ target: [smtpPendingFinds.domain, smtpPendingFinds.nameKey], set: { dueAt, attempts } })
+    .run();
+  const delaySeconds = Math.max(0, Math.ceil((dueAt - ctx.now()) / 1000));
+  await ctx.env.SMTP_RETRY_QUEUE?.send({ kind: "find", domain }, { delaySeconds });
+}
+
+async function forgetPending(env: Env, domain: string, name: PersonName) {
+  const key = nameKey(`${name.first} ${name.last}`);
+  await db(env.DB)
+    .delete(smtpPendingFinds)
+    .where(and(eq(smtpPendingFinds.domain, domain), eq(smtpPendingFinds.nameKey, key)))
+    .run();
+}
+
+/** Pending searches due by `now` (at one domain, or everywhere). */
+export async function dueFinds(env: Env, now: number, domain?: string) {
+  const due = lte(smtpPendingFinds.dueAt, now);
+  const rows = await db(env.DB)
+    .select()
+    .from(smtpPendingFinds)
+    .where(domain ? and(due, eq(smtpPendingFinds.domain, domain)) : due)
+    .all();
+  return rows.map((r) => ({ domain: r.domain, name: JSON.parse(r.name) as PersonName }));
+}

@@ -1,0 +1,138 @@
+import type { PendingDecision } from "./billing-decision.js";
+import type { IsolateLease } from "./isolate-lease.js";
+import type {
+  AdmitRequest,
+  AdmitResult,
+  ChargeDecision,
+  GroupCount,
+  LateCharge,
+  LimiterMessage,
+  Settlement,
+  SettlementOutcome,
+} from "./limiter-messages.js";
+
+/**
+ * One account's line to its limiter, in one isolate (limiter-client.ts): what waits to be sent
+ * (admissions, settlements, late charges, counts, keep-alives), the one message in flight, and
+ * the isolate's lease of that account's credits.
+ */
+
+export interface PendingAdmission {
+  req: AdmitRequest;
+  /** Its key is the caller's, shared with other requests (a bulk chunk's deliveries): never released for it. */
+  shared: boolean;
+  outcome?: { result: AdmitResult } | { error: unknown };
+  failures: number;
+  /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
+  seen: number;
+  /**
+   * Its waiter is awaiting a round trip it sent itself: however long that takes, the waiter is
+   * there to take the answer (a request cancelled meanwhile never resumes; its reservation is then
+   * left to the limiter's sweep rather than guessed gone).
+   */
+  sending: boolean;
+}
+export interface OwedSettlement {
+  settlement: Settlement;
+  decision: PendingDecision<SettlementOutcome>;
+}
+/** A call paid from a lease: the lease and the call's ticket in it. */
+export interface LeasePaid {
+  lease: IsolateLease;
+  ticket: number;
+}
+export interface OwedCharge {
+  charge: LateCharge;
+  paid: LeasePaid | null;
+  decision: PendingDecision<ChargeDecision>;
+}
+export interface Message {
+  seq: number;
+  admissions: PendingAdmission[];
+  settlements: OwedSettlement[];
+  charges: OwedCharge[];
+  counts: GroupCount[];
+  extend: string[];
+  body: LimiterMessage;
+  firstSent: number;
+  sentAt: number;
+  sending: boolean;
+  failures: number;
+}
+
+/** One account's line to its limiter, in this isolate. */
+export class AccountLine {
+  admissions: PendingAdmission[] = [];
+  settlements: OwedSettlement[] = [];
+  charges: OwedCharge[] = [];
+  counts: GroupCount[] = [];
+  extend = new Set<string>();
+  wantsBalances = false;
+  inFlight: Message | null = null;
+  nextSeq = 1;
+  ackedSeq = 0;
+  settleTimer = false;
+  countTimer = false;
+  /** When an admission was last queued on the line (this isolate's clock). */
+  lastAdmission = 0;
+  lease: IsolateLease | null = null;
+  /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
+  noLeaseUntil = 0;
+  constructor(
+    readonly accountId: number,
+    public plan: string,
+  ) {}
+
+  get idle(): boolean {
+    return (
+      !this.inFlight &&
+      !this.admissions.length &&
+      !this.settlements.length &&
+      !this.charges.length &&
+      !this.counts.length &&
+      !this.extend.size &&
+      !this.lease
+    );
+  }
+
+  /** Something waits to be sent (the lease's top-up aside). */
+  hasWaiting(): boolean {
+    return !!(
+      this.admissions.length ||
+      this.settlements.length ||
+      this.charges.length ||
+      this.counts.length ||
+      this.extend.size
+    );
+  }
+
+  /** Everything waiting on the line, as one message; null when nothing waits. */
+  nextMessage(now: number): Message | null {
+    const lease = this.lease?.request(now);
+    if (!this.hasWaiting() && !this.wantsBalances && !lease?.close) return null;
+    const m: Message = {
+      seq: this.nextSeq++,
+      admissions: this.admissions.splice(0),
+      settlements: this.settlements.splice(0),
+      charges: this.charges.splice(0),
+      counts: this.counts.splice(0),
+      extend: [...this.extend],
+      body: { plan: this.plan, accountId: this.accountId },
+      firstSent: now,
+      sentAt: now,
+      sending: false,
+      failures: 0,
+    };
+    this.extend.clear();
+    const body = m.body;
+    if (m.settlements.length) body.settlements = m.settlements.map((s) => s.settlement);
+    if (m.charges.length) body.charges = m.charges.map((c) => c.charge);
+    if (m.counts.length) body.counts = m.counts;
+    if (m.admissions.length) body.admissions = m.admissions.map((a) => a.req);
+    if (m.extend.length) body.extend = m.extend;
+    if (lease) body.lease = lease;
+    if (this.wantsBalances) body.withBalances = true;
+    this.wantsBalances = false;
+    return m;
+  }
+}

@@ -1,0 +1,149 @@
+// The SMTP search's parts, each on its own: the candidates' order, the mail host's pacer, the
+// gateway's cache and deferrals, greylisting answered now and confirmed after the retry.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { candidateAddresses } from "../../src/engine/finder/candidates.js";
+import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
+import { SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
+import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
+import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
+import { ACCEPT_ALL_SCORE_CAP, verifyEmail } from "../../src/engine/verify/verifier.js";
+import { gravatarUrl, webEvidence, wkdUrls, zBase32 } from "../../src/engine/verify/web-evidence.js";
+import type { Env } from "../../src/env.js";
+import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
+import { WITH_GRAVATAR, WITH_WKD_KEY } from "../fixtures/handlers/web-evidence.js";
+import { MAIL_WORLD_GUARD_DOMAINS, MAIL_WORLD_UNIT_SEED, mailWorld } from "../fixtures/mail-world/world.js";
+
+const locals = (first: string, last: string, domain: string, ruledOut: string[] = []) =>
+  candidateAddresses({ first, last }, domain, { ruledOut }).map((c) => c.local);
+
+describe("candidates", () => {
+  it("writes umlauts expanded first on a German domain and bare first elsewhere", () => {
+    expect(locals("Jürgen", "Müller", "acme.de")[0]).toBe("juergen.mueller");
+    expect(locals("Jürgen", "Müller", "acme.fr")[0]).toBe("jurgen.muller");
+    expect(locals("Jürgen", "Müller", "acme.fr")).toContain("juergen.mueller");
+  });
+
+  it("raises family-name-first formats on a Japanese domain", () => {
+    const jp = locals("Hiroshi", "Tanaka", "sakura.co.jp");
+    const us = locals("Hiroshi", "Tanaka", "sakura.com");
+    expect(jp.indexOf("tanaka")).toBeLessThan(us.indexOf("tanaka"));
+  });
+
+  it("tries last a format the domain rejected for someone else", () => {
+    expect(locals("Jane", "Cooper", "acme.com")[0]).toBe("jane.cooper");
+    expect(locals("Jane", "Cooper", "acme.com", ["{first}.{last}"]).indexOf("jane.cooper")).toBeGreaterThan(5);
+  });
+
+  it("keeps a Spanish double surname's first part before joining both", () => {
+    const c = locals("Lucía", "García López", "olivar.es");
+    expect(c.indexOf("lucia.garcia")).toBeLessThan(c.indexOf("lucia.garcialopez"));
+  });
+});
+
+describe("mail hosts", () => {
+  it("groups Google and Microsoft tenants by provider and others by their MX name", () => {
+    expect(mailHostOf(["aspmx.l.google.com", "alt1.aspmx.l.google.com"], "a.com")).toBe("google");
+    expect(mailHostOf(["a-com.mail.protection.outlook.com"], "a.com")).toBe("microsoft");
+    expect(mailHostOf(["mx.ovh.net."], "a.fr")).toBe("mx.ovh.net");
+  });
+});
+
+const reacherEnv = (over: Record<string, string> = {}) =>
+  ({
+    ...(env as Env),
+    REACHER_URL: "https://reacher.test",
+    REACHER_SECRET,
+    SMTP_RETRY_QUEUE: undefined,
+    ...over,
+  }) as Env;
+
+describe("the SMTP gateway", () => {
+  it("answers a second check of an address from its cache, without a conversation", async () => {
+    const via = reacherEnv();
+    const gateway = new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET));
+    const first = await gateway.check("valid.cache@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
+    const again = await gateway.check("valid.cache@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
+    expect(first).toMatchObject({ deliverable: true, fromCache: false });
+    expect(again).toMatchObject({ deliverable: true, fromCache: true });
+  });
+
+  it("defers a check its mail host's pace has no room for: unknown (smtp_paced), with a retry time", async () => {
+    const via = reacherEnv({ SMTP_HOST_MAX_PER_MINUTE: "1", SMTP_PACE_WAIT_MS: "0" });
+    const host = `paced-${crypto.randomUUID().slice(0, 8)}.test`;
+    const gateway = new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET));
+    await gateway.check("valid.a@probe-verify.test", { mxHosts: [host] });
+    const paced = await gateway.check("valid.b@probe-verify.test", { mxHosts: [host] });
+    expect(paced).toMatchObject({ paced: true, ran: false });
+    expect(paced.retryAt).toBeGreaterThan(Date.now());
+  });
+
+  it("keeps at most the cap of checks in flight on one host, however many ask at once", async () => {
+    const via = reacherEnv({ SMTP_HOST_MAX_IN_FLIGHT: "1", SMTP_HOST_MAX_PER_MINUTE: "1000" });
+    const ns = via.MAIL_HOST_PACER!;
+    const pacer = ns.get(ns.idFromName(`mail-host:cap-${crypto.randomUUID()}`));
+    const limits = { maxInFlight: 1, perMinute: 1000, leaseMs: 90_000 };
+    const answers = await Promise.all([1, 2, 3].map(() => pacer.acquire(limits)));
+    expect(answers.filter((a) => "ticket" in a)).toHaveLength(1);
+    expect(await pacer.inFlight()).toBe(1);
+  });
+});
+
+describe("greylisting", () => {
+  const greylisting = mailWorld(MAIL_WORLD_UNIT_SEED, MAIL_WORLD_GUARD_DOMAINS).find(
+    (d) => d.behaviour === "greylisting" && d.people.some((p) => p.state === "active"),
+  )!;
+
+  it("is answered unknown at once (greylisted, not definitive) and valid after the background retry", async () => {
+    const control = "https://fixture-control.test/mail-world";
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    const via = reacherEnv();
+    const person = greylisting.people.find((p) => p.state === "active")!;
+    const address = `${person.local}@${greylisting.domain}`;
+    const now = await verifyEmail(via, address);
+    expect(now.data.email).toMatchObject({ status: "unknown", greylisted: true, reason: "smtp_greylisted" });
+    expect(now.data.email.note).toMatch(/scheduled for/);
+    expect(now.definitive).toBe(false);
+    // Time passes on both sides; the queue would deliver the retry then.
+    await fetch(`${control}/advance?seed=${MAIL_WORLD_UNIT_SEED}&seconds=${greylisting.greylistSeconds + 3600}`);
+    await runDueRetries(via, Date.now() + 3_700_000);
+    await runDueRetries(via, Date.now() + 3_700_000 + 3_700_000);
+    const later = await verifyEmail(via, address);
+    expect(later.data.email).toMatchObject({ status: "valid", greylisted: false });
+    expect(later.definitive).toBe(true);
+  });
+});
+
+describe("web evidence (Gravatar, WKD)", () => {
+  it("encodes WKD's hash in z-base-32: 20 bytes of SHA-1 give 32 characters", async () => {
+    // The draft's example: the local part "Joe.Doe" (lower-cased) hashes to iy9q119eutrkn8s1mk4r39qejnbu3n5q.
+    const urls = await wkdUrls("Joe.Doe@Example.ORG");
+    expect(urls[0]).toBe(
+      "https://openpgpkey.example.org/.well-known/openpgpkey/example.org/hu/iy9q119eutrkn8s1mk4r39qejnbu3n5q?l=Joe.Doe",
+    );
+    expect(zBase32(new Uint8Array(20)).length).toBe(32);
+  });
+
+  it("builds Gravatar's URL from the SHA-256 of the trimmed, lower-cased address, asking 404 when none", async () => {
+    expect(await gravatarUrl(" Jane@Example.com ")).toMatch(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?d=404$/);
+  });
+
+  it("raises an accept-all verdict's score with a Gravatar profile or a WKD key, never to valid", async () => {
+    const via = reacherEnv();
+    const plain = await verifyEmail(via, "nobody.special@catchall-verify.test");
+    const gravatar = await verifyEmail(via, WITH_GRAVATAR[0]!);
+    const wkd = await verifyEmail(via, WITH_WKD_KEY);
+    expect(plain.data.email.status).toBe("accept_all");
+    for (const v of [gravatar, wkd]) {
+      expect(v.data.email.status).toBe("accept_all");
+      expect(v.data.email.score).toBeGreaterThan(plain.data.email.score);
+      expect(v.data.email.score).toBeLessThanOrEqual(ACCEPT_ALL_SCORE_CAP);
+    }
+    expect(gravatar.data.email.note).toMatch(/Gravatar profile/);
+    expect(wkd.data.email.note).toMatch(/OpenPGP key/);
+  });
+
+  it("says nothing when neither exists (their absence proves nothing)", async () => {
+    expect(await webEvidence(reacherEnv(), "no.profile@catchall-verify.test")).toEqual({ gravatar: false, wkd: false });
+  });
+});

@@ -63,6 +63,28 @@ describe("scripts, read without running them", () => {
     expect(await emails(`<p><span data-user="clara" data-domain="other.com"></span></p>`)).toEqual([]);
   });
 
+  it("reads text the page's CSS reverses, inline or by a class its <style> declares later, when it is the site's own address", async () => {
+    const rev = (s: string) => [...s].reverse().join("");
+    expect(
+      await emails(
+        `<p>Clara Weiss <span style="unicode-bidi: bidi-override; direction: rtl;">${rev("clara.weiss@brandt-kanzlei.de")}</span></p>
+         <p>Max Berger <span class="mail-r">${rev("max.berger@brandt-kanzlei.de")}</span><style>.mail-r{unicode-bidi:bidi-override;direction:rtl}</style></p>`,
+      ),
+    ).toEqual(["clara.weiss@brandt-kanzlei.de", "max.berger@brandt-kanzlei.de"]);
+  });
+
+  it("leaves reversed text alone when it is another domain's address, not an address, or not turned right to left", async () => {
+    const rev = (s: string) => [...s].reverse().join("");
+    expect(
+      await emails(
+        `<p><span style="unicode-bidi:bidi-override;direction:rtl">${rev("privacy@consent-vendor.com")}</span></p>
+         <p><span style="unicode-bidi:bidi-override;direction:rtl">${rev("Kanzlei Brandt, Berlin")}</span></p>
+         <p><span style="unicode-bidi:bidi-override;direction:ltr">${rev("lea.roth@brandt-kanzlei.de")}</span></p>
+         <p><span class="plain">${rev("jan.ost@brandt-kanzlei.de")}</span><style>.plain{direction:rtl}</style></p>`,
+      ),
+    ).toEqual([]);
+  });
+
   it("reads a JSON answer as the page's data, and links a meta refresh and a fetched route", async () => {
     const json = JSON.stringify([
       { acf: { firstName: "Clara", lastName: "Weiss", email: "clara.weiss@brandt-kanzlei.de" } },

@@ -1,7 +1,7 @@
 // The engine reads what real company pages publish: app-rendered pages whose people live only in
 // embedded data, schema.org microdata, Japanese, Chinese and Korean names beside their romanized
-// forms, messy markup, and obfuscations in the page's own words, without reading what only a
-// script, an image or reversed text shows.
+// forms, messy markup, obfuscations in the page's own words and text its CSS reverses, without
+// reading what only an image shows.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
@@ -375,7 +375,7 @@ describe("obfuscations in words", () => {
     expect(await one("Call #1 at obf-x8.com", "obf-x8.com")).toEqual([]);
   });
 
-  it("does not take reversed text or an address only an image shows; reads what a script joins from literals and data attributes", async () => {
+  it("does not take an address only an image shows; reads what CSS reverses and what a script joins from literals and data attributes", async () => {
     const html = `<html><body>
       <p><span style="unicode-bidi:bidi-override;direction:rtl">moc.9x-fbo@znerol.aim</span></p>
       <p><script>document.write('jonas.weber' + '@' + 'obf-x9.com')</script><span class="js-mail" data-user="lea" data-domain="obf-x9.com"></span></p>
@@ -385,6 +385,7 @@ describe("obfuscations in words", () => {
       "info@obf-x9.com",
       "jonas.weber@obf-x9.com",
       "lea@obf-x9.com",
+      "mia.lorenz@obf-x9.com",
     ]);
   });
 });

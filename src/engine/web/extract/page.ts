@@ -25,6 +25,7 @@ import {
 import { type JsonNode, jsonLdNodes, jsonLdRoots, skippedElements } from "./jsonld.js";
 import { hasMicrodata, microdataItems } from "./microdata.js";
 import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
+import { declaresReversed, reversedAddress, reversedSelector } from "./reversed-text.js";
 import { appDataOf, isDataScript, type ScriptBlock } from "./script-data.js";
 import { assembledText, fetchedDataUrls, scriptRedirect } from "./script-text.js";
 import { type DataPerson, type DataReading, linesOfText, readStructured } from "./structured.js";
@@ -130,6 +131,7 @@ export async function extractPage(
   const telLinks: string[] = [];
   let lang = "";
   let dropText = false;
+  let reversed: string | null = null;
 
   const mark = (raw: string, via: Mark["via"], inAnchor: boolean) => {
     const m: Mark = { raw, line: lines.length, anchorText: "", via };
@@ -246,6 +248,21 @@ export async function extractPage(
       element(el) {
         const joined = splitAddress(el.attributes, targetDomain);
         if (joined) current += ` ${joined} `;
+      },
+    })
+    // Text the page's CSS shows reversed: read as shown when it is an address at the site's domain.
+    .on(reversedSelector(body), {
+      element(el) {
+        const style = el.getAttribute("style") ?? "";
+        reversed = !/bidi-override/i.test(style) || declaresReversed(style) ? "" : null;
+      },
+      text(t) {
+        if (reversed === null) return;
+        reversed += t.text;
+        if (!t.lastInTextNode) return;
+        const shown = reversedAddress(decodeEntities(reversed), targetDomain);
+        if (shown) current += ` ${shown} `;
+        reversed = "";
       },
     })
     .on("[data-cfemail]", {

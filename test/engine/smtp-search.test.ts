@@ -3,6 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { candidateAddresses } from "../../src/engine/finder/candidates.js";
+import { inferPatterns } from "../../src/engine/finder/patterns.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
 import { SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
 import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
@@ -22,6 +23,28 @@ describe("candidates", () => {
     expect(locals("Jürgen", "Müller", "acme.de")[0]).toBe("juergen.mueller");
     expect(locals("Jürgen", "Müller", "acme.fr")[0]).toBe("jurgen.muller");
     expect(locals("Jürgen", "Müller", "acme.fr")).toContain("juergen.mueller");
+  });
+
+  it("spells ü, ø and å as the domain's own addresses do, not as its country usually does", () => {
+    const learnt = (shown: [string, string, string][]) =>
+      inferPatterns(shown.map(([first, last, localPart]) => ({ localPart, name: { first, last } })));
+    // A German domain whose people write ü as a bare u.
+    const bare = learnt([["Jörg", "Schüler", "jorg.schuler"]]);
+    expect(candidateAddresses({ first: "Jürgen", last: "Müller" }, "acme.de", { inference: bare })[0]?.local).toBe(
+      "jurgen.muller",
+    );
+    // A Norwegian domain whose people write ø as oe, and one that writes it as o beside umlaut digraphs.
+    const digraphs = learnt([["Bjørn", "Dahl", "bjoern.dahl"]]);
+    expect(candidateAddresses({ first: "Søren", last: "Lie" }, "fjord.no", { inference: digraphs })[0]?.local).toBe(
+      "soeren.lie",
+    );
+    const bareO = learnt([
+      ["Bjørn", "Dahl", "bjorn.dahl"],
+      ["Jürgen", "Lie", "juergen.lie"],
+    ]);
+    expect(candidateAddresses({ first: "Søren", last: "Ødegård" }, "fjord.no", { inference: bareO })[0]?.local).toBe(
+      "soren.odegard",
+    );
   });
 
   it("raises family-name-first formats on a Japanese domain", () => {

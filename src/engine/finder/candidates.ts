@@ -24,8 +24,9 @@ import {
  *    global prior (patterns.ts), with family-name-first formats raised where companies write the
  *    family name first (Japan, China, Taiwan, Korea, Vietnam, Hungary), and formats an earlier check
  *    at this domain rejected for someone else lowered;
- *  - its spelling's weight: umlauts expanded (ü → ue) where German is written (DE, AT, CH), bare
- *    elsewhere; ø/å bare before digraphs; a several-word part joined, hyphenated or cut (García López
+ *  - its spelling's weight: the domain's own habit where its addresses show one (ü → u, ø → o);
+ *    else umlauts expanded (ü → ue) where German is written (DE, AT, CH), bare elsewhere; ø/å bare
+ *    before digraphs; a several-word part joined, hyphenated or cut (García López
  *    → garcia first: Spanish domains mostly keep the first surname); a particle joined (vanderberg)
  *    before dropped; the given name as typed before its usual nicknames.
  * These weights are assumptions about the world, not measurements; they only order the candidates.
@@ -99,7 +100,18 @@ function formsOf(part: string, kind: "given" | "family"): Weighted<PartForm | nu
   ];
 }
 
-function spellingsOf(name: PersonName, domain: string): Weighted<Spelling> {
+/**
+ * A habit's weights once the domain's own addresses show it: the shown form leads and the others
+ * stay as unlikely fallbacks (a domain is not always consistent); unchanged when nothing was shown.
+ */
+function learnt<T>(shown: T | null | undefined, prior: Weighted<T>): Weighted<T> {
+  if (shown == null || !prior.some(([v]) => v === shown)) return prior;
+  const others = prior.length - 1;
+  return prior.map(([v]) => [v, v === shown ? LEARNT_WEIGHT : (1 - LEARNT_WEIGHT) / others]);
+}
+const LEARNT_WEIGHT = 0.9;
+
+function spellingsOf(name: PersonName, domain: string, habits: PatternInference | null): Weighted<Spelling> {
   const german = GERMAN.has(countryOfDomain(domain) ?? "");
   const styles: Weighted<Spelling["style"]> = transliterationMatters(name)
     ? german
@@ -120,8 +132,8 @@ function spellingsOf(name: PersonName, domain: string): Weighted<Spelling> {
     : [["plain", 1]];
   const particle = hasParticle(name.last) && !prefixIsPartOfName(name.last);
   const out: Weighted<Spelling> = [];
-  for (const [style, ws] of styles)
-    for (const [nordic, wn] of nordics)
+  for (const [style, ws] of learnt(habits?.style, styles))
+    for (const [nordic, wn] of learnt(habits?.nordic, nordics))
       for (const [firstForm, wf] of formsOf(name.first, "given"))
         for (const [lastForm, wl] of formsOf(name.last, "family"))
           out.push([
@@ -149,7 +161,7 @@ export function candidateAddresses(
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);
   const byLocal = new Map<string, Candidate>();
   for (const [variant, wName] of names) {
-    for (const [spelling, wSpelling] of spellingsOf(variant, domain)) {
+    for (const [spelling, wSpelling] of spellingsOf(variant, domain, opts.inference ?? null)) {
       for (const [pattern, wFormat] of formats) {
         const local = applyPattern(pattern, variant, spelling);
         if (!local) continue;

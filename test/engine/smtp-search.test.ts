@@ -3,6 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { candidateAddresses } from "../../src/engine/finder/candidates.js";
+import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { inferPatterns } from "../../src/engine/finder/patterns.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
 import { SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
@@ -45,6 +46,22 @@ describe("candidates", () => {
     expect(candidateAddresses({ first: "Søren", last: "Ødegård" }, "fjord.no", { inference: bareO })[0]?.local).toBe(
       "soren.odegard",
     );
+  });
+
+  it("drops a particle (van, de, von) where the domain's own addresses drop it", () => {
+    const dropped = inferPatterns([
+      { localPart: "jan.dijk", name: { first: "Jan", last: "van Dijk" } },
+      { localPart: "lena.weber", name: { first: "Lena", last: "Weber" } },
+    ]);
+    expect(dropped.particleForm).toBe("last");
+    for (const [first, last, expected] of [
+      ["Anna", "de Vries", "anna.vries"],
+      ["Karl", "von Berg", "karl.berg"],
+      ["Gerrit", "van der Meer", "gerrit.meer"],
+    ] as const) {
+      expect(candidateAddresses({ first, last }, "polder.nl", { inference: dropped })[0]?.local).toBe(expected);
+      expect(proposeAddress([], { first, last }, "polder.nl", dropped)?.email).toBe(`${expected}@polder.nl`);
+    }
   });
 
   it("raises family-name-first formats on a Japanese domain", () => {

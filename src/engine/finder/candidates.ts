@@ -28,7 +28,7 @@ import {
  *    else umlauts expanded (ü → ue) where German is written (DE, AT, CH), bare elsewhere; ø/å bare
  *    before digraphs; a several-word part joined, hyphenated or cut (García López
  *    → garcia first: Spanish domains mostly keep the first surname); a particle joined (vanderberg)
- *    before dropped; the given name as typed before its usual nicknames.
+ *    before dropped, unless the domain's addresses show it dropped (or cut, or joined); the given name as typed before its usual nicknames.
  * These weights are assumptions about the world, not measurements; they only order the candidates.
  */
 
@@ -134,8 +134,11 @@ function spellingsOf(name: PersonName, domain: string, habits: PatternInference 
   const out: Weighted<Spelling> = [];
   for (const [style, ws] of learnt(habits?.style, styles))
     for (const [nordic, wn] of learnt(habits?.nordic, nordics))
-      for (const [firstForm, wf] of formsOf(name.first, "given"))
-        for (const [lastForm, wl] of formsOf(name.last, "family"))
+      for (const [firstForm, wf] of learnt(habits?.firstForm, formsOf(name.first, "given")))
+        for (const [lastForm, wl] of learnt(
+          particle ? habits?.particleForm : habits?.lastForm,
+          formsOf(name.last, "family"),
+        ))
           out.push([
             {
               style,

@@ -13,9 +13,10 @@ import { type Candidate, candidateAddresses } from "./candidates.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
 /**
- * Confirms a person's address over SMTP where a domain's pages show no format: first whether the
- * domain accepts any address (a random local part, tested once per domain and remembered), then the
- * candidates (candidates.ts) in order, stopping at the first the server accepts. At most
+ * Confirms a person's address over SMTP where a domain's pages show no format: the candidates
+ * (candidates.ts) in order, stopping at the first the server accepts, once it is known that the
+ * domain does not accept any address (a rejected candidate proves it; else a random local part,
+ * tested once per domain and remembered, after the first accepted candidate). At most
  * MAX_PROBES_PER_ANSWER SMTP conversations per answer; answers the cache already holds cost none.
  *
  * A confirmed address is stored as evidence for the domain's format, like an address read from a

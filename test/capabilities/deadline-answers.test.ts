@@ -96,4 +96,15 @@ describe("a call answered 504 at the deadline", () => {
       return now.used === before.used && now.available === before.available;
     });
   });
+
+  it("is neither charged nor sent to its webhook_url when an isolate's lease paid it (scale plan)", async () => {
+    const a = await createAccount({ plan: "scale" });
+    const { env: testEnv, sent } = recordingDeliveries();
+    const app = appFor({ id: a.accountId, plan: "scale" });
+    // Twice: the first call may go by a round trip, the second is paid from the lease the first topped up.
+    for (const _ of [1, 2]) expect((await answeredAtDeadline(app, testEnv)).status).toBe(504);
+    expect(sent).toEqual([]);
+    await flushOwed(testEnv, a.accountId);
+    expect((await limiterFor(env as unknown as Env, a.accountId).balances("scale")).search.used).toBe(0);
+  });
 });

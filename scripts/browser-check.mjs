@@ -16,7 +16,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
 import { checkDashboard, mailLinkIn } from "./lib/dashboard-check.mjs";
-import { applyMigrations, passwordHash, root, wrangler as runWrangler, sqlText, wranglerBin } from "./lib/local.mjs";
+import {
+  applyMigrations,
+  ensureDevVars,
+  passwordHash,
+  root,
+  wrangler as runWrangler,
+  sqlText,
+  wranglerBin,
+} from "./lib/local.mjs";
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -26,6 +34,8 @@ const freePort = () =>
     });
   });
 const port = Number(process.env.BROWSER_CHECK_PORT ?? (await freePort()));
+// The local secrets `npm start` writes (the payment gate needs MPP_SECRET_KEY for the top-up walk).
+ensureDevVars();
 const base = `http://localhost:${port}`;
 const screens = process.env.SCREENS_DIR ?? "/work/notes/screens";
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -262,7 +272,9 @@ try {
   assert((await page.content()).includes("Acme CRM"), "consent page again");
   assert(await fitsWidth(), "consent page scrolls sideways at 360 px");
   await page.screenshot({ path: path.join(screens, "10-consent-360.png"), fullPage: true });
-  const signInPage = await browser.newPage();
+  // A browser with no session: this one is signed in, and a signed-in /app/sign-in goes on to /app.
+  const signedOut = await browser.createBrowserContext();
+  const signInPage = await signedOut.newPage();
   await signInPage.setViewport({ width: 360, height: 740 });
   await signInPage.goto(`${base}/app/sign-in`);
   assert(
@@ -345,7 +357,9 @@ try {
 
   assert(cspViolations.length === 0, `CSP violations: ${cspViolations.join(" | ")}`);
 
-  // 6. The account dashboard, as a new customer meets it.
+  // 6. The account dashboard, as a new customer meets it: in a browser signed out of the session above.
+  const cookies = await (await browser.newPage()).createCDPSession();
+  await cookies.send("Network.clearBrowserCookies");
   await checkDashboard({
     base,
     browser,

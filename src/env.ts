@@ -108,6 +108,11 @@ export interface AppVariables {
    * log row's `cost` is written from it, once decided. Unset: not billed.
    */
   billing?: { whenDecided(followUp: (billed: boolean) => Promise<unknown>): Promise<unknown> | undefined };
+  /**
+   * Set when the request was answered 504 at its deadline (withDeadline) while its handler went on:
+   * what the handler produces afterwards was never given (not charged, no callback).
+   */
+  pastDeadline?: boolean;
   /** Usage bucket (search, verifier, phones, ...) counted by /v1/usage when the call was billed. */
   usageCategory?: string;
   /** Query parameters the matched route declares (set by newApiApp); a log row stores only these. */

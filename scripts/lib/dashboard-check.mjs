@@ -69,13 +69,19 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   const page = await newPage();
   const email = `person-${Date.now()}@example.com`;
 
-  // 1. Sign up: the account exists at once, unconfirmed.
+  // 1. Sign up: the account exists at once, unconfirmed. The answer is "Check your inbox" whether
+  // or not the address was taken (no enumeration), so it does not sign in: the person signs in next.
   await page.goto(`${base}/app/sign-up`);
   await page.type("#email", email);
   await page.type("#password", PASSWORD);
   await shot(page, "01-sign-up");
   await submit(page, "button[type=submit]");
-  assert(pathOf(page) === "/app", `after sign-up: ${page.url()}`);
+  assert((await text(page)).includes("Check your inbox"), `after sign-up: ${page.url()}`);
+  await page.goto(`${base}/app/sign-in`);
+  await page.type("#email", email);
+  await page.type("#password", PASSWORD);
+  await submit(page, "button[type=submit]");
+  assert(pathOf(page) === "/app", `after the first sign-in: ${page.url()}`);
   const first = await text(page);
   assert(first.includes("Confirm your email address"), "the overview asks to confirm the address");
   assert(!first.includes("account_unconfirmed"), "the overview says the expected state in words, not as an error code");
@@ -254,7 +260,7 @@ export async function checkDashboard({ base, browser, screens, mailLink, setPlan
   await page.goto(`${base}/app/plans`);
   await shot(page, "17-plans");
   await submit(page, "form[action='/app/plans/packs/pack-1k'] button");
-  assert(pathOf(page) === "/app/plans", `after the top-up: ${page.url()}`);
+  assert(pathOf(page) === "/app/plans", `after the top-up: ${page.url()}: ${(await text(page)).slice(0, 600)}`);
   const plans = await text(page);
   assert(plans.includes("The credits are on your account") && plans.includes("1,000 credits"), "the receipt is listed");
   await shot(page, "18-top-up-receipt");

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
-import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
+import type { SettlementOutcome } from "../limits/limiter-messages.js";
 import { BILLING_RESEND_MS, ChunkBillings } from "./chunk-billing.js";
 import { ChunkLeases } from "./chunk-leases.js";
 import {
@@ -8,7 +8,6 @@ import {
   countDownload,
   createdState,
   failedForChunk,
-  MAX_SENDS,
   passedMilestone,
   setArchived,
   startRun,
@@ -21,20 +20,14 @@ import {
   jobError,
   type RowRecord,
 } from "./job-records.js";
+import { JobRun, type JobRunHost } from "./job-run.js";
 import { JobStore } from "./job-store.js";
 import { type JobInit, type JobState, type JobView, renderJob } from "./job-view.js";
-import type { BulkRowsMessage } from "./messages.js";
 import { resultPart } from "./result-part.js";
 import { type InputRow, inputChunkKey, resultPartKey } from "./storage.js";
 
 export { JOB_ERROR, jobError, type RowRecord } from "./job-records.js";
 
-/**
- * Chunks of a run that are on the queue or being worked on at once. The rest go out as these
- * finish, so each chunk is sent when a consumer can take it soon, and a lease (below) that runs
- * out means the chunk was lost, not that it waited its turn.
- */
-export const CHUNKS_IN_FLIGHT = 16;
 /** How long a sent chunk may go without being started or finished before the alarm sends it again (BULK_CHUNK_LEASE_SECONDS). */
 const DEFAULT_LEASE_MS = 5 * 60_000;
 /** After a job ends, the alarm makes sure its index row and end event went out. */
@@ -59,8 +52,7 @@ export class BulkJob extends DurableObject<Env> {
   private readonly billings: ChunkBillings;
   private readonly rows: JobStore;
   private readonly leases: ChunkLeases;
-  /** This instance knows the alarm is set for the current run (reset when the run ends). */
-  private alarmArmed = false;
+  private readonly run: JobRun;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -68,6 +60,7 @@ export class BulkJob extends DurableObject<Env> {
     this.billings = new ChunkBillings(this.sql);
     this.rows = new JobStore(this.sql);
     this.leases = new ChunkLeases(this.sql);
+    this.run = new JobRun(this.runHost());
     ctx.blockConcurrencyWhile(async () => {
       this.rows.migrate();
       this.job = this.rows.loadState<JobState>() ?? undefined;
@@ -266,24 +259,6 @@ export class BulkJob extends DurableObject<Env> {
     if (changed && this.job) await syncIndex(this.env, this.view(Date.now()));
   }
 
-  /**
-   * Sends the account's limiter the billings no delivery brought to it (the delivery died after
-   * recording its rows), and takes the decisions. Harmless twice: a settlement is decided once.
-   */
-  private async sendOwedBilling(now: number): Promise<boolean> {
-    const entries = this.billings.due(now);
-    if (!entries.length || !this.job) return this.billings.owed();
-    const accountId = this.job.accountId;
-    const limiter = this.env.ACCOUNT_LIMITER.get(this.env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
-    for (const e of entries) {
-      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [e.settlement] })) as LimiterReply;
-      const [decided] = reply.settlements;
-      if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${this.job.id}`);
-      await this.billingDecided(e.id, decided);
-    }
-    return this.billings.owed();
-  }
-
   /** Credits ran out mid-job: the job stops as failed and can be retried after a top-up. */
   async stopForCredits(run: number, message: string, now: number): Promise<void> {
     const job = this.job;
@@ -370,86 +345,35 @@ export class BulkJob extends DurableObject<Env> {
     return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LEASE_MS;
   }
 
-  /**
-   * Fills the run's window: leases the next unfinished chunks (up to CHUNKS_IN_FLIGHT in flight)
-   * and sends them, in one storage write, then the messages. A send that fails leaves its leases
-   * to run out: the alarm sends those chunks again.
-   */
-  private async dispatch(now: number) {
-    const job = this.state();
-    const { picked, cursor } = this.leases.pick(job.cursor ?? 0, job.chunks, CHUNKS_IN_FLIGHT);
-    job.cursor = cursor;
-    const due = now + this.leaseMs();
-    this.leases.lease(picked, job.run, due);
-    this.save();
-    // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
-    if (!this.alarmArmed) {
-      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
-      this.alarmArmed = true;
-    }
-    await this.send(picked);
-    await syncIndex(this.env, this.view(now));
-  }
-
-  private async send(chunks: number[]) {
-    const job = this.state();
-    const messages: MessageSendRequest<BulkRowsMessage>[] = chunks.map((chunk) => ({
-      body: { jobId: job.id, chunk, run: job.run },
-      contentType: "json",
-    }));
-    for (let i = 0; i < messages.length; i += 100) await this.env.BULK_QUEUE.sendBatch(messages.slice(i, i + 100));
-  }
-
-  /**
-   * The job's own liveness. While it runs: chunks whose lease ran out (sent but neither started nor
-   * finished in time: a lost message, a consumer that died, a server restart) are sent again, exactly
-   * those, and the window is refilled; a chunk sent MAX_SENDS times fails the job. After it ends: the
-   * index row and end event go out if the object went away before they did. Rows already recorded
-   * are never run or billed again (recordRows keeps the first result of each row).
-   */
+  /** The job's own liveness (chunks sent again, owed billings sent): see JobRun.alarm. */
   override async alarm() {
-    const job = this.job;
-    if (!job) return;
-    const now = Date.now();
-    // Billings a dead delivery left undecided go to the limiter first, whatever the job's state.
-    const billingLeft = await this.sendOwedBilling(now);
-    if (job.status !== "running") {
-      this.leases.clear();
-      if (job.ending) await this.ended(now);
-      else if (billingLeft) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
-      return;
-    }
-    // Every chunk finished but the job was not completed (the object went away in between).
-    if (this.leases.finishedCount() >= job.chunks) {
-      await this.complete(now);
-      return;
-    }
-    const overdue = this.leases.overdue(now);
-    const given = overdue.find((l) => l.sends >= MAX_SENDS);
-    if (given) {
-      failedForChunk(job, given.chunk, "lease", now, (...e) => this.rows.event(...e));
-      await this.ended(now);
-      return;
-    }
-    if (overdue.length) {
-      const chunks = overdue.map((l) => l.chunk);
-      // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
-      await this.send(chunks);
-      this.leases.resent(chunks, now + this.leaseMs());
-      this.rows.event(
-        "requeued",
-        "system",
-        null,
-        `${chunks.length} chunk${chunks.length === 1 ? "" : "s"} not finished in time sent again`,
-        { chunks, run: job.run },
-        now,
-      );
-    }
-    await this.dispatch(now);
-    const next = this.leases.firstDue();
-    await this.ctx.storage.setAlarm(
-      Math.min(next ?? now + this.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
-    );
+    if (this.job) await this.run.alarm(Date.now());
+  }
+
+  private dispatch(now: number) {
+    return this.run.dispatch(now);
+  }
+
+  /** What the run needs of this object (storage and the job's state changes). */
+  private runHost(): JobRunHost {
+    const object = this;
+    return {
+      // Read when used: a test (or a later change) may give the object another env.
+      get env() {
+        return object.env;
+      },
+      storage: this.ctx.storage,
+      leases: this.leases,
+      billings: this.billings,
+      rows: this.rows,
+      state: () => this.state(),
+      save: () => this.save(),
+      leaseMs: () => this.leaseMs(),
+      publish: (now) => syncIndex(this.env, this.view(now)),
+      billingDecided: (id, outcome) => this.billingDecided(id, outcome),
+      complete: (now) => this.complete(now),
+      ended: (now) => this.ended(now),
+    };
   }
 
   private async complete(now: number) {
@@ -484,7 +408,7 @@ export class BulkJob extends DurableObject<Env> {
     // The alarm stays while a chunk's billing is undecided (see sendOwedBilling).
     if (this.billings.owed()) await this.ctx.storage.setAlarm(now + BILLING_RESEND_MS);
     else await this.ctx.storage.deleteAlarm();
-    this.alarmArmed = false;
+    this.run.disarm();
   }
 
   private view(now: number): JobView {

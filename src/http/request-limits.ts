@@ -66,9 +66,12 @@ export function countedBody(body: ReadableStream<Uint8Array>, maxBytes: number, 
   return { body: counted, crossed: () => crossed };
 }
 
-/** 504 once the request has run past the deadline. */
+/**
+ * 504 once the request has run past the deadline. The handler is not cancelled (nothing can cancel
+ * it): `pastDeadline` tells it that its answer will never be given.
+ */
 export const withDeadline = (ms = REQUEST_DEADLINE_MS): MiddlewareHandler =>
-  timeout(
-    ms,
-    () => new HTTPException(504, { message: `The request ran past the ${Math.round(ms / 1000)}-second limit.` }),
-  );
+  timeout(ms, (c) => {
+    c.set("pastDeadline", true);
+    return new HTTPException(504, { message: `The request ran past the ${Math.round(ms / 1000)}-second limit.` });
+  });

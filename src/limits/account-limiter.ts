@@ -228,7 +228,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
     for (const key of change.deletes) this.ctx.storage.kv.delete(key);
   }
 
-  /** Fixed-window limits (keys, reveal, flags): same for every plan, X-RateLimit-* headers. */
+  /** An account's fixed-window limits (keys, reveal): same for every plan, X-RateLimit-* headers. */
   fixedWindow(name: string, limit: number, windowMs: number, now: number) {
     let w = this.windows.get(name);
     if (!w || now - w.start >= windowMs) w = { start: now, count: 0 };

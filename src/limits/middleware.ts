@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "../env.js";
 import { errorResponse } from "../http/errors.js";
 import { withHeaders } from "../http/headers.js";
+import { spendOne } from "../platform/throttle.js";
 import { limitSnapshot } from "./account-limiter.js";
 import { admitRequest, groupOnly, limiterFor } from "./admission.js";
 import type { RateGroup } from "./groups.js";
@@ -32,7 +33,8 @@ export function tableLimit(group: RateGroup, opts: { withBalances?: boolean } = 
 
 /**
  * Fixed limits, the same on every plan: X-RateLimit-* on success, only Retry-After on 429.
- * Scope "account" counts per (owner) account, "ip" per client address.
+ * Scope "account" counts per (owner) account on its limiter, "ip" per client address on the
+ * address's Throttle (src/platform/throttle.ts).
  */
 export function fixedLimit(opts: {
   name: string;
@@ -45,13 +47,25 @@ export function fixedLimit(opts: {
   return async (c, next) => {
     if (opts.methods && !opts.methods.includes(c.req.method)) return next();
     if (opts.scope === "account" && !c.get("auth")) return next();
-    const limiter =
+    // An account's window lives on its limiter; a client address belongs to no account: its
+    // window is on the address's Throttle, with the other per-address doors.
+    const r =
       opts.scope === "account"
-        ? limiterFor(c.env, c.get("auth").account.id)
-        : c.env.ACCOUNT_LIMITER.get(
-            c.env.ACCOUNT_LIMITER.idFromName(`ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`),
-          );
-    const r = await limiter.fixedWindow(opts.name, opts.limit, opts.windowMs, Date.now());
+        ? await limiterFor(c.env, c.get("auth").account.id).fixedWindow(
+            opts.name,
+            opts.limit,
+            opts.windowMs,
+            Date.now(),
+          )
+        : {
+            limit: opts.limit,
+            ...(await spendOne(c.env, {
+              subject: `ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`,
+              window: opts.name,
+              limit: opts.limit,
+              windowMs: opts.windowMs,
+            })),
+          };
     if (!r.allowed) {
       return errorResponse(
         429,

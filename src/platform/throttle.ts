@@ -61,13 +61,18 @@ export interface Budget {
 
 const throttleOf = (env: Env, subject: string) => env.THROTTLE.get(env.THROTTLE.idFromName(subject));
 
+/** Counts one attempt against one budget (for a caller that shows what is left, e.g. rate-limit headers). */
+export async function spendOne(env: Env, b: Budget): Promise<SpendResult> {
+  return throttleOf(env, b.subject).spend(b.window, b.limit, b.windowMs);
+}
+
 /**
  * Counts one attempt against each budget in order; the seconds to wait when one is used up, else
  * null. One at a time: an attempt refused by an earlier budget does not use up the later ones.
  */
 export async function spendAttempt(env: Env, budgets: readonly Budget[]): Promise<number | null> {
   for (const b of budgets) {
-    const r = await throttleOf(env, b.subject).spend(b.window, b.limit, b.windowMs);
+    const r = await spendOne(env, b);
     if (!r.allowed) return r.resetSeconds;
   }
   return null;

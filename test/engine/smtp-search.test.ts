@@ -2,7 +2,8 @@
 // gateway's cache and deferrals, greylisting answered now and confirmed after the retry.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { candidateAddresses } from "../../src/engine/finder/candidates.js";
+import { candidateAddresses, RULED_OUT_FACTOR } from "../../src/engine/finder/candidates.js";
+import { confirmAddress } from "../../src/engine/finder/confirm.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { inferPatterns } from "../../src/engine/finder/patterns.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
@@ -75,6 +76,15 @@ describe("candidates", () => {
     expect(locals("Jane", "Cooper", "acme.com", ["{first}.{last}"]).indexOf("jane.cooper")).toBeGreaterThan(5);
   });
 
+  it("puts every format not tried yet, even a rare one, before the common formats already rejected", () => {
+    const rejected = ["{first}.{last}", "{first}", "{f}{last}", "{first}{last}", "{f}.{last}"];
+    const c = locals("Jane", "Cooper", "acme.com", rejected);
+    // {l}{first} is among the rarest formats; before, the rejected {first}.{last} still came first.
+    expect(c.indexOf("cjane")).toBeLessThan(c.indexOf("jane.cooper"));
+    expect(c.indexOf("cooper.j")).toBeLessThan(c.indexOf("jane"));
+    expect(RULED_OUT_FACTOR).toBeLessThan(0.02);
+  });
+
   it("keeps a Spanish double surname's first part before joining both", () => {
     const c = locals("Lucía", "García López", "olivar.es");
     expect(c.indexOf("lucia.garcia")).toBeLessThan(c.indexOf("lucia.garcialopez"));
@@ -126,6 +136,56 @@ describe("the SMTP gateway", () => {
     const answers = await Promise.all([1, 2, 3].map(() => pacer.acquire(limits)));
     expect(answers.filter((a) => "ticket" in a)).toHaveLength(1);
     expect(await pacer.inFlight()).toBe(1);
+  });
+});
+
+describe("the search's checks", () => {
+  const world = mailWorld(MAIL_WORLD_UNIT_SEED, MAIL_WORLD_GUARD_DOMAINS);
+  // A person at a normal domain whose address is the `rank`-th candidate when the domain shows nothing.
+  const personAtRank = (rank: number) => {
+    for (const d of world.filter((x) => x.behaviour === "normal"))
+      for (const p of d.people.filter((x) => x.state === "active" && !x.middle)) {
+        const name = { first: p.first, last: p.last };
+        if (candidateAddresses(name, d.domain).findIndex((c) => c.local === p.local) === rank - 1)
+          return { d, p, name };
+      }
+    return null;
+  };
+
+  it("spends no check on the accept-all test when a candidate was rejected first (a fifth candidate is reached)", async () => {
+    await fetch(`https://fixture-control.test/mail-world/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    const found = personAtRank(5) ?? personAtRank(4) ?? personAtRank(3);
+    expect(found, "a normal-domain person whose format is the 3rd-5th candidate").not.toBeNull();
+    const { d, p, name } = found!;
+    const rank = candidateAddresses(name, d.domain).findIndex((c) => c.local === p.local) + 1;
+    const r = await confirmAddress({ env: reacherEnv(), now: () => Date.now() }, d.domain, name, null);
+    expect(r).toMatchObject({ kind: "confirmed", candidate: { local: p.local } });
+    // One check per candidate up to the right one: the rejections already proved the domain is not accept-all.
+    expect(r!.probes).toBe(rank);
+  });
+
+  it("tests a random address before calling a first accepted candidate confirmed", async () => {
+    await fetch(`https://fixture-control.test/mail-world/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    const found = personAtRank(1);
+    expect(found, "a normal-domain person whose format is the first candidate").not.toBeNull();
+    const { d, p, name } = found!;
+    const r = await confirmAddress({ env: reacherEnv(), now: () => Date.now() }, d.domain, name, null);
+    expect(r).toMatchObject({ kind: "confirmed", candidate: { local: p.local } });
+    expect(r!.probes).toBe(2);
+  });
+
+  it("answers accept_all on a domain that accepts everything, never confirmed", async () => {
+    await fetch(`https://fixture-control.test/mail-world/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    const d = world.find((x) => x.behaviour === "catch_all" || x.behaviour === "m365_accept_all")!;
+    const p = d.people[0]!;
+    const r = await confirmAddress(
+      { env: reacherEnv(), now: () => Date.now() },
+      d.domain,
+      { first: p.first, last: p.last },
+      null,
+    );
+    expect(r?.kind).toBe("accept_all");
+    expect(r!.probes).toBeLessThanOrEqual(2);
   });
 });
 

@@ -4,6 +4,7 @@
 // Used by test/engine/mail-world.test.ts (fixed seeds) and bench/mail-world.bench.test.ts (fresh ones).
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { candidateAddresses } from "../../src/engine/finder/candidates.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
@@ -247,6 +248,25 @@ export function summarise(m: MailWorldMeasures) {
   };
 }
 
+/**
+ * Why a first answer missed, for the bench's classification: the rank the expected address has among
+ * the person's candidates with no evidence at the domain (what the first person at a domain meets).
+ */
+export function firstMissCause(m: MailWorldMeasures, r: FinderRow): string {
+  const d = m.domains.find((x) => x.domain === r.domain)!;
+  const p = d.people.find((x) => shownName(x) === r.person)!;
+  const name = { first: p.first, last: p.last, ...(p.middle ? { middle: p.middle } : {}) };
+  const local = r.expected.slice(0, r.expected.lastIndexOf("@"));
+  const rank = candidateAddresses(name, d.domain, { limit: 50 }).findIndex((c) => c.local === local);
+  const where = rank < 0 ? "not among the candidates" : `rank ${rank + 1}`;
+  let cause: string;
+  if (r.behaviour === "greylisting" && r.first.status === "unknown") cause = "greylisted (open guess wrong)";
+  else if (rank < 0) cause = "name variant missing";
+  else if (r.first.status === "unknown") cause = "budget used (format outside the checks)";
+  else cause = "wrong answer";
+  return `${cause}; ${where}, format ${d.format}, culture ${d.culture}`;
+}
+
 export function mailWorldReport(m: MailWorldMeasures): string {
   const s = summarise(m);
   const behaviours: Record<string, number> = {};
@@ -259,6 +279,27 @@ export function mailWorldReport(m: MailWorldMeasures): string {
       (r) =>
         `  miss ${r.behaviour}: ${r.person} expected ${r.expected}, first ${r.first.email} (${r.first.status}), after ${r.after.email} (${r.after.status})`,
     );
+  const firstMisses = m.finder
+    .filter(
+      (r) => !ACCEPTS_ALL.includes(r.behaviour) && r.behaviour !== "refuses_prober" && r.first.email !== r.expected,
+    )
+    .map((r) => ({ r, cause: firstMissCause(m, r) }));
+  const causes: Record<string, number> = {};
+  for (const { cause } of firstMisses) {
+    const key = cause.slice(0, cause.indexOf(";"));
+    causes[key] = (causes[key] ?? 0) + 1;
+  }
+  const firstMissLines = [
+    `first-answer misses by cause: ${
+      Object.entries(causes)
+        .map(([c, n]) => `${c} ${n}`)
+        .join(", ") || "none"
+    }`,
+    ...firstMisses.map(
+      ({ r, cause }) =>
+        `  first miss ${r.behaviour}: ${r.person} expected ${r.expected}, first ${r.first.email} (${r.first.status}, ${r.probes} probes): ${cause}`,
+    ),
+  ];
   const wrongVerdicts = m.verifier
     .filter((v) => !verdictRight(v.truth, v.after, true) || !verdictRight(v.truth, v.first, false))
     .map(
@@ -276,6 +317,7 @@ export function mailWorldReport(m: MailWorldMeasures): string {
     `most checks in flight per mail host: ${s.maxInFlight} (cap ${m.cap}; ${Object.entries(m.maxInFlight)
       .map(([h, n]) => `${h} ${n}`)
       .join(", ")})`,
+    ...firstMissLines,
     ...misses,
     ...wrongVerdicts,
   ].join("\n");

@@ -1,5 +1,5 @@
 import { inIndexFlow } from "../../db/index-sessions.js";
-import { toErrorResponse } from "../../http/errors.js";
+import { errorResponse, toErrorResponse } from "../../http/errors.js";
 import { withHeaders } from "../../http/headers.js";
 import { admitRequest } from "../../limits/admission.js";
 import { type BillingDecision, BillingOnReport, NOT_BILLED, PendingDecision } from "../../limits/billing-decision.js";
@@ -98,6 +98,17 @@ export async function executeCapability(
   // set aside before the answer either way, so the next request already sees the lower balance.
   // What it found is charged once the surface takes the call's report (BillingOnReport): a request
   // that ends before reporting its answer never gave it, and is charged nothing.
+  if (inv.answerDropped?.()) {
+    if (admission.chargeLater) admission.chargeLater({ found: false });
+    else if (!repeat) admission.settle({ found: false });
+    return finish({
+      response: withHeaders(
+        errorResponse(504, "gateway_timeout", "The request ran past its deadline; nothing was charged."),
+        admission.headers,
+      ),
+      billing: NOT_BILLED,
+    });
+  }
   const charged = result.found && creditBilled ? costOf(cap, result.extraCost) : undefined;
   let decision: BillingDecision = NOT_BILLED;
   if (admission.chargeLater) decision = admission.chargeLater({ found: result.found, charged }) ?? NOT_BILLED;

@@ -26,6 +26,11 @@ export interface Invocation {
   chargeLater?: boolean;
   /** This isolate's money state (the Worker's one by default; tests play several isolates with several). */
   client?: LimiterClient;
+  /**
+   * The surface already answered without this call's answer (a 504 at the request's deadline): an
+   * answer the caller never got is not charged, its credits released as for a not-found answer.
+   */
+  answerDropped?: () => boolean;
 }
 
 export interface Execution {

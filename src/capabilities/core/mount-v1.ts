@@ -29,7 +29,11 @@ export function mountCapabilities(v1: ApiApp, capabilities: AnyCapability[]) {
         // The log row can wait for the billing decision (logRequests), so the answer need not; the
         // dashboard shows the call's cost with its answer, so its calls are decided up front.
         chargeLater: auth.session === undefined,
+        // Answered 504 at the deadline while the handler ran: the answer was never given.
+        answerDropped: () => c.get("pastDeadline") === true,
       });
+      // Nothing below is for a caller that already has its 504: no charge shown, no callback.
+      if (c.get("pastDeadline")) return response;
       // The log row's cost is the limiter's decision (a repeat, a not-found answer or a free
       // capability: not billed).
       c.set("billing", billing);

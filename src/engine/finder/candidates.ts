@@ -24,11 +24,12 @@ import {
  *    global prior (patterns.ts), with family-name-first formats raised where companies write the
  *    family name first (Japan, China, Taiwan, Korea, Vietnam, Hungary), and formats an earlier check
  *    at this domain rejected for someone else lowered;
- *  - its spelling's weight: the domain's own habit where its addresses show one (ü → u, ø → o);
- *    else umlauts expanded (ü → ue) where German is written (DE, AT, CH), bare elsewhere; ø/å bare
- *    before digraphs; a several-word part joined, hyphenated or cut (García López
- *    → garcia first: Spanish domains mostly keep the first surname); a particle joined (vanderberg)
- *    before dropped, unless the domain's addresses show it dropped (or cut, or joined); the given name as typed before its usual nicknames.
+ *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
+ *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
+ *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
+ *    part joined, hyphenated or cut (García López → garcia first: Spanish domains mostly keep the
+ *    first surname); a particle joined (vanderberg) before dropped; the given name as typed before
+ *    its usual nicknames.
  * These weights are assumptions about the world, not measurements; they only order the candidates.
  */
 
@@ -44,8 +45,13 @@ export interface Candidate {
 
 const FAMILY_FIRST = new Set(["JP", "CN", "TW", "KR", "VN", "HU"]);
 const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
-/** A rejected format at this domain is far less likely for the next person (unless that person had no mailbox). */
-const RULED_OUT_FACTOR = 0.08;
+/**
+ * A rejected format at this domain is far less likely for the next person (unless that person had no
+ * mailbox). Low enough that the next person's checks go to formats not tried yet, even rare ones
+ * (a rejected {first}.{last} falls below {l}{first}), rather than to the rejected common ones again:
+ * at 0.08 a domain with a rare format kept every person's checks on the formats already rejected.
+ */
+export const RULED_OUT_FACTOR = 0.01;
 
 export function formatWeights(
   domain: string,

@@ -13,9 +13,10 @@ import { type Candidate, candidateAddresses } from "./candidates.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
 /**
- * Confirms a person's address over SMTP where a domain's pages show no format: first whether the
- * domain accepts any address (a random local part, tested once per domain and remembered), then the
- * candidates (candidates.ts) in order, stopping at the first the server accepts. At most
+ * Confirms a person's address over SMTP where a domain's pages show no format: the candidates
+ * (candidates.ts) in order, stopping at the first the server accepts, once it is known that the
+ * domain does not accept any address (a rejected candidate proves it; else a random local part,
+ * tested once per domain and remembered, after the first accepted candidate). At most
  * MAX_PROBES_PER_ANSWER SMTP conversations per answer; answers the cache already holds cost none.
  *
  * A confirmed address is stored as evidence for the domain's format, like an address read from a
@@ -109,26 +110,38 @@ export async function confirmAddress(
     return { kind: "deferred", best, why, retryAt: p.retryAt ?? null, probes };
   };
 
-  // 1. Does the domain accept any address? (Tested once, with the domain's own random local part.)
-  let acceptAll = state.acceptAll;
-  if (acceptAll === null || state.checkedAt === null || ctx.now() - state.checkedAt > ACCEPT_ALL_TEST_MS) {
-    const p = await check(state.probeLocal);
-    const o = outcomeOf(p);
-    if (o === "refused") return { kind: "refused", best, error: p.error, probes };
-    if (o === "greylisted" || o === "paced" || o === "inconclusive") return defer(o, p);
-    acceptAll = o === "accepted" || o === "accept_all";
-    await recordAcceptAll(env, domain, acceptAll, ctx.now());
-  }
+  // Whether the domain accepts any address is known from an earlier search (trusted for a while), or
+  // learnt on the way: a rejected candidate proves it does not, so the test with the domain's random
+  // local part is spent only when a candidate is accepted before any was rejected. Testing first
+  // would spend one of the answer's checks on every first search at a domain.
+  const known =
+    state.acceptAll !== null && state.checkedAt !== null && ctx.now() - state.checkedAt <= ACCEPT_ALL_TEST_MS;
+  let acceptAll: boolean | null = known ? state.acceptAll : null;
   if (acceptAll) return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
 
-  // 2. The candidates in order, until one is accepted or the checks of this answer are used.
+  // The candidates in order, until one is accepted or the checks of this answer are used.
   const rejected: string[] = [];
   let untried = 0;
   for (const candidate of candidates) {
-    if (probes >= MAX_PROBES_PER_ANSWER) break;
+    // An acceptance before the domain is known needs one more check (the random local part).
+    if (probes >= MAX_PROBES_PER_ANSWER - (acceptAll === null ? 1 : 0)) break;
     untried++;
     const p = await check(candidate.local);
-    const o = outcomeOf(p);
+    let o = outcomeOf(p);
+    // `last` is the check whose answer decides (the test's when it ran and said nothing clear).
+    let last = p;
+    if (o === "accepted" && acceptAll === null) {
+      const testProbe = await check(state.probeLocal);
+      const test = outcomeOf(testProbe);
+      if (test === "accepted" || test === "accept_all" || test === "rejected") {
+        acceptAll = test !== "rejected";
+        if (acceptAll) o = "accept_all";
+        else await recordAcceptAll(env, domain, false, ctx.now());
+      } else {
+        o = test;
+        last = testProbe;
+      }
+    }
     if (o === "accepted") {
       await rememberRejected(env, domain, rejected);
       await storeConfirmed(env, domain, candidate, ctx.now());
@@ -136,6 +149,10 @@ export async function confirmAddress(
       return { kind: "confirmed", candidate, best, probe: p, probes };
     }
     if (o === "rejected") {
+      if (acceptAll === null) {
+        acceptAll = false;
+        await recordAcceptAll(env, domain, false, ctx.now());
+      }
       rejected.push(candidate.pattern);
       continue;
     }
@@ -144,8 +161,8 @@ export async function confirmAddress(
       await recordAcceptAll(env, domain, true, ctx.now());
       return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
     }
-    if (o === "refused") return { kind: "refused", best, error: p.error, probes };
-    return defer(o, p);
+    if (o === "refused") return { kind: "refused", best, error: last.error, probes };
+    return defer(o, last);
   }
   await rememberRejected(env, domain, rejected);
   const next = candidates[untried];

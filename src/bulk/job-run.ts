@@ -1,0 +1,149 @@
+import type { Env } from "../env.js";
+import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
+import { BILLING_RESEND_MS, type ChunkBillings } from "./chunk-billing.js";
+import type { ChunkLeases } from "./chunk-leases.js";
+import { failedForChunk, MAX_SENDS } from "./job-lifecycle.js";
+import type { JobStore } from "./job-store.js";
+import type { JobState } from "./job-view.js";
+import type { BulkRowsMessage } from "./messages.js";
+
+/**
+ * Chunks of a run that are on the queue or being worked on at once. The rest go out as these
+ * finish, so each chunk is sent when a consumer can take it soon, and a lease (below) that runs
+ * out means the chunk was lost, not that it waited its turn.
+ */
+export const CHUNKS_IN_FLIGHT = 16;
+
+/** What a job's run (sending chunks, watching their leases, sending owed billings) needs of its object. */
+export interface JobRunHost {
+  readonly env: Env;
+  readonly storage: DurableObjectStorage;
+  readonly leases: ChunkLeases;
+  readonly billings: ChunkBillings;
+  readonly rows: JobStore;
+  /** The job's state (the run only works on a job that exists). */
+  state(): JobState;
+  save(): void;
+  leaseMs(): number;
+  /** Rewrites the job's index row from its current view. */
+  publish(now: number): Promise<void>;
+  billingDecided(billingId: number, outcome: SettlementOutcome): Promise<void>;
+  complete(now: number): Promise<void>;
+  ended(now: number): Promise<void>;
+}
+
+/** A bulk job's run: the chunks it sends and the alarm that keeps it alive. */
+export class JobRun {
+  /** This instance knows the alarm is set for the current run (reset when the run ends). */
+  private alarmArmed = false;
+
+  constructor(private readonly host: JobRunHost) {}
+
+  /** The run ended: the next run arms the alarm again. */
+  disarm() {
+    this.alarmArmed = false;
+  }
+
+  /**
+   * Fills the run's window: leases the next unfinished chunks (up to CHUNKS_IN_FLIGHT in flight)
+   * and sends them, in one storage write, then the messages. A send that fails leaves its leases
+   * to run out: the alarm sends those chunks again.
+   */
+  async dispatch(now: number) {
+    const host = this.host;
+    const job = host.state();
+    const { picked, cursor } = host.leases.pick(job.cursor ?? 0, job.chunks, CHUNKS_IN_FLIGHT);
+    job.cursor = cursor;
+    const due = now + host.leaseMs();
+    host.leases.lease(picked, job.run, due);
+    host.save();
+    // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
+    if (!this.alarmArmed) {
+      if ((await host.storage.getAlarm()) === null) await host.storage.setAlarm(due);
+      this.alarmArmed = true;
+    }
+    await this.send(picked);
+    await host.publish(now);
+  }
+
+  private async send(chunks: number[]) {
+    const job = this.host.state();
+    const messages: MessageSendRequest<BulkRowsMessage>[] = chunks.map((chunk) => ({
+      body: { jobId: job.id, chunk, run: job.run },
+      contentType: "json",
+    }));
+    for (let i = 0; i < messages.length; i += 100) await this.host.env.BULK_QUEUE.sendBatch(messages.slice(i, i + 100));
+  }
+
+  /**
+   * Sends the account's limiter the billings no delivery brought to it (the delivery died after
+   * recording its rows), and takes the decisions. Harmless twice: a settlement is decided once.
+   * Answers whether a billing is still owed.
+   */
+  async sendOwedBilling(now: number): Promise<boolean> {
+    const { billings, env } = this.host;
+    const entries = billings.due(now);
+    if (!entries.length) return billings.owed();
+    const job = this.host.state();
+    const accountId = job.accountId;
+    const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
+    for (const e of entries) {
+      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [e.settlement] })) as LimiterReply;
+      const [decided] = reply.settlements;
+      if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${job.id}`);
+      await this.host.billingDecided(e.id, decided);
+    }
+    return billings.owed();
+  }
+
+  /**
+   * The job's own liveness. While it runs: chunks whose lease ran out (sent but neither started nor
+   * finished in time: a lost message, a consumer that died, a server restart) are sent again, exactly
+   * those, and the window is refilled; a chunk sent MAX_SENDS times fails the job. After it ends: the
+   * index row and end event go out if the object went away before they did. Rows already recorded
+   * are never run or billed again (recordRows keeps the first result of each row).
+   */
+  async alarm(now: number) {
+    const host = this.host;
+    const job = host.state();
+    // Billings a dead delivery left undecided go to the limiter first, whatever the job's state.
+    const billingLeft = await this.sendOwedBilling(now);
+    if (job.status !== "running") {
+      host.leases.clear();
+      if (job.ending) await host.ended(now);
+      else if (billingLeft) await host.storage.setAlarm(now + BILLING_RESEND_MS);
+      return;
+    }
+    // Every chunk finished but the job was not completed (the object went away in between).
+    if (host.leases.finishedCount() >= job.chunks) {
+      await host.complete(now);
+      return;
+    }
+    const overdue = host.leases.overdue(now);
+    const given = overdue.find((l) => l.sends >= MAX_SENDS);
+    if (given) {
+      failedForChunk(job, given.chunk, "lease", now, (...e) => host.rows.event(...e));
+      await host.ended(now);
+      return;
+    }
+    if (overdue.length) {
+      const chunks = overdue.map((l) => l.chunk);
+      // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
+      await this.send(chunks);
+      host.leases.resent(chunks, now + host.leaseMs());
+      host.rows.event(
+        "requeued",
+        "system",
+        null,
+        `${chunks.length} chunk${chunks.length === 1 ? "" : "s"} not finished in time sent again`,
+        { chunks, run: job.run },
+        now,
+      );
+    }
+    await this.dispatch(now);
+    const next = host.leases.firstDue();
+    await host.storage.setAlarm(
+      Math.min(next ?? now + host.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
+    );
+  }
+}

@@ -12,7 +12,7 @@ import { parseEmail, suggestCorrection } from "./email-syntax.js";
 import { gibberishVerdict } from "./gibberish.js";
 import { gatewayFor, SmtpGateway } from "./probe-gateway.js";
 import type { ProbeResult, SmtpProber } from "./smtp-prober.js";
-import type { Verdict, VerifierData, VerifierSource } from "./verdict.js";
+import type { Verdict, VerdictReason, VerifierData, VerifierSource } from "./verdict.js";
 import { webEvidence } from "./web-evidence.js";
 
 /**
@@ -185,24 +185,19 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
     block: probe.blocked,
     greylisted: probe.greylisted,
   };
+  // The check said nothing about the mailbox (paced, refused, greylisted): the verdict stays open.
+  const open = (reason: VerdictReason, note: string): Judgement => ({
+    definitive: false,
+    draft: { ...base, ...smtp, status: "unknown", result: "risky", score: score(30 + seen - penalties), reason, note },
+  });
+  const retryAt = (what: string) =>
+    probe.retryAt ? ` ${what} scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.` : "";
 
-  if (probe.paced) {
-    const retry = probe.retryAt
-      ? ` It is scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.`
-      : "";
-    return {
-      definitive: false,
-      draft: {
-        ...base,
-        ...smtp,
-        status: "unknown",
-        result: "risky",
-        score: score(30 + seen - penalties),
-        reason: "smtp_paced",
-        note: `The SMTP check was not run yet: the checks this mail host allows at once are all taken, and we do not exceed them.${retry}`,
-      },
-    };
-  }
+  if (probe.paced)
+    return open(
+      "smtp_paced",
+      `The SMTP check was not run yet: the checks this mail host allows at once are all taken, and we do not exceed them.${retryAt("It is")}`,
+    );
 
   if (!probe.ran) {
     const acceptAll = knownCatchAll === true;
@@ -226,38 +221,17 @@ function fromProbe(base: Draft, probe: ProbeResult, knownCatchAll: boolean | nul
 
   // The server refused to talk to the prober (blocklisted IP, no reverse DNS, policy): nothing is
   // known about the mailbox, so the verdict stays open; never `invalid`.
-  if (probe.blocked) {
-    return {
-      definitive: false,
-      draft: {
-        ...base,
-        ...smtp,
-        status: "unknown",
-        result: "risky",
-        score: score(30 + seen - penalties),
-        reason: "smtp_refused",
-        note: `The mail server refused to talk to our SMTP checker (${probe.error ?? "policy"}), so the mailbox could not be tested; this says nothing about the address itself.`,
-      },
-    };
-  }
+  if (probe.blocked)
+    return open(
+      "smtp_refused",
+      `The mail server refused to talk to our SMTP checker (${probe.error ?? "policy"}), so the mailbox could not be tested; this says nothing about the address itself.`,
+    );
 
-  if (probe.greylisted) {
-    const retry = probe.retryAt
-      ? ` A new check is scheduled for ${rfc3339(probe.retryAt)}; ask again after that time for its answer.`
-      : "";
-    return {
-      definitive: false,
-      draft: {
-        ...base,
-        ...smtp,
-        status: "unknown",
-        result: "risky",
-        score: score(30 + seen - penalties),
-        reason: "smtp_greylisted",
-        note: `The mail server deferred the check with a temporary error (greylisting: ${probe.error ?? "try again later"}).${retry}`,
-      },
-    };
-  }
+  if (probe.greylisted)
+    return open(
+      "smtp_greylisted",
+      `The mail server deferred the check with a temporary error (greylisting: ${probe.error ?? "try again later"}).${retryAt("A new check is")}`,
+    );
 
   // Reacher reports a full mailbox as not deliverable (`has_full_inbox: true, is_deliverable:
   // false`): the mailbox exists, so it is not `invalid`; it refuses mail for now, so it is risky.

@@ -4,7 +4,7 @@ import { smtpChecks } from "../../db/schema-smtp.js";
 import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { mailHostOf, type PaceLimits } from "./mail-host-pacer.js";
-import { NoSmtpProber, type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
+import { NOT_RUN, NoSmtpProber, type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
 
 /**
  * The one path every SMTP check takes, whichever surface asked: the per-address result cache, the
@@ -132,16 +132,8 @@ export class SmtpGateway implements SmtpProber {
 
 function pacedResult(host: string): ProbeResult {
   return {
-    ran: false,
-    prober: null,
+    ...NOT_RUN,
     reachability: "unknown",
-    canConnect: null,
-    deliverable: null,
-    catchAll: null,
-    disabled: null,
-    fullInbox: null,
-    blocked: false,
-    greylisted: false,
     paced: true,
     error: `paced: the checks allowed on mail host ${host} are all taken`,
   };

@@ -39,7 +39,8 @@ export interface SmtpProber {
   probe(email: string): Promise<ProbeResult>;
 }
 
-const NOT_RUN: ProbeResult = {
+/** A check that did not run: every finding unknown. */
+export const NOT_RUN: ProbeResult = {
   ran: false,
   prober: null,
   reachability: null,

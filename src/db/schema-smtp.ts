@@ -41,3 +41,25 @@ export const smtpPendingFinds = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.domain, t.nameKey] }), index("smtp_pending_finds_due_idx").on(t.dueAt)],
 );
+
+/** Per domain whose format the index knows: its leading format, by country (format-tallies.ts). */
+export const domainFormats = sqliteTable("domain_formats", {
+  domain: text("domain").primaryKey(),
+  /** ISO country of the domain (its TLD), "" when none. */
+  country: text("country").notNull(),
+  pattern: text("pattern").notNull(),
+  /** Where the format was learnt: "page" (addresses read on the site) or "smtp_check". */
+  source: text("source").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** How many domains use each format, per country ("*" = every country), kept with domain_formats. */
+export const formatTallies = sqliteTable(
+  "format_tallies",
+  {
+    country: text("country").notNull(),
+    pattern: text("pattern").notNull(),
+    domains: integer("domains").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.country, t.pattern] })],
+);

@@ -2,12 +2,13 @@
 // gateway's cache and deferrals, greylisting answered now and confirmed after the retry.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { candidateAddresses, RULED_OUT_FACTOR } from "../../src/engine/finder/candidates.js";
+import { candidateAddresses, PRIOR_DOMAINS, RULED_OUT_FACTOR } from "../../src/engine/finder/candidates.js";
 import { confirmAddress } from "../../src/engine/finder/confirm.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
+import { formatCountsFor, recordDomainFormat, talliedDomains } from "../../src/engine/finder/format-tallies.js";
 import { inferPatterns } from "../../src/engine/finder/patterns.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
-import { SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
+import { pruneSmtpChecks, SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
 import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import { ACCEPT_ALL_SCORE_CAP, verifyEmail } from "../../src/engine/verify/verifier.js";
@@ -91,6 +92,47 @@ describe("candidates", () => {
   });
 });
 
+describe("format frequencies learnt from the index", () => {
+  // A domain's reading with one clear leading format (two addresses agreeing).
+  const only = (pattern: string) =>
+    ({
+      ...inferPatterns([]),
+      shares: [{ pattern, votes: 2, share: 0.9 }],
+      observations: 2,
+      confidence: 0.9,
+    }) as never;
+
+  it("counts each domain once under its leading format, and moves it when the format changes", async () => {
+    const domain = `tally-${crypto.randomUUID().slice(0, 8)}.se`;
+    await recordDomainFormat(env, domain, only("{last}.{first}"), "page", 1);
+    await recordDomainFormat(env, domain, only("{last}.{first}"), "smtp_check", 2);
+    expect(await talliedDomains(env, "SE", "{last}.{first}")).toBe(1);
+    await recordDomainFormat(env, domain, only("{first}"), "smtp_check", 3);
+    expect(await talliedDomains(env, "SE", "{last}.{first}")).toBe(0);
+    expect(await talliedDomains(env, "SE", "{first}")).toBe(1);
+  });
+
+  it("leaves a page's unsure reading (one ambiguous address) uncounted", async () => {
+    const domain = `tally-${crypto.randomUUID().slice(0, 8)}.fi`;
+    await recordDomainFormat(
+      env,
+      domain,
+      inferPatterns([{ localPart: "anna", name: { first: "Anna", last: "Anna" } }]),
+      "page",
+      1,
+    );
+    expect((await formatCountsFor(env, domain)).country.size).toBe(0);
+  });
+
+  it("ranks a format the index counts at many domains of the country before the built-in order", async () => {
+    // With no counts the built-in prior leads with {first}.{last}; a country whose domains mostly write
+    // {last}.{f} (counted from their pages) leads with it.
+    expect(locals("Ola", "Berg", "fjell.no")[0]).toBe("ola.berg");
+    const counts = { all: new Map(), country: new Map([["{last}.{f}", PRIOR_DOMAINS]]) } as never;
+    expect(candidateAddresses({ first: "Ola", last: "Berg" }, "fjell.no", { counts })[0]?.local).toBe("berg.o");
+  });
+});
+
 describe("mail hosts", () => {
   it("groups Google and Microsoft tenants by provider and others by their MX name", () => {
     expect(mailHostOf(["aspmx.l.google.com", "alt1.aspmx.l.google.com"], "a.com")).toBe("google");
@@ -136,6 +178,24 @@ describe("the SMTP gateway", () => {
     const answers = await Promise.all([1, 2, 3].map(() => pacer.acquire(limits)));
     expect(answers.filter((a) => "ticket" in a)).toHaveLength(1);
     expect(await pacer.inFlight()).toBe(1);
+  });
+});
+
+describe("the SMTP cache's retention", () => {
+  it("deletes answers older than SMTP_CACHE_SECONDS and keeps fresh ones and deferred ones awaiting a retry", async () => {
+    const via = reacherEnv({ SMTP_CACHE_SECONDS: "3600" });
+    const t0 = Date.now();
+    let clock = t0;
+    const gateway = new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET), () => clock);
+    await gateway.check("valid.old@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
+    await gateway.check("greylist@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
+    clock = t0 + 3_000_000;
+    await gateway.check("valid.fresh@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
+    await pruneSmtpChecks(via, t0 + 3_700_000);
+    const left = await env.DB.prepare(
+      "SELECT email FROM smtp_checks WHERE email IN ('valid.old@probe-verify.test', 'greylist@probe-verify.test', 'valid.fresh@probe-verify.test') ORDER BY email",
+    ).all<{ email: string }>();
+    expect(left.results.map((r) => r.email)).toEqual(["greylist@probe-verify.test", "valid.fresh@probe-verify.test"]);
   });
 });
 

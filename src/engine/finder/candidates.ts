@@ -8,6 +8,7 @@ import {
   transliterationMatters,
 } from "../people/names.js";
 import { countryOfDomain } from "../web/extract/company.js";
+import { type FormatCounts, NO_COUNTS } from "./format-tallies.js";
 import {
   applyPattern,
   GLOBAL_PRIOR,
@@ -20,10 +21,12 @@ import {
 /**
  * A person's likely addresses at a domain whose pages show no format, most likely first, for the
  * SMTP confirmation (confirm.ts). Each candidate's weight is the product of:
- *  - its format's weight: the domain's own evidence when it has some (a weak inference), else the
- *    global prior (patterns.ts), with family-name-first formats raised where companies write the
- *    family name first (Japan, China, Taiwan, Korea, Vietnam, Hungary), and formats an earlier check
- *    at this domain rejected for someone else lowered;
+ *  - its format's weight: the domain's own evidence when it has some (a weak inference), else how
+ *    common the format is among the domains the index knows (format-tallies.ts), in the domain's
+ *    country first, then everywhere, then the built-in prior (patterns.ts) for what the index has not
+ *    counted yet, with family-name-first formats raised where companies write the family name first
+ *    (Japan, China, Taiwan, Korea, Vietnam, Hungary); formats an earlier check at this domain
+ *    rejected for someone else lowered;
  *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
  *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
  *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
@@ -53,17 +56,47 @@ const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
  */
 export const RULED_OUT_FACTOR = 0.01;
 
+/**
+ * How many domains the built-in prior weighs as against the index's counts of every country, and
+ * how many of those the counts of the domain's own country weigh against: with a few dozen domains
+ * counted the index starts to reorder the prior; a country's own habits show once it has a handful.
+ */
+export const PRIOR_DOMAINS = 30;
+export const COUNTRY_DOMAINS = 20;
+
+/** `counts` (domains per format) smoothed towards `base`, on base's scale. */
+function smoothed(base: Map<Pattern, number>, counts: Map<Pattern, number>, weight: number): Map<Pattern, number> {
+  const scale = [...base.values()].reduce((a, b) => a + b, 0);
+  const n = [...counts.values()].reduce((a, b) => a + b, 0);
+  if (n === 0 || scale <= 0) return base;
+  return new Map(
+    PATTERNS.map((p) => [p, (((counts.get(p) ?? 0) + (weight * (base.get(p) ?? 0)) / scale) / (n + weight)) * scale]),
+  );
+}
+
+/** The format prior at `domain` before its own evidence: built-in, then the index's counts. */
+export function priorWeights(domain: string, counts: FormatCounts = NO_COUNTS): Map<Pattern, number> {
+  const familyFirst = FAMILY_FIRST.has(countryOfDomain(domain) ?? "");
+  const builtIn = new Map(
+    PATTERNS.map((p) => [
+      p,
+      GLOBAL_PRIOR[p] * (familyFirst && (p.startsWith("{last}") || p.startsWith("{l}")) ? 3 : 1),
+    ]),
+  );
+  return smoothed(smoothed(builtIn, counts.all, PRIOR_DOMAINS), counts.country, COUNTRY_DOMAINS);
+}
+
 export function formatWeights(
   domain: string,
   inference: PatternInference | null,
   ruledOut: readonly string[] = [],
+  counts: FormatCounts = NO_COUNTS,
 ): Map<Pattern, number> {
-  const familyFirst = FAMILY_FIRST.has(countryOfDomain(domain) ?? "");
+  const prior = priorWeights(domain, counts);
   const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
   const out = new Map<Pattern, number>();
   for (const p of PATTERNS) {
-    let w = GLOBAL_PRIOR[p];
-    if (familyFirst && (p.startsWith("{last}") || p.startsWith("{l}"))) w *= 3;
+    let w = prior.get(p) ?? 0;
     // The domain's own (weak) evidence dominates the prior where it has any.
     const seen = observed.get(p);
     if (seen !== undefined) w = seen + w * 0.1;
@@ -162,9 +195,15 @@ function spellingsOf(name: PersonName, domain: string, habits: PatternInference 
 export function candidateAddresses(
   name: PersonName,
   domain: string,
-  opts: { inference?: PatternInference | null; ruledOut?: readonly string[]; limit?: number } = {},
+  opts: {
+    inference?: PatternInference | null;
+    ruledOut?: readonly string[];
+    limit?: number;
+    /** The index's format counts (format-tallies.ts); none: the built-in prior alone. */
+    counts?: FormatCounts;
+  } = {},
 ): Candidate[] {
-  const formats = formatWeights(domain, opts.inference ?? null, opts.ruledOut);
+  const formats = formatWeights(domain, opts.inference ?? null, opts.ruledOut, opts.counts);
   const names: Weighted<PersonName> = [[name, 1]];
   const nicknames = nicknamesOf(name.first);
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);

@@ -10,6 +10,7 @@ import { emailsOfDomain, namedAddresses } from "../index/read.js";
 import { nameKey, type PersonName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { type Candidate, candidateAddresses } from "./candidates.js";
+import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
 /**
@@ -94,7 +95,8 @@ export async function confirmAddress(
   if (!gateway.runs) return null;
   const state = await domainState(env, domain);
   const ruledOut = JSON.parse(state.ruledOut) as string[];
-  const candidates = candidateAddresses(name, domain, { inference, ruledOut });
+  const counts = await formatCountsFor(env, domain);
+  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts });
   const best = candidates[0];
   if (!best) return null;
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
@@ -219,6 +221,7 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
   if (!dom) return;
   const stated = parseStoredFormats(dom.formats)?.stated ?? [];
   const inference = inferPatterns(namedAddresses(await emailsOfDomain(env, domain)));
+  await recordDomainFormat(env, domain, inference, "smtp_check", now);
   await index
     .update(domains)
     .set({ formats: JSON.stringify({ ...inference, stated }), updatedAt: now })

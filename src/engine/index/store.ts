@@ -3,6 +3,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people, phones } from "../../db/schema-index.js";
 import { type IndexEnv, indexWritersFor } from "../../db/shards.js";
+import { recordDomainFormat } from "../finder/format-tallies.js";
+import type { PatternInference } from "../finder/patterns.js";
 import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
 import { alignRomanized } from "../people/native-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
@@ -123,12 +125,17 @@ export interface CrawlRecord {
  */
 export async function storeCrawl(env: IndexEnv, record: CrawlRecord): Promise<{ addresses: number }> {
   // Every database the domain's writes go to (two while a reshard moves it) is written the same way.
-  let stored = { addresses: 0 };
+  let stored: Awaited<ReturnType<typeof storeCrawlInto>> = { addresses: 0, formats: null };
   for (const store of await indexWritersFor(env, record.domain)) stored = await storeCrawlInto(store, record);
-  return stored;
+  // The format the pages show counts towards how common each format is (the SMTP search's order).
+  await recordDomainFormat(env, record.domain, stored.formats, "page", record.now);
+  return { addresses: stored.addresses };
 }
 
-async function storeCrawlInto(store: Db, record: CrawlRecord): Promise<{ addresses: number }> {
+async function storeCrawlInto(
+  store: Db,
+  record: CrawlRecord,
+): Promise<{ addresses: number; formats: PatternInference | null }> {
   const { domain, now } = record;
   const statements: BatchItem<"sqlite">[] = [];
   const found = [...gatherAddresses(record.pages).values()];
@@ -325,7 +332,7 @@ async function storeCrawlInto(store: Db, record: CrawlRecord): Promise<{ address
       }),
   );
   await store.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  return { addresses: found.length };
+  return { addresses: found.length, formats: reading.formats };
 }
 
 function companyUpsert(store: Db, domain: string, f: CompanyFacts, now: number) {

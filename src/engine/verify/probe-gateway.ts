@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import { db } from "../../db/client.js";
 import { smtpChecks } from "../../db/schema-smtp.js";
 import type { Env } from "../../env.js";
@@ -173,4 +173,19 @@ async function writeCheck(env: Pick<Env, "DB">, row: CheckRow): Promise<void> {
 /** The gateway for this environment (the configured prober behind the cache and the pacers). */
 export function gatewayFor(env: Env, clock?: () => number): SmtpGateway {
   return new SmtpGateway(env, proberFor(env), clock);
+}
+
+/**
+ * The retention of the per-address cache (run by the scheduled handler): answers older than
+ * SMTP_CACHE_SECONDS are never reused, so their rows are deleted; a deferred answer still waiting
+ * on its background retry stays. Returns how many rows went.
+ */
+export async function pruneSmtpChecks(env: Env, now: number): Promise<number> {
+  const cutoff = now - smtpSettings(env).cacheMs;
+  const gone = await db(env.DB)
+    .delete(smtpChecks)
+    .where(and(lt(smtpChecks.checkedAt, cutoff), isNull(smtpChecks.retryAt)))
+    .returning({ email: smtpChecks.email })
+    .all();
+  return gone.length;
 }

@@ -91,6 +91,10 @@ function truthOf(d: WorldDomain, state: "active" | "full" | "disabled" | "none")
   if (d.behaviour === "catch_all" || d.behaviour === "m365_accept_all") return "accept_all";
   if (d.behaviour === "refuses_prober") return "refused";
   const mailbox: MailboxClass = state === "active" ? "deliverable" : state === "none" ? "nonexistent" : state;
+  // A server that checks recipients before greylisting says at once that a mailbox does not exist;
+  // through Reacher, postgrey's deferral reads the same as that answer, so there neither is known at once.
+  if (d.behaviour === "greylisting" && state === "none" && d.greylistStyle === "after_recipient_check")
+    return "nonexistent";
   return d.behaviour === "greylisting" ? `greylisted_${mailbox}` : mailbox;
 }
 
@@ -260,7 +264,7 @@ export function firstMissCause(m: MailWorldMeasures, r: FinderRow): string {
   const rank = candidateAddresses(name, d.domain, { limit: 50 }).findIndex((c) => c.local === local);
   const where = rank < 0 ? "not among the candidates" : `rank ${rank + 1}`;
   let cause: string;
-  if (r.behaviour === "greylisting" && r.first.status === "unknown") cause = "greylisted (open guess wrong)";
+  if (r.behaviour === "greylisting" && r.first.status === "unknown") cause = `greylisted ${d.greylistStyle} (open guess wrong)`;
   else if (rank < 0) cause = "name variant missing";
   else if (r.first.status === "unknown") cause = "budget used (format outside the checks)";
   else cause = "wrong answer";

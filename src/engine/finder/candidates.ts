@@ -44,6 +44,35 @@ export interface Candidate {
   /** The name it was written from (a nickname when the candidate uses one). */
   name: PersonName;
   weight: number;
+  /**
+   * The spelling choices this name made ("style=plain,lastForm=first"; "" when it has one spelling
+   * only): a rejection rules out the format in these choices only (omergunes rejected says nothing
+   * of oemerguenes, nor of hakankaya).
+   */
+  spellingKey: string;
+}
+
+/** The choices of `spelling` that mattered for `name` (see Candidate.spellingKey). */
+function spellingKeyOf(name: PersonName, spelling: Spelling): string {
+  const dims: string[] = [];
+  if (transliterationMatters(name)) dims.push(`style=${spelling.style}`);
+  if (nordicMatters(name)) dims.push(`nordic=${spelling.nordic ?? "plain"}`);
+  for (const k of ["firstForm", "lastForm", "particleForm"] as const) if (spelling[k]) dims.push(`${k}=${spelling[k]}`);
+  return dims.join(",");
+}
+
+/** A rule-out entry for a rejected candidate: its format, or its format in its spelling. */
+export function ruleOutEntry(c: Pick<Candidate, "pattern" | "spellingKey">): string {
+  return c.spellingKey ? `${c.pattern}|${c.spellingKey}` : c.pattern;
+}
+
+/** Whether a spelling-specific rule-out (`{first}{last}|style=plain`) covers this candidate's spelling. */
+function ruledOutInSpelling(ruledOut: readonly string[], pattern: Pattern, key: string): boolean {
+  const dims = new Set(key.split(","));
+  return ruledOut.some((entry) => {
+    const bar = entry.indexOf("|");
+    return bar > 0 && entry.slice(0, bar) === pattern && entry.slice(bar + 1).split(",").every((d) => dims.has(d));
+  });
 }
 
 const FAMILY_FIRST = new Set(["JP", "CN", "TW", "KR", "VN", "HU"]);
@@ -210,18 +239,20 @@ export function candidateAddresses(
   const byLocal = new Map<string, Candidate>();
   for (const [variant, wName] of names) {
     for (const [spelling, wSpelling] of spellingsOf(variant, domain, opts.inference ?? null)) {
+      const spellingKey = spellingKeyOf(variant, spelling);
       for (const [pattern, wFormat] of formats) {
         const local = applyPattern(pattern, variant, spelling);
         if (!local) continue;
-        const weight = wName * wSpelling * wFormat;
+        const ruled = spellingKey && ruledOutInSpelling(opts.ruledOut ?? [], pattern, spellingKey);
+        const weight = wName * wSpelling * wFormat * (ruled ? RULED_OUT_FACTOR : 1);
         const prior = byLocal.get(local);
         // Two ways to the same address add up; the likelier one names it.
         if (prior)
           byLocal.set(local, {
-            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant }),
+            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant, spellingKey }),
             weight: prior.weight + weight,
           });
-        else byLocal.set(local, { local, pattern, spelling, name: variant, weight });
+        else byLocal.set(local, { local, pattern, spelling, name: variant, weight, spellingKey });
       }
     }
   }

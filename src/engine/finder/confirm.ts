@@ -9,7 +9,8 @@ import { parseStoredFormats } from "../index/domain-names.js";
 import { emailsOfDomain, namedAddresses } from "../index/read.js";
 import { nameKey, type PersonName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
-import { type Candidate, candidateAddresses } from "./candidates.js";
+import { domainState } from "../verify/smtp-domains.js";
+import { type Candidate, candidateAddresses, ruleOutEntry } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
@@ -44,6 +45,8 @@ export type Confirmation =
       why: "greylisted" | "paced" | "inconclusive";
       retryAt: number | null;
       probes: number;
+      /** The guess is the candidate the server deferred after rejecting a missing one: it exists. */
+      held?: boolean;
     }
   | { kind: "refused"; best: Candidate; error: string | null; probes: number }
   | { kind: "exhausted"; best: Candidate; retryAt: number | null; probes: number };
@@ -55,29 +58,25 @@ interface ConfirmCtx {
   gateway?: SmtpGateway;
 }
 
-type Outcome = "accepted" | "rejected" | "accept_all" | "greylisted" | "paced" | "refused" | "inconclusive";
+type Outcome =
+  | "accepted"
+  | "rejected"
+  | "accept_all"
+  | "greylisted"
+  | "unreliable"
+  | "paced"
+  | "refused"
+  | "inconclusive";
 
 function outcomeOf(p: GatewayProbe): Outcome {
   if (p.paced) return "paced";
   if (p.blocked) return "refused";
+  if (p.rejectionUnreliable) return "unreliable";
   if (p.greylisted) return "greylisted";
   if (p.catchAll === true) return "accept_all";
   if (p.deliverable === true || p.fullInbox === true || p.disabled === true) return "accepted";
   if (p.deliverable === false || p.reachability === "invalid") return "rejected";
   return "inconclusive";
-}
-
-function randomLocal(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(10));
-  return `x${[...bytes].map((b) => "abcdefghijklmnopqrstuvwxyz0123456789"[b % 36]).join("")}`;
-}
-
-async function domainState(env: Env, domain: string) {
-  const row = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
-  if (row) return row;
-  const fresh = { domain, probeLocal: randomLocal(), acceptAll: null, checkedAt: null, ruledOut: "[]" };
-  await db(env.DB).insert(smtpDomains).values(fresh).onConflictDoNothing().run();
-  return (await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get()) ?? fresh;
 }
 
 /**
@@ -102,14 +101,24 @@ export async function confirmAddress(
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
   let probes = 0;
   const check = async (local: string) => {
-    const p = await gateway.check(`${local}@${domain}`, { mxHosts });
-    if (!p.fromCache) probes++;
+    // Testing the domain's published address (smtp-domains.ts) costs one more conversation.
+    const mayTestPublished = probes + 2 <= MAX_PROBES_PER_ANSWER;
+    const p = await gateway.check(`${local}@${domain}`, { mxHosts, mayTestPublished });
+    probes += p.conversations;
     return p;
   };
   const defer = async (why: "greylisted" | "paced" | "inconclusive", p: GatewayProbe): Promise<Confirmation> => {
     const retryAt = p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
     await rememberPending(ctx, domain, name, retryAt);
     return { kind: "deferred", best, why, retryAt: p.retryAt ?? null, probes };
+  };
+
+  // Whether a greylisted candidate exists: the server rejected another candidate outright in this
+  // search, or rejects the domain's random local part outright now (one more check, when allowed).
+  const existsBehindGreylisting = async (sawRejection: boolean) => {
+    if (sawRejection) return true;
+    if (probes >= MAX_PROBES_PER_ANSWER) return false;
+    return outcomeOf(await check(state.probeLocal)) === "rejected";
   };
 
   // Whether the domain accepts any address is known from an earlier search (trusted for a while), or
@@ -124,6 +133,11 @@ export async function confirmAddress(
   // The candidates in order, until one is accepted or the checks of this answer are used.
   const rejected: string[] = [];
   let untried = 0;
+  // Candidates read as nonexistent where such answers are not believed yet (postgrey through
+  // Reacher): each first contact starts the server's greylisting clock for that address, so the
+  // search touches as many as it may and the background round checks them again.
+  let touchedRetryAt: number | null = null;
+  let sawRejection = false;
   for (const candidate of candidates) {
     // An acceptance before the domain is known needs one more check (the random local part).
     if (probes >= MAX_PROBES_PER_ANSWER - (acceptAll === null ? 1 : 0)) break;
@@ -150,12 +164,32 @@ export async function confirmAddress(
       await forgetPending(env, domain, name);
       return { kind: "confirmed", candidate, best, probe: p, probes };
     }
-    if (o === "rejected") {
+    if (o === "unreliable") {
+      // Not accepted: whatever the mailbox, the server does not take every address.
       if (acceptAll === null) {
         acceptAll = false;
         await recordAcceptAll(env, domain, false, ctx.now());
       }
-      rejected.push(candidate.pattern);
+      touchedRetryAt = Math.min(touchedRetryAt ?? Number.POSITIVE_INFINITY, last.retryAt ?? ctx.now());
+      continue;
+    }
+    if (o === "greylisted" && (await existsBehindGreylisting(sawRejection))) {
+      // The server rejected a missing mailbox outright and deferred this one: it checks recipients
+      // before greylisting (postgrey's DEFER_IF_PERMIT, Exim's verify = recipient first), so this
+      // mailbox exists. Still open until the retry confirms it, but the answer names it.
+      await rememberRejected(env, domain, rejected);
+      const retryAt = last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
+      await rememberPending(ctx, domain, name, retryAt);
+      return { kind: "deferred", best: candidate, why: "greylisted", retryAt: last.retryAt ?? null, probes, held: true };
+    }
+    if (o === "rejected") {
+      sawRejection = true;
+      if (acceptAll === null) {
+        acceptAll = false;
+        await recordAcceptAll(env, domain, false, ctx.now());
+      }
+      // A rejected spelling (omergunes) rules out its format in that spelling only (oemerguenes may exist).
+      rejected.push(ruleOutEntry(candidate));
       continue;
     }
     await rememberRejected(env, domain, rejected);
@@ -167,6 +201,10 @@ export async function confirmAddress(
     return defer(o, last);
   }
   await rememberRejected(env, domain, rejected);
+  if (touchedRetryAt !== null) {
+    await rememberPending(ctx, domain, name, touchedRetryAt);
+    return { kind: "deferred", best, why: "greylisted", retryAt: touchedRetryAt, probes };
+  }
   const next = candidates[untried];
   const retryAt = next ? ctx.now() + CONTINUE_AFTER_S * 1000 : null;
   if (retryAt !== null) await rememberPending(ctx, domain, name, retryAt);

@@ -4,6 +4,7 @@ import { smtpChecks } from "../../db/schema-smtp.js";
 import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { mailHostOf, type PaceLimits } from "./mail-host-pacer.js";
+import { domainState, publishedAddressOf, setRejectionsTrusted } from "./smtp-domains.js";
 import { NOT_RUN, NoSmtpProber, type ProbeResult, proberFor, type SmtpProber } from "./smtp-prober.js";
 
 /**
@@ -20,6 +21,34 @@ import { NOT_RUN, NoSmtpProber, type ProbeResult, proberFor, type SmtpProber } f
 export interface GatewayProbe extends ProbeResult {
   /** Answered from the cache: no SMTP conversation took place. */
   fromCache: boolean;
+  /** SMTP conversations this answer cost: 0 from the cache, 2 when the domain's published address was tested too. */
+  conversations: number;
+}
+
+/** The prober said the mailbox does not exist (every flag false), as opposed to a failed conversation. */
+export function readsNonexistent(p: ProbeResult): boolean {
+  return (
+    p.ran &&
+    !p.greylisted &&
+    !p.blocked &&
+    p.catchAll !== true &&
+    p.fullInbox !== true &&
+    p.disabled !== true &&
+    (p.deliverable === false || p.reachability === "invalid")
+  );
+}
+
+/** A "no such mailbox" not believed yet (see smtp-domains.ts): open, retried like greylisting. */
+function unreliableRejection(p: ProbeResult): ProbeResult {
+  return {
+    ...p,
+    reachability: "unknown",
+    deliverable: null,
+    greylisted: true,
+    rejectionUnreliable: true,
+    error:
+      "read as nonexistent at a first contact, as the domain's own published address was: greylisting behind a rejection (postgrey through Reacher), checked again later",
+  };
 }
 
 const DAY_S = 86_400;
@@ -73,8 +102,11 @@ export class SmtpGateway implements SmtpProber {
    * is due), else a new check once the mail host's pacer lets it through. `force` skips the cache
    * (the background retry itself).
    */
-  async check(email: string, opts: { mxHosts?: string[]; force?: boolean } = {}): Promise<GatewayProbe> {
-    if (!this.runs) return { ...(await this.inner.probe(email)), fromCache: false };
+  async check(
+    email: string,
+    opts: { mxHosts?: string[]; force?: boolean; /** May test the domain's published address (one more conversation). */ mayTestPublished?: boolean } = {},
+  ): Promise<GatewayProbe> {
+    if (!this.runs) return { ...(await this.inner.probe(email)), fromCache: false, conversations: 0 };
     const address = email.toLowerCase();
     const domain = address.slice(address.lastIndexOf("@") + 1);
     const settings = smtpSettings(this.env);
@@ -83,7 +115,7 @@ export class SmtpGateway implements SmtpProber {
     if (cached) {
       const due = cached.retryAt !== null && cached.retryAt <= now;
       if (deferred(cached.result) ? !due : now - cached.checkedAt < settings.cacheMs)
-        return { ...cached.result, retryAt: cached.retryAt, fromCache: true };
+        return { ...cached.result, retryAt: cached.retryAt, fromCache: true, conversations: 0 };
     }
     const mxHosts = opts.mxHosts ?? (await resolveMx(this.env, domain)).records.map((r) => r.exchange);
     const host = mailHostOf(mxHosts, domain);
@@ -99,12 +131,50 @@ export class SmtpGateway implements SmtpProber {
       }
     }
     const attempts = cached && deferred(cached.result) ? cached.attempts + 1 : 1;
+    let conversations = "waitMs" in slot ? 0 : 1;
+    // A "no such mailbox" is believed once the domain's published address showed that such answers
+    // are true here; until the retries run out it stays open where that address read nonexistent too.
+    if (readsNonexistent(result) && settings.retrySeconds[attempts - 1] !== undefined) {
+      const trust = await this.rejectionsTrusted(domain, address, mxHosts, opts.mayTestPublished !== false);
+      conversations += trust.conversations;
+      if (trust.trusted === false) result = unreliableRejection(result);
+    }
+    const retryAt = await this.store(address, domain, result, now, attempts);
+    return { ...result, retryAt, fromCache: false, conversations };
+  }
+
+  /** Stores an answer (with its background retry when deferred); its retry time or null. */
+  private async store(address: string, domain: string, result: ProbeResult, now: number, attempts: number) {
+    const settings = smtpSettings(this.env);
     const wait = deferred(result) ? settings.retrySeconds[attempts - 1] : undefined;
     const retryAt = wait === undefined ? null : now + wait * 1000;
     await writeCheck(this.env, { email: address, domain, result, checkedAt: now, retryAt, attempts });
     if (wait !== undefined)
       await this.env.SMTP_RETRY_QUEUE?.send({ kind: "check", email: address }, { delaySeconds: wait });
-    return { ...result, retryAt, fromCache: false };
+    return retryAt;
+  }
+
+  /**
+   * Whether `domain`'s "no such mailbox" answers are true at a first contact: remembered, or tested
+   * once with an address its own pages publish (which exists): accepted, full, disabled or deferred
+   * by name, they are; read as nonexistent, they are not (that address is then retried too). Null
+   * when the domain publishes no address or the test said nothing.
+   */
+  private async rejectionsTrusted(domain: string, except: string, mxHosts: string[], mayTest: boolean) {
+    const known = (await domainState(this.env, domain)).rejectionsTrusted;
+    if (known !== null || !mayTest) return { trusted: known, conversations: 0 };
+    // Google Workspace and Microsoft 365 do not greylist behind a rejection (that is Postfix with a
+    // policy server): their answers are taken as they are, without spending a check on it.
+    if (mailHostOf(mxHosts, domain) === "google" || mailHostOf(mxHosts, domain) === "microsoft")
+      return { trusted: true, conversations: 0 };
+    const published = await publishedAddressOf(this.env, domain, except);
+    if (!published) return { trusted: null, conversations: 0 };
+    const p = await this.check(published, { mxHosts, mayTestPublished: false });
+    const exists = p.deliverable === true || p.fullInbox === true || p.disabled === true || (p.greylisted && !p.rejectionUnreliable);
+    const trusted = exists ? true : readsNonexistent(p) ? false : null;
+    if (trusted !== null) await setRejectionsTrusted(this.env, domain, trusted);
+    if (trusted === false && !p.fromCache) await this.store(published, domain, unreliableRejection(p), this.clock(), 1);
+    return { trusted, conversations: p.conversations };
   }
 
   private pacer(host: string) {

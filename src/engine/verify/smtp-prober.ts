@@ -32,6 +32,11 @@ export interface ProbeResult {
   retryAt?: number | null;
   /** Not run yet: the mail host's pace was full (the gateway defers it). */
   paced?: boolean;
+  /**
+   * Read as nonexistent at a first contact on a domain whose published address read so too: not
+   * believed yet, deferred like greylisting (rejection-trust in smtp-domains.ts says why).
+   */
+  rejectionUnreliable?: boolean;
 }
 
 export interface SmtpProber {

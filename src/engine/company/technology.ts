@@ -1,12 +1,11 @@
-import robotsParser from "robots-parser";
 import { getDomain } from "tldts";
 import type { Env } from "../../env.js";
 import { CATEGORIES, FINGERPRINTS, type Fingerprint } from "../data/technology-fingerprints.js";
 import { detectMailProvider, resolveMx, resolveTxt } from "../dns/resolver.js";
 import { SiteFailed } from "../errors.js";
-import { ROBOTS_AGENT } from "../web/crawl/crawler.js";
 import { EgressError, guardedFetch } from "../web/egress.js";
 import { fetchPage } from "../web/fetch-page.js";
+import { readRobots } from "../web/robots.js";
 
 /**
  * Technologies a domain visibly uses, from evidence anyone can check: the home page's response
@@ -100,12 +99,7 @@ async function fetchHome(env: Env, domain: string): Promise<{ headers: Headers; 
   const robots = await fetchPage(robotsUrl, env, { timeoutMs: 6_000, maxBytes: 512 * 1024 });
   if (robots.kind === "unusable" && robots.refused) throw new EgressError("refused", robots.url, robots.reason);
   if (robots.kind === "unreachable") return null;
-  if (
-    robots.kind === "ok" &&
-    robotsParser(robotsUrl, robots.body).isAllowed(`https://${domain}/`, ROBOTS_AGENT) === false
-  ) {
-    return { headers: new Headers(), html: "" };
-  }
+  if (!readRobots(robotsUrl, robots).isAllowed(`https://${domain}/`)) return { headers: new Headers(), html: "" };
   try {
     const res = await guardedFetch(env, `https://${domain}/`, {
       timeoutMs: 8_000,

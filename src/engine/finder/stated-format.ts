@@ -1,3 +1,4 @@
+import { asciiFold } from "../../platform/ascii-fold.js";
 import { FAMILY_NAME_WORDS, GIVEN_NAME_WORDS } from "../data/placeholder-words.js";
 import { PATTERNS, type Pattern } from "./patterns.js";
 
@@ -77,12 +78,5 @@ function segment(text: string, at: number, left: number): Role[][] {
 
 /** ASCII spelling of a line for finding placeholders written with accents ("prénom.nom", "adı.soyadı", "imię.nazwisko"). */
 export function foldForPlaceholders(line: string): string {
-  return line
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .replace(/ı/g, "i")
-    .replace(/ł/gi, "l")
-    .replace(/ø/gi, "o")
-    .replace(/ß/g, "ss")
-    .replace(/æ/gi, "ae");
+  return asciiFold(line);
 }

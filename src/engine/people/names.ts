@@ -1,4 +1,4 @@
-import transliterate from "@sindresorhus/transliterate";
+import { asciiFold } from "../../platform/ascii-fold.js";
 import { boundedMap } from "../../platform/isolate-state.js";
 import {
   ACRONYMS,
@@ -28,15 +28,6 @@ export type Transliteration = "plain" | "expanded";
 export type NordicSpelling = "plain" | "expanded";
 
 const APOSTROPHES = /['’ʼ`´‘]/g;
-const EXPANDED_UMLAUTS: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue" };
-const EXPANDED_NORDIC: Record<string, string> = { ø: "oe", å: "aa" };
-
-// The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
-const PLAIN_UMLAUTS: [string, string][] = [
-  ["ä", "a"],
-  ["ö", "o"],
-  ["ü", "u"],
-];
 
 // Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
 const spellings = boundedMap<string, string>("nameSpellings");
@@ -51,10 +42,8 @@ function ascii(part: string, style: Transliteration, nordic: NordicSpelling = "p
 }
 
 function spell(part: string, style: Transliteration, nordic: NordicSpelling): string {
-  let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
-  if (style === "expanded") s = s.replace(/[äöü]/g, (c) => EXPANDED_UMLAUTS[c] ?? c);
-  if (nordic === "expanded") s = s.replace(/[øå]/g, (c) => EXPANDED_NORDIC[c] ?? c);
-  return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();
+  const s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
+  return asciiFold(s, { scripts: "transliterate", umlauts: style, nordic }).toLowerCase();
 }
 
 /** Which form of a several-word or hyphenated part a spelling is: all pieces joined, hyphenated, only the first or last piece. */

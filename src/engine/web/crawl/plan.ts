@@ -1,3 +1,4 @@
+import { asciiFold } from "../../../platform/ascii-fold.js";
 import { CATEGORY_KEYWORDS, type Category } from "../../data/crawl-keywords.js";
 import { looksLikePersonName } from "../../people/names.js";
 
@@ -61,20 +62,10 @@ const SITEMAP_ARTICLE_SCORE = 0.25;
 
 /** Lowercase, accents dropped, punctuation to spaces: "Über uns" → "uber uns", "/ons-team/" → "ons team". */
 export function fold(text: string): string {
-  return (
-    text
-      .normalize("NFKD")
-      .replace(/\p{M}/gu, "")
-      .toLowerCase()
-      .replace(/ß/g, "ss")
-      // Letters NFKD does not take apart: Polish ł, Nordic ø, Vietnamese đ, Turkish dotless ı.
-      .replace(/ł/g, "l")
-      .replace(/ø/g, "o")
-      .replace(/đ/g, "d")
-      .replace(/ı/g, "i")
-      .replace(/[^\p{L}\p{N}'.]+/gu, " ")
-      .trim()
-  );
+  return asciiFold(text, { compatibility: true })
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}'.]+/gu, " ")
+    .trim();
 }
 
 const FOLDED = CATEGORY_KEYWORDS.map(([cat, words]) => [cat, words.map((w) => fold(w))] as const);

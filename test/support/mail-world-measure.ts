@@ -264,7 +264,8 @@ export function firstMissCause(m: MailWorldMeasures, r: FinderRow): string {
   const rank = candidateAddresses(name, d.domain, { limit: 50 }).findIndex((c) => c.local === local);
   const where = rank < 0 ? "not among the candidates" : `rank ${rank + 1}`;
   let cause: string;
-  if (r.behaviour === "greylisting" && r.first.status === "unknown") cause = `greylisted ${d.greylistStyle} (open guess wrong)`;
+  if (r.behaviour === "greylisting" && r.first.status === "unknown")
+    cause = `greylisted ${d.greylistStyle} (open guess wrong)`;
   else if (rank < 0) cause = "name variant missing";
   else if (r.first.status === "unknown") cause = "budget used (format outside the checks)";
   else cause = "wrong answer";

@@ -44,35 +44,6 @@ export interface Candidate {
   /** The name it was written from (a nickname when the candidate uses one). */
   name: PersonName;
   weight: number;
-  /**
-   * The spelling choices this name made ("style=plain,lastForm=first"; "" when it has one spelling
-   * only): a rejection rules out the format in these choices only (omergunes rejected says nothing
-   * of oemerguenes, nor of hakankaya).
-   */
-  spellingKey: string;
-}
-
-/** The choices of `spelling` that mattered for `name` (see Candidate.spellingKey). */
-function spellingKeyOf(name: PersonName, spelling: Spelling): string {
-  const dims: string[] = [];
-  if (transliterationMatters(name)) dims.push(`style=${spelling.style}`);
-  if (nordicMatters(name)) dims.push(`nordic=${spelling.nordic ?? "plain"}`);
-  for (const k of ["firstForm", "lastForm", "particleForm"] as const) if (spelling[k]) dims.push(`${k}=${spelling[k]}`);
-  return dims.join(",");
-}
-
-/** A rule-out entry for a rejected candidate: its format, or its format in its spelling. */
-export function ruleOutEntry(c: Pick<Candidate, "pattern" | "spellingKey">): string {
-  return c.spellingKey ? `${c.pattern}|${c.spellingKey}` : c.pattern;
-}
-
-/** Whether a spelling-specific rule-out (`{first}{last}|style=plain`) covers this candidate's spelling. */
-function ruledOutInSpelling(ruledOut: readonly string[], pattern: Pattern, key: string): boolean {
-  const dims = new Set(key.split(","));
-  return ruledOut.some((entry) => {
-    const bar = entry.indexOf("|");
-    return bar > 0 && entry.slice(0, bar) === pattern && entry.slice(bar + 1).split(",").every((d) => dims.has(d));
-  });
 }
 
 const FAMILY_FIRST = new Set(["JP", "CN", "TW", "KR", "VN", "HU"]);
@@ -88,10 +59,12 @@ export const RULED_OUT_FACTOR = 0.01;
 /**
  * How many domains the built-in prior weighs as against the index's counts of every country, and
  * how many of those the counts of the domain's own country weigh against: with a few dozen domains
- * counted the index starts to reorder the prior; a country's own habits show once it has a handful.
+ * counted the index starts to reorder the prior, and a country's own counts reorder it once they are
+ * several dozen. Fewer are noise: with 20, the two or three domains a country had in a mail-world
+ * run moved its order the wrong way more often than the right one.
  */
 export const PRIOR_DOMAINS = 30;
-export const COUNTRY_DOMAINS = 20;
+export const COUNTRY_DOMAINS = 60;
 
 /** `counts` (domains per format) smoothed towards `base`, on base's scale. */
 function smoothed(base: Map<Pattern, number>, counts: Map<Pattern, number>, weight: number): Map<Pattern, number> {
@@ -239,20 +212,18 @@ export function candidateAddresses(
   const byLocal = new Map<string, Candidate>();
   for (const [variant, wName] of names) {
     for (const [spelling, wSpelling] of spellingsOf(variant, domain, opts.inference ?? null)) {
-      const spellingKey = spellingKeyOf(variant, spelling);
       for (const [pattern, wFormat] of formats) {
         const local = applyPattern(pattern, variant, spelling);
         if (!local) continue;
-        const ruled = spellingKey && ruledOutInSpelling(opts.ruledOut ?? [], pattern, spellingKey);
-        const weight = wName * wSpelling * wFormat * (ruled ? RULED_OUT_FACTOR : 1);
+        const weight = wName * wSpelling * wFormat;
         const prior = byLocal.get(local);
         // Two ways to the same address add up; the likelier one names it.
         if (prior)
           byLocal.set(local, {
-            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant, spellingKey }),
+            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant }),
             weight: prior.weight + weight,
           });
-        else byLocal.set(local, { local, pattern, spelling, name: variant, weight, spellingKey });
+        else byLocal.set(local, { local, pattern, spelling, name: variant, weight });
       }
     }
   }

@@ -10,7 +10,7 @@ import { emailsOfDomain, namedAddresses } from "../index/read.js";
 import { nameKey, type PersonName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
-import { type Candidate, candidateAddresses, ruleOutEntry } from "./candidates.js";
+import { type Candidate, candidateAddresses } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
@@ -180,7 +180,14 @@ export async function confirmAddress(
       await rememberRejected(env, domain, rejected);
       const retryAt = last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
       await rememberPending(ctx, domain, name, retryAt);
-      return { kind: "deferred", best: candidate, why: "greylisted", retryAt: last.retryAt ?? null, probes, held: true };
+      return {
+        kind: "deferred",
+        best: candidate,
+        why: "greylisted",
+        retryAt: last.retryAt ?? null,
+        probes,
+        held: true,
+      };
     }
     if (o === "rejected") {
       sawRejection = true;
@@ -188,8 +195,7 @@ export async function confirmAddress(
         acceptAll = false;
         await recordAcceptAll(env, domain, false, ctx.now());
       }
-      // A rejected spelling (omergunes) rules out its format in that spelling only (oemerguenes may exist).
-      rejected.push(ruleOutEntry(candidate));
+      rejected.push(candidate.pattern);
       continue;
     }
     await rememberRejected(env, domain, rejected);

@@ -104,7 +104,11 @@ export class SmtpGateway implements SmtpProber {
    */
   async check(
     email: string,
-    opts: { mxHosts?: string[]; force?: boolean; /** May test the domain's published address (one more conversation). */ mayTestPublished?: boolean } = {},
+    opts: {
+      mxHosts?: string[];
+      force?: boolean /** May test the domain's published address (one more conversation). */;
+      mayTestPublished?: boolean;
+    } = {},
   ): Promise<GatewayProbe> {
     if (!this.runs) return { ...(await this.inner.probe(email)), fromCache: false, conversations: 0 };
     const address = email.toLowerCase();
@@ -170,7 +174,8 @@ export class SmtpGateway implements SmtpProber {
     const published = await publishedAddressOf(this.env, domain, except);
     if (!published) return { trusted: null, conversations: 0 };
     const p = await this.check(published, { mxHosts, mayTestPublished: false });
-    const exists = p.deliverable === true || p.fullInbox === true || p.disabled === true || (p.greylisted && !p.rejectionUnreliable);
+    const exists =
+      p.deliverable === true || p.fullInbox === true || p.disabled === true || (p.greylisted && !p.rejectionUnreliable);
     const trusted = exists ? true : readsNonexistent(p) ? false : null;
     if (trusted !== null) await setRejectionsTrusted(this.env, domain, trusted);
     if (trusted === false && !p.fromCache) await this.store(published, domain, unreliableRejection(p), this.clock(), 1);

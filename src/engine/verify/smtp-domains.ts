@@ -1,7 +1,7 @@
 import { and, eq, ne } from "drizzle-orm";
 import { db } from "../../db/client.js";
-import { smtpDomains } from "../../db/schema-smtp.js";
 import { emails } from "../../db/schema-index.js";
+import { smtpDomains } from "../../db/schema-smtp.js";
 import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 
@@ -48,11 +48,7 @@ export async function domainState(env: Pick<Env, "DB">, domain: string): Promise
 
 export async function setRejectionsTrusted(env: Pick<Env, "DB">, domain: string, trusted: boolean): Promise<void> {
   await domainState(env, domain);
-  await db(env.DB)
-    .update(smtpDomains)
-    .set({ rejectionsTrusted: trusted })
-    .where(eq(smtpDomains.domain, domain))
-    .run();
+  await db(env.DB).update(smtpDomains).set({ rejectionsTrusted: trusted }).where(eq(smtpDomains.domain, domain)).run();
 }
 
 /**

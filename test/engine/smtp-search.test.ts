@@ -66,6 +66,27 @@ describe("candidates", () => {
     }
   });
 
+  it("tells two people of one first and last name apart by their middle names (Simone P. and Simone G. De Santis)", () => {
+    // Seen on mail-world seed 2006266434: the confirmed address of one was answered for the other.
+    const confirmed = {
+      email: "spdesantis@ricci.it",
+      domain: "ricci.it",
+      localPart: "spdesantis",
+      type: "personal",
+      firstName: "Simone",
+      lastName: "De Santis",
+      middleName: "Paolo",
+      source: "smtp_check",
+      firstSeenAt: 1,
+      lastSeenAt: 1,
+    } as Parameters<typeof proposeAddress>[0][number];
+    const other = { first: "Simone", middle: "Giovanni", last: "De Santis" };
+    expect(proposeAddress([confirmed], other, "ricci.it")?.email).toBe("sgdesantis@ricci.it");
+    expect(proposeAddress([confirmed], { first: "Simone", last: "De Santis" }, "ricci.it")?.email).toBe(
+      "spdesantis@ricci.it",
+    );
+  });
+
   it("raises family-name-first formats on a Japanese domain", () => {
     const jp = locals("Hiroshi", "Tanaka", "sakura.co.jp");
     const us = locals("Hiroshi", "Tanaka", "sakura.com");

@@ -73,8 +73,15 @@ function sameName(row: EmailRow, name: PersonName): boolean {
     !!row.firstName &&
     !!row.lastName &&
     sameGivenName(row.firstName, name.first) &&
-    nameKey(row.lastName) === nameKey(name.last)
+    nameKey(row.lastName) === nameKey(name.last) &&
+    !differentMiddles(row.middleName, name.middle)
   );
+}
+
+/** Two middle names (or initials) that cannot be the same: Simone P. and Simone Giovanni De Santis are two people. */
+function differentMiddles(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (!a || !b) return false;
+  return nameKey(a).charAt(0) !== nameKey(b).charAt(0);
 }
 
 /** An address already in the index that is this person's: named as them, or unnamed but in one of their formats. */

@@ -44,6 +44,7 @@ const Receipt = z
     created_at: z.string(),
   })
   .openapi("Purchase");
+export type Purchase = z.infer<typeof Receipt>;
 const PackParam = z.object({
   pack: z.string().openapi({ param: { name: "pack", in: "path" }, example: "pack-10k" }),
 });
@@ -97,7 +98,7 @@ const listPurchases = createRoute({
 });
 
 type PurchaseRow = typeof purchases.$inferSelect;
-const renderReceipt = (p: PurchaseRow): z.infer<typeof Receipt> => ({
+const renderReceipt = (p: PurchaseRow): Purchase => ({
   id: p.id,
   item: p.item,
   description: p.description,

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import type { LeadAttribute as Attribute } from "../../leads/attributes.js";
+import type { Flag } from "../../leads/flags.js";
 import { REASONS_BY_TYPE } from "../../leads/flags.js";
 import { PATHS } from "../config.js";
 import { firstIssue } from "../forms.js";
@@ -12,21 +14,6 @@ import { DataTable, Done, PostButton, RenameForm, V1Error } from "../views/parts
  * delete) and flags (reports of a wrong result: send one, list the account's). Validation and caps
  * are /v1's; the forms check their shape first so a person reads what to fix.
  */
-interface Attribute {
-  id: number;
-  name: string;
-  identifier: string;
-  type: "string" | "date" | "number";
-  created_at: string;
-}
-interface Flag {
-  id: number;
-  flag_type: string;
-  value: string;
-  reason: string;
-  comment: string | null;
-  created_at: string;
-}
 
 const TYPE_WORDS = { string: "Text", date: "Date", number: "Number" } as const;
 const FLAG_WORDS: Record<string, string> = {

@@ -1,34 +1,12 @@
 import type { FC } from "hono/jsx";
 import { csvLine } from "../../http/csv.js";
+import type { Lead } from "../../leads/lead.js";
+import type { LeadList as List } from "../../leads/lists.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
 import { AppPage, Csrf, Pager } from "../views/layout.js";
 import { DataTable, Done, PostButton, RenameForm, V1Error } from "../views/parts.js";
-
-interface Lead {
-  id: number;
-  email: string;
-  list_id: number | null;
-  first_name: string | null;
-  last_name: string | null;
-  country: string | null;
-  website_url: string | null;
-  company: string | null;
-  position: string | null;
-  phone_number: string | null;
-  notes: string | null;
-  score: number | null;
-  leads_list: { list_id: number; name: string } | null;
-  created_at: string;
-  updated_at: string;
-}
-interface List {
-  id: number;
-  name: string;
-  size: number;
-  created_at: string;
-}
 
 /** The lead fields the edit form shows, in its order. */
 const FIELDS = [

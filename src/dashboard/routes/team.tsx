@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Team as TeamBody } from "../../account/routes/team.js";
 import { acceptInvitation, invitationByToken } from "../../account/team.js";
 import { signInWithPassword } from "../../auth/password-sign-in.js";
 import { hashPassword } from "../../platform/crypto.js";
@@ -17,21 +18,6 @@ import { DataTable, Done, PostButton, V1Error } from "../views/parts.js";
  * (/app/team/join): the invited person sets their own password (or signs in with the one they
  * have) and from then on acts on the inviting account. Roles and the cap: src/account/team.ts.
  */
-interface TeamBody {
-  data: {
-    seats: number;
-    used: number;
-    owner: { id: number; email: string };
-    members: { id: number; email: string; role: "admin" | "member"; joined_at: string | null }[];
-    invitations: {
-      id: number;
-      email: string;
-      role: "admin" | "member";
-      invited_at: string | null;
-      expires_at: string | null;
-    }[];
-  };
-}
 
 const TEAM_DONE: Record<string, string> = {
   invited: "The invitation was mailed. It works for 7 days.",

@@ -152,7 +152,7 @@ async function readTeamId(env: Env, account: Account, actor: Account): Promise<n
   return w?.id ?? null;
 }
 
-/** `2026-11-23 09:37:08.000000`: the legacy `time.date` layout (UTC). */
+/** `2026-11-23 09:37:08.000000`: the `time.date` layout existing clients read (UTC). */
 const legacyDate = (ms: number) =>
   new Date(ms)
     .toISOString()

@@ -205,7 +205,7 @@ async function flagsPage(c: DashCtx, problem?: V1Answer | string, status: 200 | 
   );
 }
 
-export function registerAttributeAndFlagRoutes(app: DashApp) {
+export function registerAttributeAndFlagPages(app: DashApp) {
   app.get(PATHS.attributes, (c) => attributesPage(c));
 
   app.post(PATHS.attributes, async (c) => {

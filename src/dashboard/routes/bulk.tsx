@@ -425,7 +425,7 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   );
 }
 
-export function registerBulkRoutes(app: DashApp) {
+export function registerBulkPages(app: DashApp) {
   app.get(PATHS.bulk, (c) => listPage(c));
 
   // The upload form's column preview (the page's script): POST /v1/bulk/{type}/columns, and the type's columns.

@@ -138,7 +138,7 @@ async function page(
 
 const keyId = (c: DashCtx) => recordId(c.req.param("id"));
 
-export function registerKeyRoutes(app: DashApp) {
+export function registerKeyPages(app: DashApp) {
   app.get(PATHS.keys, (c) => page(c, { ok: entryOf(DONE, c.req.query("ok")) }));
 
   app.post(PATHS.keys, async (c) => {

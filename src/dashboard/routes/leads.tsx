@@ -401,7 +401,7 @@ async function exportLeads(c: DashCtx): Promise<Response> {
   });
 }
 
-export function registerLeadRoutes(app: DashApp) {
+export function registerLeadPages(app: DashApp) {
   app.get(PATHS.leads, (c) => leadsPage(c));
   app.get(`${PATHS.leads}/export.csv`, (c) => exportLeads(c));
   app.post(PATHS.leads, async (c) => {

@@ -9,7 +9,7 @@ import { DataTable, V1Error } from "../views/parts.js";
 /** The filters GET /v1/logs takes, passed through as they are: /v1 validates them. */
 const FILTERS = ["type", "status_code", "start", "end"] as const;
 
-export function registerLogRoutes(app: DashApp) {
+export function registerLogPages(app: DashApp) {
   app.get(PATHS.logs, async (c) => {
     const session = c.get("session");
     const q = Object.fromEntries(FILTERS.map((f) => [f, (c.req.query(f) ?? "").trim()])) as Record<

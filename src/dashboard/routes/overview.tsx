@@ -100,7 +100,7 @@ const DomainSearch: FC<{ session: Session }> = ({ session }) => (
 
 const count = (a: V1Answer, read: (body: never) => number) => (a.ok ? read(a.body as never) : 0);
 
-export function registerOverviewRoutes(app: DashApp) {
+export function registerOverviewPages(app: DashApp) {
   app.get(PATHS.overview, async (c) => {
     const session = c.get("session");
     const v1 = c.get("v1");

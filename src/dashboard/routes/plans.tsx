@@ -165,7 +165,7 @@ async function purchase(c: DashCtx, path: string, json?: unknown): Promise<V1Ans
   return v1.act("POST", path, { json, payment: await payWithDevWallet(c.env, unpaid) });
 }
 
-export function registerPlanRoutes(app: DashApp) {
+export function registerPlanPages(app: DashApp) {
   app.get(PATHS.plans, (c) => plansPage(c));
 
   app.post(`${PATHS.plans}/change`, async (c) => {

@@ -235,7 +235,7 @@ async function joinPage(c: DashCtx, token: string, error?: string, status: 200 |
 }
 
 /** The join pages: public (the link is the invitation), so registered before the signed-in middleware. */
-export function registerTeamJoinRoutes(app: DashApp) {
+export function registerTeamJoinPages(app: DashApp) {
   app.get(`${PATHS.team}/join`, (c) => joinPage(c, c.req.query("token") ?? ""));
 
   app.post(`${PATHS.team}/join`, async (c) => {
@@ -275,7 +275,7 @@ export function registerTeamJoinRoutes(app: DashApp) {
 }
 
 /** The Team page and its forms, for a signed-in account; every change goes through /v1/team. */
-export function registerTeamRoutes(app: DashApp) {
+export function registerTeamPages(app: DashApp) {
   app.get(PATHS.team, (c) => teamPage(c));
 
   app.post(`${PATHS.team}/invite`, async (c) => {

@@ -53,7 +53,7 @@ interface OpenApiParam {
  * The forms are built from the /v1 OpenAPI document, the description every client reads (each
  * capability operation carries x-capability and x-credit-cost). Built once per isolate: the
  * document changes only with a deploy. Each capability is listed once (its first path), in the
- * order and words of capability-copy.ts; one not named there (a legacy path) is left out, and so are
+ * order and words of capability-copy.ts; one not named there (a path kept for existing clients) is left out, and so are
  * the per-request callback and parameter aliases.
  */
 const catalog = isolateValue<Promise<Capability[]>>("tryItCatalog");
@@ -336,7 +336,7 @@ async function page(
   );
 }
 
-export function registerTryRoutes(app: DashApp) {
+export function registerTryPages(app: DashApp) {
   app.get(PATHS.tryIt, (c) => page(c, c.req.query("capability"), {}));
 
   app.post(PATHS.tryIt, async (c) => {

@@ -266,7 +266,7 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   );
 }
 
-export function registerWebhookRoutes(app: DashApp) {
+export function registerWebhookPages(app: DashApp) {
   app.get(PATHS.webhooks, (c) => listPage(c));
   app.post(PATHS.webhooks, async (c) => {
     const form = await formOf(c);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { RateLimitsSchema } from "../../src/account/routes/rate-limits.js";
 import { Team } from "../../src/account/routes/team.js";
-import { RateLimitsSchema } from "../../src/account/v1-rate-limits.js";
 import { call, createAccount, json } from "../support/accounts.js";
 
 // Parsing strips keys a schema does not name and refuses values it does not allow: an answer that

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
-import type { MeData } from "../../account/v1-me.js";
-import type { RateLimit } from "../../account/v1-rate-limits.js";
+import type { MeData } from "../../account/routes/me.js";
+import type { RateLimit } from "../../account/routes/rate-limits.js";
 import { PATHS } from "../config.js";
 import { type DashApp, entryOf, fmt, render } from "../http.js";
 import type { Session } from "../session.js";

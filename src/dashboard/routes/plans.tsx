@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { MeData } from "../../account/routes/me.js";
 import type { Team } from "../../account/routes/team.js";
-import type { MeData } from "../../account/v1-me.js";
-import type { Purchase as Receipt } from "../../agent/purchases.js";
+import type { Purchase as Receipt } from "../../agent/routes/purchases.js";
 import { PLAN_NAMES, PLANS } from "../../limits/plans.js";
 import { CREDIT_PACKS } from "../../platform/credit-packs.js";
 import { PATHS } from "../config.js";
@@ -14,7 +14,7 @@ import { DataTable, Done, V1Error } from "../views/parts.js";
 
 /**
  * Plans and credits (/app/plans): the plans side by side, the credit packs, and the receipts; every
- * change goes through /v1 (POST /v1/plan, POST /v1/credit-packs/{pack}: src/agent/purchases.ts),
+ * change goes through /v1 (POST /v1/plan, POST /v1/credit-packs/{pack}: src/agent/routes/purchases.ts),
  * paid with MPP like the agent surface. Outside production the page pays with the development
  * wallet (dev-wallet.ts); in production it says how to pay from an MPP client.
  */

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
-import type { MeData } from "../../account/v1-me.js";
-import type { RateLimit } from "../../account/v1-rate-limits.js";
+import type { MeData } from "../../account/routes/me.js";
+import type { RateLimit } from "../../account/routes/rate-limits.js";
 import type { CallCharge } from "../../auth/session-calls.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateValue } from "../../platform/isolate-state.js";

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ApiApp } from "../http/openapi.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { flushOwed, limiterFor } from "../limits/admission.js";
-import { RATE_GROUPS } from "../limits/groups.js";
-import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { flushOwed, limiterFor } from "../../limits/admission.js";
+import { RATE_GROUPS } from "../../limits/groups.js";
+import { RATE_LIMIT_KEYS } from "../../limits/rate-table.js";
 
 const count = z.number().int();
 const RateWindow = z

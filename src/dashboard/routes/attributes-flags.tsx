@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { LeadAttribute as Attribute } from "../../leads/attributes.js";
 import type { Flag } from "../../leads/flags.js";
 import { REASONS_BY_TYPE } from "../../leads/flags.js";
+import type { LeadAttributes } from "../../leads/routes/list-attributes.js";
 import { PATHS } from "../config.js";
 import { firstIssue } from "../forms.js";
 import { type DashApp, type DashCtx, formOf, recordId, render, statusFor, when } from "../http.js";
@@ -61,7 +61,7 @@ async function attributesPage(
   status: 200 | ReturnType<typeof statusFor> = 200,
 ) {
   const session = c.get("session");
-  const answer = await c.get("v1").read<{ data: { attributes: Attribute[] } }>("/v1/leads/attributes");
+  const answer = await c.get("v1").read<LeadAttributes>("/v1/leads/attributes");
   const rows = answer.ok ? answer.body.data.attributes : [];
   return render(
     c,

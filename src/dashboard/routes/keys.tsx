@@ -1,5 +1,5 @@
 import type { FC } from "hono/jsx";
-import type { ApiKeyData, ApiKeyWithSecret } from "../../account/routes/keys/shared.js";
+import type { ApiKeyWithSecret, KeyList } from "../../account/routes/keys/shared.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, entryOf, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
@@ -42,7 +42,7 @@ async function page(
   status: 200 | ReturnType<typeof statusFor> = 200,
 ) {
   const session = c.get("session");
-  const list = await c.get("v1").read<{ data: { keys: ApiKeyData[] } }>("/v1/keys");
+  const list = await c.get("v1").read<KeyList>("/v1/keys");
   const now = Date.now();
   const origin = new URL(c.req.url).origin;
   const failed = extra.problem ?? (list.ok ? null : list);

@@ -2,6 +2,8 @@ import type { FC } from "hono/jsx";
 import { csvLine } from "../../http/csv.js";
 import type { Lead } from "../../leads/lead.js";
 import type { LeadList as List } from "../../leads/lists.js";
+import type { LeadPage } from "../../leads/routes/list-leads.js";
+import type { LeadLists } from "../../leads/routes/list-lists.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
@@ -50,7 +52,7 @@ const DONE: Record<string, string> = {
 };
 
 async function listsOf(v1: V1Client): Promise<List[]> {
-  const answer = await v1.read<{ data: { list_leads: List[] } }>("/v1/leads_lists");
+  const answer = await v1.read<LeadLists>("/v1/leads_lists");
   return answer.ok ? answer.body.data.list_leads : [];
 }
 
@@ -140,7 +142,7 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
   const list = c.req.query("list") ?? "";
   const domain = (c.req.query("domain") ?? "").trim();
   const [answer, lists] = await Promise.all([
-    v1.read<{ data: { leads: Lead[]; meta: { total: number; total_pages: number } } }>("/v1/leads", {
+    v1.read<LeadPage>("/v1/leads", {
       page,
       limit: 25,
       list,
@@ -270,7 +272,7 @@ async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
 
 async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
-  const answer = await c.get("v1").read<{ data: { list_leads: List[] } }>("/v1/leads_lists");
+  const answer = await c.get("v1").read<LeadLists>("/v1/leads_lists");
   return render(
     c,
     <AppPage title="Lead lists" session={session} active="lists" script>
@@ -341,7 +343,7 @@ async function exportLeads(c: DashCtx): Promise<Response> {
   const v1 = c.get("v1");
   const filter = { list: c.req.query("list") ?? "", domain: (c.req.query("domain") ?? "").trim() };
   const readPage = (page: number) =>
-    v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", {
+    v1.read<LeadPage>("/v1/leads", {
       ...filter,
       page,
       limit: 100,

@@ -65,6 +65,7 @@ export const KeySchema = z
 export type ApiKeyData = z.infer<typeof KeySchema>;
 
 export const KeyListSchema = z.object({ data: z.object({ keys: z.array(KeySchema) }) });
+export type KeyList = z.infer<typeof KeyListSchema>;
 export const KeyWithSecretSchema = z.object({
   data: KeySchema.extend({ secret: z.string().openapi({ description: "Shown once; store it now." }) }),
 });

@@ -259,7 +259,13 @@ async function elapse(iso: Isolate, ms: number) {
 const VERIFY_COST = 1;
 
 /** Runs one schedule drawn from `seed`; answers what it checked. */
-export async function runSchedule(seed: number, opts: { steps?: number } = {}): Promise<ScheduleResult> {
+export interface ScheduleOptions {
+  steps?: number;
+  /** Every round trip of the live isolates hangs from each quiet point on (until their faults are drawn again). */
+  hangAtQuietPoints?: boolean;
+}
+
+export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Promise<ScheduleResult> {
   const rnd = random(seed);
   const plan = rnd.pick(PLANS);
   const boundary = rnd.chance(0.25) ? "month" : rnd.chance(0.2) ? "day" : null;
@@ -398,7 +404,8 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   const quiesce = async () => {
     await Promise.all(bulkDeliveries);
     bulkDeliveries = [];
-    for (const iso of live()) iso.faults = { ...iso.faults, outage: false };
+    for (const iso of live())
+      iso.faults = { ...iso.faults, outage: false, hang: opts.hangAtQuietPoints ? 1 : iso.faults.hang };
     await settleLive(isolates, accountId);
   };
   /** Minutes or hours pass: the limiter's sweeps run; an operator retries a pack order under its key. */
@@ -665,7 +672,10 @@ async function settleLive(isolates: Isolate[], accountId: number) {
     for (const iso of isolates.filter((i) => !i.dead))
       await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
   }
-  for (const iso of isolates.filter((i) => !i.dead)) await iso.client.flush(iso.env, accountId);
+  // Each isolate sends what it owes in a request of its own: a round trip that hangs (a fault a
+  // quiet point keeps) leaves that request waiting for ever, as the runtime would cancel it, and the
+  // line's next sender sends the message again. Awaited outside a request, it held the schedule.
+  for (const iso of isolates.filter((i) => !i.dead)) await asRequest(() => iso.client.flush(iso.env, accountId));
 }
 
 async function bulkJob(account: Awaited<ReturnType<typeof createAccount>>, emails: string[]) {

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
+import { isolateClient } from "../limits/limiter-client.js";
 import type { SettlementOutcome } from "../limits/limiter-messages.js";
 import { BILLING_RESEND_MS, ChunkBillings } from "./chunk-billing.js";
 import { ChunkLeases } from "./chunk-leases.js";
@@ -366,6 +367,8 @@ export class BulkJob extends DurableObject<Env> {
       leases: this.leases,
       billings: this.billings,
       rows: this.rows,
+      client: isolateClient(),
+      waitUntil: (p) => this.ctx.waitUntil(p),
       state: () => this.state(),
       save: () => this.save(),
       leaseMs: () => this.leaseMs(),

@@ -1,5 +1,6 @@
 import type { Env } from "../env.js";
-import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
+import type { LimiterClient } from "../limits/limiter-client.js";
+import type { SettlementOutcome } from "../limits/limiter-messages.js";
 import { BILLING_RESEND_MS, type ChunkBillings } from "./chunk-billing.js";
 import type { ChunkLeases } from "./chunk-leases.js";
 import { failedForChunk, MAX_SENDS } from "./job-lifecycle.js";
@@ -21,6 +22,9 @@ export interface JobRunHost {
   readonly leases: ChunkLeases;
   readonly billings: ChunkBillings;
   readonly rows: JobStore;
+  /** The isolate's limiter client: an owed billing goes the way a delivery sends it (settleNow). */
+  readonly client: LimiterClient;
+  waitUntil(promise: Promise<unknown>): void;
   /** The job's state (the run only works on a job that exists). */
   state(): JobState;
   save(): void;
@@ -84,13 +88,11 @@ export class JobRun {
     const { billings, env } = this.host;
     const entries = billings.due(now);
     if (!entries.length) return billings.owed();
-    const job = this.host.state();
-    const accountId = job.accountId;
-    const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
+    const { accountId } = this.host.state();
     for (const e of entries) {
-      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [e.settlement] })) as LimiterReply;
-      const [decided] = reply.settlements;
-      if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${job.id}`);
+      const decided = await this.host.client.settleNow(env, accountId, e.plan, e.settlement, this.host.waitUntil);
+      // Not decided within the drain budget (the limiter unreachable): still owed, sent again later.
+      if (!decided) break;
       await this.host.billingDecided(e.id, decided);
     }
     return billings.owed();

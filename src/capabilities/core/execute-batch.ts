@@ -175,9 +175,7 @@ export async function executeBatch(
     settlement,
     async settle() {
       if (!settlement) return undefined;
-      const decision = client.settle(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil);
-      await client.flush(inv.env, inv.accountId);
-      return decision.decided;
+      return client.settleNow(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil);
     },
     release() {
       if (ids.length)

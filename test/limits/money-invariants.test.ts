@@ -23,7 +23,7 @@ describe("money stays exact under faults, at the month's edge and across isolate
 
   // A quiet point sends what the live isolates owe; a round trip of that send that hangs (its
   // request cancelled) once held the whole schedule, which then never came to rest.
-  it("comes to rest when every round trip hangs from each quiet point on", { timeout: 30_000 }, async () => {
+  it("comes to rest when the sends of its quiet points hang", { timeout: 30_000 }, async () => {
     const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
     const result = await runSchedule(QUIET_POINT_SEED, { hangAtQuietPoints: true }).finally(() => quiet.mockRestore());
     expect(result.violations, `seed ${QUIET_POINT_SEED}`).toEqual([]);

@@ -17,7 +17,7 @@ import { requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount } from "./accounts.js";
 import { limiterClock } from "./limiter.js";
-import { slowRows, withChunkLease } from "./slow-time.js";
+import { slowRows, withChunkClaim } from "./slow-time.js";
 
 /**
  * A fault-injection harness for the money invariants (docs/billing.md). One schedule plays one
@@ -429,7 +429,7 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     await quiesce();
     const iso = rnd.pick(live());
     slow.chunks += 1;
-    const rows = slowRows(withChunkLease(iso.env, 60));
+    const rows = slowRows(withChunkClaim(iso.env, 60));
     const delivery = deliver(iso, rows.env);
     await sleep(30);
     for (let i = 0; i < 3; i++) {

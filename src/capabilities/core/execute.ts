@@ -93,19 +93,15 @@ export async function executeCapability(
   const { parts, charged: perCall } = billedParts(cap, run);
   const charged = perCall[0] ?? undefined;
   let decision: BillingDecision = NOT_BILLED;
-  if (admission.chargeLater)
-    decision =
-      admission.chargeLater({ found: result.found, charged: result.found && creditBilled ? charged : undefined }) ??
-      NOT_BILLED;
-  else {
-    const settlement = charged && fingerprint !== null ? settlementOf(run, parts) : null;
-    if (settlement && fingerprint !== null)
-      decision = new BillingOnReport(
-        () => client.settle(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil),
-        (decided) => decided.billed.includes(fingerprint),
-      );
-    else release();
-  }
+  // `charged` is set only for a credit-billed request that found something new (billedParts).
+  const settlement = charged ? settlementOf(run, parts) : null;
+  if (admission.chargeLater) decision = admission.chargeLater({ found: result.found, charged }) ?? NOT_BILLED;
+  else if (settlement && fingerprint !== null)
+    decision = new BillingOnReport(
+      () => client.settle(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil),
+      (decided) => decided.billed.includes(fingerprint),
+    );
+  else release();
   const quota =
     cap.quotaHeaders && cap.cost && !paidPerRequest ? await quotaHeaders(inv, cap.cost.balance, cap.quotaHeaders) : {};
   const response = new Response(JSON.stringify(result.body), {

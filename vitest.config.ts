@@ -74,6 +74,10 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
+      // Modules once transformed are kept on disk (node_modules/.experimental-vitest-cache, keyed by
+      // their content and the config) for the next run: the second `npm test` on a tree skips most of
+      // the TypeScript transform of src/ and test/ (its transform time fell from 51 s to 21 s summed).
+      experimental: { fsModuleCache: true },
       setupFiles: ["./test/setup.ts"],
       // Every package the suite imports is bundled once into a few modules (kept in node_modules/.vite
       // between runs) instead of being sent to each runtime file by file: viem alone is ~1,400

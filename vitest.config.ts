@@ -46,6 +46,8 @@ export default defineConfig(async () => {
             MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "",
             MONEY_SEED: process.env.MONEY_SEED ?? "",
             MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "",
+            // "1": the workerd benches (bench/*.bench.test.ts) run at their smoke sizes (`--smoke`).
+            BENCH_SMOKE: process.env.BENCH_SMOKE ?? "",
           },
           // No test reaches the internet: every outbound fetch is answered by fixtures.
           outboundService: outbound,

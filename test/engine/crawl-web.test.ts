@@ -107,6 +107,44 @@ describe("pages that fail at first", () => {
     expect(clock.now() - started).toBeLessThan(FIRST_PASS.totalMs);
   });
 
+  it("a site-wide rate limit whose Retry-After fits the first pass is waited out there, the rest read one page at a time", async () => {
+    // paced.test: the fifth request in a window and all after it answer 429 for 5 s (site's clock,
+    // moved with the crawler's waits). Before, the first pass handed everything after the limit on.
+    await fetch("https://paced.test/__reset");
+    const clock = new VirtualClock((ms) => fetch(`https://paced.test/__advance?ms=${ms}`));
+    const unwatch = clock.watchFetches();
+    const started = clock.now();
+    const out = await crawlFirstPass(env, "paced.test", { ...FIRST_PASS, clock }).finally(unwatch);
+    expect(addressesOf(out)).toEqual(["clara.oswald@paced.test", "john.smith@paced.test", "office@paced.test"]);
+    // A guessed path may meet the limit's next window (handed on); the pages the site links never are.
+    expect(out.retry.filter((u) => /\/(team|contact|about)$/.test(u))).toEqual([]);
+    const asks = clock.requests.filter((r) => r.url.startsWith("https://paced.test/") && !r.url.includes("/__"));
+    const limitHit = asks.findIndex((r) => r.at > started);
+    expect(limitHit, "some asks waited for the limit").toBeGreaterThan(0);
+    const after = asks.slice(limitHit);
+    expect(after[0]!.at - started, "no ask before the Retry-After").toBeGreaterThanOrEqual(5_000);
+    expect(
+      after.filter((r) => r.alongside > 0),
+      "one at a time",
+    ).toEqual([]);
+    expect(clock.now() - started).toBeLessThan(FIRST_PASS.totalMs);
+  });
+
+  it("a rate limit whose Retry-After the first pass cannot wait out stops it asking at once; the rest is handed on", async () => {
+    // paced-long.test: the same limit with a 30 s Retry-After.
+    await fetch("https://paced-long.test/__reset");
+    const clock = new VirtualClock((ms) => fetch(`https://paced-long.test/__advance?ms=${ms}`));
+    const unwatch = clock.watchFetches();
+    const out = await crawlFirstPass(env, "paced-long.test", { ...FIRST_PASS, clock }).finally(unwatch);
+    expect(clock.saved, "no wait").toBe(0);
+    const asked = clock.requests.filter((r) => r.url.startsWith("https://paced-long.test/") && !r.url.includes("/__"));
+    // robots.txt, the home page, the sitemap, then one round (the team got the fourth ask; the
+    // contact, about and soft-404 probe met the limit), then nothing more.
+    expect(asked).toHaveLength(7);
+    expect(addressesOf(out)).toEqual(["clara.oswald@paced-long.test", "john.smith@paced-long.test"]);
+    expect(out.retry.sort()).toEqual(["https://paced-long.test/about", "https://paced-long.test/contact"]);
+  });
+
   it("decides the wait before a retry from the failure, Retry-After and the pass", () => {
     const policyFirst = FIRST_PASS.retry;
     const policyDeep = DEEP_PASS.retry;

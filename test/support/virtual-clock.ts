@@ -13,8 +13,12 @@ export class VirtualClock implements CrawlClock {
   private readonly origin = Date.now();
   private elapsed = 0;
   private waited = 0;
-  /** Requests made while watching (`watchFetches`), at this clock's time when each was sent. */
-  readonly requests: { url: string; at: number }[] = [];
+  /**
+   * Requests made while watching (`watchFetches`): at this clock's time when each was sent, and how
+   * many others were in flight then (0: it was sent alone, after the one before had its answer).
+   */
+  readonly requests: { url: string; at: number; alongside: number }[] = [];
+  private inFlight = 0;
 
   /** `onSleep` moves what the crawler talks to forward too (a fixture site's clock: advanceUrl). */
   constructor(private readonly onSleep?: (ms: number) => Promise<unknown>) {}
@@ -49,8 +53,9 @@ export class VirtualClock implements CrawlClock {
     const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const sentAt = this.now();
       const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-      this.requests.push({ url, at: sentAt });
-      const res = await real(input, init);
+      this.requests.push({ url, at: sentAt, alongside: this.inFlight });
+      this.inFlight++;
+      const res = await real(input, init).finally(() => this.inFlight--);
       const took = Number(res.headers.get(LATENCY_HEADER) ?? 0);
       if (took > 0) this.elapsed = Math.max(this.elapsed, sentAt + took - this.origin);
       return res;

@@ -619,12 +619,25 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // team page often sits under "about" whatever the language calls it.
     if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain)
       return UNKNOWN_NAV_SCORE - 1;
+    // A short label in unknown words on the "about" page ("Lo studio" → "La squadra »"): the company's
+    // own section pages, worth a look before guessed paths (its team often hangs there).
+    if (from && isAboutPage(from) && shortLabel && plain && path.split("/").filter(Boolean).length <= 2)
+      return ABOUT_LINK_SCORE;
     const fromHomeOrPress =
       from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
     if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;
   }
   return adjust(best, path);
+}
+
+/** Links in unknown words on an "about" page: above guessed paths (GUESS_CEILING), below the home page's own menu. */
+const ABOUT_LINK_SCORE = (UNKNOWN_NAV_SCORE + GUESS_CEILING) / 2;
+
+/** A page read as the company's "about" page (its link or address said so). */
+function isAboutPage(from: LinkSource): boolean {
+  const min = CATEGORY_SCORE.about - 9;
+  return from.score >= min && from.score <= CATEGORY_SCORE.about && !from.listsPeople;
 }
 
 /** A page one level under another ("/about/team" under "/about"). */

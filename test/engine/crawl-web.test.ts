@@ -145,6 +145,20 @@ describe("pages that fail at first", () => {
     expect(out.retry.sort()).toEqual(["https://paced-long.test/about", "https://paced-long.test/contact"]);
   });
 
+  it("reads the people a linked script file fetches on the team page, in the first pass, and not the page's library", async () => {
+    await fetch("https://linked-script.test/__reset");
+    const out = await crawlFirstPass(env, "linked-script.test", first);
+    expect(addressesOf(out)).toEqual([
+      "clara.oswald@linked-script.test",
+      "hello@linked-script.test",
+      "john.smith@linked-script.test",
+    ]);
+    const paths = (await requestsOf("linked-script.test")).map((r) => r.path);
+    expect(paths).toContain("/assets/js/team-grid.js");
+    expect(paths).toContain("/api/v1/people");
+    expect(paths, "a library is not read").not.toContain("/assets/js/jquery.min.js");
+  });
+
   it("decides the wait before a retry from the failure, Retry-After and the pass", () => {
     const policyFirst = FIRST_PASS.retry;
     const policyDeep = DEEP_PASS.retry;

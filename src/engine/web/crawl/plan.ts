@@ -447,6 +447,10 @@ function decodePath(path: string): string {
   }
 }
 
+/** Script files that are a library, a framework's runtime, a tag or a site-wide bundle, not a page's own code. */
+const LIBRARY_SCRIPT =
+  /(^|[/._-])(vendors?|jquery|bootstrap|polyfills?|runtime|framework|webpack|chunks?|analytics|gtag|gtm|tag-?manager|cookie|consent|borlabs|wp-includes|wp-emoji|recaptcha|matomo|piwik|hotjar|lodash|react|vue|angular|swiper|slick|lightbox|modernizr|main|app|bundle|common)([/._-]|$)/;
+
 /** Documents read only off the request path: PDFs and Office files (.docx, .xlsx). */
 const DOCUMENT = /\.(pdf|docx|xlsx)$/;
 const ASSET =
@@ -563,6 +567,15 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   const own = (link.rel ?? "").toLowerCase();
   if (own === "data" || own === "refresh")
     return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
+  // The site's own script file on a page read for its people, contact or company that shows no one
+  // with an address yet: it may fetch them (read as that page's script). Libraries, tags and bundles
+  // of the whole site are not.
+  if (own === "script") {
+    const section = !!from && from.score < HOME_SCORE && from.score >= CATEGORY_SCORE.about - 9;
+    return section && !from.knownPeople?.size && /\.m?js$/.test(path) && !LIBRARY_SCRIPT.test(path)
+      ? Math.min(from.score, CATEGORY_SCORE.people) - 2
+      : null;
+  }
   // A document a team page links to is most likely its directory.
   if (DOCUMENT.test(path))
     return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
@@ -634,10 +647,10 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
 /** Links in unknown words on an "about" page: above guessed paths (GUESS_CEILING), below the home page's own menu. */
 const ABOUT_LINK_SCORE = (UNKNOWN_NAV_SCORE + GUESS_CEILING) / 2;
 
-/** A page read as the company's "about" page (its link or address said so). */
+/** A page read as the company's "about" page: ranked as one, and its own address says so ("/lo-studio", "/ueber-uns"). */
 function isAboutPage(from: LinkSource): boolean {
-  const min = CATEGORY_SCORE.about - 9;
-  return from.score >= min && from.score <= CATEGORY_SCORE.about && !from.listsPeople;
+  const ranked = from.score >= CATEGORY_SCORE.about - 9 && from.score <= CATEGORY_SCORE.about;
+  return ranked && !from.listsPeople && categoryOfPath(new URL(from.url).pathname) === "about";
 }
 
 /** A page one level under another ("/about/team" under "/about"). */

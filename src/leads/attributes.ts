@@ -4,6 +4,7 @@ import { db } from "../db/client.js";
 import { type LeadAttributeRow, leadAttributes } from "../db/schema-leads.js";
 import type { Env } from "../env.js";
 import { ApiError } from "../http/errors.js";
+import { asciiFold } from "../platform/ascii-fold.js";
 import { parseInstant, rfc3339 } from "../platform/time.js";
 import { notFound } from "./shared.js";
 
@@ -44,10 +45,7 @@ export function renderAttribute(row: LeadAttributeRow): z.infer<typeof Attribute
 
 /** "Deal Size (€)" -> "deal_size": lowercase ASCII letters, digits and underscores. */
 export function slugify(name: string): string {
-  const ascii = name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase();
+  const ascii = asciiFold(name, { compatibility: true }).toLowerCase();
   const slug = ascii
     .replace(/[^a-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "")

@@ -1,5 +1,6 @@
 import type { Env } from "../../env.js";
 import { boundedMap } from "../../platform/isolate-state.js";
+import { MX_PROVIDERS } from "../data/mail-providers.js";
 import { Unavailable } from "../errors.js";
 
 /**
@@ -257,57 +258,6 @@ export async function hasAddress(env: Pick<Env, "DOH_URL">, domain: string): Pro
   if (aaaa.status === "rejected") throw aaaa.reason;
   return false;
 }
-
-/** Hosted mail services recognised by their MX host names (suffix match, most specific first). */
-const MX_PROVIDERS: [suffix: string, provider: string][] = [
-  ["gmail-smtp-in.l.google.com", "Gmail"],
-  ["aspmx.l.google.com", "Google Workspace"],
-  ["googlemail.com", "Google Workspace"],
-  ["smtp.google.com", "Google Workspace"],
-  ["google.com", "Google Workspace"],
-  ["olc.protection.outlook.com", "Outlook.com"],
-  ["mail.protection.outlook.com", "Microsoft 365"],
-  ["mx.microsoft", "Microsoft 365"],
-  ["outlook.com", "Microsoft 365"],
-  ["pphosted.com", "Proofpoint"],
-  ["ppe-hosted.com", "Proofpoint Essentials"],
-  ["mimecast.com", "Mimecast"],
-  ["mimecast.co.za", "Mimecast"],
-  ["mimecast-offshore.com", "Mimecast"],
-  ["zoho.com", "Zoho Mail"],
-  ["zoho.eu", "Zoho Mail"],
-  ["zoho.in", "Zoho Mail"],
-  ["zoho.com.au", "Zoho Mail"],
-  ["zohomail.com", "Zoho Mail"],
-  ["messagingengine.com", "Fastmail"],
-  ["yahoodns.net", "Yahoo Mail"],
-  ["mail.icloud.com", "iCloud Mail"],
-  ["protonmail.ch", "Proton Mail"],
-  ["barracudanetworks.com", "Barracuda"],
-  ["iphmx.com", "Cisco Secure Email"],
-  ["messagelabs.com", "Broadcom Email Security"],
-  ["hydra.sophos.com", "Sophos Email"],
-  ["hes.trendmicro.com", "Trend Micro Email Security"],
-  ["hornetsecurity.com", "Hornetsecurity"],
-  ["mailchannels.net", "MailChannels"],
-  ["mx.cloudflare.net", "Cloudflare Email Routing"],
-  ["improvmx.com", "ImprovMX"],
-  ["migadu.com", "Migadu"],
-  ["emailsrvr.com", "Rackspace Email"],
-  ["secureserver.net", "GoDaddy"],
-  ["mail.ovh.net", "OVHcloud"],
-  ["ovh.net", "OVHcloud"],
-  ["kundenserver.de", "IONOS"],
-  ["ionos.com", "IONOS"],
-  ["ionos.de", "IONOS"],
-  ["yandex.net", "Yandex 360"],
-  ["mail.ru", "Mail.ru"],
-  ["qq.com", "Tencent Exmail"],
-  ["amazonaws.com", "Amazon SES"],
-  ["mailgun.org", "Mailgun"],
-  ["sendgrid.net", "SendGrid"],
-  ["titan.email", "Titan"],
-];
 
 /** The hosted mail service behind these MX hosts, or null when none is recognised. */
 export function detectMailProvider(mxHosts: readonly string[]): string | null {

@@ -1,3 +1,5 @@
+import { asciiFold } from "../../platform/ascii-fold.js";
+import { FAMILY_NAME_WORDS, GIVEN_NAME_WORDS } from "../data/placeholder-words.js";
 import { PATTERNS, type Pattern } from "./patterns.js";
 
 /**
@@ -6,66 +8,6 @@ import { PATTERNS, type Pattern } from "./patterns.js";
  * the domain's format and never an address of its own.
  */
 
-/** Words that stand for the given name, in the languages sites write them in (ASCII-folded). */
-const GIVEN = [
-  "firstname",
-  "first",
-  "givenname",
-  "given",
-  "forename",
-  "name",
-  "vorname",
-  "prenom",
-  "nombre",
-  "nome",
-  "voornaam",
-  "imie",
-  "adi",
-  "ad",
-  "fornavn",
-  "fornamn",
-  "etunimi",
-  "keresztnev",
-  "jmeno",
-  "ime",
-  "ten",
-  "namae",
-  "imya",
-  "imja",
-  "imia",
-];
-/** Words that stand for the family name. */
-const FAMILY = [
-  "lastname",
-  "last",
-  "surname",
-  "familyname",
-  "family",
-  "nachname",
-  "familienname",
-  "nom",
-  "apellido",
-  "apellidos",
-  "cognome",
-  "achternaam",
-  "nazwisko",
-  "soyadi",
-  "soyad",
-  "efternamn",
-  "etternavn",
-  "efternavn",
-  "sukunimi",
-  "vezeteknev",
-  "sobrenome",
-  "apelido",
-  "prijmeni",
-  "prezime",
-  "ho",
-  "myouji",
-  "familiya",
-  "familija",
-  "familia",
-];
 /**
  * A placeholder has a word of at least this length ("vorname", "lastname", "prenom"): short words
  * are also names and mailboxes ("ho.l" is Hồ Linh, "nom@" and "ad@" are real), never enough alone.
@@ -77,8 +19,8 @@ const MIN_SINGLE_WORD = 6;
 type Role = "first" | "last" | "f" | "l" | "." | "_" | "-";
 
 const WORDS: [string, Role][] = [
-  ...GIVEN.map((w) => [w, "first"] as [string, Role]),
-  ...FAMILY.map((w) => [w, "last"] as [string, Role]),
+  ...GIVEN_NAME_WORDS.map((w) => [w, "first"] as [string, Role]),
+  ...FAMILY_NAME_WORDS.map((w) => [w, "last"] as [string, Role]),
 ].sort((a, b) => b[0].length - a[0].length);
 
 /**
@@ -136,12 +78,5 @@ function segment(text: string, at: number, left: number): Role[][] {
 
 /** ASCII spelling of a line for finding placeholders written with accents ("prénom.nom", "adı.soyadı", "imię.nazwisko"). */
 export function foldForPlaceholders(line: string): string {
-  return line
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .replace(/ı/g, "i")
-    .replace(/ł/gi, "l")
-    .replace(/ø/gi, "o")
-    .replace(/ß/g, "ss")
-    .replace(/æ/gi, "ae");
+  return asciiFold(line);
 }

@@ -2,6 +2,7 @@ import { and, eq, gte, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { companies, domains, emailSources, emails, people } from "../../db/schema-index.js";
 import { groupByIndex, type IndexEnv, indexFor, onEveryIndex } from "../../db/shards.js";
+import { asciiFold } from "../../platform/ascii-fold.js";
 import { rfc3339 } from "../../platform/time.js";
 import { NotFound } from "../errors.js";
 import { inferPatterns, type NamedAddress, type PatternInference } from "../finder/patterns.js";
@@ -145,9 +146,7 @@ const LEGAL_FORMS =
 
 /** "Acme Widgets, Inc." and "acme widgets" compare equal. */
 export function companyKey(name: string): string {
-  return name
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
+  return asciiFold(name, { compatibility: true })
     .toLowerCase()
     .replace(/&/g, " and ")
     .replace(LEGAL_FORMS, " ")

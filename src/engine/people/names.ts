@@ -1,5 +1,14 @@
-import transliterate from "@sindresorhus/transliterate";
+import { asciiFold } from "../../platform/ascii-fold.js";
 import { boundedMap } from "../../platform/isolate-state.js";
+import {
+  ACRONYMS,
+  ALWAYS_TITLES,
+  HONORIFICS,
+  NICKNAME_GROUPS,
+  NOT_NAME_WORDS,
+  PARTICLES,
+  SUFFIXES,
+} from "../data/name-words.js";
 
 /**
  * Person names as mail systems spell them: lowercase ASCII letters. Transliteration is ambiguous
@@ -19,15 +28,6 @@ export type Transliteration = "plain" | "expanded";
 export type NordicSpelling = "plain" | "expanded";
 
 const APOSTROPHES = /['’ʼ`´‘]/g;
-const EXPANDED_UMLAUTS: Record<string, string> = { ä: "ae", ö: "oe", ü: "ue" };
-const EXPANDED_NORDIC: Record<string, string> = { ø: "oe", å: "aa" };
-
-// The library spells German umlauts as digraphs by default; "plain" wants the bare vowel.
-const PLAIN_UMLAUTS: [string, string][] = [
-  ["ä", "a"],
-  ["ö", "o"],
-  ["ü", "u"],
-];
 
 // Names repeat across a site's addresses (and the finder asks for the same ones): spellings are memoised per isolate.
 const spellings = boundedMap<string, string>("nameSpellings");
@@ -42,10 +42,8 @@ function ascii(part: string, style: Transliteration, nordic: NordicSpelling = "p
 }
 
 function spell(part: string, style: Transliteration, nordic: NordicSpelling): string {
-  let s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
-  if (style === "expanded") s = s.replace(/[äöü]/g, (c) => EXPANDED_UMLAUTS[c] ?? c);
-  if (nordic === "expanded") s = s.replace(/[øå]/g, (c) => EXPANDED_NORDIC[c] ?? c);
-  return transliterate(s, { customReplacements: style === "plain" ? PLAIN_UMLAUTS : [] }).toLowerCase();
+  const s = part.normalize("NFC").toLowerCase().replace(APOSTROPHES, "");
+  return asciiFold(s, { scripts: "transliterate", umlauts: style, nordic }).toLowerCase();
 }
 
 /** Which form of a several-word or hyphenated part a spelling is: all pieces joined, hyphenated, only the first or last piece. */
@@ -85,65 +83,6 @@ export function partVariants(
   return partSpellings(part, style, nordic).map((s) => s.text);
 }
 
-/**
- * Given names and their usual short forms: sites often publish "bob.smith@" for a Robert Smith. Used
- * only to recognise an address as someone's (and a finder query as a listed person), never to
- * invent one: the finder still writes the name it was given.
- */
-const NICKNAME_GROUPS = [
-  "robert bob rob bobby robbie",
-  "william bill will billy liam",
-  "richard rick rich dick ricky",
-  "james jim jimmy jamie",
-  "john jack johnny",
-  "michael mike mick mickey",
-  "thomas tom tommy",
-  "christopher chris",
-  "daniel dan danny",
-  "matthew matt",
-  "joseph joe joey",
-  "anthony tony",
-  "andrew andy drew",
-  "benjamin ben benji",
-  "samuel sam sammy",
-  "alexander alex sasha",
-  "alexandra alex sandra",
-  "elizabeth liz beth betty eliza lisa",
-  "katherine kate katie kathy",
-  "catherine cathy kate",
-  "margaret maggie meg peggy",
-  "jennifer jen jenny",
-  "rebecca becky",
-  "patricia pat trish",
-  "susan sue suzy",
-  "deborah deb debbie",
-  "nicholas nick nico",
-  "jonathan jon",
-  "timothy tim",
-  "stephen steve",
-  "steven steve",
-  "edward ed ted eddie",
-  "charles charlie chuck",
-  "francis frank",
-  "frederick fred freddie",
-  "albert al bert",
-  "johannes hans jo",
-  "josef sepp",
-  "wolfgang wolf",
-  "giuseppe beppe peppe",
-  "francisco paco",
-  "jose pepe",
-  "manuel manolo",
-  "dominik dom",
-  "maximilian max",
-  "florian flo",
-  "christian chris",
-  "christine chris tina",
-  "kristina tina",
-  "valentina vale",
-  "alejandro alex",
-  "guillermo memo",
-];
 const NICKNAMES = new Map<string, Set<string>>();
 for (const group of NICKNAME_GROUPS) {
   const names = group.split(" ");
@@ -216,134 +155,7 @@ export function prefixIsPartOfName(last: string): boolean {
   );
 }
 
-const HONORIFICS = new Set([
-  "mr",
-  "mrs",
-  "ms",
-  "miss",
-  "mx",
-  "dr",
-  "prof",
-  "sir",
-  "dame",
-  "herr",
-  "frau",
-  "mme",
-  "mlle",
-  "m",
-  // Maître (French lawyers and notaries), Italian, Spanish, Portuguese, Dutch, Polish and German titles.
-  "me",
-  "maître",
-  "maitre",
-  "dott",
-  "dottssa",
-  "avv",
-  "ing",
-  "arch",
-  "geom",
-  "rag",
-  "sr",
-  "sra",
-  "srta",
-  "don",
-  "doña",
-  "dña",
-  "dra",
-  "mevr",
-  "dhr",
-  "ir",
-  "drs",
-  "mgr",
-  "inż",
-  "mag",
-  "eng",
-  "arq",
-  // German diploma titles written before the name ("Dipl.-Ing. Næss Sigrid M.").
-  "dipl-ing",
-  "dipl-kfm",
-  "dipl-kffr",
-  "dipl-inf",
-  "dipl-psych",
-  "dipl-betrw",
-  "dr-ing",
-  "dr-med",
-]);
-const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "esq", "dipl", "ing", "msc", "bsc"]);
-/** Lowercase particles that belong to the family name ("Anna van der Berg" → last "van der Berg"). */
-const PARTICLES = new Set([
-  "van",
-  "von",
-  "de",
-  "der",
-  "den",
-  "da",
-  "di",
-  "du",
-  "del",
-  "della",
-  "la",
-  "le",
-  "ter",
-  "ten",
-  "dos",
-  "das",
-  "do",
-  "zu",
-  "af",
-  "al",
-  "el",
-  // Dutch tussenvoegsels ("in 't Veld", "op den Akker", "van het Hof").
-  "in",
-  "'t",
-  "’t",
-  "het",
-  "op",
-  "te",
-  "uit",
-  "aan",
-  "bij",
-  "bin",
-  "ibn",
-  // Irish and Welsh: Ó Súilleabháin, Mac Giolla, Nic Dhonnchadha, Ní Bhriain, ap Gwilym, ferch Rhys.
-  "ó",
-  "ua",
-  "mac",
-  "nic",
-  "ní",
-  "ap",
-  "ab",
-  "ferch",
-  "verch",
-]);
-
 const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
-/** Titles that are never names; the others ("Don", "Ing", "Mag", "Ir", "Arch") count only with their dot. */
-const ALWAYS_TITLES = new Set([
-  "mr",
-  "mrs",
-  "ms",
-  "mx",
-  "dr",
-  "prof",
-  "herr",
-  "frau",
-  "mme",
-  "mlle",
-  "me",
-  "maître",
-  "maitre",
-  "dott",
-  "dottssa",
-  "avv",
-  "dhr",
-  "mevr",
-  "mgr",
-  "dra",
-  "sra",
-  "srta",
-  "dña",
-  "doña",
-]);
 const isTitle = (token: string) =>
   /^\p{Lu}/u.test(token) && HONORIFICS.has(bare(token)) && (ALWAYS_TITLES.has(bare(token)) || token.endsWith("."));
 
@@ -455,106 +267,6 @@ export function nameKey(text: string): string {
 
 const NAME_TOKEN =
   /^(?:\p{Lu}[\p{L}'’.-]*|['’]\p{Lu}|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
-const NOT_NAME_WORDS = new Set([
-  "contact",
-  "contacts",
-  "team",
-  "our",
-  "the",
-  "about",
-  "us",
-  "sales",
-  "support",
-  "office",
-  "press",
-  "email",
-  "e-mail",
-  "phone",
-  "tel",
-  "fax",
-  "mail",
-  "impressum",
-  "imprint",
-  "privacy",
-  "policy",
-  "careers",
-  "jobs",
-  "home",
-  "news",
-  "media",
-  "inc",
-  "gmbh",
-  "ltd",
-  "llc",
-  "ag",
-  "co",
-  "company",
-  "headquarters",
-  "department",
-  "management",
-  "board",
-  "leadership",
-  "founders",
-  "people",
-  "staff",
-  "general",
-  "inquiries",
-  "enquiries",
-  "customer",
-  "service",
-  "services",
-  "read",
-  "more",
-  "learn",
-  "get",
-  "in",
-  "touch",
-  "meet",
-  "write",
-  "call",
-  "follow",
-  "linkedin",
-  "twitter",
-  "github",
-  "address",
-  "and",
-  // Legal forms: "Alpha Consultores S.A." and "Cobalt Conseil SAS" are companies.
-  "s.a.",
-  "sa",
-  "sas",
-  "sarl",
-  "s.l.",
-  "spa",
-  "s.p.a.",
-  "srl",
-  "s.r.l.",
-  "bv",
-  "b.v.",
-  "nv",
-  "n.v.",
-  "kk",
-  "k.k.",
-  "oy",
-  "oyj",
-  "plc",
-  "pty",
-  "kft",
-  "kft.",
-  "zrt",
-  "zrt.",
-  "ltda",
-  "ltda.",
-  "sp.",
-  "gbr",
-  "ohg",
-  "kg",
-  "e.k.",
-  "a.s.",
-  "a.ş.",
-  "s.r.o.",
-  "d.o.o.",
-  "ooo",
-]);
 
 /** Whether a short line of page text reads like a person's name ("Jane Doe", "Anna van der Berg", "Zoë O'Brien"). */
 export function looksLikePersonName(text: string): boolean {
@@ -572,36 +284,3 @@ export function looksLikePersonName(text: string): boolean {
   const upper = tokens.filter((tok) => /^\p{Lu}[\p{Lu}'’-]+$/u.test(tok) && !ACRONYMS.has(tok)).length;
   return mixed >= 1 && mixed + upper >= 2;
 }
-
-/** Upper-case words in names that are not family names. */
-const ACRONYMS = new Set([
-  "CEO",
-  "CTO",
-  "CFO",
-  "COO",
-  "CMO",
-  "CIO",
-  "CISO",
-  "VP",
-  "HR",
-  "IT",
-  "PR",
-  "QA",
-  "UX",
-  "UI",
-  "GMBH",
-  "AG",
-  "LLC",
-  "LTD",
-  "INC",
-  "BV",
-  "SA",
-  "SAS",
-  "PLC",
-  "MBA",
-  "PHD",
-  "MD",
-  "USA",
-  "UK",
-  "EU",
-]);

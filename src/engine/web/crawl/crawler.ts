@@ -1,9 +1,9 @@
-import robotsParser from "robots-parser";
 import type { Env } from "../../../env.js";
 import { isGenericLocalPart } from "../../people/positions.js";
 import { CookieJar } from "../cookies.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
+import { type Robots, readRobots } from "../robots.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
 import {
   type Candidate,
@@ -24,9 +24,6 @@ import { askedToComeBack, isTransient, type RetryPolicy, retryWait } from "./ret
 import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
 
 export { type CrawlNotes, describeCrawl } from "./notes.js";
-
-/** The token robots.txt rules are matched against. */
-export const ROBOTS_AGENT = "ContactIntelligenceBot";
 
 export interface CrawlBudget {
   maxPages: number;
@@ -142,17 +139,6 @@ export interface CrawlOutcome {
   notes: CrawlNotes;
 }
 
-interface Robots {
-  isAllowed(url: string): boolean;
-  sitemaps: string[];
-}
-
-function parseRobots(robotsUrl: string, fetched: PageFetch): Robots {
-  if (fetched.kind !== "ok") return { isAllowed: () => true, sitemaps: [] }; // 4xx: no rules (RFC 9309 §2.3.1.3)
-  const parsed = robotsParser(robotsUrl, fetched.body);
-  return { isAllowed: (url) => parsed.isAllowed(url, ROBOTS_AGENT) !== false, sitemaps: parsed.getSitemaps() };
-}
-
 /**
  * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
@@ -198,7 +184,7 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
     const origin = new URL(fetched.url).origin;
     // A robots.txt still asking us to come back never said where the site answers (no redirect was seen).
     const confirmed = !askedToComeBack(fetched);
-    return { origin, robots: parseRobots(`${origin}/robots.txt`, fetched), failure: null, confirmed };
+    return { origin, robots: readRobots(`${origin}/robots.txt`, fetched), failure: null, confirmed };
   }
   const failure =
     refused && !last?.timedOut

@@ -130,6 +130,22 @@ describe("pages that fail at first", () => {
     expect(clock.now() - started).toBeLessThan(FIRST_PASS.totalMs);
   });
 
+  it("once a rate limit has passed, the first pass asks the best page first: a team page found since before the pages the limit turned away", async () => {
+    // Seen on wider-web seed 1263013114: the team's new address (a script-only redirect) was found
+    // while the limit held; after the wait the turned-away news and legal pages went first, used up
+    // the next window, and the team was left to the deep pass.
+    await fetch("https://paced-moved.test/__reset");
+    const clock = new VirtualClock((ms) => fetch(`https://paced-moved.test/__advance?ms=${ms}`));
+    const unwatch = clock.watchFetches();
+    const started = clock.now();
+    const out = await crawlFirstPass(env, "paced-moved.test", { ...FIRST_PASS, clock }).finally(unwatch);
+    expect(addressesOf(out)).toEqual(["clara.oswald@paced-moved.test", "john.smith@paced-moved.test"]);
+    const afterWait = clock.requests.filter(
+      (r) => r.at > started && r.url.startsWith("https://paced-moved.test/") && !r.url.includes("/__"),
+    );
+    expect(afterWait[0]?.url).toBe("https://paced-moved.test/company/team");
+  });
+
   it("a rate limit whose Retry-After the first pass cannot wait out stops it asking at once; the rest is handed on", async () => {
     // paced-long.test: the same limit with a 30 s Retry-After.
     await fetch("https://paced-long.test/__reset");
@@ -157,6 +173,15 @@ describe("pages that fail at first", () => {
     expect(paths).toContain("/assets/js/team-grid.js");
     expect(paths).toContain("/api/v1/people");
     expect(paths, "a library is not read").not.toContain("/assets/js/jquery.min.js");
+  });
+
+  it("the first pass gives one page up to 9 s of its 12 s: slow team pages (2-8 s) were cut at 6 s and left to the deep pass", () => {
+    // Seen on wider-web seed 1263013114 (two sites whose team page answers in 6-8 s). The pass's own
+    // time and page budget are unchanged; a wait in real seconds is not run here (the page timeout is
+    // the runtime's timer, not the crawl clock).
+    expect(FIRST_PASS.pageTimeoutMs).toBeGreaterThanOrEqual(8_500);
+    expect(FIRST_PASS.pageTimeoutMs).toBeLessThan(FIRST_PASS.totalMs);
+    expect(FIRST_PASS).toMatchObject({ totalMs: 12_000, maxPages: 24 });
   });
 
   it("decides the wait before a retry from the failure, Retry-After and the pass", () => {

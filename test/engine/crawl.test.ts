@@ -81,6 +81,15 @@ describe("crawl planning and guards", () => {
     ).toBeNull();
   });
 
+  it("follows a short link in unknown words on a page the home menu names in unknown words, after guessed paths", () => {
+    // Seen on wider-web seed 1263013114: home → "Organisatie" → "Wie zijn wij" (the team), never read.
+    const section = { url: "https://a.test/organisatie", score: 8, listsPeople: false };
+    const team = scoreLink({ url: "https://a.test/wie-zijn-wij", text: "Wie zijn wij" }, section)!;
+    expect(team).toBeGreaterThan(0);
+    expect(team).toBeLessThan(7); // below the worst guessed path
+    expect(scoreLink({ url: "https://a.test/a/b/c", text: "Wie zijn wij" }, section), "deep: not followed").toBeNull();
+  });
+
   it("reads the newsroom the home page's menu names wherever it lives, then its items, its other years late", () => {
     const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
     expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2026", text: "Aktualności" }, home)).toBe(49);

@@ -66,7 +66,7 @@ export const FIRST_PASS: CrawlBudget = {
   maxPages: 24,
   maxBytesPerPage: 512 * 1024,
   totalMs: 12_000,
-  pageTimeoutMs: 6_000,
+  pageTimeoutMs: 9_000,
   concurrency: 8,
   retry: {
     maxWaitMs: 3_000,
@@ -334,16 +334,20 @@ async function runPass(env: Env, input: PassInput) {
       continue;
     }
     const batch: { candidate: Candidate; tries: number }[] = [];
-    for (const w of waiting.filter((w) => w.at <= now)) {
-      // Paced (a site-wide rate limit): one request at a time, retries included.
-      if (pace.paced && batch.length >= 1) break;
+    const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
+    const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
+    for (const w of due) {
+      // Paced (a site-wide rate limit): one request at a time, retries included, the best page first
+      // (a team page found since outranks the pages the limit turned away).
+      const better = queue[0] && queue[0].score > w.candidate.score && queue[0].score >= bestWaiting;
+      if (pace.paced && (batch.length >= 1 || better)) break;
       waiting.splice(waiting.indexOf(w), 1);
       batch.push({ candidate: w.candidate, tries: w.tries });
     }
+    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     // Retries do not count against the page budget (a page is read once), only against the time.
     // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
     // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
-    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (
       queue.length > 0 &&
       !pace.stopAsking &&

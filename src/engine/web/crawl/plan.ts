@@ -297,6 +297,10 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // own section pages, worth a look before guessed paths (its team often hangs there).
     if (from && isAboutPage(from) && shortLabel && plain && path.split("/").filter(Boolean).length <= 2)
       return ABOUT_LINK_SCORE;
+    // Two steps into the site's own words ("Organisatie" → "Wie zijn wij"): read last, when the
+    // pass has budget left after guessed paths.
+    if (from?.score === UNKNOWN_NAV_SCORE && shortLabel && plain && path.split("/").filter(Boolean).length <= 2)
+      return UNKNOWN_SECOND_STEP_SCORE;
     const fromHomeOrPress =
       from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
     if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
@@ -304,6 +308,9 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   }
   return adjust(best, path);
 }
+
+/** Links in unknown words on a page the home page's menu names in unknown words: after guessed paths. */
+const UNKNOWN_SECOND_STEP_SCORE = 2;
 
 /** Links in unknown words on an "about" page: above guessed paths (GUESS_CEILING), below the home page's own menu. */
 const ABOUT_LINK_SCORE = (UNKNOWN_NAV_SCORE + GUESS_CEILING) / 2;

@@ -19,5 +19,5 @@ CREATE TABLE `format_tallies` (
 --> statement-breakpoint
 -- Whether the domain's "no such mailbox" answers can be believed at a first contact (null: not tested
 -- yet): false where an address its own pages publish read as nonexistent too, as Postfix with a
--- greylisting policy (postgrey) looks through Reacher. src/engine/verify/rejection-trust.ts.
+-- greylisting policy (postgrey) looks through Reacher. src/engine/verify/smtp-domains.ts, probe-gateway.ts.
 ALTER TABLE `smtp_domains` ADD COLUMN `rejections_trusted` integer;

@@ -27,7 +27,7 @@ export const smtpDomains = sqliteTable("smtp_domains", {
   /** JSON array of formats a check rejected for some person at this domain. */
   ruledOut: text("ruled_out").notNull().default("[]"),
   /**
-   * Whether a first check's "no such mailbox" can be believed here (rejection-trust.ts): null until
+   * Whether a first check's "no such mailbox" can be believed here (smtp-domains.ts): null until
    * tested with an address the domain's pages publish, false when that one read nonexistent too.
    */
   rejectionsTrusted: integer("rejections_trusted", { mode: "boolean" }),

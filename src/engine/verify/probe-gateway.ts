@@ -100,15 +100,12 @@ export class SmtpGateway implements SmtpProber {
   /**
    * The prober's answer for `email`: from the cache while fresh (a deferred answer until its retry
    * is due), else a new check once the mail host's pacer lets it through. `force` skips the cache
-   * (the background retry itself).
+   * (the background retry itself); `mayTestPublished: false` forbids testing the domain's published
+   * address (one more conversation) when this check reads "no such mailbox".
    */
   async check(
     email: string,
-    opts: {
-      mxHosts?: string[];
-      force?: boolean /** May test the domain's published address (one more conversation). */;
-      mayTestPublished?: boolean;
-    } = {},
+    opts: { mxHosts?: string[]; force?: boolean; mayTestPublished?: boolean } = {},
   ): Promise<GatewayProbe> {
     if (!this.runs) return { ...(await this.inner.probe(email)), fromCache: false, conversations: 0 };
     const address = email.toLowerCase();

@@ -20,7 +20,7 @@ import type { Env } from "../../env.js";
  * flag false) until the greylisting delay has passed (postgrey: 300 s by default, per recipient).
  * No field of Reacher's answer tells the two apart; an address the domain's own pages publish does:
  * when it too reads as nonexistent, the domain's first-contact rejections are not believed
- * (rejection-trust.ts).
+ * (`SmtpGateway.rejectionsTrusted`, probe-gateway.ts).
  */
 
 export type SmtpDomainRow = typeof smtpDomains.$inferSelect;

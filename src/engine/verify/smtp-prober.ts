@@ -34,7 +34,7 @@ export interface ProbeResult {
   paced?: boolean;
   /**
    * Read as nonexistent at a first contact on a domain whose published address read so too: not
-   * believed yet, deferred like greylisting (rejection-trust in smtp-domains.ts says why).
+   * believed yet, deferred like greylisting (smtp-domains.ts says why).
    */
   rejectionUnreliable?: boolean;
 }

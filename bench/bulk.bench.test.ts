@@ -6,12 +6,15 @@
 // timestamps so bench/bulk.mjs can match them with the workerd memory samples it takes.
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { it } from "vitest";
+import { expect, it } from "vitest";
 import { bulkType } from "../src/bulk/types.js";
 import { executeCapability } from "../src/capabilities/core/execute.js";
 import type { Env } from "../src/env.js";
 import { call, createAccount } from "../test/support/accounts.js";
 
+// `--smoke` (BENCH_SMOKE=1): the same jobs at a hundredth of their sizes, to see the bench still runs.
+const SMOKE = env.BENCH_SMOKE === "1";
+const size = (rows: number) => (SMOKE ? Math.max(5, rows / 100) : rows);
 const DOMAINS = ["acme-widgets.test", "blau-gmbh.test", "globex.test", "initech.test", "cloudy-tools.test"];
 const FIRST = [
   "Anna",
@@ -102,6 +105,9 @@ async function runJob(type: string, rows: string[][], label: string) {
   const seconds = (Date.now() - t0) / 1000;
   const download = await call(`/v1/bulk/${type}/${data.id}/download`, { headers: account.headers });
   const bytes = (await download.arrayBuffer()).byteLength;
+  // A bench that measured a failed job measured nothing.
+  expect(job.status, `${label}: job ${data.id}`).toBe("completed");
+  expect(job.processed).toBe(rows.length - 1);
   console.log(`BENCH phase ${label} end ${Date.now()}`);
   // Time for bench/bulk.mjs to read the consumer isolate's heap after this job (forced GC over the inspector).
   await new Promise((r) => setTimeout(r, 1500));
@@ -138,17 +144,17 @@ async function direct(type: string, rows: string[][]) {
 it("bulk jobs end to end: rows per second against the executor called row by row", async () => {
   // Warm the fixture sites into the index once, as a long-lived deployment would have them.
   await direct("finder", finderRows(DOMAINS.length));
-  const baseFinder = await direct("finder", finderRows(300));
-  const baseVerifier = await direct("verifier", verifierRows(300));
-  const small = await runJob("finder", finderRows(1_000), "finder-1000");
-  const finder = await runJob("finder", finderRows(10_000), "finder-10000");
-  const verifier = await runJob("verifier", verifierRows(10_000), "verifier-10000");
+  const baseFinder = await direct("finder", finderRows(size(300)));
+  const baseVerifier = await direct("verifier", verifierRows(size(300)));
+  const small = await runJob("finder", finderRows(size(1_000)), `finder-${size(1_000)}`);
+  const finder = await runJob("finder", finderRows(size(10_000)), `finder-${size(10_000)}`);
+  const verifier = await runJob("verifier", verifierRows(size(10_000)), `verifier-${size(10_000)}`);
   console.log(
     `BENCH ratio finder bulk/direct: ${(finder / baseFinder).toFixed(2)}x (1,000 rows: ${(small / baseFinder).toFixed(2)}x); verifier bulk/direct: ${(verifier / baseVerifier).toFixed(2)}x`,
   );
 }, 1_800_000);
 
 it("consumer memory: a 1,000-row job against a 10,000-row job (verifier, the faster type)", async () => {
-  await runJob("verifier", verifierRows(1_000), "memory-verifier-1000");
-  await runJob("verifier", verifierRows(10_000), "memory-verifier-10000");
+  await runJob("verifier", verifierRows(size(1_000)), `memory-verifier-${size(1_000)}`);
+  await runJob("verifier", verifierRows(size(10_000)), `memory-verifier-${size(10_000)}`);
 }, 1_800_000);

@@ -5,10 +5,11 @@
 //    this is the consumer's own footprint, and what "flat" is judged on;
 //  - the resident memory of this run's workerd processes (every isolate plus the simulated
 //    R2/D1/queues and their SQLite files), sampled every 200 ms: an upper bound.
-// The inspector listens on BENCH_INSPECT_PORT (default 9229).
+// The inspector listens on BENCH_INSPECT_PORT (default: a free port).
 // `npm run bench -- bulk --kill` runs the crash bench instead (bench/bulk-kill.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { root } from "../scripts/lib/local.mjs";
 
 if (process.argv.includes("--kill")) {
@@ -17,7 +18,15 @@ if (process.argv.includes("--kill")) {
 }
 
 const WebSocket = createRequire(import.meta.url)("ws");
-const inspectPort = Number(process.env.BENCH_INSPECT_PORT ?? 9229);
+// A free port unless one is given: a fixed default would meet another inspector on a shared machine.
+const freePort = () =>
+  new Promise((resolve) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+const inspectPort = Number(process.env.BENCH_INSPECT_PORT ?? (await freePort()));
 
 const samples = [];
 let childPid = 0;

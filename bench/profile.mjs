@@ -67,6 +67,10 @@ await withFundedBenchServer(
     await inspector.send("Profiler.start");
     const res = await load(base, headers, route, connections, seconds);
     const { result } = await inspector.send("Profiler.stop");
+    // A profile of failed requests or of none describes nothing: the bench fails instead.
+    if (!res.requests.total || res.non2xx || res.errors)
+      throw new Error(`${name}: ${res.requests.total} requests, ${res.non2xx} not 2xx, ${res.errors} errors`);
+    if (!result?.profile?.samples?.length) throw new Error("the profiler returned no samples");
     inspector.close();
     const file = path.join(tmpdir(), `bench-profile-${name}.cpuprofile`);
     writeFileSync(file, JSON.stringify(result.profile));

@@ -27,6 +27,7 @@ export const BENCHES = {
     file: "bench/bulk.mjs",
     kind: "node",
     about: "10,000-row bulk jobs end to end: rows/s and memory; `--kill`: the server killed mid-job",
+    smoke: { env: { BENCH_SMOKE: "1" } },
   },
   cpu: {
     file: "bench/cpu.mjs",
@@ -38,6 +39,7 @@ export const BENCHES = {
     file: "bench/crawl.bench.test.ts",
     kind: "workerd",
     about: "pages/s crawled and extracted from a fixture site; finder latency warm against cold",
+    smoke: { env: { BENCH_SMOKE: "1" } },
   },
   deliveries: {
     file: "bench/deliveries.mjs",
@@ -61,12 +63,14 @@ export const BENCHES = {
     file: "bench/limiter.bench.test.ts",
     kind: "workerd",
     about: "500 concurrent requests against 50/min (exactly 50 admitted); a call with and without the limiter",
+    smoke: { env: { BENCH_SMOKE: "1" } },
   },
   "mail-world": {
     file: "bench/mail-world.mjs",
     kind: "node",
     about:
       "the finder and the verifier on a fresh randomized mail world with a Reacher-speaking prober (`-- --seed S --domains 24`)",
+    smoke: { args: ["--seed", "1", "--domains", "2"] },
   },
   mcp: {
     file: "bench/mcp.mjs",
@@ -91,6 +95,7 @@ export const BENCHES = {
     file: "bench/profile.mjs",
     kind: "node",
     about: "where the Worker isolate's time goes on one route (V8 profiler; `-- <route>`)",
+    smoke: { args: ["me", "1", "2"] },
   },
   quality: {
     file: "bench/quality.mjs",
@@ -103,6 +108,7 @@ export const BENCHES = {
     kind: "node",
     about:
       "the same mixed load on 1 and 4 index databases, then a reshard 1 → 4 under load with a crash (`-- --domains 300 --rounds 6`)",
+    smoke: { args: ["--domains", "10", "--big", "50", "--rounds", "1", "--seconds", "1", "--connections", "2"] },
   },
   scale: {
     file: "bench/scale.mjs",
@@ -121,6 +127,11 @@ export const BENCHES = {
     file: "bench/upload-memory.mjs",
     kind: "node",
     about: "large chunked uploads, with and without credentials: answers, their times, the Worker's heap and RSS",
+    // One authenticated upload just over the 50 MiB cap (the 413 is checked), two small anonymous ones.
+    smoke: {
+      args: ["--uploads", "2", "--bytes", "1000000", "--auth-bytes", String(51 * 1024 * 1024)],
+      env: { BENCH_SMOKE: "1" },
+    },
   },
   throughput: {
     file: "bench/throughput.mjs",

@@ -20,7 +20,9 @@
 // Local workerd closes a connection whose request body was left unread right after the answer: a
 // client still writing then may get the close before the answer ("connection closed without a
 // response"); such uploads are shown and count as misses.
-// Exit code 1 when a goal is missed.
+// Exit code 1 when a goal is missed. With BENCH_SMOKE=1 (`npm run bench -- upload-memory --smoke`:
+// small uploads, one of them over the cap) a missed time or memory goal is printed but does not fail
+// the run, which a busy machine would decide; wrong answers still do.
 
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import net from "node:net";
@@ -253,9 +255,11 @@ function upload(base, headers, fileBytes) {
 
 const mb = (b) => (b / MB).toFixed(1);
 let failed = false;
-const goal = (ok, text) => {
-  if (!ok) failed = true;
-  log(`${ok ? "goal met" : "GOAL MISSED"}: ${text}`);
+const smoke = process.env.BENCH_SMOKE === "1";
+/** `measured`: a time or memory goal, which a smoke run reports without failing. */
+const goal = (ok, text, measured = false) => {
+  if (!ok && !(smoke && measured)) failed = true;
+  log(`${ok ? "goal met" : smoke && measured ? "goal missed (smoke run: reported only)" : "GOAL MISSED"}: ${text}`);
 };
 
 // wrangler dev reads a body the Worker left unread before its answer may leave (see above): off,
@@ -339,6 +343,7 @@ await withBenchServer(
         goal(
           r.sentAtResponse < UPLOAD_CAP + IN_FLIGHT,
           `answered before the client had sent ${mb(UPLOAD_CAP + IN_FLIGHT)} MB (the cap and what sockets hold)`,
+          true,
         );
       }
       authed.push(run);
@@ -349,6 +354,7 @@ await withBenchServer(
       goal(
         spread <= 10 * MB,
         `the isolate's memory growth does not follow the upload's size (${heaps.map(mb).join(" vs ")} MB)`,
+        true,
       );
     }
 
@@ -362,14 +368,16 @@ await withBenchServer(
       anonymous.results.every((r) => r.status === 400 && r.type === "missing_credentials"),
       "every unauthenticated upload answered 400 missing_credentials",
     );
-    goal(slowest <= 100, `the slowest answered within 100 ms (${slowest.toFixed(0)} ms)`);
+    goal(slowest <= 100, `the slowest answered within 100 ms (${slowest.toFixed(0)} ms)`, true);
     goal(
       anonymous.rssGrowth <= 20 * MB,
       `the Worker's process memory flat (+${mb(anonymous.rssGrowth)} MB, goal within 20 MB)`,
+      true,
     );
     goal(
       anonymous.heapGrowth <= 20 * MB,
       `the Worker's isolate memory flat (+${mb(anonymous.heapGrowth)} MB, goal within 20 MB)`,
+      true,
     );
     inspector.close();
   },

@@ -45,12 +45,29 @@ const POSITIONS = [
 const COUNTRIES = ["US", "FR", "DE", "GB", "ES", "NL"];
 const sha256 = (s) => createHash("sha256").update(s).digest("hex");
 
-/** The SQLite file behind the local D1 database of a wrangler state directory. */
+/** Whether the SQLite file at `file` has a table named `table`. */
+function hasTable(file, table) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    return Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table));
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The SQLite file behind the main D1 database (binding DB) of a wrangler state directory: the one
+ * with the accounts table. The index databases INDEX_0 … INDEX_3 (wrangler.toml) have files of their
+ * own beside it; with INDEX_SHARDS = 1, as deployed, the index lives in DB.
+ */
 export function d1File(persistTo) {
   const dir = path.join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
-  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
-  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.length}`);
-  return path.join(dir, files[0]);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
+    .map((f) => path.join(dir, f))
+    .filter((file) => hasTable(file, "accounts"));
+  if (files.length !== 1) throw new Error(`expected one D1 database with accounts in ${dir}, found ${files.length}`);
+  return files[0];
 }
 
 /** The person (or role) behind address `k` of a domain: deterministic, unique within a domain up to 40,000 addresses. */

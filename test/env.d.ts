@@ -27,6 +27,8 @@ declare namespace Cloudflare {
     MONEY_SEED: string;
     /** Schedules run at once. */
     MONEY_CONCURRENCY: string;
+    /** "1": the workerd benches run at their smoke sizes (`npm run bench -- <name> --smoke`). */
+    BENCH_SMOKE: string;
   }
 }
 type AppEnv = import("../src/env.js").Env;

@@ -2,7 +2,8 @@ import { Challenge, Receipt } from "mppx";
 import { HttpRequestError } from "viem";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PaymentGateUnavailable } from "../../src/agent/provider.js";
-import { failingLedger, faultyProvider, harness, upstreamCalls } from "./harness.js";
+import { settle } from "../support/settle.js";
+import { failingLedger, faultyProvider, harness, heldUpstream, upstreamCalls } from "./harness.js";
 import { BASE, challengeIdOf, credentialFor, payingAgent, settlementOf } from "./support.js";
 
 const OK = "/email-count?domain=acme.test";
@@ -93,9 +94,12 @@ describe("never double-spend", () => {
   it("a replay that cannot wait for an in-flight use gets 503 + Retry-After, never a request to pay", async () => {
     const h = harness({ gate: { busyWaitMs: 30 } });
     const { authorization } = await pay(h);
-    const slow = h.fetch(`${BASE}/email-count?domain=acme.test&delay_ms=400`, { headers: { authorization } });
-    await new Promise((r) => setTimeout(r, 100));
+    heldUpstream.hold();
+    const slow = h.fetch(`${BASE}/email-count?domain=acme.test&hold=1`, { headers: { authorization } });
+    // The first use is in flight once upstream runs; it stays there until released below.
+    await settle(() => upstreamCalls.count === 1);
     const replay = await h.fetch(`${BASE}${OK}`, { headers: { authorization } });
+    heldUpstream.release();
     expect(replay.status).toBe(503);
     expect(replay.headers.get("retry-after")).toBe("1");
     expect(replay.headers.get("www-authenticate")).toBeNull();

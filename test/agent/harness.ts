@@ -15,6 +15,19 @@ import { ApiError } from "../../src/http/errors.js";
  */
 export const upstreamCalls = { count: 0 };
 
+/**
+ * Upstream calls asked with `hold=1` wait until the test releases them: a use of a credential kept
+ * in flight for as long as the test needs, whatever the machine's load (a delay would be a guess).
+ */
+export const heldUpstream = {
+  release: () => {},
+  gate: Promise.resolve(),
+  /** Holds the next `hold=1` calls until release(). */
+  hold() {
+    this.gate = new Promise<void>((resolve) => (this.release = resolve));
+  },
+};
+
 export const echoCapability = defineCapability({
   name: "email-count",
   label: "Test Echo",
@@ -26,6 +39,7 @@ export const echoCapability = defineCapability({
     domain: z.string().min(1),
     fail: z.enum(["422", "429", "451", "503"]).optional(),
     delay_ms: z.string().regex(/^\d+$/).optional(),
+    hold: z.literal("1").optional(),
   }),
   rateGroup: null,
   cost: null,
@@ -33,6 +47,7 @@ export const echoCapability = defineCapability({
   async handler(params) {
     upstreamCalls.count++;
     if (params.delay_ms) await new Promise((r) => setTimeout(r, Number(params.delay_ms)));
+    if (params.hold) await heldUpstream.gate;
     if (params.fail === "422")
       throw new ApiError(422, "unprocessable_entity", "Upstream cannot answer for this domain.");
     if (params.fail === "429")

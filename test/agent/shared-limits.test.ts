@@ -1,5 +1,11 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { agentsAccountId } from "../../src/agent/agents-account.js";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
+import type { Env } from "../../src/env.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { limiterFor } from "../../src/limits/admission.js";
+import { limiterClock } from "../support/limiter.js";
 import { harness } from "./harness.js";
 import { BASE, challengeIdOf, credentialFor, payingAgent, settlementOf } from "./support.js";
 
@@ -11,6 +17,10 @@ describe("agent-surface rate limits are the shared agents account's", () => {
     const path = "/email-verifier?email=jane.doe%40acme-verify.test";
     const first = await credentialFor(path, payingAgent({ fetch: h.fetch }), h.fetch);
     const second = await credentialFor(path, payingAgent({ fetch: h.fetch }), h.fetch);
+    // Both calls in one second of the agents account's limiter, and the next one a known time later,
+    // on the limiter's own clock: a busy machine cannot move a call into another second.
+    const limiter = limiterFor(env as Env, await agentsAccountId(env as Env));
+    const clock = await limiterClock(limiter as unknown as DurableObjectStub<AccountLimiter>, Date.now());
 
     const ok = await h.fetch(`${BASE}${path}`, { headers: { authorization: first } });
     expect(ok.status).toBe(200);
@@ -33,9 +43,11 @@ describe("agent-surface rate limits are the shared agents account's", () => {
     expect(limited.headers.get("x-ratelimit-limit")).toBe("1");
     expect(await settlementOf(challengeIdOf(second))).toBeNull();
 
-    await new Promise((r) => setTimeout(r, retryAfter * 1000 + 50));
+    clock.at(clock.now + retryAfter * 1000 + 50);
     const later = await h.fetch(`${BASE}${path}`, { headers: { authorization: second } });
     expect(later.status).toBe(200);
     expect(later.headers.get("x-payment-charged")).toBe("true");
+    // The limiter object outlives this file (runtimes are shared): back to the real clock.
+    clock.at(null);
   });
 });

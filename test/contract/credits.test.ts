@@ -2,10 +2,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { db } from "../../src/db/client.js";
 import { billedRequests } from "../../src/db/schema-contract.js";
+import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { normalisedParams, REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { settleOn } from "../support/limiter.js";
+import { limiterClock, settleOn } from "../support/limiter.js";
 import { settle } from "../support/settle.js";
 
 async function verificationsUsed(accountId: number) {
@@ -49,7 +50,8 @@ describe("docs/wire-contract.md §3.2: an identical request is billed once per 3
     if (spent.admitted) await settleOn(limiter, spent.reservationIds, true, {}, "basic");
     const fresh = await call("/v1/email-verifier?email=another%40gone-verify.test", { headers: a.headers });
     expect(fresh.status).toBe(402);
-    await new Promise((r) => setTimeout(r, 1100)); // the plan allows 2 verifier requests per second
+    // The plan allows 2 verifier requests per second: the repeat comes 1.1 s later on the limiter's clock.
+    await limiterClock(limiter as unknown as DurableObjectStub<AccountLimiter>, Date.now() + 1100);
     const repeat = await call("/v1/email-verifier?email=nobody%40gone-verify.test", { headers: a.headers });
     expect(repeat.status).toBe(200);
     expect((await json(repeat)).data.email.status).toBe("invalid");

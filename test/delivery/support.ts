@@ -9,6 +9,8 @@ export interface Received {
   headers: Record<string, string>;
   body: string;
   at: number;
+  /** Whether the receiver had answered it when the log was read (`/held/<key>` waits for releaseHeld). */
+  answered: boolean;
 }
 
 /** What the fixture receiver got for a key. */
@@ -28,6 +30,11 @@ export async function waitForRequests(key: string, count: number, timeout = 15_0
     { timeout, interval: 100 },
   );
   return got;
+}
+
+/** Lets the receiver answer every request held for `key` (`/held/<key>`), and later ones at once. */
+export async function releaseHeld(key: string): Promise<void> {
+  await fetch(`${RECEIVER}/__release/${key}`, { method: "POST" });
 }
 
 export const uniqueKey = () => crypto.randomUUID().replaceAll("-", "");

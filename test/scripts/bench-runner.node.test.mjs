@@ -77,6 +77,13 @@ describe("the bench runner", () => {
     ]);
   });
 
+  it("has a smoke run for every bench (npm run bench:smoke runs them all in CI)", () => {
+    assert.deepEqual(
+      Object.keys(BENCHES).filter((name) => !BENCHES[name].smoke),
+      [],
+    );
+  });
+
   it("runs a bench's own tiny arguments for --smoke, and refuses --smoke for a bench without them", () => {
     assert.deepEqual(commandFor("scale", ["--smoke"])[1], [
       "--disable-warning=ExperimentalWarning",

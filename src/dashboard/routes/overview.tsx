@@ -1,4 +1,6 @@
 import type { FC } from "hono/jsx";
+import type { MeData } from "../../account/routes/me.js";
+import type { RateLimit } from "../../account/routes/rate-limits.js";
 import { PATHS } from "../config.js";
 import { type DashApp, entryOf, fmt, render } from "../http.js";
 import type { Session } from "../session.js";
@@ -34,18 +36,9 @@ const NOTICES: Record<string, [string, "success" | "error"]> = {
   "mail-failed": ["The message could not be sent. Try again in a few minutes.", "error"],
 };
 
-interface Window {
-  limit: number;
-  used: number;
-}
-interface RateRow {
-  enforced: boolean;
-  second?: Window;
-  minute?: Window;
-  daily?: Window;
-}
+type Window = Extract<RateLimit, { enforced: true }>["daily"];
 
-const limitText = (w: Window | undefined) =>
+const limitText = (w: Window | null) =>
   !w ? "–" : w.limit === 0 ? `${fmt(w.used)} (no limit)` : `${fmt(w.used)} of ${fmt(w.limit)}`;
 
 interface Step {
@@ -107,13 +100,13 @@ const DomainSearch: FC<{ session: Session }> = ({ session }) => (
 
 const count = (a: V1Answer, read: (body: never) => number) => (a.ok ? read(a.body as never) : 0);
 
-export function registerOverviewRoutes(app: DashApp) {
+export function registerOverviewPages(app: DashApp) {
   app.get(PATHS.overview, async (c) => {
     const session = c.get("session");
     const v1 = c.get("v1");
     const [me, limits, usage, keys, bulk] = await Promise.all([
-      v1.read("/v1/me"),
-      v1.read("/v1/rate-limits"),
+      v1.read<{ data: MeData }>("/v1/me"),
+      v1.read<{ data: Record<string, RateLimit> }>("/v1/rate-limits"),
       v1.read("/v1/usage"),
       v1.read("/v1/keys"),
       v1.read("/v1/bulk/stats"),
@@ -125,7 +118,7 @@ export function registerOverviewRoutes(app: DashApp) {
     const days = usage.ok
       ? [...(usage.body.data as { created_at: string; [k: string]: number | string }[])].reverse()
       : [];
-    const used = (limits.ok ? (Object.entries(limits.body.data) as [string, RateRow][]) : []).filter(
+    const used = (limits.ok ? Object.entries(limits.body.data) : []).filter(
       ([key, r]) => r.enforced && key !== "me" && (r.daily?.used ?? 0) > 0,
     );
     const searches = count(usage, (b: { total: Record<string, number> }) =>

@@ -1,9 +1,42 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ApiApp } from "../http/openapi.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { flushOwed, limiterFor } from "../limits/admission.js";
-import { RATE_GROUPS } from "../limits/groups.js";
-import { RATE_LIMIT_KEYS } from "../limits/rate-table.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { flushOwed, limiterFor } from "../../limits/admission.js";
+import { RATE_GROUPS } from "../../limits/groups.js";
+import { RATE_LIMIT_KEYS } from "../../limits/rate-table.js";
+
+const count = z.number().int();
+const RateWindow = z
+  .object({
+    limit: count.openapi({ description: "0: no limit" }),
+    used: count,
+    remaining: count.nullable().openapi({ description: "null when there is no limit" }),
+    reset_seconds: count.nullable(),
+  })
+  .openapi("RateWindow");
+const RateLimit = z
+  .union([
+    z.object({ enforced: z.literal(false), second: z.null(), minute: z.null(), daily: z.null() }),
+    z.object({
+      enforced: z.literal(true),
+      group: z.string().openapi({ description: "The rate group the endpoint counts against" }),
+      second: RateWindow,
+      minute: RateWindow,
+      daily: RateWindow,
+    }),
+  ])
+  .openapi("RateLimit");
+export type RateLimit = z.infer<typeof RateLimit>;
+export const RateLimitsSchema = z
+  .object({
+    data: z.record(z.string(), RateLimit).openapi({ description: "Endpoint key -> its limits and use" }),
+    credits: z.record(
+      z.string(),
+      z.object({ available: z.number(), used: z.number(), allowance: z.number() }).openapi("CreditBalance"),
+    ),
+    credit_pack: z.object({ size: count, remaining: count }).nullable(),
+  })
+  .openapi("RateLimits");
 
 const route = createRoute({
   method: "get",
@@ -14,7 +47,7 @@ const route = createRoute({
   responses: {
     200: {
       description: "Limits",
-      content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } },
+      content: { "application/json": { schema: RateLimitsSchema } },
     },
     ...ErrorResponses,
   },
@@ -26,7 +59,7 @@ export function registerRateLimitsRoute(v1: ApiApp) {
     // Calls this isolate admitted on its own (groups without limits) are counted before reading.
     await flushOwed(c.env, account.id);
     const status = await limiterFor(c.env, account.id).status(account.plan, [...RATE_GROUPS]);
-    const data: Record<string, unknown> = {};
+    const data: Record<string, RateLimit> = {};
     for (const [key, group] of Object.entries(RATE_LIMIT_KEYS)) {
       if (!group) {
         data[key] = { enforced: false, second: null, minute: null, daily: null };

@@ -14,6 +14,7 @@ const RateWindow = z
     reset_seconds: count.nullable(),
   })
   .openapi("RateWindow");
+export type RateWindow = z.infer<typeof RateWindow>;
 const RateLimit = z
   .union([
     z.object({ enforced: z.literal(false), second: z.null(), minute: z.null(), daily: z.null() }),
@@ -37,6 +38,7 @@ export const RateLimitsSchema = z
     credit_pack: z.object({ size: count, remaining: count }).nullable(),
   })
   .openapi("RateLimits");
+export type RateLimits = z.infer<typeof RateLimitsSchema>;
 
 const route = createRoute({
   method: "get",

@@ -80,6 +80,7 @@ const UsageSchema = z
     balances: z.record(z.string(), z.object({ available: z.number(), used: z.number(), allowance: z.number() })),
   })
   .openapi("Usage");
+export type Usage = z.infer<typeof UsageSchema>;
 
 const Query = z.object({
   start: z

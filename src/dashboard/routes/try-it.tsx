@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import type { MeData } from "../../account/routes/me.js";
-import type { RateLimit } from "../../account/routes/rate-limits.js";
+import type { RateLimits } from "../../account/routes/rate-limits.js";
 import type { CallCharge } from "../../auth/session-calls.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateValue } from "../../platform/isolate-state.js";
@@ -226,10 +226,7 @@ interface Quota {
 
 /** What the account can still do, read before the try (the answer's headers update it after). */
 async function quotaOf(v1: V1Client, cap: Capability): Promise<Quota> {
-  const [me, limits] = await Promise.all([
-    v1.read<{ data: MeData }>("/v1/me"),
-    v1.read<{ data: Record<string, RateLimit> }>("/v1/rate-limits"),
-  ]);
+  const [me, limits] = await Promise.all([v1.read<{ data: MeData }>("/v1/me"), v1.read<RateLimits>("/v1/rate-limits")]);
   const balance = cap.cost ? me.body?.data?.credits?.[cap.cost.balance] : undefined;
   const daily = limits.ok ? limits.body.data.searches?.daily : undefined;
   return {

@@ -1,3 +1,4 @@
+import type { SigningSecret } from "../../leads/routes/webhook-secret.js";
 import type { DeliveryAttempt as Attempt, Webhook } from "../../leads/webhooks.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, entryOf, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
@@ -45,7 +46,7 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | R
   const v1 = c.get("v1");
   const [answer, secret] = await Promise.all([
     v1.read<{ data: { webhooks: Webhook[] } }>("/v1/webhooks"),
-    v1.read<{ data: { secret: string } }>("/v1/webhooks/secret"),
+    v1.read<{ data: SigningSecret }>("/v1/webhooks/secret"),
   ]);
   return render(
     c,

@@ -437,6 +437,33 @@ describe("heavy pages", () => {
   });
 });
 
+it("drops inline payloads of a UTF-16 page too (a byte-order mark first), so its people are not cut off", () => {
+  // Seen on wider-web seed 1418086010: a UTF-16LE team page with inline images was cut at the
+  // byte limit before its people (the marker, two bytes a letter, was never seen).
+  const utf16 = (text: string, le: boolean) => {
+    const out = new Uint8Array(2 + text.length * 2);
+    out.set(le ? [0xff, 0xfe] : [0xfe, 0xff]);
+    for (let i = 0; i < text.length; i++) out[2 + i * 2 + (le ? 0 : 1)] = text.charCodeAt(i);
+    return out;
+  };
+  const text = `<img src="data:image/png;base64,${"QUJD".repeat(50)}="><p>jane@x.test</p>`;
+  for (const le of [true, false]) {
+    const filter = new InlineDataFilter();
+    const bytes = utf16(text, le);
+    const kept = [bytes.subarray(0, 3), bytes.subarray(3, 71), bytes.subarray(71)].map((c) => filter.push(c));
+    const joined = new Uint8Array(kept.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of kept) {
+      joined.set(c, at);
+      at += c.length;
+    }
+    expect(new TextDecoder(le ? "utf-16le" : "utf-16be").decode(joined), le ? "LE" : "BE").toBe(
+      '<img src="data:image/png;base64,"><p>jane@x.test</p>',
+    );
+    expect(filter.dropped).toBe((200 + 1) * 2);
+  }
+});
+
 describe("legacy charsets through the crawler", () => {
   it("reads names in windows-1251 (meta http-equiv), Shift_JIS (header), EUC-KR (both) and ISO-8859-1 (meta)", async () => {
     const [ru, ja, ko, de] = await Promise.all(

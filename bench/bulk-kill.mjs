@@ -3,7 +3,7 @@
 // offline: no DNS, no sites), kills the server with SIGKILL when about a third of the rows are
 // done (queued messages and in-flight chunks are lost with it), starts it again on the same state
 // directory and port, and waits for the job to finish by itself: the job's Durable Object alarm
-// sends again the chunks whose lease ran out (BULK_CHUNK_LEASE_SECONDS, 10 here). Then it checks
+// sends again the chunks whose lease ran out (BULK_CHUNK_CLAIM_SECONDS, 10 here). Then it checks
 // the outcome: every row exactly once in the results, in order; the job's credits against the
 // account's phone credits used (billed at most once). A consumer killed between recording its
 // rows and settling them leaves its reservation held until the limiter's sweep refunds it (10
@@ -48,7 +48,7 @@ function phoneRows(n) {
 async function main() {
   const port = await benchPort();
   const { state, headers } = prepareBenchState("bulk-kill");
-  const vars = { BULK_CHUNK_LEASE_SECONDS: String(LEASE_SECONDS) };
+  const vars = { BULK_CHUNK_CLAIM_SECONDS: String(LEASE_SECONDS) };
   const api = (base, path, init = {}) =>
     fetch(`${base}/v1${path}`, { ...init, headers: { ...headers, ...(init.headers ?? {}) } });
   let server = await startDevServer({ state, port, vars });

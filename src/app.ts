@@ -115,9 +115,9 @@ const V1_FAMILIES: readonly V1Family[] = [
   v1Family("account", ["/v1/oauth", "/v1/me", "/v1/rate-limits", "/v1/usage"], async () => {
     const [registration, me, rateLimits, usage] = await Promise.all([
       import("./oauth/routes/register.js"),
-      import("./account/v1-me.js"),
-      import("./account/v1-rate-limits.js"),
-      import("./account/v1-usage.js"),
+      import("./account/routes/me.js"),
+      import("./account/routes/rate-limits.js"),
+      import("./account/routes/usage.js"),
     ]);
     return [
       registration.registerClientRegistrationRoute,
@@ -130,9 +130,9 @@ const V1_FAMILIES: readonly V1Family[] = [
   v1Family("keys", ["/v1/keys"], async () => [(await import("./account/routes/keys/index.js")).registerKeyRoutes]),
   v1Family("team", ["/v1/team"], async () => [(await import("./account/routes/team.js")).registerTeamRoutes]),
   v1Family("purchases", ["/v1/credit-packs", "/v1/plan", "/v1/purchases"], async () => [
-    (await import("./agent/purchases.js")).registerPurchaseRoutes,
+    (await import("./agent/routes/purchases.js")).registerPurchaseRoutes,
   ]),
-  v1Family("reveal", ["/v1/reveal"], async () => [(await import("./account/v1-reveal.js")).registerRevealRoute]),
+  v1Family("reveal", ["/v1/reveal"], async () => [(await import("./account/routes/reveal.js")).registerRevealRoute]),
   v1Family(
     "leads",
     ["/v1/attributes", "/v1/leads", "/v1/leads_lists", "/v1/webhooks", "/v1/deliveries", "/v1/flag"],

@@ -91,6 +91,8 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   /** Origin put in mailed links (https://api.example.com); required in production. */
   APP_ORIGIN?: string;
   /** Seconds a sent bulk chunk may go unstarted or unfinished before its job's alarm sends it again (src/bulk/job-object.ts); default 300. */
+  BULK_CHUNK_CLAIM_SECONDS?: string;
+  /** The former name of BULK_CHUNK_CLAIM_SECONDS, read when that one is not set. */
   BULK_CHUNK_LEASE_SECONDS?: string;
 }
 

@@ -4,11 +4,11 @@ import { CAPABILITIES } from "../capabilities/index.js";
 import type { AppBindings, Env } from "../env.js";
 import { newApiApp } from "../http/openapi.js";
 import { agentOpenApiDocument, llmsTxt, soldCapabilities } from "./discovery.js";
-import { registerEnrollmentRoutes } from "./enrollment.js";
 import { durableLedger } from "./ledger-client.js";
 import { paymentProviderFor } from "./payment-config.js";
 import { type GateDeps, servePaid } from "./payment-gate.js";
 import { PaymentGateUnavailable, type PaymentProvider } from "./provider.js";
+import { registerEnrollmentRoutes } from "./routes/enrollment.js";
 
 export interface AgentAppOptions {
   /** What is sold; production passes the registry. Tests pass their own list. */

@@ -56,8 +56,8 @@ export class PaymentLedger extends DurableObject<unknown> {
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    // Objects created before the rename keep their rows: "claims" was this table's former name
-    // (renamed so that "claim" means only a removal request), and settlements.claim_id its key.
+    // Storage that names this table `claims` (and settlements' key claim_id) is renamed in place,
+    // so every object reads one schema and "claim" means only a removal request.
     const tables = this.sql
       .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
       .toArray()
@@ -101,7 +101,7 @@ export class PaymentLedger extends DurableObject<unknown> {
       .toArray()[0];
     if (row?.state === "spent") return { status: "spent" };
     if (row?.state === "held" && row.expires_at > now) return { status: "busy" };
-    // Rows from before the window existed (no unbilled_since) are past any window.
+    // A row without unbilled_since is past any window.
     const windowEnds = (row?.unbilled_since ?? -Infinity) + UNBILLED_RUN_WINDOW_MS;
     if (row && row.unbilled_runs >= MAX_UNBILLED_RUNS && windowEnds > now) {
       return {

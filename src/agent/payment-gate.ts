@@ -84,7 +84,7 @@ export interface Payment {
 
 /**
  * The payment gate around any work: the agent surface's capability calls, and the account API's
- * credit packs and plans (src/agent/purchases.ts), paid with the same MPP method and currencies.
+ * credit packs and plans (src/agent/routes/purchases.ts), paid with the same MPP method and currencies.
  */
 export async function chargeFor(work: PaidWork, req: PaidRequest, deps: GateDeps): Promise<Response> {
   const { endpoint, price } = work;

@@ -33,7 +33,7 @@ const ROW_CONCURRENCY = 10;
  * anything else is retried, and rows already recorded are not run again.
  */
 export async function consumeBulkRows(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) {
-  // Rows of every chunk in this batch share domain-level lookups (index rows, crawl state, claims).
+  // Rows of every chunk in this batch share domain-level lookups (index rows, crawl state, leases).
   const memo = batchMemo();
   const plans = new Map<number, Promise<string>>();
   const planOf = (accountId: number) => {
@@ -85,13 +85,13 @@ export async function processChunk(
   const pending = rows.map((row, i) => ({ row, idx: first + i })).filter((r) => !done.has(r.idx));
 
   // The chunk's rows with one credit reservation, made under a key every delivery of these same
-  // rows shares: a copy sent again after the lease shares the first copy's reservation instead of
+  // rows shares: a copy sent again after the claim shares the first copy's reservation instead of
   // taking its open windows for repeats. The balance pays for the rows in order; those it cannot
   // pay are not run, and the job stops there.
   const prepared = pending.map(({ row, idx }) => prepareRow(type, plan.fields, plan.options, row, idx));
   const calls = prepared.flatMap((p) => (p.kind === "call" ? [p] : []));
   const key = `bulk:${msg.jobId}:${msg.run}:${msg.chunk}:${await sha256Hex(pending.map((p) => p.idx).join(","))}`;
-  const holder = holdChunk(env, ctx, job, msg, token, plan.leaseMs, client, accountId, accountPlan);
+  const holder = holdChunk(env, ctx, job, msg, token, plan.claimMs, client, accountId, accountPlan);
   try {
     const batch = calls.length
       ? await executeBatch(
@@ -171,8 +171,8 @@ export async function processChunk(
 }
 
 /**
- * Keeps a running delivery's chunk lease, and its reservation, alive (renewed every third of the
- * lease): a chunk that runs long is not sent again while its delivery works on it.
+ * Keeps a running delivery's chunk claim, and its reservation, alive (renewed every third of the
+ * claim): a chunk that runs long is not sent again while its delivery works on it.
  */
 function holdChunk(
   env: Env,
@@ -180,7 +180,7 @@ function holdChunk(
   job: ReturnType<typeof jobStub>,
   msg: BulkRowsMessage,
   token: number,
-  leaseMs: number,
+  claimMs: number,
   client: LimiterClient,
   accountId: number,
   plan: string,
@@ -193,9 +193,9 @@ function holdChunk(
     const held = await job.renewChunk(msg.run, msg.chunk, token).catch(() => true);
     if (holder.reservations.length)
       client.keepAlive(env, accountId, plan, holder.reservations, (p) => ctx.waitUntil(p));
-    if (held && !stopped) timer = setTimeout(() => void renew(), leaseMs / 3);
+    if (held && !stopped) timer = setTimeout(() => void renew(), claimMs / 3);
   };
-  timer = setTimeout(() => void renew(), leaseMs / 3);
+  timer = setTimeout(() => void renew(), claimMs / 3);
   holder.stop = () => {
     stopped = true;
     clearTimeout(timer);

@@ -62,7 +62,7 @@ export function startRun(job: JobState, now: number, how: "launch" | "retry") {
 export function failedForChunk(
   job: JobState,
   chunk: number,
-  reason: "dead_letter" | "lease",
+  reason: "dead_letter" | "claim",
   now: number,
   event: (event: string, actor: string, userId: null, message: string, meta: unknown, at: number) => void,
 ) {
@@ -121,8 +121,8 @@ export function passedMilestone(job: JobState, processed: number): number | null
   return milestone;
 }
 
-/** What a delivery that may run a chunk needs: the job's input, the rows done, its fencing token and lease. */
-export function chunkPlan(job: JobState, done: number[], token: number, leaseMs: number): ChunkPlan {
+/** What a delivery that may run a chunk needs: the job's input, the rows done, its fencing token and claim. */
+export function chunkPlan(job: JobState, done: number[], token: number, claimMs: number): ChunkPlan {
   return {
     go: true,
     accountId: job.accountId,
@@ -133,6 +133,6 @@ export function chunkPlan(job: JobState, done: number[], token: number, leaseMs:
     done,
     chunkRows: job.chunkRows,
     token,
-    leaseMs,
+    claimMs,
   };
 }

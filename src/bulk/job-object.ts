@@ -1,8 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
+import { isolateClient } from "../limits/limiter-client.js";
 import type { SettlementOutcome } from "../limits/limiter-messages.js";
 import { BILLING_RESEND_MS, ChunkBillings } from "./chunk-billing.js";
-import { ChunkLeases } from "./chunk-leases.js";
+import { ChunkClaims } from "./chunk-claims.js";
 import {
   chunkPlan,
   countDownload,
@@ -28,8 +29,8 @@ import { type InputRow, inputChunkKey, resultPartKey } from "./storage.js";
 
 export { JOB_ERROR, jobError, type RowRecord } from "./job-records.js";
 
-/** How long a sent chunk may go without being started or finished before the alarm sends it again (BULK_CHUNK_LEASE_SECONDS). */
-const DEFAULT_LEASE_MS = 5 * 60_000;
+/** How long a sent chunk may go without being started or finished before the alarm sends it again (BULK_CHUNK_CLAIM_SECONDS). */
+const DEFAULT_CLAIM_MS = 5 * 60_000;
 /** After a job ends, the alarm makes sure its index row and end event went out. */
 const ENDING_CHECK_MS = 30_000;
 
@@ -51,7 +52,7 @@ export class BulkJob extends DurableObject<Env> {
   private sql: SqlStorage;
   private readonly billings: ChunkBillings;
   private readonly rows: JobStore;
-  private readonly leases: ChunkLeases;
+  private readonly claims: ChunkClaims;
   private readonly run: JobRun;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -59,7 +60,7 @@ export class BulkJob extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.billings = new ChunkBillings(this.sql);
     this.rows = new JobStore(this.sql);
-    this.leases = new ChunkLeases(this.sql);
+    this.claims = new ChunkClaims(this.sql);
     this.run = new JobRun(this.runHost());
     ctx.blockConcurrencyWhile(async () => {
       this.rows.migrate();
@@ -95,7 +96,7 @@ export class BulkJob extends DurableObject<Env> {
   async launch(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
     startRun(job, now, "launch");
-    this.leases.clear();
+    this.claims.clear();
     this.rows.event("launched", "user", actorId, null, { run: job.run }, now);
     await this.dispatch(now);
     return this.view(now);
@@ -105,7 +106,7 @@ export class BulkJob extends DurableObject<Env> {
   async retry(now: number, actorId: number): Promise<JobView> {
     const job = this.mustExist();
     startRun(job, now, "retry");
-    this.leases.clear();
+    this.claims.clear();
     this.rows.event(
       "retried",
       "user",
@@ -189,7 +190,7 @@ export class BulkJob extends DurableObject<Env> {
   /**
    * Whether a chunk should run now (right run, job running, not finished) and which of its rows are
    * done. The delivery gets the chunk's next fencing token: from now on only it may record the
-   * chunk's rows (an earlier delivery still running is fenced off), and its lease runs from now
+   * chunk's rows (an earlier delivery still running is fenced off), and its claim runs from now
    * (the alarm sends the chunk again if it is neither renewed nor finished in time).
    */
   /** The job's state, for the calls that only run once it exists (after init). */
@@ -201,18 +202,18 @@ export class BulkJob extends DurableObject<Env> {
   beginChunk(run: number, chunk: number): ChunkPlan {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return { go: false };
-    const finished = this.leases.isFinished(chunk);
+    const finished = this.claims.isFinished(chunk);
     if (finished) return { go: false };
-    const due = Date.now() + this.leaseMs();
-    const token = this.leases.begin(chunk, run, due);
-    return chunkPlan(job, this.rows.doneIn(chunk), token, this.leaseMs());
+    const due = Date.now() + this.claimMs();
+    const token = this.claims.begin(chunk, run, due);
+    return chunkPlan(job, this.rows.doneIn(chunk), token, this.claimMs());
   }
 
-  /** Renews a running delivery's lease; false when another delivery holds the chunk now (or it ended). */
+  /** Renews a running delivery's claim; false when another delivery holds the chunk now (or it ended). */
   renewChunk(run: number, chunk: number, token: number): boolean {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return false;
-    return this.leases.renew(chunk, run, token, Date.now() + this.leaseMs());
+    return this.claims.renew(chunk, run, token, Date.now() + this.claimMs());
   }
 
   /**
@@ -241,7 +242,7 @@ export class BulkJob extends DurableObject<Env> {
         release: !this.billings.holds(billing?.settlement.reservationIds ?? []),
       };
     }
-    const holder = this.leases.token(chunk, run);
+    const holder = this.claims.token(chunk, run);
     if (holder !== token) return { go: true, fenced: true, recorded: [], billingId: null, release: false };
     return this.ctx.storage.transactionSync(() => {
       const recorded = rows.filter((row) => this.rows.insertRow(chunk, row, Date.now())).map((row) => row.idx);
@@ -283,7 +284,7 @@ export class BulkJob extends DurableObject<Env> {
   async finishChunk(run: number, chunk: number, now: number): Promise<{ completed: boolean }> {
     const job = this.job;
     if (job?.status !== "running" || job.run !== run) return { completed: false };
-    if (this.leases.isFinished(chunk)) return { completed: false };
+    if (this.claims.isFinished(chunk)) return { completed: false };
     const input = await this.env.BULK_FILES.get(inputChunkKey(job.prefix, chunk));
     if (!input) throw new Error(`input chunk ${chunk} of job ${job.id} is missing`);
     const inputRows = (await input.json()) as InputRow[];
@@ -291,9 +292,9 @@ export class BulkJob extends DurableObject<Env> {
     await this.env.BULK_FILES.put(resultPartKey(job.prefix, chunk), part.map((p) => JSON.stringify(p)).join("\n"));
     // The run may have moved on while the part was written (cancelled, failed, retried).
     if (this.job !== job || job.status !== "running" || job.run !== run) return { completed: false };
-    if (this.leases.isFinished(chunk)) return { completed: false };
-    this.leases.finish(chunk, run, now);
-    const doneChunks = this.leases.finishedCount();
+    if (this.claims.isFinished(chunk)) return { completed: false };
+    this.claims.finish(chunk, run, now);
+    const doneChunks = this.claims.finishedCount();
     const processed = this.rows.processedCount();
     const milestone = doneChunks < job.chunks ? passedMilestone(job, processed) : null;
     if (milestone)
@@ -340,9 +341,10 @@ export class BulkJob extends DurableObject<Env> {
     this.rows.saveState(this.job);
   }
 
-  private leaseMs(): number {
-    const seconds = Number(this.env.BULK_CHUNK_LEASE_SECONDS);
-    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LEASE_MS;
+  private claimMs(): number {
+    // BULK_CHUNK_LEASE_SECONDS: the variable's former name, still read.
+    const seconds = Number(this.env.BULK_CHUNK_CLAIM_SECONDS ?? this.env.BULK_CHUNK_LEASE_SECONDS);
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_CLAIM_MS;
   }
 
   /** The job's own liveness (chunks sent again, owed billings sent): see JobRun.alarm. */
@@ -363,12 +365,14 @@ export class BulkJob extends DurableObject<Env> {
         return object.env;
       },
       storage: this.ctx.storage,
-      leases: this.leases,
+      claims: this.claims,
       billings: this.billings,
       rows: this.rows,
+      client: isolateClient(),
+      waitUntil: (p) => this.ctx.waitUntil(p),
       state: () => this.state(),
       save: () => this.save(),
-      leaseMs: () => this.leaseMs(),
+      claimMs: () => this.claimMs(),
       publish: (now) => syncIndex(this.env, this.view(now)),
       billingDecided: (id, outcome) => this.billingDecided(id, outcome),
       complete: (now) => this.complete(now),
@@ -385,14 +389,14 @@ export class BulkJob extends DurableObject<Env> {
   }
 
   /**
-   * Completed, failed or cancelled: the leases go, the index row is rewritten and the end event
+   * Completed, failed or cancelled: the claims go, the index row is rewritten and the end event
    * queued. `ending` (written with the status) and a short alarm make sure both happen even if the
    * object goes away in between.
    */
   private async ended(now: number) {
     const job = this.state();
     job.ending = true;
-    this.leases.clear();
+    this.claims.clear();
     this.save();
     await this.ctx.storage.setAlarm(now + ENDING_CHECK_MS);
     const view = this.view(now);

@@ -33,8 +33,8 @@ export type ChunkPlan =
       chunkRows: number;
       /** Fencing token of this delivery: only the latest delivery of a chunk may record its rows. */
       token: number;
-      /** The chunk's lease: the delivery renews it (renewChunk) while it runs. */
-      leaseMs: number;
+      /** The chunk's claim: the delivery renews it (renewChunk) while it runs. */
+      claimMs: number;
     };
 
 /** What a chunk's found rows cost, kept with them until the account's limiter has decided it. */

@@ -1,7 +1,8 @@
 import type { Env } from "../env.js";
-import type { LimiterReply, SettlementOutcome } from "../limits/limiter-messages.js";
+import type { LimiterClient } from "../limits/limiter-client.js";
+import type { SettlementOutcome } from "../limits/limiter-messages.js";
 import { BILLING_RESEND_MS, type ChunkBillings } from "./chunk-billing.js";
-import type { ChunkLeases } from "./chunk-leases.js";
+import type { ChunkClaims } from "./chunk-claims.js";
 import { failedForChunk, MAX_SENDS } from "./job-lifecycle.js";
 import type { JobStore } from "./job-store.js";
 import type { JobState } from "./job-view.js";
@@ -9,22 +10,25 @@ import type { BulkRowsMessage } from "./messages.js";
 
 /**
  * Chunks of a run that are on the queue or being worked on at once. The rest go out as these
- * finish, so each chunk is sent when a consumer can take it soon, and a lease (below) that runs
+ * finish, so each chunk is sent when a consumer can take it soon, and a claim (below) that runs
  * out means the chunk was lost, not that it waited its turn.
  */
 export const CHUNKS_IN_FLIGHT = 16;
 
-/** What a job's run (sending chunks, watching their leases, sending owed billings) needs of its object. */
+/** What a job's run (sending chunks, watching their claims, sending owed billings) needs of its object. */
 export interface JobRunHost {
   readonly env: Env;
   readonly storage: DurableObjectStorage;
-  readonly leases: ChunkLeases;
+  readonly claims: ChunkClaims;
   readonly billings: ChunkBillings;
   readonly rows: JobStore;
+  /** The isolate's limiter client: an owed billing goes the way a delivery sends it (settleNow). */
+  readonly client: LimiterClient;
+  waitUntil(promise: Promise<unknown>): void;
   /** The job's state (the run only works on a job that exists). */
   state(): JobState;
   save(): void;
-  leaseMs(): number;
+  claimMs(): number;
   /** Rewrites the job's index row from its current view. */
   publish(now: number): Promise<void>;
   billingDecided(billingId: number, outcome: SettlementOutcome): Promise<void>;
@@ -45,19 +49,19 @@ export class JobRun {
   }
 
   /**
-   * Fills the run's window: leases the next unfinished chunks (up to CHUNKS_IN_FLIGHT in flight)
-   * and sends them, in one storage write, then the messages. A send that fails leaves its leases
+   * Fills the run's window: claims the next unfinished chunks (up to CHUNKS_IN_FLIGHT in flight)
+   * and sends them, in one storage write, then the messages. A send that fails leaves its claims
    * to run out: the alarm sends those chunks again.
    */
   async dispatch(now: number) {
     const host = this.host;
     const job = host.state();
-    const { picked, cursor } = host.leases.pick(job.cursor ?? 0, job.chunks, CHUNKS_IN_FLIGHT);
+    const { picked, cursor } = host.claims.pick(job.cursor ?? 0, job.chunks, CHUNKS_IN_FLIGHT);
     job.cursor = cursor;
-    const due = now + host.leaseMs();
-    host.leases.lease(picked, job.run, due);
+    const due = now + host.claimMs();
+    host.claims.claim(picked, job.run, due);
     host.save();
-    // The alarm watches the leases while the job runs; it is set once per run and re-arms itself.
+    // The alarm watches the claims while the job runs; it is set once per run and re-arms itself.
     if (!this.alarmArmed) {
       if ((await host.storage.getAlarm()) === null) await host.storage.setAlarm(due);
       this.alarmArmed = true;
@@ -84,20 +88,18 @@ export class JobRun {
     const { billings, env } = this.host;
     const entries = billings.due(now);
     if (!entries.length) return billings.owed();
-    const job = this.host.state();
-    const accountId = job.accountId;
-    const limiter = env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`));
+    const { accountId } = this.host.state();
     for (const e of entries) {
-      const reply = (await limiter.exchange({ plan: e.plan, accountId, settlements: [e.settlement] })) as LimiterReply;
-      const [decided] = reply.settlements;
-      if (!decided) throw new Error(`the limiter answered no settlement for billing ${e.id} of job ${job.id}`);
+      const decided = await this.host.client.settleNow(env, accountId, e.plan, e.settlement, this.host.waitUntil);
+      // Not decided within the drain budget (the limiter unreachable): still owed, sent again later.
+      if (!decided) break;
       await this.host.billingDecided(e.id, decided);
     }
     return billings.owed();
   }
 
   /**
-   * The job's own liveness. While it runs: chunks whose lease ran out (sent but neither started nor
+   * The job's own liveness. While it runs: chunks whose claim ran out (sent but neither started nor
    * finished in time: a lost message, a consumer that died, a server restart) are sent again, exactly
    * those, and the window is refilled; a chunk sent MAX_SENDS times fails the job. After it ends: the
    * index row and end event go out if the object went away before they did. Rows already recorded
@@ -109,28 +111,28 @@ export class JobRun {
     // Billings a dead delivery left undecided go to the limiter first, whatever the job's state.
     const billingLeft = await this.sendOwedBilling(now);
     if (job.status !== "running") {
-      host.leases.clear();
+      host.claims.clear();
       if (job.ending) await host.ended(now);
       else if (billingLeft) await host.storage.setAlarm(now + BILLING_RESEND_MS);
       return;
     }
     // Every chunk finished but the job was not completed (the object went away in between).
-    if (host.leases.finishedCount() >= job.chunks) {
+    if (host.claims.finishedCount() >= job.chunks) {
       await host.complete(now);
       return;
     }
-    const overdue = host.leases.overdue(now);
+    const overdue = host.claims.overdue(now);
     const given = overdue.find((l) => l.sends >= MAX_SENDS);
     if (given) {
-      failedForChunk(job, given.chunk, "lease", now, (...e) => host.rows.event(...e));
+      failedForChunk(job, given.chunk, "claim", now, (...e) => host.rows.event(...e));
       await host.ended(now);
       return;
     }
     if (overdue.length) {
       const chunks = overdue.map((l) => l.chunk);
-      // Sent before the leases are renewed: if sending fails, the alarm throws and the runtime retries it.
+      // Sent before the claims are renewed: if sending fails, the alarm throws and the runtime retries it.
       await this.send(chunks);
-      host.leases.resent(chunks, now + host.leaseMs());
+      host.claims.resent(chunks, now + host.claimMs());
       host.rows.event(
         "requeued",
         "system",
@@ -141,9 +143,9 @@ export class JobRun {
       );
     }
     await this.dispatch(now);
-    const next = host.leases.firstDue();
+    const next = host.claims.firstDue();
     await host.storage.setAlarm(
-      Math.min(next ?? now + host.leaseMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
+      Math.min(next ?? now + host.claimMs(), billingLeft ? now + BILLING_RESEND_MS : Infinity),
     );
   }
 }

@@ -5,7 +5,7 @@ import type { RowOutcome } from "./storage.js";
 
 /**
  * A bulk job's tables (its object's SQLite storage): the job's state, the rows' results, the
- * finished chunks, the history, the chunks' leases and billings. The schema is versioned (table
+ * finished chunks, the history, the chunks' claims and billings. The schema is versioned (table
  * `schema_version`): migrate() runs the migrations the object has not run yet, in order, once.
  */
 const MIGRATIONS: ((sql: SqlStorage) => void)[] = [
@@ -38,6 +38,10 @@ const MIGRATIONS: ((sql: SqlStorage) => void)[] = [
     if (!columns("rows").includes("reason")) sql.exec(`ALTER TABLE rows ADD COLUMN reason TEXT`);
     if (!columns("leases").includes("token"))
       sql.exec(`ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0`);
+  },
+  // 3: a chunk's hold on its delivery is a claim ("lease" is the limiter's credits set aside for an isolate).
+  (sql) => {
+    sql.exec(`ALTER TABLE leases RENAME TO claims`);
   },
 ];
 

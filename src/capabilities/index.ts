@@ -1,7 +1,7 @@
 import type { AnyCapability } from "./core/registry.js";
 import { domainStatus } from "./domain-status.js";
 import { emailVerifier } from "./email-verifier.js";
-import { FINDER_CAPABILITIES } from "./finder-family.js";
+import { FINDER_CAPABILITIES } from "./finder-capabilities.js";
 import { PEOPLE_PHONE_CAPABILITIES } from "./people-phones.js";
 
 /**

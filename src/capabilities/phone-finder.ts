@@ -97,7 +97,7 @@ export const phoneFinder = defineCapability({
   },
 });
 
-/** Legacy GET /v1/phone/{email}: the same answer, with `timezones` as one comma-separated string. */
+/** GET /v1/phone/{email}, the path existing clients call: the same answer, with `timezones` as one comma-separated string. */
 export const phoneLegacy = defineCapability({
   name: "phone-legacy",
   label: "Phone Finder",

@@ -2,18 +2,18 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppBindings } from "../env.js";
 import { APP } from "./config.js";
 import { type DashEnv, securityHeaders, signedIn } from "./http.js";
-import { registerAttributeAndFlagRoutes } from "./routes/attributes-flags.js";
-import { registerAuthRoutes } from "./routes/auth.js";
-import { registerBulkRoutes } from "./routes/bulk.js";
-import { registerKeyRoutes } from "./routes/keys.js";
-import { registerLeadRoutes } from "./routes/leads.js";
-import { registerLogRoutes } from "./routes/logs.js";
-import { registerOverviewRoutes } from "./routes/overview.js";
-import { registerPlanRoutes } from "./routes/plans.js";
-import { registerSettingsRoutes } from "./routes/settings.js";
-import { registerTeamJoinRoutes, registerTeamRoutes } from "./routes/team.js";
-import { registerTryRoutes } from "./routes/try-it.js";
-import { registerWebhookRoutes } from "./routes/webhooks.js";
+import { registerAttributeAndFlagPages } from "./routes/attributes-flags.js";
+import { registerAuthPages } from "./routes/auth.js";
+import { registerBulkPages } from "./routes/bulk.js";
+import { registerKeyPages } from "./routes/keys.js";
+import { registerLeadPages } from "./routes/leads.js";
+import { registerLogPages } from "./routes/logs.js";
+import { registerOverviewPages } from "./routes/overview.js";
+import { registerPlanPages } from "./routes/plans.js";
+import { registerSettingsPages } from "./routes/settings.js";
+import { registerTeamJoinPages, registerTeamPages } from "./routes/team.js";
+import { registerTryPages } from "./routes/try-it.js";
+import { registerWebhookPages } from "./routes/webhooks.js";
 import { type AppFetch, V1Client } from "./v1-client.js";
 
 /**
@@ -26,23 +26,23 @@ export function createDashboard(appFetch: AppFetch): Hono<AppBindings> {
   const app = new Hono<DashEnv>();
   app.use(APP, headers);
   app.use(`${APP}/*`, headers);
-  registerAuthRoutes(app);
-  registerTeamJoinRoutes(app);
+  registerAuthPages(app);
+  registerTeamJoinPages(app);
 
   // Everything below acts for a signed-in account.
   app.use(APP, signedIn(), withV1(appFetch));
   app.use(`${APP}/*`, signedIn(), withV1(appFetch));
-  registerOverviewRoutes(app);
-  registerKeyRoutes(app);
-  registerTryRoutes(app);
-  registerBulkRoutes(app);
-  registerLogRoutes(app);
-  registerLeadRoutes(app);
-  registerWebhookRoutes(app);
-  registerAttributeAndFlagRoutes(app);
-  registerTeamRoutes(app);
-  registerPlanRoutes(app);
-  registerSettingsRoutes(app);
+  registerOverviewPages(app);
+  registerKeyPages(app);
+  registerTryPages(app);
+  registerBulkPages(app);
+  registerLogPages(app);
+  registerLeadPages(app);
+  registerWebhookPages(app);
+  registerAttributeAndFlagPages(app);
+  registerTeamPages(app);
+  registerPlanPages(app);
+  registerSettingsPages(app);
   return app as unknown as Hono<AppBindings>;
 }
 

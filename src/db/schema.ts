@@ -132,7 +132,7 @@ export const teamInvitations = sqliteTable(
   ],
 );
 
-/** What an account bought with MPP (src/agent/purchases.ts): its receipts. */
+/** What an account bought with MPP (src/agent/routes/purchases.ts): its receipts. */
 export const purchases = sqliteTable(
   "purchases",
   {

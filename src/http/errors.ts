@@ -24,8 +24,8 @@ import { currentRequestId, logError } from "../request-context.js";
  * surface (the spec's "upstream rejected the request", unbilled: the gate turns the capability's
  * 400 into a 422 and keeps the type) and for an operator claim whose value does not parse as its
  * kind (the request is well-formed, the value is not an address, number or profile).
- * (`rate_limit` also answers an exhausted credit balance on the endpoints the spec keeps on the
- * older answer: still 429, without Retry-After.)
+ * (`rate_limit` also answers an exhausted credit balance on the endpoints where the spec answers it
+ * 429 without Retry-After.)
  */
 export const ERROR_STATUS = {
   // 400: the request itself is wrong.

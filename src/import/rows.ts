@@ -4,6 +4,7 @@ import { parse as parseHost } from "tldts";
 import { z } from "zod";
 import { isRoleLocalPart } from "../engine/data/domain-lists.js";
 import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
+import { DEPARTMENTS, SENIORITIES } from "../engine/people/positions.js";
 
 /**
  * Validation of operator-owned rows (CSV or NDJSON) before they enter the contact index. Shared by
@@ -16,29 +17,6 @@ import { normaliseEmail, normaliseProfileUrl } from "../engine/index/claims.js";
  * its domain, a phone is read in the row's country) run on the checked fields.
  */
 
-export const DEPARTMENTS = [
-  "engineering",
-  "sales",
-  "finance",
-  "hr",
-  "it",
-  "marketing",
-  "operations",
-  "management",
-  "executive",
-  "legal",
-  "support",
-  "communication",
-  "software",
-  "security",
-  "pr",
-  "warehouse",
-  "diversity",
-  "administrative",
-  "facilities",
-  "accounting",
-] as const;
-export const SENIORITIES = ["junior", "senior", "executive"] as const;
 export const COMPANY_SIZES = [
   "1-10",
   "11-50",

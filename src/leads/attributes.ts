@@ -25,10 +25,11 @@ export const AttributeSchema = z
     updated_at: z.string(),
   })
   .openapi("LeadAttribute");
+export type LeadAttribute = z.infer<typeof AttributeSchema>;
 
 export const AttributeNameSchema = z.string().trim().min(1).max(100);
 
-export function renderAttribute(row: LeadAttributeRow): z.infer<typeof AttributeSchema> {
+export function renderAttribute(row: LeadAttributeRow): LeadAttribute {
   const created = rfc3339(row.createdAt);
   const modified = rfc3339(row.updatedAt);
   return {

@@ -54,8 +54,9 @@ export const FlagSchema = z
     created_at: z.string(),
   })
   .openapi("Flag");
+export type Flag = z.infer<typeof FlagSchema>;
 
-export function renderFlag(row: typeof flags.$inferSelect): z.infer<typeof FlagSchema> {
+export function renderFlag(row: typeof flags.$inferSelect): Flag {
   return {
     id: row.id,
     flag_type: row.flagType,

@@ -18,10 +18,11 @@ export const LeadListSchema = z
     updated_at: z.string(),
   })
   .openapi("LeadList");
+export type LeadList = z.infer<typeof LeadListSchema>;
 
 export const ListNameSchema = z.string().trim().min(1).max(100);
 
-export function renderList(row: LeadListRow, size: number): z.infer<typeof LeadListSchema> {
+export function renderList(row: LeadListRow, size: number): LeadList {
   return {
     id: row.id,
     list_id: row.id,

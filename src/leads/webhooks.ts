@@ -119,3 +119,4 @@ export const DeliveryAttemptSchema = z
     created_at: z.string(),
   })
   .openapi("DeliveryAttempt");
+export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;

@@ -196,8 +196,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   /**
    * The windows D1 held before this object held them (billed_requests, written by the Worker before
    * the limiter kept the windows), taken over once per object so a repeat billed before the move stays free. Runs before
-   * the first message that bills, with every other event held back. Can go once every window billed
-   * before the move has closed (30 days after it shipped).
+   * the first message that bills, with every other event held back. It matters while a repeat window
+   * opened in D1 can still be open: 30 days from its billing.
    */
   private async adoptD1Windows(accountId: number): Promise<void> {
     await this.ctx.blockConcurrencyWhile(async () => {

@@ -73,13 +73,20 @@ export class CreditBook {
     if (lease) this.leased[balance] = Math.max(0, this.leased[balance] - amount);
   }
 
-  /** Charges credits (held ones released by the caller first): the monthly allowance first, then the pack. */
+  /**
+   * Charges credits (held ones released by the caller first): the monthly allowance first, then the
+   * pack. A charge is recorded in full: `plan` is the one its message carried, which may be older
+   * than the account's (an auth cache's, up to its TTL after a plan change); under a smaller old
+   * plan the allowance can look spent while the credits were held under the new one, and what the
+   * pack does not cover is then counted as used all the same, never dropped.
+   */
   charge(plan: string, balance: CreditBalance, amount: number, now: number): void {
     if (amount <= 0) return;
     const s = this.current(now);
-    const fromPlan = Math.min(amount, Math.max(0, planFor(plan).credits[balance] - s.used[balance]));
-    s.used[balance] += fromPlan;
-    if (amount > fromPlan && s.pack) s.pack.remaining = Math.max(0, s.pack.remaining - (amount - fromPlan));
+    const allowanceLeft = Math.max(0, planFor(plan).credits[balance] - s.used[balance]);
+    const fromPack = Math.min(s.pack?.remaining ?? 0, amount - Math.min(amount, allowanceLeft));
+    s.used[balance] += amount - fromPack;
+    if (s.pack) s.pack.remaining -= fromPack;
     this.dirty = true;
   }
 

@@ -1,7 +1,7 @@
 import type { LimitSnapshot } from "./limiter-messages.js";
 
 /**
- * The X-RateLimit-* family (docs/wire-contract.md §3.1: limit, remaining, seconds to reset) for one window. On a
+ * The X-RateLimit-* header set (docs/wire-contract.md §3.1: limit, remaining, seconds to reset) for one window. On a
  * table endpoint, which has up to three windows, it describes the window closest to refusing (the
  * fewest requests left; the shorter window on a tie). 0 everywhere means no limit, as in x-*.
  */
@@ -20,7 +20,7 @@ function xRateLimit(windows: { limit: number; remaining: number; resetSeconds: n
 
 /**
  * The rate-limit headers of a table endpoint, all plain integers (clients call int() on them):
- * both documented families (docs/wire-contract.md §3.1), the x-* per-window headers and X-RateLimit-*.
+ * both documented header sets (docs/wire-contract.md §3.1), the x-* per-window headers and X-RateLimit-*.
  * RateLimit-Policy / RateLimit use the structured-field syntax of the IETF draft for the
  * per-second and daily policies; a policy with no limit is left out.
  */
@@ -58,7 +58,7 @@ export function rateLimitHeaders(s: LimitSnapshot): Record<string, string> {
 
 /**
  * The headers of a fixed-limit endpoint (keys, reveal, flags): X-RateLimit-* as the spec names them,
- * and the x-* family too (docs/wire-contract.md §3.1: send both). A fixed window is one of the x-* windows when it
+ * and the x-* set too (docs/wire-contract.md §3.1: send both). A fixed window is one of the x-* windows when it
  * is a second, a minute or a day long; the others (per hour) are 0 there ("no limit in that window")
  * and described by X-RateLimit-* and RateLimit-Policy.
  */

@@ -154,6 +154,23 @@ export class LimiterClient extends IsolateMemory {
     return owed.decision;
   }
 
+  /**
+   * Sends a settlement at once and answers the limiter's decision (undefined if it could not be had
+   * within the drain budget: the caller keeps it and sends it again). The one way a bulk chunk's
+   * billing reaches its limiter, from the delivery that ran it or from its job's alarm.
+   */
+  async settleNow(
+    env: Env,
+    accountId: number,
+    plan: string,
+    settlement: Settlement,
+    waitUntil: (p: Promise<unknown>) => void,
+  ): Promise<SettlementOutcome | undefined> {
+    const decision = this.settle(env, accountId, plan, settlement, waitUntil);
+    await this.flush(env, accountId);
+    return decision.decided;
+  }
+
   /** Queues a late charge (see account-limiter.ts, LateCharge) like a settlement. */
   charge(
     env: Env,

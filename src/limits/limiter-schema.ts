@@ -10,7 +10,7 @@ import type { CreditBalance } from "./groups.js";
 export const LIMITER_SCHEMA_VERSION = 2;
 const SCHEMA_KEY = "schema";
 
-/** A reservation as older limiters stored it (`r:` keys before version 2). */
+/** A reservation as schema version 1 stores it (`r:` keys), read only by the migration to version 2. */
 interface LegacyReservation {
   balance: CreditBalance;
   amount?: number;

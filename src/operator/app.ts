@@ -1,10 +1,10 @@
 import { toErrorResponse } from "../http/errors.js";
 import { newApiApp } from "../http/openapi.js";
-import { registerClaimRoutes } from "./claims.js";
-import { registerCreditPackRoute } from "./credit-packs.js";
-import { registerImportRoute } from "./import.js";
 import { operatorOnly } from "./operator-only.js";
-import { registerReshardRoutes } from "./reshard.js";
+import { registerClaimRoutes } from "./routes/claims.js";
+import { registerCreditPackRoute } from "./routes/credit-packs.js";
+import { registerImportRoute } from "./routes/import.js";
+import { registerReshardRoutes } from "./routes/reshard.js";
 
 /**
  * /operator: routes for whoever runs the service (imports, removal requests), behind

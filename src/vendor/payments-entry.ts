@@ -2,7 +2,7 @@
  * The payment stack (mppx, viem and their dependencies), built by scripts/build-payment-vendor.mjs
  * into its own module, src/vendor/payments.mjs, which the Worker imports dynamically the first
  * time a request needs payments (src/payment-vendor.ts). Bundled into the Worker's main module it
- * was two thirds of its JavaScript, parsed on every isolate start even when never used.
+ * would be two thirds of its JavaScript, parsed on every isolate start even when never used.
  *
  * Export here only what src/agent needs at run time; the Worker's own code stays out (a second
  * copy of a module with state, such as request-context's AsyncLocalStorage, would not see the

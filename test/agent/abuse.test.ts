@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { ENROLLMENTS_PER_HOUR_PER_IP, MAX_ENROLLMENT_BODY_BYTES } from "../../src/agent/enrollment.js";
 import { MAX_UNBILLED_RUNS, UNBILLED_RUN_WINDOW_MS } from "../../src/agent/ledger.js";
+import { ENROLLMENTS_PER_HOUR_PER_IP, MAX_ENROLLMENT_BODY_BYTES } from "../../src/agent/routes/enrollment.js";
 import { harness, upstreamCalls } from "./harness.js";
 import { BASE, credentialFor, payingAgent, workerFetch } from "./support.js";
 

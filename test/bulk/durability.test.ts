@@ -63,7 +63,7 @@ async function deliver(jobId: number, chunk: number, run = 1) {
 /** Makes every lease of the job due now, as if its lease time had passed. */
 async function expireLeases(id: number, sends?: number) {
   await runInDurableObject(jobStub(env, id), async (_instance: BulkJob, state) => {
-    state.storage.sql.exec(`UPDATE leases SET due = 0${sends === undefined ? "" : `, sends = ${sends}`}`);
+    state.storage.sql.exec(`UPDATE claims SET due = 0${sends === undefined ? "" : `, sends = ${sends}`}`);
   });
 }
 

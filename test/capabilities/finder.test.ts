@@ -156,7 +156,7 @@ describe("bad input on format and count", () => {
 });
 
 describe("OpenAPI", () => {
-  it("documents the finder family once each, and keeps the /email-sources/ alias out of the document", async () => {
+  it("documents each finder capability once, and keeps the /email-sources/ alias out of the document", async () => {
     const doc = await json(await call("/v1/openapi.json"));
     for (const path of [
       "/domain-search",

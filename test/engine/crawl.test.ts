@@ -58,6 +58,38 @@ describe("crawl planning and guards", () => {
     for (const s of keywordItems) expect(s).toBeLessThan(unknownNav);
   });
 
+  it("follows a short link in unknown words on the about page (its team, 'La squadra') before guessed paths, not a long text's link", () => {
+    // Seen on a generated real-web site (seed 1181181516): home → "Lo studio" → "La squadra »", no
+    // known word on the way; the team and its profiles were never read, guessed paths were.
+    const about = { url: "https://a.test/lo-studio", score: 70 - 1, listsPeople: false };
+    const team = scoreLink({ url: "https://a.test/la-squadra", text: "La squadra »" }, about)!;
+    expect(team).toBeGreaterThan(7); // the best guessed path (/team) ranks 7
+    expect(team).toBeLessThan(
+      scoreLink(
+        { url: "https://a.test/colecao", text: "Coleção" },
+        { ...about, url: "https://a.test/", score: HOME_SCORE },
+      )!,
+    );
+    expect(
+      scoreLink({ url: "https://a.test/x", text: "Read the whole story of how we started in 1998 and grew" }, about),
+    ).toBeNull();
+    expect(
+      scoreLink(
+        { url: "https://a.test/la-squadra", text: "La squadra" },
+        { ...about, url: "https://a.test/dove-siamo", score: 90 },
+      ),
+    ).toBeNull();
+  });
+
+  it("follows a short link in unknown words on a page the home menu names in unknown words, after guessed paths", () => {
+    // Seen on wider-web seed 1263013114: home → "Organisatie" → "Wie zijn wij" (the team), never read.
+    const section = { url: "https://a.test/organisatie", score: 8, listsPeople: false };
+    const team = scoreLink({ url: "https://a.test/wie-zijn-wij", text: "Wie zijn wij" }, section)!;
+    expect(team).toBeGreaterThan(0);
+    expect(team).toBeLessThan(7); // below the worst guessed path
+    expect(scoreLink({ url: "https://a.test/a/b/c", text: "Wie zijn wij" }, section), "deep: not followed").toBeNull();
+  });
+
   it("reads the newsroom the home page's menu names wherever it lives, then its items, its other years late", () => {
     const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
     expect(scoreLink({ url: "https://a.test/aktualnosci/archive/2026", text: "Aktualności" }, home)).toBe(49);

@@ -36,6 +36,17 @@ describe("the wider web", () => {
     for (const email of wanted) expect(first, email).toContain(email);
   });
 
+  it("behind a consent wall the first pass accepts once: its soft-404 probe waits for the home page's accept", async () => {
+    // A probe sent beside the home page went through the wall on its own (two accepts, three more
+    // requests), which a site-wide rate limit counts too.
+    const site = generateWiderWebSite(SEED, 9);
+    await fetch(resetUrl(site.labels.domain));
+    const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
+    const unwatch = clock.watchFetches();
+    await crawlFirstPass(env, site.labels.domain, { ...FIRST_PASS, clock }).finally(unwatch);
+    expect(clock.requests.filter((r) => r.url.includes("/consent/accept"))).toHaveLength(1);
+  });
+
   it("gzip-encoded pages the runtime left encoded are decoded", async () => {
     const { first, wanted } = await crawl(13, "encoding:gzip");
     for (const email of wanted) expect(first, email).toContain(email);

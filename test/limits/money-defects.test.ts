@@ -291,7 +291,7 @@ describe("money defects", () => {
       runInDurableObject(
         jobStub(env, jobId),
         (_i: BulkJob, state) =>
-          state.storage.sql.exec<{ token?: number }>("SELECT * FROM leases WHERE chunk = 0").toArray()[0]?.token ?? 0,
+          state.storage.sql.exec<{ token?: number }>("SELECT * FROM claims WHERE chunk = 0").toArray()[0]?.token ?? 0,
       );
 
     for (const order of [

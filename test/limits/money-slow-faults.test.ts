@@ -14,7 +14,7 @@ import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { billedOf, collect, probeCapability } from "../support/limiter.js";
 import { settle } from "../support/settle.js";
-import { slowLimiters, slowRows, virtualTime, withChunkLease } from "../support/slow-time.js";
+import { slowLimiters, slowRows, virtualTime, withChunkClaim } from "../support/slow-time.js";
 
 // Money where things are merely slow (a round trip, a call, a chunk, an outage that lasts): each
 // test plays one slowness on virtual time and checks that an answer given is billed.
@@ -101,7 +101,7 @@ describe("money on slow paths", () => {
     const id = await runningJob(account);
     time = virtualTime();
     // Renewals every 100 ms of real time; the rows run 12 minutes of virtual time.
-    const slow = slowRows(withChunkLease(env as Env, 300));
+    const slow = slowRows(withChunkClaim(env as Env, 300));
     const delivery = deliver(slow.env, id, new LimiterClient());
     await settle(async () => (await verification(account.accountId, "pro")).available < 20_000, {
       timeout: 5_000,
@@ -135,7 +135,7 @@ describe("money on slow paths", () => {
       async () =>
         (
           await runInDurableObject(jobStub(env, id), (_i: BulkJob, state) =>
-            state.storage.sql.exec<{ token: number }>("SELECT token FROM leases WHERE chunk = 0").toArray(),
+            state.storage.sql.exec<{ token: number }>("SELECT token FROM claims WHERE chunk = 0").toArray(),
           )
         )[0]!.token > 1,
       { timeout: 5_000 },

@@ -413,7 +413,7 @@ describe("a running call's window, held with its reservation", () => {
     await settled();
   });
 
-  it("ends an older limiter's reservations once, as its sweep would, when the storage is migrated", async () => {
+  it("ends a version-1 limiter's reservations once, as its sweep would, when the storage is migrated", async () => {
     const a = await createAccount({ plan: "scale" });
     const now = Date.now();
     await runInDurableObject(stubOf(a.accountId), async (instance: AccountLimiter, state) => {

@@ -17,7 +17,7 @@ import { requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount } from "./accounts.js";
 import { limiterClock } from "./limiter.js";
-import { slowRows, withChunkLease } from "./slow-time.js";
+import { slowRows, withChunkClaim } from "./slow-time.js";
 
 /**
  * A fault-injection harness for the money invariants (docs/billing.md). One schedule plays one
@@ -259,7 +259,13 @@ async function elapse(iso: Isolate, ms: number) {
 const VERIFY_COST = 1;
 
 /** Runs one schedule drawn from `seed`; answers what it checked. */
-export async function runSchedule(seed: number, opts: { steps?: number } = {}): Promise<ScheduleResult> {
+export interface ScheduleOptions {
+  steps?: number;
+  /** At each quiet point, the first send of what the live isolates owe hangs (its request cancelled). */
+  hangAtQuietPoints?: boolean;
+}
+
+export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Promise<ScheduleResult> {
   const rnd = random(seed);
   const plan = rnd.pick(PLANS);
   const boundary = rnd.chance(0.25) ? "month" : rnd.chance(0.2) ? "day" : null;
@@ -398,8 +404,17 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
   const quiesce = async () => {
     await Promise.all(bulkDeliveries);
     bulkDeliveries = [];
-    for (const iso of live()) iso.faults = { ...iso.faults, outage: false };
+    const kept = live().map((iso) => [iso, iso.faults] as const);
+    // What the live isolates owe reaches their limiter before minutes pass, as their next requests
+    // (within the sweep's 10 minutes: billing.md's bound) would send it. With hangAtQuietPoints the
+    // first send hangs, its request cancelled, and the next one sends it again.
+    if (opts.hangAtQuietPoints) {
+      for (const iso of live()) iso.faults = { ...CALM, hang: 1 };
+      await settleLive(isolates, accountId);
+    }
+    for (const iso of live()) iso.faults = { ...CALM };
     await settleLive(isolates, accountId);
+    for (const [iso, faults] of kept) iso.faults = { ...faults, outage: false };
   };
   /** Minutes or hours pass: the limiter's sweeps run; an operator retries a pack order under its key. */
   const longJump = async () => {
@@ -414,7 +429,7 @@ export async function runSchedule(seed: number, opts: { steps?: number } = {}): 
     await quiesce();
     const iso = rnd.pick(live());
     slow.chunks += 1;
-    const rows = slowRows(withChunkLease(iso.env, 60));
+    const rows = slowRows(withChunkClaim(iso.env, 60));
     const delivery = deliver(iso, rows.env);
     await sleep(30);
     for (let i = 0; i < 3; i++) {
@@ -665,7 +680,10 @@ async function settleLive(isolates: Isolate[], accountId: number) {
     for (const iso of isolates.filter((i) => !i.dead))
       await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
   }
-  for (const iso of isolates.filter((i) => !i.dead)) await iso.client.flush(iso.env, accountId);
+  // Each isolate sends what it owes in a request of its own: a round trip that hangs (a fault a
+  // quiet point keeps) leaves that request waiting for ever, as the runtime would cancel it, and the
+  // line's next sender sends the message again. Awaited outside a request, it held the schedule.
+  for (const iso of isolates.filter((i) => !i.dead)) await asRequest(() => iso.client.flush(iso.env, accountId));
 }
 
 async function bulkJob(account: Awaited<ReturnType<typeof createAccount>>, emails: string[]) {

@@ -53,8 +53,8 @@ export function slowLimiters(
   return { ...base, ACCOUNT_LIMITER } as unknown as Env;
 }
 
-/** The env with the job telling its deliveries a lease of `leaseMs` (their renewals then come every third of it). */
-export function withChunkLease(base: Env, leaseMs: number): Env {
+/** The env with the job telling its deliveries a lease of `claimMs` (their renewals then come every third of it). */
+export function withChunkClaim(base: Env, claimMs: number): Env {
   const jobs = base.BULK_JOB;
   const BULK_JOB = {
     idFromName: (name: string) => jobs.idFromName(name),
@@ -63,7 +63,7 @@ export function withChunkLease(base: Env, leaseMs: number): Env {
       return new Proxy(stub, {
         get: (target, prop) =>
           prop === "beginChunk"
-            ? async (...args: unknown[]) => ({ ...((await target.beginChunk!(...args)) as object), leaseMs })
+            ? async (...args: unknown[]) => ({ ...((await target.beginChunk!(...args)) as object), claimMs })
             : target[prop as string],
       });
     },

@@ -1,36 +1,65 @@
-// A crawl clock for tests: time runs as the real clock does, plus every wait the crawler asks for,
-// which costs no wall time. `at(realMs)` turns a fixture's real timestamp of a request into this
-// clock's time, so a test can say "asked again no sooner than 1 s later" without waiting a second.
+// A crawl clock for tests with no wall time in it: time moves only when the crawler waits (a
+// Retry-After, a pause) or when a fixture's answer says it took time (`x-fixture-latency-ms`), so
+// what a test reads off it is the same however loaded the machine is. `watchFetches()` records
+// every request the crawler makes at this clock's time, in the test's own isolate: a test can say
+// "asked again no sooner than 1 s later" exactly, without waiting a second or mapping a fixture's
+// wall-clock log onto this clock.
+import { vi } from "vitest";
 import type { CrawlClock } from "../../src/engine/web/crawl/crawler.js";
+import { LATENCY_HEADER } from "../fixtures/latency.js";
 
 export class VirtualClock implements CrawlClock {
-  /** Waits asked for, with the real time each was asked at. */
-  readonly waits: { realAt: number; ms: number }[] = [];
+  /** Where this clock starts: the wall's time once, so absolute dates (an HTTP-date Retry-After) read sensibly. */
+  private readonly origin = Date.now();
+  private elapsed = 0;
+  private waited = 0;
+  /**
+   * Requests made while watching (`watchFetches`): at this clock's time when each was sent, and how
+   * many others were in flight then (0: it was sent alone, after the one before had its answer).
+   */
+  readonly requests: { url: string; at: number; alongside: number }[] = [];
+  private inFlight = 0;
 
   /** `onSleep` moves what the crawler talks to forward too (a fixture site's clock: advanceUrl). */
   constructor(private readonly onSleep?: (ms: number) => Promise<unknown>) {}
 
-  private skipped(realMs: number): number {
-    return this.waits.filter((w) => w.realAt <= realMs).reduce((sum, w) => sum + w.ms, 0);
-  }
-
-  now = (): number => Date.now() + this.skipped(Date.now());
+  now = (): number => this.origin + this.elapsed;
 
   sleep = async (ms: number): Promise<void> => {
     if (ms > 0) {
-      this.waits.push({ realAt: Date.now(), ms });
+      this.elapsed += ms;
+      this.waited += ms;
       await this.onSleep?.(ms);
     }
     await Promise.resolve();
   };
 
-  /** This clock's time at a real timestamp (a fixture's record of a request). */
-  at(realMs: number): number {
-    return realMs + this.skipped(realMs);
+  /** Time the crawler spent waiting on this clock (which cost no wall time). */
+  get saved(): number {
+    return this.waited;
   }
 
-  /** Wall time this clock skipped. */
-  get saved(): number {
-    return this.waits.reduce((sum, w) => sum + w.ms, 0);
+  /** The times (on this clock) at which `url` was asked for. */
+  asked(url: string): number[] {
+    return this.requests.filter((r) => r.url === url).map((r) => r.at);
+  }
+
+  /**
+   * Watches this isolate's `fetch` until the returned function is called: each request is recorded
+   * at this clock's time, and an answer that says it took time moves the clock to when it came.
+   */
+  watchFetches(): () => void {
+    const real = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const sentAt = this.now();
+      const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+      this.requests.push({ url, at: sentAt, alongside: this.inFlight });
+      this.inFlight++;
+      const res = await real(input, init).finally(() => this.inFlight--);
+      const took = Number(res.headers.get(LATENCY_HEADER) ?? 0);
+      if (took > 0) this.elapsed = Math.max(this.elapsed, sentAt + took - this.origin);
+      return res;
+    });
+    return () => spy.mockRestore();
   }
 }

@@ -31,7 +31,7 @@ const Invitation = z
 const Member = z
   .object({ id: z.number().int(), email: z.string(), role: Role, joined_at: z.string().nullable() })
   .openapi("TeamMember");
-const Team = z
+export const Team = z
   .object({
     data: z.object({
       seats: z
@@ -45,6 +45,7 @@ const Team = z
     }),
   })
   .openapi("Team");
+export type Team = z.infer<typeof Team>;
 const Done = z.object({ status: z.boolean(), message: z.string() });
 const IdParam = z.object({
   id: z

@@ -5,6 +5,7 @@ import { bulkJobs } from "../../db/schema-bulk.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp } from "../../http/openapi.js";
 import { queryBool, queryIntOr } from "../../http/validation.js";
+import type { RenderedJob } from "./job-schema.js";
 import { JobErrors, JobSchema, security, TAG, TypeParam } from "./shared.js";
 
 const Query = z.object({
@@ -73,7 +74,8 @@ export function registerListJobs(app: ApiApp) {
         .from(bulkJobs)
         .where(and(...where)),
     ]);
-    const data = rows.map((r) => ({ ...(r.snapshot as Record<string, unknown>), expired: now >= r.expiredAt }));
+    // A job's index row holds its last rendered view (syncIndex).
+    const data = rows.map((r) => ({ ...(r.snapshot as RenderedJob), expired: now >= r.expiredAt }));
     const n = total?.n ?? 0;
     return c.json(
       {

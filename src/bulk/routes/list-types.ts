@@ -11,7 +11,7 @@ import {
 } from "../types.js";
 import { security, TAG } from "./shared.js";
 
-const TypeSchema = z
+export const TypeSchema = z
   .object({
     type: z.string(),
     path: z.string(),
@@ -37,6 +37,7 @@ const TypeSchema = z
     distributions: z.array(z.string()),
   })
   .openapi("BulkType");
+export type BulkTypeData = z.infer<typeof TypeSchema>;
 
 const route = createRoute({
   method: "get",

@@ -7,6 +7,7 @@ import type { Ctx } from "../../http/openapi.js";
 import { ErrorResponses, ErrorSchema, security } from "../../http/openapi-shared.js";
 import { BULK_TYPE_NAMES, type BulkType, bulkType } from "../types.js";
 
+export { type BulkJobData, JobSchema } from "./job-schema.js";
 export { security };
 export const TAG = "Bulk";
 
@@ -23,10 +24,6 @@ export const JobParams = TypeParam.extend({
     .openapi({ param: { name: "id", in: "path" }, example: 1 }),
 });
 
-export const JobSchema = z.record(z.string(), z.unknown()).openapi("BulkJob", {
-  description:
-    "bulk_id, user_id, bulk_type, name, status (pending, running, completed, failed, cancelled), archived, progress, processed (rows done), billed (true once the job ended with rows done), error_message, summary (what became of the rows, in one sentence), retry_count, created_at, started_at, completed_at, cancelled_at, expired_at, expired, config, metrics (rows: input = valid_input + invalid_input + duplicates + skipped; valid_input = processed + errors once run), preview (once billed)",
-});
 export const ActionSchema = z
   .object({ data: z.object({ status: z.string(), message: z.string(), code: z.number().int() }) })
   .openapi("BulkSuccessResponse");

@@ -1,16 +1,15 @@
 import type { Memo } from "../../engine/memo.js";
 import type { Env } from "../../env.js";
 import { type ErrorBody, toErrorResponse } from "../../http/errors.js";
-import { admitRequest } from "../../limits/admission.js";
 import type { CreditBalance } from "../../limits/groups.js";
 import { isolateClient, type LimiterClient } from "../../limits/limiter-client.js";
 import type { Settlement, SettlementOutcome } from "../../limits/limiter-messages.js";
-import { requestFingerprint } from "../../limits/repeat-billing.js";
 import type { AnyCapability, CapabilityResult } from "./registry.js";
+import { billedParts, releaseOf, runCalls, settlementOf } from "./run-calls.js";
 
 /**
- * The capability executor for many calls of one account at once (a bulk chunk). Same rules as
- * executeCapability, fewer round trips:
+ * The capability executor (run-calls.ts) for many calls of one account at once (a bulk chunk),
+ * with what a chunk needs around it:
  *  - one admission for the whole batch, under a key every delivery of the same rows shares: the
  *    account's limiter tells the 30-day repeats from the calls to bill (identical calls in the
  *    batch are one request, billed once) and reserves each of those at its full price, in order,
@@ -67,12 +66,6 @@ export interface BatchRun {
   release(): void;
 }
 
-type Amounts = Partial<Record<CreditBalance, number>>;
-
-function add(into: Amounts, from: Amounts | undefined) {
-  for (const [b, n] of Object.entries(from ?? {}) as [CreditBalance, number][]) if (n) into[b] = (into[b] ?? 0) + n;
-}
-
 export async function executeBatch(
   cap: AnyCapability,
   calls: readonly Record<string, unknown>[],
@@ -80,114 +73,61 @@ export async function executeBatch(
 ): Promise<BatchRun | null> {
   const now = inv.now ?? Date.now;
   const client = inv.client ?? isolateClient();
-  const started = now();
-  const cost = cap.cost;
-  const fingerprints = cost ? await Promise.all(calls.map((params) => requestFingerprint(cap.name, params))) : [];
-  // Each distinct request at its full price (base plus options), in the calls' order; the limiter
-  // reserves only those that are not repeats, while the balance covers them.
-  const prices = new Map<string, Amounts>();
-  if (cost) {
-    calls.forEach((params, i) => {
-      const fp = fingerprints[i];
-      if (prices.has(fp)) return;
-      const price: Amounts = { [cost.balance]: cost.amount };
-      add(price, cap.extraCostFor?.(params));
-      prices.set(fp, price);
-    });
-  }
-  const admission = await admitRequest(inv.env, {
+  const run = await runCalls(cap, calls, {
+    env: inv.env,
+    waitUntil: inv.waitUntil,
     accountId: inv.accountId,
     plan: inv.plan,
+    client,
+    now,
     // Bulk rows are paced by the job's queue, not by the per-request rate table.
-    capability: {
-      rateGroup: null,
-      cost: null,
-      exhaustedAs: cap.exhaustedAs,
-      estimatedCostHeader: cap.estimatedCostHeader,
-    },
-    extraCost: {},
-    now: started,
-    waitUntil: inv.waitUntil,
+    rateGroup: null,
+    source: "bulk",
+    creditBilled: cap.cost !== null,
     key: inv.key,
     partial: true,
-    client,
-    billing: cost
-      ? {
-          accountId: inv.accountId,
-          capability: cap.name,
-          source: "bulk",
-          requests: [...prices].map(([fingerprint, price]) => ({ fingerprint, cost: price })),
-        }
-      : undefined,
+    concurrency: inv.concurrency,
+    onAdmitted: inv.onAdmitted,
+    run: (params) =>
+      cap.handler(params, {
+        env: inv.env,
+        now,
+        waitUntil: inv.waitUntil,
+        surface: "bulk",
+        accountId: inv.accountId,
+        memo: inv.memo,
+      }),
   });
-  if (!admission.admitted) return null;
-  inv.onAdmitted?.(admission.reservationIds);
-  const repeats = admission.repeats;
-  const refused = new Set(admission.refused?.fingerprints ?? []);
-
-  const outcomes: (BatchCallOutcome | null)[] = new Array(calls.length).fill(null);
-  const durations: number[] = new Array(calls.length).fill(0);
-  const runnable = calls.map((_, i) => i).filter((i) => !cost || !refused.has(fingerprints[i]));
-  let next = 0;
-  const worker = async () => {
-    for (let k = next++; k < runnable.length; k = next++) {
-      const i = runnable[k];
-      const t0 = now();
-      try {
-        const result = await cap.handler(calls[i], {
-          env: inv.env,
-          now,
-          waitUntil: inv.waitUntil,
-          surface: "bulk",
-          accountId: inv.accountId,
-          memo: inv.memo,
-        });
-        outcomes[i] = { ok: true, result, fingerprint: cost ? fingerprints[i] : null, billed: false, credits: {} };
-      } catch (err) {
-        outcomes[i] = await failure(err);
-      }
-      durations[i] = now() - t0;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(inv.concurrency, runnable.length)) }, worker));
-
-  // A request is billed once: its first found answer pays (base price plus what its options used).
-  const parts: NonNullable<Settlement["parts"]>[number][] = [];
-  if (cost) {
-    outcomes.forEach((o, i) => {
-      const fp = fingerprints[i];
-      if (!o?.ok || !o.result.found || fp in repeats || parts.some((p) => p.fingerprint === fp)) return;
-      o.billed = true;
-      o.credits = { [cost.balance]: cost.amount };
-      add(o.credits, o.result.extraCost);
-      const reserved = prices.get(fp);
-      if (!reserved) throw new Error("a billed request has no price from its admission");
-      parts.push({ fingerprint: fp, cost: o.credits, reserved });
-    });
-  }
-  const ids = admission.reservationIds;
-  const settlement: Settlement | null = ids.length ? { reservationIds: ids, found: true, adjust: {}, parts } : null;
+  if (!("results" in run)) return null;
+  const { parts, charged } = billedParts(cap, run);
+  const outcomes = await Promise.all(
+    run.results.map(async (r, i): Promise<BatchCallOutcome | null> => {
+      if (!r) return null;
+      if (!r.ok) return failure(r.error);
+      const credits = charged[i];
+      return {
+        ok: true,
+        result: r.result,
+        fingerprint: run.fingerprints[i],
+        billed: !!credits,
+        credits: credits ?? {},
+      };
+    }),
+  );
+  const settlement = settlementOf(run, parts);
+  const release = releaseOf(run);
   return {
     outcomes,
-    durations,
-    refusal: admission.refused?.response ?? null,
-    reservationIds: ids,
+    durations: run.durations,
+    refusal: run.admission.refused?.response ?? null,
+    reservationIds: run.admission.reservationIds,
     settlement,
     async settle() {
       if (!settlement) return undefined;
-      const decision = client.settle(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil);
-      await client.flush(inv.env, inv.accountId);
-      return decision.decided;
+      return client.settleNow(inv.env, inv.accountId, inv.plan, settlement, inv.waitUntil);
     },
     release() {
-      if (ids.length)
-        client.settle(
-          inv.env,
-          inv.accountId,
-          inv.plan,
-          { reservationIds: ids, found: false, adjust: {} },
-          inv.waitUntil,
-        );
+      if (release) client.settle(inv.env, inv.accountId, inv.plan, release, inv.waitUntil);
     },
   };
 }

@@ -64,7 +64,7 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   tag: string;
   /** /v1 paths in OpenAPI syntax; the first is canonical. Path parameters share names with `params`. */
   paths: string[];
-  /** Extra /v1 paths served but left out of the OpenAPI document (legacy clients). */
+  /** Extra /v1 paths served but left out of the OpenAPI document (paths existing clients call). */
   aliases?: string[];
   /** /v1 accepts `webhook_url`: the answer is also POSTed there afterwards (src/delivery/callback.ts). */
   acceptsCallback?: boolean;
@@ -86,7 +86,7 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   estimatedCostHeader?: string;
   /**
    * Headers naming the account's allowance and what is left of this capability's credit balance
-   * (Email Format: X-Count-Limit / X-Count-Remaining, which replaced X-Search-Limit / X-Search-Remaining).
+   * (Email Format: X-Count-Limit / X-Count-Remaining).
    */
   quotaHeaders?: { limit: string; remaining: string };
   usageCategory: UsageCategory;

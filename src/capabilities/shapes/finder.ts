@@ -10,7 +10,7 @@ import { ApiError } from "../../http/errors.js";
 import { PhoneDataSchema } from "./phone.js";
 import { NO_SOCIAL_FIELDS, SocialFieldsSchema } from "./social-fields.js";
 
-/** Response pieces shared by the finder family (docs/wire-contract.md §4.3, §5). */
+/** Response pieces shared by the crawl-backed finder capabilities (docs/wire-contract.md §4.3, §5). */
 
 export const SourceSchema = z
   .object({

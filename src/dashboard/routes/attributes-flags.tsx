@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { Flag } from "../../leads/flags.js";
 import { REASONS_BY_TYPE } from "../../leads/flags.js";
+import type { LeadAttributes } from "../../leads/routes/list-attributes.js";
 import { PATHS } from "../config.js";
 import { firstIssue } from "../forms.js";
 import { type DashApp, type DashCtx, formOf, recordId, render, statusFor, when } from "../http.js";
@@ -12,21 +14,6 @@ import { DataTable, Done, PostButton, RenameForm, V1Error } from "../views/parts
  * delete) and flags (reports of a wrong result: send one, list the account's). Validation and caps
  * are /v1's; the forms check their shape first so a person reads what to fix.
  */
-interface Attribute {
-  id: number;
-  name: string;
-  identifier: string;
-  type: "string" | "date" | "number";
-  created_at: string;
-}
-interface Flag {
-  id: number;
-  flag_type: string;
-  value: string;
-  reason: string;
-  comment: string | null;
-  created_at: string;
-}
 
 const TYPE_WORDS = { string: "Text", date: "Date", number: "Number" } as const;
 const FLAG_WORDS: Record<string, string> = {
@@ -74,7 +61,7 @@ async function attributesPage(
   status: 200 | ReturnType<typeof statusFor> = 200,
 ) {
   const session = c.get("session");
-  const answer = await c.get("v1").read<{ data: { attributes: Attribute[] } }>("/v1/leads/attributes");
+  const answer = await c.get("v1").read<LeadAttributes>("/v1/leads/attributes");
   const rows = answer.ok ? answer.body.data.attributes : [];
   return render(
     c,
@@ -218,7 +205,7 @@ async function flagsPage(c: DashCtx, problem?: V1Answer | string, status: 200 | 
   );
 }
 
-export function registerAttributeAndFlagRoutes(app: DashApp) {
+export function registerAttributeAndFlagPages(app: DashApp) {
   app.get(PATHS.attributes, (c) => attributesPage(c));
 
   app.post(PATHS.attributes, async (c) => {

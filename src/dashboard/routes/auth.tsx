@@ -195,7 +195,7 @@ const SIGN_IN_NOTICES: Record<string, string> = {
   confirmed: "Your address is confirmed. Sign in to continue.",
 };
 
-export function registerAuthRoutes(app: DashApp) {
+export function registerAuthPages(app: DashApp) {
   app.get(PATHS.signIn, async (c) => {
     const next = safeNext(c.req.query("next"));
     if (await currentSession(c)) return c.redirect(next, 303);

@@ -1,4 +1,6 @@
 import type { FC } from "hono/jsx";
+import type { BulkJobData as Job } from "../../bulk/routes/job-schema.js";
+import type { BulkTypeData as BulkType } from "../../bulk/routes/list-types.js";
 import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
 import {
@@ -15,41 +17,6 @@ import {
 import type { V1Answer, V1Client } from "../v1-client.js";
 import { AppPage, Notice } from "../views/layout.js";
 import { DataTable, PostButton, V1Error } from "../views/parts.js";
-
-interface BulkType {
-  type: string;
-  label: string;
-  description: string;
-  fields: { field: string; param: string; label: string }[];
-  credit_cost: { balance: string; amount: number } | null;
-  downloads: string[];
-  max_rows: number;
-}
-interface Job {
-  id: number;
-  bulk_type: string;
-  name: string;
-  status: string;
-  archived: boolean;
-  progress: number;
-  processed: number;
-  summary: string | null;
-  error_message: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  expired_at: string;
-  expired: boolean;
-  config: {
-    input: { original_file_name: string | null; rows: number; fields: Record<string, number>; source: string };
-  };
-  metrics: {
-    rows: Record<string, number>;
-    results: { found: number; not_found: number; hit_rate: number };
-    distribution: { rows: { key: string; label: string; count: number; percent: number }[] };
-    credits: { total: number; search: number; verify: number; phone: number };
-  };
-}
 
 /** A job can be downloaded for this long after it was created (the spec's expired_at). */
 const JOB_VALIDITY_DAYS = 180;
@@ -458,7 +425,7 @@ async function jobPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   );
 }
 
-export function registerBulkRoutes(app: DashApp) {
+export function registerBulkPages(app: DashApp) {
   app.get(PATHS.bulk, (c) => listPage(c));
 
   // The upload form's column preview (the page's script): POST /v1/bulk/{type}/columns, and the type's columns.

@@ -1,19 +1,10 @@
 import type { FC } from "hono/jsx";
+import type { ApiKeyWithSecret, KeyList } from "../../account/routes/keys/shared.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, entryOf, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
 import { AppPage, Csrf, Notice } from "../views/layout.js";
 import { Copyable, DataTable, PostButton, RenameForm, V1Error } from "../views/parts.js";
-
-interface Key {
-  id: number;
-  key: string;
-  name: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-  secret?: string;
-}
 
 const LIFETIMES = [30, 90, 180, 365, 730];
 
@@ -23,7 +14,7 @@ const DONE: Record<string, string> = {
 };
 
 /** A key and its secret, just created or rolled: shown this once, with copy buttons. */
-const NewSecret: FC<{ origin: string; k: Key; rolled: boolean }> = ({ origin, k, rolled }) => (
+const NewSecret: FC<{ origin: string; k: ApiKeyWithSecret; rolled: boolean }> = ({ origin, k, rolled }) => (
   <section class="card" aria-labelledby="secret-h">
     <h2 id="secret-h">{rolled ? `New secret for "${k.name}"` : `Your new key "${k.name}"`}</h2>
     <Notice kind="warning">
@@ -47,11 +38,11 @@ const NewSecret: FC<{ origin: string; k: Key; rolled: boolean }> = ({ origin, k,
 
 async function page(
   c: DashCtx,
-  extra: { created?: Key; rolled?: boolean; problem?: V1Answer; ok?: string } = {},
+  extra: { created?: ApiKeyWithSecret; rolled?: boolean; problem?: V1Answer; ok?: string } = {},
   status: 200 | ReturnType<typeof statusFor> = 200,
 ) {
   const session = c.get("session");
-  const list = await c.get("v1").read<{ data: { keys: Key[] } }>("/v1/keys");
+  const list = await c.get("v1").read<KeyList>("/v1/keys");
   const now = Date.now();
   const origin = new URL(c.req.url).origin;
   const failed = extra.problem ?? (list.ok ? null : list);
@@ -147,7 +138,7 @@ async function page(
 
 const keyId = (c: DashCtx) => recordId(c.req.param("id"));
 
-export function registerKeyRoutes(app: DashApp) {
+export function registerKeyPages(app: DashApp) {
   app.get(PATHS.keys, (c) => page(c, { ok: entryOf(DONE, c.req.query("ok")) }));
 
   app.post(PATHS.keys, async (c) => {
@@ -157,7 +148,7 @@ export function registerKeyRoutes(app: DashApp) {
       ...(form.name?.trim() ? { name: form.name.trim() } : {}),
       ...(LIFETIMES.includes(days) ? { expires_in_days: days } : {}),
     };
-    const created = await c.get("v1").act<{ data: Key }>("POST", "/v1/keys", { json: body });
+    const created = await c.get("v1").act<{ data: ApiKeyWithSecret }>("POST", "/v1/keys", { json: body });
     return created.ok ? page(c, { created: created.body.data }) : page(c, { problem: created }, statusFor(created));
   });
 
@@ -168,7 +159,7 @@ export function registerKeyRoutes(app: DashApp) {
   });
 
   app.post(`${PATHS.keys}/:id/roll`, async (c) => {
-    const rolled = await c.get("v1").act<{ data: Key }>("PUT", `/v1/keys/${keyId(c)}`);
+    const rolled = await c.get("v1").act<{ data: ApiKeyWithSecret }>("PUT", `/v1/keys/${keyId(c)}`);
     return rolled.ok
       ? page(c, { created: rolled.body.data, rolled: true })
       : page(c, { problem: rolled }, statusFor(rolled));

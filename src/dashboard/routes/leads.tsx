@@ -1,34 +1,14 @@
 import type { FC } from "hono/jsx";
 import { csvLine } from "../../http/csv.js";
+import type { Lead } from "../../leads/lead.js";
+import type { LeadList as List } from "../../leads/lists.js";
+import type { LeadPage } from "../../leads/routes/list-leads.js";
+import type { LeadLists } from "../../leads/routes/list-lists.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer, V1Client } from "../v1-client.js";
 import { AppPage, Csrf, Pager } from "../views/layout.js";
 import { DataTable, Done, PostButton, RenameForm, V1Error } from "../views/parts.js";
-
-interface Lead {
-  id: number;
-  email: string;
-  list_id: number | null;
-  first_name: string | null;
-  last_name: string | null;
-  country: string | null;
-  website_url: string | null;
-  company: string | null;
-  position: string | null;
-  phone_number: string | null;
-  notes: string | null;
-  score: number | null;
-  leads_list: { list_id: number; name: string } | null;
-  created_at: string;
-  updated_at: string;
-}
-interface List {
-  id: number;
-  name: string;
-  size: number;
-  created_at: string;
-}
 
 /** The lead fields the edit form shows, in its order. */
 const FIELDS = [
@@ -72,7 +52,7 @@ const DONE: Record<string, string> = {
 };
 
 async function listsOf(v1: V1Client): Promise<List[]> {
-  const answer = await v1.read<{ data: { list_leads: List[] } }>("/v1/leads_lists");
+  const answer = await v1.read<LeadLists>("/v1/leads_lists");
   return answer.ok ? answer.body.data.list_leads : [];
 }
 
@@ -162,7 +142,7 @@ async function leadsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
   const list = c.req.query("list") ?? "";
   const domain = (c.req.query("domain") ?? "").trim();
   const [answer, lists] = await Promise.all([
-    v1.read<{ data: { leads: Lead[]; meta: { total: number; total_pages: number } } }>("/v1/leads", {
+    v1.read<LeadPage>("/v1/leads", {
       page,
       limit: 25,
       list,
@@ -292,7 +272,7 @@ async function leadPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType
 
 async function listsPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<typeof statusFor> = 200) {
   const session = c.get("session");
-  const answer = await c.get("v1").read<{ data: { list_leads: List[] } }>("/v1/leads_lists");
+  const answer = await c.get("v1").read<LeadLists>("/v1/leads_lists");
   return render(
     c,
     <AppPage title="Lead lists" session={session} active="lists" script>
@@ -363,7 +343,7 @@ async function exportLeads(c: DashCtx): Promise<Response> {
   const v1 = c.get("v1");
   const filter = { list: c.req.query("list") ?? "", domain: (c.req.query("domain") ?? "").trim() };
   const readPage = (page: number) =>
-    v1.read<{ data: { leads: Lead[]; meta: { total_pages: number } } }>("/v1/leads", {
+    v1.read<LeadPage>("/v1/leads", {
       ...filter,
       page,
       limit: 100,
@@ -423,7 +403,7 @@ async function exportLeads(c: DashCtx): Promise<Response> {
   });
 }
 
-export function registerLeadRoutes(app: DashApp) {
+export function registerLeadPages(app: DashApp) {
   app.get(PATHS.leads, (c) => leadsPage(c));
   app.get(`${PATHS.leads}/export.csv`, (c) => exportLeads(c));
   app.post(PATHS.leads, async (c) => {

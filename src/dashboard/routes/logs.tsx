@@ -1,29 +1,15 @@
+import type { LogEntry } from "../../account/routes/logs/shared.js";
+import type { Team } from "../../account/routes/team.js";
 import { PATHS } from "../config.js";
 import { type DashApp, fmt, render, statusFor, when } from "../http.js";
 import { AppPage, Pager } from "../views/layout.js";
 import { LOG_TYPES } from "../views/names.js";
 import { DataTable, V1Error } from "../views/parts.js";
 
-interface LogEntry {
-  id: number;
-  type: string;
-  endpoint: string;
-  uri: string;
-  http_method: string;
-  status_code: number;
-  duration_ms: number;
-  api_key_id: number | null;
-  user_id: number;
-  source: string;
-  cost: boolean;
-  country: string | null;
-  created_at: string;
-}
-
 /** The filters GET /v1/logs takes, passed through as they are: /v1 validates them. */
 const FILTERS = ["type", "status_code", "start", "end"] as const;
 
-export function registerLogRoutes(app: DashApp) {
+export function registerLogPages(app: DashApp) {
   app.get(PATHS.logs, async (c) => {
     const session = c.get("session");
     const q = Object.fromEntries(FILTERS.map((f) => [f, (c.req.query(f) ?? "").trim()])) as Record<
@@ -37,9 +23,7 @@ export function registerLogRoutes(app: DashApp) {
         page,
         limit: 50,
       }),
-      c
-        .get("v1")
-        .read<{ data: { owner: { id: number; email: string }; members: { id: number; email: string }[] } }>("/v1/team"),
+      c.get("v1").read<Team>("/v1/team"),
     ]);
     // Who made each request: the owner or a team member (the log keeps the member's account id).
     const people = new Map(

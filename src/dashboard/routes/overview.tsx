@@ -1,4 +1,7 @@
 import type { FC } from "hono/jsx";
+import type { MeData } from "../../account/routes/me.js";
+import type { RateLimits, RateWindow } from "../../account/routes/rate-limits.js";
+import type { Usage } from "../../account/routes/usage.js";
 import { PATHS } from "../config.js";
 import { type DashApp, entryOf, fmt, render } from "../http.js";
 import type { Session } from "../session.js";
@@ -9,7 +12,7 @@ import { RATE_GROUP_NAMES } from "../views/names.js";
 import { DataTable, V1Error } from "../views/parts.js";
 
 /** Usage buckets of GET /v1/usage shown in the chart, in its order, named for what people ran. */
-const USAGE_SERIES = [
+const USAGE_SERIES: { key: keyof Usage["total"]; label: string }[] = [
   { key: "search", label: "Finders and enrichment" },
   { key: "verifier", label: "Email verifications" },
   { key: "phones", label: "Phone lookups" },
@@ -34,18 +37,7 @@ const NOTICES: Record<string, [string, "success" | "error"]> = {
   "mail-failed": ["The message could not be sent. Try again in a few minutes.", "error"],
 };
 
-interface Window {
-  limit: number;
-  used: number;
-}
-interface RateRow {
-  enforced: boolean;
-  second?: Window;
-  minute?: Window;
-  daily?: Window;
-}
-
-const limitText = (w: Window | undefined) =>
+const limitText = (w: RateWindow | null) =>
   !w ? "–" : w.limit === 0 ? `${fmt(w.used)} (no limit)` : `${fmt(w.used)} of ${fmt(w.limit)}`;
 
 interface Step {
@@ -107,14 +99,14 @@ const DomainSearch: FC<{ session: Session }> = ({ session }) => (
 
 const count = (a: V1Answer, read: (body: never) => number) => (a.ok ? read(a.body as never) : 0);
 
-export function registerOverviewRoutes(app: DashApp) {
+export function registerOverviewPages(app: DashApp) {
   app.get(PATHS.overview, async (c) => {
     const session = c.get("session");
     const v1 = c.get("v1");
     const [me, limits, usage, keys, bulk] = await Promise.all([
-      v1.read("/v1/me"),
-      v1.read("/v1/rate-limits"),
-      v1.read("/v1/usage"),
+      v1.read<{ data: MeData }>("/v1/me"),
+      v1.read<RateLimits>("/v1/rate-limits"),
+      v1.read<Usage>("/v1/usage"),
       v1.read("/v1/keys"),
       v1.read("/v1/bulk/stats"),
     ]);
@@ -122,15 +114,11 @@ export function registerOverviewRoutes(app: DashApp) {
     // Unconfirmed is an expected state the layout says once; a failure beyond it is shown as one.
     const failed = session.confirmed ? [me, limits, usage].find((a) => !a.ok) : undefined;
     const data = me.ok ? me.body.data : null;
-    const days = usage.ok
-      ? [...(usage.body.data as { created_at: string; [k: string]: number | string }[])].reverse()
-      : [];
-    const used = (limits.ok ? (Object.entries(limits.body.data) as [string, RateRow][]) : []).filter(
+    const days = usage.ok ? [...usage.body.data].reverse() : [];
+    const used = (limits.ok ? Object.entries(limits.body.data) : []).filter(
       ([key, r]) => r.enforced && key !== "me" && (r.daily?.used ?? 0) > 0,
     );
-    const searches = count(usage, (b: { total: Record<string, number> }) =>
-      USAGE_SERIES.reduce((n, s) => n + (b.total[s.key] ?? 0), 0),
-    );
+    const searches = usage.ok ? USAGE_SERIES.reduce((n, s) => n + usage.body.total[s.key], 0) : 0;
     const steps: Step[] = [
       { done: session.confirmed, label: "Confirm your email address", href: "#confirm", action: "see above" },
       {
@@ -211,8 +199,8 @@ export function registerOverviewRoutes(app: DashApp) {
                   label="Billed searches by kind"
                   series={USAGE_SERIES}
                   days={days.map((d) => ({
-                    day: d.created_at as string,
-                    counts: d as unknown as Record<string, number>,
+                    day: d.created_at,
+                    counts: Object.fromEntries(USAGE_SERIES.map((s) => [s.key, d[s.key]])),
                   }))}
                 />
                 <p class="hint">

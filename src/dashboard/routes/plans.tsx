@@ -1,4 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { MeData } from "../../account/routes/me.js";
+import type { Team } from "../../account/routes/team.js";
+import type { Purchase as Receipt } from "../../agent/routes/purchases.js";
 import { PLAN_NAMES, PLANS } from "../../limits/plans.js";
 import { CREDIT_PACKS } from "../../platform/credit-packs.js";
 import { PATHS } from "../config.js";
@@ -11,20 +14,10 @@ import { DataTable, Done, V1Error } from "../views/parts.js";
 
 /**
  * Plans and credits (/app/plans): the plans side by side, the credit packs, and the receipts; every
- * change goes through /v1 (POST /v1/plan, POST /v1/credit-packs/{pack}: src/agent/purchases.ts),
+ * change goes through /v1 (POST /v1/plan, POST /v1/credit-packs/{pack}: src/agent/routes/purchases.ts),
  * paid with MPP like the agent surface. Outside production the page pays with the development
  * wallet (dev-wallet.ts); in production it says how to pay from an MPP client.
  */
-interface Receipt {
-  id: number;
-  description: string;
-  credits: number;
-  amount: string;
-  currency: string;
-  method: string;
-  reference: string;
-  created_at: string;
-}
 
 const PLANS_DONE: Record<string, string> = {
   plan: "Your plan is changed. The receipt is below.",
@@ -41,9 +34,9 @@ async function plansPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnTyp
   const session = c.get("session");
   const v1 = c.get("v1");
   const [me, receipts, team] = await Promise.all([
-    v1.read("/v1/me"),
+    v1.read<{ data: MeData }>("/v1/me"),
     v1.read<{ data: Receipt[] }>("/v1/purchases"),
-    v1.read<{ data: { owner: { id: number } } }>("/v1/team"),
+    v1.read<Team>("/v1/team"),
   ]);
   const current = me.ok ? (me.body.data.pricing.name as string).toLowerCase() : null;
   const owner = team.ok && team.body.data.owner.id === session.accountId;
@@ -172,7 +165,7 @@ async function purchase(c: DashCtx, path: string, json?: unknown): Promise<V1Ans
   return v1.act("POST", path, { json, payment: await payWithDevWallet(c.env, unpaid) });
 }
 
-export function registerPlanRoutes(app: DashApp) {
+export function registerPlanPages(app: DashApp) {
   app.get(PATHS.plans, (c) => plansPage(c));
 
   app.post(`${PATHS.plans}/change`, async (c) => {

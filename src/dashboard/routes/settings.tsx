@@ -186,7 +186,7 @@ async function deleteBulkJobs(c: DashCtx, accountId: number): Promise<void> {
   }
 }
 
-export function registerSettingsRoutes(app: DashApp) {
+export function registerSettingsPages(app: DashApp) {
   app.get(PATHS.settings, (c) => settingsPage(c));
 
   app.post(`${PATHS.settings}/password`, async (c) => {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Team as TeamBody } from "../../account/routes/team.js";
 import { acceptInvitation, invitationByToken } from "../../account/team.js";
 import { signInWithPassword } from "../../auth/password-sign-in.js";
 import { hashPassword } from "../../platform/crypto.js";
@@ -17,21 +18,6 @@ import { DataTable, Done, PostButton, V1Error } from "../views/parts.js";
  * (/app/team/join): the invited person sets their own password (or signs in with the one they
  * have) and from then on acts on the inviting account. Roles and the cap: src/account/team.ts.
  */
-interface TeamBody {
-  data: {
-    seats: number;
-    used: number;
-    owner: { id: number; email: string };
-    members: { id: number; email: string; role: "admin" | "member"; joined_at: string | null }[];
-    invitations: {
-      id: number;
-      email: string;
-      role: "admin" | "member";
-      invited_at: string | null;
-      expires_at: string | null;
-    }[];
-  };
-}
 
 const TEAM_DONE: Record<string, string> = {
   invited: "The invitation was mailed. It works for 7 days.",
@@ -249,7 +235,7 @@ async function joinPage(c: DashCtx, token: string, error?: string, status: 200 |
 }
 
 /** The join pages: public (the link is the invitation), so registered before the signed-in middleware. */
-export function registerTeamJoinRoutes(app: DashApp) {
+export function registerTeamJoinPages(app: DashApp) {
   app.get(`${PATHS.team}/join`, (c) => joinPage(c, c.req.query("token") ?? ""));
 
   app.post(`${PATHS.team}/join`, async (c) => {
@@ -289,7 +275,7 @@ export function registerTeamJoinRoutes(app: DashApp) {
 }
 
 /** The Team page and its forms, for a signed-in account; every change goes through /v1/team. */
-export function registerTeamRoutes(app: DashApp) {
+export function registerTeamPages(app: DashApp) {
   app.get(PATHS.team, (c) => teamPage(c));
 
   app.post(`${PATHS.team}/invite`, async (c) => {

@@ -1,5 +1,8 @@
 import type { FC } from "hono/jsx";
+import type { MeData } from "../../account/routes/me.js";
+import type { RateLimits } from "../../account/routes/rate-limits.js";
 import type { CallCharge } from "../../auth/session-calls.js";
+import type { CreditBalance } from "../../limits/groups.js";
 import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, formOf, render } from "../http.js";
@@ -17,7 +20,7 @@ interface Capability {
   path: string;
   summary: string;
   tag: string;
-  cost: { balance: string; amount: number } | null;
+  cost: { balance: CreditBalance; amount: number } | null;
   params: Param[];
 }
 interface Param {
@@ -50,7 +53,7 @@ interface OpenApiParam {
  * The forms are built from the /v1 OpenAPI document, the description every client reads (each
  * capability operation carries x-capability and x-credit-cost). Built once per isolate: the
  * document changes only with a deploy. Each capability is listed once (its first path), in the
- * order and words of capability-copy.ts; one not named there (a legacy path) is left out, and so are
+ * order and words of capability-copy.ts; one not named there (a path kept for existing clients) is left out, and so are
  * the per-request callback and parameter aliases.
  */
 const catalog = isolateValue<Promise<Capability[]>>("tryItCatalog");
@@ -223,11 +226,9 @@ interface Quota {
 
 /** What the account can still do, read before the try (the answer's headers update it after). */
 async function quotaOf(v1: V1Client, cap: Capability): Promise<Quota> {
-  const [me, limits] = await Promise.all([v1.read("/v1/me"), v1.read("/v1/rate-limits")]);
+  const [me, limits] = await Promise.all([v1.read<{ data: MeData }>("/v1/me"), v1.read<RateLimits>("/v1/rate-limits")]);
   const balance = cap.cost ? me.body?.data?.credits?.[cap.cost.balance] : undefined;
-  const daily = limits.ok
-    ? (limits.body.data?.searches?.daily as { limit: number; used: number } | undefined)
-    : undefined;
+  const daily = limits.ok ? limits.body.data.searches?.daily : undefined;
   return {
     creditsLeft: typeof balance?.available === "number" ? balance.available : null,
     searchesLeft: daily && daily.limit > 0 ? Math.max(0, daily.limit - daily.used) : null,
@@ -332,7 +333,7 @@ async function page(
   );
 }
 
-export function registerTryRoutes(app: DashApp) {
+export function registerTryPages(app: DashApp) {
   app.get(PATHS.tryIt, (c) => page(c, c.req.query("capability"), {}));
 
   app.post(PATHS.tryIt, async (c) => {

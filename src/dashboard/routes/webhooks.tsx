@@ -1,29 +1,10 @@
+import type { SigningSecret } from "../../leads/routes/webhook-secret.js";
+import type { DeliveryAttempt as Attempt, Webhook } from "../../leads/webhooks.js";
 import { PATHS } from "../config.js";
 import { type DashApp, type DashCtx, entryOf, fmt, formOf, recordId, render, statusFor, when } from "../http.js";
 import type { V1Answer } from "../v1-client.js";
 import { AppPage, Csrf, Notice, Pager } from "../views/layout.js";
 import { Copyable, DataTable, Done, PostButton, V1Error } from "../views/parts.js";
-
-interface Webhook {
-  id: number;
-  name: string;
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  status: "enabled" | "disabled";
-  event: string;
-  created_at: string;
-}
-interface Attempt {
-  id: number;
-  delivery_id: string;
-  attempt: number;
-  status: string;
-  response_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  created_at: string;
-}
 
 const EVENTS = [
   ["save_lead", "A lead is saved or updated (save_lead)"],
@@ -65,7 +46,7 @@ async function listPage(c: DashCtx, problem?: V1Answer | string, status: 200 | R
   const v1 = c.get("v1");
   const [answer, secret] = await Promise.all([
     v1.read<{ data: { webhooks: Webhook[] } }>("/v1/webhooks"),
-    v1.read<{ data: { secret: string } }>("/v1/webhooks/secret"),
+    v1.read<{ data: SigningSecret }>("/v1/webhooks/secret"),
   ]);
   return render(
     c,
@@ -286,7 +267,7 @@ async function logPage(c: DashCtx, problem?: V1Answer, status: 200 | ReturnType<
   );
 }
 
-export function registerWebhookRoutes(app: DashApp) {
+export function registerWebhookPages(app: DashApp) {
   app.get(PATHS.webhooks, (c) => listPage(c));
   app.post(PATHS.webhooks, async (c) => {
     const form = await formOf(c);

@@ -1,6 +1,6 @@
 /**
  * What the dashboard calls each capability, in words a person reads: a title that says what it does,
- * one sentence, and labels for its fields. A capability not named here (a legacy path, an alias) has
+ * one sentence, and labels for its fields. A capability not named here (a path kept for existing clients, an alias) has
  * no form of its own: the list shows each thing once, in this order.
  */
 export interface CapabilityCopy {

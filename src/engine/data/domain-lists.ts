@@ -20,13 +20,13 @@ const lists = isolateValue<Lists>("domainLists");
 function load(): Lists {
   const built = lists.get();
   if (built) return built;
-  // mailchecker's larger list (56k) was dropped: its single 1 MB module breaks the test runner's
-  // 1 MiB module transport in workerd; disposable-email-domains-js is CC0 and maintained.
+  // disposable-email-domains-js (CC0, maintained) rather than mailchecker's larger list (56k): that
+  // list's single 1 MB module breaks the test runner's 1 MiB module transport in workerd.
   const disposable = new Set<string>();
   for (const d of disposableEmailBlocklist()) disposable.add(d.toLowerCase());
-  // The free-provider list also carries throwaway services (left out when it was vendored, and again
-  // here for those the disposable package adds later); an address is one or the other, and
-  // disposable is the stronger (riskier) verdict.
+  // The free-provider list also carries throwaway services (the vendoring script leaves them out,
+  // and this leaves out those the disposable package lists since); an address is one or the other,
+  // and disposable is the stronger (riskier) verdict.
   const webmail = new Set<string>();
   for (const d of FREE_EMAIL_DOMAINS.split("\n")) {
     const domain = d.toLowerCase();

@@ -170,7 +170,7 @@ export function proposeAddress(
     const known = name.middle || !seen.middleName ? name : { ...name, middle: seen.middleName };
     return { email: seen.email, pattern: matchPatterns(seen.localPart, known).patterns[0] ?? null, seen, share: 1 };
   }
-  // Formats stored before a habit was learnt lack its field: read as "not shown".
+  // A stored format may lack a habit's field: read as "not shown".
   const spelling = {
     style: inference.style ?? defaultStyle(domain),
     nordic: inference.nordic ?? null,

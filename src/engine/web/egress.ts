@@ -80,7 +80,8 @@ export interface GuardedResponse {
   text(): string;
 }
 
-export const TEXT_TYPES = /^(text\/|application\/(xhtml\+xml|xml|rss\+xml|atom\+xml|ld\+json|json))/i;
+export const TEXT_TYPES =
+  /^(text\/|application\/(xhtml\+xml|xml|rss\+xml|atom\+xml|ld\+json|json|(x-)?javascript|ecmascript))/i;
 const DEFAULT_ACCEPT_HEADER = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5";
 
 const INTERNAL_NAMES = /(^|\.)(localhost|local|internal|intranet|lan|home|corp|localdomain|home\.arpa)$/i;

@@ -11,9 +11,9 @@ export interface Robots {
 }
 
 /**
- * The rules of a fetched robots.txt. An answer that is not a readable file (4xx) sets no rules (RFC
- * 9309 §2.3.1.3); an unreachable one (network error, 5xx) means "read nothing", which the caller
- * decides before asking here, since it also says the site is down.
+ * The rules of a fetched robots.txt. An answer that is not a readable file (4xx) sets no rules
+ * (RFC 9309 §2.3.1.3); an unreachable one (network error, 5xx) means "read nothing", which the
+ * caller decides before asking here, since it also says the site is down.
  */
 export function readRobots(robotsUrl: string, fetched: PageFetch): Robots {
   if (fetched.kind !== "ok") return { isAllowed: () => true, sitemaps: [] };

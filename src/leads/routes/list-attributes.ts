@@ -10,6 +10,7 @@ export const ATTRIBUTE_PREFIXES = ["/attributes", "/leads/attributes"] as const;
 export const AttributesSchema = z
   .object({ data: z.object({ attributes: z.array(AttributeSchema), meta: ClassicMetaSchema }) })
   .openapi("LeadAttributes");
+export type LeadAttributes = z.infer<typeof AttributesSchema>;
 
 export async function listAttributes(c: LeadsCtx): Promise<z.infer<typeof AttributesSchema>> {
   const rows = await allAttributes(c.env, ownerOf(c));

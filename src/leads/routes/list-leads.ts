@@ -28,6 +28,7 @@ export const ListLeadsQuery = z.object({
 export const LeadPageSchema = z
   .object({ data: z.object({ leads: z.array(LeadSchema), meta: ClassicMetaSchema }) })
   .openapi("LeadPage");
+export type LeadPage = z.infer<typeof LeadPageSchema>;
 
 const SORT_COLUMNS = {
   id: leads.id,

@@ -5,6 +5,7 @@ import { allLists, LeadListSchema, listSizes, renderList } from "../lists.js";
 import { jsonContent, type LeadsCtx, ownerOf } from "../shared.js";
 
 export const ListsSchema = z.object({ data: z.object({ list_leads: z.array(LeadListSchema) }) }).openapi("LeadLists");
+export type LeadLists = z.infer<typeof ListsSchema>;
 
 export async function listLists(c: LeadsCtx): Promise<z.infer<typeof ListsSchema>> {
   const accountId = ownerOf(c);

@@ -14,6 +14,7 @@ export const SigningSecretSchema = z
     rotated_at: z.string().nullable(),
   })
   .openapi("SigningSecret");
+export type SigningSecret = z.infer<typeof SigningSecretSchema>;
 
 const route = createRoute({
   method: "get",

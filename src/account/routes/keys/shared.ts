@@ -61,11 +61,16 @@ export const KeySchema = z
     ip_addresses: z.string(),
   })
   .openapi("ApiKey");
+/** A key as the API shows it (the stored row is `ApiKey`). */
+export type ApiKeyData = z.infer<typeof KeySchema>;
 
 export const KeyListSchema = z.object({ data: z.object({ keys: z.array(KeySchema) }) });
+export type KeyList = z.infer<typeof KeyListSchema>;
 export const KeyWithSecretSchema = z.object({
   data: KeySchema.extend({ secret: z.string().openapi({ description: "Shown once; store it now." }) }),
 });
+/** A key just created or reset, with its secret (shown once). */
+export type ApiKeyWithSecret = z.infer<typeof KeyWithSecretSchema>["data"];
 export const MutationSchema = z.object({ status: z.boolean(), message: z.string() });
 export const MutationWithKeySchema = MutationSchema.extend({ data: KeyWithSecretSchema.shape.data });
 
@@ -75,7 +80,7 @@ export const CreateBody = z.object({
 });
 export const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "1" }) });
 
-export function renderKey(k: ApiKey): z.infer<typeof KeySchema> {
+export function renderKey(k: ApiKey): ApiKeyData {
   const created = rfc3339(k.createdAt);
   return {
     id: k.id,

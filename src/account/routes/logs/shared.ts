@@ -32,10 +32,11 @@ export const LogEntry = z
     created_at: z.string(),
   })
   .openapi("LogEntry");
+export type LogEntry = z.infer<typeof LogEntry>;
 
 const SOURCE_LABELS = { api: "API", website: "Website", agent: "Agent", bulk: "Bulk" } as const;
 
-export function renderLog(l: RequestLog): z.infer<typeof LogEntry> {
+export function renderLog(l: RequestLog): LogEntry {
   return {
     id: l.id,
     type: l.type ?? logTypeOf(l.endpoint),

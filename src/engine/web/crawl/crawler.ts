@@ -66,9 +66,16 @@ export const FIRST_PASS: CrawlBudget = {
   maxPages: 24,
   maxBytesPerPage: 512 * 1024,
   totalMs: 12_000,
-  pageTimeoutMs: 6_000,
+  pageTimeoutMs: 9_000,
   concurrency: 8,
-  retry: { maxWaitMs: 3_000, clamp: false, unasked: false, tries: 2, challengePauseMs: 2_000 },
+  retry: {
+    maxWaitMs: 3_000,
+    clamp: false,
+    unasked: false,
+    tries: 2,
+    challengePauseMs: 2_000,
+    waitOutLimitLeavingMs: 2_500,
+  },
   documents: null,
 };
 /**
@@ -81,7 +88,7 @@ export const DEEP_PASS: CrawlBudget = {
   totalMs: 60_000,
   pageTimeoutMs: 10_000,
   concurrency: 4,
-  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000 },
+  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000, waitOutLimitLeavingMs: 0 },
   documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
@@ -233,6 +240,8 @@ interface PassInput {
   retryLater: Map<string, number>;
   /** Pages the previous pass could not read (asked there already): a challenge there is not asked again in this pass. */
   askedBefore?: ReadonlySet<string>;
+  /** The site's rate limit as this crawl call met it so far (shared with its other passes). */
+  pace?: Pace;
 }
 
 interface Fetched {
@@ -242,6 +251,46 @@ interface Fetched {
   tries: number;
   /** When the answer came: a retry's wait starts then, not once the slowest page of the round is in. */
   at: number;
+}
+
+/**
+ * A site-wide rate limit as one visit meets it (shared by the passes of one crawl call: the home
+ * page's and the rest's). A 429 speaks for the whole site (rate limits count every request): nothing
+ * more is asked before its Retry-After, and the pass goes on one page at a time (`paced`). A first
+ * pass whose time cannot hold the wait and a few pages after it asks nothing more (`stopAsking`)
+ * and leaves the rest to the deep pass (more asks would only prolong the limit).
+ */
+interface Pace {
+  pausedUntil: number;
+  paced: boolean;
+  stopAsking: boolean;
+}
+const newPace = (): Pace => ({ pausedUntil: 0, paced: false, stopAsking: false });
+
+/**
+ * Records a 429 answered at `at` with `left` of the pass to go; true when the limit is waited out in
+ * this pass (the page waits with the others), false when the page is handled as any failure (a
+ * short Retry-After within the policy's wait, or a limit this pass gives up on).
+ */
+function meetRateLimit(pace: Pace, budget: CrawlBudget, at: number, left: number, retryAfterMs?: number): boolean {
+  const asked = retryAfterMs ?? 0;
+  if (budget.retry.clamp) {
+    pace.paced = true;
+    pace.pausedUntil = Math.max(pace.pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
+    return true;
+  }
+  if (asked <= budget.retry.maxWaitMs) {
+    pace.pausedUntil = Math.max(pace.pausedUntil, at + asked);
+    return false;
+  }
+  const leaving = budget.retry.waitOutLimitLeavingMs;
+  if (leaving > 0 && Math.max(asked, pace.pausedUntil - at) + leaving <= left) {
+    pace.paced = true;
+    pace.pausedUntil = Math.max(pace.pausedUntil, at + asked);
+    return true;
+  }
+  pace.stopAsking = true;
+  return false;
 }
 
 async function runPass(env: Env, input: PassInput) {
@@ -266,42 +315,44 @@ async function runPass(env: Env, input: PassInput) {
   let challengeRetries = 0;
   /** A second ask was challenged too: no challenged page is asked again in this pass. */
   let challengeBackOff = false;
-  // A 429 speaks for the whole site (rate limits count every request): nothing more is asked before
-  // its Retry-After, and the last pass goes on one page at a time. A first pass that may not wait
-  // that long asks nothing more and leaves the rest to the deep pass (more asks would only prolong it).
-  let pausedUntil = 0;
-  let paced = false;
+  const pace = input.pace ?? newPace();
   let pacedRetries = 0;
-  let stopAsking = false;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
 
-  while ((queue.length > 0 && fetchedCount < budget.maxPages && !stopAsking) || waiting.length > 0) {
+  while (
+    (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
+    (waiting.length > 0 && !pace.stopAsking)
+  ) {
     const now = clock.now();
     const left = budget.totalMs - (now - input.startedAt);
     if (left <= 0) {
       failure = { reason: "crawl time budget used up", timedOut: true };
       break;
     }
-    if (now < pausedUntil) {
-      await clock.sleep(Math.min(pausedUntil - now, left));
+    if (now < pace.pausedUntil) {
+      await clock.sleep(Math.min(pace.pausedUntil - now, left));
       continue;
     }
     const batch: { candidate: Candidate; tries: number }[] = [];
-    for (const w of waiting.filter((w) => w.at <= now)) {
-      // Paced (a site-wide rate limit): one request at a time, retries included.
-      if (paced && batch.length >= 1) break;
+    const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
+    const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
+    for (const w of due) {
+      // Paced (a site-wide rate limit): one request at a time, retries included, the best page first
+      // (a team page found since outranks the pages the limit turned away).
+      const better = queue[0] && queue[0].score > w.candidate.score && queue[0].score >= bestWaiting;
+      if (pace.paced && (batch.length >= 1 || better)) break;
       waiting.splice(waiting.indexOf(w), 1);
       batch.push({ candidate: w.candidate, tries: w.tries });
     }
+    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     // Retries do not count against the page budget (a page is read once), only against the time.
     // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
     // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
-    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     while (
       queue.length > 0 &&
-      !stopAsking &&
-      (paced ? batch.length : batch.filter((b) => !b.tries).length) <
-        Math.min(paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
+      !pace.stopAsking &&
+      (pace.paced ? batch.length : batch.filter((b) => !b.tries).length) <
+        Math.min(pace.paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
     ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
@@ -349,33 +400,32 @@ async function runPass(env: Env, input: PassInput) {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
         if (challenged && retried) challengeBackOff = true;
+        // The wait runs from the answer, so it overlaps the rest of the round.
+        const left = budget.totalMs - (at - input.startedAt);
         // Under a site-wide rate limit a 429 says "slow down", not "this page failed": it does not use
         // up the page's tries (the pass's time and MAX_PACED_RETRIES bound it).
-        const limited = r.kind === "unusable" && r.status === 429 && budget.retry.clamp;
+        const limited =
+          r.kind === "unusable" && r.status === 429 && meetRateLimit(pace, budget, at, left, r.retryAfterMs);
         const mayAsk = challenged
           ? !retried &&
             !challengeBackOff &&
             challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS &&
             !input.askedBefore?.has(candidate.url)
           : tries < budget.retry.tries || (limited && pacedRetries < MAX_PACED_RETRIES);
-        // The wait runs from the answer, so it overlaps the rest of the round.
-        const left = budget.totalMs - (at - input.startedAt);
-        if (r.kind === "unusable" && r.status === 429) {
-          const asked = r.retryAfterMs ?? 0;
-          if (asked > budget.retry.maxWaitMs && !budget.retry.clamp) stopAsking = true;
-          else if (budget.retry.clamp) {
-            paced = true;
-            pausedUntil = Math.max(pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
-          } else pausedUntil = Math.max(pausedUntil, at + asked);
-        }
         const overCap = limited ? pacedRetries >= MAX_PACED_RETRIES : retries >= MAX_RETRIES_PER_PASS;
-        const wait = !mayAsk || overCap ? null : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+        // A first pass waiting out a limit asks again once it has run out (the policy's own wait is shorter).
+        const wait =
+          !mayAsk || overCap
+            ? null
+            : limited && !budget.retry.clamp
+              ? Math.max(0, pace.pausedUntil - at)
+              : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
         if (wait !== null) {
           if (limited) pacedRetries++;
           else retries++;
           if (challenged) challengeRetries++;
           if (!retried) notes.retried++;
-          waiting.push({ candidate, at: Math.max(at + wait, pausedUntil), tries: tries + 1 });
+          waiting.push({ candidate, at: Math.max(at + wait, pace.pausedUntil), tries: tries + 1 });
         } else {
           retryLater.set(candidate.url, candidate.score);
           if (retried || input.askedBefore?.has(candidate.url)) noteStillFailing(notes, candidate.url);
@@ -395,8 +445,8 @@ async function runPass(env: Env, input: PassInput) {
         continue;
       }
       const extraction = await extractPage(r.body, r.url, domain, r.contentType);
-      const notFound = await input.notFound;
-      if (notFound && candidate.score < HOME_SCORE && isNotFoundPage(extraction, r.url, notFound)) {
+      const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
+      if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
         continue;
       }
@@ -509,8 +559,15 @@ export async function crawlFirstPass(
   let origin = site.origin;
   const done = new Set<string>();
   const retryLater = new Map<string, number>();
-  const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
-  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater };
+  // The soft-404 probe waits for the home page: on a consent wall the home page's accept sets the
+  // cookie once (a probe beside it would go through the wall on its own), and a site-wide rate
+  // limit counts every request.
+  let homeRead: () => void = () => {};
+  const homeDone = new Promise<void>((resolve) => {
+    homeRead = resolve;
+  });
+  const notFound = homeDone.then(() => probeNotFound(env, domain, origin, robots, budget, notes));
+  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace: newPace() };
   const [home, fromSitemap] = await Promise.all([
     runPass(env, { ...pass, queue: [{ url: `${origin}/`, score: HOME_SCORE }], budget: { ...budget, maxPages: 1 } }),
     sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
@@ -522,6 +579,7 @@ export async function crawlFirstPass(
     origin = answered;
     pass.origin = answered;
   }
+  homeRead();
   const linked = homePage
     ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin)
     : [];

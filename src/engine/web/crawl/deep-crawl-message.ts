@@ -11,7 +11,7 @@ export interface DeepCrawlMessage {
   done: string[];
   /** Ranked URLs the first pass had no budget for, best first. */
   pending: string[];
-  /** Their ranks (same order); absent in messages queued before ranks were sent. */
+  /** Their ranks (same order); a message may carry none (its URLs are then ranked by address). */
   pendingScores?: number[];
   /** Pages the first pass could not read for now (429, 5xx, network, time) or cut at its byte limit. */
   retry?: string[];

@@ -108,6 +108,10 @@ function decodePath(path: string): string {
   }
 }
 
+/** Script files that are a library, a framework's runtime, a tag or a site-wide bundle, not a page's own code. */
+const LIBRARY_SCRIPT =
+  /(^|[/._-])(vendors?|jquery|bootstrap|polyfills?|runtime|framework|webpack|chunks?|analytics|gtag|gtm|tag-?manager|cookie|consent|borlabs|wp-includes|wp-emoji|recaptcha|matomo|piwik|hotjar|lodash|react|vue|angular|swiper|slick|lightbox|modernizr|main|app|bundle|common)([/._-]|$)/;
+
 /** Documents read only off the request path: PDFs and Office files (.docx, .xlsx). */
 const DOCUMENT = /\.(pdf|docx|xlsx)$/;
 const ASSET =
@@ -224,6 +228,15 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   const own = (link.rel ?? "").toLowerCase();
   if (own === "data" || own === "refresh")
     return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
+  // The site's own script file on a page read for its people, contact or company that shows no one
+  // with an address yet: it may fetch them (read as that page's script). Libraries, tags and bundles
+  // of the whole site are not.
+  if (own === "script") {
+    const section = !!from && from.score < HOME_SCORE && from.score >= CATEGORY_SCORE.about - 9;
+    return section && !from.knownPeople?.size && /\.m?js$/.test(path) && !LIBRARY_SCRIPT.test(path)
+      ? Math.min(from.score, CATEGORY_SCORE.people) - 2
+      : null;
+  }
   // A document a team page links to is most likely its directory.
   if (DOCUMENT.test(path))
     return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
@@ -280,12 +293,32 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     // team page often sits under "about" whatever the language calls it.
     if (from && from.score < HOME_SCORE && isSubPage(path, new URL(from.url).pathname) && shortLabel && plain)
       return UNKNOWN_NAV_SCORE - 1;
+    // A short label in unknown words on the "about" page ("Lo studio" → "La squadra »"): the company's
+    // own section pages, worth a look before guessed paths (its team often hangs there).
+    if (from && isAboutPage(from) && shortLabel && plain && path.split("/").filter(Boolean).length <= 2)
+      return ABOUT_LINK_SCORE;
+    // Two steps into the site's own words ("Organisatie" → "Wie zijn wij"): read last, when the
+    // pass has budget left after guessed paths.
+    if (from?.score === UNKNOWN_NAV_SCORE && shortLabel && plain && path.split("/").filter(Boolean).length <= 2)
+      return UNKNOWN_SECOND_STEP_SCORE;
     const fromHomeOrPress =
       from?.score === HOME_SCORE || (from && categoryOfPath(new URL(from.url).pathname) === "press");
     if (fromHomeOrPress && ARTICLE.test(path) && !u.search) return ARTICLE_SCORE;
     return null;
   }
   return adjust(best, path);
+}
+
+/** Links in unknown words on a page the home page's menu names in unknown words: after guessed paths. */
+const UNKNOWN_SECOND_STEP_SCORE = 2;
+
+/** Links in unknown words on an "about" page: above guessed paths (GUESS_CEILING), below the home page's own menu. */
+const ABOUT_LINK_SCORE = (UNKNOWN_NAV_SCORE + GUESS_CEILING) / 2;
+
+/** A page read as the company's "about" page: ranked as one, and its own address says so ("/lo-studio", "/ueber-uns"). */
+function isAboutPage(from: LinkSource): boolean {
+  const ranked = from.score >= CATEGORY_SCORE.about - 9 && from.score <= CATEGORY_SCORE.about;
+  return ranked && !from.listsPeople && categoryOfPath(new URL(from.url).pathname) === "about";
 }
 
 /** A page one level under another ("/about/team" under "/about"). */

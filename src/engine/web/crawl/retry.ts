@@ -21,6 +21,12 @@ export interface RetryPolicy {
    * handed on. Never sooner: a defence that challenged a burst lets a slower client through.
    */
   challengePauseMs: number;
+  /**
+   * A pass that does not clamp (the first): a site-wide rate limit (429) whose Retry-After leaves at
+   * least this long of the pass is waited out, and the pass goes on one page at a time in the
+   * limit's next window; a longer one stops the pass asking (the deep pass reads the rest). 0 = never.
+   */
+  waitOutLimitLeavingMs: number;
 }
 
 /** Without a Retry-After, a transient failure is tried again after this long. */

@@ -65,6 +65,9 @@ const CONTAINERS = "div, ul, ol, tr, table, section, article, header, footer, na
 // <noscript> is read: sites that write addresses with a script often spell them out there.
 const SKIPPED = "script, style, template, svg";
 
+/** Script files of a page looked at (the first ones: a page's own code comes before analytics tags). */
+const MAX_SCRIPT_FILES = 6;
+
 interface Mark {
   raw: string;
   line: number;
@@ -85,6 +88,15 @@ export async function extractPage(
   if (/json/i.test(contentType) && /^\s*[[{]/.test(body))
     return extractPage(
       `<script type="application/json">${body.replace(/<\//g, "<\\/")}</script>`,
+      pageUrl,
+      targetDomain,
+      "text/html",
+    );
+  // A script file a page links (`<script src>`) is read as that script inline: the data it fetches,
+  // the page it sends the reader to, what it assembles. Nothing is run.
+  if (/javascript|ecmascript/i.test(contentType))
+    return extractPage(
+      `<script>${body.replace(/<\/(script)/gi, "<\\/$1")}</script>`,
       pageUrl,
       targetDomain,
       "text/html",
@@ -119,6 +131,7 @@ export async function extractPage(
     const redirect = scriptRedirect(block.text);
     if (redirect) ownLink(redirect, "refresh");
   });
+  let scriptFiles = 0;
   const marks: Mark[] = [];
   let anchor: { marks: Mark[]; text: string } | null = null;
   const links = new Set<string>();
@@ -143,6 +156,12 @@ export async function extractPage(
     // One handler per element kind (a second onEndTag on an element replaces the first): an <h1>
     // is a text block and the page's heading in one handler, as a JSON-LD <script> is in skippedElements.
     .on(SKIPPED, skipped.handler)
+    // The site's own script files: one may fetch the page's data (read as links, ranked in plan.ts).
+    .on("script[src]", {
+      element(el) {
+        if (scriptFiles++ < MAX_SCRIPT_FILES) ownLink(decodeEntities(el.getAttribute("src") ?? "").trim(), "script");
+      },
+    })
     .on(TEXT_BLOCKS, {
       element(el) {
         breakLine();

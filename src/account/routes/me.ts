@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { db } from "../db/client.js";
-import { type Account, workspaceMembers, workspaces } from "../db/schema.js";
-import type { Env } from "../env.js";
-import type { ApiApp } from "../http/openapi.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { tableLimit } from "../limits/middleware.js";
-import { planFor } from "../limits/plans.js";
-import { rfc3339 } from "../platform/time.js";
-import { type CreditSummary, creditSummary } from "./credits.js";
-import { cachedMeView, rememberMeView } from "./me-cache.js";
+import { db } from "../../db/client.js";
+import { type Account, workspaceMembers, workspaces } from "../../db/schema.js";
+import type { Env } from "../../env.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { tableLimit } from "../../limits/middleware.js";
+import { planFor } from "../../limits/plans.js";
+import { rfc3339 } from "../../platform/time.js";
+import { type CreditSummary, creditSummary } from "../credits.js";
+import { cachedMeView, rememberMeView } from "../me-cache.js";
 
 /** GET /v1/me (docs/wire-contract.md §9.1), typed the way the strictest clients unmarshal it. */
 
@@ -152,7 +152,7 @@ async function readTeamId(env: Env, account: Account, actor: Account): Promise<n
   return w?.id ?? null;
 }
 
-/** `2026-11-23 09:37:08.000000`: the legacy `time.date` layout (UTC). */
+/** `2026-11-23 09:37:08.000000`: the `time.date` layout existing clients read (UTC). */
 const legacyDate = (ms: number) =>
   new Date(ms)
     .toISOString()

@@ -1,20 +1,20 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { forgetAccountKeys } from "../auth/auth-cache.js";
-import type { AuthContext } from "../auth/auth-context.js";
-import { requireRole } from "../auth/roles.js";
-import { db } from "../db/client.js";
-import { accounts, purchases } from "../db/schema.js";
-import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
-import type { ApiApp, Ctx } from "../http/openapi.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { forgetBalances, limiterFor } from "../limits/admission.js";
-import { PLAN_NAMES, planFor } from "../limits/plans.js";
-import { CREDIT_PACKS, creditPack } from "../platform/credit-packs.js";
-import { DAY_MS } from "../platform/time.js";
-import { productionGate } from "./app.js";
-import { chargeFor, type GateDeps, type Payment } from "./payment-gate.js";
+import { forgetAccountKeys } from "../../auth/auth-cache.js";
+import type { AuthContext } from "../../auth/auth-context.js";
+import { requireRole } from "../../auth/roles.js";
+import { db } from "../../db/client.js";
+import { accounts, purchases } from "../../db/schema.js";
+import type { Env } from "../../env.js";
+import { ApiError } from "../../http/errors.js";
+import type { ApiApp, Ctx } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { forgetBalances, limiterFor } from "../../limits/admission.js";
+import { PLAN_NAMES, planFor } from "../../limits/plans.js";
+import { CREDIT_PACKS, creditPack } from "../../platform/credit-packs.js";
+import { DAY_MS } from "../../platform/time.js";
+import { productionGate } from "../app.js";
+import { chargeFor, type GateDeps, type Payment } from "../payment-gate.js";
 
 /**
  * What an account buys: credit packs and months of a plan, paid with the Machine Payments Protocol
@@ -44,6 +44,7 @@ const Receipt = z
     created_at: z.string(),
   })
   .openapi("Purchase");
+export type Purchase = z.infer<typeof Receipt>;
 const PackParam = z.object({
   pack: z.string().openapi({ param: { name: "pack", in: "path" }, example: "pack-10k" }),
 });
@@ -97,7 +98,7 @@ const listPurchases = createRoute({
 });
 
 type PurchaseRow = typeof purchases.$inferSelect;
-const renderReceipt = (p: PurchaseRow): z.infer<typeof Receipt> => ({
+const renderReceipt = (p: PurchaseRow): Purchase => ({
   id: p.id,
   item: p.item,
   description: p.description,

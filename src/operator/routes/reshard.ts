@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { indexRowCounts } from "../db/shard-moves.js";
-import { indexD1, layoutOf } from "../db/shards.js";
-import { ApiError } from "../http/errors.js";
-import { jsonBodyOr400 } from "../http/json-body.js";
-import type { ApiApp } from "../http/openapi.js";
+import { indexRowCounts } from "../../db/shard-moves.js";
+import { indexD1, layoutOf } from "../../db/shards.js";
+import { ApiError } from "../../http/errors.js";
+import { jsonBodyOr400 } from "../../http/json-body.js";
+import type { ApiApp } from "../../http/openapi.js";
 
 const Body = z.object({
   shards: z.number().int().min(1).max(64),

@@ -7,11 +7,11 @@ import {
   listClaims,
   normaliseClaimValue,
   removeClaim,
-} from "../engine/index/claims.js";
-import { ApiError } from "../http/errors.js";
-import { jsonBodyOr400 } from "../http/json-body.js";
-import type { ApiApp } from "../http/openapi.js";
-import { rfc3339 } from "../platform/time.js";
+} from "../../engine/index/claims.js";
+import { ApiError } from "../../http/errors.js";
+import { jsonBodyOr400 } from "../../http/json-body.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { rfc3339 } from "../../platform/time.js";
 
 /**
  * Removal requests, recorded by the operator: POST/GET/DELETE /operator/claims. Once recorded, the

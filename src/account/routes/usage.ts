@@ -1,16 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, gte, lt, sql } from "drizzle-orm";
-import { capabilityByName } from "../capabilities/index.js";
-import { db } from "../db/client.js";
-import { usageDays } from "../db/schema-contract.js";
-import type { Env } from "../env.js";
-import { ApiError } from "../http/errors.js";
-import type { ApiApp } from "../http/openapi.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { flushOwed, limiterFor } from "../limits/admission.js";
-import { DAY_MS, parseInstant, startOfUtcDay } from "../platform/time.js";
-import { logError } from "../request-context.js";
-import { creditSummary } from "./credits.js";
+import { capabilityByName } from "../../capabilities/index.js";
+import { db } from "../../db/client.js";
+import { usageDays } from "../../db/schema-contract.js";
+import type { Env } from "../../env.js";
+import { ApiError } from "../../http/errors.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { flushOwed, limiterFor } from "../../limits/admission.js";
+import { DAY_MS, parseInstant, startOfUtcDay } from "../../platform/time.js";
+import { logError } from "../../request-context.js";
+import { creditSummary } from "../credits.js";
 
 /**
  * GET /v1/usage (docs/wire-contract.md §9.2): the union of the two documented shapes, one row per day of the
@@ -80,6 +80,7 @@ const UsageSchema = z
     balances: z.record(z.string(), z.object({ available: z.number(), used: z.number(), allowance: z.number() })),
   })
   .openapi("Usage");
+export type Usage = z.infer<typeof UsageSchema>;
 
 const Query = z.object({
   start: z

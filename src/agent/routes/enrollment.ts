@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { db } from "../db/client.js";
-import { type AgentEnrollment, agentEnrollments } from "../db/schema-agent.js";
-import type { AppBindings } from "../env.js";
-import { ApiError } from "../http/errors.js";
-import { jsonBodyOr400 } from "../http/json-body.js";
-import type { ApiApp } from "../http/openapi.js";
-import { limitBody } from "../http/request-limits.js";
-import { spendAttempt } from "../platform/throttle.js";
-import { rfc3339 } from "../platform/time.js";
+import { db } from "../../db/client.js";
+import { type AgentEnrollment, agentEnrollments } from "../../db/schema-agent.js";
+import type { AppBindings } from "../../env.js";
+import { ApiError } from "../../http/errors.js";
+import { jsonBodyOr400 } from "../../http/json-body.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { limitBody } from "../../http/request-limits.js";
+import { spendAttempt } from "../../platform/throttle.js";
+import { rfc3339 } from "../../platform/time.js";
 
 /**
  * Free, optional agent identity. It unlocks nothing: the paid routes never look at it. The id is

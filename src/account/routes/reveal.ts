@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../delivery/index.js";
-import { parseFilters, searchCompanies } from "../engine/company/search.js";
-import type { ApiApp } from "../http/openapi.js";
-import { ErrorResponses, security } from "../http/openapi-shared.js";
-import { fixedLimit } from "../limits/middleware.js";
+import { checkCallbackUrl, scheduleCallback, WebhookUrlParam } from "../../delivery/index.js";
+import { parseFilters, searchCompanies } from "../../engine/company/search.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { ErrorResponses, security } from "../../http/openapi-shared.js";
+import { fixedLimit } from "../../limits/middleware.js";
 
 const FilterValue = z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() });
 

@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { db } from "../db/client.js";
-import { accounts } from "../db/schema.js";
-import type { AppBindings } from "../env.js";
-import { ApiError } from "../http/errors.js";
-import { jsonBodyOr400 } from "../http/json-body.js";
-import type { ApiApp } from "../http/openapi.js";
-import { forgetBalances, limiterFor } from "../limits/admission.js";
-import { CREDIT_PACKS, creditPack } from "../platform/credit-packs.js";
+import { db } from "../../db/client.js";
+import { accounts } from "../../db/schema.js";
+import type { AppBindings } from "../../env.js";
+import { ApiError } from "../../http/errors.js";
+import { jsonBodyOr400 } from "../../http/json-body.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { forgetBalances, limiterFor } from "../../limits/admission.js";
+import { CREDIT_PACKS, creditPack } from "../../platform/credit-packs.js";
 
 /** A pack on sale by its id (the same packs the dashboard and /v1 sell), or a number of credits. */
 const Body = z.union([

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { groupByIndex } from "../db/shards.js";
-import { errorResponse } from "../http/errors.js";
-import type { ApiApp } from "../http/openapi.js";
-import { checkFile, checkRow, type ImportReport, type ImportRow } from "../import/rows.js";
-import { statementsFor } from "../import/statements.js";
+import { groupByIndex } from "../../db/shards.js";
+import { errorResponse } from "../../http/errors.js";
+import type { ApiApp } from "../../http/openapi.js";
+import { checkFile, checkRow, type ImportReport, type ImportRow } from "../../import/rows.js";
+import { statementsFor } from "../../import/statements.js";
 
 /** Rows per request; larger files go through `npm run import` or several requests. */
 export const MAX_IMPORT_ROWS = 10_000;

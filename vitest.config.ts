@@ -106,9 +106,10 @@ export default defineConfig(async () => {
       // and module state, so tests must not assume an empty database (each creates its own
       // accounts via test/support/accounts.ts and scopes what it asserts to them).
       isolate: false,
-      // A few tests drive hundreds of rows or twenty signatures through the Worker: ~2 s alone,
-      // but beside the typecheck on a loaded two-core machine they crossed the default 5 s.
-      testTimeout: 15_000,
+      // A few tests drive hundreds of rows or whole bulk jobs through the Worker: ~2 s alone, but 15 s
+      // was crossed (bulk/finder-options) with two suites and four other builds on two cores. A test
+      // that fails only because the machine is busy lands nothing; a hung one now fails after a minute.
+      testTimeout: 60_000,
       // Two workers, each with the files it is given: a file mostly waits (on workerd, queues,
       // timers), so a second worker fills the idle core (vitest alone: 125 s with one, 86 s with two).
       maxWorkers: 2,

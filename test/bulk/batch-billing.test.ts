@@ -7,6 +7,7 @@ import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { call, createAccount, type TestAccount } from "../support/accounts.js";
+import { eventually } from "../support/settle.js";
 import { createdId, createJob, parseCsv, waitForEnd } from "./support.js";
 
 const FOUND = ["Anna", "Boris", "Carla", "David", "Elena", "Frank", "Greta", "Hugo", "Irene", "Jonas"].map((f) => [
@@ -21,10 +22,16 @@ const NOT_FOUND = ["Karin", "Lukas", "Marta", "Nils", "Olga", "Paul", "Rosa", "S
   "Baker",
 ]);
 
-async function searchUsed(account: TestAccount) {
-  // The chunk's settlement may still be on its way to the limiter.
-  await new Promise((r) => setTimeout(r, 200));
-  return (await limiterFor(env as unknown as Env, account.accountId).balances("free")).search;
+/**
+ * Expects the account's search balance to come to `expected`: the chunk's settlement may still be on
+ * its way to the limiter, so it is polled (a fixed 200 ms sleep was a bet a busy machine could lose).
+ */
+async function expectSearch(account: TestAccount, expected: { used: number; available?: number }) {
+  await eventually(async () =>
+    expect((await limiterFor(env as unknown as Env, account.accountId).balances("free")).search).toMatchObject(
+      expected,
+    ),
+  );
 }
 
 async function runFinder(account: TestAccount, rows: string[][], name: string) {
@@ -47,7 +54,7 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(job.metrics.results).toMatchObject({ found: 10, not_found: 10 });
     expect(job.metrics.rows).toMatchObject({ input: 21, valid_input: 20, duplicates: 1 });
     expect(job.metrics.credits).toMatchObject({ search: 10, total: 10 });
-    expect(await searchUsed(account)).toMatchObject({ used: 10, available: 15 });
+    await expectSearch(account, { used: 10, available: 15 });
     expect(csv.slice(1).map((r) => r.at(-2))).toEqual([
       ...FOUND.map(() => "found"),
       ...NOT_FOUND.map(() => "not_found"),
@@ -65,7 +72,7 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     expect(again.job).toMatchObject({ status: "completed", processed: 3 });
     expect(again.job.metrics.results.found).toBe(3);
     expect(again.job.metrics.credits.search).toBe(0);
-    expect((await searchUsed(account)).used).toBe(3);
+    await expectSearch(account, { used: 3 });
   }, 30_000);
 
   it("runs of a chunk the balance cannot cover at once exactly the rows it pays for, in order, and stops there", async () => {
@@ -76,7 +83,7 @@ describe("a chunk is billed with one reservation, settled exactly", () => {
     const { job } = await runFinder(account, rows, "More than the balance");
     expect(job).toMatchObject({ status: "failed", processed: 25 });
     expect(job.metrics.credits.search).toBe(25);
-    expect(await searchUsed(account)).toMatchObject({ used: 25, available: 0 });
+    await expectSearch(account, { used: 25, available: 0 });
   }, 30_000);
 });
 
@@ -103,7 +110,7 @@ describe("executeBatch", () => {
     expect(batch!.outcomes.map((o) => o?.ok && o.billed)).toEqual([true, true, true]);
     const decision = await batch!.settle();
     expect(decision).toMatchObject({ charged: { search: 3 }, parts: [{ search: 1 }, { search: 1 }, { search: 1 }] });
-    expect(await searchUsed(account)).toMatchObject({ used: 3, available: 22 });
+    await expectSearch(account, { used: 3, available: 22 });
   });
 
   it("gives the whole reservation back when the results were not kept (the job stopped meanwhile)", async () => {
@@ -111,7 +118,7 @@ describe("executeBatch", () => {
     key = crypto.randomUUID();
     const batch = await run(account, FOUND.slice(0, 4));
     batch!.release();
-    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 25 });
+    await expectSearch(account, { used: 0, available: 25 });
   });
 
   it("shares one reservation between deliveries of the same rows: asked again under the same key, the first answer comes back", async () => {
@@ -122,10 +129,10 @@ describe("executeBatch", () => {
     // The second delivery does not take the first one's open windows for repeats: it holds the same reservation.
     expect(again!.reservationIds).toEqual(first!.reservationIds);
     expect(again!.outcomes.map((o) => o?.ok && o.billed)).toEqual([true, true, true, true]);
-    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 21 });
+    await expectSearch(account, { used: 0, available: 21 });
     await again!.settle();
     await first!.settle();
-    expect(await searchUsed(account)).toMatchObject({ used: 4, available: 21 });
+    await expectSearch(account, { used: 4, available: 21 });
   });
 
   it("runs only the calls the balance pays for, in order, and says why the others were not run", async () => {
@@ -135,7 +142,7 @@ describe("executeBatch", () => {
     const batch = await run(account, people);
     expect(batch!.outcomes.map((o) => o !== null)).toEqual(people.map((_, i) => i < 25));
     expect(batch!.refusal?.status).toBe(402);
-    expect(await searchUsed(account)).toMatchObject({ used: 0, available: 0 });
+    await expectSearch(account, { used: 0, available: 0 });
   });
 });
 

@@ -143,7 +143,10 @@ describe("pages that fail at first", () => {
     const afterWait = clock.requests.filter(
       (r) => r.at > started && r.url.startsWith("https://paced-moved.test/") && !r.url.includes("/__"),
     );
-    expect(afterWait[0]?.url).toBe("https://paced-moved.test/company/team");
+    // Which four asks the limit lets through depends on which of the pass's parallel fetches go out
+    // first: the guessed /team may be answered before the limit (then its new address is next) or be
+    // turned away (then /team itself is). Either way the team goes before the turned-away pages.
+    expect(afterWait[0]?.url).toMatch(/^https:\/\/paced-moved\.test\/(company\/)?team$/);
   });
 
   it("a rate limit whose Retry-After the first pass cannot wait out stops it asking at once; the rest is handed on", async () => {

@@ -5,7 +5,7 @@ import { vi } from "vitest";
  * `waitUntil` settlement, a delivery. The work has no event a test can await from outside the
  * Worker, so the check is polled; its deadline is generous because a busy machine (two cores shared
  * by several test runs) can take seconds, where vitest's 1 s default failed tests that were right.
- * A check that holds returns at once: the deadline costs nothing on an idle machine. Under the 15 s
+ * A check that holds returns at once: the deadline costs nothing on an idle machine. Under the 60 s
  * test timeout (vitest.config.ts), so a check that never holds fails with its own message.
  */
 export const SETTLE_TIMEOUT_MS = 10_000;

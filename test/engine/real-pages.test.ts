@@ -292,6 +292,27 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
   });
 });
 
+describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
+  const card = (who: string, email: string) => `<div><p>${who}</p><p>${email}</p></div>`;
+
+  it("reads the romanized name of a right-to-left page's staff, and of Thai staff, given name first", async () => {
+    const rtl = (lang: string, cards: string) => `<html lang="${lang}" dir="rtl"><body>${cards}</body></html>`;
+    const arabic = rtl(
+      "ar",
+      card("أحمد حداد (Ahmed Haddad)", "ahmed.haddad@ar-x1.example") +
+        card("ليلى منصور (Layla Mansour)", "layla.mansour@ar-x1.example"),
+    );
+    expect(named(await read(arabic, "ar-x1.example"))).toEqual({
+      "ahmed.haddad@ar-x1.example": "Ahmed / Haddad",
+      "layla.mansour@ar-x1.example": "Layla / Mansour",
+    });
+    const hebrew = rtl("he", card("נועה כהן (Noa Cohen)", "ncohen@he-x1.example"));
+    expect(named(await read(hebrew, "he-x1.example"))).toEqual({ "ncohen@he-x1.example": "Noa / Cohen" });
+    const thai = `<html lang="th"><body>${card("สมชาย ศรีสุข (Somchai Srisuk)", "somchai.s@th-x1.example")}</body></html>`;
+    expect(named(await read(thai, "th-x1.example"))).toEqual({ "somchai.s@th-x1.example": "Somchai / Srisuk" });
+  });
+});
+
 describe("messy markup", () => {
   it("reads upper-case, unclosed tags and unquoted attributes in a layout table", async () => {
     const html = `<HTML><BODY BGCOLOR=#ffffff><TABLE WIDTH=600><TR><TD VALIGN=top><B>Mia Lorenz</B><BR>Partner<BR><A HREF=mailto:mlorenz@messy-x1.de>E-Mail</A><TD VALIGN=top><B>Jonas Weber</B><BR>Partner<BR><A HREF=mailto:jweber@messy-x1.de>E-Mail</A></TABLE>`;

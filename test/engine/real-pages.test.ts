@@ -428,6 +428,25 @@ describe("the finder uses the people it read", () => {
     });
   });
 
+  it("answers a query in any romanization of a name the site lists in Cyrillic with the listed address", async () => {
+    const ru = (n: string, e: string) => `<div><h3>${n}</h3><p>Менеджер</p><p><a href="mailto:${e}">${e}</a></p></div>`;
+    const { rows, formats } = await crawl("ru-x9.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${ru("Юлия Иванова", "yuliya.ivanova@ru-x9.ru")}${ru("Пётр Смирнов", "petr.smirnov@ru-x9.ru")}${ru("Олег Козлов", "oleg.kozlov@ru-x9.ru")}</body></html>`,
+      ],
+    ]);
+    // GOST/ICAO, simplified, German/Polish, BGN and the Cyrillic itself: one person, one address.
+    for (const first of ["Iuliia", "Yulia", "Julija", "Yuliya", "Юлия"])
+      expect(proposeAddress(rows, { first, last: "Ivanova" }, "ru-x9.ru", formats)?.email, first).toBe(
+        "yuliya.ivanova@ru-x9.ru",
+      );
+    // Someone else is still built from the format, not taken for a listed person.
+    expect(proposeAddress(rows, { first: "Yuri", last: "Ivanov" }, "ru-x9.ru", formats)?.email).toBe(
+      "yuri.ivanov@ru-x9.ru",
+    );
+  });
+
   it("gives a studio whose people publish given-name-only addresses beside their full names the {first} format", async () => {
     const { formats } = await crawl("studio-x9.com", [
       [

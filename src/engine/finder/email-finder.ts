@@ -15,6 +15,7 @@ import {
   sourcesOf,
 } from "../index/read.js";
 import { type Memo, noMemo } from "../memo.js";
+import { romanizes } from "../people/cyrillic-romanizations.js";
 import {
   nameKey,
   nicknamesOf,
@@ -72,8 +73,8 @@ function sameName(row: EmailRow, name: PersonName): boolean {
   return (
     !!row.firstName &&
     !!row.lastName &&
-    sameGivenName(row.firstName, name.first) &&
-    nameKey(row.lastName) === nameKey(name.last) &&
+    (sameGivenName(row.firstName, name.first) || romanizes(row.firstName, name.first)) &&
+    (nameKey(row.lastName) === nameKey(name.last) || romanizes(row.lastName, name.last)) &&
     !differentMiddles(row.middleName, name.middle)
   );
 }

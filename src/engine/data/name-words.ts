@@ -179,33 +179,39 @@ export const PARTICLES = new Set([
   "verch",
 ]);
 
-/** Titles that are never names; the others ("Don", "Ing", "Mag", "Ir", "Arch") count only with their dot. */
-export const ALWAYS_TITLES = new Set([
-  "mr",
-  "mrs",
-  "ms",
-  "mx",
-  "dr",
-  "prof",
-  "herr",
-  "frau",
-  "mme",
-  "mlle",
-  "me",
-  "maître",
-  "maitre",
-  "dott",
-  "dottssa",
-  "avv",
-  "dhr",
-  "mevr",
-  "mgr",
-  "dra",
-  "sra",
-  "srta",
-  "dña",
-  "doña",
+/**
+ * Honorifics that are also names or common words ("Don", "Ing", "Mag", "Ir", "Arch", "Miss"): they count
+ * as titles only with their dot.
+ */
+const TITLES_ONLY_WITH_A_DOT = new Set([
+  "miss",
+  "sir",
+  "dame",
+  "m",
+  "ing",
+  "arch",
+  "geom",
+  "rag",
+  "sr",
+  "don",
+  "ir",
+  "drs",
+  "inż",
+  "mag",
+  "eng",
+  "arq",
+  "dipl-ing",
+  "dipl-kfm",
+  "dipl-kffr",
+  "dipl-inf",
+  "dipl-psych",
+  "dipl-betrw",
+  "dr-ing",
+  "dr-med",
 ]);
+
+/** Titles that are never names: every honorific but those above. */
+export const ALWAYS_TITLES = new Set([...HONORIFICS].filter((word) => !TITLES_ONLY_WITH_A_DOT.has(word)));
 
 export const NOT_NAME_WORDS = new Set([
   "contact",

@@ -127,9 +127,8 @@ export const BENCHES = {
     file: "bench/upload-memory.mjs",
     kind: "node",
     about: "large chunked uploads, with and without credentials: answers, their times, the Worker's heap and RSS",
-    // One authenticated upload just over the 50 MiB cap (the 413 is checked), two small anonymous ones:
-    // 16 KiB, which workerd reads whole, so its close after the 400 cannot overtake the answer (a
-    // larger body left unread is the race the script's header describes, which the full run shows).
+    // One authenticated upload just over the 50 MiB cap (the 413 is checked), two small anonymous ones
+    // (their 400 is checked; a close that overtakes it is the race the script's header describes).
     smoke: {
       args: ["--uploads", "2", "--bytes", "16384", "--auth-bytes", String(51 * 1024 * 1024)],
       env: { BENCH_SMOKE: "1" },

@@ -51,6 +51,8 @@ export const SYNC_DELAY_MS = 1_000;
 const SYNC_RETRY_MS = 30_000;
 /** Storage key: the account's windows that D1 held before this object did were taken over (adoptD1Windows). */
 const ADOPTED_KEY = "windows-adopted";
+/** Storage key: the account's plan, as POST /v1/plan last set it (setPlan). */
+const PLAN_KEY = "plan";
 
 export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements LimiterBooks {
   /** The limiter's clock: every instant it decides with (tests move it to cross days and months). */
@@ -63,6 +65,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   /** When the storage alarm is set for, null when none is (read once, then kept in step). */
   private alarmAt: number | null = null;
   private adopted = false;
+  /** The account's plan once told (setPlan); until then each message's plan is the account's. */
+  private plan: string | undefined;
   private repeatTable: RepeatWindows | undefined;
   private keyTable: AdmissionKeys | undefined;
   private grantTable: AdmissionKeys | undefined;
@@ -82,6 +86,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
         else if (key.startsWith("w:")) this.windows.set(key.slice(2), value as FixedWindow);
         else if (key === "credits") credits = value as CreditState;
         else if (key === ADOPTED_KEY) this.adopted = true;
+        else if (key === PLAN_KEY) this.plan = value as string;
       }
       this.credits = new CreditBook(credits);
       this.reservations = new ReservationBook(this.credits);
@@ -117,6 +122,23 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
     );
   }
 
+  /**
+   * The plan a decision is made under: the account's, once POST /v1/plan has told this object
+   * (setPlan). A message carries the plan its isolate read with the caller's credential, which an
+   * auth cache keeps up to AUTH_CACHE_TTL_MS after a change, and a line keeps until its account's
+   * next call: an older plan must not decide a charge (a smaller one would leave an answer free).
+   * An account whose plan never changed since its limiter existed sends the plan D1 holds.
+   */
+  private planOf(sent: string): string {
+    return this.plan ?? sent;
+  }
+
+  /** The account's plan changed (D1 already holds it): every decision from now on is made under it. */
+  async setPlan(plan: string): Promise<void> {
+    this.ctx.storage.kv.put(PLAN_KEY, plan);
+    this.plan = plan;
+  }
+
   /** The limiter's instant for this decision. */
   private now(): number {
     return this.clock();
@@ -144,21 +166,22 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
     )
       await this.adoptD1Windows(billingAccount);
     let kept = false;
+    const plan = this.planOf(msg.plan);
     const reply = this.ctx.storage.transactionSync((): LimiterReply => {
       const now = this.now();
       const change = new Change();
-      const settlements = (msg.settlements ?? []).map((s) => applySettlement(this, s, msg.plan, now, change));
-      const charges = (msg.charges ?? []).map((c) => applyLateCharge(this, c, msg.plan, now, change));
+      const settlements = (msg.settlements ?? []).map((s) => applySettlement(this, s, plan, now, change));
+      const charges = (msg.charges ?? []).map((c) => applyLateCharge(this, c, plan, now, change));
       kept = settlements.some((s) => s.billed.length && s.charged) || charges.some((c) => c.billed);
       this.counters.applyCounts(msg.counts ?? [], now, change);
-      const closing = msg.lease?.close ? this.leases.apply(msg.lease, msg.plan, now, change) : undefined;
+      const closing = msg.lease?.close ? this.leases.apply(msg.lease, plan, now, change) : undefined;
       const admissions = (msg.admissions ?? []).map((req) => this.admitOnce(req, now, change));
-      const lease = closing ?? (msg.lease ? this.leases.apply(msg.lease, msg.plan, now, change) : undefined);
+      const lease = closing ?? (msg.lease ? this.leases.apply(msg.lease, plan, now, change) : undefined);
       this.reservations.keepAlive(msg.extend ?? [], now, change);
       this.persist(change);
       const out: LimiterReply = { settlements, charges, admissions };
       if (lease) out.lease = lease;
-      if (msg.withBalances) out.balances = this.credits.view(msg.plan, now);
+      if (msg.withBalances) out.balances = this.credits.view(plan, now);
       return out;
     });
     if (this.reservations.size || this.leases.size) this.armAlarmIn(this.nextExpiry(this.now()));
@@ -185,7 +208,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
       if (known.admitted) this.reservations.keepAlive(known.reservationIds, now, change);
       return known;
     }
-    const result = decideAdmission(this, req, now, change);
+    const result = decideAdmission(this, { ...req, plan: this.planOf(req.plan) }, now, change);
     // A refusal is kept too: the same message sent again (its reply lost, or sent by another
     // request meanwhile) is answered the same, never admitted behind a reply already taken. Not a
     // bulk chunk's (`partial`): its deliveries ask again on purpose, after a top-up.
@@ -241,7 +264,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   }
 
   /** Limits and current usage per group, and the credit balances (GET /v1/rate-limits, /v1/me). */
-  status(plan: string, groups: RateGroup[]) {
+  status(sent: string, groups: RateGroup[]) {
+    const plan = this.planOf(sent);
     const now = this.now();
     const pack = this.credits.pack(now);
     const perGroup: Record<
@@ -261,7 +285,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   }
 
   balances(plan: string): Record<CreditBalance, BalanceView> {
-    return this.credits.view(plan, this.now());
+    return this.credits.view(this.planOf(plan), this.now());
   }
 
   /** Adds a credit pack; granted once per `key` (an operator request sent again grants nothing twice). */

@@ -75,10 +75,9 @@ export class CreditBook {
 
   /**
    * Charges credits (held ones released by the caller first): the monthly allowance first, then the
-   * pack. A charge is recorded in full: `plan` is the one its message carried, which may be older
-   * than the account's (an auth cache's, up to its TTL after a plan change); under a smaller old
-   * plan the allowance can look spent while the credits were held under the new one, and what the
-   * pack does not cover is then counted as used all the same, never dropped.
+   * pack. A charge is recorded in full: credits held under one plan may be charged under another
+   * (the account's plan changed in between), and what the allowance and the pack do not cover is
+   * then counted as used all the same, never dropped.
    */
   charge(plan: string, balance: CreditBalance, amount: number, now: number): void {
     if (amount <= 0) return;

@@ -89,25 +89,6 @@ export class CreditBook {
     this.dirty = true;
   }
 
-  /**
-   * Gives back credits charged before holds existed (a reservation stored by an older version of
-   * the limiter took them at admission): to the pack what came from it, to the allowance the rest,
-   * but only within the month they were taken in.
-   */
-  refundCharged(
-    balance: CreditBalance,
-    fromPlan: number,
-    fromPack: number,
-    takenIn: string | undefined,
-    now: number,
-  ): void {
-    const s = this.current(now);
-    if (fromPlan > 0 && (takenIn === undefined || takenIn === s.month))
-      s.used[balance] = Math.max(0, s.used[balance] - fromPlan);
-    if (fromPack > 0 && s.pack) s.pack.remaining += fromPack;
-    this.dirty = true;
-  }
-
   grantPack(credits: number, now: number): { size: number; remaining: number } {
     const s = this.current(now);
     const remaining = (s.pack?.remaining ?? 0) + credits;

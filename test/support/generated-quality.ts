@@ -258,6 +258,10 @@ export interface Totals {
   transientSites: number;
   transientFirstMs: number;
   transientFirstMaxMs: number;
+  /** Addresses published only in a document (PDF, Word, Excel): read by the deep pass, by design. */
+  documentOnly: number;
+  /** Of those, found in the first answer all the same (another page shows them too). */
+  documentOnlyFirstHits: number;
 }
 
 const fmt = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`);
@@ -376,6 +380,8 @@ export function summarize(measures: SiteMeasure[]): Summary {
     transientSites: 0,
     transientFirstMs: 0,
     transientFirstMaxMs: 0,
+    documentOnly: 0,
+    documentOnlyFirstHits: 0,
   };
   const misses: Miss[] = [];
   // [format hits, sites, finder hits, probes]
@@ -415,6 +421,10 @@ export function summarize(measures: SiteMeasure[]): Summary {
     t.published += published.size;
     for (const [email, p] of published) {
       if (firstSet.has(email)) t.firstHits++;
+      if (p.placement === "pdf") {
+        t.documentOnly++;
+        if (firstSet.has(email)) t.documentOnlyFirstHits++;
+      }
       if (settledSet.has(email)) t.settledHits++;
       if (!settledSet.has(email)) {
         const pageRead = l.published.some(
@@ -614,6 +624,12 @@ export function report(title: string, measures: SiteMeasure[]): string {
     );
   lines.push(
     `first-answer recall ${goal("first", t.firstHits, t.published)}`,
+    // Documents are read off the request path: the first answer's ceiling, and its recall without them.
+    ...(t.documentOnly === 0
+      ? []
+      : [
+          `  documents         ${t.documentOnly - t.documentOnlyFirstHits} first-answer misses are addresses only a document shows (ceiling ${fmt(t.published - t.documentOnly + t.documentOnlyFirstHits, t.published)}); on the other addresses ${fmt(t.firstHits - t.documentOnlyFirstHits, t.published - t.documentOnly)} (${t.firstHits - t.documentOnlyFirstHits}/${t.published - t.documentOnly})`,
+        ]),
     `settled recall      ${goal("settled", t.settledHits, t.published)}`,
     `precision           ${goal("precision", t.returnedPublished, t.returned)}; traps returned: ${t.trapsReturned}`,
     `format top-1        ${goal("format", t.formatHits, t.sites)}; before the deep pass ${fmt(t.formatFirstHits, t.sites)}`,

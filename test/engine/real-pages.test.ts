@@ -311,6 +311,20 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     const thai = `<html lang="th"><body>${card("สมชาย ศรีสุข (Somchai Srisuk)", "somchai.s@th-x1.example")}</body></html>`;
     expect(named(await read(thai, "th-x1.example"))).toEqual({ "somchai.s@th-x1.example": "Somchai / Srisuk" });
   });
+
+  it("reads a Thai or Arabic name's rendering given name first on a page written family name first, in its text or its data", async () => {
+    // A Hungarian page (family name first) with foreign staff: the rendering follows the native name's order.
+    const hu = `<html lang="hu"><body>${card("สมศักดิ์ ศรีสุข (Somsak Srisuk)", "srisuk.somsak@hu-x1.example")}${card("أحمد حداد (Ahmed Haddad)", "haddad.ahmed@hu-x1.example")}</body></html>`;
+    expect(named(await read(hu, "hu-x1.example"))).toEqual({
+      "srisuk.somsak@hu-x1.example": "Somsak / Srisuk",
+      "haddad.ahmed@hu-x1.example": "Ahmed / Haddad",
+    });
+    const json = JSON.stringify({
+      people: [{ name: "สมศักดิ์ ศรีสุข (Somsak Srisuk)", email: "srisuk.somsak@hu-x2.example", position: "Tanácsadó" }],
+    });
+    const data = await extractPage(json, "https://hu-x2.example/api/team", "hu-x2.example", "application/json", "hu");
+    expect(named(data.addresses)).toEqual({ "srisuk.somsak@hu-x2.example": "Somsak / Srisuk" });
+  });
 });
 
 describe("messy markup", () => {

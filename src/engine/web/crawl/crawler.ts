@@ -139,6 +139,8 @@ export interface CrawlOutcome {
   disallowed: string[];
   /** What the site's defences and failures did to the pass: retries, soft 404s, bot challenges. */
   notes: CrawlNotes;
+  /** The language the site's pages declare (the first one read that declares one): the deep pass reads names in it. */
+  lang?: string;
 }
 
 /**
@@ -244,6 +246,8 @@ interface PassInput {
   askedBefore?: ReadonlySet<string>;
   /** The site's rate limit as this crawl call met it so far (shared with its other passes). */
   pace?: Pace;
+  /** The language the site's pages declare (its home page's): names on pages that declare none are read in it. */
+  lang?: string;
 }
 
 interface Fetched {
@@ -320,6 +324,7 @@ async function runPass(env: Env, input: PassInput) {
   const pace = input.pace ?? newPace();
   let pacedRetries = 0;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
+  let lang = input.lang;
 
   while (
     (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
@@ -442,11 +447,12 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind === "document") {
         if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
-        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes, lang);
         if (page) pages.push({ url, extraction: page });
         continue;
       }
-      const extraction = await extractPage(r.body, r.url, domain, r.contentType);
+      const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
+      lang ??= extraction.lang;
       const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
       if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
@@ -475,7 +481,7 @@ async function runPass(env: Env, input: PassInput) {
   }
   for (const w of waiting) retryLater.set(w.candidate.url, w.candidate.score);
   const pending = rankFrontier([...queue, ...documentsLeft], done);
-  return { pages, pending, disallowed, failure };
+  return { pages, pending, disallowed, failure, lang };
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
@@ -484,6 +490,7 @@ async function readDocument(
   domain: string,
   maxPages: number,
   notes: CrawlNotes,
+  lang: string | undefined,
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
@@ -491,11 +498,11 @@ async function readDocument(
       const { officeRows } = await import("../office-text.js");
       const rows = await officeRows(r.bytes);
       notes.documents++;
-      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
     }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
-    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
   } catch {
     notes.unreadableDocuments.push(r.url);
     return null;
@@ -506,7 +513,13 @@ function outcomeOf(
   origin: string,
   robots: Robots,
   done: Set<string>,
-  pass: { pages: CrawledPage[]; pending: Candidate[]; disallowed: string[]; failure: CrawlOutcome["failure"] },
+  pass: {
+    pages: CrawledPage[];
+    pending: Candidate[];
+    disallowed: string[];
+    failure: CrawlOutcome["failure"];
+    lang?: string | undefined;
+  },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
 ): CrawlOutcome {
@@ -521,6 +534,7 @@ function outcomeOf(
     failure: pass.failure,
     disallowed: pass.disallowed,
     notes,
+    ...(pass.lang ? { lang: pass.lang } : {}),
   };
 }
 
@@ -586,7 +600,12 @@ export async function crawlFirstPass(
     ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin)
     : [];
   const candidates = [...linked, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
-  const rest = await runPass(env, { ...pass, queue: candidates, budget: { ...budget, maxPages: budget.maxPages - 1 } });
+  const rest = await runPass(env, {
+    ...pass,
+    queue: candidates,
+    budget: { ...budget, maxPages: budget.maxPages - 1 },
+    ...(home.lang ? { lang: home.lang } : {}),
+  });
   await notFound;
   // The home page may be refused or missing; the site still answered (robots.txt), so it is not "unreachable".
   return outcomeOf(
@@ -598,6 +617,7 @@ export async function crawlFirstPass(
       pending: rest.pending,
       disallowed: [...home.disallowed, ...rest.disallowed],
       failure: rest.failure ?? home.failure,
+      lang: rest.lang ?? home.lang,
     },
     retryLater,
     notes,
@@ -665,6 +685,8 @@ export interface PreviousPass {
   pendingScores?: number[];
   /** Pages that failed for now or were cut short: tried again first. */
   retry?: string[];
+  /** The language the site's pages declared in the first pass. */
+  lang?: string;
 }
 
 /** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
@@ -717,6 +739,7 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    ...(previous.lang ? { lang: previous.lang } : {}),
   });
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);

@@ -98,6 +98,10 @@ function familyCommaGiven(text: string): boolean {
   );
 }
 
+/** A word in a script whose names are written given name first (Arabic, Hebrew, Thai, Cyrillic, Greek, Indic...). */
+const GIVEN_FIRST_SCRIPT =
+  /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Thai}\p{Script=Lao}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Georgian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Gujarati}\p{Script=Gurmukhi}]{2}/u;
+
 export interface LineReading {
   name: string | null;
   position: string | null;
@@ -157,6 +161,9 @@ export function readLine(line: string, localPart = ""): LineReading {
       if (name && !native && isNativePersonName(rest)) native = rest;
     } else if (!single && /^\p{Lu}\p{Ll}+$/u.test(s)) single = s;
   }
+  // "สมชาย ศรีสุข (Somchai Srisuk)", "أحمد حداد (Ahmed Haddad)": a rendering of a name written given name first.
+  if (name && !native && segments.some((s) => s !== name && GIVEN_FIRST_SCRIPT.test(s) && !looksLikePosition(s)))
+    transcribed = true;
   if (native && name) {
     const stated = alignRomanized(native, name, localPart);
     // Without a known family name, a name written in two parts beside it is still a rendering for Western readers.

@@ -442,6 +442,32 @@ describe("the finder uses the people it read", () => {
     });
   });
 
+  it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {
+    const ru = (n: string, e: string) => `<div><h3>${n}</h3><p>Менеджер</p><p><a href="mailto:${e}">${e}</a></p></div>`;
+    const html = (cards: string) => `<html lang="ru"><body>${cards}</body></html>`;
+    // ё as e, кс as x, я as a, х as h (Bulgarian), the Ukrainian и as y; GOST's iu in an initial.
+    const page = html(
+      ru("Пётр Смирнов", "petr.smirnov@ru-x8.ru") +
+        ru("Алексей Кузнецов", "alexey.kuznetsov@ru-x8.ru") +
+        ru("Юлия Иванова", "julia.ivanova@ru-x8.ru") +
+        ru("Христо Стоичков", "hristo.stoichkov@ru-x8.ru") +
+        ru("Микола Шевченко", "mykola.shevchenko@ru-x8.ru") +
+        ru("Юлия Орлова", "iorlova@ru-x8.ru"),
+    );
+    expect(named(await read(page, "ru-x8.ru"))).toEqual({
+      "petr.smirnov@ru-x8.ru": "Пётр / Смирнов",
+      "alexey.kuznetsov@ru-x8.ru": "Алексей / Кузнецов",
+      "julia.ivanova@ru-x8.ru": "Юлия / Иванова",
+      "hristo.stoichkov@ru-x8.ru": "Христо / Стоичков",
+      "mykola.shevchenko@ru-x8.ru": "Микола / Шевченко",
+      "iorlova@ru-x8.ru": "Юлия / Орлова",
+    });
+    // Another person's address beside the card is still not given the card's name.
+    expect(named(await read(html(ru("Пётр Смирнов", "ivan.petrov@ru-x8.ru")), "ru-x8.ru"))).toEqual({
+      "ivan.petrov@ru-x8.ru": null,
+    });
+  });
+
   it("answers a query in any romanization of a name the site lists in Cyrillic with the listed address", async () => {
     const ru = (n: string, e: string) => `<div><h3>${n}</h3><p>Менеджер</p><p><a href="mailto:${e}">${e}</a></p></div>`;
     const { rows, formats } = await crawl("ru-x9.ru", [

@@ -1,3 +1,4 @@
+import { spelledAsAddress } from "../people/cyrillic-romanizations.js";
 import {
   hasParticle,
   type NordicSpelling,
@@ -167,8 +168,10 @@ export interface PatternMatch {
 }
 
 /** Every pattern that turns this name into this local part (any spelling of the name). */
-export function matchPatterns(localPart: string, name: PersonName): PatternMatch {
+export function matchPatterns(localPart: string, shown: PersonName): PatternMatch {
   const local = localPart.toLowerCase();
+  // A name shown in Cyrillic is spelled in the romanization the address uses (Пётр → petr, pyotr).
+  const name = spelledAsAddress(local, shown);
   const familyForms = new Set<PartForm>();
   const firstForms = new Set<PartForm>();
   const styles = transliterationMatters(name) ? (["plain", "expanded"] as const) : (["plain"] as const);

@@ -1,8 +1,13 @@
+import { asciiFold } from "../../platform/ascii-fold.js";
+import type { PersonName } from "./names.js";
+
 /**
  * The Latin spellings a Cyrillic name is given by the romanizations in use (GOST 7.79 / ICAO
  * `iuliia`, BGN/PCGN `yuliya`, the simplified `yulia`, German and Polish `julija`), so that a query
- * written in any of them finds the person a site lists in Cyrillic. Only for names the site shows
- * in Cyrillic: two Latin names that differ in these letters (Ian, Jan) are two people.
+ * written in any of them finds the person a site lists in Cyrillic, and an address that spells a
+ * name the page shows in Cyrillic its own way (Пётр at `petr.smirnov@`, not the fold's `pyotr`) is
+ * read as that person's. Only for names shown in Cyrillic: two Latin names that differ in these
+ * letters (Ian, Jan) are two people.
  */
 
 /** Each letter's spellings; the first is the one a plain fold writes. */
@@ -62,9 +67,10 @@ export function cyrillicRomanizations(word: string): Set<string> {
     const next = out.length * options.length > MAX_SPELLINGS ? options.slice(0, 1) : options;
     out = out.flatMap((prefix) => next.map((o) => prefix + o));
   }
-  // "-ия" endings are often shortened: Юлия → yulia, Мария → maria.
+  // "-ия" endings are often shortened: Юлия → yulia, Мария → maria; and "кс" written x: Алексей → alexey.
   const spellings = new Set(out);
   for (const s of out) if (/iya$|iia$|ija$/.test(s)) spellings.add(`${s.slice(0, -3)}ia`);
+  for (const s of [...spellings]) if (s.includes("ks")) spellings.add(s.replaceAll("ks", "x"));
   return spellings;
 }
 
@@ -72,4 +78,31 @@ export function cyrillicRomanizations(word: string): Set<string> {
 export function romanizes(cyrillic: string, latin: string): boolean {
   const key = latin.toLowerCase().replace(/[^a-z]/g, "");
   return key.length > 0 && isCyrillicWord(cyrillic) && cyrillicRomanizations(cyrillic).has(key);
+}
+
+/**
+ * The name with each Cyrillic word spelled as the address spells it: the longest romanization the
+ * local part holds, else (an initial) one starting with a letter the local part holds when the plain
+ * fold's first letter is not there (Юлия at `jivanova@`). Words the address does not spell at all
+ * stay as they are, and are folded as usual.
+ */
+export function spelledAsAddress(localPart: string, name: PersonName): PersonName {
+  if (!/\p{Script=Cyrillic}/u.test(`${name.first} ${name.middle ?? ""} ${name.last}`)) return name;
+  const local = localPart.toLowerCase();
+  const spell = (part: string) =>
+    part
+      .split(/([\s-]+)/)
+      .map((w) => (isCyrillicWord(w) ? spellingIn(local, w) : w))
+      .join("");
+  const middle = name.middle ? { middle: spell(name.middle) } : {};
+  return { first: spell(name.first), ...middle, last: spell(name.last) };
+}
+
+function spellingIn(local: string, word: string): string {
+  const spellings = [...cyrillicRomanizations(word)].filter(Boolean);
+  const held = spellings.filter((s) => local.includes(s)).sort((a, b) => b.length - a.length)[0];
+  if (held) return held;
+  const folded = asciiFold(word.toLowerCase(), { scripts: "transliterate" }).toLowerCase();
+  if (local.includes(folded.charAt(0))) return word;
+  return spellings.find((s) => local.includes(s.charAt(0))) ?? word;
 }

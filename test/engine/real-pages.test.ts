@@ -442,6 +442,32 @@ describe("the finder uses the people it read", () => {
     });
   });
 
+  it("reads Indian staff shown by their initials, whose initials vote only for formats written with initials", async () => {
+    const { rows, formats } = await crawl("in-x1.in", [
+      [
+        "/team",
+        `<html lang="en"><body>${card("K. Srinivasan", "ksrinivasan@in-x1.in")}${card("R. K. Narayan", "rnarayan@in-x1.in")}${card("Priya Sharma", "psharma@in-x1.in")}${card("Lakshmi", "lakshmi@in-x1.in")}</body></html>`,
+      ],
+    ]);
+    expect(formats.shares[0]?.pattern).toBe("{f}{last}");
+    const names = Object.fromEntries(rows.map((r) => [r.email, r.lastName]));
+    expect(names).toEqual({
+      "ksrinivasan@in-x1.in": "Srinivasan",
+      "rnarayan@in-x1.in": "Narayan",
+      "psharma@in-x1.in": "Sharma",
+      "lakshmi@in-x1.in": null,
+    });
+    // On a {first}.{last} domain an initial fits no address of it: the address keeps no name, and no vote goes astray.
+    const whole = await crawl("in-x2.in", [
+      [
+        "/team",
+        `<html><body>${card("K. Srinivasan", "karthik.srinivasan@in-x2.in")}${card("Priya Sharma", "priya.sharma@in-x2.in")}${card("Arjun Mehta", "arjun.mehta@in-x2.in")}</body></html>`,
+      ],
+    ]);
+    expect(whole.formats.shares[0]?.pattern).toBe("{first}.{last}");
+    expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
+  });
+
   it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {
     const ru = (n: string, e: string) => `<div><h3>${n}</h3><p>Менеджер</p><p><a href="mailto:${e}">${e}</a></p></div>`;
     const html = (cards: string) => `<html lang="ru"><body>${cards}</body></html>`;

@@ -172,6 +172,8 @@ export function matchPatterns(localPart: string, shown: PersonName): PatternMatc
   const local = localPart.toLowerCase();
   // A name shown in Cyrillic is spelled in the romanization the address uses (Пётр → petr, pyotr).
   const name = spelledAsAddress(local, shown);
+  // A given name shown only as its initial ("K. Srinivasan") says nothing of how the whole name is written.
+  const initialOnly = /^\p{L}\.?$/u.test(name.first.trim());
   const familyForms = new Set<PartForm>();
   const firstForms = new Set<PartForm>();
   const styles = transliterationMatters(name) ? (["plain", "expanded"] as const) : (["plain"] as const);
@@ -183,6 +185,7 @@ export function matchPatterns(localPart: string, shown: PersonName): PatternMatc
     for (const nordic of nordics) {
       for (const t of tokenSets(name, style, nordic, true)) {
         for (const p of PATTERNS) {
+          if (initialOnly && p.includes("{first}")) continue;
           if (render(p, t) !== local) continue;
           patterns.add(p);
           hitStyles.add(style);

@@ -468,6 +468,38 @@ describe("the finder uses the people it read", () => {
     expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
   });
 
+  it("answers a query in another romanization than the domain's for a person shown without an address, spelled as the domain spells", async () => {
+    const { findEmail } = await import("../../src/engine/finder/email-finder.js");
+    const ctx = { env, now: () => Date.now() };
+    const person = (n: string, e: string | null) =>
+      `<div><h3>${n}</h3><p>Менеджер</p>${e ? `<p><a href="mailto:${e}">${e}</a></p>` : ""}</div>`;
+    // Addresses in ICAO (passport) spelling; Ксения shown without an address; the query in BGN.
+    await crawl("ru-x7.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Алексей Петрович Кузнецов", "aleksei.kuznetsov@ru-x7.ru")}${person("Юлия Сергеевна Орлова", "iuliia.orlova@ru-x7.ru")}${person("Наталья Ивановна Жукова", "natalia.zhukova@ru-x7.ru")}${person("Ксения Алексеевна Яковлева", null)}</body></html>`,
+      ],
+    ]);
+    const find = async (domain: string, first: string, last: string) =>
+      (await findEmail(ctx, domain, { first, last }, { verify: false })).email;
+    expect(await find("ru-x7.ru", "Kseniya", "Yakovleva")).toBe("kseniia.iakovleva@ru-x7.ru");
+    expect(await find("ru-x7.ru", "Xenia", "Jakowlewa"), "German").toBe("kseniia.iakovleva@ru-x7.ru");
+    expect(await find("ru-x7.ru", "Kira", "Yakovleva"), "someone else is built from the query").toBe(
+      "kira.yakovleva@ru-x7.ru",
+    );
+    // Shown in Latin with a patronymic (BGN addresses); the query in ICAO.
+    await crawl("ru-x6.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Yuliya Sergeyevna Orlova", "yuliya.orlova@ru-x6.ru")}${person("Pyotr Ivanovich Smirnov", "pyotr.smirnov@ru-x6.ru")}${person("Kseniya Alekseyevna Yakovleva", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("ru-x6.ru", "Kseniia", "Iakovleva")).toBe("kseniya.yakovleva@ru-x6.ru");
+    expect(await find("ru-x6.ru", "Anna", "Iakovleva"), "someone else is built from the query").toBe(
+      "anna.iakovleva@ru-x6.ru",
+    );
+  });
+
   it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {
     const ru = (n: string, e: string) => `<div><h3>${n}</h3><p>Менеджер</p><p><a href="mailto:${e}">${e}</a></p></div>`;
     const html = (cards: string) => `<html lang="ru"><body>${cards}</body></html>`;

@@ -106,3 +106,96 @@ function spellingIn(local: string, word: string): string {
   if (local.includes(folded.charAt(0))) return word;
   return spellings.find((s) => local.includes(s.charAt(0))) ?? word;
 }
+
+/** Letters and the pair кс with the spellings a domain may choose between, for learning its habits. */
+const UNITS: [string, readonly string[]][] = [["кс", ["ks", "x"]], ...Object.entries(LETTER)];
+
+/** The letter-by-letter spelling of a Cyrillic word that gives `spelled`, or null when none does. */
+function lettersOf(word: string, spelled: string): [string, string][] | null {
+  const letters = word.toLowerCase().replace(/[^\p{Script=Cyrillic}]/gu, "");
+  const failed = new Set<string>();
+  const walk = (i: number, at: number): [string, string][] | null => {
+    if (i === letters.length) return at === spelled.length ? [] : null;
+    if (failed.has(`${i}:${at}`)) return null;
+    for (const [unit, options] of UNITS) {
+      if (!letters.startsWith(unit, i)) continue;
+      for (const option of options) {
+        if (!spelled.startsWith(option, at)) continue;
+        const rest = walk(i + unit.length, at + option.length);
+        if (rest) return [[unit, option], ...rest];
+      }
+    }
+    failed.add(`${i}:${at}`);
+    return null;
+  };
+  return walk(0, 0);
+}
+
+/** How a domain spells each Cyrillic letter, counted over the names its addresses spell. */
+export type LetterHabits = Map<string, Map<string, number>>;
+
+/** The habits shown by a domain's addresses whose owners' names the pages show in Cyrillic. */
+export function letterHabits(addresses: Iterable<{ localPart: string; name: PersonName }>): LetterHabits {
+  const habits: LetterHabits = new Map();
+  for (const { localPart, name } of addresses) {
+    const spelled = spelledAsAddress(localPart, name);
+    const pairs: [string, string][] = [
+      [name.first, spelled.first],
+      [name.last, spelled.last],
+    ];
+    for (const [word, latin] of pairs) {
+      if (!isCyrillicWord(word) || isCyrillicWord(latin)) continue;
+      for (const [unit, option] of lettersOf(word, latin.toLowerCase()) ?? []) {
+        const counts = habits.get(unit) ?? new Map<string, number>();
+        counts.set(option, (counts.get(option) ?? 0) + 1);
+        habits.set(unit, counts);
+      }
+    }
+  }
+  return habits;
+}
+
+/** A Cyrillic word spelled as the domain spells its letters (each letter's most used spelling; else the usual one). */
+export function spellWithHabits(word: string, habits: LetterHabits): string {
+  const letters = word.toLowerCase().replace(/[^\p{Script=Cyrillic}]/gu, "");
+  let out = "";
+  for (let i = 0; i < letters.length; ) {
+    const pair = habits.get("кс");
+    const x = letters.startsWith("кс", i) && pair && (pair.get("x") ?? 0) > (pair.get("ks") ?? 0);
+    if (x) {
+      out += "x";
+      i += 2;
+      continue;
+    }
+    const ch = letters[i] ?? "";
+    const counts = [...(habits.get(ch) ?? [])].sort((a, b) => b[1] - a[1]);
+    out += counts[0]?.[0] ?? LETTER[ch]?.[0] ?? "";
+    i++;
+  }
+  return out;
+}
+
+/**
+ * A key under which the Latin romanizations of one Russian name agree (Yuliya, Iuliia, Yulia,
+ * Julija; Aleksey, Alexei; Pyotr, Petr), for names a site shows in Latin with a patronymic.
+ */
+export function romanizationKey(latin: string): string {
+  return latin
+    .toLowerCase()
+    .replace(/[^a-z]/g, "")
+    .replace(/ks/g, "x")
+    .replace(/schtsch|shch|sht/g, "Q")
+    .replace(/tsch/g, "C")
+    .replace(/sch/g, "S")
+    .replace(/zh/g, "Z")
+    .replace(/kh/g, "H")
+    .replace(/ch/g, "C")
+    .replace(/sh/g, "S")
+    .replace(/ts|tz/g, "T")
+    .replace(/[iyj]u/g, "U")
+    .replace(/i?[iyj]a/g, "A")
+    .replace(/[iyj]o/g, "e")
+    .replace(/^[iyj]e|([aeiou])[yj]e/g, "$1e")
+    .replace(/(?:[iy][iyj]|[iy])$/g, "I")
+    .replace(/[yj]/g, "i");
+}

@@ -498,6 +498,14 @@ describe("the finder uses the people it read", () => {
     expect(await find("ru-x6.ru", "Anna", "Iakovleva"), "someone else is built from the query").toBe(
       "anna.iakovleva@ru-x6.ru",
     );
+    // A letter none of the domain's addresses spells (й) keeps the query's spelling.
+    await crawl("ru-x5.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Олег Петрович Орлов", "oleg.orlov@ru-x5.ru")}${person("Анна Ивановна Попова", "anna.popova@ru-x5.ru")}${person("Андрей Сергеевич Щукин", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("ru-x5.ru", "Andrei", "Shchukin")).toBe("andrei.shchukin@ru-x5.ru");
   });
 
   it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {

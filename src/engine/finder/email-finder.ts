@@ -200,8 +200,8 @@ async function withShownSpelling(
     r.firstName && r.lastName && isCyrillicWord(r.firstName) ? [{ localPart: r.localPart, name: rowName(r) }] : [],
   );
   const habits = letterHabits(cyrillic);
-  const spell = (word: string) => (isCyrillicWord(word) ? spellWithHabits(word, habits) : word);
-  return { ...name, first: spell(only.first), last: spell(only.last) };
+  const spell = (word: string, asked: string) => (isCyrillicWord(word) ? spellWithHabits(word, habits, asked) : word);
+  return { ...name, first: spell(only.first, name.first), last: spell(only.last, name.last) };
 }
 
 const rowName = (r: EmailRow): PersonName => ({ first: r.firstName ?? "", last: r.lastName ?? "" });

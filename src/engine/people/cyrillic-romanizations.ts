@@ -131,6 +131,10 @@ function lettersOf(word: string, spelled: string): [string, string][] | null {
   return walk(0, 0);
 }
 
+/** Letters BGN spells otherwise at the start of a word (Евгений → Yevgeniy, Сергей → Sergey): counted apart there. */
+const AT_START = new Set(["е", "ё", "є"]);
+const habitKey = (unit: string, first: boolean) => (first && AT_START.has(unit) ? `^${unit}` : unit);
+
 /** How a domain spells each Cyrillic letter, counted over the names its addresses spell. */
 export type LetterHabits = Map<string, Map<string, number>>;
 
@@ -145,32 +149,40 @@ export function letterHabits(addresses: Iterable<{ localPart: string; name: Pers
     ];
     for (const [word, latin] of pairs) {
       if (!isCyrillicWord(word) || isCyrillicWord(latin)) continue;
-      for (const [unit, option] of lettersOf(word, latin.toLowerCase()) ?? []) {
-        const counts = habits.get(unit) ?? new Map<string, number>();
+      (lettersOf(word, latin.toLowerCase()) ?? []).forEach(([unit, option], i) => {
+        const key = habitKey(unit, i === 0);
+        const counts = habits.get(key) ?? new Map<string, number>();
         counts.set(option, (counts.get(option) ?? 0) + 1);
-        habits.set(unit, counts);
-      }
+        habits.set(key, counts);
+      });
     }
   }
   return habits;
 }
 
-/** A Cyrillic word spelled as the domain spells its letters (each letter's most used spelling; else the usual one). */
-export function spellWithHabits(word: string, habits: LetterHabits): string {
+/**
+ * A Cyrillic word spelled as the domain spells its letters: each letter its most used spelling
+ * there; a letter the domain's addresses never spell keeps the spelling of `asked` (the query's
+ * romanization of the word), else the usual one.
+ */
+export function spellWithHabits(word: string, habits: LetterHabits, asked = ""): string {
   const letters = word.toLowerCase().replace(/[^\p{Script=Cyrillic}]/gu, "");
+  const own = new Map<number, [string, string]>();
+  let at = 0;
+  for (const pair of lettersOf(word, asked.toLowerCase().replace(/[^a-z]/g, "")) ?? []) {
+    own.set(at, pair);
+    at += pair[0].length;
+  }
   let out = "";
   for (let i = 0; i < letters.length; ) {
-    const pair = habits.get("кс");
-    const x = letters.startsWith("кс", i) && pair && (pair.get("x") ?? 0) > (pair.get("ks") ?? 0);
-    if (x) {
-      out += "x";
-      i += 2;
-      continue;
-    }
-    const ch = letters[i] ?? "";
-    const counts = [...(habits.get(ch) ?? [])].sort((a, b) => b[1] - a[1]);
-    out += counts[0]?.[0] ?? LETTER[ch]?.[0] ?? "";
-    i++;
+    const [unit, option] = own.get(i) ?? [letters.startsWith("кс", i) ? "кс" : (letters[i] ?? ""), undefined];
+    const counts = [...(habits.get(habitKey(unit, i === 0)) ?? [])].sort((a, b) => b[1] - a[1]);
+    const spelled = counts[0]?.[0] ?? option;
+    if (unit === "кс" && spelled === undefined) {
+      // Neither the domain nor the query says how кс is written: letter by letter.
+      out += `${LETTER.к?.[0]}${LETTER.с?.[0]}`;
+    } else out += spelled ?? LETTER[unit]?.[0] ?? "";
+    i += unit.length;
   }
   return out;
 }

@@ -312,6 +312,38 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     expect(named(await read(thai, "th-x1.example"))).toEqual({ "somchai.s@th-x1.example": "Somchai / Srisuk" });
   });
 
+  it("ties a name written only in Arabic, Hebrew or Thai script to the address whose consonants spell it, and never to another", async () => {
+    const rtl = (lang: string, cards: string) => `<html lang="${lang}" dir="rtl"><body>${cards}</body></html>`;
+    const arabic = rtl(
+      "ar",
+      card("أحمد حداد", "ahmed.haddad@ar-x2.example") +
+        card("يوسف خوري", "ykhoury@ar-x2.example") +
+        card("فاطمة منصور", "fatima.mansour@ar-x2.example") +
+        card("عمر درويش", "info.darwish@ar-x2.example"),
+    );
+    expect(named(await read(arabic, "ar-x2.example"))).toEqual({
+      "ahmed.haddad@ar-x2.example": "أحمد / حداد",
+      "ykhoury@ar-x2.example": "يوسف / خوري",
+      "fatima.mansour@ar-x2.example": "فاطمة / منصور",
+      // Not Omar's address: no piece of "info" spells عمر.
+      "info.darwish@ar-x2.example": null,
+    });
+    const hebrew = rtl("he", card("נועה כהן", "ncohen@he-x2.example") + card("יוסף פרץ", "yosef.peretz@he-x2.example"));
+    expect(named(await read(hebrew, "he-x2.example"))).toEqual({
+      "ncohen@he-x2.example": "נועה / כהן",
+      "yosef.peretz@he-x2.example": "יוסף / פרץ",
+    });
+    const thai = `<html lang="th"><body>${card("สมชาย ศรีสุข", "somchai.s@th-x2.example")}${card("มาลี วงศ์สวัสดิ์", "malee.wongsawat@th-x2.example")}</body></html>`;
+    expect(named(await read(thai, "th-x2.example"))).toEqual({
+      "somchai.s@th-x2.example": "สมชาย / ศรีสุข",
+      "malee.wongsawat@th-x2.example": "มาลี / วงศ์สวัสดิ์",
+    });
+    // Someone else's address beside the card keeps no name.
+    expect(named(await read(rtl("ar", card("أحمد حداد", "karim.saleh@ar-x2.example")), "ar-x2.example"))).toEqual({
+      "karim.saleh@ar-x2.example": null,
+    });
+  });
+
   it("reads a Thai or Arabic name's rendering given name first on a page written family name first, in its text or its data", async () => {
     // A Hungarian page (family name first) with foreign staff: the rendering follows the native name's order.
     const hu = `<html lang="hu"><body>${card("สมศักดิ์ ศรีสุข (Somsak Srisuk)", "srisuk.somsak@hu-x1.example")}${card("أحمد حداد (Ahmed Haddad)", "haddad.ahmed@hu-x1.example")}</body></html>`;

@@ -12,6 +12,7 @@ import {
   type Transliteration,
   transliterationMatters,
 } from "../people/names.js";
+import { scriptSpellings } from "../people/script-skeletons.js";
 
 /** Address formats worth supporting (engine notes); `{f}` is an initial, `{m}` the middle initial. */
 export const PATTERNS = [
@@ -171,7 +172,16 @@ export interface PatternMatch {
 export function matchPatterns(localPart: string, shown: PersonName): PatternMatch {
   const local = localPart.toLowerCase();
   // A name shown in Cyrillic is spelled in the romanization the address uses (Пётр → petr, pyotr).
-  const name = spelledAsAddress(local, shown);
+  const spelled = spelledAsAddress(local, shown);
+  // One in Arabic, Hebrew or Thai script only, as the pieces of the address its consonants agree with.
+  for (const name of scriptSpellings(local, spelled)) {
+    const match = matchSpelled(local, name);
+    if (match.patterns.length) return match;
+  }
+  return matchSpelled(local, spelled);
+}
+
+function matchSpelled(local: string, name: PersonName): PatternMatch {
   // A given name shown only as its initial ("K. Srinivasan") says nothing of how the whole name is written.
   const initialOnly = /^\p{L}\.?$/u.test(name.first.trim());
   const familyForms = new Set<PartForm>();

@@ -10,6 +10,7 @@ import {
 } from "../../people/native-names.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
+import { looksLikeScriptName } from "../../people/script-skeletons.js";
 
 export interface FoundAddress {
   email: string;
@@ -140,7 +141,9 @@ export function readLine(line: string, localPart = ""): LineReading {
   let transcribed = false;
   let native: string | null = null;
   let single: string | null = null;
+  let scriptName: string | null = null;
   for (const s of segments) {
+    if (!scriptName && looksLikeScriptName(s)) scriptName = s;
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
     const glued: { name: string; position: string } | null = isPosition && !name ? nameThenPosition(s) : null;
@@ -160,6 +163,11 @@ export function readLine(line: string, localPart = ""): LineReading {
       const rest = name ? s.replace(name, " ").trim() : "";
       if (name && !native && isNativePersonName(rest)) native = rest;
     } else if (!single && /^\p{Lu}\p{Ll}+$/u.test(s)) single = s;
+  }
+  // "أحمد حداد", "נועה כהן", "สมชาย ศรีสุข" with no Latin form: the name as written, given name first.
+  if (!name && !native && scriptName) {
+    name = scriptName;
+    transcribed = true;
   }
   // "สมชาย ศรีสุข (Somchai Srisuk)", "أحمد حداد (Ahmed Haddad)": a rendering of a name written given name first.
   if (name && !native && segments.some((s) => s !== name && GIVEN_FIRST_SCRIPT.test(s) && !looksLikePosition(s)))

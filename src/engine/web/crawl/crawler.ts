@@ -139,6 +139,8 @@ export interface CrawlOutcome {
   disallowed: string[];
   /** What the site's defences and failures did to the pass: retries, soft 404s, bot challenges. */
   notes: CrawlNotes;
+  /** The language the site's pages declare (the first one read that declares one): the deep pass reads names in it. */
+  lang?: string;
 }
 
 /**
@@ -250,6 +252,8 @@ interface PassInput {
    * ranked in when they come.
    */
   afterFirstRound?: () => Promise<Candidate[]>;
+  /** The language the site's pages declare (its home page's): names on pages that declare none are read in it. */
+  lang?: string;
 }
 
 interface Fetched {
@@ -336,6 +340,7 @@ async function runPass(env: Env, input: PassInput) {
     });
     return later;
   };
+  let lang = input.lang;
 
   while (
     (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
@@ -474,11 +479,12 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind === "document") {
         if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
-        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes, lang);
         if (page) pages.push({ url, extraction: page });
         continue;
       }
-      const extraction = await extractPage(r.body, r.url, domain, r.contentType);
+      const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
+      lang ??= extraction.lang;
       const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
       if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
@@ -512,7 +518,7 @@ async function runPass(env: Env, input: PassInput) {
     queue = rankFrontier([...queue, ...(laterFound ?? [])], done);
   }
   const pending = rankFrontier([...queue, ...documentsLeft], done);
-  return { pages, pending, disallowed, failure };
+  return { pages, pending, disallowed, failure, lang };
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
@@ -521,6 +527,7 @@ async function readDocument(
   domain: string,
   maxPages: number,
   notes: CrawlNotes,
+  lang: string | undefined,
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
@@ -528,11 +535,11 @@ async function readDocument(
       const { officeRows } = await import("../office-text.js");
       const rows = await officeRows(r.bytes);
       notes.documents++;
-      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
     }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
-    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
   } catch {
     notes.unreadableDocuments.push(r.url);
     return null;
@@ -543,7 +550,13 @@ function outcomeOf(
   origin: string,
   robots: Robots,
   done: Set<string>,
-  pass: { pages: CrawledPage[]; pending: Candidate[]; disallowed: string[]; failure: CrawlOutcome["failure"] },
+  pass: {
+    pages: CrawledPage[];
+    pending: Candidate[];
+    disallowed: string[];
+    failure: CrawlOutcome["failure"];
+    lang?: string | undefined;
+  },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
 ): CrawlOutcome {
@@ -558,6 +571,7 @@ function outcomeOf(
     failure: pass.failure,
     disallowed: pass.disallowed,
     notes,
+    ...(pass.lang ? { lang: pass.lang } : {}),
   };
 }
 
@@ -641,6 +655,7 @@ export async function crawlFirstPass(
     queue: candidates,
     budget: { ...budget, maxPages: budget.maxPages - 1 },
     afterFirstRound,
+    ...(home.lang ? { lang: home.lang } : {}),
   });
   probed(Promise.resolve(null));
   await notFound;
@@ -654,6 +669,7 @@ export async function crawlFirstPass(
       pending: rest.pending,
       disallowed: [...home.disallowed, ...rest.disallowed],
       failure: rest.failure ?? home.failure,
+      lang: rest.lang ?? home.lang,
     },
     retryLater,
     notes,
@@ -721,6 +737,8 @@ export interface PreviousPass {
   pendingScores?: number[];
   /** Pages that failed for now or were cut short: tried again first. */
   retry?: string[];
+  /** The language the site's pages declared in the first pass. */
+  lang?: string;
 }
 
 /** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
@@ -773,6 +791,7 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    ...(previous.lang ? { lang: previous.lang } : {}),
   });
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);

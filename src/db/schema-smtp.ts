@@ -24,7 +24,10 @@ export const smtpDomains = sqliteTable("smtp_domains", {
   probeLocal: text("probe_local").notNull(),
   acceptAll: integer("accept_all", { mode: "boolean" }),
   checkedAt: integer("checked_at"),
-  /** JSON array of formats a check rejected for some person at this domain. */
+  /**
+   * JSON object: format → what checks that rejected someone's address in it left of its weight
+   * (candidates.ts RuleOuts); an array (as stored before) lists formats ruled out fully.
+   */
   ruledOut: text("ruled_out").notNull().default("[]"),
   /**
    * Whether a first check's "no such mailbox" can be believed here (smtp-domains.ts): null until

@@ -2,10 +2,17 @@
 // gateway's cache and deferrals, greylisting answered now and confirmed after the retry.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { candidateAddresses, PRIOR_DOMAINS, RULED_OUT_FACTOR } from "../../src/engine/finder/candidates.js";
+import {
+  candidateAddresses,
+  PRIOR_DOMAINS,
+  parseRuleOuts,
+  RULED_OUT_FACTOR,
+  withRejections,
+} from "../../src/engine/finder/candidates.js";
 import { confirmAddress } from "../../src/engine/finder/confirm.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { formatCountsFor, recordDomainFormat, talliedDomains } from "../../src/engine/finder/format-tallies.js";
+import { namesWriteFamilyFirst } from "../../src/engine/finder/name-culture.js";
 import { inferPatterns } from "../../src/engine/finder/patterns.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
 import { pruneSmtpChecks, SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
@@ -93,6 +100,27 @@ describe("candidates", () => {
     expect(jp.indexOf("tanaka")).toBeLessThan(us.indexOf("tanaka"));
   });
 
+  it("raises family-name-first formats on a .com domain whose team page shows mostly Japanese, Chinese or Hungarian names", () => {
+    const team = ["Kenji Suzuki", "Daisuke Kato", "Yoko Tanaka", "Anna Weber"];
+    expect(namesWriteFamilyFirst(team, "Suzuki")).toBe(true);
+    expect(namesWriteFamilyFirst(["Nagy Péter", "Kovács Anna"], "Tóth")).toBe(true);
+    expect(namesWriteFamilyFirst(["Nguyễn Văn An", "Trần Thị Bình"], "Phạm")).toBe(true);
+    // One such name in a Western team says nothing of the company.
+    expect(namesWriteFamilyFirst(["Jane Cooper", "Tom Baker", "Mary Smith"], "Wang")).toBe(false);
+    // With nothing shown, the asked name decides.
+    expect(namesWriteFamilyFirst([], "Tanaka")).toBe(true);
+    expect(namesWriteFamilyFirst([], "Cooper")).toBe(false);
+    const rank = (domain: string, namesFamilyFirst: boolean) =>
+      candidateAddresses({ first: "Kenji", last: "Suzuki" }, domain, { namesFamilyFirst })
+        .map((c) => c.local)
+        .indexOf("suzuki.kenji");
+    expect(rank("kobayashi-sasaki.com", true)).toBeLessThan(rank("kobayashi-sasaki.com", false));
+    expect(rank("kobayashi-sasaki.io", true)).toBeLessThan(rank("kobayashi-sasaki.io", false));
+    // A domain whose country writes the given name first keeps its order whoever works there.
+    expect(rank("kobayashi-sasaki.de", true)).toBe(rank("kobayashi-sasaki.de", false));
+    expect(rank("kobayashi-sasaki.com", true)).toBe(rank("kobayashi-sasaki.co.jp", false));
+  });
+
   it("tries last a format the domain rejected for someone else", () => {
     expect(locals("Jane", "Cooper", "acme.com")[0]).toBe("jane.cooper");
     expect(locals("Jane", "Cooper", "acme.com", ["{first}.{last}"]).indexOf("jane.cooper")).toBeGreaterThan(5);
@@ -105,6 +133,31 @@ describe("candidates", () => {
     expect(c.indexOf("cjane")).toBeLessThan(c.indexOf("jane.cooper"));
     expect(c.indexOf("cooper.j")).toBeLessThan(c.indexOf("jane"));
     expect(RULED_OUT_FACTOR).toBeLessThan(0.02);
+  });
+
+  it("rules a format out only as far as the rejected spelling was sure (a double family name's hyphenated form)", () => {
+    // Seen on mail-world seed 778694488: "szak-wisniewski" rejected for Stanisław Żak-Wiśniewski ruled
+    // {f}{last} out for the whole domain, and the next three people (mwisniewski, jsikora, mkaminski,
+    // each the 3rd candidate) were searched everywhere but there.
+    const domain = "wozniak-design.pl";
+    const stanislaw = candidateAddresses({ first: "Stanisław", last: "Żak-Wiśniewski" }, domain, { limit: 60 });
+    const hyphenated = stanislaw.find((c) => c.local === "szak-wisniewski")!;
+    const left = withRejections({}, [hyphenated], domain, null);
+    expect(left["{f}{last}"]).toBeGreaterThan(0.5);
+    expect(locals("Jędrzej", "Sikora", domain).indexOf("jsikora")).toBe(2);
+    const next = candidateAddresses({ first: "Jędrzej", last: "Sikora" }, domain, { ruledOut: left }).map(
+      (c) => c.local,
+    );
+    expect(next.indexOf("jsikora")).toBeLessThan(5);
+    // Every spelling of the name in that format rejected: ruled out as a one-way name's rejection is.
+    const everySpelling = stanislaw.filter((c) => c.pattern === "{f}{last}" && !c.nickname);
+    expect(everySpelling.length).toBeGreaterThan(1);
+    expect(withRejections({}, everySpelling, domain, null)["{f}{last}"]).toBeCloseTo(RULED_OUT_FACTOR);
+    const jane = candidateAddresses({ first: "Jane", last: "Cooper" }, "acme.com").find((c) => c.local === "jcooper")!;
+    expect(withRejections({}, [jane], "acme.com", null)["{f}{last}"]).toBe(RULED_OUT_FACTOR);
+    // Two people's rejections of one format add up; a list stored before rules each format out fully.
+    expect(withRejections(left, [jane], domain, null)["{f}{last}"]).toBeCloseTo(left["{f}{last}"]! * RULED_OUT_FACTOR);
+    expect(parseRuleOuts('["{first}.{last}"]')).toEqual({ "{first}.{last}": RULED_OUT_FACTOR });
   });
 
   it("keeps a Spanish double surname's first part before joining both", () => {

@@ -9,6 +9,7 @@ import {
 } from "../people/names.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import { type FormatCounts, NO_COUNTS } from "./format-tallies.js";
+import { countrylessDomain } from "./name-culture.js";
 import {
   applyPattern,
   GLOBAL_PRIOR,
@@ -25,8 +26,9 @@ import {
  *    common the format is among the domains the index knows (format-tallies.ts), in the domain's
  *    country first, then everywhere, then the built-in prior (patterns.ts) for what the index has not
  *    counted yet, with family-name-first formats raised where companies write the family name first
- *    (Japan, China, Taiwan, Korea, Vietnam, Hungary); formats an earlier check at this domain
- *    rejected for someone else lowered;
+ *    (Japan, China, Taiwan, Korea, Vietnam, Hungary: by the domain's country, or on a domain that
+ *    names no country by most of its people's family names, name-culture.ts); formats an earlier
+ *    check at this domain rejected for someone else lowered as far as the rejected spelling was sure;
  *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
  *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
  *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
@@ -43,6 +45,8 @@ export interface Candidate {
   spelling: Spelling;
   /** The name it was written from (a nickname when the candidate uses one). */
   name: PersonName;
+  /** Written from one of the given name's usual nicknames, not the name as asked. */
+  nickname?: boolean;
   weight: number;
 }
 
@@ -55,6 +59,63 @@ const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
  * at 0.08 a domain with a rare format kept every person's checks on the formats already rejected.
  */
 export const RULED_OUT_FACTOR = 0.01;
+
+/**
+ * What earlier rejections at a domain left of each format's weight (format → factor). A rejected
+ * candidate rules its format out as far as its spelling was the person's sure spelling in that
+ * format: "jane.cooper" rejected leaves {first}.{last} RULED_OUT_FACTOR, while "szak-wisniewski"
+ * rejected for Stanisław Żak-Wiśniewski (the hyphenated form is one of three ways to write that name)
+ * leaves {f}{last} more than half its weight, since "szak" or "szakwisniewski" may still be right.
+ * Stored in `smtp_domains.ruled_out`; a list of formats (how it was stored before) rules each out fully.
+ */
+export type RuleOuts = Readonly<Partial<Record<Pattern, number>>>;
+
+export function parseRuleOuts(json: string | null | undefined): RuleOuts {
+  const raw = JSON.parse(json || "{}") as unknown;
+  if (Array.isArray(raw)) return Object.fromEntries(raw.map((p) => [p, RULED_OUT_FACTOR]));
+  return raw && typeof raw === "object" ? (raw as RuleOuts) : {};
+}
+
+function asRuleOuts(r: readonly string[] | RuleOuts | undefined): RuleOuts {
+  if (!r) return {};
+  return Array.isArray(r) ? Object.fromEntries(r.map((p) => [p, RULED_OUT_FACTOR])) : (r as RuleOuts);
+}
+
+/** Rejections at a domain added to what it knew: each format's factor multiplied by this search's. */
+export function withRejections(
+  known: RuleOuts,
+  rejected: readonly Candidate[],
+  domain: string,
+  inference: PatternInference | null,
+): RuleOuts {
+  const shares = new Map<Pattern, number>();
+  for (const c of rejected) shares.set(c.pattern, (shares.get(c.pattern) ?? 0) + spellingShare(c, domain, inference));
+  const out: Partial<Record<Pattern, number>> = { ...known };
+  for (const [p, share] of shares) {
+    const factor = RULED_OUT_FACTOR + (1 - RULED_OUT_FACTOR) * Math.max(0, 1 - share);
+    out[p] = (known[p] ?? 1) * factor;
+  }
+  return out;
+}
+
+/**
+ * How sure a candidate's spelling was, among the ways to write its person's name in its format: 1
+ * for a one-word name without umlauts (one way only), the spelling's weight for a double family name,
+ * a hyphenated given name, umlauts or a particle. A nickname's candidate says nothing of the format
+ * (the person may not go by it): 0.
+ */
+function spellingShare(c: Candidate, domain: string, inference: PatternInference | null): number {
+  if (c.nickname) return 0;
+  let total = 0;
+  let mine = 0;
+  for (const [spelling, w] of spellingsOf(c.name, domain, inference)) {
+    const local = applyPattern(c.pattern, c.name, spelling);
+    if (!local) continue;
+    total += w;
+    if (local === c.local) mine += w;
+  }
+  return total > 0 ? mine / total : 1;
+}
 
 /**
  * How many domains the built-in prior weighs as against the index's counts of every country, and
@@ -77,8 +138,14 @@ function smoothed(base: Map<Pattern, number>, counts: Map<Pattern, number>, weig
 }
 
 /** The format prior at `domain` before its own evidence: built-in, then the index's counts. */
-export function priorWeights(domain: string, counts: FormatCounts = NO_COUNTS): Map<Pattern, number> {
-  const familyFirst = FAMILY_FIRST.has(countryOfDomain(domain) ?? "");
+export function priorWeights(
+  domain: string,
+  counts: FormatCounts = NO_COUNTS,
+  namesFamilyFirst = false,
+): Map<Pattern, number> {
+  // On a domain that names no country, the people's names say where the company is (name-culture.ts).
+  const familyFirst =
+    FAMILY_FIRST.has(countryOfDomain(domain) ?? "") || (namesFamilyFirst && countrylessDomain(domain));
   const builtIn = new Map(
     PATTERNS.map((p) => [
       p,
@@ -91,10 +158,12 @@ export function priorWeights(domain: string, counts: FormatCounts = NO_COUNTS): 
 export function formatWeights(
   domain: string,
   inference: PatternInference | null,
-  ruledOut: readonly string[] = [],
+  ruledOut: readonly string[] | RuleOuts = [],
   counts: FormatCounts = NO_COUNTS,
+  namesFamilyFirst = false,
 ): Map<Pattern, number> {
-  const prior = priorWeights(domain, counts);
+  const prior = priorWeights(domain, counts, namesFamilyFirst);
+  const left = asRuleOuts(ruledOut);
   const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
   const out = new Map<Pattern, number>();
   for (const p of PATTERNS) {
@@ -102,7 +171,7 @@ export function formatWeights(
     // The domain's own (weak) evidence dominates the prior where it has any.
     const seen = observed.get(p);
     if (seen !== undefined) w = seen + w * 0.1;
-    if (ruledOut.includes(p)) w *= RULED_OUT_FACTOR;
+    w *= left[p] ?? 1;
     out.set(p, w);
   }
   return out;
@@ -199,13 +268,15 @@ export function candidateAddresses(
   domain: string,
   opts: {
     inference?: PatternInference | null;
-    ruledOut?: readonly string[];
+    ruledOut?: readonly string[] | RuleOuts;
     limit?: number;
     /** The index's format counts (format-tallies.ts); none: the built-in prior alone. */
     counts?: FormatCounts;
+    /** Most names at the domain are of a family-name-first culture (name-culture.ts). */
+    namesFamilyFirst?: boolean;
   } = {},
 ): Candidate[] {
-  const formats = formatWeights(domain, opts.inference ?? null, opts.ruledOut, opts.counts);
+  const formats = formatWeights(domain, opts.inference ?? null, opts.ruledOut, opts.counts, opts.namesFamilyFirst);
   const names: Weighted<PersonName> = [[name, 1]];
   const nicknames = nicknamesOf(name.first);
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);
@@ -216,14 +287,15 @@ export function candidateAddresses(
         const local = applyPattern(pattern, variant, spelling);
         if (!local) continue;
         const weight = wName * wSpelling * wFormat;
+        const nickname = variant !== name ? { nickname: true } : {};
         const prior = byLocal.get(local);
         // Two ways to the same address add up; the likelier one names it.
         if (prior)
           byLocal.set(local, {
-            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant }),
+            ...(prior.weight >= weight ? prior : { local, pattern, spelling, name: variant, ...nickname }),
             weight: prior.weight + weight,
           });
-        else byLocal.set(local, { local, pattern, spelling, name: variant, weight });
+        else byLocal.set(local, { local, pattern, spelling, name: variant, ...nickname, weight });
       }
     }
   }

@@ -6,12 +6,13 @@ import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { parseStoredFormats } from "../index/domain-names.js";
-import { emailsOfDomain, namedAddresses } from "../index/read.js";
+import { emailsOfDomain, namedAddresses, shownNamesOf } from "../index/read.js";
 import { nameKey, type PersonName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
-import { type Candidate, candidateAddresses } from "./candidates.js";
+import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
+import { namesWriteFamilyFirst } from "./name-culture.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
 /**
@@ -93,9 +94,11 @@ export async function confirmAddress(
   const gateway = ctx.gateway ?? gatewayFor(env, ctx.now);
   if (!gateway.runs) return null;
   const state = await domainState(env, domain);
-  const ruledOut = JSON.parse(state.ruledOut) as string[];
+  const ruledOut = parseRuleOuts(state.ruledOut);
   const counts = await formatCountsFor(env, domain);
-  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts });
+  const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
+  const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
+  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts, namesFamilyFirst });
   const best = candidates[0];
   if (!best) return null;
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
@@ -131,7 +134,7 @@ export async function confirmAddress(
   if (acceptAll) return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
 
   // The candidates in order, until one is accepted or the checks of this answer are used.
-  const rejected: string[] = [];
+  const rejected: Candidate[] = [];
   let untried = 0;
   // Candidates read as nonexistent where such answers are not believed yet (postgrey through
   // Reacher): each first contact starts the server's greylisting clock for that address, so the
@@ -159,7 +162,7 @@ export async function confirmAddress(
       }
     }
     if (o === "accepted") {
-      await rememberRejected(env, domain, rejected);
+      await rememberRejected(env, domain, rejected, inference);
       await storeConfirmed(env, domain, candidate, ctx.now());
       await forgetPending(env, domain, name);
       return { kind: "confirmed", candidate, best, probe: p, probes };
@@ -177,7 +180,7 @@ export async function confirmAddress(
       // The server rejected a missing mailbox outright and deferred this one: it checks recipients
       // before greylisting (postgrey's DEFER_IF_PERMIT, Exim's verify = recipient first), so this
       // mailbox exists. Still open until the retry confirms it, but the answer names it.
-      await rememberRejected(env, domain, rejected);
+      await rememberRejected(env, domain, rejected, inference);
       const retryAt = last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
       await rememberPending(ctx, domain, name, retryAt);
       return {
@@ -195,10 +198,10 @@ export async function confirmAddress(
         acceptAll = false;
         await recordAcceptAll(env, domain, false, ctx.now());
       }
-      rejected.push(candidate.pattern);
+      rejected.push(candidate);
       continue;
     }
-    await rememberRejected(env, domain, rejected);
+    await rememberRejected(env, domain, rejected, inference);
     if (o === "accept_all") {
       await recordAcceptAll(env, domain, true, ctx.now());
       return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
@@ -206,7 +209,7 @@ export async function confirmAddress(
     if (o === "refused") return { kind: "refused", best, error: last.error, probes };
     return defer(o, last);
   }
-  await rememberRejected(env, domain, rejected);
+  await rememberRejected(env, domain, rejected, inference);
   if (touchedRetryAt !== null) {
     await rememberPending(ctx, domain, name, touchedRetryAt);
     return { kind: "deferred", best, why: "greylisted", retryAt: touchedRetryAt, probes };
@@ -227,10 +230,15 @@ async function recordAcceptAll(env: Env, domain: string, acceptAll: boolean, now
     .run();
 }
 
-async function rememberRejected(env: Env, domain: string, patterns: readonly string[]) {
-  if (patterns.length === 0) return;
+async function rememberRejected(
+  env: Env,
+  domain: string,
+  rejected: readonly Candidate[],
+  inference: PatternInference | null,
+) {
+  if (rejected.length === 0) return;
   const state = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
-  const all = [...new Set([...(JSON.parse(state?.ruledOut ?? "[]") as string[]), ...patterns])];
+  const all = withRejections(parseRuleOuts(state?.ruledOut), rejected, domain, inference);
   await db(env.DB)
     .update(smtpDomains)
     .set({ ruledOut: JSON.stringify(all) })

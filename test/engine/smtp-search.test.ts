@@ -3,7 +3,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
+  CLASH_FACTOR,
   candidateAddresses,
+  clashingFormats,
   PRIOR_DOMAINS,
   parseRuleOuts,
   RULED_OUT_FACTOR,
@@ -14,6 +16,7 @@ import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { formatCountsFor, recordDomainFormat, talliedDomains } from "../../src/engine/finder/format-tallies.js";
 import { namesWriteFamilyFirst } from "../../src/engine/finder/name-culture.js";
 import { inferPatterns } from "../../src/engine/finder/patterns.js";
+import { splitFullName } from "../../src/engine/people/names.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
 import { pruneSmtpChecks, SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
 import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
@@ -119,6 +122,23 @@ describe("candidates", () => {
     // A domain whose country writes the given name first keeps its order whoever works there.
     expect(rank("kobayashi-sasaki.de", true)).toBe(rank("kobayashi-sasaki.de", false));
     expect(rank("kobayashi-sasaki.com", true)).toBe(rank("kobayashi-sasaki.co.jp", false));
+  });
+
+  it("lowers a format under which two of the domain's people would share one address (three colleagues named Alba)", () => {
+    // Seen on mail-world seed 684723407 (postgrey: only the prior can answer first): all three Albas
+    // of the team page were answered alba@, a format that cannot hold for them all.
+    const team = ["Alba Sánchez Torres", "Alba Muñoz Peña", "Noemí Martínez Torres", "Alba Ortega Castaño"];
+    const colleagues = team.map((n) => splitFullName(n)!);
+    const asked = { first: "Alba", last: "Sánchez Torres" };
+    const alone = candidateAddresses(asked, "jimenez-engineering.com").map((c) => c.local);
+    expect(alone[0]).toBe("alba");
+    const known = candidateAddresses(asked, "jimenez-engineering.com", { colleagues: [asked, ...colleagues] });
+    expect(known[0]?.local).toBe("alba.sanchez");
+    expect(clashingFormats(colleagues)).toEqual(new Set(["{first}"]));
+    // A team whose names all differ under every format changes nothing.
+    const distinct = ["Jane Cooper", "Tom Baker"].map((n) => splitFullName(n)!);
+    expect(clashingFormats(distinct).size).toBe(0);
+    expect(CLASH_FACTOR).toBeLessThan(0.5);
   });
 
   it("tries last a format the domain rejected for someone else", () => {

@@ -1,5 +1,6 @@
 import {
   hasParticle,
+  nameKey,
   nicknamesOf,
   nordicMatters,
   type PartForm,
@@ -155,15 +156,56 @@ export function priorWeights(
   return smoothed(smoothed(builtIn, counts.all, PRIOR_DOMAINS), counts.country, COUNTRY_DOMAINS);
 }
 
+/** What is known at a domain besides its own addresses, for the order of formats. */
+export interface FormatContext {
+  /** What earlier rejections at the domain left of each format. */
+  ruledOut?: readonly string[] | RuleOuts;
+  /** The index's format counts (format-tallies.ts); none: the built-in prior alone. */
+  counts?: FormatCounts;
+  /** Most names at the domain are of a family-name-first culture (name-culture.ts). */
+  namesFamilyFirst?: boolean;
+  /** The people the domain's pages show (its team page), the asked one among them or not. */
+  colleagues?: readonly PersonName[];
+}
+
+/**
+ * A format under which two of the domain's people would share one address is unlikely to be the
+ * domain's: three colleagues named Alba cannot all be alba@. Companies do solve such clashes by hand
+ * (alba2@), so the format is lowered, not ruled out.
+ */
+export const CLASH_FACTOR = 0.1;
+
+/** The formats that give two of `people` (different people) the same address. */
+export function clashingFormats(people: readonly PersonName[]): Set<Pattern> {
+  const distinct = new Map(people.map((p) => [nameKey(`${p.first} ${p.middle ?? ""} ${p.last}`), p]));
+  const out = new Set<Pattern>();
+  for (const pattern of PATTERNS) {
+    const seen = new Set<string>();
+    // Where a shown name has more than two words, which of them make the family name is a guess
+    // ("Alba Sánchez Torres"): such names only count in formats without it.
+    const usesFamily = pattern.includes("{last}") || pattern.includes("{l}");
+    for (const person of distinct.values()) {
+      if (usesFamily && (person.middle || /[\s-]/.test(person.last.trim()))) continue;
+      const local = applyPattern(pattern, person);
+      if (!local) continue;
+      if (seen.has(local)) {
+        out.add(pattern);
+        break;
+      }
+      seen.add(local);
+    }
+  }
+  return out;
+}
+
 export function formatWeights(
   domain: string,
   inference: PatternInference | null,
-  ruledOut: readonly string[] | RuleOuts = [],
-  counts: FormatCounts = NO_COUNTS,
-  namesFamilyFirst = false,
+  known: FormatContext = {},
 ): Map<Pattern, number> {
-  const prior = priorWeights(domain, counts, namesFamilyFirst);
-  const left = asRuleOuts(ruledOut);
+  const prior = priorWeights(domain, known.counts, known.namesFamilyFirst);
+  const left = asRuleOuts(known.ruledOut);
+  const clashing = clashingFormats(known.colleagues ?? []);
   const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
   const out = new Map<Pattern, number>();
   for (const p of PATTERNS) {
@@ -172,6 +214,7 @@ export function formatWeights(
     const seen = observed.get(p);
     if (seen !== undefined) w = seen + w * 0.1;
     w *= left[p] ?? 1;
+    if (clashing.has(p)) w *= CLASH_FACTOR;
     out.set(p, w);
   }
   return out;
@@ -266,17 +309,12 @@ function spellingsOf(name: PersonName, domain: string, habits: PatternInference 
 export function candidateAddresses(
   name: PersonName,
   domain: string,
-  opts: {
+  opts: FormatContext & {
     inference?: PatternInference | null;
-    ruledOut?: readonly string[] | RuleOuts;
     limit?: number;
-    /** The index's format counts (format-tallies.ts); none: the built-in prior alone. */
-    counts?: FormatCounts;
-    /** Most names at the domain are of a family-name-first culture (name-culture.ts). */
-    namesFamilyFirst?: boolean;
   } = {},
 ): Candidate[] {
-  const formats = formatWeights(domain, opts.inference ?? null, opts.ruledOut, opts.counts, opts.namesFamilyFirst);
+  const formats = formatWeights(domain, opts.inference ?? null, opts);
   const names: Weighted<PersonName> = [[name, 1]];
   const nicknames = nicknamesOf(name.first);
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);

@@ -7,7 +7,7 @@ import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { parseStoredFormats } from "../index/domain-names.js";
 import { emailsOfDomain, namedAddresses, shownNamesOf } from "../index/read.js";
-import { nameKey, type PersonName } from "../people/names.js";
+import { nameKey, type PersonName, splitFullName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
 import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
@@ -96,9 +96,11 @@ export async function confirmAddress(
   const state = await domainState(env, domain);
   const ruledOut = parseRuleOuts(state.ruledOut);
   const counts = await formatCountsFor(env, domain);
+  // The names the domain's team page shows: their culture, and the formats two of them cannot share.
   const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
   const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
-  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts, namesFamilyFirst });
+  const colleagues = [name, ...shown.map(splitFullName).filter((n): n is PersonName => n !== null)];
+  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts, namesFamilyFirst, colleagues });
   const best = candidates[0];
   if (!best) return null;
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);

@@ -113,9 +113,8 @@ export async function confirmAddress(
     return p;
   };
   const defer = async (why: "greylisted" | "paced" | "inconclusive", p: GatewayProbe): Promise<Confirmation> => {
-    const retryAt = p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
-    await rememberPending(ctx, domain, name, retryAt);
-    return { kind: "deferred", best, why, retryAt: p.retryAt ?? null, probes };
+    const retryAt = await rememberPending(ctx, domain, name, p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000);
+    return { kind: "deferred", best, why, retryAt, probes };
   };
 
   // Whether a greylisted candidate exists: the server rejected another candidate outright in this
@@ -183,13 +182,12 @@ export async function confirmAddress(
       // before greylisting (postgrey's DEFER_IF_PERMIT, Exim's verify = recipient first), so this
       // mailbox exists. Still open until the retry confirms it, but the answer names it.
       await rememberRejected(env, domain, rejected, inference);
-      const retryAt = last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
-      await rememberPending(ctx, domain, name, retryAt);
+      const retryAt = await rememberPending(ctx, domain, name, last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000);
       return {
         kind: "deferred",
         best: candidate,
         why: "greylisted",
-        retryAt: last.retryAt ?? null,
+        retryAt,
         probes,
         held: true,
       };
@@ -213,12 +211,11 @@ export async function confirmAddress(
   }
   await rememberRejected(env, domain, rejected, inference);
   if (touchedRetryAt !== null) {
-    await rememberPending(ctx, domain, name, touchedRetryAt);
-    return { kind: "deferred", best, why: "greylisted", retryAt: touchedRetryAt, probes };
+    const retryAt = await rememberPending(ctx, domain, name, touchedRetryAt);
+    return { kind: "deferred", best, why: "greylisted", retryAt, probes };
   }
   const next = candidates[untried];
-  const retryAt = next ? ctx.now() + CONTINUE_AFTER_S * 1000 : null;
-  if (retryAt !== null) await rememberPending(ctx, domain, name, retryAt);
+  const retryAt = next ? await rememberPending(ctx, domain, name, ctx.now() + CONTINUE_AFTER_S * 1000) : null;
   return { kind: "exhausted", best: next ?? best, retryAt, probes };
 }
 
@@ -286,7 +283,16 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
 /** The `emails.source` of an address an SMTP check confirmed (not seen on any page). */
 export const CONFIRMED_SOURCE = "smtp_check";
 
-async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName, dueAt: number) {
+/**
+ * Schedules the person's search to run again at `dueAt`; returns when it will run (the time already
+ * scheduled when asked again before then), or null when its background rounds are used up.
+ */
+async function rememberPending(
+  ctx: ConfirmCtx,
+  domain: string,
+  name: PersonName,
+  dueAt: number,
+): Promise<number | null> {
   const key = nameKey(`${name.first} ${name.last}`);
   const existing = await db(ctx.env.DB)
     .select()
@@ -294,11 +300,11 @@ async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName
     .where(and(eq(smtpPendingFinds.domain, domain), eq(smtpPendingFinds.nameKey, key)))
     .get();
   // Asking again before the retry is due reschedules nothing; each new due time is one more round.
-  if (existing && existing.dueAt === dueAt) return;
+  if (existing && existing.dueAt === dueAt) return dueAt;
   const attempts = (existing?.attempts ?? 0) + 1;
   if (attempts > MAX_BACKGROUND_ROUNDS + 1) {
     await forgetPending(ctx.env, domain, name);
-    return;
+    return null;
   }
   await db(ctx.env.DB)
     .insert(smtpPendingFinds)
@@ -307,6 +313,7 @@ async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName
     .run();
   const delaySeconds = Math.max(0, Math.ceil((dueAt - ctx.now()) / 1000));
   await ctx.env.SMTP_RETRY_QUEUE?.send({ kind: "find", domain }, { delaySeconds });
+  return dueAt;
 }
 
 async function forgetPending(env: Env, domain: string, name: PersonName) {

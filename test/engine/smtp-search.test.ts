@@ -138,6 +138,20 @@ describe("candidates", () => {
     // A team whose names all differ under every format changes nothing.
     const distinct = ["Jane Cooper", "Tom Baker"].map((n) => splitFullName(n)!);
     expect(clashingFormats(distinct).size).toBe(0);
+    // A large team shows a clash under almost any short format and solves it by hand: one pair of
+    // Johns among 40 people says little against {first}.
+    const large = Array.from({ length: 39 }, (_, i) => ({
+      first: `Name${String.fromCharCode(97 + (i % 26))}${i}`,
+      last: `Family${i}`,
+    }));
+    expect(
+      clashingFormats([...large, { first: "John", last: "Smith" }, { first: "John", last: "Doe" }]).has("{first}"),
+    ).toBe(false);
+    expect(
+      clashingFormats([...large.slice(0, 10), { first: "John", last: "Smith" }, { first: "John", last: "Doe" }]).has(
+        "{first}",
+      ),
+    ).toBe(true);
     expect(CLASH_FACTOR).toBeLessThan(0.5);
   });
 

@@ -175,12 +175,20 @@ export interface FormatContext {
  */
 export const CLASH_FACTOR = 0.1;
 
-/** The formats that give two of `people` (different people) the same address. */
+/**
+ * People per clash a format may have and still be a domain's: a large company's team page shows
+ * some clash under almost every short format (two Johns, two J. Smiths) and solves them by hand,
+ * while a clash among a small team's few names speaks against the format.
+ */
+const PEOPLE_PER_CLASH = 20;
+
+/** The formats that give two of `people` (different people) the same address, at a small team. */
 export function clashingFormats(people: readonly PersonName[]): Set<Pattern> {
   const distinct = new Map(people.map((p) => [nameKey(`${p.first} ${p.middle ?? ""} ${p.last}`), p]));
   const out = new Set<Pattern>();
   for (const pattern of PATTERNS) {
     const seen = new Set<string>();
+    let clashes = 0;
     // Where a shown name has more than two words, which of them make the family name is a guess
     // ("Alba Sánchez Torres"): such names only count in formats without it.
     const usesFamily = pattern.includes("{last}") || pattern.includes("{l}");
@@ -188,12 +196,10 @@ export function clashingFormats(people: readonly PersonName[]): Set<Pattern> {
       if (usesFamily && (person.middle || /[\s-]/.test(person.last.trim()))) continue;
       const local = applyPattern(pattern, person);
       if (!local) continue;
-      if (seen.has(local)) {
-        out.add(pattern);
-        break;
-      }
+      if (seen.has(local)) clashes++;
       seen.add(local);
     }
+    if (clashes > 0 && clashes * PEOPLE_PER_CLASH >= seen.size + clashes) out.add(pattern);
   }
   return out;
 }

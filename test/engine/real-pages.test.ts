@@ -312,6 +312,22 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     expect(named(await read(thai, "th-x1.example"))).toEqual({ "somchai.s@th-x1.example": "Somchai / Srisuk" });
   });
 
+  it("takes the middle initial a data record's displayed name shows beside given and family names stated without it", async () => {
+    const json = JSON.stringify({
+      people: [
+        { firstName: "Uwe", lastName: "Hölzl", displayName: "Dipl.-Ing. Hölzl Uwe T.", email: "uthoelzl@de-x9.de" },
+        { firstName: "Jürgen", lastName: "Neumann", displayName: "Neumann Jürgen J.", email: "jjneumann@de-x9.de" },
+        { firstName: "Anna", lastName: "Berg", displayName: "Anna Berg", email: "aberg@de-x9.de" },
+      ],
+    });
+    const page = await extractPage(json, "https://de-x9.de/api/team", "de-x9.de", "application/json", "de");
+    expect(named(page.addresses)).toEqual({
+      "uthoelzl@de-x9.de": "Uwe / T. / Hölzl",
+      "jjneumann@de-x9.de": "Jürgen / J. / Neumann",
+      "aberg@de-x9.de": "Anna / Berg",
+    });
+  });
+
   it("ties a name written only in Arabic, Hebrew or Thai script to the address whose consonants spell it, and never to another", async () => {
     const rtl = (lang: string, cards: string) => `<html lang="${lang}" dir="rtl"><body>${cards}</body></html>`;
     const arabic = rtl(

@@ -525,7 +525,7 @@ describe("the finder uses the people it read", () => {
     await crawl("ru-x7.ru", [
       [
         "/team",
-        `<html lang="ru"><body>${person("Алексей Петрович Кузнецов", "aleksei.kuznetsov@ru-x7.ru")}${person("Юлия Сергеевна Орлова", "iuliia.orlova@ru-x7.ru")}${person("Наталья Ивановна Жукова", "natalia.zhukova@ru-x7.ru")}${person("Ксения Алексеевна Яковлева", null)}</body></html>`,
+        `<html lang="ru"><body>${person("Алексей Петрович Кузнецов", "aleksei.kuznetsov@ru-x7.ru")}${person("Юлия Сергеевна Орлова", "iuliia.orlova@ru-x7.ru")}${person("Наталья Ивановна Жукова", "natalia.zhukova@ru-x7.ru")}${person("Яна Олеговна Белова", "iana.belova@ru-x7.ru")}${person("Ксения Алексеевна Яковлева", null)}</body></html>`,
       ],
     ]);
     const find = async (domain: string, first: string, last: string) =>
@@ -554,6 +554,15 @@ describe("the finder uses the people it read", () => {
       ],
     ]);
     expect(await find("ru-x5.ru", "Andrei", "Shchukin")).toBe("andrei.shchukin@ru-x5.ru");
+    // Given names only ({first}): a family name the address does not spell teaches nothing (Йорданова
+    // at radoslava@), a given name it spells does (Йордан at yordan@: й is y at a word's start).
+    await crawl("bg-x5.bg", [
+      [
+        "/team",
+        `<html lang="bg"><body>${person("Йордан Иванов Щерев", "yordan@bg-x5.bg")}${person("Радослава Стоянова Йорданова", "radoslava@bg-x5.bg")}${person("Йорданка Петрова Йорданова", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("bg-x5.bg", "Iordanka", "Iordanowa")).toBe("yordanka@bg-x5.bg");
   });
 
   it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {

@@ -62,7 +62,8 @@ export interface FinderAnswer {
   department: string | null;
   seniority: string | null;
   sources: SourceOut[];
-  verification: { date: string | null; status: string | null };
+  /** `retry_at`: when an open answer's search runs again in the background (RFC 3339). */
+  verification: { date: string | null; status: string | null; retry_at?: string };
   acceptAll: boolean | null;
   company: string | null;
   /** False for an answer nobody can act on yet (an SMTP search deferred or refused): not billed. */
@@ -397,7 +398,11 @@ async function searchOverSmtp(
     department: null,
     seniority: null,
     sources: [],
-    verification: { date: rfc3339(ctx.now()), status: answer.status },
+    verification: {
+      date: rfc3339(ctx.now()),
+      status: answer.status,
+      ...(answer.retryAt !== null ? { retry_at: rfc3339(answer.retryAt) } : {}),
+    },
     acceptAll: answer.acceptAll,
     billable: answer.billable,
   };

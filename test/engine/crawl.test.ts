@@ -39,6 +39,13 @@ describe("crawl planning and guards", () => {
     ]);
   });
 
+  it("ranks links worded in Arabic, Hebrew and Thai as English ones: team and contact pages", () => {
+    const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
+    const score = (text: string) => scoreLink({ url: "https://a.test/p/7", text }, home);
+    for (const team of ["فريق العمل", "הצוות שלנו", "ทีมงาน"]) expect(score(team), team).toBe(score("Our team"));
+    for (const contact of ["اتصل بنا", "צור קשר", "ติดต่อเรา"]) expect(score(contact), contact).toBe(score("Contact"));
+  });
+
   it("ranks the home page's news items above guessed paths, and archive items whose slug says 'team' below unknown navigation", () => {
     const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
     const news = scoreLink(

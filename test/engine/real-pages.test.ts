@@ -312,6 +312,22 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     expect(named(await read(thai, "th-x1.example"))).toEqual({ "somchai.s@th-x1.example": "Somchai / Srisuk" });
   });
 
+  it("takes the middle initial a data record's displayed name shows beside given and family names stated without it", async () => {
+    const json = JSON.stringify({
+      people: [
+        { firstName: "Uwe", lastName: "Hölzl", displayName: "Dipl.-Ing. Hölzl Uwe T.", email: "uthoelzl@de-x9.de" },
+        { firstName: "Jürgen", lastName: "Neumann", displayName: "Neumann Jürgen J.", email: "jjneumann@de-x9.de" },
+        { firstName: "Anna", lastName: "Berg", displayName: "Anna Berg", email: "aberg@de-x9.de" },
+      ],
+    });
+    const page = await extractPage(json, "https://de-x9.de/api/team", "de-x9.de", "application/json", "de");
+    expect(named(page.addresses)).toEqual({
+      "uthoelzl@de-x9.de": "Uwe / T. / Hölzl",
+      "jjneumann@de-x9.de": "Jürgen / J. / Neumann",
+      "aberg@de-x9.de": "Anna / Berg",
+    });
+  });
+
   it("ties a name written only in Arabic, Hebrew or Thai script to the address whose consonants spell it, and never to another", async () => {
     const rtl = (lang: string, cards: string) => `<html lang="${lang}" dir="rtl"><body>${cards}</body></html>`;
     const arabic = rtl(
@@ -509,7 +525,7 @@ describe("the finder uses the people it read", () => {
     await crawl("ru-x7.ru", [
       [
         "/team",
-        `<html lang="ru"><body>${person("Алексей Петрович Кузнецов", "aleksei.kuznetsov@ru-x7.ru")}${person("Юлия Сергеевна Орлова", "iuliia.orlova@ru-x7.ru")}${person("Наталья Ивановна Жукова", "natalia.zhukova@ru-x7.ru")}${person("Ксения Алексеевна Яковлева", null)}</body></html>`,
+        `<html lang="ru"><body>${person("Алексей Петрович Кузнецов", "aleksei.kuznetsov@ru-x7.ru")}${person("Юлия Сергеевна Орлова", "iuliia.orlova@ru-x7.ru")}${person("Наталья Ивановна Жукова", "natalia.zhukova@ru-x7.ru")}${person("Яна Олеговна Белова", "iana.belova@ru-x7.ru")}${person("Ксения Алексеевна Яковлева", null)}</body></html>`,
       ],
     ]);
     const find = async (domain: string, first: string, last: string) =>
@@ -538,6 +554,15 @@ describe("the finder uses the people it read", () => {
       ],
     ]);
     expect(await find("ru-x5.ru", "Andrei", "Shchukin")).toBe("andrei.shchukin@ru-x5.ru");
+    // Given names only ({first}): a family name the address does not spell teaches nothing (Йорданова
+    // at radoslava@), a given name it spells does (Йордан at yordan@: й is y at a word's start).
+    await crawl("bg-x5.bg", [
+      [
+        "/team",
+        `<html lang="bg"><body>${person("Йордан Иванов Щерев", "yordan@bg-x5.bg")}${person("Радослава Стоянова Йорданова", "radoslava@bg-x5.bg")}${person("Йорданка Петрова Йорданова", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("bg-x5.bg", "Iordanka", "Iordanowa")).toBe("yordanka@bg-x5.bg");
   });
 
   it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {

@@ -12,6 +12,15 @@ export const CATEGORY_KEYWORDS: [Category, string[]][] = [
   [
     "people",
     [
+      // Arabic, Hebrew, Thai.
+      "فريق العمل",
+      "فريقنا",
+      "الفريق",
+      "צוות",
+      "הצוות",
+      "ทีมงาน",
+      "ทีมของเรา",
+      "บุคลากร",
       "team",
       "teams",
       "unser team",
@@ -158,6 +167,14 @@ export const CATEGORY_KEYWORDS: [Category, string[]][] = [
   [
     "contact",
     [
+      // Arabic, Hebrew, Thai.
+      "اتصل بنا",
+      "تواصل معنا",
+      "اتصل",
+      "צור קשר",
+      "יצירת קשר",
+      "ติดต่อเรา",
+      "ติดต่อ",
       "contact",
       "contact us",
       "kontakt",
@@ -231,6 +248,12 @@ export const CATEGORY_KEYWORDS: [Category, string[]][] = [
   [
     "about",
     [
+      // Arabic, Hebrew, Thai.
+      "من نحن",
+      "عن الشركة",
+      "אודות",
+      "מי אנחנו",
+      "เกี่ยวกับเรา",
       "about",
       "about us",
       "uber uns",
@@ -283,6 +306,11 @@ export const CATEGORY_KEYWORDS: [Category, string[]][] = [
   [
     "press",
     [
+      // Arabic, Hebrew, Thai.
+      "أخبار",
+      "الأخبار",
+      "חדשות",
+      "ข่าว",
       "press",
       "presse",
       "prensa",
@@ -315,6 +343,11 @@ export const CATEGORY_KEYWORDS: [Category, string[]][] = [
   [
     "careers",
     [
+      // Arabic, Hebrew, Thai.
+      "وظائف",
+      "קריירה",
+      "דרושים",
+      "ร่วมงานกับเรา",
       "careers",
       "career",
       "jobs",
@@ -331,6 +364,17 @@ export const CATEGORY_KEYWORDS: [Category, string[]][] = [
   ],
   [
     "privacy",
-    ["privacy", "datenschutz", "privacidad", "confidentialite", "privacyverklaring", "riservatezza", "個人情報"],
+    [
+      "privacy",
+      "datenschutz",
+      "privacidad",
+      "confidentialite",
+      "privacyverklaring",
+      "riservatezza",
+      "個人情報",
+      "سياسة الخصوصية",
+      "מדיניות פרטיות",
+      "นโยบายความเป็นส่วนตัว",
+    ],
   ],
 ];

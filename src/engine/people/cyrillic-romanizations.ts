@@ -104,7 +104,9 @@ function spellingIn(local: string, word: string): string {
   if (held) return held;
   const folded = asciiFold(word.toLowerCase(), { scripts: "transliterate" }).toLowerCase();
   if (local.includes(folded.charAt(0))) return word;
-  return spellings.find((s) => local.includes(s.charAt(0))) ?? word;
+  // The first letter written (й may be silent inside a word, never as its initial).
+  const first = (LETTER[word.charAt(0).toLowerCase()] ?? []).filter(Boolean);
+  return spellings.find((s) => first.some((o) => s.startsWith(o)) && local.includes(s.charAt(0))) ?? word;
 }
 
 /** Letters and the pair кс with the spellings a domain may choose between, for learning its habits. */
@@ -131,8 +133,11 @@ function lettersOf(word: string, spelled: string): [string, string][] | null {
   return walk(0, 0);
 }
 
-/** Letters BGN spells otherwise at the start of a word (Евгений → Yevgeniy, Сергей → Sergey): counted apart there. */
-const AT_START = new Set(["е", "ё", "є"]);
+/**
+ * Letters spelled otherwise at the start of a word (BGN's Евгений → Yevgeniy; the Ukrainian
+ * system's Юлія → Yuliia, Євген → Yevhen): counted apart there.
+ */
+const AT_START = new Set(["е", "ё", "є", "ю", "я", "ї", "й"]);
 const habitKey = (unit: string, first: boolean) => (first && AT_START.has(unit) ? `^${unit}` : unit);
 
 /** How a domain spells each Cyrillic letter, counted over the names its addresses spell. */
@@ -148,7 +153,9 @@ export function letterHabits(addresses: Iterable<{ localPart: string; name: Pers
       [name.last, spelled.last],
     ];
     for (const [word, latin] of pairs) {
-      if (!isCyrillicWord(word) || isCyrillicWord(latin)) continue;
+      // Only words the address spells whole (an initial says little of the other letters).
+      if (!isCyrillicWord(word) || isCyrillicWord(latin) || !localPart.toLowerCase().includes(latin.toLowerCase()))
+        continue;
       (lettersOf(word, latin.toLowerCase()) ?? []).forEach(([unit, option], i) => {
         const key = habitKey(unit, i === 0);
         const counts = habits.get(key) ?? new Map<string, number>();

@@ -288,3 +288,17 @@ export function looksLikePersonName(text: string): boolean {
   const initials = tokens.filter((tok) => /^\p{Lu}\.$/u.test(tok)).length;
   return mixed + upper === 1 && initials >= 1 && initials + mixed + upper === tokens.length;
 }
+
+/**
+ * The middle name a displayed name shows beside the given and family names it states elsewhere
+ * ("Hölzl Uwe T." for Uwe / Hölzl → "T."), or null when the displayed name is not that person's
+ * or shows nothing more.
+ */
+export function middleShown(name: PersonName, shown: string): string | null {
+  const tokens = parseName(shown).tokens;
+  const keys = new Set([...name.first.split(/\s+/), ...name.last.split(/\s+/)].map((w) => nameKey(w)));
+  const found = tokens.filter((t) => keys.has(nameKey(t)));
+  if (found.length < keys.size) return null;
+  const rest = tokens.filter((t) => !keys.has(nameKey(t)) && !isParticle(t));
+  return rest.length > 0 && rest.length <= 2 ? rest.join(" ") : null;
+}

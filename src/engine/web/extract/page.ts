@@ -2,7 +2,7 @@ import { type CountryCode, isSupportedCountry } from "libphonenumber-js/max";
 import { getDomain } from "tldts";
 import type { Pattern } from "../../finder/patterns.js";
 import { foldForPlaceholders, placeholderFormat } from "../../finder/stated-format.js";
-import { nameKey, type PersonName, splitFullName } from "../../people/names.js";
+import { middleShown, nameKey, type PersonName, splitFullName } from "../../people/names.js";
 import { alignRomanized } from "../../people/native-names.js";
 import { isFamilyFirstLanguage } from "../../people/readings.js";
 import type { LinkRef } from "../crawl/plan.js";
@@ -532,7 +532,9 @@ const MAX_DATA_LINES = 5000;
 function personOfData(p: DataPerson, email: string, familyFirstPage: boolean): Person {
   const local = email.slice(0, email.indexOf("@"));
   if (p.given && p.family) {
-    const name: PersonName = { first: p.given, last: p.family, ...(p.middle ? { middle: p.middle } : {}) };
+    // The parts without a middle name, the displayed name with one ("Hölzl Uwe T."): the middle name is shown.
+    const middle = p.middle ?? (p.name ? middleShown({ first: p.given, last: p.family }, p.name) : null);
+    const name: PersonName = { first: p.given, last: p.family, ...(middle ? { middle } : {}) };
     return { evidence: { kind: "stated", name }, name, position: p.position, native: p.native };
   }
   const aligned = p.stated ?? (p.native && p.name ? alignRomanized(p.native, p.name, local) : null);

@@ -250,6 +250,11 @@ interface PassInput {
    * ranked in when they come.
    */
   afterFirstRound?: () => Promise<Candidate[]>;
+  /**
+   * The first round asks one page (the best) and the asks of `afterFirstRound` wait for its answer:
+   * a consent wall is accepted once, before the others.
+   */
+  firstRoundAlone?: boolean;
 }
 
 interface Fetched {
@@ -379,7 +384,10 @@ async function runPass(env: Env, input: PassInput) {
       queue.length > 0 &&
       !pace.stopAsking &&
       (pace.paced ? batch.length : batch.filter((b) => !b.tries).length) <
-        Math.min(pace.paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
+        Math.min(
+          pace.paced || (input.firstRoundAlone && later === null) ? 1 : budget.concurrency,
+          budget.maxPages - fetchedCount,
+        )
     ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
@@ -422,8 +430,10 @@ async function runPass(env: Env, input: PassInput) {
         return { candidate, result, tries, at: clock.now() };
       }),
     );
-    void askLater();
+    // A first round asked alone waits for its answer (its consent accept sets the cookie first).
+    if (!input.firstRoundAlone) void askLater();
     const results = await asked;
+    if (input.firstRoundAlone) void askLater();
     const found: Candidate[] = [];
     for (const { candidate, result: r, tries, at } of results) {
       const retried = tries > 0;
@@ -747,8 +757,6 @@ export async function crawlDeepPass(
   const retry = previous.retry ?? [];
   const done = new Set(previous.done.filter((url) => !retry.includes(url)));
   const retryLater = new Map<string, number>();
-  const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
-  const fromSitemap = await sitemapUrls(env, domain, origin, robots.sitemaps, budget);
   // Pending URLs were ranked with their link text and page; without their ranks they keep a place even when their address alone says little.
   const pending = previous.pending.map((url, i) => ({
     url,
@@ -757,10 +765,18 @@ export async function crawlDeepPass(
   const queue = [
     ...retry.map((url) => ({ url, score: Math.max(scoreUrl(url) ?? 0, RETRY_SCORE) })),
     ...pending,
-    ...urlCandidates(fromSitemap),
     ...guessedCandidates(origin),
   ];
   const askedBefore = new Set(retry);
+  // The best page is asked alone first, then the soft-404 probe and the sitemap: on a consent wall
+  // that page's accept sets the cookie once (the probe and the sitemap, asked beside the first
+  // pages, went through the wall on their own), and a rate limit's first requests go to the best
+  // page (seed 429239707: a site allowing five requests per 18 s spent its deep pass's first window
+  // on the wall and left a deep office's team and a news item unread).
+  let probed: (probe: Promise<NotFoundPage | null>) => void = () => {};
+  const notFound = new Promise<NotFoundPage | null>((resolve) => {
+    probed = resolve;
+  });
   const pass = await runPass(env, {
     domain,
     origin,
@@ -773,7 +789,13 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    firstRoundAlone: true,
+    afterFirstRound: async () => {
+      probed(probeNotFound(env, domain, origin, robots, budget, notes));
+      return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, budget));
+    },
   });
+  probed(Promise.resolve(null));
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);
 }

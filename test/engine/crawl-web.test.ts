@@ -198,6 +198,25 @@ describe("pages that fail at first", () => {
     expect(paths, "a library is not read").not.toContain("/assets/js/jquery.min.js");
   });
 
+  it("reads the names a script's JSON holds in the order of the site's language: the JSON declares none", async () => {
+    await fetch("https://linked-script-zh.test/__reset");
+    const out = await crawlFirstPass(env, "linked-script-zh.test", first);
+    const host = "linked-script-zh.test";
+    expect(namesOf(out)).toMatchObject({
+      [`jli@${host}`]: "Jing Li",
+      [`yma@${host}`]: "Yuxuan Ma",
+      [`wzhou@${host}`]: "Wei Zhou",
+    });
+    expect(out.lang, "handed to the deep pass").toBe("zh-CN");
+    // The deep pass reads the JSON on its own: the language comes with the first pass's hand-over.
+    const json = { done: [], pending: [`https://${host}/api/v1/people`] };
+    const deepPass = await crawlDeepPass(env, host, { ...json, lang: out.lang }, deep);
+    expect(namesOf(deepPass)).toMatchObject({ [`jli@${host}`]: "Jing Li" });
+    expect(namesOf(await crawlDeepPass(env, host, json, deep)), "no language handed over").toMatchObject({
+      [`jli@${host}`]: "Li Jing",
+    });
+  });
+
   it("the first pass gives one page up to 9 s of its 12 s: slow team pages (2-8 s) were cut at 6 s and left to the deep pass", () => {
     // Seen on wider-web seed 1263013114 (two sites whose team page answers in 6-8 s). The pass's own
     // time and page budget are unchanged; a wait in real seconds is not run here (the page timeout is

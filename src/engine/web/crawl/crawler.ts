@@ -139,6 +139,8 @@ export interface CrawlOutcome {
   disallowed: string[];
   /** What the site's defences and failures did to the pass: retries, soft 404s, bot challenges. */
   notes: CrawlNotes;
+  /** The language the site's pages declare (the first one read that declares one): the deep pass reads names in it. */
+  lang?: string;
 }
 
 /**
@@ -255,6 +257,8 @@ interface PassInput {
    * a consent wall is accepted once, before the others.
    */
   firstRoundAlone?: boolean;
+  /** The language the site's pages declare (its home page's): names on pages that declare none are read in it. */
+  lang?: string;
 }
 
 interface Fetched {
@@ -341,6 +345,7 @@ async function runPass(env: Env, input: PassInput) {
     });
     return later;
   };
+  let lang = input.lang;
 
   while (
     (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
@@ -484,11 +489,12 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind === "document") {
         if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
-        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes, lang);
         if (page) pages.push({ url, extraction: page });
         continue;
       }
-      const extraction = await extractPage(r.body, r.url, domain, r.contentType);
+      const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
+      lang ??= extraction.lang;
       const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
       if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
@@ -522,7 +528,7 @@ async function runPass(env: Env, input: PassInput) {
     queue = rankFrontier([...queue, ...(laterFound ?? [])], done);
   }
   const pending = rankFrontier([...queue, ...documentsLeft], done);
-  return { pages, pending, disallowed, failure };
+  return { pages, pending, disallowed, failure, lang };
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
@@ -531,6 +537,7 @@ async function readDocument(
   domain: string,
   maxPages: number,
   notes: CrawlNotes,
+  lang: string | undefined,
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
@@ -538,11 +545,11 @@ async function readDocument(
       const { officeRows } = await import("../office-text.js");
       const rows = await officeRows(r.bytes);
       notes.documents++;
-      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
     }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
-    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
   } catch {
     notes.unreadableDocuments.push(r.url);
     return null;
@@ -553,7 +560,13 @@ function outcomeOf(
   origin: string,
   robots: Robots,
   done: Set<string>,
-  pass: { pages: CrawledPage[]; pending: Candidate[]; disallowed: string[]; failure: CrawlOutcome["failure"] },
+  pass: {
+    pages: CrawledPage[];
+    pending: Candidate[];
+    disallowed: string[];
+    failure: CrawlOutcome["failure"];
+    lang?: string | undefined;
+  },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
 ): CrawlOutcome {
@@ -568,6 +581,7 @@ function outcomeOf(
     failure: pass.failure,
     disallowed: pass.disallowed,
     notes,
+    ...(pass.lang ? { lang: pass.lang } : {}),
   };
 }
 
@@ -651,6 +665,7 @@ export async function crawlFirstPass(
     queue: candidates,
     budget: { ...budget, maxPages: budget.maxPages - 1 },
     afterFirstRound,
+    ...(home.lang ? { lang: home.lang } : {}),
   });
   probed(Promise.resolve(null));
   await notFound;
@@ -664,6 +679,7 @@ export async function crawlFirstPass(
       pending: rest.pending,
       disallowed: [...home.disallowed, ...rest.disallowed],
       failure: rest.failure ?? home.failure,
+      lang: rest.lang ?? home.lang,
     },
     retryLater,
     notes,
@@ -731,6 +747,8 @@ export interface PreviousPass {
   pendingScores?: number[];
   /** Pages that failed for now or were cut short: tried again first. */
   retry?: string[];
+  /** The language the site's pages declared in the first pass. */
+  lang?: string;
 }
 
 /** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
@@ -794,6 +812,7 @@ export async function crawlDeepPass(
       probed(probeNotFound(env, domain, origin, robots, budget, notes));
       return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, budget));
     },
+    ...(previous.lang ? { lang: previous.lang } : {}),
   });
   probed(Promise.resolve(null));
   await notFound;

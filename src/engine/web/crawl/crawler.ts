@@ -131,6 +131,11 @@ export interface CrawlOutcome {
   pendingScores: number[];
   /** Pages that failed in a way worth another try (429, 5xx, network, time) or were cut at the byte limit. */
   retry: string[];
+  /**
+   * Of `retry`, pages asked once while challenged (the pass asked no other challenged page again):
+   * the next pass may ask them twice, three asks in all.
+   */
+  challengedOnce: string[];
   /** Robots.txt Sitemap: lines. */
   sitemaps: string[];
   /** Why the site could not be read at all (when origin is null) or what went wrong on the way. */
@@ -244,6 +249,8 @@ interface PassInput {
   retryLater: Map<string, number>;
   /** Pages the previous pass could not read (asked there already): a challenge there is not asked again in this pass. */
   askedBefore?: ReadonlySet<string>;
+  /** Pages this crawl call asked twice while challenged (shared by its passes). */
+  challengedTwice?: Set<string>;
   /** The site's rate limit as this crawl call met it so far (shared with its other passes). */
   pace?: Pace;
   /**
@@ -448,7 +455,10 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
-        if (challenged && retried) challengeBackOff = true;
+        if (challenged && retried) {
+          challengeBackOff = true;
+          input.challengedTwice?.add(candidate.url);
+        }
         // The wait runs from the answer, so it overlaps the rest of the round.
         const left = budget.totalMs - (at - input.startedAt);
         // Under a site-wide rate limit a 429 says "slow down", not "this page failed": it does not use
@@ -569,6 +579,7 @@ function outcomeOf(
   },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
+  challengedTwice?: ReadonlySet<string>,
 ): CrawlOutcome {
   return {
     origin,
@@ -577,6 +588,9 @@ function outcomeOf(
     pending: pass.pending.map((c) => c.url),
     pendingScores: pass.pending.map((c) => c.score),
     retry: [...retryLater.keys()],
+    challengedOnce: [...retryLater.keys()].filter(
+      (url) => notes.challenged.includes(url) && !challengedTwice?.has(url),
+    ),
     sitemaps: robots.sitemaps,
     failure: pass.failure,
     disallowed: pass.disallowed,
@@ -596,6 +610,7 @@ const unreachableOutcome = (
   pending: previous?.pending ?? [],
   pendingScores: [],
   retry: [],
+  challengedOnce: [],
   sitemaps: [],
   failure,
   disallowed: [],
@@ -643,7 +658,8 @@ export async function crawlFirstPass(
     const timed = { ...budget, pageTimeoutMs: Math.max(0, Math.min(budget.pageTimeoutMs, left)) };
     return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, timed, 2));
   };
-  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace };
+  const challengedTwice = new Set<string>();
+  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace, challengedTwice };
   const home = await runPass(env, {
     ...pass,
     queue: [{ url: `${origin}/`, score: HOME_SCORE }],
@@ -683,6 +699,7 @@ export async function crawlFirstPass(
     },
     retryLater,
     notes,
+    challengedTwice,
   );
 }
 
@@ -747,6 +764,8 @@ export interface PreviousPass {
   pendingScores?: number[];
   /** Pages that failed for now or were cut short: tried again first. */
   retry?: string[];
+  /** Of `retry`, pages asked once while challenged: asked twice here if need be. */
+  challengedOnce?: string[];
   /** The language the site's pages declared in the first pass. */
   lang?: string;
 }
@@ -785,7 +804,9 @@ export async function crawlDeepPass(
     ...pending,
     ...guessedCandidates(origin),
   ];
-  const askedBefore = new Set(retry);
+  // A page the first pass asked twice while challenged is asked once more here; one it asked once
+  // (its back-off stopped it) may be asked twice: three asks in all either way.
+  const askedBefore = new Set(retry.filter((url) => !previous.challengedOnce?.includes(url)));
   // The best page is asked alone first, then the soft-404 probe and the sitemap: on a consent wall
   // that page's accept sets the cookie once (the probe and the sitemap, asked beside the first
   // pages, went through the wall on their own), and a rate limit's first requests go to the best

@@ -109,8 +109,9 @@ const MAX_PACED_RETRIES = 24;
 /**
  * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
  * over both passes: twice by the first pass, once by the deep pass (which does not ask again in
- * the pass a page the first pass handed on); and once a second ask is challenged too, the pass asks
- * no other challenged page again (the defence is not letting this client through).
+ * the pass a page the first pass asked twice; one it asked once, `challengedOnce`, it may ask
+ * twice); and once a second ask is challenged too, the pass asks no other challenged page again
+ * (the defence is not letting this client through).
  */
 const MAX_CHALLENGE_RETRIES_PER_PASS = 2;
 

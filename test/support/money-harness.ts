@@ -410,10 +410,10 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     // first send hangs, its request cancelled, and the next one sends it again.
     if (opts.hangAtQuietPoints) {
       for (const iso of live()) iso.faults = { ...CALM, hang: 1 };
-      await settleLive(isolates, accountId);
+      await settleLive(isolates, accountId, violations);
     }
     for (const iso of live()) iso.faults = { ...CALM };
-    await settleLive(isolates, accountId);
+    await settleLive(isolates, accountId, violations);
     for (const [iso, faults] of kept) iso.faults = { ...faults, outage: false };
   };
   /** Minutes or hours pass: the limiter's sweeps run; an operator retries a pack order under its key. */
@@ -507,7 +507,7 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
 
   // ---- rest: what is alive finishes its work; then the invariants are read --------------------
   for (const iso of live()) iso.faults = { ...CALM };
-  await settleLive(isolates, accountId);
+  await settleLive(isolates, accountId, violations);
   await Promise.all(bulkDeliveries);
   bulkDeliveries = [];
   if (bulk) {
@@ -517,7 +517,7 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     );
     await runDurableObjectAlarm(jobStub(env, bulk.id));
   }
-  await settleLive(isolates, accountId);
+  await settleLive(isolates, accountId, violations);
   await stub.syncUsage();
 
   const { credits, windows } = await runInDurableObject(stub, (_instance: AccountLimiter, state) => ({
@@ -675,11 +675,16 @@ function checkReports(
  * Waits for what the live isolates' requests still do after answering (a waitUntil whose round
  * trip hangs is cancelled, as the runtime would), then sends what each still owes its limiter.
  */
-async function settleLive(isolates: Isolate[], accountId: number) {
+async function settleLive(isolates: Isolate[], accountId: number, violations: string[]) {
   for (let round = 0; round < 2; round++) {
     for (const iso of isolates.filter((i) => !i.dead))
       await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
   }
+  // Before the harness sends it: what an isolate owes must have a sender of its own (a wait, a
+  // message in flight, a stranded line its next request takes up), or it waits for ever.
+  for (const iso of isolates.filter((i) => !i.dead))
+    if (iso.client.owedWithoutSender().length)
+      violations.push("a live isolate owes its limiter what nothing will send");
   // Each isolate sends what it owes in a request of its own: a round trip that hangs (a fault a
   // quiet point keeps) leaves that request waiting for ever, as the runtime would cancel it, and the
   // line's next sender sends the message again. Awaited outside a request, it held the schedule.

@@ -63,9 +63,12 @@ async function findPerson(
   const data = finderData(domain, name, answer);
   // An answer nobody can act on yet (its SMTP search deferred or refused) is not billed.
   const found = answer.email !== null && answer.billable !== false;
+  const retryAt = answer.verification.retry_at;
   const waiting =
     answer.email !== null && !found
-      ? "the SMTP check of this person's address was deferred (greylisting, pacing or a refusal); the search goes on in the background, ask again later"
+      ? `the SMTP check of this person's address was deferred (greylisting, pacing or a refusal); ${
+          retryAt ? `the search runs again at ${retryAt}, ask again after that` : "ask again later"
+        }`
       : undefined;
   if (!params.enrich_mobile || !found || answer.email === null)
     return { body: { data }, found, ...(waiting ? { waiting } : {}) };

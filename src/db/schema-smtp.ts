@@ -24,7 +24,10 @@ export const smtpDomains = sqliteTable("smtp_domains", {
   probeLocal: text("probe_local").notNull(),
   acceptAll: integer("accept_all", { mode: "boolean" }),
   checkedAt: integer("checked_at"),
-  /** JSON array of formats a check rejected for some person at this domain. */
+  /**
+   * JSON: the addresses each search rejected here, as formats with the spelling habits that wrote
+   * them (rule-outs.ts RuleOuts); an array (as stored before) lists formats out in every spelling.
+   */
   ruledOut: text("ruled_out").notNull().default("[]"),
   /**
    * Whether a first check's "no such mailbox" can be believed here (smtp-domains.ts): null until

@@ -2,6 +2,7 @@
 // before greylisting (postgrey's DEFER_IF_PERMIT, Exim's `verify = recipient` first) rejects a
 // missing mailbox at once and defers a known one; behind Postfix, Reacher's parser reads that
 // deferral as a missing mailbox. Each case from the mail world (test/fixtures/mail-world).
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emails } from "../../src/db/schema-index.js";
@@ -13,6 +14,7 @@ import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import { verifyEmail } from "../../src/engine/verify/verifier.js";
 import type { Env } from "../../src/env.js";
+import worker from "../../src/index.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 import {
   MAIL_WORLD_GUARD_DOMAINS,
@@ -20,6 +22,7 @@ import {
   MAIL_WORLD_UNIT_SEED,
   mailWorld,
 } from "../fixtures/mail-world/world.js";
+import { createAccount } from "../support/accounts.js";
 
 const control = "https://fixture-control.test/mail-world";
 const reacherEnv = () =>
@@ -102,5 +105,41 @@ describe("a server that checks the recipient before greylisting", () => {
     await later(via, MAIL_WORLD_UNIT_SEED, t, d.greylistSeconds + 301);
     const after = await confirmAddress({ env: via, now: () => t.now }, d.domain, name, null);
     expect(after).toMatchObject({ kind: "confirmed", candidate: { local: person.local } });
+  });
+});
+
+describe("the finder's open answer on a greylisting domain, through /v1", () => {
+  const d = mailWorld(MAIL_WORLD_UNIT_SEED, MAIL_WORLD_GUARD_DOMAINS).find(
+    (x) => x.behaviour === "greylisting" && x.greylistStyle === "whole_client",
+  );
+
+  it("says when its search runs again (verification.retry_at), unknown and unbilled", async () => {
+    expect(d, "a domain greylisting every address of a new client").toBeDefined();
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    const queue = { send: async () => {}, sendBatch: async () => {} };
+    const via = { ...reacherEnv(), SMTP_RETRY_QUEUE: queue, CRAWL_QUEUE: queue } as unknown as Env;
+    const { headers } = await createAccount({ plan: "scale" });
+    const person = d!.people[0]!;
+    const before = Date.now();
+    const res = await worker.fetch(
+      new Request(
+        `https://api.test/v1/email-finder?domain=${d!.domain}&first_name=${encodeURIComponent(person.first)}&last_name=${encodeURIComponent(person.last)}`,
+        { headers },
+      ),
+      via,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as { data: any };
+    expect(data.email).toMatch(new RegExp(`@${d!.domain.replace(/\./g, "\\.")}$`));
+    expect(data.verification.status).toBe("unknown");
+    // When the background search runs again: after now, within the first retry delay (5 minutes).
+    const retryAt = Date.parse(data.verification.retry_at);
+    expect(retryAt).toBeGreaterThan(before);
+    expect(retryAt).toBeLessThanOrEqual(Date.now() + 301_000);
+    const me = (await (
+      await worker.fetch(new Request("https://api.test/v1/me", { headers }), via, createExecutionContext())
+    ).json()) as any;
+    expect(me.data.requests.domains.used).toBe(0);
   });
 });

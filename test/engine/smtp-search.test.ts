@@ -2,11 +2,20 @@
 // gateway's cache and deferrals, greylisting answered now and confirmed after the retry.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { candidateAddresses, PRIOR_DOMAINS, RULED_OUT_FACTOR } from "../../src/engine/finder/candidates.js";
+import {
+  CLASH_FACTOR,
+  candidateAddresses,
+  clashingFormats,
+  PRIOR_DOMAINS,
+  RULED_OUT_FACTOR,
+} from "../../src/engine/finder/candidates.js";
 import { confirmAddress } from "../../src/engine/finder/confirm.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { formatCountsFor, recordDomainFormat, talliedDomains } from "../../src/engine/finder/format-tallies.js";
+import { namesWriteFamilyFirst } from "../../src/engine/finder/name-culture.js";
 import { inferPatterns } from "../../src/engine/finder/patterns.js";
+import { parseRuleOuts, type RuleOuts, withRejections } from "../../src/engine/finder/rule-outs.js";
+import { splitFullName } from "../../src/engine/people/names.js";
 import { mailHostOf } from "../../src/engine/verify/mail-host-pacer.js";
 import { pruneSmtpChecks, SmtpGateway } from "../../src/engine/verify/probe-gateway.js";
 import { ReacherProber } from "../../src/engine/verify/smtp-prober.js";
@@ -93,6 +102,58 @@ describe("candidates", () => {
     expect(jp.indexOf("tanaka")).toBeLessThan(us.indexOf("tanaka"));
   });
 
+  it("raises family-name-first formats on a .com domain whose team page shows mostly Japanese, Chinese or Hungarian names", () => {
+    const team = ["Kenji Suzuki", "Daisuke Kato", "Yoko Tanaka", "Anna Weber"];
+    expect(namesWriteFamilyFirst(team, "Suzuki")).toBe(true);
+    expect(namesWriteFamilyFirst(["Nagy Péter", "Kovács Anna"], "Tóth")).toBe(true);
+    expect(namesWriteFamilyFirst(["Nguyễn Văn An", "Trần Thị Bình"], "Phạm")).toBe(true);
+    // One such name in a Western team says nothing of the company.
+    expect(namesWriteFamilyFirst(["Jane Cooper", "Tom Baker", "Mary Smith"], "Wang")).toBe(false);
+    // With nothing shown, the asked name decides.
+    expect(namesWriteFamilyFirst([], "Tanaka")).toBe(true);
+    expect(namesWriteFamilyFirst([], "Cooper")).toBe(false);
+    const rank = (domain: string, namesFamilyFirst: boolean) =>
+      candidateAddresses({ first: "Kenji", last: "Suzuki" }, domain, { namesFamilyFirst })
+        .map((c) => c.local)
+        .indexOf("suzuki.kenji");
+    expect(rank("kobayashi-sasaki.com", true)).toBeLessThan(rank("kobayashi-sasaki.com", false));
+    expect(rank("kobayashi-sasaki.io", true)).toBeLessThan(rank("kobayashi-sasaki.io", false));
+    // A domain whose country writes the given name first keeps its order whoever works there.
+    expect(rank("kobayashi-sasaki.de", true)).toBe(rank("kobayashi-sasaki.de", false));
+    expect(rank("kobayashi-sasaki.com", true)).toBe(rank("kobayashi-sasaki.co.jp", false));
+  });
+
+  it("lowers a format under which two of the domain's people would share one address (three colleagues named Alba)", () => {
+    // Seen on mail-world seed 684723407 (postgrey: only the prior can answer first): all three Albas
+    // of the team page were answered alba@, a format that cannot hold for them all.
+    const team = ["Alba Sánchez Torres", "Alba Muñoz Peña", "Noemí Martínez Torres", "Alba Ortega Castaño"];
+    const colleagues = team.map((n) => splitFullName(n)!);
+    const asked = { first: "Alba", last: "Sánchez Torres" };
+    const alone = candidateAddresses(asked, "jimenez-engineering.com").map((c) => c.local);
+    expect(alone[0]).toBe("alba");
+    const known = candidateAddresses(asked, "jimenez-engineering.com", { colleagues: [asked, ...colleagues] });
+    expect(known[0]?.local).toBe("alba.sanchez");
+    expect(clashingFormats(colleagues)).toEqual(new Set(["{first}"]));
+    // A team whose names all differ under every format changes nothing.
+    const distinct = ["Jane Cooper", "Tom Baker"].map((n) => splitFullName(n)!);
+    expect(clashingFormats(distinct).size).toBe(0);
+    // A large team shows a clash under almost any short format and solves it by hand: one pair of
+    // Johns among 40 people says little against {first}.
+    const large = Array.from({ length: 39 }, (_, i) => ({
+      first: `Name${String.fromCharCode(97 + (i % 26))}${i}`,
+      last: `Family${i}`,
+    }));
+    expect(
+      clashingFormats([...large, { first: "John", last: "Smith" }, { first: "John", last: "Doe" }]).has("{first}"),
+    ).toBe(false);
+    expect(
+      clashingFormats([...large.slice(0, 10), { first: "John", last: "Smith" }, { first: "John", last: "Doe" }]).has(
+        "{first}",
+      ),
+    ).toBe(true);
+    expect(CLASH_FACTOR).toBeLessThan(0.5);
+  });
+
   it("tries last a format the domain rejected for someone else", () => {
     expect(locals("Jane", "Cooper", "acme.com")[0]).toBe("jane.cooper");
     expect(locals("Jane", "Cooper", "acme.com", ["{first}.{last}"]).indexOf("jane.cooper")).toBeGreaterThan(5);
@@ -105,6 +166,39 @@ describe("candidates", () => {
     expect(c.indexOf("cjane")).toBeLessThan(c.indexOf("jane.cooper"));
     expect(c.indexOf("cooper.j")).toBeLessThan(c.indexOf("jane"));
     expect(RULED_OUT_FACTOR).toBeLessThan(0.02);
+  });
+
+  it("rules a format out with the spelling that wrote the rejected address, and no more (a double family name's hyphenated form)", () => {
+    // Seen on mail-world seed 778694488: "szak-wisniewski" rejected for Stanisław Żak-Wiśniewski ruled
+    // {f}{last} out for the whole domain, and the next three people (mwisniewski, jsikora, mkaminski,
+    // each the 3rd candidate) were searched everywhere but there.
+    const domain = "wozniak-design.pl";
+    const stanislaw = candidateAddresses({ first: "Stanisław", last: "Żak-Wiśniewski" }, domain, { limit: 60 });
+    const hyphenated = stanislaw.find((c) => c.local === "szak-wisniewski")!;
+    const afterHyphen = withRejections({ searches: [] }, [hyphenated], domain, null);
+    const rankOf = (first: string, last: string, local: string, ruledOut: RuleOuts | string[] = afterHyphen) =>
+      candidateAddresses({ first, last }, domain, { ruledOut, limit: 60 })
+        .map((c) => c.local)
+        .indexOf(local);
+    // A one-way name keeps the format's other habits' weight: still among the first checks.
+    expect(locals("Jędrzej", "Sikora", domain).indexOf("jsikora")).toBe(2);
+    expect(rankOf("Jędrzej", "Sikora", "jsikora")).toBeLessThan(5);
+    // Another double family name: its hyphenated form is out, its first part not touched.
+    expect(rankOf("Ana", "García-López", "agarcia-lopez")).toBeGreaterThan(
+      rankOf("Ana", "García-López", "agarcia-lopez", []) + 5,
+    );
+    expect(rankOf("Ana", "García-López", "agarcia")).toBeLessThanOrEqual(rankOf("Ana", "García-López", "agarcia", []));
+    // Every spelling of the name in that format rejected: out for everyone, as a one-way name's is.
+    const everySpelling = stanislaw.filter((c) => c.pattern === "{f}{last}" && !c.nickname);
+    expect(everySpelling.length).toBeGreaterThan(1);
+    const allOut = withRejections({ searches: [] }, everySpelling, domain, null);
+    expect(rankOf("Jędrzej", "Sikora", "jsikora", allOut)).toBe(rankOf("Jędrzej", "Sikora", "jsikora", ["{f}{last}"]));
+    const tom = candidateAddresses({ first: "Tom", last: "Baker" }, domain).find((c) => c.local === "tbaker")!;
+    const oneWay = withRejections({ searches: [] }, [tom], domain, null);
+    expect(rankOf("Jędrzej", "Sikora", "jsikora", oneWay)).toBe(rankOf("Jędrzej", "Sikora", "jsikora", ["{f}{last}"]));
+    expect(rankOf("Jędrzej", "Sikora", "jsikora", ["{f}{last}"])).toBeGreaterThan(10);
+    // A list stored before reads as those formats out in every spelling.
+    expect(parseRuleOuts('["{first}.{last}"]')).toEqual({ searches: [[{ p: "{first}.{last}", h: {} }]] });
   });
 
   it("keeps a Spanish double surname's first part before joining both", () => {

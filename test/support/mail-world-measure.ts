@@ -4,7 +4,11 @@
 // Used by test/engine/mail-world.test.ts (fixed seeds) and bench/mail-world.bench.test.ts (fresh ones).
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { db } from "../../src/db/client.js";
+import { smtpDomains } from "../../src/db/schema-smtp.js";
 import { candidateAddresses } from "../../src/engine/finder/candidates.js";
+import { parseRuleOuts, type RuleOuts } from "../../src/engine/finder/rule-outs.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
@@ -27,6 +31,10 @@ export interface FinderRow {
   after: { email: string | null; status: string | null; acceptAll: boolean | null; score: number | null; http: number };
   probes: number;
   billedFirst: boolean;
+  /** The person's place among the domain's people asked (0: the first one). */
+  order: number;
+  /** What the domain's earlier rejections had left of each format when the person was asked. */
+  ruledOutBefore: RuleOuts;
 }
 
 export interface VerifierRow {
@@ -138,8 +146,9 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
       // One account per domain: its searches counter tells what each of its calls was billed.
       const { headers } = await createAccount({ plan: "scale" });
       accounts.set(d.domain, headers);
-      for (const p of d.people) {
+      for (const [order, p] of d.people.entries()) {
         const before = await probesOf(seed, d.domain);
+        const state = await db(via.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, d.domain)).get();
         const used = await searchesUsed(via, headers);
         const r = await getJson(via, finderPath(d, p), headers);
         finder.push({
@@ -151,6 +160,8 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
           after: finderAnswer(r),
           probes: (await probesOf(seed, d.domain)) - before,
           billedFirst: (await searchesUsed(via, headers)) > used,
+          order,
+          ruledOutBefore: parseRuleOuts(state?.ruledOut),
         });
       }
       for (const v of probe(d)) {
@@ -261,15 +272,24 @@ export function firstMissCause(m: MailWorldMeasures, r: FinderRow): string {
   const p = d.people.find((x) => shownName(x) === r.person)!;
   const name = { first: p.first, last: p.last, ...(p.middle ? { middle: p.middle } : {}) };
   const local = r.expected.slice(0, r.expected.lastIndexOf("@"));
-  const rank = candidateAddresses(name, d.domain, { limit: 50 }).findIndex((c) => c.local === local);
-  const where = rank < 0 ? "not among the candidates" : `rank ${rank + 1}`;
+  const before = candidateAddresses(name, d.domain, { limit: 200 });
+  const then = candidateAddresses(name, d.domain, { limit: 200, ruledOut: r.ruledOutBefore });
+  const rank = before.slice(0, 50).findIndex((c) => c.local === local);
+  // The rank the address had when the person was asked (after the earlier people's rejections).
+  const rankThen = then.slice(0, 50).findIndex((c) => c.local === local);
+  const where = rank < 0 ? "not among the candidates" : `rank ${rank + 1} (then ${rankThen + 1})`;
+  const weightOf = (list: typeof before) => list.find((c) => c.local === local)?.weight ?? 0;
+  // What the earlier rejections left of the address's weight (below one half: they ruled it out).
+  const formatLeft = weightOf(before) > 0 ? weightOf(then) / weightOf(before) : 1;
   let cause: string;
   if (r.behaviour === "greylisting" && r.first.status === "unknown")
     cause = `greylisted ${d.greylistStyle} (open guess wrong)`;
   else if (rank < 0) cause = "name variant missing";
+  else if (formatLeft < 0.5) cause = "format ruled out by an earlier person's rejection";
+  else if (r.first.status === "unknown" && rankThen < 5) cause = "check spent elsewhere (published-address test)";
   else if (r.first.status === "unknown") cause = "budget used (format outside the checks)";
   else cause = "wrong answer";
-  return `${cause}; ${where}, format ${d.format}, culture ${d.culture}`;
+  return `${cause}; ${where}, format ${d.format}, culture ${d.culture}, person ${r.order + 1} of ${d.people.length}, ${d.provider} mail`;
 }
 
 export function mailWorldReport(m: MailWorldMeasures): string {
@@ -294,7 +314,15 @@ export function mailWorldReport(m: MailWorldMeasures): string {
     const key = cause.slice(0, cause.indexOf(";"));
     causes[key] = (causes[key] ?? 0) + 1;
   }
+  // Where nothing a check says can help the first answer: a server deferring every address (whole
+  // client) or reading as nonexistent through Reacher (postgrey) until its delay has passed.
+  const confirmable = m.finder.filter((r) => !ACCEPTS_ALL.includes(r.behaviour) && r.behaviour !== "refuses_prober");
+  const priorOnly = confirmable.filter((r) => {
+    const d = m.domains.find((x) => x.domain === r.domain)!;
+    return d.behaviour === "greylisting" && d.greylistStyle !== "after_recipient_check";
+  }).length;
   const firstMissLines = [
+    `people whose first answer can only be the prior's guess (whole_client or postgrey greylisting): ${pct(priorOnly, confirmable.length)}`,
     `first-answer misses by cause: ${
       Object.entries(causes)
         .map(([c, n]) => `${c} ${n}`)

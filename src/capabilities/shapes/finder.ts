@@ -23,7 +23,14 @@ export const SourceSchema = z
   .openapi("Source");
 
 export const VerificationSchema = z
-  .object({ date: z.string().nullable(), status: z.string().nullable() })
+  .object({
+    date: z.string().nullable(),
+    status: z.string().nullable(),
+    retry_at: z.string().optional().openapi({
+      description:
+        "Only on an open (unknown, unbilled) finder answer whose SMTP check was deferred (greylisting, pacing) or ran out of checks: when the search runs again in the background (RFC 3339); ask again after it for the confirmed answer",
+    }),
+  })
   .openapi("Verification", { description: "Verifier status of the address when it was checked; null when it was not" });
 
 export const FinderDataSchema = z

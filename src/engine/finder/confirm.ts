@@ -6,13 +6,15 @@ import { indexFor } from "../../db/shards.js";
 import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { parseStoredFormats } from "../index/domain-names.js";
-import { emailsOfDomain, namedAddresses } from "../index/read.js";
-import { nameKey, type PersonName } from "../people/names.js";
+import { emailsOfDomain, namedAddresses, shownNamesOf } from "../index/read.js";
+import { nameKey, type PersonName, splitFullName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
 import { type Candidate, candidateAddresses } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
+import { namesWriteFamilyFirst } from "./name-culture.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
+import { parseRuleOuts, withRejections } from "./rule-outs.js";
 
 /**
  * Confirms a person's address over SMTP where a domain's pages show no format: the candidates
@@ -93,9 +95,13 @@ export async function confirmAddress(
   const gateway = ctx.gateway ?? gatewayFor(env, ctx.now);
   if (!gateway.runs) return null;
   const state = await domainState(env, domain);
-  const ruledOut = JSON.parse(state.ruledOut) as string[];
+  const ruledOut = parseRuleOuts(state.ruledOut);
   const counts = await formatCountsFor(env, domain);
-  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts });
+  // The names the domain's team page shows: their culture, and the formats two of them cannot share.
+  const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
+  const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
+  const colleagues = [name, ...shown.map(splitFullName).filter((n): n is PersonName => n !== null)];
+  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts, namesFamilyFirst, colleagues });
   const best = candidates[0];
   if (!best) return null;
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
@@ -108,9 +114,8 @@ export async function confirmAddress(
     return p;
   };
   const defer = async (why: "greylisted" | "paced" | "inconclusive", p: GatewayProbe): Promise<Confirmation> => {
-    const retryAt = p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
-    await rememberPending(ctx, domain, name, retryAt);
-    return { kind: "deferred", best, why, retryAt: p.retryAt ?? null, probes };
+    const retryAt = await rememberPending(ctx, domain, name, p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000);
+    return { kind: "deferred", best, why, retryAt, probes };
   };
 
   // Whether a greylisted candidate exists: the server rejected another candidate outright in this
@@ -131,7 +136,7 @@ export async function confirmAddress(
   if (acceptAll) return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
 
   // The candidates in order, until one is accepted or the checks of this answer are used.
-  const rejected: string[] = [];
+  const rejected: Candidate[] = [];
   let untried = 0;
   // Candidates read as nonexistent where such answers are not believed yet (postgrey through
   // Reacher): each first contact starts the server's greylisting clock for that address, so the
@@ -159,7 +164,7 @@ export async function confirmAddress(
       }
     }
     if (o === "accepted") {
-      await rememberRejected(env, domain, rejected);
+      await rememberRejected(env, domain, rejected, inference);
       await storeConfirmed(env, domain, candidate, ctx.now());
       await forgetPending(env, domain, name);
       return { kind: "confirmed", candidate, best, probe: p, probes };
@@ -177,14 +182,13 @@ export async function confirmAddress(
       // The server rejected a missing mailbox outright and deferred this one: it checks recipients
       // before greylisting (postgrey's DEFER_IF_PERMIT, Exim's verify = recipient first), so this
       // mailbox exists. Still open until the retry confirms it, but the answer names it.
-      await rememberRejected(env, domain, rejected);
-      const retryAt = last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000;
-      await rememberPending(ctx, domain, name, retryAt);
+      await rememberRejected(env, domain, rejected, inference);
+      const retryAt = await rememberPending(ctx, domain, name, last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000);
       return {
         kind: "deferred",
         best: candidate,
         why: "greylisted",
-        retryAt: last.retryAt ?? null,
+        retryAt,
         probes,
         held: true,
       };
@@ -195,10 +199,10 @@ export async function confirmAddress(
         acceptAll = false;
         await recordAcceptAll(env, domain, false, ctx.now());
       }
-      rejected.push(candidate.pattern);
+      rejected.push(candidate);
       continue;
     }
-    await rememberRejected(env, domain, rejected);
+    await rememberRejected(env, domain, rejected, inference);
     if (o === "accept_all") {
       await recordAcceptAll(env, domain, true, ctx.now());
       return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
@@ -206,14 +210,13 @@ export async function confirmAddress(
     if (o === "refused") return { kind: "refused", best, error: last.error, probes };
     return defer(o, last);
   }
-  await rememberRejected(env, domain, rejected);
+  await rememberRejected(env, domain, rejected, inference);
   if (touchedRetryAt !== null) {
-    await rememberPending(ctx, domain, name, touchedRetryAt);
-    return { kind: "deferred", best, why: "greylisted", retryAt: touchedRetryAt, probes };
+    const retryAt = await rememberPending(ctx, domain, name, touchedRetryAt);
+    return { kind: "deferred", best, why: "greylisted", retryAt, probes };
   }
   const next = candidates[untried];
-  const retryAt = next ? ctx.now() + CONTINUE_AFTER_S * 1000 : null;
-  if (retryAt !== null) await rememberPending(ctx, domain, name, retryAt);
+  const retryAt = next ? await rememberPending(ctx, domain, name, ctx.now() + CONTINUE_AFTER_S * 1000) : null;
   return { kind: "exhausted", best: next ?? best, retryAt, probes };
 }
 
@@ -227,10 +230,15 @@ async function recordAcceptAll(env: Env, domain: string, acceptAll: boolean, now
     .run();
 }
 
-async function rememberRejected(env: Env, domain: string, patterns: readonly string[]) {
-  if (patterns.length === 0) return;
+async function rememberRejected(
+  env: Env,
+  domain: string,
+  rejected: readonly Candidate[],
+  inference: PatternInference | null,
+) {
+  if (rejected.length === 0) return;
   const state = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
-  const all = [...new Set([...(JSON.parse(state?.ruledOut ?? "[]") as string[]), ...patterns])];
+  const all = withRejections(parseRuleOuts(state?.ruledOut), rejected, domain, inference);
   await db(env.DB)
     .update(smtpDomains)
     .set({ ruledOut: JSON.stringify(all) })
@@ -276,7 +284,16 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
 /** The `emails.source` of an address an SMTP check confirmed (not seen on any page). */
 export const CONFIRMED_SOURCE = "smtp_check";
 
-async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName, dueAt: number) {
+/**
+ * Schedules the person's search to run again at `dueAt`; returns when it will run (the time already
+ * scheduled when asked again before then), or null when its background rounds are used up.
+ */
+async function rememberPending(
+  ctx: ConfirmCtx,
+  domain: string,
+  name: PersonName,
+  dueAt: number,
+): Promise<number | null> {
   const key = nameKey(`${name.first} ${name.last}`);
   const existing = await db(ctx.env.DB)
     .select()
@@ -284,11 +301,11 @@ async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName
     .where(and(eq(smtpPendingFinds.domain, domain), eq(smtpPendingFinds.nameKey, key)))
     .get();
   // Asking again before the retry is due reschedules nothing; each new due time is one more round.
-  if (existing && existing.dueAt === dueAt) return;
+  if (existing && existing.dueAt === dueAt) return dueAt;
   const attempts = (existing?.attempts ?? 0) + 1;
   if (attempts > MAX_BACKGROUND_ROUNDS + 1) {
     await forgetPending(ctx.env, domain, name);
-    return;
+    return null;
   }
   await db(ctx.env.DB)
     .insert(smtpPendingFinds)
@@ -297,6 +314,7 @@ async function rememberPending(ctx: ConfirmCtx, domain: string, name: PersonName
     .run();
   const delaySeconds = Math.max(0, Math.ceil((dueAt - ctx.now()) / 1000));
   await ctx.env.SMTP_RETRY_QUEUE?.send({ kind: "find", domain }, { delaySeconds });
+  return dueAt;
 }
 
 async function forgetPending(env: Env, domain: string, name: PersonName) {

@@ -1,0 +1,62 @@
+import { CJK_FAMILY_NAMES } from "../data/cjk-family-names.js";
+import { nameKey } from "../people/names.js";
+import { countryOfDomain } from "../web/extract/company.js";
+
+/**
+ * Whether a company writes addresses where the family name may come first, read from its people's
+ * names where its domain does not say its country. Companies in Japan, China, Taiwan, Korea, Vietnam
+ * and Hungary often put the family name first in addresses (tanaka.h, nagy.peter); on their country's
+ * domains (.jp, .hu...) the candidates' order already says so (candidates.ts), but many of them use
+ * .com or another generic domain. There the names on the team page tell: when most of them carry a
+ * Japanese, Chinese, Korean, Vietnamese or Hungarian family name, the company is taken to be one of
+ * those. One name alone is not enough to overrule a Western team: a Chinese engineer at a company in
+ * Ohio writes j.wang like everyone else there, so it takes most of the names the domain shows.
+ */
+
+/** Vietnamese family names without diacritics: the most common ones (some 14 names cover about 90% of people). */
+const VIETNAMESE = `nguyen tran le pham hoang huynh phan vu vo dang bui do ho ngo duong ly dinh truong trinh doan
+luong lam mai cao quach vuong ha thai ta luu tang`;
+
+/** Hungarian family names without diacritics: the most common ones in Hungary. */
+const HUNGARIAN = `nagy kovacs toth szabo horvath varga kiss molnar nemeth farkas balogh papp takacs juhasz lakatos
+meszaros olah racz fekete szilagyi torok feher balazs gal kis szucs kocsis orsos pinter fodor szalai sipos magyar
+lukacs gulyas biro kiraly katona laszlo jakab bogdan balog sandor boros fazekas kelemen antal orban somogyi vass
+fulop veres budai hegedus deak pal bognar illes voros vincze szekeres szoke bakos`;
+
+const FAMILY_FIRST_NAMES: ReadonlySet<string> = new Set([
+  ...[...CJK_FAMILY_NAMES.values()].flat(),
+  ...VIETNAMESE.split(/\s+/),
+  ...HUNGARIAN.split(/\s+/),
+]);
+
+/**
+ * Country-code domains companies everywhere use as generic ones (.io, .co, .ai...): their country
+ * says nothing of the company's.
+ */
+const GENERIC_COUNTRY_CODES = new Set(["IO", "CO", "AI", "ME", "TV", "CC", "LY", "FM", "GG", "TO", "SO", "SH", "WS"]);
+
+/** Whether `domain`'s suffix names no country its company is likely to be in (.com, .io, .ai...). */
+export function countrylessDomain(domain: string): boolean {
+  const country = countryOfDomain(domain);
+  return country === undefined || GENERIC_COUNTRY_CODES.has(country);
+}
+
+/** Whether a full name carries a family name of a culture that writes it first. */
+function hasFamilyFirstName(fullName: string): boolean {
+  // Single letters (initials) and one-letter romanizations (Korean 이 → "i") say nothing.
+  return fullName
+    .split(/[\s,]+/)
+    .map(nameKey)
+    .some((w) => w.length >= 2 && FAMILY_FIRST_NAMES.has(w));
+}
+
+/**
+ * Whether most of the names a domain shows (`shown`, its team page) and the person asked about
+ * (`asked`, family name) carry a family name of a family-name-first culture. With nothing shown,
+ * the asked name alone decides.
+ */
+export function namesWriteFamilyFirst(shown: readonly string[], asked: string): boolean {
+  const names = [...new Set([...shown.filter(Boolean), asked])];
+  const matching = names.filter(hasFamilyFirstName).length;
+  return matching > 0 && matching * 2 > names.length;
+}

@@ -212,7 +212,7 @@ export class LimiterClient extends IsolateMemory {
 
   /**
    * Accounts whose line owes its limiter a settlement, charge, count or keep-alive that nothing is
-   * set to send: no message in flight, no wait armed, not stranded. What an isolate owes always has
+   * set to send: no message in flight, no wait armed, no drain running, not stranded. What an isolate owes always has
    * a sender, so this is empty; the fault harness checks it before it sends what is owed itself.
    */
   owedWithoutSender(): number[] {
@@ -220,9 +220,22 @@ export class LimiterClient extends IsolateMemory {
       !l.inFlight &&
       !l.settleTimer &&
       !l.countTimer &&
+      !l.draining &&
       !this.stranded.has(l) &&
       (l.settlements.length > 0 || l.charges.length > 0 || l.counts.length > 0 || l.extend.size > 0);
     return [...this.lines.values()].filter(unsent).map((l) => l.accountId);
+  }
+
+  /**
+   * Undecided admissions whose waiter has not looked at its line since `since` while not awaiting a
+   * round trip of its own (the fault harness lets them look before it moves an isolate's clock on).
+   */
+  waitersBehind(since: number): number {
+    let behind = 0;
+    for (const l of this.lines.values())
+      for (const a of [...l.admissions, ...(l.inFlight?.admissions ?? [])])
+        if (!a.outcome && !a.sending && a.seen < since) behind += 1;
+    return behind;
   }
 
   /** Sends whatever this isolate owes the account's limiter now, and waits until the limiter has answered it. */
@@ -283,14 +296,19 @@ export class LimiterClient extends IsolateMemory {
   private async drain(env: Env, line: AccountLine, target: number): Promise<void> {
     const started = this.now();
     this.stranded.delete(line);
-    while (line.ackedSeq < target) {
-      if (this.now() - started >= this.options.drainBudgetMs) {
-        this.stranded.add(line);
-        return;
+    line.draining += 1;
+    try {
+      while (line.ackedSeq < target) {
+        if (this.now() - started >= this.options.drainBudgetMs) {
+          this.stranded.add(line);
+          return;
+        }
+        await this.pump(env, line);
+        if (line.ackedSeq >= target || (!line.inFlight && !line.hasWaiting())) break;
+        await sleep(this.options.pollMs);
       }
-      await this.pump(env, line);
-      if (line.ackedSeq >= target || (!line.inFlight && !line.hasWaiting())) break;
-      await sleep(this.options.pollMs);
+    } finally {
+      line.draining -= 1;
     }
   }
 

@@ -226,18 +226,6 @@ export class LimiterClient extends IsolateMemory {
     return [...this.lines.values()].filter(unsent).map((l) => l.accountId);
   }
 
-  /**
-   * Undecided admissions whose waiter has not looked at its line since `since` while not awaiting a
-   * round trip of its own (the fault harness lets them look before it moves an isolate's clock on).
-   */
-  waitersBehind(since: number): number {
-    let behind = 0;
-    for (const l of this.lines.values())
-      for (const a of [...l.admissions, ...(l.inFlight?.admissions ?? [])])
-        if (!a.outcome && !a.sending && a.seen < since) behind += 1;
-    return behind;
-  }
-
   /** Sends whatever this isolate owes the account's limiter now, and waits until the limiter has answered it. */
   async flush(env: Env, accountId: number): Promise<void> {
     const line = this.lines.get(accountId);

@@ -253,12 +253,7 @@ async function elapse(iso: Isolate, ms: number) {
   const step = (HARNESS_CLIENT.orphanMs ?? 1_000) * 0.8;
   for (let left = ms; left > 0; left -= step) {
     iso.offset += Math.min(step, left);
-    // Its waiters look at their lines before the clock moves on again, however loaded the machine
-    // (a few real milliseconds were not always enough: two steps past a waiter made it look gone).
-    const now = iso.client.now();
     await sleep((HARNESS_CLIENT.pollMs ?? 2) * 2);
-    for (let polls = 0; polls < 500 && iso.client.waitersBehind(now) > 0; polls++)
-      await sleep(HARNESS_CLIENT.pollMs ?? 2);
   }
 }
 const VERIFY_COST = 1;

@@ -646,8 +646,14 @@ function checkReports(
     if (a.report) reportsBilled.set(a.fingerprint, (reportsBilled.get(a.fingerprint) ?? 0) + 1);
     if (a.report && !a.found) violations.push("a call that found nothing was reported billed");
     // An answer given by a live isolate is billed, or is a repeat of a request billed (its window).
-    if (a.report === false && a.found && !a.iso.dead && !windowOf.has(a.fingerprint))
-      violations.push(`a live isolate's found answer (${a.surface}) was billed nowhere`);
+    if (a.report === false && a.found && !a.iso.dead && !windowOf.has(a.fingerprint)) {
+      // Enough to tell a repeat's race from a reservation released under it, when it is read.
+      const same = answers.filter((o) => o !== a && o.fingerprint === a.fingerprint);
+      const sameRows = bulkRows.filter((r) => r.fingerprint === a.fingerprint).length;
+      violations.push(
+        `a live isolate's found answer (${a.surface}) was billed nowhere (request ${a.fingerprint.slice(0, 8)}, answer ${answers.indexOf(a) + 1} of ${answers.length}; the same request: ${same.map((o) => `${o.surface} ${o.status} ${o.report}`).join(", ") || "no other answer"}, ${sameRows} bulk row(s))`,
+      );
+    }
   }
   for (const row of bulkRows) {
     if (row.credits > 0) reportsBilled.set(row.fingerprint, (reportsBilled.get(row.fingerprint) ?? 0) + 1);

@@ -59,6 +59,12 @@ export const BENCHES = {
     about: "the paid paths (billed call, /v1/me, repeat, domain-status) next to `/`, at 50 and 1 connections",
     smoke: { env: { BENCH_SECONDS: "1", BENCH_ROUNDS: "1", BENCH_CONNECTIONS: "1" } },
   },
+  "hot-admission": {
+    file: "bench/hot-admission.bench.test.ts",
+    kind: "workerd",
+    about: "a billed call's money path in workerd: paid from a lease, admitted in batches, admitted one call at a time",
+    smoke: { env: { BENCH_SMOKE: "1" } },
+  },
   limits: {
     file: "bench/limiter.bench.test.ts",
     kind: "workerd",

@@ -73,6 +73,8 @@ export class AccountLine {
   ackedSeq = 0;
   settleTimer = false;
   countTimer = false;
+  /** Drains sending what the line owes now (between two of its round trips, none may be in flight). */
+  draining = 0;
   /** When an admission was last queued on the line (this isolate's clock). */
   lastAdmission = 0;
   lease: IsolateLease | null = null;

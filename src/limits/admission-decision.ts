@@ -1,6 +1,6 @@
 import { type Amounts, BALANCES } from "./credit-book.js";
 import type { CreditBalance } from "./groups.js";
-import { type LimiterBooks, openWindow } from "./limiter-books.js";
+import type { LimiterBooks } from "./limiter-books.js";
 import type { Change } from "./limiter-change.js";
 import type { AdmitRequest, AdmitResult } from "./limiter-messages.js";
 import type { GroupState } from "./rate-counters.js";
@@ -32,7 +32,7 @@ export function decideAdmission(books: LimiterBooks, req: AdmitRequest, now: num
   let shortOf: { balance: CreditBalance; available: number; needed: number } | undefined;
   for (const { fingerprint, cost: own } of req.billing?.requests ?? []) {
     if (fingerprint in repeats || fresh.includes(fingerprint) || refused.includes(fingerprint)) continue;
-    const open = openWindow(books, fingerprint, now);
+    const open = books.repeatWindows.find(fingerprint, now);
     if (open) {
       repeats[fingerprint] = open.billedAt;
       continue;

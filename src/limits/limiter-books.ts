@@ -2,7 +2,7 @@ import type { AdmissionKeys } from "./admission-keys.js";
 import type { CreditBook } from "./credit-book.js";
 import type { LeaseBook } from "./lease-book.js";
 import type { RateCounters } from "./rate-counters.js";
-import type { OpenWindow, RepeatWindows } from "./repeat-windows.js";
+import type { RepeatWindows } from "./repeat-windows.js";
 import type { ReservationBook } from "./reservation-book.js";
 
 /**
@@ -18,14 +18,4 @@ export interface LimiterBooks {
   readonly repeatWindows: RepeatWindows;
   /** Decisions kept by key (table `admission_keys`). */
   readonly admissionKeys: AdmissionKeys;
-}
-
-/**
- * The window of `fingerprint` open at `now`: a request billed less than 30 days ago. A call still
- * running opens none: identical calls running side by side each hold their cost, and whichever is
- * charged first is billed, the others are its repeats (so a call that fails or finds nothing
- * never leaves another one free).
- */
-export function openWindow(books: LimiterBooks, fingerprint: string, now: number): OpenWindow | null {
-  return books.repeatWindows.find(fingerprint, now);
 }

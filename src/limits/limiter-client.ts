@@ -210,6 +210,22 @@ export class LimiterClient extends IsolateMemory {
     this.sendSoon(env, line, "settle", waitUntil);
   }
 
+  /**
+   * Accounts whose line owes its limiter a settlement, charge, count or keep-alive that nothing is
+   * set to send: no message in flight, no wait armed, no drain running, not stranded. What an isolate owes always has
+   * a sender, so this is empty; the fault harness checks it before it sends what is owed itself.
+   */
+  owedWithoutSender(): number[] {
+    const unsent = (l: AccountLine) =>
+      !l.inFlight &&
+      !l.settleTimer &&
+      !l.countTimer &&
+      !l.draining &&
+      !this.stranded.has(l) &&
+      (l.settlements.length > 0 || l.charges.length > 0 || l.counts.length > 0 || l.extend.size > 0);
+    return [...this.lines.values()].filter(unsent).map((l) => l.accountId);
+  }
+
   /** Sends whatever this isolate owes the account's limiter now, and waits until the limiter has answered it. */
   async flush(env: Env, accountId: number): Promise<void> {
     const line = this.lines.get(accountId);
@@ -268,14 +284,19 @@ export class LimiterClient extends IsolateMemory {
   private async drain(env: Env, line: AccountLine, target: number): Promise<void> {
     const started = this.now();
     this.stranded.delete(line);
-    while (line.ackedSeq < target) {
-      if (this.now() - started >= this.options.drainBudgetMs) {
-        this.stranded.add(line);
-        return;
+    line.draining += 1;
+    try {
+      while (line.ackedSeq < target) {
+        if (this.now() - started >= this.options.drainBudgetMs) {
+          this.stranded.add(line);
+          return;
+        }
+        await this.pump(env, line);
+        if (line.ackedSeq >= target || (!line.inFlight && !line.hasWaiting())) break;
+        await sleep(this.options.pollMs);
       }
-      await this.pump(env, line);
-      if (line.ackedSeq >= target || (!line.inFlight && !line.hasWaiting())) break;
-      await sleep(this.options.pollMs);
+    } finally {
+      line.draining -= 1;
     }
   }
 

@@ -56,7 +56,12 @@ export class RepeatWindows {
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0");
   }
 
-  /** The window of `fingerprint` if it is open at `now` (billed less than 30 days before). */
+  /**
+   * The window of `fingerprint` if it is open at `now`: a request billed less than 30 days before.
+   * A call still running opens none: identical calls running side by side each hold their cost,
+   * and whichever is charged first is billed, the others are its repeats (so a call that fails or
+   * finds nothing never leaves another one free).
+   */
   find(fingerprint: string, now: number): OpenWindow | null {
     const [row] = this.sql
       .exec<{ billed_at: number; call: string | null; charged: string | null }>(

@@ -1,6 +1,6 @@
 import { type Amounts, BALANCES } from "./credit-book.js";
 import type { CreditBalance } from "./groups.js";
-import { type LimiterBooks, openWindow } from "./limiter-books.js";
+import type { LimiterBooks } from "./limiter-books.js";
 import type { Change } from "./limiter-change.js";
 import type { ChargeDecision, LateCharge, Settlement, SettlementOutcome, SettlementPart } from "./limiter-messages.js";
 import type { OpenedWindows, Reservation } from "./reservation-book.js";
@@ -81,7 +81,7 @@ function keepWindows(
 function billedElsewhere(books: LimiterBooks, owner: string, fingerprints: readonly string[], now: number) {
   const out = new Set<string>();
   for (const fingerprint of fingerprints) {
-    const open = openWindow(books, fingerprint, now);
+    const open = books.repeatWindows.find(fingerprint, now);
     if (open && open.call !== owner) out.add(fingerprint);
   }
   return out;
@@ -175,7 +175,7 @@ export function applyLateCharge(
 ): ChargeDecision {
   const refused = books.admissionKeys.find<ChargeDecision>(`charge:${c.key}`);
   if (refused) return refused;
-  const open = openWindow(books, c.fingerprint, now);
+  const open = books.repeatWindows.find(c.fingerprint, now);
   if (open) return open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
   const fromLease = books.leases.covers(c.lease, c.cost);
   if (!fromLease && !BALANCES.every((b) => books.credits.available(plan, b, now) >= (c.cost[b] ?? 0))) {

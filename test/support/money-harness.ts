@@ -410,10 +410,10 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     // first send hangs, its request cancelled, and the next one sends it again.
     if (opts.hangAtQuietPoints) {
       for (const iso of live()) iso.faults = { ...CALM, hang: 1 };
-      await settleLive(isolates, accountId);
+      await settleLive(isolates, accountId, violations);
     }
     for (const iso of live()) iso.faults = { ...CALM };
-    await settleLive(isolates, accountId);
+    await settleLive(isolates, accountId, violations);
     for (const [iso, faults] of kept) iso.faults = { ...faults, outage: false };
   };
   /** Minutes or hours pass: the limiter's sweeps run; an operator retries a pack order under its key. */
@@ -507,7 +507,7 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
 
   // ---- rest: what is alive finishes its work; then the invariants are read --------------------
   for (const iso of live()) iso.faults = { ...CALM };
-  await settleLive(isolates, accountId);
+  await settleLive(isolates, accountId, violations);
   await Promise.all(bulkDeliveries);
   bulkDeliveries = [];
   if (bulk) {
@@ -517,7 +517,7 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     );
     await runDurableObjectAlarm(jobStub(env, bulk.id));
   }
-  await settleLive(isolates, accountId);
+  await settleLive(isolates, accountId, violations);
   await stub.syncUsage();
 
   const { credits, windows } = await runInDurableObject(stub, (_instance: AccountLimiter, state) => ({
@@ -646,8 +646,14 @@ function checkReports(
     if (a.report) reportsBilled.set(a.fingerprint, (reportsBilled.get(a.fingerprint) ?? 0) + 1);
     if (a.report && !a.found) violations.push("a call that found nothing was reported billed");
     // An answer given by a live isolate is billed, or is a repeat of a request billed (its window).
-    if (a.report === false && a.found && !a.iso.dead && !windowOf.has(a.fingerprint))
-      violations.push(`a live isolate's found answer (${a.surface}) was billed nowhere`);
+    if (a.report === false && a.found && !a.iso.dead && !windowOf.has(a.fingerprint)) {
+      // Enough to tell a repeat's race from a reservation released under it, when it is read.
+      const same = answers.filter((o) => o !== a && o.fingerprint === a.fingerprint);
+      const sameRows = bulkRows.filter((r) => r.fingerprint === a.fingerprint).length;
+      violations.push(
+        `a live isolate's found answer (${a.surface}) was billed nowhere (request ${a.fingerprint.slice(0, 8)}, answer ${answers.indexOf(a) + 1} of ${answers.length}; the same request: ${same.map((o) => `${o.surface} ${o.status} ${o.report}`).join(", ") || "no other answer"}, ${sameRows} bulk row(s))`,
+      );
+    }
   }
   for (const row of bulkRows) {
     if (row.credits > 0) reportsBilled.set(row.fingerprint, (reportsBilled.get(row.fingerprint) ?? 0) + 1);
@@ -675,11 +681,16 @@ function checkReports(
  * Waits for what the live isolates' requests still do after answering (a waitUntil whose round
  * trip hangs is cancelled, as the runtime would), then sends what each still owes its limiter.
  */
-async function settleLive(isolates: Isolate[], accountId: number) {
+async function settleLive(isolates: Isolate[], accountId: number, violations: string[]) {
   for (let round = 0; round < 2; round++) {
     for (const iso of isolates.filter((i) => !i.dead))
       await Promise.race([Promise.all(iso.pending.splice(0)), new Promise((r) => setTimeout(r, WAIT_UNTIL_CANCEL_MS))]);
   }
+  // Before the harness sends it: what an isolate owes must have a sender of its own (a wait, a
+  // message in flight, a stranded line its next request takes up), or it waits for ever.
+  for (const iso of isolates.filter((i) => !i.dead))
+    if (iso.client.owedWithoutSender().length)
+      violations.push("a live isolate owes its limiter what nothing will send");
   // Each isolate sends what it owes in a request of its own: a round trip that hangs (a fault a
   // quiet point keeps) leaves that request waiting for ever, as the runtime would cancel it, and the
   // line's next sender sends the message again. Awaited outside a request, it held the schedule.

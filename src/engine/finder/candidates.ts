@@ -1,4 +1,13 @@
-import { nameKey, nicknamesOf, type PersonName } from "../people/names.js";
+import {
+  hasParticle,
+  nameKey,
+  nicknamesOf,
+  nordicMatters,
+  type PartForm,
+  type PersonName,
+  prefixIsPartOfName,
+  transliterationMatters,
+} from "../people/names.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import { type FormatCounts, NO_COUNTS } from "./format-tallies.js";
 import { countrylessDomain } from "./name-culture.js";
@@ -10,10 +19,6 @@ import {
   type PatternInference,
   type Spelling,
 } from "./patterns.js";
-import { asRuleOuts, openDims, type RuleOuts, ruleOutFactor } from "./rule-outs.js";
-import { spellingDims, spellingsOf, type Weighted } from "./spellings.js";
-
-export { RULED_OUT_FACTOR } from "./rule-outs.js";
 
 /**
  * A person's likely addresses at a domain whose pages show no format, most likely first, for the
@@ -23,13 +28,14 @@ export { RULED_OUT_FACTOR } from "./rule-outs.js";
  *    country first, then everywhere, then the built-in prior (patterns.ts) for what the index has not
  *    counted yet, with family-name-first formats raised where companies write the family name first
  *    (Japan, China, Taiwan, Korea, Vietnam, Hungary: by the domain's country, or on a domain that
- *    names no country by most of its people's family names, name-culture.ts); formats under which
- *    two of the team page's people would share one address lowered;
- *  - its spelling's weight (spellings.ts): the habit the domain's own addresses show, where they
- *    show one (ü → u, ø → oe, a particle dropped, a double family name's first part), else how names
- *    are usually written there; the given name as typed before its usual nicknames;
- *  - what earlier checks at this domain left of the format in that spelling (rule-outs.ts): a
- *    rejected address rules out its format with the spelling habits that wrote it, and no more.
+ *    names no country by most of its people's family names, name-culture.ts); formats an earlier
+ *    check at this domain rejected for someone else lowered as far as the rejected spelling was sure;
+ *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
+ *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
+ *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
+ *    part joined, hyphenated or cut (García López → garcia first: Spanish domains mostly keep the
+ *    first surname); a particle joined (vanderberg) before dropped; the given name as typed before
+ *    its usual nicknames.
  * These weights are assumptions about the world, not measurements; they only order the candidates.
  */
 
@@ -46,6 +52,72 @@ export interface Candidate {
 }
 
 const FAMILY_FIRST = new Set(["JP", "CN", "TW", "KR", "VN", "HU"]);
+const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
+/**
+ * A rejected format at this domain is far less likely for the next person (unless that person had no
+ * mailbox). Low enough that the next person's checks go to formats not tried yet, even rare ones
+ * (a rejected {first}.{last} falls below {l}{first}), rather than to the rejected common ones again:
+ * at 0.08 a domain with a rare format kept every person's checks on the formats already rejected.
+ */
+export const RULED_OUT_FACTOR = 0.01;
+
+/**
+ * What earlier rejections at a domain left of each format's weight (format → factor). A rejected
+ * candidate rules its format out as far as its spelling was the person's sure spelling in that
+ * format: "jane.cooper" rejected leaves {first}.{last} RULED_OUT_FACTOR, while "szak-wisniewski"
+ * rejected for Stanisław Żak-Wiśniewski (the hyphenated form is one of three ways to write that name)
+ * leaves {f}{last} more than half its weight, since "szak" or "szakwisniewski" may still be right.
+ * Stored in `smtp_domains.ruled_out`; a list of formats (how it was stored before) rules each out fully.
+ */
+export type RuleOuts = Readonly<Partial<Record<Pattern, number>>>;
+
+export function parseRuleOuts(json: string | null | undefined): RuleOuts {
+  const raw = JSON.parse(json || "{}") as unknown;
+  if (Array.isArray(raw)) return Object.fromEntries(raw.map((p) => [p, RULED_OUT_FACTOR]));
+  return raw && typeof raw === "object" ? (raw as RuleOuts) : {};
+}
+
+function asRuleOuts(r: readonly string[] | RuleOuts | undefined): RuleOuts {
+  if (!r) return {};
+  return Array.isArray(r) ? Object.fromEntries(r.map((p) => [p, RULED_OUT_FACTOR])) : (r as RuleOuts);
+}
+
+/** Rejections at a domain added to what it knew: each format's factor multiplied by this search's. */
+export function withRejections(
+  known: RuleOuts,
+  rejected: readonly Candidate[],
+  domain: string,
+  inference: PatternInference | null,
+): RuleOuts {
+  const shares = new Map<Pattern, number>();
+  for (const c of rejected) shares.set(c.pattern, (shares.get(c.pattern) ?? 0) + spellingShare(c, domain, inference));
+  const out: Partial<Record<Pattern, number>> = { ...known };
+  for (const [p, share] of shares) {
+    const factor = RULED_OUT_FACTOR + (1 - RULED_OUT_FACTOR) * Math.max(0, 1 - share);
+    out[p] = (known[p] ?? 1) * factor;
+  }
+  return out;
+}
+
+/**
+ * How sure a candidate's spelling was, among the ways to write its person's name in its format: 1
+ * for a one-word name without umlauts (one way only), the spelling's weight for a double family name,
+ * a hyphenated given name, umlauts or a particle. A nickname's candidate says nothing of the format
+ * (the person may not go by it): 0.
+ */
+function spellingShare(c: Candidate, domain: string, inference: PatternInference | null): number {
+  if (c.nickname) return 0;
+  let total = 0;
+  let mine = 0;
+  for (const [spelling, w] of spellingsOf(c.name, domain, inference)) {
+    const local = applyPattern(c.pattern, c.name, spelling);
+    if (!local) continue;
+    total += w;
+    if (local === c.local) mine += w;
+  }
+  return total > 0 ? mine / total : 1;
+}
+
 /**
  * How many domains the built-in prior weighs as against the index's counts of every country, and
  * how many of those the counts of the domain's own country weigh against: with a few dozen domains
@@ -86,7 +158,7 @@ export function priorWeights(
 
 /** What is known at a domain besides its own addresses, for the order of formats. */
 export interface FormatContext {
-  /** What earlier checks at the domain rejected (a plain list: those formats in every spelling). */
+  /** What earlier rejections at the domain left of each format. */
   ruledOut?: readonly string[] | RuleOuts;
   /** The index's format counts (format-tallies.ts); none: the built-in prior alone. */
   counts?: FormatCounts;
@@ -138,6 +210,7 @@ export function formatWeights(
   known: FormatContext = {},
 ): Map<Pattern, number> {
   const prior = priorWeights(domain, known.counts, known.namesFamilyFirst);
+  const left = asRuleOuts(known.ruledOut);
   const clashing = clashingFormats(known.colleagues ?? []);
   const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
   const out = new Map<Pattern, number>();
@@ -146,9 +219,95 @@ export function formatWeights(
     // The domain's own (weak) evidence dominates the prior where it has any.
     const seen = observed.get(p);
     if (seen !== undefined) w = seen + w * 0.1;
+    w *= left[p] ?? 1;
     if (clashing.has(p)) w *= CLASH_FACTOR;
     out.set(p, w);
   }
+  return out;
+}
+
+type Weighted<T> = [T, number][];
+
+function formsOf(part: string, kind: "given" | "family"): Weighted<PartForm | null> {
+  const words = part
+    .trim()
+    .split(/[\s-]+/)
+    .filter(Boolean);
+  if (words.length < 2) return [[null, 1]];
+  if (kind === "given")
+    return [
+      ["hyphen", 0.45],
+      ["joined", 0.35],
+      ["first", 0.2],
+    ];
+  if (hasParticle(part) && !prefixIsPartOfName(part))
+    return [
+      ["joined", 0.7],
+      ["last", 0.3],
+    ];
+  if (part.includes("-"))
+    return [
+      ["hyphen", 0.45],
+      ["joined", 0.35],
+      ["first", 0.2],
+    ];
+  return [
+    ["first", 0.5],
+    ["joined", 0.25],
+    ["hyphen", 0.2],
+    ["last", 0.05],
+  ];
+}
+
+/**
+ * A habit's weights once the domain's own addresses show it: the shown form leads and the others
+ * stay as unlikely fallbacks (a domain is not always consistent); unchanged when nothing was shown.
+ */
+function learnt<T>(shown: T | null | undefined, prior: Weighted<T>): Weighted<T> {
+  if (shown == null || !prior.some(([v]) => v === shown)) return prior;
+  const others = prior.length - 1;
+  return prior.map(([v]) => [v, v === shown ? LEARNT_WEIGHT : (1 - LEARNT_WEIGHT) / others]);
+}
+const LEARNT_WEIGHT = 0.9;
+
+function spellingsOf(name: PersonName, domain: string, habits: PatternInference | null): Weighted<Spelling> {
+  const german = GERMAN.has(countryOfDomain(domain) ?? "");
+  const styles: Weighted<Spelling["style"]> = transliterationMatters(name)
+    ? german
+      ? [
+          ["expanded", 0.8],
+          ["plain", 0.2],
+        ]
+      : [
+          ["plain", 0.7],
+          ["expanded", 0.3],
+        ]
+    : [["plain", 1]];
+  const nordics: Weighted<"plain" | "expanded"> = nordicMatters(name)
+    ? [
+        ["plain", 0.6],
+        ["expanded", 0.4],
+      ]
+    : [["plain", 1]];
+  const particle = hasParticle(name.last) && !prefixIsPartOfName(name.last);
+  const out: Weighted<Spelling> = [];
+  for (const [style, ws] of learnt(habits?.style, styles))
+    for (const [nordic, wn] of learnt(habits?.nordic, nordics))
+      for (const [firstForm, wf] of learnt(habits?.firstForm, formsOf(name.first, "given")))
+        for (const [lastForm, wl] of learnt(
+          particle ? habits?.particleForm : habits?.lastForm,
+          formsOf(name.last, "family"),
+        ))
+          out.push([
+            {
+              style,
+              nordic,
+              firstForm,
+              lastForm: particle ? null : lastForm,
+              particleForm: particle ? lastForm : null,
+            },
+            ws * wn * wf * wl,
+          ]);
   return out;
 }
 
@@ -165,15 +324,13 @@ export function candidateAddresses(
   const names: Weighted<PersonName> = [[name, 1]];
   const nicknames = nicknamesOf(name.first);
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);
-  const ruleOuts = asRuleOuts(opts.ruledOut);
   const byLocal = new Map<string, Candidate>();
   for (const [variant, wName] of names) {
-    const open = openDims(spellingDims(variant, domain, opts.inference ?? null));
     for (const [spelling, wSpelling] of spellingsOf(variant, domain, opts.inference ?? null)) {
       for (const [pattern, wFormat] of formats) {
         const local = applyPattern(pattern, variant, spelling);
         if (!local) continue;
-        const weight = wName * wSpelling * wFormat * ruleOutFactor(ruleOuts, pattern, spelling, open);
+        const weight = wName * wSpelling * wFormat;
         const nickname = variant !== name ? { nickname: true } : {};
         const prior = byLocal.get(local);
         // Two ways to the same address add up; the likelier one names it.

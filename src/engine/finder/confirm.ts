@@ -10,11 +10,10 @@ import { emailsOfDomain, namedAddresses, shownNamesOf } from "../index/read.js";
 import { nameKey, type PersonName, splitFullName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
-import { type Candidate, candidateAddresses } from "./candidates.js";
+import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { namesWriteFamilyFirst } from "./name-culture.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
-import { parseRuleOuts, withRejections } from "./rule-outs.js";
 
 /**
  * Confirms a person's address over SMTP where a domain's pages show no format: the candidates

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { applyMigrations, d1, demoCredentialsFile, passwordHash, sqlText } from "./lib/local.mjs";
+import { applyMigrations, d1, demoCredentialsFile, migrationsApplied, passwordHash, sqlText } from "./lib/local.mjs";
 import { stepper } from "./lib/progress.mjs";
 
 const PLANS = ["free", "basic", "growth", "pro", "pro-plus", "scale", "enterprise"];
@@ -24,7 +24,9 @@ const token = (bytes) => randomBytes(bytes).toString("base64url");
 export function seed(plan = "pro", { migrate = true, progress = (text) => process.stderr.write(text) } = {}) {
   if (!PLANS.includes(plan)) throw new Error(`Unknown plan '${plan}'. Choose one of: ${PLANS.join(", ")}.`);
   const step = stepper(progress);
-  if (migrate) step("Applying database migrations to the local D1 databases (main and index)", () => applyMigrations());
+  if (migrate && migrationsApplied()) progress("Database migrations: already applied to the local D1 databases\n");
+  else if (migrate)
+    step("Applying database migrations to the local D1 databases (main and index)", () => applyMigrations());
   const email = `demo-${plan}@example.com`;
   // One wrangler call: the insert (a no-op when the account exists) and the read of its id.
   const [account] = step(`Creating the demo account ${email}`, () =>

@@ -1,7 +1,7 @@
 // Helpers for scripts that work on the local (wrangler dev) state: D1 queries and the dev secrets file.
 import { spawnSync } from "node:child_process";
-import { pbkdf2Sync, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const root = path.resolve(import.meta.dirname, "../..");
@@ -34,11 +34,42 @@ export const INDEX_DATABASES = ["INDEX_0", "INDEX_1", "INDEX_2", "INDEX_3"];
 /**
  * The main database's migrations, then the index databases' (applied whatever INDEX_SHARDS says, so
  * either setting runs). One after the other: wrangler processes sharing a state directory at once
- * fail on its lock (SQLITE_BUSY).
+ * fail on its lock (SQLITE_BUSY). Five wrangler calls of a few seconds each: `npm start` (seed.mjs)
+ * skips them when migrationsApplied says nothing changed since they last ran. Records what it applied.
  */
 export function applyMigrations({ persistTo: stateDir = persistTo } = {}) {
   for (const binding of ["DB", ...INDEX_DATABASES])
     wrangler(["d1", "migrations", "apply", binding, "--local"], { persistTo: stateDir });
+  const { file, record } = appliedRecord(stateDir);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(record));
+}
+
+/**
+ * Whether the last applyMigrations on this state directory applied the migrations folders as they
+ * are now, and every database file it left is still there. Kept inside the state's D1 folder, so a
+ * deleted state (or a deleted database file) applies them again; `npm run db:migrate` stays the
+ * way to apply them whatever this says.
+ */
+export function migrationsApplied({ persistTo: stateDir = persistTo } = {}) {
+  const { file, record } = appliedRecord(stateDir);
+  if (!existsSync(file)) return false;
+  const last = JSON.parse(readFileSync(file, "utf8"));
+  return last.migrations === record.migrations && last.databases.every((db) => record.databases.includes(db));
+}
+
+/** Where the record of applied migrations lives, and what it would say now. */
+function appliedRecord(stateDir) {
+  const d1Dir = path.join(stateDir ?? path.join(root, ".wrangler", "state"), "v3", "d1");
+  const hash = createHash("sha256");
+  for (const dir of ["migrations", "migrations-index"])
+    for (const name of readdirSync(path.join(root, dir))
+      .filter((f) => f.endsWith(".sql"))
+      .sort())
+      hash.update(`${dir}/${name}\0`).update(readFileSync(path.join(root, dir, name)));
+  const objects = path.join(d1Dir, "miniflare-D1DatabaseObject");
+  const databases = existsSync(objects) ? readdirSync(objects).filter((f) => f.endsWith(".sqlite")) : [];
+  return { file: path.join(d1Dir, "applied-migrations.json"), record: { migrations: hash.digest("hex"), databases } };
 }
 
 /** Runs SQL against the local D1 database and returns the rows of the last statement. */

@@ -3,7 +3,7 @@
 // `wrangler dev` does not rebuild in a loop. Used by scripts/build-payment-vendor.mjs and
 // scripts/build-pdf-vendor.mjs.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as esbuild from "esbuild";
 
@@ -78,6 +78,11 @@ export async function buildVendorModule({ entry, output, script, options = {} })
     .filter((input) => !input.includes(":"))
     .map((input) => path.relative(root, path.resolve(input)));
   mkdirSync(STAMPS, { recursive: true });
-  writeFileSync(stampFile, JSON.stringify(stampOf(inputs, builders, contents)));
+  // Written beside and renamed over: a checkout whose node_modules is a hard-linked copy of another's
+  // would otherwise write into the other checkout's stamp (one file, two trees whose sources have
+  // other modification times), and each would rebuild on every run.
+  const written = `${stampFile}.${process.pid}`;
+  writeFileSync(written, JSON.stringify(stampOf(inputs, builders, contents)));
+  renameSync(written, stampFile);
   return changed;
 }

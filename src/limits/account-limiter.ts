@@ -14,7 +14,7 @@ import { effectiveLimits, type Limits } from "./rate-table.js";
 import { REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { keyOf, type Reservation, ReservationBook } from "./reservation-book.js";
 import { applyLateCharge, applySettlement } from "./settlements.js";
-import { copyCharges, d1Windows } from "./usage-copy.js";
+import { copyCharges } from "./usage-copy.js";
 
 export type { BalanceView } from "./groups.js";
 export { limitSnapshot, secondsToNextMinute, secondsToUtcMidnight } from "./rate-counters.js";
@@ -49,8 +49,8 @@ const SECOND = 1_000;
 export const SYNC_DELAY_MS = 1_000;
 /** After a failed copy to D1 the alarm tries again this much later. */
 const SYNC_RETRY_MS = 30_000;
-/** Storage key: the account's windows that D1 held before this object did were taken over (adoptD1Windows). */
-const ADOPTED_KEY = "windows-adopted";
+/** Storage key: the account's plan, as POST /v1/plan last set it (setPlan). */
+const PLAN_KEY = "plan";
 
 export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements LimiterBooks {
   /** The limiter's clock: every instant it decides with (tests move it to cross days and months). */
@@ -62,7 +62,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   private windows = new Map<string, FixedWindow>();
   /** When the storage alarm is set for, null when none is (read once, then kept in step). */
   private alarmAt: number | null = null;
-  private adopted = false;
+  /** The account's plan once told (setPlan); until then each message's plan is the account's. */
+  private plan: string | undefined;
   private repeatTable: RepeatWindows | undefined;
   private keyTable: AdmissionKeys | undefined;
   private grantTable: AdmissionKeys | undefined;
@@ -81,7 +82,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
         else if (key.startsWith("l:")) leases.push([key.slice(2), value as Lease]);
         else if (key.startsWith("w:")) this.windows.set(key.slice(2), value as FixedWindow);
         else if (key === "credits") credits = value as CreditState;
-        else if (key === ADOPTED_KEY) this.adopted = true;
+        else if (key === PLAN_KEY) this.plan = value as string;
       }
       this.credits = new CreditBook(credits);
       this.reservations = new ReservationBook(this.credits);
@@ -117,6 +118,23 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
     );
   }
 
+  /**
+   * The plan a decision is made under: the account's, once POST /v1/plan has told this object
+   * (setPlan). A message carries the plan its isolate read with the caller's credential, which an
+   * auth cache keeps up to AUTH_CACHE_TTL_MS after a change, and a line keeps until its account's
+   * next call: an older plan must not decide a charge (a smaller one would leave an answer free).
+   * An account whose plan never changed since its limiter existed sends the plan D1 holds.
+   */
+  private planOf(sent: string): string {
+    return this.plan ?? sent;
+  }
+
+  /** The account's plan changed (D1 already holds it): every decision from now on is made under it. */
+  async setPlan(plan: string): Promise<void> {
+    this.ctx.storage.kv.put(PLAN_KEY, plan);
+    this.plan = plan;
+  }
+
   /** The limiter's instant for this decision. */
   private now(): number {
     return this.clock();
@@ -124,8 +142,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
 
   /** One admission (see exchange). */
   async admit(req: AdmitRequest): Promise<AdmitResult> {
-    return (await this.exchange({ plan: req.plan, accountId: req.billing?.accountId, admissions: [req] }))
-      .admissions[0];
+    return (await this.exchange({ plan: req.plan, admissions: [req] })).admissions[0];
   }
 
   /**
@@ -135,30 +152,23 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
    * credits before an isolate's lease may) and reservations kept alive.
    */
   async exchange(msg: LimiterMessage): Promise<LimiterReply> {
-    const billingAccount =
-      msg.accountId ?? msg.admissions?.find((r) => r.billing)?.billing?.accountId ?? msg.charges?.[0]?.accountId;
-    if (
-      billingAccount !== undefined &&
-      !this.adopted &&
-      (msg.charges?.length || msg.settlements?.length || msg.admissions?.some((a) => a.billing))
-    )
-      await this.adoptD1Windows(billingAccount);
     let kept = false;
+    const plan = this.planOf(msg.plan);
     const reply = this.ctx.storage.transactionSync((): LimiterReply => {
       const now = this.now();
       const change = new Change();
-      const settlements = (msg.settlements ?? []).map((s) => applySettlement(this, s, msg.plan, now, change));
-      const charges = (msg.charges ?? []).map((c) => applyLateCharge(this, c, msg.plan, now, change));
+      const settlements = (msg.settlements ?? []).map((s) => applySettlement(this, s, plan, now, change));
+      const charges = (msg.charges ?? []).map((c) => applyLateCharge(this, c, plan, now, change));
       kept = settlements.some((s) => s.billed.length && s.charged) || charges.some((c) => c.billed);
       this.counters.applyCounts(msg.counts ?? [], now, change);
-      const closing = msg.lease?.close ? this.leases.apply(msg.lease, msg.plan, now, change) : undefined;
+      const closing = msg.lease?.close ? this.leases.apply(msg.lease, plan, now, change) : undefined;
       const admissions = (msg.admissions ?? []).map((req) => this.admitOnce(req, now, change));
-      const lease = closing ?? (msg.lease ? this.leases.apply(msg.lease, msg.plan, now, change) : undefined);
+      const lease = closing ?? (msg.lease ? this.leases.apply(msg.lease, plan, now, change) : undefined);
       this.reservations.keepAlive(msg.extend ?? [], now, change);
       this.persist(change);
       const out: LimiterReply = { settlements, charges, admissions };
       if (lease) out.lease = lease;
-      if (msg.withBalances) out.balances = this.credits.view(msg.plan, now);
+      if (msg.withBalances) out.balances = this.credits.view(plan, now);
       return out;
     });
     if (this.reservations.size || this.leases.size) this.armAlarmIn(this.nextExpiry(this.now()));
@@ -185,37 +195,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
       if (known.admitted) this.reservations.keepAlive(known.reservationIds, now, change);
       return known;
     }
-    const result = decideAdmission(this, req, now, change);
+    const result = decideAdmission(this, { ...req, plan: this.planOf(req.plan) }, now, change);
     // A refusal is kept too: the same message sent again (its reply lost, or sent by another
     // request meanwhile) is answered the same, never admitted behind a reply already taken. Not a
     // bulk chunk's (`partial`): its deliveries ask again on purpose, after a top-up.
     if (req.key && (result.admitted || !req.partial)) this.admissionKeys.remember(req.key, now, result);
     return result;
-  }
-
-  /**
-   * The windows D1 held before this object held them (billed_requests, written by the Worker before
-   * the limiter kept the windows), taken over once per object so a repeat billed before the move stays free. Runs before
-   * the first message that bills, with every other event held back. It matters while a repeat window
-   * opened in D1 can still be open: 30 days from its billing.
-   */
-  private async adoptD1Windows(accountId: number): Promise<void> {
-    await this.ctx.blockConcurrencyWhile(async () => {
-      if (this.adopted) return;
-      let rows: { fingerprint: string; billedAt: number }[];
-      try {
-        rows = await d1Windows(this.env.DB, accountId, this.now());
-      } catch (err) {
-        // Not fatal: decide without them now, try again with the next message that bills.
-        logError("limiter: reading the D1 repeat windows failed", err);
-        return;
-      }
-      this.ctx.storage.transactionSync(() => {
-        this.repeatWindows.adopt(accountId, rows);
-        this.ctx.storage.kv.put(ADOPTED_KEY, true);
-      });
-      this.adopted = true;
-    });
   }
 
   /** Called inside a storage transaction: the key-value half of a decision (the tables are written as they change). */
@@ -241,7 +226,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   }
 
   /** Limits and current usage per group, and the credit balances (GET /v1/rate-limits, /v1/me). */
-  status(plan: string, groups: RateGroup[]) {
+  status(sent: string, groups: RateGroup[]) {
+    const plan = this.planOf(sent);
     const now = this.now();
     const pack = this.credits.pack(now);
     const perGroup: Record<
@@ -261,22 +247,15 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   }
 
   balances(plan: string): Record<CreditBalance, BalanceView> {
-    return this.credits.view(plan, this.now());
+    return this.credits.view(this.planOf(plan), this.now());
   }
 
   /** Adds a credit pack; granted once per `key` (an operator request sent again grants nothing twice). */
   grantPack(credits: number, key?: string) {
     const pack = this.ctx.storage.transactionSync(() => {
       const now = this.now();
-      if (key) {
-        // Kept with the admissions' keys (10 minutes) before grants had a table of their own.
-        const known =
-          this.grantKeys.find<{ size: number; remaining: number }>(`pack:${key}`) ??
-          (this.hasTable("admission_keys")
-            ? this.admissionKeys.find<{ size: number; remaining: number }>(`pack:${key}`)
-            : null);
-        if (known) return known;
-      }
+      const known = key ? this.grantKeys.find<{ size: number; remaining: number }>(`pack:${key}`) : null;
+      if (known) return known;
       const granted = { ...this.credits.grantPack(credits, now) };
       if (key) this.grantKeys.remember(`pack:${key}`, now, granted);
       this.persist(new Change());

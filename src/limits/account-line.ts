@@ -117,7 +117,7 @@ export class AccountLine {
       charges: this.charges.splice(0),
       counts: this.counts.splice(0),
       extend: [...this.extend],
-      body: { plan: this.plan, accountId: this.accountId },
+      body: { plan: this.plan },
       firstSent: now,
       sentAt: now,
       sending: false,

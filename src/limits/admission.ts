@@ -86,6 +86,15 @@ export function limiterFor(env: Env, accountId: number, client: LimiterClient = 
 }
 
 /**
+ * The account's plan changed (D1 already holds it): its limiter decides under it from now on,
+ * whatever plan a stale auth cache still sends, and this isolate's balances are read again.
+ */
+export async function planChanged(env: Env, accountId: number, plan: string): Promise<void> {
+  await limiterFor(env, accountId).setPlan(plan);
+  forgetBalances(accountId);
+}
+
+/**
  * Sends whatever this isolate still owes the account's limiter, so a read that follows (GET
  * /v1/rate-limits, /v1/usage) sees every call this isolate has made.
  */

@@ -75,10 +75,9 @@ export class CreditBook {
 
   /**
    * Charges credits (held ones released by the caller first): the monthly allowance first, then the
-   * pack. A charge is recorded in full: `plan` is the one its message carried, which may be older
-   * than the account's (an auth cache's, up to its TTL after a plan change); under a smaller old
-   * plan the allowance can look spent while the credits were held under the new one, and what the
-   * pack does not cover is then counted as used all the same, never dropped.
+   * pack. A charge is recorded in full: credits held under one plan may be charged under another
+   * (the account's plan changed in between), and what the allowance and the pack do not cover is
+   * then counted as used all the same, never dropped.
    */
   charge(plan: string, balance: CreditBalance, amount: number, now: number): void {
     if (amount <= 0) return;
@@ -87,25 +86,6 @@ export class CreditBook {
     const fromPack = Math.min(s.pack?.remaining ?? 0, amount - Math.min(amount, allowanceLeft));
     s.used[balance] += amount - fromPack;
     if (s.pack) s.pack.remaining -= fromPack;
-    this.dirty = true;
-  }
-
-  /**
-   * Gives back credits charged before holds existed (a reservation stored by an older version of
-   * the limiter took them at admission): to the pack what came from it, to the allowance the rest,
-   * but only within the month they were taken in.
-   */
-  refundCharged(
-    balance: CreditBalance,
-    fromPlan: number,
-    fromPack: number,
-    takenIn: string | undefined,
-    now: number,
-  ): void {
-    const s = this.current(now);
-    if (fromPlan > 0 && (takenIn === undefined || takenIn === s.month))
-      s.used[balance] = Math.max(0, s.used[balance] - fromPlan);
-    if (fromPack > 0 && s.pack) s.pack.remaining += fromPack;
     this.dirty = true;
   }
 

@@ -24,10 +24,8 @@ export interface LimiterBooks {
  * The window of `fingerprint` open at `now`: a request billed less than 30 days ago. A call still
  * running opens none: identical calls running side by side each hold their cost, and whichever is
  * charged first is billed, the others are its repeats (so a call that fails or finds nothing
- * never leaves another one free). Rows opened by a running call before windows were kept at
- * settlement (`reservation` set) are not open either.
+ * never leaves another one free).
  */
 export function openWindow(books: LimiterBooks, fingerprint: string, now: number): OpenWindow | null {
-  const open = books.repeatWindows.find(fingerprint, now);
-  return open && open.reservation == null ? open : null;
+  return books.repeatWindows.find(fingerprint, now);
 }

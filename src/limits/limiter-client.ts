@@ -242,7 +242,6 @@ export class LimiterClient extends IsolateMemory {
     const flag = kind === "settle" ? "settleTimer" : "countTimer";
     if (line[flag]) return;
     line[flag] = true;
-    const target = line.nextSeq;
     const wait = kind === "settle" ? this.options.settleWaitMs : this.options.countWaitMs;
     waitUntil(
       (async () => {
@@ -255,7 +254,9 @@ export class LimiterClient extends IsolateMemory {
         )
           await sleep(wait);
         line[flag] = false;
-        await this.drain(env, line, target);
+        // Up to the message that carries what waits now: an item queued while this wait was armed
+        // armed none of its own, and the message in flight when it was armed may have left without it.
+        await this.drain(env, line, line.nextSeq);
       })().catch((err) => logError("limiter: sending what this isolate owes failed", err)),
     );
   }

@@ -160,8 +160,6 @@ export interface LeaseState {
 /** Everything an isolate sends the limiter in one round trip (see limiter-client.ts). */
 export interface LimiterMessage {
   plan: string;
-  /** The account (the owner): needed to take over D1's older windows before the first charge. */
-  accountId?: number;
   settlements?: Settlement[];
   charges?: LateCharge[];
   counts?: GroupCount[];

@@ -10,11 +10,9 @@ export const REPEAT_WINDOW_MS = 30 * DAY_MS;
 /** Where a window stands when an admission looks it up. */
 export interface OpenWindow {
   billedAt: number;
-  /** The reservation of the call that opened it while that call is still running, else null. */
-  reservation: string | null;
-  /** The call whose charge kept it (its reservation or late-charge key; null on older rows). */
+  /** The call whose charge kept it (its reservation or late-charge key; null on rows kept before schema version 2). */
   call?: string | null;
-  /** What that call was charged for this request (null on older rows). */
+  /** What that call was charged for this request (null on rows kept before schema version 2). */
   charged?: Record<string, number> | null;
 }
 
@@ -41,17 +39,12 @@ export const SYNC_BATCH = 500;
  * cost; the first charged keeps the window, the others find it and are its repeats (so two requests
  * racing each other are billed once, and one that fails or finds nothing leaves no other free).
  * `synced` = 0 marks a kept window the D1 copy has not received yet.
- *
- * `reservation` was set only on rows opened while their call ran, before windows were kept at
- * settlement; the limiter's schema migration to version 2 (limiter-schema.ts) closed those, and
- * added `call` and `charged` to tables made before them.
  */
 export class RepeatWindows {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS repeat_windows (
       fingerprint TEXT PRIMARY KEY,
       billed_at INTEGER NOT NULL,
-      reservation TEXT,
       account_id INTEGER NOT NULL,
       capability TEXT NOT NULL,
       source TEXT NOT NULL,
@@ -60,26 +53,20 @@ export class RepeatWindows {
       charged TEXT
     ) WITHOUT ROWID`);
     sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_billed_at ON repeat_windows (billed_at)");
-    sql.exec(
-      "CREATE INDEX IF NOT EXISTS repeat_windows_in_flight ON repeat_windows (reservation) WHERE reservation IS NOT NULL",
-    );
-    sql.exec(
-      "CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0 AND reservation IS NULL",
-    );
+    sql.exec("CREATE INDEX IF NOT EXISTS repeat_windows_unsynced ON repeat_windows (billed_at) WHERE synced = 0");
   }
 
   /** The window of `fingerprint` if it is open at `now` (billed less than 30 days before). */
   find(fingerprint: string, now: number): OpenWindow | null {
     const [row] = this.sql
-      .exec<{ billed_at: number; reservation: string | null; call: string | null; charged: string | null }>(
-        "SELECT billed_at, reservation, call, charged FROM repeat_windows WHERE fingerprint = ?",
+      .exec<{ billed_at: number; call: string | null; charged: string | null }>(
+        "SELECT billed_at, call, charged FROM repeat_windows WHERE fingerprint = ?",
         fingerprint,
       )
       .toArray();
     if (!row || row.billed_at <= now - REPEAT_WINDOW_MS) return null;
     return {
       billedAt: row.billed_at,
-      reservation: row.reservation,
       call: row.call,
       charged: row.charged === null ? null : (JSON.parse(row.charged) as Record<string, number>),
     };
@@ -96,7 +83,7 @@ export class RepeatWindows {
   ): void {
     for (const { fingerprint, charged } of requests) {
       this.sql.exec(
-        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced, call, charged) VALUES (?, ?, NULL, ?, ?, ?, 0, ?, ?)",
+        "INSERT OR REPLACE INTO repeat_windows (fingerprint, billed_at, account_id, capability, source, synced, call, charged) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
         fingerprint,
         charge.billedAt,
         charge.accountId,
@@ -112,7 +99,7 @@ export class RepeatWindows {
   unsynced(limit = SYNC_BATCH): WindowCharge[] {
     return this.sql
       .exec<{ fingerprint: string; billed_at: number; account_id: number; capability: string; source: string }>(
-        "SELECT fingerprint, billed_at, account_id, capability, source FROM repeat_windows WHERE synced = 0 AND reservation IS NULL ORDER BY billed_at LIMIT ?",
+        "SELECT fingerprint, billed_at, account_id, capability, source FROM repeat_windows WHERE synced = 0 ORDER BY billed_at LIMIT ?",
         limit,
       )
       .toArray()
@@ -134,39 +121,19 @@ export class RepeatWindows {
     );
   }
 
-  /** Windows already in D1 before they lived here (adopted once, see AccountLimiter.adoptD1Windows). */
-  adopt(accountId: number, rows: readonly { fingerprint: string; billedAt: number }[]): void {
-    for (const { fingerprint, billedAt } of rows) {
-      this.sql.exec(
-        "INSERT OR IGNORE INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES (?, ?, NULL, ?, '', '', 1)",
-        fingerprint,
-        billedAt,
-        accountId,
-      );
-    }
-  }
-
   /** Deletes windows closed at `now` that D1 already holds. */
   sweep(now: number): void {
-    this.sql.exec(
-      "DELETE FROM repeat_windows WHERE billed_at <= ? AND synced = 1 AND reservation IS NULL",
-      now - REPEAT_WINDOW_MS,
-    );
+    this.sql.exec("DELETE FROM repeat_windows WHERE billed_at <= ? AND synced = 1", now - REPEAT_WINDOW_MS);
   }
 
   hasUnsynced(): boolean {
-    return (
-      this.sql.exec("SELECT 1 FROM repeat_windows WHERE synced = 0 AND reservation IS NULL LIMIT 1").toArray().length >
-      0
-    );
+    return this.sql.exec("SELECT 1 FROM repeat_windows WHERE synced = 0 LIMIT 1").toArray().length > 0;
   }
 
   /** The billing instant of the oldest window sweep() may delete one day, or null when there is none. */
   oldestSynced(): number | null {
     const [row] = this.sql
-      .exec<{ at: number | null }>(
-        "SELECT min(billed_at) AS at FROM repeat_windows WHERE synced = 1 AND reservation IS NULL",
-      )
+      .exec<{ at: number | null }>("SELECT min(billed_at) AS at FROM repeat_windows WHERE synced = 1")
       .toArray();
     return row?.at ?? null;
   }

@@ -1,4 +1,4 @@
-import { REPEAT_WINDOW_MS, type WindowCharge } from "./repeat-windows.js";
+import type { WindowCharge } from "./repeat-windows.js";
 
 /**
  * The D1 copy of billed requests: `billed_requests` (each request's latest billing instant, for
@@ -41,17 +41,4 @@ export async function copyCharges(db: D1Database, charges: readonly WindowCharge
     );
   }
   if (statements.length) await db.batch(statements);
-}
-
-/** The account's windows still open in D1 (billed before the limiter held them), for a one-time adoption. */
-export async function d1Windows(
-  db: D1Database,
-  accountId: number,
-  now: number,
-): Promise<{ fingerprint: string; billedAt: number }[]> {
-  const { results } = await db
-    .prepare("SELECT fingerprint, billed_at AS billedAt FROM billed_requests WHERE account_id = ? AND billed_at > ?")
-    .bind(accountId, now - REPEAT_WINDOW_MS)
-    .all<{ fingerprint: string; billedAt: number }>();
-  return results;
 }

@@ -172,12 +172,51 @@ describe("hostile multipart and CSV bodies", () => {
       ...Array.from({ length: rows }, (_, r) => Array.from({ length: columns }, (_, i) => `v${r}_${i}`).join(",")),
     ].join("\n");
 
-  it("answers a wide file without a usable column with 422 naming the columns it looked for, in under 5 s", async () => {
+  /**
+   * A file of about `bytes` bytes in 5 columns named field_0… (no usable column): the ordinary shape
+   * the wide files below are timed against.
+   */
+  const narrow = (bytes: number, rows: number) => {
+    const pad = "x".repeat(Math.max(0, Math.round(bytes / rows / 5) - 12));
+    return wide(5, rows).replace(/v\d+_\d+/g, (value) => value + pad);
+  };
+
+  /**
+   * How long `subject` takes against `reference`, the same request with an ordinary file of the same
+   * size, each the quicker of the runs made. A busy machine slows both alike; a parser worse than
+   * linear in the subject's shape (columns, header length) makes it many times slower than the
+   * reference. Another round is run only while the subject is over the bound (a pause that hit one
+   * run), three at most. Answers the subject's first response.
+   */
+  async function timedAgainstReference(subject: () => Promise<Response>, reference: () => Promise<Response>) {
+    const timed = async (run: () => Promise<Response>) => {
+      const started = Date.now();
+      const res = await run();
+      const body = await res.text();
+      return { ms: Date.now() - started, res: new Response(body, { status: res.status, headers: res.headers }) };
+    };
+    let best = { subject: Number.POSITIVE_INFINITY, reference: Number.POSITIVE_INFINITY };
+    let first: Response | undefined;
+    for (let round = 0; round < 3 && !(best.subject < boundOf(best.reference)); round++) {
+      const ref = await timed(reference);
+      const sub = await timed(subject);
+      first ??= sub.res;
+      best = { subject: Math.min(best.subject, sub.ms), reference: Math.min(best.reference, ref.ms) };
+    }
+    return { response: first!, ...best, bound: boundOf(best.reference) };
+  }
+  /** Five times the reference, and never under a second (a reference of a few milliseconds is all noise). */
+  const boundOf = (referenceMs: number) => Math.max(5 * referenceMs, 1_000);
+
+  it("answers a wide file without a usable column with 422 naming the columns it looked for, as fast as an ordinary file of its size", async () => {
     const account = await createAccount();
     const csv = wide(500, 2_000);
-    const started = Date.now();
-    const res = await createJob(account, "finder", csvForm(csv, { name: "Wide" }));
-    const elapsed = Date.now() - started;
+    const ordinary = narrow(csv.length, 2_000);
+    const t = await timedAgainstReference(
+      () => createJob(account, "finder", csvForm(csv, { name: "Wide" })),
+      () => createJob(account, "finder", csvForm(ordinary, { name: "Ordinary" })),
+    );
+    const res = t.response;
     const body = await json(res);
     expect(res.status).toBe(422);
     expect(body.errors.type).toBe("unprocessable_entity");
@@ -186,33 +225,37 @@ describe("hostile multipart and CSV bodies", () => {
     );
     expect(body.errors.message).toMatch(/Looked for header cells named Domain \("domain", "domain name", "website"/);
     expect(body.errors.message).toMatch(/Its header row has 500 columns: "field_0", .*"field_11", and 488 more\.$/);
-    expect(elapsed).toBeLessThan(5_000);
-  }, 30_000);
+    expect(t.subject, `500 columns ${t.subject} ms, 5 columns ${t.reference} ms`).toBeLessThan(t.bound);
+  }, 60_000);
 
-  it("refuses more than 1,000 columns and a header row over 64 KiB, in under 5 s", async () => {
+  it("refuses more than 1,000 columns and a header row over 64 KiB, as fast as an ordinary file of its size", async () => {
     const account = await createAccount();
-    let started = Date.now();
-    const tooWide = await createJob(account, "verifier", csvForm(wide(2_000, 500), { name: "Too wide" }));
-    expect(tooWide.status).toBe(400);
-    expect((await json(tooWide)).errors.message).toBe(
+    const tooWideFile = wide(2_000, 500);
+    const tooWide = await timedAgainstReference(
+      () => createJob(account, "verifier", csvForm(tooWideFile, { name: "Too wide" })),
+      () => createJob(account, "verifier", csvForm(narrow(tooWideFile.length, 500), { name: "Ordinary" })),
+    );
+    expect(tooWide.response.status).toBe(400);
+    expect((await json(tooWide.response)).errors.message).toBe(
       "The file has 2,000 columns on one row; a bulk file may have at most 1,000.",
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
-    started = Date.now();
-    const longHeader = await createJob(
-      account,
-      "verifier",
-      csvForm(
-        wide(80, 10, (i) => `column ${i} ${"y".repeat(1_000)}`),
-        { name: "Long header" },
-      ),
+    expect(tooWide.subject, `2,000 columns ${tooWide.subject} ms, 5 columns ${tooWide.reference} ms`).toBeLessThan(
+      tooWide.bound,
     );
-    expect(longHeader.status).toBe(400);
-    expect((await json(longHeader)).errors.message).toBe(
+    const longHeaderFile = wide(80, 10, (i) => `column ${i} ${"y".repeat(1_000)}`);
+    const longHeader = await timedAgainstReference(
+      () => createJob(account, "verifier", csvForm(longHeaderFile, { name: "Long header" })),
+      () => createJob(account, "verifier", csvForm(narrow(longHeaderFile.length, 10), { name: "Ordinary" })),
+    );
+    expect(longHeader.response.status).toBe(400);
+    expect((await json(longHeader.response)).errors.message).toBe(
       "The first line of the file is longer than 64 KiB: a header row may be at most 64 KiB (and 1,000 columns).",
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
-  }, 30_000);
+    expect(
+      longHeader.subject,
+      `an 80 KiB header ${longHeader.subject} ms, a short one ${longHeader.reference} ms`,
+    ).toBeLessThan(longHeader.bound);
+  }, 60_000);
 
   it("takes a wide file whose header names a usable column, and recognises a column of addresses by its values", async () => {
     const account = await createAccount();

@@ -35,6 +35,22 @@ describe("legacy charsets", () => {
     expect(decodeBody(bytes, "text/html; charset=windows-1251")).toContain("Иван Петров");
   });
 
+  it("do not believe a header saying UTF-8 over windows-1252 bytes: the page's meta decides, else windows-1252", () => {
+    // A server's default Content-Type laid over a CMS's windows-1252 pages: read as UTF-8, every
+    // accented letter of a name became U+FFFD.
+    const withMeta = encodeAs(
+      page('<meta charset="windows-1252">', "<p>Zoë Müller, Geschäftsführerin</p>"),
+      "windows-1252",
+    );
+    expect(decideEncoding(withMeta, "text/html; charset=utf-8")).toEqual({ encoding: "windows-1252", source: "meta" });
+    const bare = encodeAs(page('<meta charset="utf-8">', "<p>François Lefèvre</p>"), "windows-1252");
+    expect(decideEncoding(bare, "text/html; charset=UTF-8")).toEqual({ encoding: "windows-1252", source: "default" });
+    expect(decodeBody(bare, "text/html; charset=UTF-8")).toContain("François Lefèvre");
+    // Bytes that are UTF-8 keep the header's word.
+    const utf8 = new TextEncoder().encode(page("", "<p>François Lefèvre</p>"));
+    expect(decideEncoding(utf8, "text/html; charset=utf-8")).toEqual({ encoding: "utf-8", source: "header" });
+  });
+
   it("use a charset named only in <meta charset> or only in <meta http-equiv>", () => {
     const sjis = encodeAs(page("<meta charset=Shift_JIS>", "<p>山田 太郎</p>"), "shift_jis");
     expect(decideEncoding(sjis, "text/html")).toEqual({ encoding: "shift_jis", source: "meta" });

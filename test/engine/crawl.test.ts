@@ -169,15 +169,16 @@ describe("first pass", () => {
   it("honours robots.txt, reads the home page and the best linked pages within the page budget", async () => {
     const out = await crawlFirstPass(env, "acme-widgets.test");
     expect(out.origin).toBe("https://acme-widgets.test");
-    // Home, then people pages (the linked team page, the sitemap's leadership page), contact, about and the
-    // sitemap's press release; guessed paths come after every linked page, so the budget reaches the
+    // Home, then the pages it links (team, contact, about), then the sitemap's pages (asked beside
+    // that first round, not before it: a rate limit counts every request): the leadership page and
+    // the press release; guessed paths come after every linked page, so the budget reaches the
     // site's security.txt, and guesses that answered 404 leave no page.
     expect(out.pages.map((p) => p.url)).toEqual([
       "https://acme-widgets.test/",
       "https://acme-widgets.test/team",
-      "https://acme-widgets.test/leadership",
       "https://acme-widgets.test/contact",
       "https://acme-widgets.test/about",
+      "https://acme-widgets.test/leadership",
       "https://acme-widgets.test/press/2024-launch",
       "https://acme-widgets.test/.well-known/security.txt",
     ]);

@@ -311,6 +311,52 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     const thai = `<html lang="th"><body>${card("สมชาย ศรีสุข (Somchai Srisuk)", "somchai.s@th-x1.example")}</body></html>`;
     expect(named(await read(thai, "th-x1.example"))).toEqual({ "somchai.s@th-x1.example": "Somchai / Srisuk" });
   });
+
+  it("ties a name written only in Arabic, Hebrew or Thai script to the address whose consonants spell it, and never to another", async () => {
+    const rtl = (lang: string, cards: string) => `<html lang="${lang}" dir="rtl"><body>${cards}</body></html>`;
+    const arabic = rtl(
+      "ar",
+      card("أحمد حداد", "ahmed.haddad@ar-x2.example") +
+        card("يوسف خوري", "ykhoury@ar-x2.example") +
+        card("فاطمة منصور", "fatima.mansour@ar-x2.example") +
+        card("عمر درويش", "info.darwish@ar-x2.example"),
+    );
+    expect(named(await read(arabic, "ar-x2.example"))).toEqual({
+      "ahmed.haddad@ar-x2.example": "أحمد / حداد",
+      "ykhoury@ar-x2.example": "يوسف / خوري",
+      "fatima.mansour@ar-x2.example": "فاطمة / منصور",
+      // Not Omar's address: no piece of "info" spells عمر.
+      "info.darwish@ar-x2.example": null,
+    });
+    const hebrew = rtl("he", card("נועה כהן", "ncohen@he-x2.example") + card("יוסף פרץ", "yosef.peretz@he-x2.example"));
+    expect(named(await read(hebrew, "he-x2.example"))).toEqual({
+      "ncohen@he-x2.example": "נועה / כהן",
+      "yosef.peretz@he-x2.example": "יוסף / פרץ",
+    });
+    const thai = `<html lang="th"><body>${card("สมชาย ศรีสุข", "somchai.s@th-x2.example")}${card("มาลี วงศ์สวัสดิ์", "malee.wongsawat@th-x2.example")}</body></html>`;
+    expect(named(await read(thai, "th-x2.example"))).toEqual({
+      "somchai.s@th-x2.example": "สมชาย / ศรีสุข",
+      "malee.wongsawat@th-x2.example": "มาลี / วงศ์สวัสดิ์",
+    });
+    // Someone else's address beside the card keeps no name.
+    expect(named(await read(rtl("ar", card("أحمد حداد", "karim.saleh@ar-x2.example")), "ar-x2.example"))).toEqual({
+      "karim.saleh@ar-x2.example": null,
+    });
+  });
+
+  it("reads a Thai or Arabic name's rendering given name first on a page written family name first, in its text or its data", async () => {
+    // A Hungarian page (family name first) with foreign staff: the rendering follows the native name's order.
+    const hu = `<html lang="hu"><body>${card("สมศักดิ์ ศรีสุข (Somsak Srisuk)", "srisuk.somsak@hu-x1.example")}${card("أحمد حداد (Ahmed Haddad)", "haddad.ahmed@hu-x1.example")}</body></html>`;
+    expect(named(await read(hu, "hu-x1.example"))).toEqual({
+      "srisuk.somsak@hu-x1.example": "Somsak / Srisuk",
+      "haddad.ahmed@hu-x1.example": "Ahmed / Haddad",
+    });
+    const json = JSON.stringify({
+      people: [{ name: "สมศักดิ์ ศรีสุข (Somsak Srisuk)", email: "srisuk.somsak@hu-x2.example", position: "Tanácsadó" }],
+    });
+    const data = await extractPage(json, "https://hu-x2.example/api/team", "hu-x2.example", "application/json", "hu");
+    expect(named(data.addresses)).toEqual({ "srisuk.somsak@hu-x2.example": "Somsak / Srisuk" });
+  });
 });
 
 describe("messy markup", () => {
@@ -425,6 +471,98 @@ describe("the finder uses the people it read", () => {
     expect(proposeAddress(rows, { first: "Sarah", last: "Miller" }, "mid-x9.com", formats)).toMatchObject({
       email: "samiller@mid-x9.com",
       pattern: "{f}{m}{last}",
+    });
+  });
+
+  it("reads Indian staff shown by their initials, whose initials vote only for formats written with initials", async () => {
+    const { rows, formats } = await crawl("in-x1.in", [
+      [
+        "/team",
+        `<html lang="en"><body>${card("K. Srinivasan", "ksrinivasan@in-x1.in")}${card("R. K. Narayan", "rnarayan@in-x1.in")}${card("Priya Sharma", "psharma@in-x1.in")}${card("Lakshmi", "lakshmi@in-x1.in")}</body></html>`,
+      ],
+    ]);
+    expect(formats.shares[0]?.pattern).toBe("{f}{last}");
+    const names = Object.fromEntries(rows.map((r) => [r.email, r.lastName]));
+    expect(names).toEqual({
+      "ksrinivasan@in-x1.in": "Srinivasan",
+      "rnarayan@in-x1.in": "Narayan",
+      "psharma@in-x1.in": "Sharma",
+      "lakshmi@in-x1.in": null,
+    });
+    // On a {first}.{last} domain an initial fits no address of it: the address keeps no name, and no vote goes astray.
+    const whole = await crawl("in-x2.in", [
+      [
+        "/team",
+        `<html><body>${card("K. Srinivasan", "karthik.srinivasan@in-x2.in")}${card("Priya Sharma", "priya.sharma@in-x2.in")}${card("Arjun Mehta", "arjun.mehta@in-x2.in")}</body></html>`,
+      ],
+    ]);
+    expect(whole.formats.shares[0]?.pattern).toBe("{first}.{last}");
+    expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
+  });
+
+  it("answers a query in another romanization than the domain's for a person shown without an address, spelled as the domain spells", async () => {
+    const { findEmail } = await import("../../src/engine/finder/email-finder.js");
+    const ctx = { env, now: () => Date.now() };
+    const person = (n: string, e: string | null) =>
+      `<div><h3>${n}</h3><p>Менеджер</p>${e ? `<p><a href="mailto:${e}">${e}</a></p>` : ""}</div>`;
+    // Addresses in ICAO (passport) spelling; Ксения shown without an address; the query in BGN.
+    await crawl("ru-x7.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Алексей Петрович Кузнецов", "aleksei.kuznetsov@ru-x7.ru")}${person("Юлия Сергеевна Орлова", "iuliia.orlova@ru-x7.ru")}${person("Наталья Ивановна Жукова", "natalia.zhukova@ru-x7.ru")}${person("Ксения Алексеевна Яковлева", null)}</body></html>`,
+      ],
+    ]);
+    const find = async (domain: string, first: string, last: string) =>
+      (await findEmail(ctx, domain, { first, last }, { verify: false })).email;
+    expect(await find("ru-x7.ru", "Kseniya", "Yakovleva")).toBe("kseniia.iakovleva@ru-x7.ru");
+    expect(await find("ru-x7.ru", "Xenia", "Jakowlewa"), "German").toBe("kseniia.iakovleva@ru-x7.ru");
+    expect(await find("ru-x7.ru", "Kira", "Yakovleva"), "someone else is built from the query").toBe(
+      "kira.yakovleva@ru-x7.ru",
+    );
+    // Shown in Latin with a patronymic (BGN addresses); the query in ICAO.
+    await crawl("ru-x6.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Yuliya Sergeyevna Orlova", "yuliya.orlova@ru-x6.ru")}${person("Pyotr Ivanovich Smirnov", "pyotr.smirnov@ru-x6.ru")}${person("Kseniya Alekseyevna Yakovleva", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("ru-x6.ru", "Kseniia", "Iakovleva")).toBe("kseniya.yakovleva@ru-x6.ru");
+    expect(await find("ru-x6.ru", "Anna", "Iakovleva"), "someone else is built from the query").toBe(
+      "anna.iakovleva@ru-x6.ru",
+    );
+    // A letter none of the domain's addresses spells (й) keeps the query's spelling.
+    await crawl("ru-x5.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Олег Петрович Орлов", "oleg.orlov@ru-x5.ru")}${person("Анна Ивановна Попова", "anna.popova@ru-x5.ru")}${person("Андрей Сергеевич Щукин", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("ru-x5.ru", "Andrei", "Shchukin")).toBe("andrei.shchukin@ru-x5.ru");
+  });
+
+  it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {
+    const ru = (n: string, e: string) => `<div><h3>${n}</h3><p>Менеджер</p><p><a href="mailto:${e}">${e}</a></p></div>`;
+    const html = (cards: string) => `<html lang="ru"><body>${cards}</body></html>`;
+    // ё as e, кс as x, я as a, х as h (Bulgarian), the Ukrainian и as y; GOST's iu in an initial.
+    const page = html(
+      ru("Пётр Смирнов", "petr.smirnov@ru-x8.ru") +
+        ru("Алексей Кузнецов", "alexey.kuznetsov@ru-x8.ru") +
+        ru("Юлия Иванова", "julia.ivanova@ru-x8.ru") +
+        ru("Христо Стоичков", "hristo.stoichkov@ru-x8.ru") +
+        ru("Микола Шевченко", "mykola.shevchenko@ru-x8.ru") +
+        ru("Юлия Орлова", "iorlova@ru-x8.ru"),
+    );
+    expect(named(await read(page, "ru-x8.ru"))).toEqual({
+      "petr.smirnov@ru-x8.ru": "Пётр / Смирнов",
+      "alexey.kuznetsov@ru-x8.ru": "Алексей / Кузнецов",
+      "julia.ivanova@ru-x8.ru": "Юлия / Иванова",
+      "hristo.stoichkov@ru-x8.ru": "Христо / Стоичков",
+      "mykola.shevchenko@ru-x8.ru": "Микола / Шевченко",
+      "iorlova@ru-x8.ru": "Юлия / Орлова",
+    });
+    // Another person's address beside the card is still not given the card's name.
+    expect(named(await read(html(ru("Пётр Смирнов", "ivan.petrov@ru-x8.ru")), "ru-x8.ru"))).toEqual({
+      "ivan.petrov@ru-x8.ru": null,
     });
   });
 

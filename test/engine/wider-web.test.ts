@@ -25,7 +25,10 @@ async function crawl(index: number, variant: string) {
     { ...DEEP_PASS, clock },
   );
   const read = (o: typeof first) => o.pages.flatMap((p) => p.extraction.addresses.map((a) => a.email.toLowerCase()));
-  const wanted = site.labels.published.filter((p) => p.features?.includes(variant)).map((p) => p.email);
+  // What robots.txt forbids is never wanted (the measure does not count it), except as itself.
+  const wanted = site.labels.published
+    .filter((p) => p.features?.includes(variant) && (!p.forbidden || variant === "robots:team"))
+    .map((p) => p.email);
   expect(wanted.length, `addresses labelled ${variant}`).toBeGreaterThan(0);
   return { first: new Set(read(first)), settled: new Set([...read(first), ...read(deep)]), wanted, site };
 }
@@ -111,6 +114,13 @@ describe("the wider web", () => {
   it("an address split over data attributes is read", async () => {
     const { first, wanted } = await crawl(24, "scripted:data-attr");
     for (const email of wanted) expect(first, email).toContain(email);
+  });
+
+  it("robots.txt forbidding the team page: neither pass reads it, and every other address is read", async () => {
+    // `wanted` here is what only the forbidden pages show: never to be read.
+    const { settled, wanted, site } = await crawl(13, "robots:team");
+    for (const email of wanted) expect(settled, email).not.toContain(email);
+    for (const p of site.labels.published.filter((x) => !x.forbidden)) expect(settled, p.email).toContain(p.email);
   });
 
   it("a site-wide rate limit: the first pass stops asking, the deep pass waits out Retry-After and paces itself", async () => {

@@ -3,12 +3,11 @@ import { describe, expect, it } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import type { Env } from "../../src/env.js";
 import { admitRequest, BALANCES_TTL_MS, groupOnly, limiterFor } from "../../src/limits/admission.js";
-import { DEFAULT_CLIENT_OPTIONS, LimiterClient } from "../../src/limits/limiter-client.js";
+import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { billedOf, collect, probeCapability, recordingEnv } from "../support/limiter.js";
-
-const COUNT_WAIT_MS = DEFAULT_CLIENT_OPTIONS.countWaitMs;
+import { settle } from "../support/settle.js";
 
 describe("limiter admissions on the hot path", () => {
   it("answers every one of 20 concurrent HTTP calls (separate requests, one limiter) with 200 or 429, never more than the limit", async () => {
@@ -98,7 +97,9 @@ describe("limiter admissions on the hot path", () => {
         },
       },
     } as unknown as Env;
-    const client = new LimiterClient({ resendAfterMs: 50 });
+    // Nothing gives the lost message up (giveUpMs never passes in this test): only a resend by the
+    // next waiter can answer it. Held behind the lost sender, the second admission would never end.
+    const client = new LimiterClient({ resendAfterMs: 50, giveUpMs: Number.MAX_SAFE_INTEGER });
     const admit = () =>
       admitRequest(stuck, {
         accountId: a.accountId,
@@ -110,11 +111,9 @@ describe("limiter admissions on the hot path", () => {
         client,
       });
     void admit(); // its request never comes back
-    await new Promise((r) => setTimeout(r, 10));
-    const started = Date.now();
+    await settle(() => hang <= 0); // its message is the one in flight
     const second = await admit();
     expect(second.admitted).toBe(true);
-    expect(Date.now() - started).toBeLessThan(2_000);
     // The lost sender's admission was decided once (basic phone: 2 per second): this one is the second.
     expect((await limiterFor(env, a.accountId).status("basic", ["phone"])).groups.phone!.used.second).toBe(2);
   });
@@ -152,7 +151,7 @@ describe("limiter admissions on the hot path", () => {
       if (resets.test(k)) expect(Math.abs(Number(v) - Number(billed.headers[k]))).toBeLessThanOrEqual(1);
   });
 
-  it(`counts a self-admitted call in the limiter within ${COUNT_WAIT_MS} ms, by the call's own waitUntil`, async () => {
+  it("counts a self-admitted call in the limiter by the call's own waitUntil, after the count's wait", async () => {
     const a = await createAccount({ plan: "scale" });
     const { waitUntil, settled } = collect();
     const now = Date.now();
@@ -166,9 +165,8 @@ describe("limiter admissions on the hot path", () => {
     });
     const before = await limiterFor(env, a.accountId).status("scale", ["phone"]);
     expect(before.groups.phone!.used.daily).toBe(0);
-    const started = Date.now();
+    // The call's own waitUntil sends the count (after countWaitMs): once it has settled, the limiter holds it.
     await settled();
-    expect(Date.now() - started).toBeLessThan(COUNT_WAIT_MS + 1_000);
     const after = await limiterFor(env, a.accountId).status("scale", ["phone"]);
     expect(after.groups.phone!.used.daily).toBe(1);
   });

@@ -5,7 +5,7 @@ import { executeCapability, type Invocation } from "../../src/capabilities/core/
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
-import { createAccount } from "../support/accounts.js";
+import { addKey, call, createAccount } from "../support/accounts.js";
 import { billedOf, collect, probeCapability } from "../support/limiter.js";
 
 // A plan change reaches the isolates' auth caches up to AUTH_CACHE_TTL_MS late, and not all at
@@ -53,5 +53,68 @@ describe("a plan changed mid-month", () => {
     expect(await billed).toBe(true);
     // Billed means charged: the month's usage holds the credit.
     expect(await searchUsed(a.accountId, "growth")).toBe(801);
+  });
+});
+
+/** The month's search usage set on the account's limiter (as earlier calls would have charged it). */
+async function setSearchUsed(accountId: number, used: number): Promise<void> {
+  await runInDurableObject(stubOf(accountId), (instance: AccountLimiter) => {
+    const book = (
+      instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
+    ).credits;
+    book.current(Date.now()).used.search = used;
+    book.dirty = true;
+  });
+  // Stored with the next decision: an empty message stores it.
+  await stubOf(accountId).exchange({ plan: "free" });
+}
+
+describe("the plan a limiter decides with", () => {
+  it("charges a late charge its lease no longer covers under the account's plan, not a stale message's", async () => {
+    // Upgraded from pro-plus (25,000 search credits a month) to scale (100,000) with 30,000 used:
+    // POST /v1/plan tells the limiter once D1 holds the new plan.
+    const a = await createAccount({ plan: "scale" });
+    await setSearchUsed(a.accountId, 30_000);
+    await stubOf(a.accountId).setPlan("scale");
+    // An isolate whose auth cache still holds pro-plus paid a call from a lease the limiter has
+    // since released (its isolate went quiet past LEASE_TTL_MS): the charge goes to the balance.
+    const reply = await stubOf(a.accountId).exchange({
+      plan: "pro-plus",
+      charges: [
+        {
+          key: "late-stale-plan",
+          lease: "lease-released-before",
+          accountId: a.accountId,
+          capability: "plan-change-probe",
+          source: "api",
+          fingerprint: "fp-late-stale-plan",
+          cost: { search: 1 },
+        },
+      ],
+    });
+    // Scale's allowance covers it: billed, and in the month's usage.
+    expect(reply.charges).toEqual([{ billed: true, at: expect.any(Number) }]);
+    expect(await searchUsed(a.accountId, "scale")).toBe(30_001);
+  });
+
+  it("refuses a stale message's admission the account's new, smaller plan cannot pay (POST /v1/plan tells the limiter)", async () => {
+    // On growth (2,500 search credits) with 100 used, then back to free (25): over the allowance.
+    const a = await createAccount({ plan: "growth" });
+    const key = await addKey(a.accountId);
+    await setSearchUsed(a.accountId, 100);
+    const down = await call("/v1/plan", {
+      method: "POST",
+      headers: { ...key.headers, "content-type": "application/json" },
+      body: JSON.stringify({ plan: "free" }),
+    });
+    expect(down.status, await down.clone().text()).toBe(200);
+    // An isolate whose auth cache still holds growth asks for a credit.
+    const reply = await stubOf(a.accountId).exchange({
+      plan: "growth",
+      admissions: [{ key: "stale-admission", plan: "growth", group: null, cost: { search: 1 } }],
+    });
+    expect(reply.admissions[0]).toMatchObject({ admitted: false, reason: "credits", available: 0, needed: 1 });
+    // The balances it answers are the plan it holds.
+    expect((await stubOf(a.accountId).balances("growth")).search).toEqual({ available: 0, used: 100, allowance: 25 });
   });
 });

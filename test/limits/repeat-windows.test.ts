@@ -10,7 +10,6 @@ import type { Env } from "../../src/env.js";
 import { type AccountLimiter, RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
 import { limiterFor } from "../../src/limits/admission.js";
 import { ADMISSION_KEY_TTL_MS } from "../../src/limits/admission-keys.js";
-import type { LimiterMessage, LimiterReply } from "../../src/limits/limiter-messages.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { copyCharges } from "../../src/limits/usage-copy.js";
 import { call, createAccount, json } from "../support/accounts.js";
@@ -42,8 +41,8 @@ const phoneUsed = async (accountId: number) => (await limiterFor(env, accountId)
 async function windowsOf(accountId: number) {
   return runInDurableObject(stubOf(accountId), async (_instance: AccountLimiter, state) =>
     state.storage.sql
-      .exec<{ fingerprint: string; billed_at: number; reservation: string | null; synced: number }>(
-        "SELECT fingerprint, billed_at, reservation, synced FROM repeat_windows",
+      .exec<{ fingerprint: string; billed_at: number; synced: number }>(
+        "SELECT fingerprint, billed_at, synced FROM repeat_windows",
       )
       .toArray(),
   );
@@ -244,23 +243,6 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
     clock.at(null);
   });
 
-  it("takes over the windows D1 held before the limiter did: a repeat billed before the move stays free", async () => {
-    const a = await createAccount({ plan: "scale" });
-    const q = crypto.randomUUID();
-    const fingerprint = await requestFingerprint("window-probe", { q });
-    await db(env.DB)
-      .insert(billedRequests)
-      .values({ accountId: a.accountId, fingerprint, billedAt: Date.now() - 86_400_000 });
-    const { waitUntil, settled } = collect();
-    expect(
-      await billedOf(
-        await executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }),
-      ),
-    ).toBe(false);
-    await settled();
-    expect(await phoneUsed(a.accountId)).toBe(0);
-  });
-
   it("bills a bulk chunk through the same windows, in one admission: a single call repeats a row, and a row repeats a single call", async () => {
     const a = await createAccount({ plan: "scale" });
     const [x, y, z2] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
@@ -306,19 +288,6 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
 });
 
 describe("a running call's window, held with its reservation", () => {
-  type Restarted = {
-    exchange(msg: LimiterMessage): Promise<LimiterReply>;
-  };
-  /** Runs `body` on a second limiter object built on the same storage: what the account's limiter reads after a restart. */
-  async function afterRestart<T>(accountId: number, body: (limiter: Restarted, state: DurableObjectState) => T) {
-    return runInDurableObject(stubOf(accountId), async (_instance: AccountLimiter, state) => {
-      const { AccountLimiter: Limiter } = await import("../../src/limits/account-limiter.js");
-      const fresh = new Limiter(state as never, env as never) as unknown as Restarted;
-      await state.blockConcurrencyWhile(async () => {});
-      return body(fresh, state);
-    });
-  }
-
   /** Starts a billed call of `q` that runs until `open()` is called. */
   function heldCall(accountId: number, q: string) {
     let open!: () => void;
@@ -344,7 +313,7 @@ describe("a running call's window, held with its reservation", () => {
     expect(await Promise.all((await Promise.all([first, second])).map(billedOf))).toEqual([true, false]);
     await settled();
     const fingerprint = await requestFingerprint("window-probe", { q });
-    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null })]);
+    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint })]);
     expect(await phoneUsed(a.accountId)).toBe(1);
   });
 
@@ -358,7 +327,7 @@ describe("a running call's window, held with its reservation", () => {
     expect(await billedOf(await running)).toBe(true);
     await settled();
     const fingerprint = await requestFingerprint("window-probe", { q });
-    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint, reservation: null })]);
+    expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint })]);
   });
 
   it("bills the identical call that is charged first when one running beside it finds nothing: no call is left free", async () => {
@@ -411,39 +380,6 @@ describe("a running call's window, held with its reservation", () => {
       ),
     ).toBe(true);
     await settled();
-  });
-
-  it("ends a version-1 limiter's reservations once, as its sweep would, when the storage is migrated", async () => {
-    const a = await createAccount({ plan: "scale" });
-    const now = Date.now();
-    await runInDurableObject(stubOf(a.accountId), async (instance: AccountLimiter, state) => {
-      (instance as unknown as { repeatWindows: unknown }).repeatWindows; // creates the table
-      state.storage.kv.delete("schema"); // an object of the first schema
-      // Charged at admission (no `amount`), its window opened in the table while its call ran.
-      state.storage.kv.put("r:legacy-charged", { balance: "phone", fromPlan: 1, fromPack: 0, at: now, windows: true });
-      const book = (
-        instance as unknown as { credits: { current(now: number): { used: { phone: number } }; stored(): unknown } }
-      ).credits;
-      book.current(now).used.phone = 1;
-      state.storage.kv.put("credits", book.stored());
-      state.storage.sql.exec(
-        "INSERT INTO repeat_windows (fingerprint, billed_at, reservation, account_id, capability, source, synced) VALUES ('fp-legacy', ?, 'legacy-charged', ?, 'window-probe', 'api', 0)",
-        now,
-        a.accountId,
-      );
-    });
-    const { reply, rows, used } = await afterRestart(a.accountId, async (limiter, state) => ({
-      // Its call ends after the move: the reservation is gone, nothing is charged, nothing billed.
-      reply: await limiter.exchange({
-        plan: "scale",
-        settlements: [{ reservationIds: ["legacy-charged"], found: true, adjust: {} }],
-      }),
-      rows: state.storage.sql.exec("SELECT fingerprint FROM repeat_windows").toArray(),
-      used: state.storage.kv.get<{ used: { phone: number } }>("credits")?.used.phone,
-    }));
-    expect(reply.settlements[0]).toMatchObject({ billed: [], at: null });
-    expect(rows).toEqual([]);
-    expect(used).toBe(0); // refunded (the object that was running still holds its old state in memory)
   });
 });
 

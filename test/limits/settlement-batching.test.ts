@@ -4,10 +4,13 @@ import { z } from "@hono/zod-openapi";
 import { describe, expect, it, vi } from "vitest";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
+import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { admitRequest, flushOwed, limiterFor } from "../../src/limits/admission.js";
+import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { recordingEnv } from "../support/limiter.js";
+import { collect, recordingEnv } from "../support/limiter.js";
+import { settle } from "../support/settle.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.
 const answers: boolean[] = [];
@@ -119,5 +122,58 @@ describe("settlements batched with admissions", () => {
       expect(put).toHaveBeenCalledTimes(1);
       expect(del).toHaveBeenCalledTimes(1);
     });
+  });
+
+  it("sends a settlement queued while the message that carried an earlier one was in flight", async () => {
+    // Settlement A arms the wait; an admission's message takes A with it and is held in flight;
+    // settlement C comes meanwhile (the wait is armed: it arms nothing); the message is answered.
+    // C must still go, though no request of this account comes again.
+    const a = await createAccount({ plan: "scale" });
+    const base = env as Env;
+    const gate = { holding: false, entered: false, release: () => {} };
+    const held = {
+      ...base,
+      ACCOUNT_LIMITER: {
+        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
+          return new Proxy(stub, {
+            get: (target, prop) =>
+              prop === "exchange" && gate.holding
+                ? async (...args: unknown[]) => {
+                    gate.holding = false;
+                    gate.entered = true;
+                    await new Promise<void>((r) => (gate.release = r));
+                    return target.exchange!(...args);
+                  }
+                : target[prop as string],
+          });
+        },
+      },
+    } as unknown as Env;
+    const client = new LimiterClient({ settleWaitMs: 1_000, rideWaitMs: 1_000 });
+    const { waitUntil, settled } = collect();
+    const admit = () =>
+      admitRequest(held, {
+        accountId: a.accountId,
+        plan: "enterprise",
+        capability: { rateGroup: "search", cost: { balance: "search", amount: 1 } },
+        extraCost: {},
+        now: Date.now(),
+        waitUntil,
+        client,
+      });
+    const [first, third] = [await admit(), await admit()];
+    if (!first.admitted || !third.admitted) throw new Error("both calls are admitted");
+    const decidedFirst = first.settle({ found: true });
+    gate.holding = true;
+    const second = admit(); // its message carries the first settlement, and is held
+    await settle(() => gate.entered);
+    const decidedThird = third.settle({ found: true });
+    gate.release();
+    expect((await second).admitted).toBe(true);
+    await settled();
+    expect(decidedFirst?.decided?.charged).toEqual({ search: 1 });
+    expect(decidedThird?.decided?.charged).toEqual({ search: 1 });
   });
 });

@@ -95,6 +95,9 @@ describe("npm start without internet", () => {
       );
       assert.doesNotMatch(output, /\n\s+at [\w.<>]+ \(|stack: |ffi\.rs|getaddrinfo ENOTFOUND/, output);
       assert.match(output, /GET \/v1\/email-verifier 503/);
+      // npm run seed (above, same state directory) applied the migrations: npm start does not run
+      // wrangler five more times to find nothing to apply.
+      assert.match(start.stderr, /^Database migrations: already applied to the local D1 databases$/m);
     } finally {
       try {
         process.kill(-start.child.pid, "SIGTERM");

@@ -220,7 +220,7 @@ export async function measureSites(sites: GeneratedSite[], concurrency = 1): Pro
 export interface Miss {
   site: string;
   seed: number;
-  measure: "first" | "settled" | "precision" | "trap" | "format" | "finder" | "verifier";
+  measure: "first" | "settled" | "precision" | "trap" | "format" | "finder" | "verifier" | "robots";
   cause:
     | "format"
     | "culture"
@@ -230,6 +230,7 @@ export interface Miss {
     | "page structure"
     | "trap"
     | "stated convention"
+    | "robots.txt"
     | "other";
   detail: string;
 }
@@ -258,6 +259,12 @@ export interface Totals {
   transientSites: number;
   transientFirstMs: number;
   transientFirstMaxMs: number;
+  /** Addresses published only in a document (PDF, Word, Excel): read by the deep pass, by design. */
+  documentOnly: number;
+  /** Of those, found in the first answer all the same (another page shows them too). */
+  documentOnlyFirstHits: number;
+  /** Addresses shown only on pages robots.txt forbids: not counted as published (a reader must not see them). */
+  forbidden: number;
 }
 
 const fmt = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`);
@@ -376,6 +383,9 @@ export function summarize(measures: SiteMeasure[]): Summary {
     transientSites: 0,
     transientFirstMs: 0,
     transientFirstMaxMs: 0,
+    documentOnly: 0,
+    documentOnlyFirstHits: 0,
+    forbidden: 0,
   };
   const misses: Miss[] = [];
   // [format hits, sites, finder hits, probes]
@@ -409,12 +419,18 @@ export function summarize(measures: SiteMeasure[]): Summary {
       t.transientFirstMaxMs = Math.max(t.transientFirstMaxMs, m.firstMs);
     }
     if (!m.deepAcked) t.deepFailures++;
-    const published = new Map(l.published.map((p) => [p.email, p]));
+    const published = new Map(l.published.filter((p) => !p.forbidden).map((p) => [p.email, p]));
+    const forbidden = new Set(l.published.filter((p) => p.forbidden).map((p) => p.email));
+    t.forbidden += forbidden.size;
     const firstSet = new Set(m.first.map((e) => e.email));
     const settledSet = new Set(m.settled.map((e) => e.email));
     t.published += published.size;
     for (const [email, p] of published) {
       if (firstSet.has(email)) t.firstHits++;
+      if (p.placement === "pdf") {
+        t.documentOnly++;
+        if (firstSet.has(email)) t.documentOnlyFirstHits++;
+      }
       if (settledSet.has(email)) t.settledHits++;
       if (!settledSet.has(email)) {
         const pageRead = l.published.some(
@@ -443,6 +459,8 @@ export function summarize(measures: SiteMeasure[]): Summary {
     for (const e of m.settled) {
       t.returned++;
       if (published.has(e.email)) t.returnedPublished++;
+      else if (forbidden.has(e.email))
+        miss("robots", "robots.txt", `${e.email} returned: only a page robots.txt forbids shows it`);
       else if (traps.has(e.email)) {
         t.trapsReturned++;
         miss("trap", "trap", `${e.email} returned (${traps.get(e.email)!.kind})`);
@@ -614,7 +632,18 @@ export function report(title: string, measures: SiteMeasure[]): string {
     );
   lines.push(
     `first-answer recall ${goal("first", t.firstHits, t.published)}`,
+    // Documents are read off the request path: the first answer's ceiling, and its recall without them.
+    ...(t.documentOnly === 0
+      ? []
+      : [
+          `  documents         ${t.documentOnly - t.documentOnlyFirstHits} first-answer misses are addresses only a document shows (ceiling ${fmt(t.published - t.documentOnly + t.documentOnlyFirstHits, t.published)}); on the other addresses ${fmt(t.firstHits - t.documentOnlyFirstHits, t.published - t.documentOnly)} (${t.firstHits - t.documentOnlyFirstHits}/${t.published - t.documentOnly})`,
+        ]),
     `settled recall      ${goal("settled", t.settledHits, t.published)}`,
+    ...(t.forbidden
+      ? [
+          `  robots.txt        ${t.forbidden} addresses only pages robots.txt forbids show are not counted; ${misses.filter((x) => x.measure === "robots").length} of them returned (goal 0)`,
+        ]
+      : []),
     `precision           ${goal("precision", t.returnedPublished, t.returned)}; traps returned: ${t.trapsReturned}`,
     `format top-1        ${goal("format", t.formatHits, t.sites)}; before the deep pass ${fmt(t.formatFirstHits, t.sites)}`,
     `finder top-1        ${goal("finder", t.finderHits, t.probes)}`,

@@ -123,3 +123,19 @@ export function probeCapability(
     handler: async (params) => ({ body: { data: { q: params.q } }, found: await answer(params.q) }),
   });
 }
+
+/** A limiter object built again on the same storage: what the account's limiter reads after a restart. */
+export type RestartedLimiter = Pick<AccountLimiter, "exchange" | "grantPack" | "balances">;
+
+/** Runs `body` on a second limiter object built on `stub`'s storage (its constructor, migrations included, has run). */
+export async function afterRestart<T>(
+  stub: DurableObjectStub<AccountLimiter>,
+  body: (limiter: RestartedLimiter, state: DurableObjectState) => T,
+) {
+  return runInDurableObject(stub, async (_instance: AccountLimiter, state) => {
+    const { AccountLimiter: Limiter } = await import("../../src/limits/account-limiter.js");
+    const fresh = new Limiter(state as never, env as never) as unknown as RestartedLimiter;
+    await state.blockConcurrencyWhile(async () => {});
+    return body(fresh, state);
+  });
+}

@@ -9,7 +9,7 @@ import type { Env } from "../../env.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiApp, Ctx } from "../../http/openapi.js";
 import { ErrorResponses, security } from "../../http/openapi-shared.js";
-import { forgetBalances, limiterFor } from "../../limits/admission.js";
+import { forgetBalances, limiterFor, planChanged } from "../../limits/admission.js";
 import { PLAN_NAMES, planFor } from "../../limits/plans.js";
 import { CREDIT_PACKS, creditPack } from "../../platform/credit-packs.js";
 import { DAY_MS } from "../../platform/time.js";
@@ -158,7 +158,7 @@ async function setPlan(env: Env, accountId: number, plan: string, now = Date.now
     .where(eq(accounts.id, accountId))
     .run();
   forgetAccountKeys(accountId);
-  forgetBalances(accountId);
+  await planChanged(env, accountId, plan);
 }
 
 export function registerPurchaseRoutes(v1: ApiApp, gate: GateDeps = productionGate) {

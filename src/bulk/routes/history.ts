@@ -4,7 +4,7 @@ import { queryIntOr } from "../../http/validation.js";
 import { jobStub, onJob } from "../jobs.js";
 import { assertOwnJob, JobErrors, JobParams, security, TAG } from "./shared.js";
 
-const EventSchema = z.object({
+export const EventSchema = z.object({
   id: z.number().int(),
   user_id: z.number().int().nullable(),
   event: z.string(),
@@ -13,6 +13,12 @@ const EventSchema = z.object({
   meta: z.unknown(),
   created_at: z.string(),
 });
+
+const count = z.number().int();
+export const HistoryMetaSchema = z
+  .object({ total: count, page: count, limit: count, total_pages: count })
+  .openapi("BulkHistoryMeta");
+export type BulkHistoryMeta = z.infer<typeof HistoryMetaSchema>;
 
 const route = createRoute({
   method: "get",
@@ -30,7 +36,7 @@ const route = createRoute({
       description: "History",
       content: {
         "application/json": {
-          schema: z.object({ data: z.array(EventSchema), meta: z.record(z.string(), z.unknown()) }),
+          schema: z.object({ data: z.array(EventSchema), meta: HistoryMetaSchema }),
         },
       },
     },

@@ -28,7 +28,7 @@ const ConfigSchema = z
   })
   .openapi("BulkJobConfig", { description: "What the job was created with" });
 
-const MetricsSchema = z
+export const MetricsSchema = z
   .object({
     v: z.literal(1),
     partial: z.boolean().openapi({ description: "true until the job completed" }),
@@ -91,6 +91,7 @@ export const JobSchema = z
   .openapi("BulkJob", { description: "A bulk job: its state, what it was created with, and what became of its rows" });
 
 export type BulkJobData = z.infer<typeof JobSchema>;
+export type BulkJobMetrics = z.infer<typeof MetricsSchema>;
 
 /** The job renderJob builds; this stops compiling when it no longer fits the schema. */
 type Fits<T extends BulkJobData> = T;

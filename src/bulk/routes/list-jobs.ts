@@ -22,6 +22,19 @@ const Query = z.object({
     .openapi({ description: "Former: archived (= archived=true) or all (archived and not)" }),
 });
 
+const int = z.number().int();
+export const JobListMetaSchema = z
+  .object({
+    total: int,
+    page: int,
+    limit: int,
+    total_pages: int,
+    pageSize: int.openapi({ description: "Former name of limit" }),
+    current: int.openapi({ description: "Former name of page" }),
+  })
+  .openapi("BulkJobListMeta");
+export type BulkJobListMeta = z.infer<typeof JobListMetaSchema>;
+
 const route = createRoute({
   method: "get",
   path: "/bulk/{type}",
@@ -33,7 +46,7 @@ const route = createRoute({
     200: {
       description: "Jobs",
       content: {
-        "application/json": { schema: z.object({ data: z.array(JobSchema), meta: z.record(z.string(), z.unknown()) }) },
+        "application/json": { schema: z.object({ data: z.array(JobSchema), meta: JobListMetaSchema }) },
       },
     },
     ...JobErrors,

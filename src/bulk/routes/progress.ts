@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/openapi.js";
 import { jobStub, onJob } from "../jobs.js";
+import { MetricsSchema } from "./job-schema.js";
 import { assertOwnJob, JobErrors, JobParams, security, TAG } from "./shared.js";
 
-const ProgressSchema = z
+export const ProgressSchema = z
   .object({
     status: z.boolean().openapi({ description: "Gen 1: true once the job has ended" }),
     progress: z.number().int(),
@@ -18,9 +19,10 @@ const ProgressSchema = z
       .nullable()
       .openapi({ description: "Null when not running or no row has finished yet" }),
     error_message: z.string().nullable(),
-    metrics: z.record(z.string(), z.unknown()),
+    metrics: MetricsSchema,
   })
   .openapi("BulkProgress");
+export type BulkProgress = z.infer<typeof ProgressSchema>;
 
 const route = createRoute({
   method: "get",

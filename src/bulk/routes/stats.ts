@@ -14,6 +14,40 @@ const day = z
   .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), { message: "expected a real date" });
 const Query = z.object({ type: z.enum(BULK_TYPE_NAMES).optional(), from: day.optional(), to: day.optional() });
 
+const count = z.number().int();
+const percent = z.number().openapi({ description: "0-100, two decimals" });
+const Credits = z.object({ search: z.number(), verify: z.number(), phone: z.number(), total: z.number() });
+
+export const StatsSchema = z
+  .object({
+    from: z.string().openapi({ description: "YYYY-MM-DD, inclusive" }),
+    to: z.string().openapi({ description: "YYYY-MM-DD, inclusive" }),
+    jobs: z
+      .object({ total: count, pending: count, running: count, completed: count, failed: count, cancelled: count })
+      .openapi({ description: "Jobs created in the period, by status" }),
+    rows_processed: count,
+    found: count,
+    emails_found: count,
+    hit_rate: percent,
+    credits: Credits,
+    by_type: z.array(
+      z.object({
+        type: z.string(),
+        label: z.string(),
+        jobs: count,
+        rows_processed: count,
+        found: count,
+        hit_rate: percent,
+        credits: Credits,
+      }),
+    ),
+    daily: z
+      .array(z.object({ date: z.string(), jobs: count, rows_processed: count, credits: z.number() }))
+      .openapi({ description: "Days with jobs created, oldest first" }),
+  })
+  .openapi("BulkStats");
+export type BulkStats = z.infer<typeof StatsSchema>;
+
 const route = createRoute({
   method: "get",
   path: "/bulk/stats",
@@ -24,7 +58,7 @@ const route = createRoute({
   responses: {
     200: {
       description: "Stats",
-      content: { "application/json": { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } },
+      content: { "application/json": { schema: z.object({ data: StatsSchema }) } },
     },
     ...JobErrors,
   },

@@ -1,6 +1,8 @@
 import type { FC } from "hono/jsx";
 import type { BulkJobData as Job } from "../../bulk/routes/job-schema.js";
 import type { BulkTypeData as BulkType } from "../../bulk/routes/list-types.js";
+import type { BulkProgress } from "../../bulk/routes/progress.js";
+import type { BulkStats } from "../../bulk/routes/stats.js";
 import { isolateValue } from "../../platform/isolate-state.js";
 import { PATHS } from "../config.js";
 import {
@@ -146,7 +148,7 @@ async function listPage(c: DashCtx, problem = takeFlashError(c), status: 200 | R
   // The types the account has jobs of (created within a job's validity), then one list per such
   // type (newest first), merged: the page shows the account's latest jobs of every type.
   const since = new Date(Date.now() - JOB_VALIDITY_DAYS * 86_400_000).toISOString().slice(0, 10);
-  const stats = await v1.read<{ data: { by_type: { type: string }[] } }>("/v1/bulk/stats", { from: since });
+  const stats = await v1.read<{ data: BulkStats }>("/v1/bulk/stats", { from: since });
   const used = stats.ok ? stats.body.data.by_type.map((t) => t.type) : types.map((t) => t.type);
   const lists = await Promise.all(
     used.map((t) => v1.read<{ data: Job[] }>(`/v1/bulk/${t}`, { limit: 20, archived: archived ? "true" : undefined })),
@@ -465,7 +467,7 @@ export function registerBulkPages(app: DashApp) {
     const type = typeName(c.req.param("type"));
     const id = jobId(c.req.param("id"));
     if (!type || id === null) return c.notFound();
-    const answer = await c.get("v1").read(`/v1/bulk/${type}/${id}/progress`);
+    const answer = await c.get("v1").read<BulkProgress>(`/v1/bulk/${type}/${id}/progress`);
     if (!answer.ok) return c.json({ error: answer.error.message }, answer.status === 404 ? 404 : 400);
     const { metrics: _metrics, ...progress } = answer.body;
     return c.json(progress);

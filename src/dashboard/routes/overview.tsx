@@ -2,6 +2,7 @@ import type { FC } from "hono/jsx";
 import type { MeData } from "../../account/routes/me.js";
 import type { RateLimits, RateWindow } from "../../account/routes/rate-limits.js";
 import type { Usage } from "../../account/routes/usage.js";
+import type { BulkStats } from "../../bulk/routes/stats.js";
 import { PATHS } from "../config.js";
 import { type DashApp, entryOf, fmt, render } from "../http.js";
 import type { Session } from "../session.js";
@@ -108,7 +109,7 @@ export function registerOverviewPages(app: DashApp) {
       v1.read<RateLimits>("/v1/rate-limits"),
       v1.read<Usage>("/v1/usage"),
       v1.read("/v1/keys"),
-      v1.read("/v1/bulk/stats"),
+      v1.read<{ data: BulkStats }>("/v1/bulk/stats"),
     ]);
     const notice = entryOf(NOTICES, c.req.query("ok") ?? c.req.query("error"));
     // Unconfirmed is an expected state the layout says once; a failure beyond it is shown as one.
@@ -134,7 +135,7 @@ export function registerOverviewPages(app: DashApp) {
         action: "Try it",
       },
       {
-        done: count(bulk, (b: { data: { jobs: { total: number } } }) => b.data.jobs.total) > 0,
+        done: count(bulk, (b: { data: BulkStats }) => b.data.jobs.total) > 0,
         label: "Upload your first list",
         href: PATHS.bulk,
         action: "Start a bulk job",

@@ -15,7 +15,13 @@ import {
   sourcesOf,
 } from "../index/read.js";
 import { type Memo, noMemo } from "../memo.js";
-import { romanizes } from "../people/cyrillic-romanizations.js";
+import {
+  isCyrillicWord,
+  letterHabits,
+  romanizationKey,
+  romanizes,
+  spellWithHabits,
+} from "../people/cyrillic-romanizations.js";
 import {
   nameKey,
   nicknamesOf,
@@ -24,6 +30,7 @@ import {
   sameGivenName,
   type Transliteration,
 } from "../people/names.js";
+import { hasPatronymic } from "../people/readings.js";
 import { verifyEmail } from "../verify/verifier.js";
 import { webEvidence } from "../verify/web-evidence.js";
 import { countryOfDomain } from "../web/extract/company.js";
@@ -153,6 +160,53 @@ function middleBeside(shown: string, name: PersonName): string | null {
   return words.length ? words.join(" ") : null;
 }
 
+/**
+ * The query's name spelled as the domain spells the person it shows: a query in another
+ * romanization (Iuliia Iakovleva) of a name the pages show in Cyrillic (Юлия Алексеевна Яковлева),
+ * spelled letter by letter as the domain's other Cyrillic names are in its addresses, or of a name
+ * shown in Latin with a patronymic (Yuliya Alekseyevna Yakovleva), spelled as shown. Only when one
+ * shown person answers to it.
+ */
+async function withShownSpelling(
+  ctx: FinderCtx,
+  domain: string,
+  name: PersonName,
+  rows: readonly EmailRow[],
+): Promise<PersonName> {
+  // Only on a domain whose people are East Slavic (a name in Cyrillic, a patronymic): the shown names cost a read.
+  const slavic = rows.some(
+    (r) => (r.firstName && isCyrillicWord(r.firstName)) || (r.middleName && hasPatronymic(r.middleName)),
+  );
+  if (!slavic || verbatimMatch(rows, name)) return name;
+  const memo = ctx.memo ?? noMemo;
+  const shown = await memo.once(`shown-names:${domain}`, async () =>
+    shownNamesOf(await indexFor(ctx.env, domain), domain),
+  );
+  const answers = new Map<string, { first: string; last: string }>();
+  for (const { fullName } of shown) {
+    if (!fullName) continue;
+    const tokens = parseName(fullName).tokens;
+    const latin = !tokens.some((t) => isCyrillicWord(t));
+    if (latin && !hasPatronymic(fullName)) continue;
+    const same = (shownWord: string, asked: string) =>
+      latin ? romanizationKey(shownWord) === romanizationKey(asked) : romanizes(shownWord, asked);
+    const given = tokens.findIndex((t) => same(t, name.first));
+    const family = tokens.findIndex((t, i) => i !== given && same(t, name.last));
+    const [first, last] = [tokens[given], tokens[family]];
+    if (given >= 0 && family >= 0 && first && last) answers.set(`${first}|${last}`, { first, last });
+  }
+  const [only] = answers.values();
+  if (answers.size !== 1 || !only) return name;
+  const cyrillic = rows.flatMap((r) =>
+    r.firstName && r.lastName && isCyrillicWord(r.firstName) ? [{ localPart: r.localPart, name: rowName(r) }] : [],
+  );
+  const habits = letterHabits(cyrillic);
+  const spell = (word: string, asked: string) => (isCyrillicWord(word) ? spellWithHabits(word, habits, asked) : word);
+  return { ...name, first: spell(only.first, name.first), last: spell(only.last, name.last) };
+}
+
+const rowName = (r: EmailRow): PersonName => ({ first: r.firstName ?? "", last: r.lastName ?? "" });
+
 export interface Proposal {
   email: string;
   pattern: Pattern | null;
@@ -231,7 +285,7 @@ export async function findEmail(
   };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
-  const named = await withShownMiddle(ctx, domain, name, rows, formats);
+  const named = await withShownMiddle(ctx, domain, await withShownSpelling(ctx, domain, name, rows), rows, formats);
   const proposal = proposeAddress(rows, named, domain, formats);
   // No format to propose from: search the person's address over SMTP (confirm.ts).
   const searched = !proposal && opts.verify !== false ? await searchOverSmtp(ctx, domain, named, null) : null;

@@ -1,3 +1,4 @@
+import { spelledAsAddress } from "../people/cyrillic-romanizations.js";
 import {
   hasParticle,
   type NordicSpelling,
@@ -11,6 +12,7 @@ import {
   type Transliteration,
   transliterationMatters,
 } from "../people/names.js";
+import { scriptSpellings } from "../people/script-skeletons.js";
 
 /** Address formats worth supporting (engine notes); `{f}` is an initial, `{m}` the middle initial. */
 export const PATTERNS = [
@@ -167,8 +169,21 @@ export interface PatternMatch {
 }
 
 /** Every pattern that turns this name into this local part (any spelling of the name). */
-export function matchPatterns(localPart: string, name: PersonName): PatternMatch {
+export function matchPatterns(localPart: string, shown: PersonName): PatternMatch {
   const local = localPart.toLowerCase();
+  // A name shown in Cyrillic is spelled in the romanization the address uses (Пётр → petr, pyotr).
+  const spelled = spelledAsAddress(local, shown);
+  // One in Arabic, Hebrew or Thai script only, as the pieces of the address its consonants agree with.
+  for (const name of scriptSpellings(local, spelled)) {
+    const match = matchSpelled(local, name);
+    if (match.patterns.length) return match;
+  }
+  return matchSpelled(local, spelled);
+}
+
+function matchSpelled(local: string, name: PersonName): PatternMatch {
+  // A given name shown only as its initial ("K. Srinivasan") says nothing of how the whole name is written.
+  const initialOnly = /^\p{L}\.?$/u.test(name.first.trim());
   const familyForms = new Set<PartForm>();
   const firstForms = new Set<PartForm>();
   const styles = transliterationMatters(name) ? (["plain", "expanded"] as const) : (["plain"] as const);
@@ -180,6 +195,7 @@ export function matchPatterns(localPart: string, name: PersonName): PatternMatch
     for (const nordic of nordics) {
       for (const t of tokenSets(name, style, nordic, true)) {
         for (const p of PATTERNS) {
+          if (initialOnly && p.includes("{first}")) continue;
           if (render(p, t) !== local) continue;
           patterns.add(p);
           hitStyles.add(style);

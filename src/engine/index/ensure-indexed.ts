@@ -77,8 +77,12 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
     throw unreachable(domain, reason, outcome.failure?.timedOut ?? false);
   }
   await storeCrawl(env, { domain, pages: outcome.pages, status: "crawling", error: describeCrawl(outcome), now });
-  const { done, pending, pendingScores, retry } = outcome;
-  await enqueueDeepCrawl(env, { domain, done, pending, pendingScores, retry }, ctx.waitUntil);
+  const { done, pending, pendingScores, retry, lang } = outcome;
+  await enqueueDeepCrawl(
+    env,
+    { domain, done, pending, pendingScores, retry, ...(lang ? { lang } : {}) },
+    ctx.waitUntil,
+  );
   return { domain, live: true, status: "crawling", crawledAt: now };
 }
 

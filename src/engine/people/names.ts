@@ -282,5 +282,9 @@ export function looksLikePersonName(text: string): boolean {
   // keeps upper-cased family names ("TANAKA Hiroshi", "Ó BRIAIN Pádraig", "MCGRATH Niamh J.").
   const mixed = tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length;
   const upper = tokens.filter((tok) => /^\p{Lu}[\p{Lu}'’-]+$/u.test(tok) && !ACRONYMS.has(tok)).length;
-  return mixed >= 1 && mixed + upper >= 2;
+  if (mixed >= 1 && mixed + upper >= 2) return true;
+  // Given names as initials before one family name, as many Indian sites write them: "K. Srinivasan",
+  // "R. K. Narayan", "SRINIVASAN K.".
+  const initials = tokens.filter((tok) => /^\p{Lu}\.$/u.test(tok)).length;
+  return mixed + upper === 1 && initials >= 1 && initials + mixed + upper === tokens.length;
 }

@@ -121,6 +121,11 @@ function readingsOfTokens(tokens: readonly string[], turned: boolean, familyFirs
 const PATRONYMIC =
   /^\p{Lu}\p{Ll}{2,}(?:ович|евич|ёвич|ьевич|овна|евна|ёвна|ьевна|ична|інічна|івна|ївна|ovich|evich|ovna|evna|ichna|ivna|yivna)$/u;
 
+/** Whether a displayed name carries an East Slavic patronymic ("Yuliya Sergeyevna Ivanova", "Иванова Юлия Сергеевна"). */
+export function hasPatronymic(text: string): boolean {
+  return parseName(text).tokens.some((t) => PATRONYMIC.test(t));
+}
+
 function patronymicReading(words: readonly string[]): PersonName | null {
   if (words.length !== 3) return null;
   const [a = "", b = "", c = ""] = words;

@@ -4,7 +4,8 @@
  * `Content-Type`, then a `<meta charset>` or `<meta http-equiv="Content-Type">` within the first
  * 1,024 bytes (an XML declaration for XML documents), then one further in (the parser's change of
  * a tentative encoding), and without any of them UTF-8 when the
- * bytes are valid UTF-8, else windows-1252. workerd's TextDecoder knows every WHATWG encoding
+ * bytes are valid UTF-8, else windows-1252. Unlike a browser, a header saying UTF-8 over bytes that
+ * are not UTF-8 is not believed (the page's declaration, else windows-1252, decides). workerd's TextDecoder knows every WHATWG encoding
  * (windows-125x, ISO-8859-x, KOI8, Shift_JIS, EUC-JP, ISO-2022-JP, GBK, GB18030, Big5, EUC-KR),
  * so no library is needed to decode them.
  */
@@ -124,18 +125,24 @@ export function decideEncoding(bytes: Uint8Array, contentType: string, truncated
   const bom = bomEncoding(bytes);
   if (bom) return { encoding: bom, source: "bom" };
   const header = headerEncoding(contentType);
-  if (header) return { encoding: header, source: "header" };
+  // A header saying UTF-8 over bytes that are not (a server's default laid over a CMS's
+  // windows-1252 pages) would turn every accented letter into U+FFFD: the page's own declaration
+  // decides then, else windows-1252.
+  if (header && (header !== "utf-8" || isUtf8(bytes, truncated))) return { encoding: header, source: "header" };
+  // Past here with a UTF-8 header, the bytes are known not to be UTF-8, whatever else says so.
+  const notUtf8 = header === "utf-8";
+  const usable = (found: string | null) => (found && !(notUtf8 && found === "utf-8") ? found : null);
   if (/xml/i.test(contentType) && !/html/i.test(contentType)) {
-    const xml = xmlDeclarationEncoding(bytes);
+    const xml = usable(xmlDeclarationEncoding(bytes));
     if (xml) return { encoding: xml, source: "xml" };
   }
   if (!/^text\/plain/i.test(contentType)) {
-    const meta = prescanEncoding(bytes);
+    const meta = usable(prescanEncoding(bytes));
     if (meta) return { encoding: meta, source: "meta" };
-    const late = bytes.length > PRESCAN_BYTES ? prescanEncoding(bytes, LATE_META_BYTES) : null;
+    const late = bytes.length > PRESCAN_BYTES ? usable(prescanEncoding(bytes, LATE_META_BYTES)) : null;
     if (late) return { encoding: late, source: "late meta" };
   }
-  if (isUtf8(bytes, truncated)) return { encoding: "utf-8", source: "utf-8 by content" };
+  if (!notUtf8 && isUtf8(bytes, truncated)) return { encoding: "utf-8", source: "utf-8 by content" };
   return { encoding: "windows-1252", source: "default" };
 }
 

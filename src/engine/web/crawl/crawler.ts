@@ -139,6 +139,8 @@ export interface CrawlOutcome {
   disallowed: string[];
   /** What the site's defences and failures did to the pass: retries, soft 404s, bot challenges. */
   notes: CrawlNotes;
+  /** The language the site's pages declare (the first one read that declares one): the deep pass reads names in it. */
+  lang?: string;
 }
 
 /**
@@ -244,6 +246,14 @@ interface PassInput {
   askedBefore?: ReadonlySet<string>;
   /** The site's rate limit as this crawl call met it so far (shared with its other passes). */
   pace?: Pace;
+  /**
+   * Asks that go out once this pass's first round is asked (the sitemap, the soft-404 probe): a rate
+   * limit counts every request, so the best pages get the first ones. Resolves to more candidates,
+   * ranked in when they come.
+   */
+  afterFirstRound?: () => Promise<Candidate[]>;
+  /** The language the site's pages declare (its home page's): names on pages that declare none are read in it. */
+  lang?: string;
 }
 
 interface Fetched {
@@ -320,11 +330,31 @@ async function runPass(env: Env, input: PassInput) {
   const pace = input.pace ?? newPace();
   let pacedRetries = 0;
   const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
+  /** The asks that follow the first round: started once, their candidates ranked in when they come. */
+  let later: Promise<void> | null = null;
+  let laterFound: Candidate[] | null = null;
+  let laterMerged = !input.afterFirstRound;
+  const askLater = () => {
+    later ??= (input.afterFirstRound?.() ?? Promise.resolve([])).then((found) => {
+      laterFound = found;
+    });
+    return later;
+  };
+  let lang = input.lang;
 
   while (
     (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
-    (waiting.length > 0 && !pace.stopAsking)
+    (waiting.length > 0 && !pace.stopAsking) ||
+    !laterMerged
   ) {
+    // The second round waits for the asks that went out beside the first (as the first round once
+    // waited for the sitemap), so what they found is ranked in before it.
+    if (!laterMerged && (later !== null || pace.stopAsking)) {
+      await askLater();
+      laterMerged = true;
+      queue = rankFrontier([...queue, ...(laterFound ?? [])], done);
+      continue;
+    }
     const now = clock.now();
     const left = budget.totalMs - (now - input.startedAt);
     if (left <= 0) {
@@ -373,12 +403,17 @@ async function runPass(env: Env, input: PassInput) {
       batch.push({ candidate: next, tries: 0 });
     }
     if (batch.length === 0) {
-      if (waiting.length === 0) break;
+      if (waiting.length === 0) {
+        if (laterMerged) break;
+        await askLater();
+        continue;
+      }
+      void askLater();
       await clock.sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
       continue;
     }
     fetchedCount += batch.filter((b) => !b.tries).length;
-    const results: Fetched[] = await Promise.all(
+    const asked: Promise<Fetched[]> = Promise.all(
       batch.map(async ({ candidate, tries }) => {
         const document = isDocumentUrl(candidate.url) && budget.documents;
         const limits = {
@@ -392,6 +427,8 @@ async function runPass(env: Env, input: PassInput) {
         return { candidate, result, tries, at: clock.now() };
       }),
     );
+    void askLater();
+    const results = await asked;
     const found: Candidate[] = [];
     for (const { candidate, result: r, tries, at } of results) {
       const retried = tries > 0;
@@ -442,11 +479,12 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind === "document") {
         if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
-        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes, lang);
         if (page) pages.push({ url, extraction: page });
         continue;
       }
-      const extraction = await extractPage(r.body, r.url, domain, r.contentType);
+      const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
+      lang ??= extraction.lang;
       const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
       if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
@@ -474,8 +512,13 @@ async function runPass(env: Env, input: PassInput) {
     if (found.length) queue = rankFrontier([...queue, ...found], done);
   }
   for (const w of waiting) retryLater.set(w.candidate.url, w.candidate.score);
+  // Out of time or pages before the later asks were ranked in: what they found is handed on.
+  if (later && !laterMerged) {
+    await later;
+    queue = rankFrontier([...queue, ...(laterFound ?? [])], done);
+  }
   const pending = rankFrontier([...queue, ...documentsLeft], done);
-  return { pages, pending, disallowed, failure };
+  return { pages, pending, disallowed, failure, lang };
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
@@ -484,6 +527,7 @@ async function readDocument(
   domain: string,
   maxPages: number,
   notes: CrawlNotes,
+  lang: string | undefined,
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
@@ -491,11 +535,11 @@ async function readDocument(
       const { officeRows } = await import("../office-text.js");
       const rows = await officeRows(r.bytes);
       notes.documents++;
-      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
     }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
-    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
   } catch {
     notes.unreadableDocuments.push(r.url);
     return null;
@@ -506,7 +550,13 @@ function outcomeOf(
   origin: string,
   robots: Robots,
   done: Set<string>,
-  pass: { pages: CrawledPage[]; pending: Candidate[]; disallowed: string[]; failure: CrawlOutcome["failure"] },
+  pass: {
+    pages: CrawledPage[];
+    pending: Candidate[];
+    disallowed: string[];
+    failure: CrawlOutcome["failure"];
+    lang?: string | undefined;
+  },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
 ): CrawlOutcome {
@@ -521,6 +571,7 @@ function outcomeOf(
     failure: pass.failure,
     disallowed: pass.disallowed,
     notes,
+    ...(pass.lang ? { lang: pass.lang } : {}),
   };
 }
 
@@ -542,8 +593,9 @@ const unreachableOutcome = (
 });
 
 /**
- * The first, bounded pass that may run on the request path: robots.txt, the home page, the
- * sitemap and a soft-404 probe (in parallel), then the best-ranked pages they lead to, following
+ * The first, bounded pass that may run on the request path: robots.txt, the home page, then the
+ * best-ranked pages it links (the sitemap and a soft-404 probe go out beside that first round, so a
+ * rate limit's first requests go to pages), then the best pages all of them lead to, following
  * the links of the pages it reads (a team page's next page and profiles). What is left is
  * returned as `pending`, what failed for now as `retry`.
  */
@@ -561,19 +613,32 @@ export async function crawlFirstPass(
   let origin = site.origin;
   const done = new Set<string>();
   const retryLater = new Map<string, number>();
-  // The soft-404 probe waits for the home page: on a consent wall the home page's accept sets the
-  // cookie once (a probe beside it would go through the wall on its own), and a site-wide rate
-  // limit counts every request.
-  let homeRead: () => void = () => {};
-  const homeDone = new Promise<void>((resolve) => {
-    homeRead = resolve;
+  const pace = newPace();
+  // The sitemap and the soft-404 probe go out once the home page and the first round of the pages
+  // it links are asked: a site-wide rate limit counts every request (one allowing four let robots.txt,
+  // the home page, the sitemap and the probe through, and turned the team's contact page away), and
+  // on a consent wall the home page's accept sets the cookie once (a probe beside it would go
+  // through the wall on its own). A limit the pass has given up on gets neither.
+  let probed: (probe: Promise<NotFoundPage | null>) => void = () => {};
+  const notFound = new Promise<NotFoundPage | null>((resolve) => {
+    probed = resolve;
   });
-  const notFound = homeDone.then(() => probeNotFound(env, domain, origin, robots, budget, notes));
-  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace: newPace() };
-  const [home, fromSitemap] = await Promise.all([
-    runPass(env, { ...pass, queue: [{ url: `${origin}/`, score: HOME_SCORE }], budget: { ...budget, maxPages: 1 } }),
-    sitemapUrls(env, domain, origin, robots.sitemaps, budget, 2),
-  ]);
+  const afterFirstRound = async (): Promise<Candidate[]> => {
+    if (pace.stopAsking) {
+      probed(Promise.resolve(null));
+      return [];
+    }
+    probed(probeNotFound(env, domain, origin, robots, budget, notes));
+    const left = budget.totalMs - (clockOf(budget).now() - startedAt);
+    const timed = { ...budget, pageTimeoutMs: Math.max(0, Math.min(budget.pageTimeoutMs, left)) };
+    return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, timed, 2));
+  };
+  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace };
+  const home = await runPass(env, {
+    ...pass,
+    queue: [{ url: `${origin}/`, score: HOME_SCORE }],
+    budget: { ...budget, maxPages: 1 },
+  });
   const homePage = home.pages[0];
   // robots.txt was rate-limited: the home page says where the site answers.
   const answered = site.confirmed ? null : sameSiteOrigin(homePage?.url, domain);
@@ -581,12 +646,18 @@ export async function crawlFirstPass(
     origin = answered;
     pass.origin = answered;
   }
-  homeRead();
   const linked = homePage
     ? linkCandidates(homePage.extraction.linkRefs, { url: homePage.url, score: HOME_SCORE, listsPeople: false }, origin)
     : [];
-  const candidates = [...linked, ...urlCandidates(fromSitemap), ...guessedCandidates(origin)];
-  const rest = await runPass(env, { ...pass, queue: candidates, budget: { ...budget, maxPages: budget.maxPages - 1 } });
+  const candidates = [...linked, ...guessedCandidates(origin)];
+  const rest = await runPass(env, {
+    ...pass,
+    queue: candidates,
+    budget: { ...budget, maxPages: budget.maxPages - 1 },
+    afterFirstRound,
+    ...(home.lang ? { lang: home.lang } : {}),
+  });
+  probed(Promise.resolve(null));
   await notFound;
   // The home page may be refused or missing; the site still answered (robots.txt), so it is not "unreachable".
   return outcomeOf(
@@ -598,6 +669,7 @@ export async function crawlFirstPass(
       pending: rest.pending,
       disallowed: [...home.disallowed, ...rest.disallowed],
       failure: rest.failure ?? home.failure,
+      lang: rest.lang ?? home.lang,
     },
     retryLater,
     notes,
@@ -665,6 +737,8 @@ export interface PreviousPass {
   pendingScores?: number[];
   /** Pages that failed for now or were cut short: tried again first. */
   retry?: string[];
+  /** The language the site's pages declared in the first pass. */
+  lang?: string;
 }
 
 /** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
@@ -717,6 +791,7 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    ...(previous.lang ? { lang: previous.lang } : {}),
   });
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);

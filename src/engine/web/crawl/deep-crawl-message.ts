@@ -15,6 +15,8 @@ export interface DeepCrawlMessage {
   pendingScores?: number[];
   /** Pages the first pass could not read for now (429, 5xx, network, time) or cut at its byte limit. */
   retry?: string[];
+  /** The language the site's pages declared in the first pass (names on pages declaring none are read in it). */
+  lang?: string;
   /** D1 bookmarks of the first pass's writes, by index database: the deep pass reads from there on. */
   bookmarks?: Record<string, string>;
 }

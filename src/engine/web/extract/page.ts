@@ -54,6 +54,8 @@ export interface PageExtraction {
   personNames?: string[];
   /** Address conventions the page states with a placeholder ("firstname.lastname@<domain>"). */
   statedFormats?: Pattern[];
+  /** The language the page declares (`<html lang>`); absent when it declares none. */
+  lang?: string;
 }
 
 // Block elements break lines. An end-tag callback per element is the costliest part of a
@@ -75,12 +77,17 @@ interface Mark {
   via: FoundAddress["via"];
 }
 
-/** Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`. */
+/**
+ * Runs the extraction over an HTML (or plain text) page fetched from `pageUrl` for `targetDomain`.
+ * `siteLang` is the language the site's pages declare: the order names are read in on a page that
+ * declares none of its own (the JSON a page's script fetches, a script file, a document).
+ */
 export async function extractPage(
   body: string,
   pageUrl: string,
   targetDomain: string,
   contentType = "text/html",
+  siteLang?: string,
 ): Promise<PageExtraction> {
   if (isVCard(body, contentType))
     return { ...fromPlainText("", targetDomain), addresses: vCardAddresses(body, targetDomain) };
@@ -91,6 +98,7 @@ export async function extractPage(
       pageUrl,
       targetDomain,
       "text/html",
+      siteLang,
     );
   // A script file a page links (`<script src>`) is read as that script inline: the data it fetches,
   // the page it sends the reader to, what it assembles. Nothing is run.
@@ -100,6 +108,7 @@ export async function extractPage(
       pageUrl,
       targetDomain,
       "text/html",
+      siteLang,
     );
   if (!/html|xml/i.test(contentType) && !/^\s*</.test(body)) return fromPlainText(body, targetDomain);
 
@@ -342,7 +351,10 @@ export async function extractPage(
       .slice(0, 1),
   ];
   for (const { person } of data.people) if (person.emails.length === 0 && person.name) pageNames.push(person.name);
-  const familyFirstPage = lang ? isFamilyFirstLanguage(lang) : writtenFamilyFirst(lines);
+  // A page without a language of its own is read as written (mostly CJK text), else in the site's language.
+  const familyFirstPage = lang
+    ? isFamilyFirstLanguage(lang)
+    : writtenFamilyFirst(lines) || (siteLang !== undefined && isFamilyFirstLanguage(siteLang));
   const addresses = collectAddresses({
     lines,
     marks,
@@ -379,6 +391,7 @@ export async function extractPage(
       ]),
     ],
     statedFormats: statedFormatsIn(lines, targetDomain),
+    ...(lang.trim() ? { lang: lang.trim() } : {}),
   };
 }
 
@@ -527,7 +540,7 @@ function personOfData(p: DataPerson, email: string, familyFirstPage: boolean): P
     return { evidence: { kind: "stated", name: aligned }, name: aligned, position: p.position, native: p.native };
   if (!p.name) return { evidence: null, name: null, position: p.position, native: p.native };
   // A bare `name` is only a displayed name; beside a native one it is a rendering for Western readers.
-  const evidence = shown(p.name, familyFirstPage && !p.native);
+  const evidence = shown(p.name, familyFirstPage && !p.native && !p.transcribed);
   return {
     evidence,
     name: readingFor(email, evidence) ?? splitFullName(p.name),

@@ -10,6 +10,7 @@ import {
 } from "../../people/native-names.js";
 import { departmentOf, isRoleOnly, seniorityOf } from "../../people/positions.js";
 import { type NameEvidence, readingsOf } from "../../people/readings.js";
+import { looksLikeScriptName } from "../../people/script-skeletons.js";
 
 export interface FoundAddress {
   email: string;
@@ -98,6 +99,10 @@ function familyCommaGiven(text: string): boolean {
   );
 }
 
+/** A word in a script whose names are written given name first (Arabic, Hebrew, Thai, Cyrillic, Greek, Indic...). */
+const GIVEN_FIRST_SCRIPT =
+  /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Thai}\p{Script=Lao}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Georgian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Gujarati}\p{Script=Gurmukhi}]{2}/u;
+
 export interface LineReading {
   name: string | null;
   position: string | null;
@@ -136,7 +141,9 @@ export function readLine(line: string, localPart = ""): LineReading {
   let transcribed = false;
   let native: string | null = null;
   let single: string | null = null;
+  let scriptName: string | null = null;
   for (const s of segments) {
+    if (!scriptName && looksLikeScriptName(s)) scriptName = s;
     // "Leiterin Buchhaltung" is capitalised like a name; a title word makes it a position.
     const isPosition = looksLikePosition(s);
     const glued: { name: string; position: string } | null = isPosition && !name ? nameThenPosition(s) : null;
@@ -157,6 +164,14 @@ export function readLine(line: string, localPart = ""): LineReading {
       if (name && !native && isNativePersonName(rest)) native = rest;
     } else if (!single && /^\p{Lu}\p{Ll}+$/u.test(s)) single = s;
   }
+  // "أحمد حداد", "נועה כהן", "สมชาย ศรีสุข" with no Latin form: the name as written, given name first.
+  if (!name && !native && scriptName) {
+    name = scriptName;
+    transcribed = true;
+  }
+  // "สมชาย ศรีสุข (Somchai Srisuk)", "أحمد حداد (Ahmed Haddad)": a rendering of a name written given name first.
+  if (name && !native && segments.some((s) => s !== name && GIVEN_FIRST_SCRIPT.test(s) && !looksLikePosition(s)))
+    transcribed = true;
   if (native && name) {
     const stated = alignRomanized(native, name, localPart);
     // Without a known family name, a name written in two parts beside it is still a rendering for Western readers.

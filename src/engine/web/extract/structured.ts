@@ -23,6 +23,8 @@ export interface DataPerson {
   native: string | null;
   /** Which part is which, when a name value says so itself ("田中(Tanaka) 太郎(Taro)", "小林 宏 (Hiroshi Kobayashi)"). */
   stated: PersonName | null;
+  /** The Latin name renders one in another script beside it: written for Western readers, given name first. */
+  transcribed: boolean;
   position: string | null;
 }
 
@@ -167,6 +169,7 @@ function personOf(o: Obj, typed: boolean): DataPerson | null {
     name: fullLatin ?? (given && family ? [given, middle, family].filter(Boolean).join(" ") : null),
     native: fullNative,
     stated,
+    transcribed: reads.some((r) => r.name && r.transcribed),
     position: k.positions.find((p) => p.length <= 80 && !ADDRESS.test(p)) ?? null,
   };
 }

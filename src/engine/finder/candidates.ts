@@ -28,8 +28,9 @@ import {
  *    country first, then everywhere, then the built-in prior (patterns.ts) for what the index has not
  *    counted yet, with family-name-first formats raised where companies write the family name first
  *    (Japan, China, Taiwan, Korea, Vietnam, Hungary: by the domain's country, or on a domain that
- *    names no country by most of its people's family names, name-culture.ts); formats an earlier
- *    check at this domain rejected for someone else lowered as far as the rejected spelling was sure;
+ *    names no country by most of its people's family names, name-culture.ts); formats under which
+ *    two of the team page's people would share one address lowered; formats an earlier check at
+ *    this domain rejected for someone else lowered;
  *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
  *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
  *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
@@ -62,60 +63,32 @@ const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
 export const RULED_OUT_FACTOR = 0.01;
 
 /**
- * What earlier rejections at a domain left of each format's weight (format → factor). A rejected
- * candidate rules its format out as far as its spelling was the person's sure spelling in that
- * format: "jane.cooper" rejected leaves {first}.{last} RULED_OUT_FACTOR, while "szak-wisniewski"
- * rejected for Stanisław Żak-Wiśniewski (the hyphenated form is one of three ways to write that name)
- * leaves {f}{last} more than half its weight, since "szak" or "szakwisniewski" may still be right.
- * Stored in `smtp_domains.ruled_out`; a list of formats (how it was stored before) rules each out fully.
+ * What earlier rejections at a domain left of each format's weight (format → factor): each search
+ * that rejected someone's address in a format multiplies it by RULED_OUT_FACTOR, whatever the
+ * spelling of that address. Weighing a rejection by how sure its spelling was (a rejected
+ * "szak-wisniewski" is one of three ways to write Stanisław Żak-Wiśniewski in {f}{last}) was tried
+ * twice, per format and per spelling habit: it lost on the mail world (it keeps the next people's
+ * checks on the rejected common formats in other spellings instead of formats not tried yet). A
+ * nickname's address says nothing of the format (the person may not go by it).
+ * Stored in `smtp_domains.ruled_out`; a list of formats (how it was stored before) reads the same.
  */
 export type RuleOuts = Readonly<Partial<Record<Pattern, number>>>;
 
 export function parseRuleOuts(json: string | null | undefined): RuleOuts {
-  const raw = JSON.parse(json || "{}") as unknown;
-  if (Array.isArray(raw)) return Object.fromEntries(raw.map((p) => [p, RULED_OUT_FACTOR]));
-  return raw && typeof raw === "object" ? (raw as RuleOuts) : {};
+  return asRuleOuts(JSON.parse(json || "{}") as readonly string[] | RuleOuts);
 }
 
-function asRuleOuts(r: readonly string[] | RuleOuts | undefined): RuleOuts {
-  if (!r) return {};
+function asRuleOuts(r: readonly string[] | RuleOuts | null | undefined): RuleOuts {
+  if (!r || typeof r !== "object") return {};
   return Array.isArray(r) ? Object.fromEntries(r.map((p) => [p, RULED_OUT_FACTOR])) : (r as RuleOuts);
 }
 
-/** Rejections at a domain added to what it knew: each format's factor multiplied by this search's. */
-export function withRejections(
-  known: RuleOuts,
-  rejected: readonly Candidate[],
-  domain: string,
-  inference: PatternInference | null,
-): RuleOuts {
-  const shares = new Map<Pattern, number>();
-  for (const c of rejected) shares.set(c.pattern, (shares.get(c.pattern) ?? 0) + spellingShare(c, domain, inference));
+/** One search's rejected addresses added to what the domain knew. */
+export function withRejections(known: RuleOuts, rejected: readonly Candidate[]): RuleOuts {
   const out: Partial<Record<Pattern, number>> = { ...known };
-  for (const [p, share] of shares) {
-    const factor = RULED_OUT_FACTOR + (1 - RULED_OUT_FACTOR) * Math.max(0, 1 - share);
-    out[p] = (known[p] ?? 1) * factor;
-  }
+  for (const p of new Set(rejected.filter((c) => !c.nickname).map((c) => c.pattern)))
+    out[p] = (known[p] ?? 1) * RULED_OUT_FACTOR;
   return out;
-}
-
-/**
- * How sure a candidate's spelling was, among the ways to write its person's name in its format: 1
- * for a one-word name without umlauts (one way only), the spelling's weight for a double family name,
- * a hyphenated given name, umlauts or a particle. A nickname's candidate says nothing of the format
- * (the person may not go by it): 0.
- */
-function spellingShare(c: Candidate, domain: string, inference: PatternInference | null): number {
-  if (c.nickname) return 0;
-  let total = 0;
-  let mine = 0;
-  for (const [spelling, w] of spellingsOf(c.name, domain, inference)) {
-    const local = applyPattern(c.pattern, c.name, spelling);
-    if (!local) continue;
-    total += w;
-    if (local === c.local) mine += w;
-  }
-  return total > 0 ? mine / total : 1;
 }
 
 /**

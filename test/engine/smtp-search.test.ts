@@ -184,6 +184,7 @@ describe("candidates", () => {
     expect(twice["{f}{last}"]).toBeCloseTo(RULED_OUT_FACTOR * RULED_OUT_FACTOR);
     // A list stored before reads the same.
     expect(parseRuleOuts('["{first}.{last}"]')).toEqual({ "{first}.{last}": RULED_OUT_FACTOR });
+    expect(parseRuleOuts('{"searches":[[{"p":"{first}","h":{}}]]}')).toEqual({});
   });
 
   it("keeps a Spanish double surname's first part before joining both", () => {

@@ -80,7 +80,12 @@ export function parseRuleOuts(json: string | null | undefined): RuleOuts {
 
 function asRuleOuts(r: readonly string[] | RuleOuts | null | undefined): RuleOuts {
   if (!r || typeof r !== "object") return {};
-  return Array.isArray(r) ? Object.fromEntries(r.map((p) => [p, RULED_OUT_FACTOR])) : (r as RuleOuts);
+  if (Array.isArray(r)) return Object.fromEntries(r.map((p) => [p, RULED_OUT_FACTOR]));
+  // Only formats with a factor: anything else a row holds (another shape written by an earlier
+  // version) is dropped, not carried on.
+  return Object.fromEntries(
+    Object.entries(r).filter(([p, f]) => (PATTERNS as readonly string[]).includes(p) && typeof f === "number"),
+  );
 }
 
 /** One search's rejected addresses added to what the domain knew. */

@@ -25,8 +25,8 @@ export const smtpDomains = sqliteTable("smtp_domains", {
   acceptAll: integer("accept_all", { mode: "boolean" }),
   checkedAt: integer("checked_at"),
   /**
-   * JSON: the addresses each search rejected here, as formats with the spelling habits that wrote
-   * them (rule-outs.ts RuleOuts); an array (as stored before) lists formats out in every spelling.
+   * JSON object: format → what checks that rejected someone's address in it left of its weight
+   * (candidates.ts RuleOuts); an array (as stored before) lists formats ruled out fully.
    */
   ruledOut: text("ruled_out").notNull().default("[]"),
   /**

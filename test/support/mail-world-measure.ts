@@ -7,8 +7,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { db } from "../../src/db/client.js";
 import { smtpDomains } from "../../src/db/schema-smtp.js";
-import { candidateAddresses } from "../../src/engine/finder/candidates.js";
-import { parseRuleOuts, type RuleOuts } from "../../src/engine/finder/rule-outs.js";
+import { candidateAddresses, parseRuleOuts, type RuleOuts } from "../../src/engine/finder/candidates.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
@@ -272,21 +271,22 @@ export function firstMissCause(m: MailWorldMeasures, r: FinderRow): string {
   const p = d.people.find((x) => shownName(x) === r.person)!;
   const name = { first: p.first, last: p.last, ...(p.middle ? { middle: p.middle } : {}) };
   const local = r.expected.slice(0, r.expected.lastIndexOf("@"));
-  const before = candidateAddresses(name, d.domain, { limit: 200 });
-  const then = candidateAddresses(name, d.domain, { limit: 200, ruledOut: r.ruledOutBefore });
-  const rank = before.slice(0, 50).findIndex((c) => c.local === local);
-  // The rank the address had when the person was asked (after the earlier people's rejections).
-  const rankThen = then.slice(0, 50).findIndex((c) => c.local === local);
+  const rank = candidateAddresses(name, d.domain, { limit: 50 }).findIndex((c) => c.local === local);
+  // The rank the address had when the person was asked (after the earlier people's rejections; the
+  // index's format counts, which change with the order domains complete in, are left out).
+  const rankThen = candidateAddresses(name, d.domain, { limit: 50, ruledOut: r.ruledOutBefore }).findIndex(
+    (c) => c.local === local,
+  );
   const where = rank < 0 ? "not among the candidates" : `rank ${rank + 1} (then ${rankThen + 1})`;
-  const weightOf = (list: typeof before) => list.find((c) => c.local === local)?.weight ?? 0;
-  // What the earlier rejections left of the address's weight (below one half: they ruled it out).
-  const formatLeft = weightOf(before) > 0 ? weightOf(then) / weightOf(before) : 1;
+  const formatLeft = r.ruledOutBefore[d.format as keyof RuleOuts] ?? 1;
   let cause: string;
   if (r.behaviour === "greylisting" && r.first.status === "unknown")
     cause = `greylisted ${d.greylistStyle} (open guess wrong)`;
   else if (rank < 0) cause = "name variant missing";
   else if (formatLeft < 0.5) cause = "format ruled out by an earlier person's rejection";
-  else if (r.first.status === "unknown" && rankThen < 5) cause = "check spent elsewhere (published-address test)";
+  // Only a self-hosted server gets the published-address test (never Google's or Microsoft's).
+  else if (r.first.status === "unknown" && rankThen < 5 && d.provider === "other")
+    cause = "check spent elsewhere (published-address test)";
   else if (r.first.status === "unknown") cause = "budget used (format outside the checks)";
   else cause = "wrong answer";
   return `${cause}; ${where}, format ${d.format}, culture ${d.culture}, person ${r.order + 1} of ${d.people.length}, ${d.provider} mail`;

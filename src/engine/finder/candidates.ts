@@ -1,4 +1,13 @@
-import { nameKey, nicknamesOf, type PersonName } from "../people/names.js";
+import {
+  hasParticle,
+  nameKey,
+  nicknamesOf,
+  nordicMatters,
+  type PartForm,
+  type PersonName,
+  prefixIsPartOfName,
+  transliterationMatters,
+} from "../people/names.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import { type FormatCounts, NO_COUNTS } from "./format-tallies.js";
 import { countrylessDomain } from "./name-culture.js";
@@ -10,10 +19,6 @@ import {
   type PatternInference,
   type Spelling,
 } from "./patterns.js";
-import { asRuleOuts, openDims, type RuleOuts, ruleOutFactor } from "./rule-outs.js";
-import { spellingDims, spellingsOf, type Weighted } from "./spellings.js";
-
-export { RULED_OUT_FACTOR } from "./rule-outs.js";
 
 /**
  * A person's likely addresses at a domain whose pages show no format, most likely first, for the
@@ -24,12 +29,14 @@ export { RULED_OUT_FACTOR } from "./rule-outs.js";
  *    counted yet, with family-name-first formats raised where companies write the family name first
  *    (Japan, China, Taiwan, Korea, Vietnam, Hungary: by the domain's country, or on a domain that
  *    names no country by most of its people's family names, name-culture.ts); formats under which
- *    two of the team page's people would share one address lowered;
- *  - its spelling's weight (spellings.ts): the habit the domain's own addresses show, where they
- *    show one (ü → u, ø → oe, a particle dropped, a double family name's first part), else how names
- *    are usually written there; the given name as typed before its usual nicknames;
- *  - what earlier checks at this domain left of the format in that spelling (rule-outs.ts): a
- *    rejected address rules out its format with the spelling habits that wrote it, and no more.
+ *    two of the team page's people would share one address lowered; formats an earlier check at
+ *    this domain rejected for someone else lowered;
+ *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
+ *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
+ *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
+ *    part joined, hyphenated or cut (García López → garcia first: Spanish domains mostly keep the
+ *    first surname); a particle joined (vanderberg) before dropped; the given name as typed before
+ *    its usual nicknames.
  * These weights are assumptions about the world, not measurements; they only order the candidates.
  */
 
@@ -46,6 +53,49 @@ export interface Candidate {
 }
 
 const FAMILY_FIRST = new Set(["JP", "CN", "TW", "KR", "VN", "HU"]);
+const GERMAN = new Set(["DE", "AT", "CH", "LI"]);
+/**
+ * A rejected format at this domain is far less likely for the next person (unless that person had no
+ * mailbox). Low enough that the next person's checks go to formats not tried yet, even rare ones
+ * (a rejected {first}.{last} falls below {l}{first}), rather than to the rejected common ones again:
+ * at 0.08 a domain with a rare format kept every person's checks on the formats already rejected.
+ */
+export const RULED_OUT_FACTOR = 0.01;
+
+/**
+ * What earlier rejections at a domain left of each format's weight (format → factor): each search
+ * that rejected someone's address in a format multiplies it by RULED_OUT_FACTOR, whatever the
+ * spelling of that address. Weighing a rejection by how sure its spelling was (a rejected
+ * "szak-wisniewski" is one of three ways to write Stanisław Żak-Wiśniewski in {f}{last}) was tried
+ * twice, per format and per spelling habit: it lost on the mail world (it keeps the next people's
+ * checks on the rejected common formats in other spellings instead of formats not tried yet). A
+ * nickname's address says nothing of the format (the person may not go by it).
+ * Stored in `smtp_domains.ruled_out`; a list of formats (how it was stored before) reads the same.
+ */
+export type RuleOuts = Readonly<Partial<Record<Pattern, number>>>;
+
+export function parseRuleOuts(json: string | null | undefined): RuleOuts {
+  return asRuleOuts(JSON.parse(json || "{}") as readonly string[] | RuleOuts);
+}
+
+function asRuleOuts(r: readonly string[] | RuleOuts | null | undefined): RuleOuts {
+  if (!r || typeof r !== "object") return {};
+  if (Array.isArray(r)) return Object.fromEntries(r.map((p) => [p, RULED_OUT_FACTOR]));
+  // Only formats with a factor: anything else a row holds (another shape written by an earlier
+  // version) is dropped, not carried on.
+  return Object.fromEntries(
+    Object.entries(r).filter(([p, f]) => (PATTERNS as readonly string[]).includes(p) && typeof f === "number"),
+  );
+}
+
+/** One search's rejected addresses added to what the domain knew. */
+export function withRejections(known: RuleOuts, rejected: readonly Candidate[]): RuleOuts {
+  const out: Partial<Record<Pattern, number>> = { ...known };
+  for (const p of new Set(rejected.filter((c) => !c.nickname).map((c) => c.pattern)))
+    out[p] = (known[p] ?? 1) * RULED_OUT_FACTOR;
+  return out;
+}
+
 /**
  * How many domains the built-in prior weighs as against the index's counts of every country, and
  * how many of those the counts of the domain's own country weigh against: with a few dozen domains
@@ -86,7 +136,7 @@ export function priorWeights(
 
 /** What is known at a domain besides its own addresses, for the order of formats. */
 export interface FormatContext {
-  /** What earlier checks at the domain rejected (a plain list: those formats in every spelling). */
+  /** What earlier rejections at the domain left of each format. */
   ruledOut?: readonly string[] | RuleOuts;
   /** The index's format counts (format-tallies.ts); none: the built-in prior alone. */
   counts?: FormatCounts;
@@ -138,6 +188,7 @@ export function formatWeights(
   known: FormatContext = {},
 ): Map<Pattern, number> {
   const prior = priorWeights(domain, known.counts, known.namesFamilyFirst);
+  const left = asRuleOuts(known.ruledOut);
   const clashing = clashingFormats(known.colleagues ?? []);
   const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
   const out = new Map<Pattern, number>();
@@ -146,9 +197,95 @@ export function formatWeights(
     // The domain's own (weak) evidence dominates the prior where it has any.
     const seen = observed.get(p);
     if (seen !== undefined) w = seen + w * 0.1;
+    w *= left[p] ?? 1;
     if (clashing.has(p)) w *= CLASH_FACTOR;
     out.set(p, w);
   }
+  return out;
+}
+
+type Weighted<T> = [T, number][];
+
+function formsOf(part: string, kind: "given" | "family"): Weighted<PartForm | null> {
+  const words = part
+    .trim()
+    .split(/[\s-]+/)
+    .filter(Boolean);
+  if (words.length < 2) return [[null, 1]];
+  if (kind === "given")
+    return [
+      ["hyphen", 0.45],
+      ["joined", 0.35],
+      ["first", 0.2],
+    ];
+  if (hasParticle(part) && !prefixIsPartOfName(part))
+    return [
+      ["joined", 0.7],
+      ["last", 0.3],
+    ];
+  if (part.includes("-"))
+    return [
+      ["hyphen", 0.45],
+      ["joined", 0.35],
+      ["first", 0.2],
+    ];
+  return [
+    ["first", 0.5],
+    ["joined", 0.25],
+    ["hyphen", 0.2],
+    ["last", 0.05],
+  ];
+}
+
+/**
+ * A habit's weights once the domain's own addresses show it: the shown form leads and the others
+ * stay as unlikely fallbacks (a domain is not always consistent); unchanged when nothing was shown.
+ */
+function learnt<T>(shown: T | null | undefined, prior: Weighted<T>): Weighted<T> {
+  if (shown == null || !prior.some(([v]) => v === shown)) return prior;
+  const others = prior.length - 1;
+  return prior.map(([v]) => [v, v === shown ? LEARNT_WEIGHT : (1 - LEARNT_WEIGHT) / others]);
+}
+const LEARNT_WEIGHT = 0.9;
+
+function spellingsOf(name: PersonName, domain: string, habits: PatternInference | null): Weighted<Spelling> {
+  const german = GERMAN.has(countryOfDomain(domain) ?? "");
+  const styles: Weighted<Spelling["style"]> = transliterationMatters(name)
+    ? german
+      ? [
+          ["expanded", 0.8],
+          ["plain", 0.2],
+        ]
+      : [
+          ["plain", 0.7],
+          ["expanded", 0.3],
+        ]
+    : [["plain", 1]];
+  const nordics: Weighted<"plain" | "expanded"> = nordicMatters(name)
+    ? [
+        ["plain", 0.6],
+        ["expanded", 0.4],
+      ]
+    : [["plain", 1]];
+  const particle = hasParticle(name.last) && !prefixIsPartOfName(name.last);
+  const out: Weighted<Spelling> = [];
+  for (const [style, ws] of learnt(habits?.style, styles))
+    for (const [nordic, wn] of learnt(habits?.nordic, nordics))
+      for (const [firstForm, wf] of learnt(habits?.firstForm, formsOf(name.first, "given")))
+        for (const [lastForm, wl] of learnt(
+          particle ? habits?.particleForm : habits?.lastForm,
+          formsOf(name.last, "family"),
+        ))
+          out.push([
+            {
+              style,
+              nordic,
+              firstForm,
+              lastForm: particle ? null : lastForm,
+              particleForm: particle ? lastForm : null,
+            },
+            ws * wn * wf * wl,
+          ]);
   return out;
 }
 
@@ -165,15 +302,13 @@ export function candidateAddresses(
   const names: Weighted<PersonName> = [[name, 1]];
   const nicknames = nicknamesOf(name.first);
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);
-  const ruleOuts = asRuleOuts(opts.ruledOut);
   const byLocal = new Map<string, Candidate>();
   for (const [variant, wName] of names) {
-    const open = openDims(spellingDims(variant, domain, opts.inference ?? null));
     for (const [spelling, wSpelling] of spellingsOf(variant, domain, opts.inference ?? null)) {
       for (const [pattern, wFormat] of formats) {
         const local = applyPattern(pattern, variant, spelling);
         if (!local) continue;
-        const weight = wName * wSpelling * wFormat * ruleOutFactor(ruleOuts, pattern, spelling, open);
+        const weight = wName * wSpelling * wFormat;
         const nickname = variant !== name ? { nickname: true } : {};
         const prior = byLocal.get(local);
         // Two ways to the same address add up; the likelier one names it.

@@ -10,11 +10,10 @@ import { emailsOfDomain, namedAddresses, shownNamesOf } from "../index/read.js";
 import { nameKey, type PersonName, splitFullName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
-import { type Candidate, candidateAddresses } from "./candidates.js";
+import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { namesWriteFamilyFirst } from "./name-culture.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
-import { parseRuleOuts, withRejections } from "./rule-outs.js";
 
 /**
  * Confirms a person's address over SMTP where a domain's pages show no format: the candidates
@@ -164,7 +163,7 @@ export async function confirmAddress(
       }
     }
     if (o === "accepted") {
-      await rememberRejected(env, domain, rejected, inference);
+      await rememberRejected(env, domain, rejected);
       await storeConfirmed(env, domain, candidate, ctx.now());
       await forgetPending(env, domain, name);
       return { kind: "confirmed", candidate, best, probe: p, probes };
@@ -182,7 +181,7 @@ export async function confirmAddress(
       // The server rejected a missing mailbox outright and deferred this one: it checks recipients
       // before greylisting (postgrey's DEFER_IF_PERMIT, Exim's verify = recipient first), so this
       // mailbox exists. Still open until the retry confirms it, but the answer names it.
-      await rememberRejected(env, domain, rejected, inference);
+      await rememberRejected(env, domain, rejected);
       const retryAt = await rememberPending(ctx, domain, name, last.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000);
       return {
         kind: "deferred",
@@ -202,7 +201,7 @@ export async function confirmAddress(
       rejected.push(candidate);
       continue;
     }
-    await rememberRejected(env, domain, rejected, inference);
+    await rememberRejected(env, domain, rejected);
     if (o === "accept_all") {
       await recordAcceptAll(env, domain, true, ctx.now());
       return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
@@ -210,7 +209,7 @@ export async function confirmAddress(
     if (o === "refused") return { kind: "refused", best, error: last.error, probes };
     return defer(o, last);
   }
-  await rememberRejected(env, domain, rejected, inference);
+  await rememberRejected(env, domain, rejected);
   if (touchedRetryAt !== null) {
     const retryAt = await rememberPending(ctx, domain, name, touchedRetryAt);
     return { kind: "deferred", best, why: "greylisted", retryAt, probes };
@@ -230,15 +229,10 @@ async function recordAcceptAll(env: Env, domain: string, acceptAll: boolean, now
     .run();
 }
 
-async function rememberRejected(
-  env: Env,
-  domain: string,
-  rejected: readonly Candidate[],
-  inference: PatternInference | null,
-) {
+async function rememberRejected(env: Env, domain: string, rejected: readonly Candidate[]) {
   if (rejected.length === 0) return;
   const state = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
-  const all = withRejections(parseRuleOuts(state?.ruledOut), rejected, domain, inference);
+  const all = withRejections(parseRuleOuts(state?.ruledOut), rejected);
   await db(env.DB)
     .update(smtpDomains)
     .set({ ruledOut: JSON.stringify(all) })

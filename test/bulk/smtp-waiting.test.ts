@@ -14,11 +14,15 @@ import { MAIL_WORLD_GUARD_DOMAINS, MAIL_WORLD_UNIT_SEED, mailWorld } from "../fi
 import { createAccount } from "../support/accounts.js";
 import { createdId, createJob, getJob, launchLosingMessages } from "./support.js";
 
+// This file's own copy of the mail world's state (files sharing a seed run side by side).
+const WORLD_NS = "smtp-waiting";
+const REACHER_URL = `https://reacher.test/${WORLD_NS}`;
+
 const control = "https://fixture-control.test/mail-world";
 const noQueue = { send: async () => {}, sendBatch: async () => {} };
 const withProber = {
   ...(env as Env),
-  REACHER_URL: "https://reacher.test",
+  REACHER_URL,
   REACHER_SECRET,
   SMTP_RETRY_QUEUE: noQueue,
   CRAWL_QUEUE: noQueue,
@@ -41,7 +45,7 @@ describe("a bulk finder job on a greylisting mail server", () => {
   const data = [["domain", "first_name", "last_name"], ...people.map((p) => [d.domain, p.first, p.last])];
 
   it("shows its rows waiting (unbilled) and completes; after the retries the same rows are found", async () => {
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}&ns=${WORLD_NS}`);
     const account = await createAccount({ plan: "scale" });
 
     const first = await createdId(await createJob(account, "finder", { name: "Greylisted", data }));
@@ -56,7 +60,7 @@ describe("a bulk finder job on a greylisting mail server", () => {
     expect(waiting.metrics.credits.search).toBe(0);
 
     // The greylisting delay passes; the queue delivers the retries.
-    await fetch(`${control}/advance?seed=${MAIL_WORLD_UNIT_SEED}&seconds=${d.greylistSeconds + 3600}`);
+    await fetch(`${control}/advance?seed=${MAIL_WORLD_UNIT_SEED}&ns=${WORLD_NS}&seconds=${d.greylistSeconds + 3600}`);
     await runDueRetries(withProber, Date.now() + (d.greylistSeconds + 3600) * 1000);
     await runDueRetries(withProber, Date.now() + (d.greylistSeconds + 7200) * 1000);
 

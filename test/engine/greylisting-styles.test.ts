@@ -24,13 +24,16 @@ import {
 } from "../fixtures/mail-world/world.js";
 import { createAccount } from "../support/accounts.js";
 
+// This file's own copy of the mail world's state (files sharing a seed run side by side).
+const WORLD_NS = "greylisting-styles";
+const REACHER_URL = `https://reacher.test/${WORLD_NS}`;
+
 const control = "https://fixture-control.test/mail-world";
-const reacherEnv = () =>
-  ({ ...(env as Env), REACHER_URL: "https://reacher.test", REACHER_SECRET, SMTP_RETRY_QUEUE: undefined }) as Env;
+const reacherEnv = () => ({ ...(env as Env), REACHER_URL, REACHER_SECRET, SMTP_RETRY_QUEUE: undefined }) as Env;
 
 /** Moves the world's clock and ours by `seconds`, running the retries due by then. */
 async function later(via: Env, seed: number, t: { now: number }, seconds: number) {
-  await fetch(`${control}/advance?seed=${seed}&seconds=${seconds}`);
+  await fetch(`${control}/advance?seed=${seed}&ns=${WORLD_NS}&seconds=${seconds}`);
   t.now += seconds * 1000;
   await runDueRetries(via, t.now);
 }
@@ -42,8 +45,8 @@ describe("postgrey behind Postfix, through Reacher", () => {
   const known = d.people.find((p) => p.state === "active")!;
 
   it("answers a known mailbox's deferral exactly like a missing mailbox (Reacher's parser matches 'address rejected')", async () => {
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_POSTGREY_SEED}`);
-    const prober = new ReacherProber("https://reacher.test", REACHER_SECRET);
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_POSTGREY_SEED}&ns=${WORLD_NS}`);
+    const prober = new ReacherProber(REACHER_URL, REACHER_SECRET);
     const first = await prober.probe(`${known.local}@${d.domain}`);
     const missing = await prober.probe(`nobody.at.all@${d.domain}`);
     expect(first).toMatchObject({ reachability: "invalid", deliverable: false, greylisted: false });
@@ -51,7 +54,7 @@ describe("postgrey behind Postfix, through Reacher", () => {
   });
 
   it("is not called invalid where the domain's published address reads missing too: unknown now, valid after the retry, a missing one invalid once the retries ran out", async () => {
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_POSTGREY_SEED}`);
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_POSTGREY_SEED}&ns=${WORLD_NS}`);
     const via = reacherEnv();
     // The imprint's role address, as a crawl of the site stores it.
     const t = { now: Date.now() };
@@ -70,7 +73,7 @@ describe("postgrey behind Postfix, through Reacher", () => {
     // The verifier's checks on the same clock as the retries (no wall time).
     const verify = (email: string) =>
       verifyEmail(via, email, {
-        prober: new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET), () => t.now),
+        prober: new SmtpGateway(via, new ReacherProber(REACHER_URL, REACHER_SECRET), () => t.now),
       });
     const address = `${known.local}@${d.domain}`;
     const missing = `nobody.here@${d.domain}`;
@@ -95,7 +98,7 @@ describe("a server that checks the recipient before greylisting", () => {
   })!;
 
   it("names the candidate it defers after rejecting a missing one in the first answer, confirmed after the retry", async () => {
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}&ns=${WORLD_NS}`);
     expect(person, "an active person whose address is the 2nd-4th candidate").toBeDefined();
     const via = reacherEnv();
     const t = { now: Date.now() };
@@ -115,7 +118,7 @@ describe("the finder's open answer on a greylisting domain, through /v1", () => 
 
   it("says when its search runs again (verification.retry_at), unknown and unbilled", async () => {
     expect(d, "a domain greylisting every address of a new client").toBeDefined();
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}&ns=${WORLD_NS}`);
     const queue = { send: async () => {}, sendBatch: async () => {} };
     const via = { ...reacherEnv(), SMTP_RETRY_QUEUE: queue, CRAWL_QUEUE: queue } as unknown as Env;
     const { headers } = await createAccount({ plan: "scale" });

@@ -28,6 +28,10 @@ import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 import { WITH_GRAVATAR, WITH_WKD_KEY } from "../fixtures/handlers/web-evidence.js";
 import { MAIL_WORLD_GUARD_DOMAINS, MAIL_WORLD_UNIT_SEED, mailWorld } from "../fixtures/mail-world/world.js";
 
+// This file's own copy of the mail world's state (files sharing a seed run side by side).
+const WORLD_NS = "smtp-search";
+const REACHER_URL = `https://reacher.test/${WORLD_NS}`;
+
 const locals = (first: string, last: string, domain: string, ruledOut: string[] = []) =>
   candidateAddresses({ first, last }, domain, { ruledOut }).map((c) => c.local);
 
@@ -245,7 +249,7 @@ describe("mail hosts", () => {
 const reacherEnv = (over: Record<string, string> = {}) =>
   ({
     ...(env as Env),
-    REACHER_URL: "https://reacher.test",
+    REACHER_URL,
     REACHER_SECRET,
     SMTP_RETRY_QUEUE: undefined,
     ...over,
@@ -254,7 +258,7 @@ const reacherEnv = (over: Record<string, string> = {}) =>
 describe("the SMTP gateway", () => {
   it("answers a second check of an address from its cache, without a conversation", async () => {
     const via = reacherEnv();
-    const gateway = new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET));
+    const gateway = new SmtpGateway(via, new ReacherProber(REACHER_URL, REACHER_SECRET));
     const first = await gateway.check("valid.cache@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
     const again = await gateway.check("valid.cache@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
     expect(first).toMatchObject({ deliverable: true, fromCache: false });
@@ -264,7 +268,7 @@ describe("the SMTP gateway", () => {
   it("defers a check its mail host's pace has no room for: unknown (smtp_paced), with a retry time", async () => {
     const via = reacherEnv({ SMTP_HOST_MAX_PER_MINUTE: "1", SMTP_PACE_WAIT_MS: "0" });
     const host = `paced-${crypto.randomUUID().slice(0, 8)}.test`;
-    const gateway = new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET));
+    const gateway = new SmtpGateway(via, new ReacherProber(REACHER_URL, REACHER_SECRET));
     await gateway.check("valid.a@probe-verify.test", { mxHosts: [host] });
     const paced = await gateway.check("valid.b@probe-verify.test", { mxHosts: [host] });
     expect(paced).toMatchObject({ paced: true, ran: false });
@@ -287,7 +291,7 @@ describe("the SMTP cache's retention", () => {
     const via = reacherEnv({ SMTP_CACHE_SECONDS: "3600" });
     const t0 = Date.now();
     let clock = t0;
-    const gateway = new SmtpGateway(via, new ReacherProber("https://reacher.test", REACHER_SECRET), () => clock);
+    const gateway = new SmtpGateway(via, new ReacherProber(REACHER_URL, REACHER_SECRET), () => clock);
     await gateway.check("valid.old@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
     await gateway.check("greylist@probe-verify.test", { mxHosts: ["mx.probe-verify.test"] });
     clock = t0 + 3_000_000;
@@ -357,7 +361,7 @@ describe("greylisting", () => {
 
   it("is answered unknown at once (greylisted, not definitive) and valid after the background retry", async () => {
     const control = "https://fixture-control.test/mail-world";
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}`);
+    await fetch(`${control}/reset?seed=${MAIL_WORLD_UNIT_SEED}&ns=${WORLD_NS}`);
     const via = reacherEnv();
     const person = greylisting.people.find((p) => p.state === "active")!;
     const address = `${person.local}@${greylisting.domain}`;
@@ -366,7 +370,9 @@ describe("greylisting", () => {
     expect(now.data.email.note).toMatch(/scheduled for/);
     expect(now.definitive).toBe(false);
     // Time passes on both sides; the queue would deliver the retry then.
-    await fetch(`${control}/advance?seed=${MAIL_WORLD_UNIT_SEED}&seconds=${greylisting.greylistSeconds + 3600}`);
+    await fetch(
+      `${control}/advance?seed=${MAIL_WORLD_UNIT_SEED}&ns=${WORLD_NS}&seconds=${greylisting.greylistSeconds + 3600}`,
+    );
     await runDueRetries(via, Date.now() + 3_700_000);
     await runDueRetries(via, Date.now() + 3_700_000 + 3_700_000);
     const later = await verifyEmail(via, address);

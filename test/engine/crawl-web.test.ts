@@ -324,6 +324,28 @@ describe("pages that fail at first", () => {
     expect(await asked("/people")).toHaveLength(3);
   });
 
+  it("a page the first pass asked once while challenged (its back-off) may be asked twice by the deep pass: three asks in all", async () => {
+    // Seen on wider-web seed 2093317421: the team was challenged twice, so the first pass asked the
+    // challenged contact page only once; the deep pass asked it once more, challenged again, and its
+    // address was never read. /contact here is challenged on its first two requests.
+    await fetch("https://challenged-contact.test/__reset");
+    const firstPass = await crawlFirstPass(env, "challenged-contact.test", first);
+    expect(firstPass.challengedOnce).toEqual(["https://challenged-contact.test/contact"]);
+    const deepPass = await crawlDeepPass(
+      env,
+      "challenged-contact.test",
+      {
+        ...handOver(firstPass),
+        challengedOnce: firstPass.challengedOnce,
+      },
+      deep,
+    );
+    expect(addressesOf(deepPass)).toContain("press@challenged-contact.test");
+    const asked = async (path: string) => (await requestsOf("challenged-contact.test")).filter((r) => r.path === path);
+    expect(await asked("/contact"), "three asks over both passes").toHaveLength(3);
+    expect(await asked("/team"), "never more than three").toHaveLength(3);
+  });
+
   it("a page challenged while the first pass reads the site in a burst is read by the deep pass", async () => {
     // /people is challenged on its first two requests (a defence against bursts), then served.
     const firstPass = await crawlFirstPass(env, "challenged.test", first);

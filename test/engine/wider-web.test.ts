@@ -50,6 +50,37 @@ describe("the wider web", () => {
     expect(clock.requests.filter((r) => r.url.includes("/consent/accept"))).toHaveLength(1);
   });
 
+  it("behind a consent wall the deep pass accepts once too: its best page alone first, then the probe and the sitemap", async () => {
+    // Seen on wider-web seed 429239707: the deep pass sent its soft-404 probe and sitemap beside its
+    // first pages, each through the wall on its own; with a rate limit of five requests per 18 s that
+    // spent a whole window, and a deep office's team and a news item were never read. Guard site 34
+    // (a wall and a limit of seven per 16 s) accepted twice.
+    const site = generateWiderWebSite(SEED, 34);
+    await fetch(resetUrl(site.labels.domain));
+    const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
+    const first = await crawlFirstPass(env, site.labels.domain, { ...FIRST_PASS, clock });
+    const unwatch = clock.watchFetches();
+    await crawlDeepPass(
+      env,
+      site.labels.domain,
+      { done: first.done, pending: first.pending, pendingScores: first.pendingScores, retry: first.retry },
+      { ...DEEP_PASS, clock },
+    ).finally(unwatch);
+    const asked = clock.requests
+      .filter((r) => r.url.startsWith(site.labels.origin))
+      .map((r) => new URL(r.url).pathname);
+    expect(asked.filter((p) => p === "/consent/accept")).toHaveLength(1);
+    const accepted = asked.indexOf("/consent/accept");
+    expect(
+      asked.findIndex((p) => p.startsWith("/ci-not-a-page")),
+      "the probe",
+    ).toBeGreaterThan(accepted);
+    expect(
+      asked.findIndex((p) => p.includes("sitemap")),
+      "the sitemap",
+    ).toBeGreaterThan(accepted);
+  });
+
   it("gzip-encoded pages the runtime left encoded are decoded", async () => {
     const { first, wanted } = await crawl(13, "encoding:gzip");
     for (const email of wanted) expect(first, email).toContain(email);

@@ -109,8 +109,9 @@ const MAX_PACED_RETRIES = 24;
 /**
  * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
  * over both passes: twice by the first pass, once by the deep pass (which does not ask again in
- * the pass a page the first pass handed on); and once a second ask is challenged too, the pass asks
- * no other challenged page again (the defence is not letting this client through).
+ * the pass a page the first pass asked twice; one it asked once, `challengedOnce`, it may ask
+ * twice); and once a second ask is challenged too, the pass asks no other challenged page again
+ * (the defence is not letting this client through).
  */
 const MAX_CHALLENGE_RETRIES_PER_PASS = 2;
 
@@ -131,6 +132,11 @@ export interface CrawlOutcome {
   pendingScores: number[];
   /** Pages that failed in a way worth another try (429, 5xx, network, time) or were cut at the byte limit. */
   retry: string[];
+  /**
+   * Of `retry`, pages asked once while challenged (the pass asked no other challenged page again):
+   * the next pass may ask them twice, three asks in all.
+   */
+  challengedOnce: string[];
   /** Robots.txt Sitemap: lines. */
   sitemaps: string[];
   /** Why the site could not be read at all (when origin is null) or what went wrong on the way. */
@@ -244,6 +250,8 @@ interface PassInput {
   retryLater: Map<string, number>;
   /** Pages the previous pass could not read (asked there already): a challenge there is not asked again in this pass. */
   askedBefore?: ReadonlySet<string>;
+  /** Pages this crawl call asked twice while challenged (shared by its passes). */
+  challengedTwice?: Set<string>;
   /** The site's rate limit as this crawl call met it so far (shared with its other passes). */
   pace?: Pace;
   /**
@@ -252,6 +260,11 @@ interface PassInput {
    * ranked in when they come.
    */
   afterFirstRound?: () => Promise<Candidate[]>;
+  /**
+   * The first round asks one page (the best) and the asks of `afterFirstRound` wait for its answer:
+   * a consent wall is accepted once, before the others.
+   */
+  firstRoundAlone?: boolean;
   /** The language the site's pages declare (its home page's): names on pages that declare none are read in it. */
   lang?: string;
 }
@@ -384,7 +397,10 @@ async function runPass(env: Env, input: PassInput) {
       queue.length > 0 &&
       !pace.stopAsking &&
       (pace.paced ? batch.length : batch.filter((b) => !b.tries).length) <
-        Math.min(pace.paced ? 1 : budget.concurrency, budget.maxPages - fetchedCount)
+        Math.min(
+          pace.paced || (input.firstRoundAlone && later === null) ? 1 : budget.concurrency,
+          budget.maxPages - fetchedCount,
+        )
     ) {
       const next = queue[0];
       if (next.score < waitingBest) break;
@@ -427,8 +443,10 @@ async function runPass(env: Env, input: PassInput) {
         return { candidate, result, tries, at: clock.now() };
       }),
     );
-    void askLater();
+    // A first round asked alone waits for its answer (its consent accept sets the cookie first).
+    if (!input.firstRoundAlone) void askLater();
     const results = await asked;
+    if (input.firstRoundAlone) void askLater();
     const found: Candidate[] = [];
     for (const { candidate, result: r, tries, at } of results) {
       const retried = tries > 0;
@@ -438,7 +456,10 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
-        if (challenged && retried) challengeBackOff = true;
+        if (challenged && retried) {
+          challengeBackOff = true;
+          input.challengedTwice?.add(candidate.url);
+        }
         // The wait runs from the answer, so it overlaps the rest of the round.
         const left = budget.totalMs - (at - input.startedAt);
         // Under a site-wide rate limit a 429 says "slow down", not "this page failed": it does not use
@@ -559,6 +580,7 @@ function outcomeOf(
   },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
+  challengedTwice?: ReadonlySet<string>,
 ): CrawlOutcome {
   return {
     origin,
@@ -567,6 +589,9 @@ function outcomeOf(
     pending: pass.pending.map((c) => c.url),
     pendingScores: pass.pending.map((c) => c.score),
     retry: [...retryLater.keys()],
+    challengedOnce: [...retryLater.keys()].filter(
+      (url) => notes.challenged.includes(url) && !challengedTwice?.has(url),
+    ),
     sitemaps: robots.sitemaps,
     failure: pass.failure,
     disallowed: pass.disallowed,
@@ -586,6 +611,7 @@ const unreachableOutcome = (
   pending: previous?.pending ?? [],
   pendingScores: [],
   retry: [],
+  challengedOnce: [],
   sitemaps: [],
   failure,
   disallowed: [],
@@ -633,7 +659,8 @@ export async function crawlFirstPass(
     const timed = { ...budget, pageTimeoutMs: Math.max(0, Math.min(budget.pageTimeoutMs, left)) };
     return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, timed, 2));
   };
-  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace };
+  const challengedTwice = new Set<string>();
+  const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace, challengedTwice };
   const home = await runPass(env, {
     ...pass,
     queue: [{ url: `${origin}/`, score: HOME_SCORE }],
@@ -673,6 +700,7 @@ export async function crawlFirstPass(
     },
     retryLater,
     notes,
+    challengedTwice,
   );
 }
 
@@ -737,6 +765,8 @@ export interface PreviousPass {
   pendingScores?: number[];
   /** Pages that failed for now or were cut short: tried again first. */
   retry?: string[];
+  /** Of `retry`, pages asked once while challenged: asked twice here if need be. */
+  challengedOnce?: string[];
   /** The language the site's pages declared in the first pass. */
   lang?: string;
 }
@@ -765,8 +795,6 @@ export async function crawlDeepPass(
   const retry = previous.retry ?? [];
   const done = new Set(previous.done.filter((url) => !retry.includes(url)));
   const retryLater = new Map<string, number>();
-  const notFound = probeNotFound(env, domain, origin, robots, budget, notes);
-  const fromSitemap = await sitemapUrls(env, domain, origin, robots.sitemaps, budget);
   // Pending URLs were ranked with their link text and page; without their ranks they keep a place even when their address alone says little.
   const pending = previous.pending.map((url, i) => ({
     url,
@@ -775,10 +803,20 @@ export async function crawlDeepPass(
   const queue = [
     ...retry.map((url) => ({ url, score: Math.max(scoreUrl(url) ?? 0, RETRY_SCORE) })),
     ...pending,
-    ...urlCandidates(fromSitemap),
     ...guessedCandidates(origin),
   ];
-  const askedBefore = new Set(retry);
+  // A page the first pass asked twice while challenged is asked once more here; one it asked once
+  // (its back-off stopped it) may be asked twice: three asks in all either way.
+  const askedBefore = new Set(retry.filter((url) => !previous.challengedOnce?.includes(url)));
+  // The best page is asked alone first, then the soft-404 probe and the sitemap: on a consent wall
+  // that page's accept sets the cookie once (the probe and the sitemap, asked beside the first
+  // pages, went through the wall on their own), and a rate limit's first requests go to the best
+  // page (seed 429239707: a site allowing five requests per 18 s spent its deep pass's first window
+  // on the wall and left a deep office's team and a news item unread).
+  let probed: (probe: Promise<NotFoundPage | null>) => void = () => {};
+  const notFound = new Promise<NotFoundPage | null>((resolve) => {
+    probed = resolve;
+  });
   const pass = await runPass(env, {
     domain,
     origin,
@@ -791,8 +829,14 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    firstRoundAlone: true,
+    afterFirstRound: async () => {
+      probed(probeNotFound(env, domain, origin, robots, budget, notes));
+      return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, budget));
+    },
     ...(previous.lang ? { lang: previous.lang } : {}),
   });
+  probed(Promise.resolve(null));
   await notFound;
   return outcomeOf(origin, robots, done, pass, retryLater, notes);
 }

@@ -15,6 +15,8 @@ export interface DeepCrawlMessage {
   pendingScores?: number[];
   /** Pages the first pass could not read for now (429, 5xx, network, time) or cut at its byte limit. */
   retry?: string[];
+  /** Of `retry`, pages asked once while challenged: the deep pass may ask them twice (three asks in all). */
+  challengedOnce?: string[];
   /** The language the site's pages declared in the first pass (names on pages declaring none are read in it). */
   lang?: string;
   /** D1 bookmarks of the first pass's writes, by index database: the deep pass reads from there on. */

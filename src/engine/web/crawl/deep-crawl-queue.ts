@@ -20,6 +20,7 @@ export async function enqueueDeepCrawl(
     pending: message.pending.slice(0, 200),
     ...(message.pendingScores ? { pendingScores: message.pendingScores.slice(0, 200) } : {}),
     ...(message.retry?.length ? { retry: message.retry.slice(0, 50) } : {}),
+    ...(message.challengedOnce?.length ? { challengedOnce: message.challengedOnce.slice(0, 50) } : {}),
     ...(message.lang ? { lang: message.lang.slice(0, 35) } : {}),
     bookmarks: message.bookmarks ?? indexBookmarks(env),
   };
@@ -61,6 +62,7 @@ function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
     strings(b.done) &&
     strings(b.pending) &&
     (b.retry === undefined || strings(b.retry)) &&
+    (b.challengedOnce === undefined || strings(b.challengedOnce)) &&
     (b.lang === undefined || typeof b.lang === "string") &&
     (b.bookmarks === undefined ||
       (typeof b.bookmarks === "object" &&

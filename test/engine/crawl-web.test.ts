@@ -436,6 +436,22 @@ describe("PDF documents", () => {
     expect(out.notes.documents).toBe(2);
   }, 30_000);
 
+  it("are read in their own language, not the site's: an English staff list on a Japanese site, given name first", async () => {
+    // Seen on wider-web seed 2093317421: a lang=ja site's English annual report (a PDF declares no
+    // language) showed "Sakura Matsumoto" above matsumoto.sakura@; read in the site's language, family
+    // name first, the domain's format came out {first}.{last} for {last}.{first}. A document is a
+    // publication of its own, not data filling the site's pages.
+    const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
+    const out = await crawlDeepPass(env, "pdf-staff.test", { ...handOver(firstPass), lang: "ja" }, deep);
+    expect(namesOf(out)).toMatchObject({
+      "maria.garcia@pdf-staff.test": "Maria Garcia",
+      "peter.novak@pdf-staff.test": "Peter Novak",
+      "lena.fischer@pdf-staff.test": "Lena Fischer",
+      "tom.baker@pdf-staff.test": "Tom Baker",
+    });
+    expect(out.lang, "still handed on").toBe("ja");
+  }, 30_000);
+
   it("are read up to their page cap, and not at all beyond their size cap", async () => {
     const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
     const onePage = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), {

@@ -265,7 +265,10 @@ interface PassInput {
    * a consent wall is accepted once, before the others.
    */
   firstRoundAlone?: boolean;
-  /** The language the site's pages declare (its home page's): names on pages that declare none are read in it. */
+  /**
+   * The language the site's pages declare (its home page's): names on pages that declare none (the
+   * JSON a script fetches, a script file) are read in it; a document is read as written.
+   */
   lang?: string;
 }
 
@@ -500,7 +503,9 @@ async function runPass(env: Env, input: PassInput) {
       if (r.kind === "document") {
         if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
-        const page = await readDocument(r, domain, budget.documents.maxPages, notes, lang);
+        // A document is a publication of its own (an English report on a Japanese site), not data the
+        // site's pages show: it is read as written, not in the site's language.
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
         if (page) pages.push({ url, extraction: page });
         continue;
       }
@@ -548,7 +553,6 @@ async function readDocument(
   domain: string,
   maxPages: number,
   notes: CrawlNotes,
-  lang: string | undefined,
 ): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
@@ -556,11 +560,11 @@ async function readDocument(
       const { officeRows } = await import("../office-text.js");
       const rows = await officeRows(r.bytes);
       notes.documents++;
-      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
     }
     const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
-    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html", lang);
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
   } catch {
     notes.unreadableDocuments.push(r.url);
     return null;

@@ -6,7 +6,7 @@ import { admitRequest, BALANCES_TTL_MS, groupOnly, limiterFor } from "../../src/
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { REPEAT_WINDOW_MS, requestFingerprint } from "../../src/limits/repeat-billing.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { billedOf, collect, probeCapability, recordingEnv } from "../support/limiter.js";
+import { aroundExchange, billedOf, collect, probeCapability, recordingEnv } from "../support/limiter.js";
 import { settle } from "../support/settle.js";
 
 describe("limiter admissions on the hot path", () => {
@@ -78,25 +78,12 @@ describe("limiter admissions on the hot path", () => {
     const a = await createAccount({ plan: "basic" });
     let hang = 1;
     const base = env as Env;
-    const stuck = {
-      ...base,
-      ACCOUNT_LIMITER: {
-        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
-        get: (id: DurableObjectId) => {
-          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
-          return new Proxy(stub, {
-            // The first round trip reaches the limiter, but its sender never resumes.
-            get: (target, prop) =>
-              prop === "exchange" && hang-- > 0
-                ? (...args: unknown[]) => {
-                    void target.exchange!(...args);
-                    return new Promise(() => {});
-                  }
-                : target[prop as string],
-          });
-        },
-      },
-    } as unknown as Env;
+    // The first round trip reaches the limiter, but its sender never resumes.
+    const stuck = aroundExchange(base, (exchange, args) => {
+      if (hang-- <= 0) return exchange(...args);
+      void exchange(...args);
+      return new Promise(() => {});
+    });
     // Nothing gives the lost message up (giveUpMs never passes in this test): only a resend by the
     // next waiter can answer it. Held behind the lost sender, the second admission would never end.
     const client = new LimiterClient({ resendAfterMs: 50, giveUpMs: Number.MAX_SAFE_INTEGER });

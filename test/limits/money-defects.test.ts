@@ -11,7 +11,7 @@ import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
-import { billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
+import { aroundExchange, billedOf, collect, limiterClock, probeCapability, recordingEnv } from "../support/limiter.js";
 import { settle } from "../support/settle.js";
 import { slowRows } from "../support/slow-time.js";
 
@@ -171,29 +171,17 @@ describe("money defects", () => {
     // A request whose round trip reached the limiter never resumes; the next one on the line is not held behind it.
     const base = env as Env;
     let hang = true;
-    const stuck = {
-      ...faulty.env,
-      ACCOUNT_LIMITER: {
-        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
-        get: (id: DurableObjectId) => {
-          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<
-            string,
-            (...args: unknown[]) => Promise<unknown>
-          >;
-          return new Proxy(stub, {
-            get: (target, prop) => {
-              if (prop !== "exchange" || !hang) return target[prop as string];
-              // The first exchange is sent, but its sender never resumes.
-              return (...args: unknown[]) => {
-                hang = false;
-                void target.exchange!(...args);
-                return new Promise(() => {});
-              };
-            },
-          });
-        },
+    // The first exchange is sent, but its sender never resumes.
+    const stuck = aroundExchange(
+      faulty.env,
+      (exchange, args) => {
+        if (!hang) return exchange(...args);
+        hang = false;
+        void exchange(...args);
+        return new Promise(() => {});
       },
-    } as unknown as Env;
+      base.ACCOUNT_LIMITER,
+    );
     void executeCapability(
       probe,
       { q: "lost-request" },

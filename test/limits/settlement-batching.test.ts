@@ -9,7 +9,7 @@ import type { AccountLimiter } from "../../src/limits/account-limiter.js";
 import { admitRequest, flushOwed, limiterFor } from "../../src/limits/admission.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import { call, createAccount, json } from "../support/accounts.js";
-import { collect, recordingEnv } from "../support/limiter.js";
+import { aroundExchange, collect, recordingEnv } from "../support/limiter.js";
 import { settle } from "../support/settle.js";
 
 // A capability double whose answers the test decides; the gate's settlement path is under test.
@@ -131,26 +131,14 @@ describe("settlements batched with admissions", () => {
     const a = await createAccount({ plan: "scale" });
     const base = env as Env;
     const gate = { holding: false, entered: false, release: () => {} };
-    const held = {
-      ...base,
-      ACCOUNT_LIMITER: {
-        idFromName: (name: string) => base.ACCOUNT_LIMITER.idFromName(name),
-        get: (id: DurableObjectId) => {
-          const stub = base.ACCOUNT_LIMITER.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
-          return new Proxy(stub, {
-            get: (target, prop) =>
-              prop === "exchange" && gate.holding
-                ? async (...args: unknown[]) => {
-                    gate.holding = false;
-                    gate.entered = true;
-                    await new Promise<void>((r) => (gate.release = r));
-                    return target.exchange!(...args);
-                  }
-                : target[prop as string],
-          });
-        },
-      },
-    } as unknown as Env;
+    const held = aroundExchange(base, async (exchange, args) => {
+      if (gate.holding) {
+        gate.holding = false;
+        gate.entered = true;
+        await new Promise<void>((r) => (gate.release = r));
+      }
+      return exchange(...args);
+    });
     const client = new LimiterClient({ settleWaitMs: 1_000, rideWaitMs: 1_000 });
     const { waitUntil, settled } = collect();
     const admit = () =>

@@ -59,6 +59,31 @@ export function recordingEnv(
   };
 }
 
+type Exchange = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * `base` with every limiter's `exchange` passed through `around`, which gets the real round trip and
+ * its arguments and answers in its place (to hold, hang or lose a round trip); the other methods, and
+ * `exchange` when `around` sends it on, reach the limiters of `namespace`.
+ */
+export function aroundExchange(
+  base: Env,
+  around: (exchange: Exchange, args: unknown[]) => Promise<unknown>,
+  namespace: Env["ACCOUNT_LIMITER"] = base.ACCOUNT_LIMITER,
+): Env {
+  const ACCOUNT_LIMITER = {
+    idFromName: (name: string) => namespace.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = namespace.get(id) as unknown as Record<string, Exchange>;
+      return new Proxy(stub, {
+        get: (target, prop) =>
+          prop === "exchange" ? (...args: unknown[]) => around(target.exchange!, args) : target[prop as string],
+      });
+    },
+  };
+  return { ...base, ACCOUNT_LIMITER } as unknown as Env;
+}
+
 /** A waitUntil that collects what it is given, and a way to wait for all of it. */
 export function collect() {
   const pending: Promise<unknown>[] = [];

@@ -3,7 +3,7 @@ import { type FindOptions, findEmail } from "../engine/finder/email-finder.js";
 import { claimedAmong } from "../engine/index/claims.js";
 import { ensureIndexed } from "../engine/index/ensure-indexed.js";
 import { noMemo } from "../engine/memo.js";
-import { type PersonName, splitFullName } from "../engine/people/names.js";
+import { nameSplits, type PersonName, splitFullName } from "../engine/people/names.js";
 import { phoneDataFor, phoneDataOf, phoneExtraCost, storedNumbers } from "../engine/phones/phone-data.js";
 import { ApiError } from "../http/errors.js";
 import { type CapabilityContext, defineCapability } from "./core/registry.js";
@@ -59,7 +59,12 @@ async function findPerson(
     ? await resolveTarget(ctx.env, params)
     : await memo.once(`company:${params.company}`, () => resolveTarget(ctx.env, params));
   await memo.once(`indexed:${domain}`, () => ensureIndexed(ctx, domain));
-  const answer = await findEmail(ctx, domain, name, opts);
+  // A full name of three or more words can be split more than one way; the index's people decide.
+  const readings =
+    params.full_name && !(params.first_name && params.last_name)
+      ? nameSplits(params.full_name).filter((r) => !r.reversed)
+      : [];
+  const answer = await findEmail(ctx, domain, name, readings.length > 1 ? { ...opts, readings } : opts);
   const data = finderData(domain, name, answer);
   // An answer nobody can act on yet (its SMTP search deferred or refused) is not billed.
   const found = answer.email !== null && answer.billable !== false;

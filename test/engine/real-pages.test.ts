@@ -669,6 +669,33 @@ describe("the finder completes a query from the names the site shows", () => {
     );
   });
 
+  it("reads a four-word full name as given, middle and two family names where the domain's people have two", async () => {
+    const card = (n: string, e: string) => `<div><h3>${n}</h3><p>${e}</p></div>`;
+    const html = `<html lang="es"><body>${card("Ana Belén García López", "abgarcia@mid-x5.es")}${card("Luis Miguel Pérez Sanz", "lmperez@mid-x5.es")}${card("Carmen Isabel Ruiz Moreno", "ciruiz@mid-x5.es")}</body></html>`;
+    await crawl("mid-x5.es", [["/equipo", html]]);
+    const { findEmail } = await import("../../src/engine/finder/email-finder.js");
+    const { nameSplits, splitFullName } = await import("../../src/engine/people/names.js");
+    const ctx = { env, now: () => Date.now() };
+    const full = "Inés José Torres Vázquez";
+    const readings = nameSplits(full).filter((r) => !r.reversed);
+    // The usual split (family name = the last word) builds ijvazquez@; the domain writes the first family name.
+    expect((await findEmail(ctx, "mid-x5.es", splitFullName(full)!, { verify: false })).email).toBe(
+      "ijvazquez@mid-x5.es",
+    );
+    expect((await findEmail(ctx, "mid-x5.es", splitFullName(full)!, { verify: false, readings })).email).toBe(
+      "ijtorres@mid-x5.es",
+    );
+    // A listed person is found under the reading the page gave them.
+    expect(
+      (
+        await findEmail(ctx, "mid-x5.es", splitFullName("Luis Miguel Pérez Sanz")!, {
+          verify: false,
+          readings: nameSplits("Luis Miguel Pérez Sanz").filter((r) => !r.reversed),
+        })
+      ).email,
+    ).toBe("lmperez@mid-x5.es");
+  });
+
   it("reads 'Family Given Middle' when the domain's addresses say so", async () => {
     const card = (n: string, e: string) => `<div><h3>${n}</h3><p>${e}</p></div>`;
     const html = `<html lang="de"><body>${card("Dr. Dekker Bram Cornelis", "bcdekker@mid-x6.de")}${card("Neumann Günter E.", "geneumann@mid-x6.de")}${card("Fonseca Luís Maria", "lmfonseca@mid-x6.de")}</body></html>`;

@@ -105,6 +105,24 @@ function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | 
   );
 }
 
+/**
+ * Which reading of a full name the query meant: the one the index holds a person under, else, at a
+ * domain whose people have family names of two words (a habit for them is known: "Ruiz García" as
+ * `ruiz-garcia` or `ruiz`), a given and middle name followed by two family names; else the usual one.
+ */
+function readingOf(
+  name: PersonName,
+  readings: readonly PersonName[],
+  rows: readonly EmailRow[],
+  formats: PatternInference,
+): PersonName {
+  if (!readings.length || rows.some((r) => sameName(r, name))) return name;
+  const stored = readings.find((reading) => rows.some((r) => sameName(r, reading)));
+  if (stored) return stored;
+  if (!formats.lastForm || name.last.includes(" ")) return name;
+  return readings.find((r) => r.middle && !r.first.includes(" ") && r.last.split(" ").length === 2) ?? name;
+}
+
 function defaultStyle(domain: string): Transliteration {
   const c = countryOfDomain(domain);
   return c === "DE" || c === "AT" || c === "CH" ? "expanded" : "plain";
@@ -255,6 +273,11 @@ export function proposeAddress(
 export interface FindOptions {
   verify?: boolean;
   boostFromSources?: boolean;
+  /**
+   * The other readings of a full name the query gave ("Inés | José Torres | Vázquez" or "Inés | José |
+   * Torres Vázquez"): a person the index holds under one of them is this person, read their way.
+   */
+  readings?: readonly PersonName[];
 }
 
 export async function findEmail(
@@ -285,7 +308,8 @@ export async function findEmail(
   };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
-  const named = await withShownMiddle(ctx, domain, await withShownSpelling(ctx, domain, name, rows), rows, formats);
+  const read = readingOf(name, opts.readings ?? [], rows, formats);
+  const named = await withShownMiddle(ctx, domain, await withShownSpelling(ctx, domain, read, rows), rows, formats);
   const proposal = proposeAddress(rows, named, domain, formats);
   // No format to propose from: search the person's address over SMTP (confirm.ts).
   const searched = !proposal && opts.verify !== false ? await searchOverSmtp(ctx, domain, named, null) : null;

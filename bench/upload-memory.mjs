@@ -358,9 +358,15 @@ await withBenchServer(
       );
     }
 
-    const anonymous = await phase(`${UPLOADS} concurrent unauthenticated uploads of ${mb(BYTES)} MB`, () =>
-      Promise.all(Array.from({ length: UPLOADS }, () => upload(base, {}, BYTES))),
-    );
+    const anonymousRound = () =>
+      phase(`${UPLOADS} concurrent unauthenticated uploads of ${mb(BYTES)} MB`, () =>
+        Promise.all(Array.from({ length: UPLOADS }, () => upload(base, {}, BYTES))),
+      );
+    let anonymous = await anonymousRound();
+    // A smoke run must see an answer to judge it: when local workerd closed every connection before
+    // its answer (see the header), it tries again, up to three rounds.
+    for (let round = 1; smoke && round < 3 && anonymous.results.every((r) => r.status === null); round++)
+      anonymous = await anonymousRound();
     for (const r of anonymous.results)
       log(`  ${r.status} ${r.type} after ${r.ms.toFixed(0)} ms, ${mb(r.sentAtResponse)} MB sent by then`);
     const slowest = Math.max(...anonymous.results.map((r) => r.ms));

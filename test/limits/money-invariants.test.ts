@@ -8,6 +8,8 @@ import { runSchedule } from "../support/money-harness.js";
 const SEEDS = [7, 12, 13, 19];
 /** A schedule with quiet points (long jumps, slow chunks). */
 const QUIET_POINT_SEED = 7;
+/** A schedule (from `npm run bench -- money`) whose isolate dies sending, at rest, the bulk billing it owed. */
+const DIES_AT_REST_SEED = 334322114;
 
 // The schedules run side by side: each plays its own account (its own limiter, isolates, clocks and
 // bulk job), and a schedule spends nearly all of its time waiting on its timers (the clients' polls,
@@ -36,5 +38,13 @@ describe.concurrent("money stays exact under faults, at the month's edge and acr
   it("comes to rest when the sends of its quiet points hang", { timeout: 60_000 }, async () => {
     const result = await runSchedule(QUIET_POINT_SEED, { hangAtQuietPoints: true });
     expect(result.violations, `seed ${QUIET_POINT_SEED}`).toEqual([]);
+  });
+
+  // At rest the harness sends what each live isolate still owes; an isolate set to die sending a
+  // bulk chunk's billing owed one there and died in that send, and the wait for it never ended.
+  it("comes to rest when an isolate dies sending what it still owed at rest", { timeout: 60_000 }, async () => {
+    const result = await runSchedule(DIES_AT_REST_SEED);
+    expect(result.violations, `seed ${DIES_AT_REST_SEED}`).toEqual([]);
+    expect(result.deaths).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,96 @@
+// `npm run bench -- hot --plans enterprise,scale,pro-plus`: the billed call on several plans in ONE
+// run, to rank them. One `wrangler dev`, one funded account per plan. Each round measures `/`, the
+// billed call of every plan (order rotated round by round), then `/` again; a plan's ratio for the
+// round is its req/s over the mean of that round's two `/` cells, so a load that drifts during the
+// run moves the baseline with it. Printed per plan: the median ratio over the rounds and its spread
+// (lowest-highest, and the middle half), and the billed call's p50 at 1 connection over `/`'s.
+// Two plans that run the same code (scale and pro-plus: paid from the isolate's lease) are the
+// check: their medians should agree within their spreads, else the run says nothing about ranking.
+//   BENCH_SECONDS  seconds per cell (default 2)   BENCH_ROUNDS  rounds (default 9)
+//   BENCH_CONNECTIONS  connection counts (default "50,1": the ratio at the first, p50 at 1 if given)
+import { addBenchAccount, median } from "./lib/dev-server.mjs";
+import { fundBenchAccount, load, NAMED_ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";
+
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+
+export async function measurePlans(plans, { seconds, rounds, connectionCounts }) {
+  const accounts = new Map(); // plan -> headers
+  const prepare = (state) => {
+    for (const plan of plans) accounts.set(plan, addBenchAccount(state, `bench-${plan}@example.com`, plan));
+  };
+  return withFundedBenchServer(
+    "hot-plans",
+    async ({ base, port, operatorSecret }) => {
+      for (const [, headers] of accounts) await fundBenchAccount(base, headers, operatorSecret);
+      const root = { ...NAMED_ROUTES.root };
+      const billed = NAMED_ROUTES.billed;
+      // Warm-up: every cell briefly (isolate, SQLite pages, each limiter object and lease).
+      await load(base, {}, root, 10, 1);
+      for (const [, headers] of accounts) await load(base, headers, billed, 10, 1);
+
+      const ratios = new Map(plans.map((p) => [p, []])); // plan -> ratio per round (first connection count)
+      const roots = [];
+      const p50s = new Map(plans.map((p) => [p, []])); // plan -> billed p50 - root p50 per round (1 connection)
+      const bad = new Map(plans.map((p) => [p, 0]));
+      for (let round = 0; round < rounds; round++) {
+        const order = plans.map((_, i) => plans[(i + round) % plans.length]);
+        for (const connections of connectionCounts) {
+          const before = await load(base, {}, root, connections, seconds);
+          const cells = new Map();
+          for (const plan of order) {
+            const res = await load(base, accounts.get(plan), billed, connections, seconds);
+            bad.set(plan, bad.get(plan) + res.non2xx + res.errors + res.timeouts);
+            cells.set(plan, res);
+          }
+          const after = await load(base, {}, root, connections, seconds);
+          const rootRps = (before.requests.total / before.duration + after.requests.total / after.duration) / 2;
+          const rootP50 = (before.latency.p50 + after.latency.p50) / 2;
+          for (const plan of plans) {
+            const res = cells.get(plan);
+            if (connections === connectionCounts[0]) ratios.get(plan).push(res.requests.total / res.duration / rootRps);
+            if (connections === 1) p50s.get(plan).push(res.latency.p50 - rootP50);
+          }
+          if (connections === connectionCounts[0]) roots.push(rootRps);
+        }
+        console.log(
+          `round ${round + 1}/${rounds}: ${plans.map((p) => `${p} ${ratios.get(p).at(-1).toFixed(2)}x`).join(", ")} (\`/\` ${roots.at(-1).toFixed(0)} req/s)`,
+        );
+      }
+
+      const c = connectionCounts[0];
+      console.log(`\nwrangler dev on :${port}, ${rounds} rounds x ${seconds} s per cell, ${c} connections, autocannon`);
+      console.log(
+        `\`/\`: median ${median(roots).toFixed(0)} req/s (${Math.min(...roots).toFixed(0)}-${Math.max(...roots).toFixed(0)})`,
+      );
+      console.log("plan          billed x `/`: median   lowest-highest   middle half    Δp50 @1 (median)  non-2xx");
+      for (const plan of plans) {
+        const xs = ratios.get(plan);
+        const d = p50s.get(plan);
+        console.log(
+          [
+            plan.padEnd(12),
+            `${median(xs).toFixed(2)}x`.padStart(20),
+            `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`.padStart(16),
+            `${quantile(xs, 0.25).toFixed(2)}-${quantile(xs, 0.75).toFixed(2)}`.padStart(14),
+            (d.length ? `${median(d) >= 0 ? "+" : ""}${median(d).toFixed(1)} ms` : "-").padStart(18),
+            String(bad.get(plan)).padStart(8),
+          ].join(" "),
+        );
+      }
+      for (const plan of plans) {
+        const m = median(ratios.get(plan));
+        console.log(
+          `goal: billed call >= 0.70x \`/\` at ${c} connections on ${plan}: ${m.toFixed(2)}x ${m >= 0.7 ? "met" : "NOT met"}`,
+        );
+      }
+      if ([...bad.values()].some((n) => n > 0)) {
+        console.error(
+          "\nSome billed calls did not answer 2xx (a plan's rate limit?): their ratios are not comparable.",
+        );
+        process.exitCode = 1;
+      }
+      return { ratios, p50s, roots };
+    },
+    { prepare },
+  );
+}

@@ -3,12 +3,14 @@
 // billed call of every plan (order rotated round by round), then `/` again; a plan's ratio for the
 // round is its req/s over the mean of that round's two `/` cells, so a load that drifts during the
 // run moves the baseline with it. Printed per plan: the median ratio over the rounds and its spread
-// (lowest-highest, and the middle half), and the billed call's p50 at 1 connection over `/`'s.
+// (lowest-highest, and the middle half), the billed call's p50 at 1 connection over `/`'s, and the
+// server's CPU ms per call (wrangler dev and its workerd, from /proc: other processes not counted).
 // Two plans that run the same code (scale and pro-plus: paid from the isolate's lease) are the
 // check: their medians should agree within their spreads, else the run says nothing about ranking.
 //   BENCH_SECONDS  seconds per cell (default 2)   BENCH_ROUNDS  rounds (default 9)
 //   BENCH_CONNECTIONS  connection counts (default "50,1": the ratio at the first, p50 at 1 if given)
 import { addBenchAccount, median } from "./lib/dev-server.mjs";
+import { cpuOfTree } from "./lib/proc-cpu.mjs";
 import { fundBenchAccount, load, NAMED_ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
@@ -20,7 +22,13 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
   };
   return withFundedBenchServer(
     "hot-plans",
-    async ({ base, port, operatorSecret }) => {
+    async ({ base, port, pid, operatorSecret }) => {
+      // One cell: autocannon's result and the server's CPU ms per request (wrangler and its workerd, /proc).
+      const cell = async (headers, route, connections) => {
+        const cpu = cpuOfTree(pid);
+        const res = await load(base, headers, route, connections, seconds);
+        return { res, cpu: (cpuOfTree(pid) - cpu) / Math.max(1, res.requests.total) };
+      };
       for (const [, headers] of accounts) await fundBenchAccount(base, headers, operatorSecret);
       const root = { ...NAMED_ROUTES.root };
       const billed = NAMED_ROUTES.billed;
@@ -29,20 +37,23 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
       for (const [, headers] of accounts) await load(base, headers, billed, 10, 1);
 
       const ratios = new Map(plans.map((p) => [p, []])); // plan -> ratio per round (first connection count)
+      const cpus = new Map([["/", []], ...plans.map((p) => [p, []])]); // CPU ms per request per round
       const roots = [];
       const p50s = new Map(plans.map((p) => [p, []])); // plan -> billed p50 - root p50 per round (1 connection)
       const bad = new Map(plans.map((p) => [p, 0]));
       for (let round = 0; round < rounds; round++) {
         const order = plans.map((_, i) => plans[(i + round) % plans.length]);
         for (const connections of connectionCounts) {
-          const before = await load(base, {}, root, connections, seconds);
+          const { res: before, cpu: rootCpu } = await cell({}, root, connections);
           const cells = new Map();
           for (const plan of order) {
-            const res = await load(base, accounts.get(plan), billed, connections, seconds);
+            const { res, cpu } = await cell(accounts.get(plan), billed, connections);
             bad.set(plan, bad.get(plan) + res.non2xx + res.errors + res.timeouts);
             cells.set(plan, res);
+            if (connections === connectionCounts[0]) cpus.get(plan).push(cpu);
           }
           const after = await load(base, {}, root, connections, seconds);
+          if (connections === connectionCounts[0]) cpus.get("/").push(rootCpu);
           const rootRps = (before.requests.total / before.duration + after.requests.total / after.duration) / 2;
           const rootP50 = (before.latency.p50 + after.latency.p50) / 2;
           for (const plan of plans) {
@@ -62,7 +73,10 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
       console.log(
         `\`/\`: median ${median(roots).toFixed(0)} req/s (${Math.min(...roots).toFixed(0)}-${Math.max(...roots).toFixed(0)})`,
       );
-      console.log("plan          billed x `/`: median   lowest-highest   middle half    Δp50 @1 (median)  non-2xx");
+      console.log(`server CPU per \`/\`: median ${median(cpus.get("/")).toFixed(2)} ms`);
+      console.log(
+        "plan          billed x `/`: median   lowest-highest   middle half    Δp50 @1 (median)  CPU ms/call  non-2xx",
+      );
       for (const plan of plans) {
         const xs = ratios.get(plan);
         const d = p50s.get(plan);
@@ -73,6 +87,7 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
             `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`.padStart(16),
             `${quantile(xs, 0.25).toFixed(2)}-${quantile(xs, 0.75).toFixed(2)}`.padStart(14),
             (d.length ? `${median(d) >= 0 ? "+" : ""}${median(d).toFixed(1)} ms` : "-").padStart(18),
+            median(cpus.get(plan)).toFixed(2).padStart(12),
             String(bad.get(plan)).padStart(8),
           ].join(" "),
         );
@@ -89,7 +104,7 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
         );
         process.exitCode = 1;
       }
-      return { ratios, p50s, roots };
+      return { ratios, p50s, roots, cpus };
     },
     { prepare },
   );

@@ -4,7 +4,10 @@
 // round is its req/s over the mean of that round's two `/` cells, so a load that drifts during the
 // run moves the baseline with it. Printed per plan: the median ratio over the rounds and its spread
 // (lowest-highest, and the middle half), the billed call's p50 at 1 connection over `/`'s, and the
-// server's CPU ms per call (wrangler dev and its workerd, from /proc: other processes not counted).
+// server's CPU ms per call (wrangler dev and its workerd, from /proc: other processes not counted)
+// with `/`'s CPU over it: the ratio of a CPU-bound server that the machine's other load moves much
+// less than the measured one (first run, load 6-7: scale's measured ratios spanned 0.38-1.40x, its
+// CPU per call 2.52 ms against pro-plus's 2.61: the same code).
 // Two plans that run the same code (scale and pro-plus: paid from the isolate's lease) are the
 // check: their medians should agree within their spreads, else the run says nothing about ranking.
 //   BENCH_SECONDS  seconds per cell (default 2)   BENCH_ROUNDS  rounds (default 9)
@@ -52,8 +55,8 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
             cells.set(plan, res);
             if (connections === connectionCounts[0]) cpus.get(plan).push(cpu);
           }
-          const after = await load(base, {}, root, connections, seconds);
-          if (connections === connectionCounts[0]) cpus.get("/").push(rootCpu);
+          const { res: after, cpu: rootCpuAfter } = await cell({}, root, connections);
+          if (connections === connectionCounts[0]) cpus.get("/").push((rootCpu + rootCpuAfter) / 2);
           const rootRps = (before.requests.total / before.duration + after.requests.total / after.duration) / 2;
           const rootP50 = (before.latency.p50 + after.latency.p50) / 2;
           for (const plan of plans) {
@@ -74,6 +77,9 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
         `\`/\`: median ${median(roots).toFixed(0)} req/s (${Math.min(...roots).toFixed(0)}-${Math.max(...roots).toFixed(0)})`,
       );
       console.log(`server CPU per \`/\`: median ${median(cpus.get("/")).toFixed(2)} ms`);
+      // The server is one busy workerd thread at 50 connections: its calls/s is 1 / CPU per call, so
+      // `/`'s CPU over the plan's is the ratio a machine with nothing else on it would show.
+      const cpuRatios = new Map(plans.map((p) => [p, cpus.get(p).map((ms, i) => cpus.get("/")[i] / ms)]));
       console.log(
         "plan          billed x `/`: median   lowest-highest   middle half    Δp50 @1 (median)  CPU ms/call  non-2xx",
       );
@@ -88,6 +94,9 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
             `${quantile(xs, 0.25).toFixed(2)}-${quantile(xs, 0.75).toFixed(2)}`.padStart(14),
             (d.length ? `${median(d) >= 0 ? "+" : ""}${median(d).toFixed(1)} ms` : "-").padStart(18),
             median(cpus.get(plan)).toFixed(2).padStart(12),
+            `${median(cpuRatios.get(plan)).toFixed(2)}x (${Math.min(...cpuRatios.get(plan)).toFixed(2)}-${Math.max(...cpuRatios.get(plan)).toFixed(2)})`.padStart(
+              21,
+            ),
             String(bad.get(plan)).padStart(8),
           ].join(" "),
         );
@@ -104,7 +113,7 @@ export async function measurePlans(plans, { seconds, rounds, connectionCounts })
         );
         process.exitCode = 1;
       }
-      return { ratios, p50s, roots, cpus };
+      return { ratios, p50s, roots, cpus, cpuRatios };
     },
     { prepare },
   );

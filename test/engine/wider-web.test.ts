@@ -86,6 +86,12 @@ describe("the wider web", () => {
     for (const email of wanted) expect(first, email).toContain(email);
   });
 
+  it("brotli-encoded pages the runtime left encoded are decoded (behind a consent wall too)", async () => {
+    // The runtime's DecompressionStream knows gzip and deflate only: a `br` body was read as bytes.
+    const { first, wanted } = await crawl(90, "encoding:br");
+    for (const email of wanted) expect(first, email).toContain(email);
+  });
+
   it("UTF-16 pages with a byte-order mark are read", async () => {
     const { first, wanted } = await crawl(39, "encoding:utf-16");
     for (const email of wanted) expect(first, email).toContain(email);

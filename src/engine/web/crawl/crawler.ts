@@ -60,7 +60,7 @@ const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
  * them to the deep pass: first-answer recall 84% on generated sites). A page answered
  * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
  * allows, else handed to the deep pass; a site-wide rate limit whose Retry-After leaves 2.5 s of the
- * pass is waited out (then one page at a time); a bot challenge is asked once more after a 2 s pause
+ * pass is waited out (then one page at a time); a bot challenge is asked again after 2 s, then 4 s
  * (see runPass for the limits); PDFs wait for the deep pass. One page may take 9 s (team pages that
  * answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
  */
@@ -76,6 +76,7 @@ export const FIRST_PASS: CrawlBudget = {
     unasked: false,
     tries: 2,
     challengePauseMs: 2_000,
+    challengeAsks: 3,
     waitOutLimitLeavingMs: 2_500,
   },
   documents: null,
@@ -90,7 +91,15 @@ export const DEEP_PASS: CrawlBudget = {
   totalMs: 60_000,
   pageTimeoutMs: 10_000,
   concurrency: 4,
-  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000, waitOutLimitLeavingMs: 0 },
+  retry: {
+    maxWaitMs: 10_000,
+    clamp: true,
+    unasked: true,
+    tries: 1,
+    challengePauseMs: 1_000,
+    challengeAsks: 2,
+    waitOutLimitLeavingMs: 0,
+  },
   documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
@@ -108,12 +117,14 @@ const MAX_PACED_RETRIES = 24;
 
 /**
  * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
- * over both passes: twice by the first pass, once by the deep pass (which does not ask again in
- * the pass a page the first pass asked twice; one it asked once, `challengedOnce`, it may ask
- * twice); and once a second ask is challenged too, the pass asks no other challenged page again
- * (the defence is not letting this client through).
+ * over both passes (CHALLENGE_ASKS_IN_ALL): the first pass asks it up to three times (after 2 s,
+ * then 4 s); one it asked twice is asked once by the deep pass, one it asked three times not again;
+ * one it asked once, `challengedOnce`, the deep pass may ask twice. Once a second ask is challenged
+ * too, the pass asks no other challenged page again (the defence is not letting this client
+ * through a burst); the pages already asked twice get their last, slower ask.
  */
-const MAX_CHALLENGE_RETRIES_PER_PASS = 2;
+const MAX_CHALLENGED_PAGES_PER_PASS = 2;
+const CHALLENGE_ASKS_IN_ALL = 3;
 
 export interface CrawledPage {
   url: string;
@@ -453,8 +464,8 @@ async function runPass(env: Env, input: PassInput) {
     const found: Candidate[] = [];
     for (const { candidate, result: r, tries, at } of results) {
       const retried = tries > 0;
-      // A challenge is recorded, and asked again like a failure the server did not ask to retry: the
-      // first pass hands it to the deep pass, which asks once more (slower, later) after a pause.
+      // A challenge is recorded, and asked again after a pause that grows with each ask (the first
+      // pass up to three times); what the first pass could not read the deep pass asks later.
       if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
@@ -470,9 +481,8 @@ async function runPass(env: Env, input: PassInput) {
         const limited =
           r.kind === "unusable" && r.status === 429 && meetRateLimit(pace, budget, at, left, r.retryAfterMs);
         const mayAsk = challenged
-          ? !retried &&
-            !challengeBackOff &&
-            challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS &&
+          ? tries + 1 < budget.retry.challengeAsks &&
+            (retried || (!challengeBackOff && challengeRetries < MAX_CHALLENGED_PAGES_PER_PASS)) &&
             !input.askedBefore?.has(candidate.url)
           : tries < budget.retry.tries || (limited && pacedRetries < MAX_PACED_RETRIES);
         const overCap = limited ? pacedRetries >= MAX_PACED_RETRIES : retries >= MAX_RETRIES_PER_PASS;
@@ -482,13 +492,16 @@ async function runPass(env: Env, input: PassInput) {
             ? null
             : limited && !budget.retry.clamp
               ? Math.max(0, pace.pausedUntil - at)
-              : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+              : retryWait(r, budget.retry, left, budget.pageTimeoutMs, tries + 1);
         if (wait !== null) {
           if (limited) pacedRetries++;
           else retries++;
-          if (challenged) challengeRetries++;
+          if (challenged && !retried) challengeRetries++;
           if (!retried) notes.retried++;
           waiting.push({ candidate, at: Math.max(at + wait, pace.pausedUntil), tries: tries + 1 });
+        } else if (challenged && tries + 1 >= CHALLENGE_ASKS_IN_ALL) {
+          // Asked three times: not handed on.
+          noteStillFailing(notes, candidate.url);
         } else {
           retryLater.set(candidate.url, candidate.score);
           if (retried || input.askedBefore?.has(candidate.url)) noteStillFailing(notes, candidate.url);

@@ -184,6 +184,20 @@ describe("pages that fail at first", () => {
     ]);
   });
 
+  it("reads the people a linked script fetches on a page the home menu names in unknown words, where a script redirect sent the reader", async () => {
+    // Seen on wider-web seed 1962240772: "Ons kantoor" (a menu link no word list knows) sent the
+    // reader by script to an app shell whose own script names the JSON route; the script was
+    // followed only from pages ranked as a section, and seven addresses were never read.
+    const out = await crawlFirstPass(env, "linked-script-nl.test", first);
+    expect(addressesOf(out)).toEqual([
+      "floor.dijk@linked-script-nl.test",
+      "hallo@linked-script-nl.test",
+      "ruud.horst@linked-script-nl.test",
+    ]);
+    const paths = (await requestsOf("linked-script-nl.test")).map((r) => r.path);
+    expect(paths, "a library is not read").not.toContain("/assets/js/vendor.min.js");
+  });
+
   it("reads the people a linked script file fetches on the team page, in the first pass, and not the page's library", async () => {
     await fetch("https://linked-script.test/__reset");
     const out = await crawlFirstPass(env, "linked-script.test", first);

@@ -160,6 +160,9 @@ export interface CrawlOutcome {
   lang?: string;
 }
 
+/** How long the first host asked (the apex) has to answer robots.txt before the other is asked. */
+const FIRST_HOST_MS = 3_000;
+
 /**
  * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
@@ -171,7 +174,10 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
     const limits = {
-      timeoutMs: budget.pageTimeoutMs,
+      // A host that holds the connection and never answers (the apex of a site on www) would take
+      // the page time-out, most of the first pass: robots.txt is small, so the first host gets a
+      // few seconds before the other is asked, which gets the full time.
+      timeoutMs: base === `https://${domain}` ? Math.min(budget.pageTimeoutMs, FIRST_HOST_MS) : budget.pageTimeoutMs,
       maxBytes: 256 * 1024,
       now: clockOf(budget).now,
       cookies: budget.cookies,

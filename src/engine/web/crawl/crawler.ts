@@ -6,6 +6,7 @@ import { fetchPage, type PageFetch } from "../fetch-page.js";
 import { type Robots, readRobots } from "../robots.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
 import {
+  CATEGORY_SCORE,
   type Candidate,
   canonical,
   guessedCandidates,
@@ -449,17 +450,21 @@ async function runPass(env: Env, input: PassInput) {
       continue;
     }
     fetchedCount += batch.filter((b) => !b.tries).length;
+    const stragglers = cutStragglers(batch.map((b) => b.candidate.score));
     const asked: Promise<Fetched[]> = Promise.all(
-      batch.map(async ({ candidate, tries }) => {
+      batch.map(async ({ candidate, tries }, i) => {
         const document = isDocumentUrl(candidate.url) && budget.documents;
+        const signal = stragglers.signal(i);
         const limits = {
           timeoutMs: Math.min(budget.pageTimeoutMs, left),
           maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
           now: clock.now,
           cookies: budget.cookies,
+          ...(signal ? { signal } : {}),
         };
         const result = await fetchPage(candidate.url, env, limits);
+        stragglers.answered(i);
         return { candidate, result, tries, at: clock.now() };
       }),
     );
@@ -564,6 +569,34 @@ async function runPass(env: Env, input: PassInput) {
   }
   const pending = rankFrontier([...queue, ...documentsLeft], done);
   return { pages, pending, disallowed, failure, lang };
+}
+
+/**
+ * How long a page ranked below the imprint may keep its round waiting once every better page of
+ * the round (and one page at least) has answered. A round waits for its slowest page, and a server
+ * that never answers (a hung about page) held it for the whole page time-out, 9 s of the first
+ * pass's 12: the team's next pages and a retry of its contact page waited behind it (wider-web seed
+ * 1962240772). Such a page is cut, answered as a time-out and handed on. Slow team and contact
+ * pages keep the full page time-out.
+ */
+const STRAGGLER_MS = 2_500;
+
+function cutStragglers(scores: readonly number[]) {
+  const cuts = scores.map((score) => (score < CATEGORY_SCORE.imprint ? new AbortController() : null));
+  const out = new Set(scores.map((_, i) => i));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    signal: (i: number) => cuts[i]?.signal,
+    answered(i: number) {
+      out.delete(i);
+      if (out.size === 0) clearTimeout(timer);
+      else if (timer === undefined && [...out].every((j) => cuts[j]))
+        // Real time, as the page time-out is: what it bounds is the wait for a network answer.
+        timer = setTimeout(() => {
+          for (const j of out) cuts[j]?.abort();
+        }, STRAGGLER_MS);
+    },
+  };
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */

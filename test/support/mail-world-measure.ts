@@ -6,8 +6,9 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { db } from "../../src/db/client.js";
-import { smtpDomains } from "../../src/db/schema-smtp.js";
+import { smtpChecks, smtpDomains } from "../../src/db/schema-smtp.js";
 import { candidateAddresses, parseRuleOuts, type RuleOuts } from "../../src/engine/finder/candidates.js";
+import type { ProbeResult } from "../../src/engine/verify/smtp-prober.js";
 import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
@@ -26,14 +27,24 @@ export interface FinderRow {
   behaviour: Behaviour;
   person: string;
   expected: string;
-  first: { email: string | null; status: string | null; acceptAll: boolean | null; score: number | null; http: number };
-  after: { email: string | null; status: string | null; acceptAll: boolean | null; score: number | null; http: number };
+  first: FinderAnswerSeen;
+  after: FinderAnswerSeen;
   probes: number;
   billedFirst: boolean;
   /** The person's place among the domain's people asked (0: the first one). */
   order: number;
   /** What the domain's earlier rejections had left of each format when the person was asked. */
   ruledOutBefore: RuleOuts;
+}
+
+/** What a finder answer said; `detail` keeps the body's other bits, so an unexpected answer explains itself. */
+export interface FinderAnswerSeen {
+  email: string | null;
+  status: string | null;
+  acceptAll: boolean | null;
+  score: number | null;
+  http: number;
+  detail: string;
 }
 
 export interface VerifierRow {
@@ -111,7 +122,32 @@ const finderAnswer = (r: { status: number; body: any }) => ({
   acceptAll: r.body?.data?.accept_all ?? null,
   score: r.body?.data?.score ?? null,
   http: r.status,
+  detail: answerDetail(r.body),
 });
+
+/** The answer's bits besides those read above: verification, billing, the error of a 4xx/5xx. */
+function answerDetail(body: any): string {
+  if (typeof body !== "object" || body === null) return `body ${String(body).slice(0, 200)}`;
+  const { verification, billable, pattern, sources } = body.data ?? {};
+  return JSON.stringify({
+    verification,
+    billable,
+    pattern,
+    sources: Array.isArray(sources) ? sources.length : sources,
+    ...(body.errors || body.error ? { error: body.errors ?? body.error } : {}),
+  });
+}
+
+/** The domain's stored SMTP checks (the gateway's cache), each as the prober's reading or the gateway's error. */
+async function storedChecks(via: Env, domain: string): Promise<string> {
+  const rows = await db(via.DB).select().from(smtpChecks).where(eq(smtpChecks.domain, domain)).all();
+  const read = rows.map((row) => {
+    const p = JSON.parse(row.result) as ProbeResult;
+    const bits = p.paced ? "paced" : p.catchAll ? "catch_all" : p.error ? `error ${p.error}` : p.reachability;
+    return `${row.email} ${bits}${row.retryAt !== null ? " (retry pending)" : ""}`;
+  });
+  return `stored checks: ${read.join(", ") || "none"}`;
+}
 
 const verdictOf = (r: { status: number; body: any }) => ({
   status: r.body?.data?.email?.status ?? `http ${r.status}`,
@@ -150,13 +186,15 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
         const state = await db(via.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, d.domain)).get();
         const used = await searchesUsed(via, headers);
         const r = await getJson(via, finderPath(d, p), headers);
+        const first = finderAnswer(r);
+        if (ACCEPTS_ALL.includes(d.behaviour) && !flagged(first)) first.detail += `; ${await storedChecks(via, d.domain)}`;
         finder.push({
           domain: d.domain,
           behaviour: d.behaviour,
           person: shownName(p),
           expected: `${p.local}@${d.domain}`,
-          first: finderAnswer(r),
-          after: finderAnswer(r),
+          first,
+          after: first,
           probes: (await probesOf(seed, d.domain)) - before,
           billedFirst: (await searchesUsed(via, headers)) > used,
           order,
@@ -224,15 +262,17 @@ export function verdictRight(truth: TruthClass, v: VerifierRow["first"], after: 
   }
 }
 
+/** An answer flagged as the accept-all domain's guess, as the customer must see it. */
+const flagged = (a: FinderAnswerSeen) => a.acceptAll === true && a.status === "accept_all";
+const isFlagged = (r: FinderRow) => flagged(r.first);
+
 export function summarise(m: MailWorldMeasures) {
   const confirmable = m.finder.filter((r) => !ACCEPTS_ALL.includes(r.behaviour) && r.behaviour !== "refuses_prober");
   const top1First = confirmable.filter((r) => r.first.email === r.expected).length;
   const top1After = confirmable.filter((r) => r.after.email === r.expected).length;
   const honest = m.finder.filter((r) => ACCEPTS_ALL.includes(r.behaviour) || r.behaviour === "refuses_prober");
   const validClaims = honest.filter((r) => r.first.status === "valid" || r.after.status === "valid").length;
-  const acceptAllFlagged = m.finder.filter(
-    (r) => ACCEPTS_ALL.includes(r.behaviour) && r.first.acceptAll === true && r.first.status === "accept_all",
-  ).length;
+  const acceptAllFlagged = m.finder.filter((r) => ACCEPTS_ALL.includes(r.behaviour) && isFlagged(r)).length;
   const probes = m.finder.map((r) => r.probes);
   const classes = [...new Set(m.verifier.map((v) => v.truth))].sort();
   const perClass = classes.map((c) => {
@@ -333,6 +373,13 @@ export function mailWorldReport(m: MailWorldMeasures): string {
         `  first miss ${r.behaviour}: ${r.person} expected ${r.expected}, first ${r.first.email} (${r.first.status}, ${r.probes} probes): ${cause}`,
     ),
   ];
+  // Why an answer on a domain that accepts every address was not flagged so (status, HTTP, body).
+  const unflagged = m.finder
+    .filter((r) => ACCEPTS_ALL.includes(r.behaviour) && !isFlagged(r))
+    .map(
+      (r) =>
+        `  unflagged ${r.behaviour}: ${r.person} at ${r.domain} (person ${r.order + 1}), first ${r.first.email} status ${r.first.status}, accept_all ${r.first.acceptAll}, score ${r.first.score}, http ${r.first.http}, ${r.probes} probes; ${r.first.detail}`,
+    );
   const wrongVerdicts = m.verifier
     .filter((v) => !verdictRight(v.truth, v.after, true) || !verdictRight(v.truth, v.first, false))
     .map(
@@ -352,6 +399,7 @@ export function mailWorldReport(m: MailWorldMeasures): string {
       .join(", ")})`,
     ...firstMissLines,
     ...misses,
+    ...unflagged,
     ...wrongVerdicts,
   ].join("\n");
 }

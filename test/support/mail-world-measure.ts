@@ -187,7 +187,8 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
         const used = await searchesUsed(via, headers);
         const r = await getJson(via, finderPath(d, p), headers);
         const first = finderAnswer(r);
-        if (ACCEPTS_ALL.includes(d.behaviour) && !flagged(first)) first.detail += `; ${await storedChecks(via, d.domain)}`;
+        if (ACCEPTS_ALL.includes(d.behaviour) && !flagged(first))
+          first.detail += `; ${await storedChecks(via, d.domain)}`;
         finder.push({
           domain: d.domain,
           behaviour: d.behaviour,

@@ -78,6 +78,11 @@ function worldEnv(): Env {
     // The world asks hundreds of checks in seconds; a deployment's per-minute pace (default 30 per
     // host) would defer most of them. In-flight caps stay at their default: that is what is measured.
     SMTP_HOST_MAX_PER_MINUTE: "100000",
+    // A check waiting for its mail host's slot waits until a running check releases one (the test's
+    // own timeout bounds it), not 10 s of wall time (the default): on a busy machine the checks in
+    // flight at a shared host (Microsoft, Google) can hold both slots that long, and the waiting
+    // search is then deferred as paced, which no world behaviour caused.
+    SMTP_PACE_WAIT_MS: "300000",
     SMTP_RETRY_QUEUE,
     CRAWL_QUEUE,
   } as unknown as Env;

@@ -87,7 +87,7 @@ describe("a full name of four words at a domain whose people carry two family na
 });
 
 describe("a middle name the team page shows for most of its people", () => {
-  // Seen on the mail world's {f}{m}{last} domains (seeds 1335213503, 821748880...): the asked
+  // Seen on the mail world's {f}{m}{last} domains (seeds 1335213503, 1454314584, 1141603171): the asked
   // person's address was the 10th to 30th candidate, beyond every check of the search.
   it("raises the formats with the middle name's initial when the asked person has one too", () => {
     const team = ["Maja Kristian Østergaard", "Ragnhild Johan Ødegård", "Ingrid Kristian Lindgren"];

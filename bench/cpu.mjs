@@ -7,7 +7,7 @@
 //   BENCH_SECONDS / [seconds]  seconds per route (default 6); [connections] default 50
 // Requests/s per route are printed too; ratios between routes belong to `npm run bench -- hot` (same server,
 // alternating rounds), this one says which process pays.
-import { readdirSync, readFileSync } from "node:fs";
+import { cpuByProcess } from "./lib/proc-cpu.mjs";
 import { load, NAMED_ROUTES as ROUTES, withFundedBenchServer } from "./lib/side-by-side.mjs";
 
 const names = (process.argv[2] ?? Object.keys(ROUTES).join(",")).split(",");
@@ -15,31 +15,6 @@ for (const n of names)
   if (!ROUTES[n]) throw new Error(`unknown route '${n}': one of ${Object.keys(ROUTES).join(", ")}`);
 const seconds = Number(process.argv[3] ?? process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.argv[4] ?? 50);
-const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts clock ticks of 10 ms
-
-/** CPU ms used so far by every workerd, wrangler and this node process. */
-function cpuByProcess() {
-  const out = {};
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      const name = cmd.includes("workerd")
-        ? "workerd"
-        : cmd.includes("wrangler")
-          ? "wrangler"
-          : pid === String(process.pid)
-            ? "bench"
-            : null;
-      if (!name) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      out[`${name}:${pid}`] = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return out;
-}
-
 await withFundedBenchServer("cpu", async ({ base, headers }) => {
   for (const n of names) await load(base, headers, ROUTES[n], connections, 2); // warm-up
   console.log(`\nCPU ms per request at ${connections} connections, ${seconds} s per route (wrangler dev, /proc)`);

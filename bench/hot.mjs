@@ -15,11 +15,24 @@
 //   BENCH_SECONDS  seconds per cell and round (default 5)
 //   BENCH_ROUNDS   rounds over every cell (default 3; cells are summed over rounds)
 //   BENCH_CONNECTIONS  comma-separated connection counts (default "50,1")
+//
+// `--plans a,b,c`: the billed call of several plans in one run, rounds interleaved, median and
+// spread per plan (bench/hot-plans.mjs; there BENCH_SECONDS defaults to 2 and BENCH_ROUNDS to 9).
+import { measurePlans } from "./hot-plans.mjs";
 import { measureSideBySide, NAMED_ROUTES } from "./lib/side-by-side.mjs";
 
+const plansAt = process.argv.indexOf("--plans");
+const connectionCounts = (process.env.BENCH_CONNECTIONS ?? "50,1").split(",").map(Number);
+if (plansAt > 0) {
+  await measurePlans(process.argv[plansAt + 1].split(","), {
+    seconds: Number(process.env.BENCH_SECONDS ?? 2),
+    rounds: Number(process.env.BENCH_ROUNDS ?? 9),
+    connectionCounts,
+  });
+  process.exit();
+}
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const connectionCounts = (process.env.BENCH_CONNECTIONS ?? "50,1").split(",").map(Number);
 const planAt = process.argv.indexOf("--plan");
 const plan = planAt > 0 ? process.argv[planAt + 1] : undefined;
 

@@ -5,7 +5,8 @@
 // is written to $TMPDIR/bench-profile-<route>.cpuprofile (open it in Chrome DevTools' Performance
 // panel). The server is built without minification so every function keeps its name.
 //   <route>  one of root, billed, repeat, status, me (default billed); [seconds] default 8;
-//   [connections] default 50
+//   [connections] default 50; BENCH_PLAN: the account's plan (default scale; enterprise admits
+//   every billed call through its limiter first)
 // Native work (SQLite, RPC plumbing, commits) is counted inside the JS frame that called it or as
 // "(program)": `npm run bench -- cpu` gives each process's CPU per request, `perf record` on workerd names it.
 import { writeFileSync } from "node:fs";
@@ -81,5 +82,5 @@ await withFundedBenchServer(
     );
     console.log(`profile: ${file}\n\nself time:\n${self.join("\n")}\n\nwith callees:\n${inclusive.join("\n")}`);
   },
-  { devFlags: ["--minify=false"] },
+  { devFlags: ["--minify=false"], plan: process.env.BENCH_PLAN || undefined },
 );

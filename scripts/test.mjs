@@ -1,8 +1,9 @@
-// `npm test`: the typecheck (wrangler types --check, tsc, import cycles), Biome's lint and format check, the node-side checks of
-// the local scripts (`npm run test:scripts`: seed progress, npm start offline) and the vitest suite
-// side by side. On a 2-core machine the suite spends much of its time waiting on workerd, so running
-// the others beside it costs little. Their output is printed when they end (never interleaved with
-// vitest's); the run fails if any fails. Arguments go to vitest, and skip the script checks.
+// `npm test`: the typecheck (wrangler types --check, tsc, check:startup), Biome's lint and format check
+// (import cycles included), the node-side checks of the local scripts (`npm run test:scripts`: seed
+// progress, npm start offline) and the vitest suite side by side. On a 2-core machine the suite
+// spends much of its time waiting on workerd, so running the others beside it costs little. Their
+// output is printed when they end (never interleaved with vitest's); the run fails if any fails.
+// Arguments go to vitest, and skip the script checks.
 import { spawn } from "node:child_process";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -40,7 +41,7 @@ const shown = typecheckOutput
   .join("\n")
   .trim();
 console.log(
-  `\n── typecheck (wrangler types --check, tsc --noEmit, check:cycles): ${typecheckCode === 0 ? "passed" : "FAILED"}`,
+  `\n── typecheck (wrangler types --check, tsc --noEmit, check:startup): ${typecheckCode === 0 ? "passed" : "FAILED"}`,
 );
 if (shown) console.log(shown);
 if (runScripts) {
@@ -59,7 +60,7 @@ if (runScripts) {
     );
 }
 console.log(
-  `\n── lint and format (npm run lint: biome ci): ${lintCode === 0 ? "passed" : "FAILED (npm run format fixes the formatting)"}`,
+  `\n── lint, format and import cycles (npm run lint: biome ci): ${lintCode === 0 ? "passed" : "FAILED (npm run format fixes the formatting)"}`,
 );
 if (lintCode !== 0)
   console.log(

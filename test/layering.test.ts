@@ -1,7 +1,7 @@
 // Dependencies point one way: features → capabilities → engine → platform. Each folder of src/ has a
 // rank; a module may import from its own folder or from a folder of lower rank, never from above, and
 // never sideways (features never reach into each other), except on the floor and at the entry, whose
-// parts build on one another (the floor's file-level cycles are refused by madge, `check:cycles`).
+// parts build on one another (the floor's file-level cycles are refused by Biome's noImportCycles, `check:cycles`).
 // env.ts, the bindings type, may name any module's types.
 import { describe, expect, it } from "vitest";
 

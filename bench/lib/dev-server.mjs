@@ -35,24 +35,30 @@ export function devOperatorSecret() {
  * `headers` authenticate it on /v1. Remove `state` when done.
  */
 export function prepareBenchState(name, plan = "scale") {
-  if (!/^[a-z-]+$/.test(plan)) throw new Error(`${plan} is not a plan name`);
   const state = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
-  const wrangler = (args) => runWrangler(args, { persistTo: state });
-  const sql = (command) => wrangler(["d1", "execute", "DB", "--local", "--json", "--command", command]);
   applyMigrations({ persistTo: state });
+  return { state, headers: addBenchAccount(state, "bench@example.com", plan) };
+}
+
+/** Adds a confirmed account of `plan` with an API key to a state directory (before its server starts); answers the key's headers. */
+export function addBenchAccount(state, email, plan = "scale") {
+  if (!/^[a-z-]+$/.test(plan)) throw new Error(`${plan} is not a plan name`);
+  if (!/^[a-z0-9.@-]+$/.test(email)) throw new Error(`${email} is not a bench email`);
+  const sql = (command) =>
+    runWrangler(["d1", "execute", "DB", "--local", "--json", "--command", command], { persistTo: state });
   const key = `ck_${randomBytes(18).toString("base64url")}`;
   const secret = `cs_${randomBytes(32).toString("base64url")}`;
   const sha = createHash("sha256").update(secret).digest("hex");
   // An account without a password cannot use the API (spec: 401), so give it one.
   const pw = passwordHash("bench");
   sql(
-    `INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('bench@example.com', 1, '${plan}', 'user', '${pw}')`,
+    `INSERT INTO accounts (email, confirmed, plan, kind, password_hash) VALUES ('${email}', 1, '${plan}', 'user', '${pw}')`,
   );
   sql(
     `INSERT INTO api_keys (account_id, name, public_key, secret_hash, expires_at, created_at, updated_at)
-     SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = 'bench@example.com'`,
+     SELECT id, 'bench', '${key}', '${sha}', ${Date.now() + 86_400_000}, ${Date.now()}, ${Date.now()} FROM accounts WHERE email = '${email}'`,
   );
-  return { state, headers: { "X-Service-Key": key, "X-Service-Secret": secret } };
+  return { "X-Service-Key": key, "X-Service-Secret": secret };
 }
 
 /** Whether something already listens on `port` (it, not the bench's server, would answer). */

@@ -38,7 +38,7 @@ export const load = (base, headers, route, connections, duration) =>
 /**
  * Starts the bench server (scale plan, no rate limits, unless `options.plan` names another) and
  * gives its account a pack of credits large enough for any run, then runs `body({ base, port,
- * inspectorPort, headers })`. `options` go to withBenchServer (e.g. `devFlags`, `plan`).
+ * inspectorPort, headers, operatorSecret })`. `options` go to withBenchServer (e.g. `devFlags`, `plan`).
  */
 export async function withFundedBenchServer(name, body, options = {}) {
   const operatorSecret = devOperatorSecret();
@@ -46,20 +46,23 @@ export async function withFundedBenchServer(name, body, options = {}) {
     name,
     { OPERATOR_SECRET: operatorSecret },
     async (server) => {
-      const { base, headers } = server;
-      const me = await (await fetch(`${base}/v1/me`, { headers })).json();
-      const accountId = me.data?.user_id ?? me.user_id;
-      const pack = await fetch(`${base}/operator/accounts/${accountId}/credit-packs`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-operator-secret": operatorSecret },
-        body: JSON.stringify({ credits: 10_000_000 }),
-      });
-      if (!pack.ok)
-        throw new Error(`credit pack refused (${pack.status}): ${await pack.text()} (account ${accountId})`);
-      return body(server);
+      await fundBenchAccount(server.base, server.headers, operatorSecret);
+      return body({ ...server, operatorSecret });
     },
     options,
   );
+}
+
+/** Gives the account `headers` authenticate a credit pack large enough for any run. */
+export async function fundBenchAccount(base, headers, operatorSecret) {
+  const me = await (await fetch(`${base}/v1/me`, { headers })).json();
+  const accountId = me.data?.user_id ?? me.user_id;
+  const pack = await fetch(`${base}/operator/accounts/${accountId}/credit-packs`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-operator-secret": operatorSecret },
+    body: JSON.stringify({ credits: 10_000_000 }),
+  });
+  if (!pack.ok) throw new Error(`credit pack refused (${pack.status}): ${await pack.text()} (account ${accountId})`);
 }
 
 /**

@@ -28,18 +28,20 @@ export function wrangler(args, { quiet = true, persistTo: stateDir = persistTo }
   return res.stdout ?? "";
 }
 
-/** The index databases wrangler.toml binds (INDEX_0 …), migrated from migrations-index/ (src/db/shards.ts). */
-export const INDEX_DATABASES = ["INDEX_0", "INDEX_1", "INDEX_2", "INDEX_3"];
-
 /**
  * The main database's migrations, then the index databases' (applied whatever INDEX_SHARDS says, so
- * either setting runs). One after the other: wrangler processes sharing a state directory at once
- * fail on its lock (SQLITE_BUSY). Five wrangler calls of a few seconds each: `npm start` (seed.mjs)
- * skips them when migrationsApplied says nothing changed since they last ran. Records what it applied.
+ * either setting runs), by scripts/lib/migrate-local.mjs in one process (five `wrangler d1 migrations
+ * apply` calls started a workerd per migration file: ~30 s). `npm start` (seed.mjs) skips it when
+ * migrationsApplied says nothing changed since it last ran. Records what it applied.
  */
 export function applyMigrations({ persistTo: stateDir = persistTo } = {}) {
-  for (const binding of ["DB", ...INDEX_DATABASES])
-    wrangler(["d1", "migrations", "apply", binding, "--local"], { persistTo: stateDir });
+  const state = stateDir ?? path.join(root, ".wrangler", "state");
+  const res = spawnSync(process.execPath, [path.join(root, "scripts", "lib", "migrate-local.mjs"), state], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+  });
+  if (res.status !== 0) throw new Error(`applying the migrations failed:\n${res.stderr ?? ""}${res.stdout ?? ""}`);
   const { file, record } = appliedRecord(stateDir);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(record));

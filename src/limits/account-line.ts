@@ -21,7 +21,11 @@ export interface PendingAdmission {
   req: AdmitRequest;
   /** Its key is the caller's, shared with other requests (a bulk chunk's deliveries): never released for it. */
   shared: boolean;
-  outcome?: { result: AdmitResult } | { error: unknown };
+  /**
+   * `released`: its waiter looked gone (orphanMs) and what it was admitted went back; a waiter that
+   * was only slow admits again rather than answer on a reservation given back.
+   */
+  outcome?: { result: AdmitResult } | { error: unknown } | { released: true };
   failures: number;
   /** The last time its waiter looked (a waiter gone leaves its reservation to be released). */
   seen: number;
@@ -106,6 +110,14 @@ export class AccountLine {
       this.counts.length ||
       this.extend.size
     );
+  }
+
+  /** Queues an admission (its waiter looks at it from `now` on). */
+  queue(req: AdmitRequest, shared: boolean, now: number): PendingAdmission {
+    const admission: PendingAdmission = { req, shared, failures: 0, seen: now, sending: false };
+    this.admissions.push(admission);
+    this.lastAdmission = now;
+    return admission;
   }
 
   /** Everything waiting on the line, as one message; null when nothing waits. */

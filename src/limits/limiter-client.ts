@@ -1,7 +1,7 @@
 import type { Env } from "../env.js";
 import { isolateValue } from "../platform/isolate-state.js";
 import { logError } from "../request-context.js";
-import { AccountLine, type LeasePaid, type Message, type PendingAdmission } from "./account-line.js";
+import { AccountLine, type LeasePaid, type Message } from "./account-line.js";
 import { PendingDecision } from "./billing-decision.js";
 import { type ClientOptions, DEFAULT_CLIENT_OPTIONS } from "./client-options.js";
 import type { Amounts } from "./credit-book.js";
@@ -114,9 +114,7 @@ export class LimiterClient extends IsolateMemory {
   ): Promise<AdmitResult> {
     this.resumeStranded(env, waitUntil);
     const line = this.line(accountId, req.plan);
-    const mine: PendingAdmission = { req, shared, failures: 0, seen: this.now(), sending: false };
-    line.admissions.push(mine);
-    line.lastAdmission = mine.seen;
+    let mine = line.queue(req, shared, this.now());
     for (;;) {
       mine.seen = this.now();
       if (!mine.outcome) {
@@ -128,8 +126,12 @@ export class LimiterClient extends IsolateMemory {
           mine.seen = this.now();
         }
       }
-      if (mine.outcome) break;
-      await sleep(this.options.pollMs);
+      // Taken for gone while it waited (it did not look for orphanMs): admitted again, under a key
+      // of its own (the one released would be answered with what went back).
+      if (mine.outcome && "released" in mine.outcome)
+        mine = line.queue({ ...req, key: crypto.randomUUID() }, shared, this.now());
+      else if (mine.outcome) break;
+      else await sleep(this.options.pollMs);
     }
     if ("error" in mine.outcome) throw mine.outcome.error;
     return mine.outcome.result;
@@ -380,10 +382,13 @@ export class LimiterClient extends IsolateMemory {
     m.admissions.forEach((a, i) => {
       const result = reply.admissions[i];
       const orphan = a.outcome !== undefined || (!a.sending && now - a.seen > this.options.orphanMs);
-      a.outcome ??= { result };
-      // Its request gave up on it: what it was given goes back at once (unless other requests share
-      // its key: a later delivery of the same bulk rows holds it; the sweep releases it otherwise).
-      if (orphan && !a.shared && result.admitted && result.reservationIds.length) {
+      // Its request gave up on it (failed), or looks gone: what it was given goes back at once
+      // (unless other requests share its key: a later delivery of the same bulk rows holds it; the
+      // sweep releases it otherwise). A waiter only guessed gone is told so (it admits again): it
+      // must never answer on what went back.
+      const release = orphan && !a.shared && result.admitted && result.reservationIds.length > 0;
+      a.outcome ??= release ? { released: true } : { result };
+      if (release && result.admitted) {
         this.settle(
           env,
           line.accountId,

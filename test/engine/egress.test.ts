@@ -124,6 +124,20 @@ describe("guardedFetch", () => {
     expect(bytes.body!.byteLength).toBe(4096);
   });
 
+  it("decodes a brotli body the runtime left encoded, and takes one it decoded (or that is not brotli) as sent", async () => {
+    const get = (path: string) =>
+      guardedFetch(env, `https://brotli.test${path}`, { timeoutMs: 5_000, maxBytes: 4_000 });
+    const encoded = await get("/encoded");
+    // The caps count decoded bytes: a small brotli answer cannot grow past them.
+    expect(encoded.text()).toMatch(/^<!doctype html><html><body><p>Reach us at hello@brotli\.test\./);
+    expect(encoded.body!.byteLength).toBe(4_000);
+    expect(encoded.truncated).toBe(true);
+    const decoded = await get("/decoded");
+    expect(decoded.text()).toMatch(/^<!doctype html>.*hello@brotli\.test/);
+    const damaged = await get("/damaged");
+    expect(damaged.body!.byteLength).toBe(64);
+  });
+
   it("sends a POST with a body and does not follow redirects for it", async () => {
     const res = await guardedFetch(env, "https://echo.test/hook", {
       method: "POST",

@@ -8,11 +8,12 @@ import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
 import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import type { AccountLine } from "../../src/limits/account-line.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
-import { billedOf, collect, probeCapability } from "../support/limiter.js";
+import { aroundExchange, billedOf, collect, probeCapability } from "../support/limiter.js";
 import { settle } from "../support/settle.js";
 import { slowLimiters, slowRows, virtualTime, withChunkClaim } from "../support/slow-time.js";
 
@@ -75,6 +76,45 @@ describe("money on slow paths", () => {
     expect(execution.response.status).toBe(200);
     expect(await billedOf(execution)).toBe(true);
     await w.settled();
+  });
+
+  it("an admission carried by another request's round trip, its waiter unseen past the orphan time, is billed", async () => {
+    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first
+    let offset = 0;
+    const isolate = new LimiterClient({ now: () => Date.now() + offset });
+    const queued = () => (isolate as unknown as { lines: Map<number, AccountLine> }).lines.get(a.accountId)?.admissions;
+    let sends = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const e = aroundExchange(env as Env, async (exchange, args) => {
+      const n = ++sends;
+      if (n === 1) await held; // two more calls queue behind the first one's round trip
+      const reply = await exchange(...args);
+      // The message carrying both comes back after the orphan time on the isolate's clock, with no
+      // poll in between (a stalled isolate): one of the two sent it, the other only waited.
+      if (n === 2) offset += isolate.options.orphanMs + 1;
+      return reply;
+    });
+    const w = collect();
+    const run = (q: string) =>
+      executeCapability(
+        probe,
+        { q },
+        { env: e, waitUntil: w.waitUntil, accountId: a.accountId, plan: "enterprise", surface: "v1", client: isolate },
+      );
+    const first = run("first");
+    await settle(() => sends === 1);
+    const later = [run("second"), run("third")];
+    await settle(() => queued()?.length === 2);
+    release();
+    for (const execution of await Promise.all([first, ...later])) {
+      expect(execution.response.status).toBe(200);
+      expect(await billedOf(execution)).toBe(true);
+    }
+    await w.settled();
+    await isolate.flush(env as Env, a.accountId);
+    // Three calls charged once each: what went back was not charged, the admission made again was.
+    expect((await limiterOf(a.accountId).balances("enterprise")).search).toMatchObject({ used: 3 });
   });
 
   it("a credit pack's Idempotency-Key grants it once for at least 30 days, whatever the sweeps", async () => {

@@ -694,7 +694,10 @@ async function settleLive(isolates: Isolate[], accountId: number, violations: st
   // Each isolate sends what it owes in a request of its own: a round trip that hangs (a fault a
   // quiet point keeps) leaves that request waiting for ever, as the runtime would cancel it, and the
   // line's next sender sends the message again. Awaited outside a request, it held the schedule.
-  for (const iso of isolates.filter((i) => !i.dead)) await asRequest(() => iso.client.flush(iso.env, accountId));
+  // An isolate may die in it (one set to die sending a bulk chunk's billing that it still owed):
+  // its request ends with it, as every call's and delivery's does.
+  for (const iso of isolates.filter((i) => !i.dead))
+    await Promise.race([asRequest(() => iso.client.flush(iso.env, accountId)), iso.died]);
 }
 
 async function bulkJob(account: Awaited<ReturnType<typeof createAccount>>, emails: string[]) {

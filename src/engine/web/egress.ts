@@ -1,6 +1,7 @@
 import { getDomain, parse } from "tldts";
 import { type Env, isProduction } from "../../env.js";
 import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
+import { brotliDecoding } from "./brotli.js";
 import { decodeBody } from "./charset.js";
 import type { CookieJar } from "./cookies.js";
 import { EgressError } from "./egress-error.js";
@@ -260,18 +261,20 @@ async function respond(url: URL, res: Response, init: GuardedFetchInit, signal: 
 }
 
 /**
- * The body as content: a gzip or deflate `Content-Encoding` the runtime left encoded is decoded
- * here (a production fetch decodes it itself; the bytes' own signature says which happened). The
+ * The body as content: a gzip, deflate or brotli `Content-Encoding` the runtime left encoded is
+ * decoded here (a production fetch decodes it itself; the bytes' own signature says which
+ * happened, and brotli, which has none, is taken as decoded when it starts as text does). The
  * caps then count decoded bytes, so a small compressed answer cannot grow past them.
  */
 async function decodedStream(res: Response): Promise<ReadableStream<Uint8Array> | null> {
   const coding = (res.headers.get("content-encoding") ?? "").trim().toLowerCase();
-  if (!res.body || !/^(x-)?gzip$|^deflate$/.test(coding)) return res.body;
+  if (!res.body || !/^(x-)?gzip$|^deflate$|^br$/.test(coding)) return res.body;
   const reader = res.body.getReader();
-  // The signature may straddle the first chunks: read until two bytes are in.
+  // The signature may straddle the first chunks: read until two bytes are in (sixteen for brotli).
+  const want = coding === "br" ? 16 : 2;
   const held: Uint8Array[] = [];
   let size = 0;
-  while (size < 2) {
+  while (size < want) {
     const next = await reader.read();
     if (next.done) break;
     held.push(next.value);
@@ -293,7 +296,15 @@ async function decodedStream(res: Response): Promise<ReadableStream<Uint8Array> 
   const zlib = head.length > 1 && (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
   if (coding.endsWith("gzip") && gzip) return rest.pipeThrough(new DecompressionStream("gzip"));
   if (coding === "deflate" && zlib) return rest.pipeThrough(new DecompressionStream("deflate"));
+  if (coding === "br" && !startsAsText(head)) return rest.pipeThrough(brotliDecoding());
   return rest;
+}
+
+/** Sixteen bytes (or all there are) of printable ASCII or a byte-order mark: decoded text, not brotli. */
+function startsAsText(head: Uint8Array): boolean {
+  const [b0, b1] = head;
+  if ((b0 === 0xef && b1 === 0xbb) || (b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) return true;
+  return head.subarray(0, 16).every((b) => b === 9 || b === 10 || b === 13 || (b >= 0x20 && b < 0x7f));
 }
 
 /** Reads at most `maxBytes` of the body and cancels the rest, so a 50 MB answer costs 50 MB of nobody's memory. */

@@ -16,6 +16,8 @@ export interface FetchLimits {
   now?: () => number;
   /** The pass's cookies for this site: with them, a consent wall's accept link is followed (consent.ts). */
   cookies?: CookieJar;
+  /** Ends the ask early (the pass stops waiting for it): answered as a time-out. */
+  signal?: AbortSignal;
 }
 
 export type PageFetch =
@@ -81,6 +83,7 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
       dropInlineData: true,
       errorBodyBytes: ERROR_BODY_BYTES,
       ...(limits.cookies ? { cookies: limits.cookies } : {}),
+      ...(limits.signal ? { signal: limits.signal } : {}),
       ...(limits.documents
         ? { accept: new RegExp(`${TEXT_TYPES.source}|${PDF_TYPES.source}|${OFFICE_TYPES.source}`, "i") }
         : {}),

@@ -6,6 +6,7 @@ import { fetchPage, type PageFetch } from "../fetch-page.js";
 import { type Robots, readRobots } from "../robots.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
 import {
+  CATEGORY_SCORE,
   type Candidate,
   canonical,
   guessedCandidates,
@@ -60,7 +61,7 @@ const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
  * them to the deep pass: first-answer recall 84% on generated sites). A page answered
  * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
  * allows, else handed to the deep pass; a site-wide rate limit whose Retry-After leaves 2.5 s of the
- * pass is waited out (then one page at a time); a bot challenge is asked once more after a 2 s pause
+ * pass is waited out (then one page at a time); a bot challenge is asked again after 2 s, then 4 s
  * (see runPass for the limits); PDFs wait for the deep pass. One page may take 9 s (team pages that
  * answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
  */
@@ -76,6 +77,7 @@ export const FIRST_PASS: CrawlBudget = {
     unasked: false,
     tries: 2,
     challengePauseMs: 2_000,
+    challengeAsks: 3,
     waitOutLimitLeavingMs: 2_500,
   },
   documents: null,
@@ -90,7 +92,15 @@ export const DEEP_PASS: CrawlBudget = {
   totalMs: 60_000,
   pageTimeoutMs: 10_000,
   concurrency: 4,
-  retry: { maxWaitMs: 10_000, clamp: true, unasked: true, tries: 1, challengePauseMs: 1_000, waitOutLimitLeavingMs: 0 },
+  retry: {
+    maxWaitMs: 10_000,
+    clamp: true,
+    unasked: true,
+    tries: 1,
+    challengePauseMs: 1_000,
+    challengeAsks: 2,
+    waitOutLimitLeavingMs: 0,
+  },
   documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
 };
 
@@ -108,12 +118,14 @@ const MAX_PACED_RETRIES = 24;
 
 /**
  * Challenged pages one pass asks again at most. A page is asked at most three times while challenged
- * over both passes: twice by the first pass, once by the deep pass (which does not ask again in
- * the pass a page the first pass asked twice; one it asked once, `challengedOnce`, it may ask
- * twice); and once a second ask is challenged too, the pass asks no other challenged page again
- * (the defence is not letting this client through).
+ * over both passes (CHALLENGE_ASKS_IN_ALL): the first pass asks it up to three times (after 2 s,
+ * then 4 s); one it asked twice is asked once by the deep pass, one it asked three times not again;
+ * one it asked once, `challengedOnce`, the deep pass may ask twice. Once a second ask is challenged
+ * too, the pass asks no other challenged page again (the defence is not letting this client
+ * through a burst); the pages already asked twice get their last, slower ask.
  */
-const MAX_CHALLENGE_RETRIES_PER_PASS = 2;
+const MAX_CHALLENGED_PAGES_PER_PASS = 2;
+const CHALLENGE_ASKS_IN_ALL = 3;
 
 export interface CrawledPage {
   url: string;
@@ -149,6 +161,9 @@ export interface CrawlOutcome {
   lang?: string;
 }
 
+/** How long the first host asked (the apex) has to answer robots.txt before the other is asked. */
+const FIRST_HOST_MS = 3_000;
+
 /**
  * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
@@ -160,7 +175,10 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
   for (const base of [`https://${domain}`, `https://www.${domain}`]) {
     const robotsUrl = `${base}/robots.txt`;
     const limits = {
-      timeoutMs: budget.pageTimeoutMs,
+      // A host that holds the connection and never answers (the apex of a site on www) would take
+      // the page time-out, most of the first pass: robots.txt is small, so the first host gets a
+      // few seconds before the other is asked, which gets the full time.
+      timeoutMs: base === `https://${domain}` ? Math.min(budget.pageTimeoutMs, FIRST_HOST_MS) : budget.pageTimeoutMs,
       maxBytes: 256 * 1024,
       now: clockOf(budget).now,
       cookies: budget.cookies,
@@ -432,17 +450,21 @@ async function runPass(env: Env, input: PassInput) {
       continue;
     }
     fetchedCount += batch.filter((b) => !b.tries).length;
+    const stragglers = cutStragglers(batch.map((b) => b.candidate.score));
     const asked: Promise<Fetched[]> = Promise.all(
-      batch.map(async ({ candidate, tries }) => {
+      batch.map(async ({ candidate, tries }, i) => {
         const document = isDocumentUrl(candidate.url) && budget.documents;
+        const signal = stragglers.signal(i);
         const limits = {
           timeoutMs: Math.min(budget.pageTimeoutMs, left),
           maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
           documents: !!budget.documents,
           now: clock.now,
           cookies: budget.cookies,
+          ...(signal ? { signal } : {}),
         };
         const result = await fetchPage(candidate.url, env, limits);
+        stragglers.answered(i);
         return { candidate, result, tries, at: clock.now() };
       }),
     );
@@ -453,8 +475,8 @@ async function runPass(env: Env, input: PassInput) {
     const found: Candidate[] = [];
     for (const { candidate, result: r, tries, at } of results) {
       const retried = tries > 0;
-      // A challenge is recorded, and asked again like a failure the server did not ask to retry: the
-      // first pass hands it to the deep pass, which asks once more (slower, later) after a pause.
+      // A challenge is recorded, and asked again after a pause that grows with each ask (the first
+      // pass up to three times); what the first pass could not read the deep pass asks later.
       if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
@@ -470,9 +492,8 @@ async function runPass(env: Env, input: PassInput) {
         const limited =
           r.kind === "unusable" && r.status === 429 && meetRateLimit(pace, budget, at, left, r.retryAfterMs);
         const mayAsk = challenged
-          ? !retried &&
-            !challengeBackOff &&
-            challengeRetries < MAX_CHALLENGE_RETRIES_PER_PASS &&
+          ? tries + 1 < budget.retry.challengeAsks &&
+            (retried || (!challengeBackOff && challengeRetries < MAX_CHALLENGED_PAGES_PER_PASS)) &&
             !input.askedBefore?.has(candidate.url)
           : tries < budget.retry.tries || (limited && pacedRetries < MAX_PACED_RETRIES);
         const overCap = limited ? pacedRetries >= MAX_PACED_RETRIES : retries >= MAX_RETRIES_PER_PASS;
@@ -482,13 +503,16 @@ async function runPass(env: Env, input: PassInput) {
             ? null
             : limited && !budget.retry.clamp
               ? Math.max(0, pace.pausedUntil - at)
-              : retryWait(r, budget.retry, left, budget.pageTimeoutMs);
+              : retryWait(r, budget.retry, left, budget.pageTimeoutMs, tries + 1);
         if (wait !== null) {
           if (limited) pacedRetries++;
           else retries++;
-          if (challenged) challengeRetries++;
+          if (challenged && !retried) challengeRetries++;
           if (!retried) notes.retried++;
           waiting.push({ candidate, at: Math.max(at + wait, pace.pausedUntil), tries: tries + 1 });
+        } else if (challenged && tries + 1 >= CHALLENGE_ASKS_IN_ALL) {
+          // Asked three times: not handed on.
+          noteStillFailing(notes, candidate.url);
         } else {
           retryLater.set(candidate.url, candidate.score);
           if (retried || input.askedBefore?.has(candidate.url)) noteStillFailing(notes, candidate.url);
@@ -545,6 +569,34 @@ async function runPass(env: Env, input: PassInput) {
   }
   const pending = rankFrontier([...queue, ...documentsLeft], done);
   return { pages, pending, disallowed, failure, lang };
+}
+
+/**
+ * How long a page ranked below the imprint may keep its round waiting once every better page of
+ * the round (and one page at least) has answered. A round waits for its slowest page, and a server
+ * that never answers (a hung about page) held it for the whole page time-out, 9 s of the first
+ * pass's 12: the team's next pages and a retry of its contact page waited behind it (wider-web seed
+ * 1962240772). Such a page is cut, answered as a time-out and handed on. Slow team and contact
+ * pages keep the full page time-out.
+ */
+const STRAGGLER_MS = 2_500;
+
+function cutStragglers(scores: readonly number[]) {
+  const cuts = scores.map((score) => (score < CATEGORY_SCORE.imprint ? new AbortController() : null));
+  const out = new Set(scores.map((_, i) => i));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    signal: (i: number) => cuts[i]?.signal,
+    answered(i: number) {
+      out.delete(i);
+      if (out.size === 0) clearTimeout(timer);
+      else if (timer === undefined && [...out].every((j) => cuts[j]))
+        // Real time, as the page time-out is: what it bounds is the wait for a network answer.
+        timer = setTimeout(() => {
+          for (const j of out) cuts[j]?.abort();
+        }, STRAGGLER_MS);
+    },
+  };
 }
 
 /** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */

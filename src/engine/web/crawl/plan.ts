@@ -212,6 +212,9 @@ function isPeopleDir(path: string): boolean {
 
 const SLUG = /^[\p{L}'’]+(?:[-_.][\p{L}'’]+){1,4}(?:\.html?)?$/u;
 
+/** Ranked as a home-page menu link in unknown words, or as the page such a link sends the reader to. */
+const isMenuPage = (score: number) => score === UNKNOWN_NAV_SCORE || score === UNKNOWN_NAV_SCORE - 1;
+
 /** Score of a link found on a page: its words, where it points, and the page it is on. */
 export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   let u: URL;
@@ -230,9 +233,11 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
     return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
   // The site's own script file on a page read for its people, contact or company that shows no one
   // with an address yet: it may fetch them (read as that page's script). Libraries, tags and bundles
-  // of the whole site are not.
+  // of the whole site are not. A page the home page's menu names in words no list knows ("Ons
+  // kantoor"), or where such a page sends the reader, is read for what it may be, its script too.
   if (own === "script") {
-    const section = !!from && from.score < HOME_SCORE && from.score >= CATEGORY_SCORE.about - 9;
+    const section =
+      !!from && from.score < HOME_SCORE && (from.score >= CATEGORY_SCORE.about - 9 || isMenuPage(from.score));
     return section && !from.knownPeople?.size && /\.m?js$/.test(path) && !LIBRARY_SCRIPT.test(path)
       ? Math.min(from.score, CATEGORY_SCORE.people) - 2
       : null;

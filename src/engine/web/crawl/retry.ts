@@ -22,6 +22,11 @@ export interface RetryPolicy {
    */
   challengePauseMs: number;
   /**
+   * How many times this pass asks a challenged page at most, its first ask included; each pause is
+   * twice the last (a defence that challenged a burst lets a client through that slows down).
+   */
+  challengeAsks: number;
+  /**
    * A pass that does not clamp (the first): a site-wide rate limit (429) whose Retry-After leaves at
    * least this long of the pass is waited out, and the pass goes on one page at a time in the
    * limit's next window; a longer one stops the pass asking (the deep pass reads the rest). 0 = never.
@@ -57,14 +62,20 @@ export function askedToComeBack(r: PageFetch): boolean {
  * The wait before retrying `r` in this pass, or null when this pass does not retry it: not a
  * transient failure, a timeout (never retried in the pass that waited for it), a failure the server
  * did not ask to retry in a pass that retries only those, a wait beyond the policy's, or one that
- * would not fit in the `leftMs` the pass has.
+ * would not fit in the `leftMs` the pass has. `asks`: how many times the page was asked in this pass.
  */
-export function retryWait(r: PageFetch, policy: RetryPolicy, leftMs: number, pageTimeoutMs: number): number | null {
+export function retryWait(
+  r: PageFetch,
+  policy: RetryPolicy,
+  leftMs: number,
+  pageTimeoutMs: number,
+  asks = 1,
+): number | null {
   if (!isTransient(r) || (r.kind === "unreachable" && r.timedOut)) return null;
-  if (r.challenge)
-    return policy.challengePauseMs > 0 && policy.challengePauseMs + pageTimeoutMs / 4 < leftMs
-      ? policy.challengePauseMs
-      : null;
+  if (r.challenge) {
+    const pause = policy.challengePauseMs * 2 ** Math.max(0, asks - 1);
+    return pause > 0 && pause + pageTimeoutMs / 4 < leftMs ? pause : null;
+  }
   if (policy.maxWaitMs <= 0) return null;
   if (!askedToComeBack(r) && !policy.unasked) return null;
   const asked = retryAfterOf(r) ?? DEFAULT_RETRY_WAIT_MS;

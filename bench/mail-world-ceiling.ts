@@ -1,4 +1,4 @@
-// npx tsx bench/mail-world-ceiling.ts [seeds...] [--domains 24] [--random N]
+// npm run bench -- mail-world-ceiling [seeds...] [--domains 24] [--random N]
 // What share of FIRST answers any ranking can reach on the mail world (test/fixtures/mail-world),
 // given what a first answer may spend: at most five checks, one fewer at a self-hosted server's first
 // search (the published-address test), and no usable check at all behind whole-client or postgrey

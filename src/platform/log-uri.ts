@@ -32,7 +32,7 @@ const PERSONAL_PARAMS = new Set([
 ]);
 const PHONE_PARAMS = new Set(["phone", "phone_number", "number", "mobile"]);
 
-const maskEmail = (value: string) => value.replace(EMAIL, (_, domain: string) => `${value[0]}***@${domain}`);
+const maskEmail = (value: string) => value.replace(EMAIL, (_, domain: string) => `${[...value][0]}***@${domain}`);
 const maskPhone = (value: string) => `***${value.replace(/\D/g, "").slice(-2)}`;
 const maskName = (value: string) => (value ? `${[...value][0]}***` : "");
 // A string of at most MAX_VALUE UTF-16 units has at most MAX_VALUE characters: nothing to count.

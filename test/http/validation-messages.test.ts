@@ -67,6 +67,19 @@ describe("request-log URIs", () => {
     expect(loggedUri(new URL("https://api.test/v1/phone/14155550142"), [])).toBe("/v1/phone/***42");
   });
 
+  it("masks an address whose first character lies outside the BMP without splitting it (was a 500: URI malformed)", async () => {
+    expect(loggedUri(new URL("https://api.test/v1/team/members/%F0%90%A0%A9x%40acme.com"), [])).toBe(
+      "/v1/team/members/%F0%90%A0%A9***@acme.com",
+    );
+    const a = await createAccount({ plan: "scale" });
+    const res = await call("/v1/team/members/%F0%90%A0%A9%EF%BB%A5%40%F0%96%A8%A1", {
+      method: "PATCH",
+      headers: { ...a.headers, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBeLessThan(500);
+  });
+
   it("stores only the parameters the route declares: credentials appended to a URL are dropped, name and value", () => {
     const url = new URL(
       "https://api.test/v1/me?access_token=at-SECRET1&refresh_token=rt-SECRET2&client_secret=cs-SECRET3&code=SECRET4&token=SECRET5&secret=SECRET6&key=SECRET7&api_key=SECRET8&password=SECRET9",

@@ -78,6 +78,14 @@ export const BENCHES = {
       "the finder and the verifier on a fresh randomized mail world with a Reacher-speaking prober (`-- --seed S --domains 24`)",
     smoke: { args: ["--seed", "1", "--domains", "2"] },
   },
+  "mail-world-ceiling": {
+    file: "bench/mail-world-ceiling.ts",
+    kind: "node",
+    nodeFlags: ["--import", "tsx"],
+    about:
+      "offline: the share of first answers any ranking can reach on mail worlds, the finder's against the world's own shares (`-- <seeds>` or `-- --random 60`)",
+    smoke: { args: ["1", "--domains", "4"] },
+  },
   mcp: {
     file: "bench/mcp.mjs",
     kind: "node",

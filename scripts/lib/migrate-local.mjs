@@ -24,9 +24,10 @@ try {
   for (const database of config.d1_databases) {
     const db = env[database.binding];
     const table = quoted(database.migrations_table ?? "d1_migrations");
+    // wrangler's statement, character for character: the table's schema reads the same either way.
     await db
       .prepare(
-        `CREATE TABLE IF NOT EXISTS ${table}(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`,
+        `CREATE TABLE IF NOT EXISTS ${table}(\n\t\tid         INTEGER PRIMARY KEY AUTOINCREMENT,\n\t\tname       TEXT UNIQUE,\n\t\tapplied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL\n);`,
       )
       .run();
     const { results } = await db.prepare(`SELECT name FROM ${table} ORDER BY id`).all();

@@ -450,6 +450,26 @@ describe("PDF documents", () => {
     expect(out.notes.documents).toBe(2);
   }, 30_000);
 
+  it("are never cut as stragglers: a report answering 3.5 s after a page of its round is read", async () => {
+    // A page ranked below the imprint is cut 2.5 s after the rest of its round has answered; the
+    // report (ranked 20) would be, and a document keeps the full page time-out instead.
+    const out = await crawlDeepPass(
+      env,
+      "pdf-staff.test",
+      {
+        done: [],
+        pending: [
+          "https://pdf-staff.test/team",
+          "https://pdf-staff.test/contact",
+          "https://pdf-staff.test/reports/annual-report-2024.pdf",
+        ],
+        pendingScores: [50, 30, 20],
+      },
+      deep,
+    );
+    expect(addressesOf(out)).toContain("tom.baker@pdf-staff.test");
+  }, 30_000);
+
   it("are read in their own language, not the site's: an English staff list on a Japanese site, given name first", async () => {
     // Seen on wider-web seed 2093317421: a lang=ja site's English annual report (a PDF declares no
     // language) showed "Sakura Matsumoto" above matsumoto.sakura@; read in the site's language, family

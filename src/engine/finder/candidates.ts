@@ -29,8 +29,9 @@ import {
  *    counted yet, with family-name-first formats raised where companies write the family name first
  *    (Japan, China, Taiwan, Korea, Vietnam, Hungary: by the domain's country, or on a domain that
  *    names no country by most of its people's family names, name-culture.ts); formats under which
- *    two of the team page's people would share one address lowered; formats an earlier check at
- *    this domain rejected for someone else lowered;
+ *    two of the team page's people would share one address lowered; formats with the middle name's
+ *    initial raised where the team page shows most of its people's middle names and the asked
+ *    person has one; formats an earlier check at this domain rejected for someone else lowered;
  *  - its spelling's weight: the habit the domain's own addresses show, where they show one (ü → u,
  *    ø → oe, a particle dropped, a double family name's first part); else umlauts expanded (ü → ue)
  *    where German is written (DE, AT, CH), bare elsewhere; ø/å bare before digraphs; a several-word
@@ -144,6 +145,25 @@ export interface FormatContext {
   namesFamilyFirst?: boolean;
   /** The people the domain's pages show (its team page), the asked one among them or not. */
   colleagues?: readonly PersonName[];
+  /** The asked person has a middle name (the query gave one, or the team page shows it). */
+  askedMiddle?: boolean;
+}
+
+/**
+ * How much more likely a format with the middle name's initial ({f}{m}{last}) is taken to be where
+ * the team page shows a middle name for most of its people and the asked person has one: a house
+ * that writes everyone's middle name (or initial) on its pages is one that uses it, and the only
+ * formats that need it are the ones with it. The built-in prior makes the format one of the rarest
+ * (half a percent); raised, it stands beside {f}{last}, within a first search's checks. An
+ * assumption about companies, not a measurement: no survey of it was found.
+ */
+export const MIDDLE_SHOWN_FACTOR = 30;
+
+/** Whether most of the domain's people (at least two of them) are shown with a middle name. */
+export function showsMiddleNames(people: readonly PersonName[]): boolean {
+  const distinct = new Map(people.map((p) => [nameKey(`${p.first} ${p.middle ?? ""} ${p.last}`), p]));
+  const withMiddle = [...distinct.values()].filter((p) => p.middle).length;
+  return withMiddle >= 2 && withMiddle * 2 > distinct.size;
 }
 
 /**
@@ -190,6 +210,7 @@ export function formatWeights(
   const prior = priorWeights(domain, known.counts, known.namesFamilyFirst);
   const left = asRuleOuts(known.ruledOut);
   const clashing = clashingFormats(known.colleagues ?? []);
+  const middles = known.askedMiddle === true && showsMiddleNames(known.colleagues ?? []);
   const observed = new Map(inference?.shares.map((s) => [s.pattern, s.share]) ?? []);
   const out = new Map<Pattern, number>();
   for (const p of PATTERNS) {
@@ -199,6 +220,7 @@ export function formatWeights(
     if (seen !== undefined) w = seen + w * 0.1;
     w *= left[p] ?? 1;
     if (clashing.has(p)) w *= CLASH_FACTOR;
+    if (middles && p.includes("{m}")) w *= MIDDLE_SHOWN_FACTOR;
     out.set(p, w);
   }
   return out;
@@ -298,7 +320,7 @@ export function candidateAddresses(
     limit?: number;
   } = {},
 ): Candidate[] {
-  const formats = formatWeights(domain, opts.inference ?? null, opts);
+  const formats = formatWeights(domain, opts.inference ?? null, { askedMiddle: !!name.middle, ...opts });
   const names: Weighted<PersonName> = [[name, 1]];
   const nicknames = nicknamesOf(name.first);
   for (const n of nicknames) names.push([{ ...name, first: n }, 0.1 / nicknames.length]);

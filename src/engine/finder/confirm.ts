@@ -7,12 +7,12 @@ import type { Env } from "../../env.js";
 import { resolveMx } from "../dns/resolver.js";
 import { parseStoredFormats } from "../index/domain-names.js";
 import { emailsOfDomain, namedAddresses, shownNamesOf } from "../index/read.js";
-import { nameKey, type PersonName, splitFullName } from "../people/names.js";
+import { nameKey, type PersonName } from "../people/names.js";
 import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe-gateway.js";
 import { domainState } from "../verify/smtp-domains.js";
 import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
-import { namesWriteFamilyFirst } from "./name-culture.js";
+import { namesWriteFamilyFirst, readShownName } from "./name-culture.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
 
 /**
@@ -99,7 +99,7 @@ export async function confirmAddress(
   // The names the domain's team page shows: their culture, and the formats two of them cannot share.
   const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
   const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
-  const colleagues = [name, ...shown.map(splitFullName).filter((n): n is PersonName => n !== null)];
+  const colleagues = [name, ...shown.map((n) => readShownName(n, domain)).filter((n): n is PersonName => n !== null)];
   const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts, namesFamilyFirst, colleagues });
   const best = candidates[0];
   if (!best) return null;

@@ -37,6 +37,7 @@ import { countryOfDomain } from "../web/extract/company.js";
 import type { Candidate } from "./candidates.js";
 import { CONFIRMED_SOURCE, confirmAddress } from "./confirm.js";
 import { confirmedAnswer } from "./confirmed-answer.js";
+import { twoFamilyNameReading, writesTwoFamilyNames } from "./name-culture.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 
 /**
@@ -108,9 +109,12 @@ function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | 
 /**
  * Which reading of a full name the query meant: the one the index holds a person under, else, at a
  * domain whose people have family names of two words (a habit for them is known: "Ruiz García" as
- * `ruiz-garcia` or `ruiz`), a given and middle name followed by two family names; else the usual one.
+ * `ruiz-garcia` or `ruiz`; or, before its addresses show one, its country names people with two
+ * family names: Spain, Spanish America), a given and middle name followed by two family names; else
+ * the usual one.
  */
 function readingOf(
+  domain: string,
   name: PersonName,
   readings: readonly PersonName[],
   rows: readonly EmailRow[],
@@ -119,8 +123,8 @@ function readingOf(
   if (!readings.length || rows.some((r) => sameName(r, name))) return name;
   const stored = readings.find((reading) => rows.some((r) => sameName(r, reading)));
   if (stored) return stored;
-  if (!formats.lastForm || name.last.includes(" ")) return name;
-  return readings.find((r) => r.middle && !r.first.includes(" ") && r.last.split(" ").length === 2) ?? name;
+  if (!(formats.lastForm || writesTwoFamilyNames(domain))) return name;
+  return twoFamilyNameReading(name, readings);
 }
 
 function defaultStyle(domain: string): Transliteration {
@@ -308,7 +312,7 @@ export async function findEmail(
   };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
-  const read = readingOf(name, opts.readings ?? [], rows, formats);
+  const read = readingOf(domain, name, opts.readings ?? [], rows, formats);
   const named = await withShownMiddle(ctx, domain, await withShownSpelling(ctx, domain, read, rows), rows, formats);
   const proposal = proposeAddress(rows, named, domain, formats);
   // No format to propose from: search the person's address over SMTP (confirm.ts).

@@ -1,5 +1,5 @@
 import { CJK_FAMILY_NAMES } from "../data/cjk-family-names.js";
-import { nameKey } from "../people/names.js";
+import { isParticle, nameKey, type PersonName, splitFullName } from "../people/names.js";
 import { countryOfDomain } from "../web/extract/company.js";
 
 /**
@@ -59,4 +59,59 @@ export function namesWriteFamilyFirst(shown: readonly string[], asked: string): 
   const names = [...new Set([...shown.filter(Boolean), asked])];
   const matching = names.filter(hasFamilyFirstName).length;
   return matching > 0 && matching * 2 > names.length;
+}
+
+/**
+ * Countries whose people carry two family names after their given names, the first of them the one
+ * used alone (Spanish naming: "Sofía José Martínez Ortega" is Sofía José, of the Martínez and the
+ * Ortega families). Colombia's .co is left out: companies everywhere use it as a generic domain.
+ */
+const TWO_FAMILY_NAMES = new Set([
+  "ES",
+  "MX",
+  "AR",
+  "CL",
+  "PE",
+  "VE",
+  "EC",
+  "GT",
+  "CU",
+  "BO",
+  "DO",
+  "HN",
+  "PY",
+  "SV",
+  "NI",
+  "CR",
+  "PA",
+  "UY",
+]);
+
+/** Whether `domain`'s country names its people with two family names (Spain, Spanish America). */
+export function writesTwoFamilyNames(domain: string): boolean {
+  return TWO_FAMILY_NAMES.has(countryOfDomain(domain) ?? "");
+}
+
+/**
+ * The reading of a full name (`readings`: nameSplits) with a given name, a middle name and a family
+ * name of two words, where the usual reading has a one-word family name; else the usual one.
+ */
+export function twoFamilyNameReading(usual: PersonName, readings: readonly PersonName[]): PersonName {
+  if (usual.last.includes(" ")) return usual;
+  return readings.find((r) => r.middle && !r.first.includes(" ") && r.last.split(" ").length === 2) ?? usual;
+}
+
+/**
+ * A name the domain's team page shows, read the way its country names people: where people carry
+ * two family names, the last two words of a name of three or more (no particle: "Nuno das Neves"
+ * keeps its own reading) are the family name, so "Íñigo Gómez Jiménez" has no middle name and
+ * "Sofía José Martínez Ortega" has José.
+ */
+export function readShownName(fullName: string, domain: string): PersonName | null {
+  const usual = splitFullName(fullName);
+  if (!usual || !writesTwoFamilyNames(domain)) return usual;
+  const words = [usual.first, usual.middle, usual.last].filter(Boolean).join(" ").split(" ");
+  if (words.length < 3 || usual.last.includes(" ") || words.some(isParticle)) return usual;
+  const middle = words.slice(1, -2).join(" ");
+  return { first: words[0] ?? "", ...(middle ? { middle } : {}), last: words.slice(-2).join(" ") };
 }

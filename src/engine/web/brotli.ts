@@ -19,7 +19,14 @@ export function brotliDecoding(): TransformStream<Uint8Array, Uint8Array> {
     if (mode !== "decoding") return;
     produced = true;
     held = [];
-    out?.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    try {
+      out?.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    } catch {
+      // The reader has stopped (a body cut at its byte cap): nothing more is decoded.
+      mode = "ended";
+      decoder.destroy();
+      settle?.();
+    }
   });
   decoder.on("error", () => {
     if (mode !== "decoding") return;

@@ -450,7 +450,8 @@ async function runPass(env: Env, input: PassInput) {
       continue;
     }
     fetchedCount += batch.filter((b) => !b.tries).length;
-    const stragglers = cutStragglers(batch.map((b) => b.candidate.score));
+    // A document (a PDF of megabytes) takes longer than the pages beside it: never cut.
+    const stragglers = cutStragglers(batch.map((b) => (isDocumentUrl(b.candidate.url) ? Infinity : b.candidate.score)));
     const asked: Promise<Fetched[]> = Promise.all(
       batch.map(async ({ candidate, tries }, i) => {
         const document = isDocumentUrl(candidate.url) && budget.documents;
@@ -577,7 +578,7 @@ async function runPass(env: Env, input: PassInput) {
  * that never answers (a hung about page) held it for the whole page time-out, 9 s of the first
  * pass's 12: the team's next pages and a retry of its contact page waited behind it (wider-web seed
  * 1962240772). Such a page is cut, answered as a time-out and handed on. Slow team and contact
- * pages keep the full page time-out.
+ * pages, and documents, keep the full page time-out.
  */
 const STRAGGLER_MS = 2_500;
 

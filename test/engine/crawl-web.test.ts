@@ -461,7 +461,7 @@ describe("PDF documents", () => {
         pending: [
           "https://pdf-staff.test/team",
           "https://pdf-staff.test/contact",
-          "https://pdf-staff.test/reports/annual-report-2024.pdf",
+          "https://pdf-staff.test/slow/reports/annual-report-2024.pdf",
         ],
         pendingScores: [50, 30, 20],
       },

@@ -42,7 +42,8 @@ export function headerEncoding(contentType: string): string | null {
   return value ? encodingForLabel(value) : null;
 }
 
-function bomEncoding(bytes: Uint8Array): string | null {
+/** The encoding a byte-order mark at the start of `bytes` names, if any. */
+export function bomEncoding(bytes: Uint8Array): string | null {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return "utf-8";
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";

@@ -2,7 +2,7 @@ import { getDomain, parse } from "tldts";
 import { type Env, isProduction } from "../../env.js";
 import { DnsUnavailableError, resolverFor } from "../dns/resolver.js";
 import { brotliDecoding } from "./brotli.js";
-import { decodeBody } from "./charset.js";
+import { bomEncoding, decodeBody } from "./charset.js";
 import type { CookieJar } from "./cookies.js";
 import { EgressError } from "./egress-error.js";
 import { InlineDataFilter } from "./inline-data.js";
@@ -302,8 +302,7 @@ async function decodedStream(res: Response): Promise<ReadableStream<Uint8Array> 
 
 /** Sixteen bytes (or all there are) of printable ASCII or a byte-order mark: decoded text, not brotli. */
 function startsAsText(head: Uint8Array): boolean {
-  const [b0, b1] = head;
-  if ((b0 === 0xef && b1 === 0xbb) || (b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) return true;
+  if (bomEncoding(head)) return true;
   return head.subarray(0, 16).every((b) => b === 9 || b === 10 || b === 13 || (b >= 0x20 && b < 0x7f));
 }
 

@@ -8,7 +8,7 @@
 // The typecheck and the lint run at the lowest CPU priority: the suite is the longest part, and each
 // second they took from it early (its start, when every runtime loads the Worker) was a second more
 // at its end; at low priority they use the time the suite spends waiting (timers, queues, fixtures).
-// The script checks keep the normal priority: they time a script's first words.
+// The script checks keep the normal priority: they start `wrangler dev` and wait for it to answer.
 import { spawn } from "node:child_process";
 import { constants, setPriority } from "node:os";
 

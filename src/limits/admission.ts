@@ -147,7 +147,8 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   if (late) {
     const now = client.now();
     const lease = client.leaseOf(req.accountId, req.plan, now);
-    const share = dayOnly && group ? client.rateShareOf(req.accountId, req.plan, group, now) : null;
+    // No share is asked for while the lease is refused: it could pay nothing.
+    const share = dayOnly && group && lease ? client.rateShareOf(req.accountId, req.plan, group, now) : null;
     // The lease is asked first (so that its next top-up asks for this call's balances), then the share.
     const ticket = lease?.take(billing.requests[0].cost, now) ?? null;
     if (lease && ticket !== null) {

@@ -7,7 +7,7 @@ import { rateLimitHeaders } from "./headers.js";
 import type { IsolateRateShare } from "./isolate-rate-share.js";
 import { isolateClient, type LeasePaid, type LimiterClient } from "./limiter-client.js";
 import type { AdmitResult, Billing, SettlementOutcome } from "./limiter-messages.js";
-import { type Limits, planLimits } from "./rate-table.js";
+import { planLimits } from "./rate-table.js";
 
 export { BALANCES_TTL_MS } from "./limiter-client.js";
 
@@ -135,6 +135,20 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   }
   if (!billing && cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup))
     return admitUnlimited(env, client, req, cap.rateGroup);
+  // A free /v1 call in a group with a daily limit alone (a repeat this isolate knows, a free
+  // capability) spends a unit of this isolate's share of the day when it has one: nothing to pay.
+  if (
+    req.chargeLater &&
+    !billing &&
+    cap.rateGroup &&
+    Object.keys(cost).length === 0 &&
+    !req.withBalances &&
+    dailyLimitOnly(req.plan, cap.rateGroup)
+  ) {
+    const share = client.rateShareOf(req.accountId, req.plan, cap.rateGroup, client.now());
+    if (share?.take(client.now()))
+      return { admitted: true, headers: shareHeaders(req, cap.rateGroup, share), ...NOTHING_RESERVED };
+  }
   // A call that cannot be refused (no limit in its group), or whose group has a daily limit alone
   // and this isolate's share of it a unit left, is paid from this isolate's lease when it holds the credits.
   const group = cap.rateGroup;
@@ -261,11 +275,7 @@ function admitFromLease(
   const group = req.capability.rateGroup;
   const [{ fingerprint, cost }] = billing.requests as [Billing["requests"][number]];
   const headers =
-    group && share
-      ? rateLimitHeaders(shareSnapshot(planLimits(req.plan, group), share.left(), req.now))
-      : group
-        ? admitWithoutLimit(env, client, req, group)
-        : {};
+    group && share ? shareHeaders(req, group, share) : group ? admitWithoutLimit(env, client, req, group) : {};
   return {
     admitted: true,
     headers,
@@ -299,8 +309,10 @@ function admitFromLease(
 }
 
 /** The headers of a call admitted by its isolate's share: the day's limit and what this isolate may count on of it. */
-function shareSnapshot(limits: Limits, left: number, now: number) {
-  return limitSnapshot(limits, { second: 0, minute: 0, daily: Math.max(0, limits.daily - left) }, now);
+function shareHeaders(req: AdmissionRequest, group: RateGroup, share: IsolateRateShare): Record<string, string> {
+  const limits = planLimits(req.plan, group);
+  const used = { second: 0, minute: 0, daily: Math.max(0, limits.daily - share.left()) };
+  return rateLimitHeaders(limitSnapshot(limits, used, req.now));
 }
 
 function refusalResponse(

@@ -93,6 +93,22 @@ describe("rate shares: an isolate answers a day-limited call from its share of t
     expect(await counted(a.accountId)).toBe(DAILY - 50 + 1 + 6);
   });
 
+  it("admits a repeat it knows from its share too, without a round trip (nothing to pay, one unit of the day)", async () => {
+    const a = await accountWithRoom(50);
+    const iso = isolate(a.accountId);
+    const q = crypto.randomUUID();
+    expect(await billedOf(await iso.run(q))).toBe(true);
+    await iso.settled();
+    iso.calls.length = 0;
+    const again = await iso.run(q);
+    expect(again.response.status).toBe(200);
+    expect(await billedOf(again)).toBe(false);
+    await iso.settled();
+    expect(iso.calls).toEqual([]);
+    expect(again.response.headers.get("x-daily-request-left")).toBe(String(50 - 1 - 6 + 5));
+    expect(await counted(a.accountId)).toBe(DAILY - 50 + 1 + 6);
+  });
+
   it("never admits past the day's limit across isolates holding shares, one of which dies holding its own", async () => {
     const room = 30;
     const a = await accountWithRoom(room);

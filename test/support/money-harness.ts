@@ -59,7 +59,14 @@ export interface ScheduleResult {
    * shares and cancelled calls left unserved), and the shares still open at rest (dead isolates').
    * Null on other plans, and `unserved`/`openAtRest` null when the limiter's day moved on.
    */
-  rate: { room: number; admitted: number; unserved: number | null; openAtRest: number | null } | null;
+  rate: {
+    room: number;
+    admitted: number;
+    unserved: number | null;
+    /** Calls started in the first day that gave no answer (their admission may have been counted). */
+    unanswered: number | null;
+    openAtRest: number | null;
+  } | null;
 }
 
 /** The clients of the harness's isolates: quick timers, and a small lease so balances run out. */
@@ -371,7 +378,9 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     };
   };
 
+  let startedInDay0 = 0;
   const call = (iso: Isolate, surface: Answer["surface"], email: string, slowCall = false) => {
+    if (utcDay(clock.now) === day0) startedInDay0 += 1;
     const op = asRequest(async () => {
       const execution = await executeCapability(
         slowCall ? slowVerifier(iso) : emailVerifier,
@@ -556,28 +565,28 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   await settleLive(isolates, accountId, violations);
   await stub.syncUsage();
 
+  // A table is created on first use: a schedule that billed nothing (every call refused) has none.
+  const rows = <T>(state: DurableObjectState, table: string, query: string, ...args: SqlStorageValue[]): T[] =>
+    state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray().length
+      ? (state.storage.sql.exec(query, ...args).toArray() as T[])
+      : [];
   const { credits, windows, verifierDay, openShares } = await runInDurableObject(stub, (_i: AccountLimiter, state) => ({
     verifierDay: state.storage.kv.get<{ day: string; daily: number }>("g:verifier"),
-    openShares: state.storage.sql
-      .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rate_shares'")
-      .toArray().length
-      ? state.storage.sql.exec("SELECT 1 FROM rate_shares WHERE closed = 0 AND day = ?", day0).toArray().length
-      : 0,
+    openShares: rows(state, "rate_shares", "SELECT 1 FROM rate_shares WHERE closed = 0 AND day = ?", day0).length,
     credits: state.storage.kv.get<{
       month: string;
       used: { verification: number };
       pack: { remaining: number } | null;
     }>("credits"),
-    windows: state.storage.sql
-      .exec<{ fingerprint: string; billed_at: number; charged: string | null }>(
-        "SELECT fingerprint, billed_at, charged FROM repeat_windows",
-      )
-      .toArray()
-      .map((w) => ({
-        fingerprint: w.fingerprint,
-        billedAt: w.billed_at,
-        charged: w.charged === null ? null : (JSON.parse(w.charged) as { verification?: number }),
-      })),
+    windows: rows<{ fingerprint: string; billed_at: number; charged: string | null }>(
+      state,
+      "repeat_windows",
+      "SELECT fingerprint, billed_at, charged FROM repeat_windows",
+    ).map((w) => ({
+      fingerprint: w.fingerprint,
+      billedAt: w.billed_at,
+      charged: w.charged === null ? null : (JSON.parse(w.charged) as { verification?: number }),
+    })),
   }));
   const bulkRows = bulk ? await bulkRowsOf(bulk.id, bulk.emails, fingerprints) : [];
   const usage = await env.DB.prepare("SELECT day, count FROM usage_days WHERE account_id = ?")
@@ -645,7 +654,16 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     );
 
   const rate =
-    rateRoom === null ? null : checkRateShares(rateRoom, answers, day0, verifierDay, openShares, isolates, violations);
+    rateRoom === null
+      ? null
+      : checkRateShares(
+          { room: rateRoom, day0, started: startedInDay0 },
+          answers,
+          verifierDay,
+          openShares,
+          isolates,
+          violations,
+        );
 
   return {
     seed,
@@ -676,9 +694,8 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * admission was counted.
  */
 function checkRateShares(
-  room: number,
+  { room, day0, started }: { room: number; day0: string; started: number },
   answers: Answer[],
-  day0: string,
   verifierDay: { day: string; daily: number } | undefined,
   openShares: number,
   isolates: Isolate[],
@@ -686,12 +703,15 @@ function checkRateShares(
 ): NonNullable<ScheduleResult["rate"]> {
   const admitted = answers.filter((a) => a.status === 200 && a.day === day0).length;
   if (admitted > room) violations.push(`day ${day0}: ${admitted} verifier calls admitted, only ${room} were left`);
-  if (verifierDay?.day !== day0) return { room, admitted, unserved: null, openAtRest: null };
+  if (verifierDay?.day !== day0) return { room, admitted, unserved: null, unanswered: null, openAtRest: null };
   const counted = verifierDay.daily - (DAILY - room);
   if (counted > room) violations.push(`day ${day0}: ${counted} requests counted, only ${room} were left`);
   const deaths = isolates.filter((i) => i.dead).length;
   if (openShares > deaths) violations.push(`${openShares} rate shares still open at rest, ${deaths} isolate(s) died`);
-  return { room, admitted, unserved: counted - admitted, openAtRest: openShares };
+  // Calls whose admission may have been counted but that gave no answer: cancelled (hung), dead with
+  // their isolate, or failed (503) after a decision whose reply was lost.
+  const unanswered = started - answers.filter((a) => a.day === day0 && a.status !== 503).length;
+  return { room, admitted, unserved: counted - admitted, unanswered, openAtRest: openShares };
 }
 
 /**

@@ -88,7 +88,7 @@ export class AccountLine {
   lease: IsolateLease | null = null;
   /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
   noLeaseUntil = 0;
-  /** This isolate's shares of the account's daily limits, by group (an ended one stays a while: not asked again before). */
+  /** This isolate's shares of the account's daily limits, by group (one ended after a refusal stays a while: none asked for before). */
   rateShares = new Map<RateGroup, IsolateRateShare>();
   constructor(
     readonly accountId: number,
@@ -135,12 +135,12 @@ export class AccountLine {
     return this.lease;
   }
 
-  /** The share of `group`'s daily limit (made on first use), null when shares are off or one ended less than rateShareIdleMs ago. */
+  /** The share of `group`'s daily limit (made on first use), null when shares are off or one was refused less than rateShareIdleMs ago. */
   rateShareFor(group: RateGroup, options: ClientOptions, now: number): IsolateRateShare | null {
     if (!options.rateShareUnits) return null;
     const share = this.rateShares.get(group);
     if (share && !share.ended) return share;
-    if (share && now - share.endedAt < options.rateShareIdleMs) return null;
+    if (share && now < share.noNewShareUntil) return null;
     const fresh = new IsolateRateShare(group, options.rateShareUnits, options.rateShareFloor, options.rateShareIdleMs);
     this.rateShares.set(group, fresh);
     return fresh;

@@ -33,7 +33,7 @@ export interface ClientOptions {
   rateShareUnits: number;
   /** A share is granted or topped up only while this many requests of the day stay left after it. */
   rateShareFloor: number;
-  /** A share unused this long is given back (and one ended is not asked for again before). */
+  /** A share unused this long is given back; after a refused one, none is asked for this long. */
   rateShareIdleMs: number;
   /** A lease pays for calls only this long after its last top-up was sent. */
   leaseUseMs: number;

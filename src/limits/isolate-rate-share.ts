@@ -21,9 +21,11 @@ export class IsolateRateShare {
   private usableUntil = 0;
   /** No new spending: given back with the next round trip (idle, refused a top-up, or asked to). */
   private closing = false;
-  /** The limiter answered it over: nothing to send for it any more (at `endedAt`, this isolate's clock). */
+  /** The limiter answered it over: nothing to send for it any more. */
   ended = false;
-  endedAt = 0;
+  /** The limiter refused it a top-up (the day is near its limit): no new share before then (this isolate's clock). */
+  noNewShareUntil = 0;
+  private refused = false;
   private lastUse = 0;
   /** Requests of the day left at the limiter after its last answer (headers). */
   private leftAtLimiter = 0;
@@ -75,9 +77,10 @@ export class IsolateRateShare {
 
   /** The limiter's answer to a round trip that carried request(), first sent at `sentAt` (this isolate's clock). */
   update(state: RateShareState, sentAt: number, now: number): void {
+    this.refused ||= state.refused;
     if (!state.open) {
       this.ended = true;
-      this.endedAt = now;
+      if (this.refused) this.noNewShareUntil = now + this.idleMs;
       this.closing = true;
       return;
     }

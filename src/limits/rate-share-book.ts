@@ -13,8 +13,8 @@ import type { Limits } from "./rate-table.js";
  * returns to the counter; a share whose isolate died stays counted (under-serving the day by at
  * most one share per death, never over-serving it).
  *
- * Only a group whose limits are a daily one alone is shared: a per-second or per-minute window is
- * decided at the limiter, request by request. Every request is harmless sent twice: a top-up by its
+ * Only a group whose limits in force are a daily one alone, or none (a pack that removes them), is
+ * shared: a per-second or per-minute window is decided at the limiter, request by request. Every request is harmless sent twice: a top-up by its
  * sequence number, a give-back because the share is remembered closed until its day is over.
  */
 
@@ -62,8 +62,10 @@ export class RateShareBook {
     if (row?.closed || (row && row.day !== state.day) || (!row && req.seq > 1)) return answer(false, row?.units ?? 0);
     if (row && req.seq <= row.seq) return answer(true, row.units);
     const want = Math.max(0, Math.floor(req.want ?? 0));
-    const dailyOnly = !limits.second && !limits.minute && limits.daily > 0;
-    const fits = dailyOnly && state.daily + want + (req.floor ?? 0) <= limits.daily;
+    // A window of a second or a minute is never shared; with no limit at all (a pack that removes
+    // them), a share is harmless: its units are counted, nothing can be exceeded.
+    const shareable = !limits.second && !limits.minute;
+    const fits = shareable && (!limits.daily || state.daily + want + (req.floor ?? 0) <= limits.daily);
     if (!row) {
       if (!fits || want === 0) return answer(false, 0, true);
       // Shares of days already over are kept no longer (their give-back would change nothing).

@@ -109,6 +109,20 @@ describe("rate shares: an isolate answers a day-limited call from its share of t
     expect(await counted(a.accountId)).toBe(DAILY - 50 + 1 + 6);
   });
 
+  it("shares the day of an account whose credit pack removes its limits too (every call answered without a round trip)", async () => {
+    // The hot bench funds its accounts with such a pack: an isolate asking for a share must not be refused for it.
+    const a = await accountWithRoom(50);
+    await stubOf(a.accountId).grantPack(60_000);
+    const iso = isolate(a.accountId);
+    await iso.run();
+    await iso.settled();
+    iso.calls.length = 0;
+    expect((await iso.run()).response.status).toBe(200);
+    expect(iso.calls).toEqual([]);
+    await iso.settled();
+    expect(await counted(a.accountId)).toBe(DAILY - 50 + 1 + 6);
+  });
+
   it("never admits past the day's limit across isolates holding shares, one of which dies holding its own", async () => {
     const room = 30;
     const a = await accountWithRoom(room);

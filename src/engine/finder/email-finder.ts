@@ -35,7 +35,7 @@ import { verifyEmail } from "../verify/verifier.js";
 import { webEvidence } from "../verify/web-evidence.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import type { Candidate } from "./candidates.js";
-import { CONFIRMED_SOURCE, confirmAddress } from "./confirm.js";
+import { confirmAddress, isConfirmedSource } from "./confirm.js";
 import { confirmedAnswer } from "./confirmed-answer.js";
 import { twoFamilyNameReading, writesTwoFamilyNames } from "./name-culture.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
@@ -330,8 +330,8 @@ export async function findEmail(
       verification: { date: null, status: null },
     };
   }
-  // An address an SMTP check confirmed was not seen on a page: it scores from that check.
-  const confirmedBefore = proposal.seen?.source === CONFIRMED_SOURCE;
+  // An address an SMTP check (or web evidence) confirmed was not seen on a page: it scores from that.
+  const confirmedBefore = isConfirmedSource(proposal.seen?.source);
   const seen = confirmedBefore ? null : proposal.seen;
   if (confirmedBefore && proposal.seen)
     person = {

@@ -1,4 +1,3 @@
-
 import { describe, expect, it } from "vitest";
 import { candidateAddresses, MIDDLE_SHOWN_FACTOR, showsMiddleNames } from "../../src/engine/finder/candidates.js";
 import { readShownName, twoFamilyNameReading, writesTwoFamilyNames } from "../../src/engine/finder/name-culture.js";

@@ -1,4 +1,3 @@
-
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { candidateAddresses } from "../../src/engine/finder/candidates.js";

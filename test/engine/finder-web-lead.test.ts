@@ -9,6 +9,7 @@ import type { Env } from "../../src/env.js";
 import { shownName } from "../fixtures/mail-world/site.js";
 import {
   MAIL_WORLD_GUARD_SEEDS,
+  MAIL_WORLD_REFUSING_EVIDENCE_SEED,
   MAIL_WORLD_WEB_EVIDENCE_SEED,
   mailWorldDomain,
   type WorldDomain,
@@ -77,5 +78,26 @@ describe("a colleague's Gravatar profile at a server that greylists every addres
     for (let minutes = 5; minutes <= 30; minutes += 5) await retry(5);
     const after = await ask(query);
     expect(after).toMatchObject({ email: `mhoelzl@${d.domain}`, verification: { status: "valid" } });
+  });
+});
+
+describe("a colleague's Gravatar profile at a server that refuses the prober", () => {
+  const d = mailWorldDomain(MAIL_WORLD_REFUSING_EVIDENCE_SEED, 4);
+  const ask = (p: WorldDomain["people"][number]) =>
+    `domain=${d.domain}&first_name=${encodeURIComponent(p.first)}&last_name=${encodeURIComponent(p.last)}`;
+
+  it("leads the open answers of the others, never valid and never billed", async () => {
+    expect([d.behaviour, d.format]).toEqual(["refuses_prober", "{f}{last}"]);
+    const [monica, margarida, leonor] = d.people;
+    expect(margarida).toMatchObject({ local: "mdocarmo", gravatar: true });
+    const world = await mailWorldFinder(MAIL_WORLD_REFUSING_EVIDENCE_SEED, WORLD_NS);
+    // The first search is refused; the colleague's profile shows the format.
+    const first = await world.ask(ask(monica!));
+    expect(first).toMatchObject({ email: `mfonseca@${d.domain}`, verification: { status: "unknown" } });
+    // The next person is proposed from that stored evidence; the refused check leaves it open, unbilled
+    // like the search's own open answers (it was billed before: the proposal path billed any unknown).
+    const next = await world.ask(ask(leonor!));
+    expect(next).toMatchObject({ email: `lrodrigues@${d.domain}`, verification: { status: "unknown" } });
+    expect(await world.billed()).toBe(0);
   });
 });

@@ -40,6 +40,11 @@ export async function mailWorldFinder(seed: number, ns: string) {
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: FinderData }).data;
   };
+  /** The account's searches billed so far (the finder's counter). */
+  const billed = async (): Promise<number> => {
+    const res = await worker.fetch(new Request("https://api.test/v1/me", { headers }), via, createExecutionContext());
+    return ((await res.json()) as { data: { requests: { domains: { used: number } } } }).data.requests.domains.used;
+  };
   let now = Date.now();
   /** Moves the world's and the Worker's clocks `minutes` on and runs the retries due by then. */
   const retry = async (minutes: number) => {
@@ -47,5 +52,5 @@ export async function mailWorldFinder(seed: number, ns: string) {
     now += minutes * 60_000;
     await runDueRetries(via, now);
   };
-  return { via, ask, retry };
+  return { via, ask, retry, billed };
 }

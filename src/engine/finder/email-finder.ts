@@ -375,8 +375,13 @@ export async function findEmail(
   if (status === "valid") score = Math.min(99, score + 10);
   else if (status === "invalid") score = Math.min(score, 10);
   if (!seen && verified.data.sources.length) sources = verified.data.sources;
-  // A check deferred (greylisting, pacing) leaves the answer open until its retry: not billed.
-  const deferredCheck = verified.data.email.reason === "smtp_greylisted" || verified.data.email.reason === "smtp_paced";
+  // A check deferred (greylisting, pacing) leaves the answer open until its retry: not billed. So
+  // does any open check of an address whose format only the SMTP search learnt (its confirmations,
+  // web evidence): the answer is that search's guess, like its own open answers (a refused prober).
+  const reason = verified.data.email.reason;
+  const personal = rows.filter((r) => r.type === "personal");
+  const searchOnly = !seen && personal.length > 0 && personal.every((r) => isConfirmedSource(r.source));
+  const deferredCheck = reason === "smtp_greylisted" || reason === "smtp_paced" || (searchOnly && status === "unknown");
 
   return {
     ...base,

@@ -101,6 +101,8 @@ function categoryOfPath(path: string): Category | null {
 }
 
 const BUNDLE_ROUTE_CATEGORIES = new Set<Category>(["people", "contact", "about", "imprint"]);
+/** A bundle's endpoint in other words: after the guessed paths, read when the budget allows (the deep pass). */
+const BUNDLE_OTHER_ROUTE_SCORE = 1;
 
 function isBundleRouteWorthReading(path: string): boolean {
   const category = categoryOfPath(path.replace(/\.json$/, ""));
@@ -247,9 +249,11 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   // the page itself, as ranked (a team page's people are there).
   const own = (link.rel ?? "").toLowerCase();
   if (own === "data" || own === "refresh") {
-    // A site-wide bundle names the endpoints of every page: only those whose words name people,
-    // contact or the company ("/api/v1/team", "/wp-json/wp/v2/staff") are worth a request.
-    if (from && own === "data" && isSiteBundle(from.url) && !isBundleRouteWorthReading(path)) return null;
+    // A site-wide bundle names the endpoints of every page: those whose words name people, contact
+    // or the company ("/api/v1/team", "/wp-json/wp/v2/staff") rank as the bundle; the others (its
+    // products, news, search, or a team page named in words no list knows) come last.
+    if (from && own === "data" && isSiteBundle(from.url) && !isBundleRouteWorthReading(path))
+      return BUNDLE_OTHER_ROUTE_SCORE;
     return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
   }
   // The site's own script file on a page read for its people, contact or company that shows no one

@@ -218,13 +218,13 @@ const FETCHES = /\bfetch\s*\(|\baxios\b|\$\.(?:getJSON|ajax|get)\s*\(|XMLHttpReq
 /** The data URLs an inline script fetches (only scripts that fetch; relative to the page). */
 export function fetchedDataUrls(script: string): string[] {
   if (!FETCHES.test(script)) return [];
-  return [
-    ...new Set(
-      scriptStrings(script, MAX_FETCHING_SCRIPT).flatMap((s) =>
-        DATA_ROUTE.test(s.value.trim()) ? [s.value.trim()] : [],
-      ),
+  const routes = new Set(
+    scriptStrings(script, MAX_FETCHING_SCRIPT).flatMap((s) =>
+      DATA_ROUTE.test(s.value.trim()) ? [s.value.trim()] : [],
     ),
-  ];
+  );
+  // A base the endpoints are joined to (`var API = "/api/v1"`) is no endpoint of its own.
+  return [...routes].filter((r) => ![...routes].some((other) => other.startsWith(`${r.replace(/\/$/, "")}/`)));
 }
 
 /** Where a script sends the page (`location.replace("/x")`, `location.href = "/x"`): the literal target. */

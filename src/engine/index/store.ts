@@ -8,10 +8,10 @@ import type { PatternInference } from "../finder/patterns.js";
 import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
 import { alignRomanized } from "../people/native-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
-import type { NameEvidence } from "../people/readings.js";
+import { isFamilyFirstLanguage, type NameEvidence } from "../people/readings.js";
 import type { CrawledPage } from "../web/crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
-import { nameFromSite } from "../web/extract/people.js";
+import { nameFromSite, type ShownName } from "../web/extract/people.js";
 import { evidenceColumns, readDomainNames } from "./domain-names.js";
 import { shownNamesOf } from "./read.js";
 
@@ -59,11 +59,17 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
       }
     }
   }
-  // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of them.
-  const names = new Set(pages.flatMap((p) => p.extraction.personNames ?? []));
+  // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of
+  // them, read in that page's order ("Hashimoto Satoshi" on a Japanese page is of the Hashimoto family).
+  const names = new Map<string, ShownName>();
+  for (const p of pages) {
+    const familyFirstPage = isFamilyFirstLanguage(p.extraction.lang ?? "");
+    for (const text of p.extraction.personNames ?? [])
+      if (!names.get(text)?.familyFirstPage) names.set(text, { text, familyFirstPage });
+  }
   for (const facts of all.values()) {
     if (facts.name) continue;
-    const person = nameFromSite(facts.email, names);
+    const person = nameFromSite(facts.email, names.values());
     if (person) Object.assign(facts, { name: person.name, evidence: person.evidence });
   }
   // A name one page renders in Latin script ("Taro Tanaka" on /en/) and another shows in its own

@@ -592,9 +592,18 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   const usage = await env.DB.prepare("SELECT day, count FROM usage_days WHERE account_id = ?")
     .bind(accountId)
     .all<{ day: number; count: number }>();
+  const end = clock.now;
   clock.at(null);
 
   // ---- the invariants ------------------------------------------------------------------------
+  // Every charge is decided on the schedule's clock. One decided on another (a limiter instance
+  // that had lost it) is no money fault, and would make the month's check below compare charges
+  // made years apart: it is named as what it is.
+  for (const w of windows)
+    if (w.billedAt < start || w.billedAt > end)
+      violations.push(
+        `window ${w.fingerprint.slice(0, 8)} billed at ${new Date(w.billedAt).toISOString()}, off the schedule's clock`,
+      );
   const windowOf = new Map(windows.map((w) => [w.fingerprint, w]));
   const monthStart = Date.parse(`${credits?.month}-01T00:00:00Z`);
   const charged = (ws: typeof windows) => ws.reduce((n, w) => n + (w.charged?.verification ?? 0), 0);

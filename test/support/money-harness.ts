@@ -1,4 +1,4 @@
-import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { processChunk } from "../../src/bulk/consumer.js";
@@ -29,7 +29,8 @@ import { slowRows, withChunkClaim } from "./slow-time.js";
  * ends mid-schedule, credit packs granted (sometimes twice, sometimes hours later), and slowness:
  * each isolate has its own clock, so a round trip can take longer than the orphan time and an
  * outage longer than the drain budget; a call can outlast a lease's quiet life, a bulk chunk run
- * past its reservation's age, and the limiter's sweeps run after jumps of minutes or hours.
+ * past its reservation's age, and the limiter's sweeps run after jumps of minutes or hours (the
+ * limiter evicted before each, as the runtime would have by then).
  * Schedules are drawn from a seed: the
  * seed reproduces every choice (which call, which fault, when), not the exact interleaving of the
  * runtime. At the end it brings what is alive to rest and checks every invariant; what an isolate's
@@ -463,6 +464,9 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   const longJump = async () => {
     await quiesce();
     slow.jumps += 1;
+    // Minutes or hours of quiet: the runtime has evicted the limiter by then (workerd after 10 s
+    // idle), and the next decisions are made by a new instance from what the old one stored.
+    await evictDurableObject(stub);
     jump(rnd.pick([11 * 60_000, 2 * 3_600_000]));
     await sweepAfterJump();
     if (boundary !== "month" && packKeys.size) await stub.grantPack(5 + rnd.int(10), rnd.pick([...packKeys]));

@@ -309,12 +309,16 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   // Near the end of the verification balance, so it runs out during the schedule.
   const allowance = planFor(plan).credits.verification;
   const headroom = 12 + rnd.int(25);
-  await runInDurableObject(stub, (instance: AccountLimiter) => {
+  // Stored as the limiter stores a decision's credits (in memory alone, an instance evicted before
+  // its first decision forgot it: the schedule then started with the whole month's allowance).
+  await runInDurableObject(stub, (instance: AccountLimiter, state) => {
     const book = (
-      instance as unknown as { credits: { current(now: number): { used: { verification: number } }; dirty: boolean } }
+      instance as unknown as {
+        credits: { current(now: number): { used: { verification: number } }; stored(): unknown };
+      }
     ).credits;
     book.current(start).used.verification = allowance - headroom;
-    book.dirty = true;
+    state.storage.kv.put("credits", book.stored());
   });
 
   // Enterprise: the verifier's day has only a few requests left, so isolates' shares of it are

@@ -4,8 +4,9 @@
 // reading what only an image shows.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { indexFor } from "../../src/db/shards.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
-import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
+import { domainRow, emailsOfDomain, formatsOf, shownNamesOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
 import { alignRomanized, romanizeKana } from "../../src/engine/people/native-names.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
@@ -528,6 +529,18 @@ describe("the finder uses the people it read", () => {
     ]);
     expect(whole.formats.shares[0]?.pattern).toBe("{first}.{last}");
     expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
+  });
+
+  it("keeps every name a team page shows without an address, of two words too (the SMTP search's colleagues)", async () => {
+    const card = (n: string) => `<div class="member"><h3>${n}</h3><p class="role">Project Manager</p></div>`;
+    await crawl("quiet-x7.de", [
+      [
+        "/team",
+        `<html lang="en"><body><section class="team">${["Malte Hölzl", "Heike Köhler", "Sarah Anne Miller"].map(card).join("")}</section></body></html>`,
+      ],
+    ]);
+    const shown = (await shownNamesOf(await indexFor(env, "quiet-x7.de"), "quiet-x7.de")).map((r) => r.fullName);
+    expect(shown).toEqual(expect.arrayContaining(["Malte Hölzl", "Heike Köhler", "Sarah Anne Miller"]));
   });
 
   it("answers a query in another romanization than the domain's for a person shown without an address, spelled as the domain spells", async () => {

@@ -86,10 +86,13 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
 const MAX_SHOWN_NAMES = 50;
 
 /**
- * Names the pages show with a middle name or initial ("MUÑOZ GIL Jesús L.", "Sarah Anne Miller")
- * that no address found in this crawl carries, and that the index does not hold yet.
+ * Names the pages show without an address (a team page's names and titles): those with a middle
+ * name or initial ("MUÑOZ GIL Jesús L.", "Sarah Anne Miller") complete a finder query that leaves it
+ * out; all of them are the colleagues an SMTP search reads the domain's culture, its format's
+ * clashes and web evidence from (finder/confirm.ts). Those no address found in this crawl carries
+ * and the index does not hold yet.
  */
-async function newNamesWithMiddle(
+async function newShownNames(
   store: Db,
   domain: string,
   pages: readonly CrawledPage[],
@@ -100,7 +103,7 @@ async function newNamesWithMiddle(
   for (const page of pages) {
     for (const text of page.extraction.personNames ?? []) {
       if (candidates.size >= MAX_SHOWN_NAMES) break;
-      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 3)
+      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 2)
         candidates.set(text, page.url);
     }
   }
@@ -147,9 +150,9 @@ async function storeCrawlInto(
   const found = [...gatherAddresses(record.pages).values()];
   // Which word of each name is the given name is decided over all the domain's addresses at once.
   const statedNow = [...new Set(record.pages.flatMap((p) => p.extraction.statedFormats ?? []))];
-  const [reading, middleNames] = await Promise.all([
+  const [reading, shownNames] = await Promise.all([
     readDomainNames(store, domain, new Map(found.map((a) => [a.email, a.evidence])), statedNow),
-    newNamesWithMiddle(store, domain, record.pages, found),
+    newShownNames(store, domain, record.pages, found),
   ]);
   for (const a of found) if (reading.names.has(a.email)) a.name = reading.names.get(a.email) ?? null;
 
@@ -270,11 +273,11 @@ async function storeCrawlInto(
     );
   }
 
-  // People shown with a middle name and no address: a finder query without the middle name completes from them.
-  const nameRows = middleNames.map(({ text, uri }) => {
+  // People shown without an address: a finder query without the middle name completes from them, and
+  // the SMTP search reads the domain's people from them.
+  const nameRows = shownNames.flatMap(({ text, uri }) => {
     const split = splitFullName(text);
-    // Every name here has at least three tokens (newNamesWithMiddle).
-    if (!split) throw new Error(`a shown name with a middle name did not split: ${text}`);
+    if (!split) return [];
     return {
       domain,
       email: null,

@@ -13,7 +13,7 @@ import { domainState } from "../verify/smtp-domains.js";
 import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { namesWriteFamilyFirst, readShownName } from "./name-culture.js";
-import { inferPatterns, type PatternInference } from "./patterns.js";
+import { inferPatterns, type Pattern, type PatternInference } from "./patterns.js";
 import { type RankCandidates, type WebLead, webLead } from "./web-lead.js";
 
 /**
@@ -21,7 +21,9 @@ import { type RankCandidates, type WebLead, webLead } from "./web-lead.js";
  * (candidates.ts) in order, stopping at the first the server accepts, once it is known that the
  * domain does not accept any address (a rejected candidate proves it; else a random local part,
  * tested once per domain and remembered, after the first accepted candidate). At most
- * MAX_PROBES_PER_ANSWER SMTP conversations per answer; answers the cache already holds cost none.
+ * MAX_PROBES_PER_ANSWER SMTP conversations per answer, the checks the answer made before the search
+ * (a proposal from a format that the person's mailbox contradicted) included; answers the cache
+ * already holds cost none.
  *
  * A confirmed address is stored as evidence for the domain's format, like an address read from a
  * page, with its source ("smtp_check") and date, so the next person at the domain is proposed from
@@ -65,6 +67,8 @@ interface ConfirmCtx {
   env: Env;
   now: () => number;
   gateway?: SmtpGateway;
+  /** Checks the answer already spent before this search (a proposal's check): they count against its cap. */
+  spent?: number;
 }
 
 type Outcome =
@@ -114,7 +118,7 @@ export async function confirmAddress(
   const best = candidates[0];
   if (!best) return null;
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
-  let probes = 0;
+  let probes = ctx.spent ?? 0;
   const check = async (local: string) => {
     // Testing the domain's published address (smtp-domains.ts) costs one more conversation.
     const mayTestPublished = probes + 2 <= MAX_PROBES_PER_ANSWER;
@@ -258,11 +262,29 @@ async function rememberRejected(env: Env, domain: string, rejected: readonly Can
 }
 
 /**
+ * A confirmed address proves its format at the domain: whatever rejection ruled it out (this search's
+ * or an earlier one's) was of another spelling (ulrike.boehm@ where the domain writes ulrike.bohm@)
+ * or of someone without a mailbox, so the next people's checks go to the format again.
+ */
+async function liftRuleOut(env: Env, domain: string, pattern: Pattern) {
+  const state = await db(env.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, domain)).get();
+  const known = parseRuleOuts(state?.ruledOut);
+  if (known[pattern] === undefined) return;
+  const { [pattern]: _lifted, ...left } = known;
+  await db(env.DB)
+    .update(smtpDomains)
+    .set({ ruledOut: JSON.stringify(left) })
+    .where(eq(smtpDomains.domain, domain))
+    .run();
+}
+
+/**
  * Stores a confirmed address like an address read from a page: a named personal row whose source is
  * the SMTP check or the web evidence (and its date: first/last seen), then the domain's formats read
  * again with it.
  */
 async function storeConfirmed(env: Env, domain: string, c: Candidate, now: number, source = CONFIRMED_SOURCE) {
+  await liftRuleOut(env, domain, c.pattern);
   const email = `${c.local}@${domain}`;
   const index = await indexFor(env, domain);
   await index

@@ -372,7 +372,7 @@ export async function findEmail(
   const status = verified.data.email.status;
   // A format read from one or two addresses that this person's mailbox contradicts: search instead.
   if (!seen && !confirmedBefore && verified.data.email.reason === "mailbox_not_found" && formats.observations <= 2) {
-    const again = await searchOverSmtp(ctx, domain, named, formats);
+    const again = await searchOverSmtp(ctx, domain, named, formats, verified.conversations);
     if (again) return { ...base, ...again };
   }
   if (status === "valid") score = Math.min(99, score + 10);
@@ -400,14 +400,18 @@ export async function findEmail(
   };
 }
 
-/** The person's address searched over SMTP, as a finder answer; null when no prober is configured. */
+/**
+ * The person's address searched over SMTP, as a finder answer; null when no prober is configured.
+ * `spent`: the checks this answer already made (they count against the search's cap).
+ */
 async function searchOverSmtp(
   ctx: FinderCtx,
   domain: string,
   name: PersonName,
   inference: PatternInference | null,
+  spent = 0,
 ): Promise<Omit<FinderAnswer, "company"> | null> {
-  const found = await confirmAddress({ env: ctx.env, now: ctx.now }, domain, name, inference);
+  const found = await confirmAddress({ env: ctx.env, now: ctx.now, spent }, domain, name, inference);
   if (!found) return null;
   const address = found.kind === "confirmed" ? `${found.candidate.local}@${domain}` : null;
   await assertEmailNotClaimed(ctx.env, ctx.memo ?? noMemo, address ?? `${found.best.local}@${domain}`);

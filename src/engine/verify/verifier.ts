@@ -31,6 +31,8 @@ export interface Verification {
   data: VerifierData;
   /** A verdict someone can act on (anything but `unknown`); what the caller is billed for. */
   definitive: boolean;
+  /** SMTP conversations this verdict cost (0 without a check or from the cache): part of a finder answer's cap. */
+  conversations: number;
 }
 
 export interface VerifyOptions {
@@ -54,14 +56,15 @@ const NOTES = {
 } as const;
 
 export async function verifyEmail(env: Env, input: string, options: VerifyOptions = {}): Promise<Verification> {
-  const { draft, definitive } = await judge(env, input, options);
+  const { draft, definitive, conversations = 0 } = await judge(env, input, options);
   const { sources, ...verdict } = draft;
-  return { data: { email: verdict, sources }, definitive };
+  return { data: { email: verdict, sources }, definitive, conversations };
 }
 
 interface Judgement {
   draft: Draft;
   definitive: boolean;
+  conversations?: number;
 }
 
 async function judge(env: Env, input: string, options: VerifyOptions): Promise<Judgement> {
@@ -141,7 +144,8 @@ async function judge(env: Env, input: string, options: VerifyOptions): Promise<J
   const probe = await (prober instanceof SmtpGateway ? prober.check(address, { mxHosts }) : prober.probe(address));
   if (probe.ran && probe.catchAll !== null) await rememberCatchAll(env, domain, probe.catchAll);
   const knownCatchAll = probe.ran ? null : await memo.once(`catch-all:${domain}`, () => storedCatchAll(env, domain));
-  return withWebEvidence(env, fromProbe(base, probe, knownCatchAll));
+  const conversations = "conversations" in probe && typeof probe.conversations === "number" ? probe.conversations : 0;
+  return { ...(await withWebEvidence(env, fromProbe(base, probe, knownCatchAll))), conversations };
 }
 
 /**

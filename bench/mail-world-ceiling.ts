@@ -12,6 +12,9 @@
 //     what the domain's checks said. It reads the generator's truth, so it is a measuring stick only,
 //     never a model for the engine;
 //   - "format oracle": knows the domain's format and rules: right on every first answer.
+// Variants of the engine's rule-outs (environment): CEILING_NO_LIFT=1 keeps a format ruled out after a
+// confirmed address in it (the engine before it lifted them); CEILING_SOLE=1 rules a format out only
+// where the rejected address was the person's sole spelling in it (measured and dropped).
 // A miss of the engine that "world" gets is a ranking miss; a miss of both is structural for any
 // ranking (the format lies beyond the checks a first answer has, or only a guess is possible).
 import { candidateAddresses } from "../src/engine/finder/candidates.js";
@@ -201,16 +204,25 @@ function replay(d: WorldDomain, kind: Kind, tally: Tally, both: Map<string, Reco
     if (priorOnly) continue;
     // What the checks said, for the next people at the domain.
     const rejectedPatterns = new Set<string>();
+    const own = candidateAddresses(typed(p, d), d.domain, { limit: 40 });
+    let confirmedPattern: string | null = null;
     for (const local of tried) {
       const accepted = local === p.local;
       obs.push({ person: p, local, accepted });
-      if (accepted) break;
+      if (accepted) {
+        confirmedPattern = own.find((x) => x.local === local)?.pattern ?? null;
+        break;
+      }
       if (kind !== "world") {
-        const c = candidateAddresses(typed(p, d), d.domain, { limit: 40 }).find((x) => x.local === local);
-        if (c && !c.nickname) rejectedPatterns.add(c.pattern);
+        const c = own.find((x) => x.local === local);
+        const sole =
+          !process.env.CEILING_SOLE || own.filter((x) => x.pattern === c?.pattern && !x.nickname).length === 1;
+        if (c && !c.nickname && sole) rejectedPatterns.add(c.pattern);
       }
     }
     for (const pat of rejectedPatterns) ruledOut[pat] = (ruledOut[pat] ?? 1) * 0.01;
+    // A confirmed address lifts its format's rule-out (confirm.ts), unless replaying code from before.
+    if (confirmedPattern && !process.env.CEILING_NO_LIFT) delete ruledOut[confirmedPattern];
   }
 }
 

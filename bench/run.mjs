@@ -41,6 +41,12 @@ export const BENCHES = {
     about: "pages/s crawled and extracted from a fixture site; finder latency warm against cold",
     smoke: { env: { BENCH_SMOKE: "1" } },
   },
+  documents: {
+    file: "bench/documents.bench.test.ts",
+    kind: "workerd",
+    about: "CPU ms to read a linked document (PDF reader's first load, each PDF/.docx/.xlsx, 1-40-page PDFs)",
+    smoke: { env: { BENCH_SMOKE: "1" } },
+  },
   deliveries: {
     file: "bench/deliveries.mjs",
     kind: "node",

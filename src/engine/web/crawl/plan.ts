@@ -112,7 +112,7 @@ function decodePath(path: string): string {
 const LIBRARY_SCRIPT =
   /(^|[/._-])(vendors?|jquery|bootstrap|polyfills?|runtime|framework|webpack|chunks?|analytics|gtag|gtm|tag-?manager|cookie|consent|borlabs|wp-includes|wp-emoji|recaptcha|matomo|piwik|hotjar|lodash|react|vue|angular|swiper|slick|lightbox|modernizr|main|app|bundle|common)([/._-]|$)/;
 
-/** Documents read only off the request path: PDFs and Office files (.docx, .xlsx). */
+/** Documents: PDFs and Office files (.docx, .xlsx), read by a pass that reads documents (light ones on the request path). */
 const DOCUMENT = /\.(pdf|docx|xlsx)$/;
 const ASSET =
   /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
@@ -128,7 +128,7 @@ const PAGE_NUMBER =
 const PAGER_TEXT =
   /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 
-/** A PDF document: read only by a pass that reads documents (the deep pass), never on the request path. */
+/** A document (PDF, .docx, .xlsx): read only by a pass that reads documents (the first pass light ones only). */
 export function isDocumentUrl(url: string): boolean {
   try {
     return DOCUMENT.test(new URL(url).pathname.toLowerCase());

@@ -43,6 +43,7 @@ export default defineConfig(async () => {
             MAIL_WORLD_SEED: process.env.MAIL_WORLD_SEED ?? "",
             MAIL_WORLD_DOMAINS: process.env.MAIL_WORLD_DOMAINS ?? "",
             MAIL_WORLD_CONCURRENCY: process.env.MAIL_WORLD_CONCURRENCY ?? "",
+            MAIL_WORLD_GRAVATAR_SHARE: process.env.MAIL_WORLD_GRAVATAR_SHARE ?? "",
             MONEY_SCHEDULES: process.env.MONEY_SCHEDULES ?? "",
             MONEY_SEED: process.env.MONEY_SEED ?? "",
             MONEY_CONCURRENCY: process.env.MONEY_CONCURRENCY ?? "",

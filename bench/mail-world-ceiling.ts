@@ -28,7 +28,12 @@ import {
   type SpellingRules,
 } from "../test/fixtures/generator/spelling.js";
 import { shownName } from "../test/fixtures/mail-world/site.js";
-import { mailWorld, type WorldDomain, type WorldPerson } from "../test/fixtures/mail-world/world.js";
+import {
+  MAIL_WORLD_GRAVATAR_SHARE,
+  mailWorld,
+  type WorldDomain,
+  type WorldPerson,
+} from "../test/fixtures/mail-world/world.js";
 
 // Optional: code from before these readings existed runs the sim too (for before/after figures).
 const readShownName = (
@@ -42,6 +47,12 @@ const opt = (name: string, dflt: number) => {
 };
 const domainsPer = opt("--domains", 24);
 const randomSeeds = opt("--random", 0);
+// Web evidence (Gravatar, WKD) after a first answer's checks found nothing: the share of people with
+// a Gravatar profile (the world's draw, monotone in it), and how many candidates are looked up for the
+// asked person and for each colleague on the team page (the engine's bounds, web-evidence-search.ts).
+const gravatarShare = opt("--gravatar", MAIL_WORLD_GRAVATAR_SHARE);
+const PERSON_LOOKUPS = opt("--kp", 8);
+const COLLEAGUE_LOOKUPS = opt("--kc", 3);
 const seeds = args.filter((a, i) => /^\d+$/.test(a) && !args[i - 1]?.startsWith("--")).map(Number);
 for (let i = 0; i < randomSeeds; i++) seeds.push(1000 + Math.floor(Math.random() * 2_000_000_000));
 
@@ -130,7 +141,7 @@ function engineRanking(
   return proposed ? [proposed, ...searched.filter((l) => l !== proposed)] : searched;
 }
 
-type Kind = "engine" | "world";
+type Kind = "engine" | "world" | "evidence";
 interface Tally {
   people: number;
   right: Record<Kind, number>;
@@ -154,7 +165,27 @@ function replay(d: WorldDomain, kind: Kind, tally: Tally, both: Map<string, Reco
         : 5;
     searched = true;
     const tried = ranking.slice(0, budget);
-    const hit = tried.includes(p.local);
+    let hit = tried.includes(p.local);
+    // The engine with web evidence, when the checks gave no answer: the person's likeliest candidates,
+    // then each colleague's, looked up; a colleague's address found gives the domain's format.
+    if (kind === "evidence" && !hit) {
+      const own = (q: WorldPerson) => q.gravatar || q.wkdKey;
+      if (own(p) && ranking.slice(0, PERSON_LOOKUPS).includes(p.local)) {
+        hit = true;
+        obs.push({ person: p, local: p.local, accepted: true });
+      } else {
+        const found = d.people.find(
+          (q) => q !== p && own(q) && engineRanking(d, q, obs, ruledOut).slice(0, COLLEAGUE_LOOKUPS).includes(q.local),
+        );
+        if (found) {
+          const inference = inferPatterns([{ localPart: found.local, name: typed(found) }]);
+          hit = candidateAddresses(typed(p, d), d.domain, { inference, limit: 1 })[0]?.local === p.local;
+          if (!obs.some((o) => o.person === found && o.accepted))
+            obs.push({ person: found, local: found.local, accepted: true });
+        }
+      }
+      if (hit) evidenceHits++;
+    }
     if (process.env.CEILING_DETAIL && !priorOnly)
       console.log(
         `detail ${kind} ${d.domain} ${d.format} ${d.culture} ${d.provider} ${d.behaviour}/${d.greylistStyle} order ${d.people.indexOf(p) + 1} ${p.first}|${p.middle ?? ""}|${p.last} -> ${p.local} rank ${ranking.indexOf(p.local) + 1} hit ${hit}`,
@@ -162,7 +193,7 @@ function replay(d: WorldDomain, kind: Kind, tally: Tally, both: Map<string, Reco
     both.get(`${d.domain}|${p.local}`)![kind] = hit;
     if (hit) tally.right[kind]++;
     // First answers by the person's place at the domain (what earlier people's checks taught).
-    if (!priorOnly) {
+    if (!priorOnly && kind !== "evidence") {
       const place = `${kind} ${d.people.indexOf(p) === 0 ? "first person" : "later people"}`;
       const [n, r] = byPlace.get(place) ?? [0, 0];
       byPlace.set(place, [n + 1, r + (hit ? 1 : 0)]);
@@ -174,7 +205,7 @@ function replay(d: WorldDomain, kind: Kind, tally: Tally, both: Map<string, Reco
       const accepted = local === p.local;
       obs.push({ person: p, local, accepted });
       if (accepted) break;
-      if (kind === "engine") {
+      if (kind !== "world") {
         const c = candidateAddresses(typed(p, d), d.domain, { limit: 40 }).find((x) => x.local === local);
         if (c && !c.nickname) rejectedPatterns.add(c.pattern);
       }
@@ -185,14 +216,18 @@ function replay(d: WorldDomain, kind: Kind, tally: Tally, both: Map<string, Reco
 
 /** Where checks can answer: people asked, right first answers, per ranking and place at the domain. */
 const byPlace = new Map<string, [number, number]>();
-const pooled: Tally = { people: 0, right: { engine: 0, world: 0 }, priorOnly: 0, causes: {} };
+let evidenceHits = 0;
+const pooled: Tally = { people: 0, right: { engine: 0, world: 0, evidence: 0 }, priorOnly: 0, causes: {} };
 for (const seed of seeds) {
-  const t: Tally = { people: 0, right: { engine: 0, world: 0 }, priorOnly: 0, causes: {} };
-  for (const d of mailWorld(seed, domainsPer)) {
+  const t: Tally = { people: 0, right: { engine: 0, world: 0, evidence: 0 }, priorOnly: 0, causes: {} };
+  for (const d of mailWorld(seed, domainsPer, gravatarShare)) {
     if (d.behaviour !== "normal" && d.behaviour !== "greylisting") continue;
-    const both = new Map(d.people.map((p) => [`${d.domain}|${p.local}`, { engine: false, world: false }]));
+    const both = new Map(
+      d.people.map((p) => [`${d.domain}|${p.local}`, { engine: false, world: false, evidence: false }]),
+    );
     replay(d, "engine", t, both);
     replay(d, "world", t, both);
+    replay(d, "evidence", t, both);
     const priorOnly = d.behaviour === "greylisting" && d.greylistStyle !== "after_recipient_check";
     t.people += d.people.length;
     if (priorOnly) t.priorOnly += d.people.length;
@@ -207,17 +242,18 @@ for (const seed of seeds) {
   }
   const pc = (n: number) => `${((100 * n) / t.people).toFixed(1)}%`;
   console.log(
-    `seed ${seed}: ${t.people} people; engine ${pc(t.right.engine)}, world ${pc(t.right.world)}, prior-only ${pc(t.priorOnly)}; ${JSON.stringify(t.causes)}`,
+    `seed ${seed}: ${t.people} people; engine ${pc(t.right.engine)}, engine with web evidence ${pc(t.right.evidence)}, world ${pc(t.right.world)}, prior-only ${pc(t.priorOnly)}; ${JSON.stringify(t.causes)}`,
   );
   pooled.people += t.people;
   pooled.right.engine += t.right.engine;
   pooled.right.world += t.right.world;
+  pooled.right.evidence += t.right.evidence;
   pooled.priorOnly += t.priorOnly;
   for (const [k, v] of Object.entries(t.causes)) pooled.causes[k] = (pooled.causes[k] ?? 0) + v;
 }
 const pc = (n: number) => `${((100 * n) / pooled.people).toFixed(1)}%`;
 console.log(
-  `pooled over ${seeds.length} seeds: ${pooled.people} people; engine ${pc(pooled.right.engine)}, world ${pc(pooled.right.world)}, format oracle 100%, prior-only ${pc(pooled.priorOnly)}`,
+  `pooled over ${seeds.length} seeds (Gravatar share ${gravatarShare}, lookups ${PERSON_LOOKUPS} + ${COLLEAGUE_LOOKUPS} per colleague): ${pooled.people} people; engine ${pc(pooled.right.engine)}, engine with web evidence ${pc(pooled.right.evidence)} (${evidenceHits} answers from evidence), world ${pc(pooled.right.world)}, format oracle 100%, prior-only ${pc(pooled.priorOnly)}`,
 );
 for (const [k, v] of Object.entries(pooled.causes).sort()) console.log(`  ${k}: ${v} (${pc(v)})`);
 for (const [place, [n, r]] of [...byPlace.entries()].sort())

@@ -92,5 +92,15 @@ it(`runs ${schedules} money schedules from seed ${first}`, async () => {
   out(
     `slow faults played: ${sum((r) => r.slow.roundTrips)} isolates with round trips past the orphan time, ${sum((r) => r.slow.outages)} limiter outages past the drain budget, ${sum((r) => r.slow.calls)} calls past a quiet lease's old life, ${sum((r) => r.slow.chunks)} chunks past the reservation's age, ${sum((r) => r.slow.jumps)} jumps of minutes or hours`,
   );
+  // Enterprise: the verifier's day, nearly used up, shared by the isolates (rate shares).
+  const shared = results.filter((r) => r.rate);
+  const atRest = shared.filter((r) => r.rate?.unserved !== null);
+  // Counted but never answered, beyond the calls that gave no answer: what dead isolates' shares left.
+  const beyond = (r: ScheduleResult) => Math.max(0, (r.rate?.unserved ?? 0) - (r.rate?.unanswered ?? 0));
+  const unservedPerDeath = atRest.filter((r) => r.deaths).map((r) => beyond(r) / r.deaths);
+  const beyondWithoutDeath = atRest.filter((r) => !r.deaths).reduce((n, r) => n + beyond(r), 0);
+  out(
+    `rate shares (enterprise, ${shared.length} schedules): admitted ${sum((r) => r.rate?.admitted ?? 0)} of ${sum((r) => r.rate?.room ?? 0)} requests left in their first day (never past the limit: see violations); ${atRest.length} still in that day at rest: counted but never answered ${sum((r) => r.rate?.unserved ?? 0)}, of which beyond the ${sum((r) => r.rate?.unanswered ?? 0)} calls that gave no answer ${sum(beyond)} (per death where isolates died: max ${Math.max(0, ...unservedPerDeath).toFixed(1)}, bound a share of ${HARNESS_CLIENT.rateShareUnits}; where none died: ${beyondWithoutDeath}), shares open at rest ${sum((r) => r.rate?.openAtRest ?? 0)} (dead isolates' only)`,
+  );
   expect(violations).toBe(0);
 }, 3_600_000);

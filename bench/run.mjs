@@ -81,7 +81,7 @@ export const BENCHES = {
     file: "bench/mail-world.mjs",
     kind: "node",
     about:
-      "the finder and the verifier on a fresh randomized mail world with a Reacher-speaking prober (`-- --seed S --domains 24`)",
+      "the finder and the verifier on a fresh randomized mail world with a Reacher-speaking prober (`-- --seed S --domains 24 --gravatar 5`: the share of people with a Gravatar profile, in %)",
     smoke: { args: ["--seed", "1", "--domains", "2"] },
   },
   "mail-world-ceiling": {
@@ -89,7 +89,7 @@ export const BENCHES = {
     kind: "node",
     nodeFlags: ["--import", "tsx"],
     about:
-      "offline: the share of first answers any ranking can reach on mail worlds, the finder's against the world's own shares (`-- <seeds>` or `-- --random 60`)",
+      "offline: the share of first answers any ranking can reach on mail worlds, the finder's (with and without web evidence) against the world's own shares (`-- <seeds>` or `-- --random 60`; `--gravatar 0.05` the share of people with a Gravatar profile, `--kp 8 --kc 3` the lookups per person and colleague)",
     smoke: { args: ["1", "--domains", "4"] },
   },
   mcp: {

@@ -56,7 +56,7 @@ export const domainFormats = sqliteTable("domain_formats", {
   /** ISO country of the domain (its TLD), "" when none. */
   country: text("country").notNull(),
   pattern: text("pattern").notNull(),
-  /** Where the format was learnt: "page" (addresses read on the site) or "smtp_check". */
+  /** Where the format was learnt: "page" (addresses read on the site), "smtp_check" or "web_evidence". */
   source: text("source").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

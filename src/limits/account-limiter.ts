@@ -10,6 +10,7 @@ import { Change } from "./limiter-change.js";
 import type { AdmitRequest, AdmitResult, LimiterMessage, LimiterReply, LimitSnapshot } from "./limiter-messages.js";
 import { migrateLimiter } from "./limiter-schema.js";
 import { type GroupState, RateCounters } from "./rate-counters.js";
+import { RateShareBook } from "./rate-share-book.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
 import { REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { keyOf, type Reservation, ReservationBook } from "./reservation-book.js";
@@ -67,6 +68,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   private repeatTable: RepeatWindows | undefined;
   private keyTable: AdmissionKeys | undefined;
   private grantTable: AdmissionKeys | undefined;
+  private shareTable: RateShareBook | undefined;
   private syncing: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: { DB: D1Database }) {
@@ -102,6 +104,12 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   get admissionKeys(): AdmissionKeys {
     this.keyTable ??= new AdmissionKeys(this.ctx.storage.sql);
     return this.keyTable;
+  }
+
+  /** The isolates' shares of the daily limits, created on first use. */
+  private get rateShares(): RateShareBook {
+    this.shareTable ??= new RateShareBook(this.ctx.storage.sql);
+    return this.shareTable;
   }
 
   /** Keys of grants (credit packs), kept GRANT_KEY_TTL_MS. */
@@ -149,7 +157,8 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
    * One round trip from an isolate (limiter-client.ts), decided in one storage transaction, in this
    * order: settlements of calls that ended, late charges, counts, a lease given back, the admissions
    * one after the other exactly as if each had come alone, then a lease top-up (admissions take
-   * credits before an isolate's lease may) and reservations kept alive.
+   * credits before an isolate's lease may), rate shares (admissions count before a share may take
+   * what is left of a day) and reservations kept alive.
    */
   async exchange(msg: LimiterMessage): Promise<LimiterReply> {
     let kept = false;
@@ -164,10 +173,15 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
       const closing = msg.lease?.close ? this.leases.apply(msg.lease, plan, now, change) : undefined;
       const admissions = (msg.admissions ?? []).map((req) => this.admitOnce(req, now, change));
       const lease = closing ?? (msg.lease ? this.leases.apply(msg.lease, plan, now, change) : undefined);
+      const pack = msg.rateShares?.length ? (this.credits.pack(now)?.remaining ?? 0) : 0;
+      const shares = msg.rateShares?.map((r) =>
+        this.rateShares.apply(r, effectiveLimits(plan, r.group, pack), this.counters, now, change),
+      );
       this.reservations.keepAlive(msg.extend ?? [], now, change);
       this.persist(change);
       const out: LimiterReply = { settlements, charges, admissions };
       if (lease) out.lease = lease;
+      if (shares) out.rateShares = shares;
       if (msg.withBalances) out.balances = this.credits.view(plan, now);
       return out;
     });

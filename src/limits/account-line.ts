@@ -1,5 +1,8 @@
 import type { PendingDecision } from "./billing-decision.js";
-import type { IsolateLease } from "./isolate-lease.js";
+import type { ClientOptions } from "./client-options.js";
+import type { RateGroup } from "./groups.js";
+import { IsolateLease } from "./isolate-lease.js";
+import { IsolateRateShare } from "./isolate-rate-share.js";
 import type {
   AdmitRequest,
   AdmitResult,
@@ -7,6 +10,7 @@ import type {
   GroupCount,
   LateCharge,
   LimiterMessage,
+  LimiterReply,
   Settlement,
   SettlementOutcome,
 } from "./limiter-messages.js";
@@ -84,6 +88,8 @@ export class AccountLine {
   lease: IsolateLease | null = null;
   /** The limiter refused this isolate a lease (the balance is near its floor): not asked again before then. */
   noLeaseUntil = 0;
+  /** This isolate's shares of the account's daily limits, by group (one ended after a refusal stays a while: none asked for before). */
+  rateShares = new Map<RateGroup, IsolateRateShare>();
   constructor(
     readonly accountId: number,
     public plan: string,
@@ -97,7 +103,8 @@ export class AccountLine {
       !this.charges.length &&
       !this.counts.length &&
       !this.extend.size &&
-      !this.lease
+      !this.lease &&
+      [...this.rateShares.values()].every((s) => s.ended)
     );
   }
 
@@ -120,10 +127,36 @@ export class AccountLine {
     return admission;
   }
 
+  /** The lease this isolate pays late-charged calls from (made on first use), null while the limiter refuses one. */
+  leaseFor(options: ClientOptions, now: number): IsolateLease | null {
+    if (this.lease && !this.lease.ended) return this.lease;
+    if (now < this.noLeaseUntil) return null;
+    this.lease = new IsolateLease(options.leaseCredits, options.leaseFloor, options.leaseUseMs, options.leaseCallMs);
+    return this.lease;
+  }
+
+  /** The share of `group`'s daily limit (made on first use), null when shares are off or one was refused less than rateShareIdleMs ago. */
+  rateShareFor(group: RateGroup, options: ClientOptions, now: number): IsolateRateShare | null {
+    if (!options.rateShareUnits) return null;
+    const share = this.rateShares.get(group);
+    if (share && !share.ended) return share;
+    if (share && now < share.noNewShareUntil) return null;
+    const fresh = new IsolateRateShare(group, options.rateShareUnits, options.rateShareFloor, options.rateShareIdleMs);
+    this.rateShares.set(group, fresh);
+    return fresh;
+  }
+
+  /** The limiter's answer about the shares message `m` carried. */
+  applyRateShares(m: Message, reply: LimiterReply, now: number): void {
+    for (const state of reply.rateShares ?? [])
+      for (const share of this.rateShares.values()) if (share.id === state.id) share.update(state, m.firstSent, now);
+  }
+
   /** Everything waiting on the line, as one message; null when nothing waits. */
   nextMessage(now: number): Message | null {
     const lease = this.lease?.request(now);
-    if (!this.hasWaiting() && !this.wantsBalances && !lease?.close) return null;
+    const giveBack = [...this.rateShares.values()].filter((s) => s.givingBack(now)).length > 0;
+    if (!this.hasWaiting() && !this.wantsBalances && !lease?.close && !giveBack) return null;
     const m: Message = {
       seq: this.nextSeq++,
       admissions: this.admissions.splice(0),
@@ -145,6 +178,8 @@ export class AccountLine {
     if (m.admissions.length) body.admissions = m.admissions.map((a) => a.req);
     if (m.extend.length) body.extend = m.extend;
     if (lease) body.lease = lease;
+    const shares = [...this.rateShares.values()].map((s) => s.request(now)).filter((r) => r !== undefined);
+    if (shares.length) body.rateShares = shares;
     if (this.wantsBalances) body.withBalances = true;
     this.wantsBalances = false;
     return m;

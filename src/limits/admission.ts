@@ -4,6 +4,7 @@ import { type BalanceView, limitSnapshot } from "./account-limiter.js";
 import { type BillingDecision, BillingOnReport, type PendingDecision } from "./billing-decision.js";
 import type { BillingTerms, CreditBalance, RateGroup } from "./groups.js";
 import { rateLimitHeaders } from "./headers.js";
+import type { IsolateRateShare } from "./isolate-rate-share.js";
 import { isolateClient, type LeasePaid, type LimiterClient } from "./limiter-client.js";
 import type { AdmitResult, Billing, SettlementOutcome } from "./limiter-messages.js";
 import { planLimits } from "./rate-table.js";
@@ -113,6 +114,12 @@ function unlimitedGroup(plan: string, group: RateGroup): boolean {
   return !l.second && !l.minute && !l.daily;
 }
 
+/** True when the plan's only limit in this group is a daily one (enterprise): isolates may hold shares of it. */
+function dailyLimitOnly(plan: string, group: RateGroup): boolean {
+  const l = planLimits(plan, group);
+  return !l.second && !l.minute && l.daily > 0;
+}
+
 const BALANCE_LABEL: Record<CreditBalance, string> = { search: "search", verification: "verification", phone: "phone" };
 const NOTHING_RESERVED = { repeats: {}, reservationIds: [], settle: () => undefined };
 
@@ -128,16 +135,40 @@ export async function admitRequest(env: Env, req: AdmissionRequest): Promise<Adm
   }
   if (!billing && cap.rateGroup && Object.keys(cost).length === 0 && unlimitedGroup(req.plan, cap.rateGroup))
     return admitUnlimited(env, client, req, cap.rateGroup);
-  // A call that cannot be refused (no limit in its group) is paid from this isolate's lease when it holds the credits.
+  // A free /v1 call in a group with a daily limit alone (a repeat this isolate knows, a free
+  // capability) spends a unit of this isolate's share of the day when it has one: nothing to pay.
+  if (
+    req.chargeLater &&
+    !billing &&
+    cap.rateGroup &&
+    Object.keys(cost).length === 0 &&
+    !req.withBalances &&
+    dailyLimitOnly(req.plan, cap.rateGroup)
+  ) {
+    const share = client.rateShareOf(req.accountId, req.plan, cap.rateGroup, client.now());
+    if (share?.take(client.now()))
+      return { admitted: true, headers: shareHeaders(req, cap.rateGroup, share), ...NOTHING_RESERVED };
+  }
+  // A call that cannot be refused (no limit in its group), or whose group has a daily limit alone
+  // and this isolate's share of it a unit left, is paid from this isolate's lease when it holds the credits.
+  const group = cap.rateGroup;
+  const dayOnly = group !== null && dailyLimitOnly(req.plan, group);
   const late =
     req.chargeLater &&
     billing?.requests.length === 1 &&
     Object.keys(cost).length === 0 &&
-    (!cap.rateGroup || unlimitedGroup(req.plan, cap.rateGroup));
+    (!group || dayOnly || unlimitedGroup(req.plan, group));
   if (late) {
-    const lease = client.leaseOf(req.accountId, req.plan, client.now());
-    const ticket = lease?.take(billing.requests[0].cost, client.now()) ?? null;
-    if (lease && ticket !== null) return admitFromLease(env, client, req, billing, { lease, ticket });
+    const now = client.now();
+    const lease = client.leaseOf(req.accountId, req.plan, now);
+    // No share is asked for while the lease is refused: it could pay nothing.
+    const share = dayOnly && group && lease ? client.rateShareOf(req.accountId, req.plan, group, now) : null;
+    // The lease is asked first (so that its next top-up asks for this call's balances), then the share.
+    const ticket = lease?.take(billing.requests[0].cost, now) ?? null;
+    if (lease && ticket !== null) {
+      if (!dayOnly || share?.take(now)) return admitFromLease(env, client, req, billing, { lease, ticket }, share);
+      lease.end(ticket);
+    }
   }
   // A reservation changes the balances this isolate may remember for /v1/me.
   if (billing || Object.keys(cost).length) client.forgetBalances(req.accountId);
@@ -229,7 +260,8 @@ async function admitUnlimited(
 
 /**
  * A billed call paid from this isolate's lease (limiter-client.ts): headers as admitUnlimited gives
- * them, the count owed, and once the answer is known, its charge owed like a settlement (it rides
+ * them and the count owed (none when a unit of this isolate's rate share admitted it: the share was
+ * counted when granted), and once the answer is known, its charge owed like a settlement (it rides
  * with the next round trip, or goes within settleWaitMs).
  */
 function admitFromLease(
@@ -238,10 +270,12 @@ function admitFromLease(
   req: AdmissionRequest,
   billing: Billing,
   paid: LeasePaid,
+  share: IsolateRateShare | null,
 ): Admission {
   const group = req.capability.rateGroup;
   const [{ fingerprint, cost }] = billing.requests as [Billing["requests"][number]];
-  const headers = group ? admitWithoutLimit(env, client, req, group) : {};
+  const headers =
+    group && share ? shareHeaders(req, group, share) : group ? admitWithoutLimit(env, client, req, group) : {};
   return {
     admitted: true,
     headers,
@@ -272,6 +306,13 @@ function admitFromLease(
       );
     },
   };
+}
+
+/** The headers of a call admitted by its isolate's share: the day's limit and what this isolate may count on of it. */
+function shareHeaders(req: AdmissionRequest, group: RateGroup, share: IsolateRateShare): Record<string, string> {
+  const limits = planLimits(req.plan, group);
+  const used = { second: 0, minute: 0, daily: Math.max(0, limits.daily - share.left()) };
+  return rateLimitHeaders(limitSnapshot(limits, used, req.now));
 }
 
 function refusalResponse(

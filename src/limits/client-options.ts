@@ -26,6 +26,15 @@ export interface ClientOptions {
   leaseCredits: number;
   /** A top-up is granted only while this many credits stay available after it. */
   leaseFloor: number;
+  /**
+   * Units of a group's daily limit an isolate holds as its share (rate-share-book.ts), topped up
+   * when half is spent; also what an isolate that dies can leave unserved of the day. 0: no shares.
+   */
+  rateShareUnits: number;
+  /** A share is granted or topped up only while this many requests of the day stay left after it. */
+  rateShareFloor: number;
+  /** A share unused this long is given back; after a refused one, none is asked for this long. */
+  rateShareIdleMs: number;
   /** A lease pays for calls only this long after its last top-up was sent. */
   leaseUseMs: number;
   /** A lease-paid call that has not sent its charge this long after taking its credits never gave its answer. */
@@ -52,6 +61,9 @@ export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   admissionAttempts: 2,
   leaseCredits: 200,
   leaseFloor: 1_000,
+  rateShareUnits: 100,
+  rateShareFloor: 1_000,
+  rateShareIdleMs: 30_000,
   leaseUseMs: LEASE_USE_MS,
   leaseCallMs: LEASE_CALL_MS,
   drainBudgetMs: 20_000,

@@ -5,10 +5,10 @@ import { AccountLine, type LeasePaid, type Message } from "./account-line.js";
 import { PendingDecision } from "./billing-decision.js";
 import { type ClientOptions, DEFAULT_CLIENT_OPTIONS } from "./client-options.js";
 import type { Amounts } from "./credit-book.js";
-import type { BalanceView, CreditBalance } from "./groups.js";
-import { IsolateLease } from "./isolate-lease.js";
+import type { BalanceView, CreditBalance, RateGroup } from "./groups.js";
+import type { IsolateLease } from "./isolate-lease.js";
 import { IsolateMemory } from "./isolate-memory.js";
-
+import type { IsolateRateShare } from "./isolate-rate-share.js";
 import type {
   AdmitRequest,
   AdmitResult,
@@ -239,16 +239,15 @@ export class LimiterClient extends IsolateMemory {
    * while the limiter refuses one (the balance is near its floor: every call is admitted first).
    */
   leaseOf(accountId: number, plan: string, now: number): IsolateLease | null {
-    const line = this.line(accountId, plan);
-    if (line.lease && !line.lease.ended) return line.lease;
-    if (now < line.noLeaseUntil) return null;
-    line.lease = new IsolateLease(
-      this.options.leaseCredits,
-      this.options.leaseFloor,
-      this.options.leaseUseMs,
-      this.options.leaseCallMs,
-    );
-    return line.lease;
+    return this.line(accountId, plan).leaseFor(this.options, now);
+  }
+
+  /**
+   * This isolate's share of the account's daily limit in `group` (made on first use), or null when
+   * shares are off or one was just refused or ended (its calls are admitted at the limiter).
+   */
+  rateShareOf(accountId: number, plan: string, group: RateGroup, now: number): IsolateRateShare | null {
+    return this.line(accountId, plan).rateShareFor(group, this.options, now);
   }
 
   /** The lease in use for the account, if any (tests, the bench). */
@@ -415,6 +414,7 @@ export class LimiterClient extends IsolateMemory {
       if (reply.lease.refused.length) line.noLeaseUntil = now + this.options.leaseUseMs;
     }
     if (line.lease?.ended) line.lease = null;
+    line.applyRateShares(m, reply, now);
     return followUps.filter((p): p is Promise<unknown> => p !== undefined);
   }
 

@@ -157,6 +157,38 @@ export interface LeaseState {
   refused: CreditBalance[];
 }
 
+/**
+ * A share of a group's daily limit an isolate asks for, tops up or gives back (rate-share-book.ts;
+ * the isolate's side is isolate-rate-share.ts). The units are counted used at the limiter when
+ * granted, so calls answered from them need no round trip and are never counted twice.
+ */
+export interface RateShareRequest {
+  id: string;
+  group: RateGroup;
+  /** Top-up number, increasing per share; a top-up already applied is not applied again. */
+  seq: number;
+  /** Units to add, granted only if `floor` requests of the day stay left after them. */
+  want?: number;
+  floor?: number;
+  /** Give back what was not spent and end the share (`spent`: requests answered from it in all). */
+  close?: boolean;
+  spent?: number;
+}
+
+export interface RateShareState {
+  id: string;
+  /** False when the share is over (given back, its day ended, or unknown): the isolate stops using it. */
+  open: boolean;
+  /** Units granted to it in all (each counted used in the group's daily counter of its day). */
+  units: number;
+  /** Milliseconds from this decision to the end of the share's UTC day (the limiter's clock). */
+  msLeft: number;
+  /** Requests of the day left at the limiter after this decision (the daily limit less every count, shares included). */
+  left: number;
+  /** The top-up asked for was not granted (the day is near its limit, or the group has more than a daily limit). */
+  refused: boolean;
+}
+
 /** Everything an isolate sends the limiter in one round trip (see limiter-client.ts). */
 export interface LimiterMessage {
   plan: string;
@@ -165,6 +197,7 @@ export interface LimiterMessage {
   counts?: GroupCount[];
   admissions?: AdmitRequest[];
   lease?: LeaseRequest;
+  rateShares?: RateShareRequest[];
   /** Reservations of running calls to keep alive (a bulk chunk running longer than RESERVATION_TTL_MS). */
   extend?: string[];
   /** Answer the balances after this message. */
@@ -176,6 +209,7 @@ export interface LimiterReply {
   charges: ChargeDecision[];
   admissions: AdmitResult[];
   lease?: LeaseState;
+  rateShares?: RateShareState[];
   balances?: Record<CreditBalance, BalanceView>;
 }
 

@@ -26,7 +26,7 @@ const MINUTE = 60_000;
 /** Count keys remembered (counts sent again are counted once; no decision depends on counts). */
 const COUNT_KEYS = 10_000;
 
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const secondsToUtcMidnight = (ms: number) =>
   Math.max(1, Math.ceil((Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000));
 export const secondsToNextMinute = (ms: number) =>
@@ -95,6 +95,16 @@ export class RateCounters {
     state.second = { count: state.second.count + 1, last: Math.max(state.second.last, now) };
     state.minute = { count: state.minute.count + 1, last: Math.max(state.minute.last, now) };
     state.daily += 1;
+    this.groups.set(group, state);
+    change.writes[`g:${group}`] = state;
+  }
+
+  /**
+   * Moves the daily count of `group` in `state` (its counters as of `now`) by `n` requests: a rate
+   * share granted (counted used at once) or the unspent part of one given back (never below zero).
+   */
+  addDaily(group: string, state: GroupState, n: number, change: Change) {
+    state.daily = Math.max(0, state.daily + n);
     this.groups.set(group, state);
     change.writes[`g:${group}`] = state;
   }

@@ -104,6 +104,14 @@ export const ISOLATE_STATE = {
     lifetime: "24 h",
     invalidatedBy: "nothing",
   },
+  wkdDirectories: {
+    holds: "which Web Key Directory methods a domain publishes (its policy files)",
+    owner: "src/engine/verify/web-evidence.ts",
+    kind: "expiring map",
+    maxEntries: 2_000,
+    lifetime: "24 h",
+    invalidatedBy: "nothing",
+  },
   claimLookups: {
     holds: "removal-claim lookups",
     owner: "src/engine/index/claims-cache.ts",

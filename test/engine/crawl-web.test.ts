@@ -198,6 +198,25 @@ describe("pages that fail at first", () => {
     expect(paths, "a library is not read").not.toContain("/assets/js/vendor.min.js");
   });
 
+  it("reads the people a site-wide bundle's router fetches, past its first 64 KB, and none of its other endpoints", async () => {
+    // The generator's script-data:bundle sites: every page loads /static/js/main.<hash>.js, a few
+    // hundred KB of library code whose router fetches the team; bundles were never read (named
+    // like a library), and past 64 KB a script was not read at all.
+    await fetch("https://bundle.test/__reset");
+    const out = await crawlFirstPass(env, "bundle.test", first);
+    expect(addressesOf(out)).toEqual(["clara.oswald@bundle.test", "hello@bundle.test", "john.smith@bundle.test"]);
+    const paths = (await requestsOf("bundle.test")).map((r) => r.path);
+    expect(
+      paths.filter((p) => p.endsWith(".js")),
+      "one request for the bundle",
+    ).toEqual(["/static/js/main.8e1b2c4d.js"]);
+    // The other endpoints (products, news, search) rank last, read with budget to spare; the base
+    // the endpoints are joined to is no endpoint.
+    const endpoints = paths.filter((p) => p.startsWith("/api/"));
+    expect(endpoints[0], "the team's endpoint first").toBe("/api/v2/staff");
+    expect(endpoints.slice(1).sort()).toEqual(["/api/v2/news", "/api/v2/products", "/api/v2/search"]);
+  });
+
   it("reads the people a linked script file fetches on the team page, in the first pass, and not the page's library", async () => {
     await fetch("https://linked-script.test/__reset");
     const out = await crawlFirstPass(env, "linked-script.test", first);

@@ -1,23 +1,13 @@
-// How the SMTP search reads a name before the domain shows any address: a full name of four words at a
-// domain whose country names people with two family names, and a middle name where the team page
-// shows everyone's. Causes seen on the mail world (test/fixtures/mail-world), each through /v1.
-import { createExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { candidateAddresses, MIDDLE_SHOWN_FACTOR, showsMiddleNames } from "../../src/engine/finder/candidates.js";
 import { readShownName, twoFamilyNameReading, writesTwoFamilyNames } from "../../src/engine/finder/name-culture.js";
 import { nameSplits, splitFullName } from "../../src/engine/people/names.js";
-import { runDueRetries } from "../../src/engine/verify/smtp-retries.js";
-import type { Env } from "../../src/env.js";
-import worker from "../../src/index.js";
-import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 import { shownName } from "../fixtures/mail-world/site.js";
 import { MAIL_WORLD_TWO_FAMILY_NAMES_SEED, mailWorldDomain } from "../fixtures/mail-world/world.js";
-import { createAccount } from "../support/accounts.js";
+import { mailWorldFinder } from "../support/mail-world-finder.js";
 
 // This file's own copy of the mail world's state (files sharing a seed run side by side).
 const WORLD_NS = "finder-smtp-readings";
-const control = "https://fixture-control.test/mail-world";
 
 describe("a full name of four words at a domain whose people carry two family names", () => {
   // Seen on mail-world seed 486990670 (after the background retries, 28 of 30): "Sofía José Martínez
@@ -50,38 +40,12 @@ describe("a full name of four words at a domain whose people carry two family na
 
   it("is found over SMTP through /v1 (sjmartinez@), at the latest after the background retries", async () => {
     expect(sofia.local).toBe("sjmartinez");
-    await fetch(`${control}/reset?seed=${MAIL_WORLD_TWO_FAMILY_NAMES_SEED}&ns=${WORLD_NS}`);
-    const queue = { send: async () => {}, sendBatch: async () => {} };
-    const via = {
-      ...(env as Env),
-      REACHER_URL: `https://reacher.test/${WORLD_NS}`,
-      REACHER_SECRET,
-      SMTP_HOST_MAX_PER_MINUTE: "100000",
-      SMTP_RETRY_QUEUE: queue,
-      CRAWL_QUEUE: queue,
-    } as unknown as Env;
-    const { headers } = await createAccount({ plan: "scale" });
-    const ask = async () => {
-      const res = await worker.fetch(
-        new Request(
-          `https://api.test/v1/email-finder?domain=${d.domain}&full_name=${encodeURIComponent(shownName(sofia))}`,
-          { headers },
-        ),
-        via,
-        createExecutionContext(),
-      );
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { data: { email: string | null; verification: { status: string | null } } }).data;
-    };
-    const first = await ask();
+    const { ask, retry } = await mailWorldFinder(MAIL_WORLD_TWO_FAMILY_NAMES_SEED, WORLD_NS);
+    const query = `domain=${d.domain}&full_name=${encodeURIComponent(shownName(sofia))}`;
+    const first = await ask(query);
     // The first search's checks (one spent on the imprint's address) may end before her address.
-    let now = Date.now();
-    for (let minutes = 5; minutes <= 180 && first.email !== `${sofia.local}@${d.domain}`; minutes += 5) {
-      await fetch(`${control}/advance?seed=${MAIL_WORLD_TWO_FAMILY_NAMES_SEED}&ns=${WORLD_NS}&seconds=300`);
-      now += 300_000;
-      await runDueRetries(via, now);
-    }
-    const after = await ask();
+    for (let minutes = 5; minutes <= 180 && first.email !== `${sofia.local}@${d.domain}`; minutes += 5) await retry(5);
+    const after = await ask(query);
     expect(after.email).toBe(`${sofia.local}@${d.domain}`);
   });
 });

@@ -21,8 +21,11 @@ describe("mail world (fixed seeds)", () => {
       // at 64.1% since its greylisting domain became postgrey-style (the same five open answers) and
       // a first search at a self-hosted mail server spends one check on the domain's published
       // address when a candidate is rejected (two people whose format was the 5th and 6th candidate).
-      // Guarded at its measured level; the background retries reach 100%.
-      expect(s.top1First / s.confirmable).toBeGreaterThanOrEqual(0.64);
+      // Since the team page's names of two words are kept (the SMTP search reads its colleagues from
+      // them) and web evidence leads a search left open, seed 5 is at 74.4% (29/39; 69.2% with the
+      // evidence alone) and seed 17 at 91.8%. Guarded one person under its measured level (the order
+      // domains complete in can flip one whole-client guess); the background retries reach 100%.
+      expect(s.top1First / s.confirmable).toBeGreaterThanOrEqual(0.71);
       expect(s.validClaims).toBe(0);
       expect(s.acceptAllFlagged).toBe(s.acceptAllAnswers);
       expect(s.unbilledUnknown).toBe(0);

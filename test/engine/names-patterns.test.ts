@@ -41,6 +41,17 @@ describe("names", () => {
     expect(looksLikePersonName("CEO CTO")).toBe(false);
     expect(looksLikePersonName("Call 555 1234")).toBe(false);
   });
+
+  it("reads a Dutch name whose particles start with the prose word 'in' (wider-web seeds 1615813308, 646014620, 3079816937)", () => {
+    // "in" alone is prose ("Welcome in Amsterdam"); "in 't", "in den" before a family name are
+    // particles. The team pages' "Daan J. in 't Veld" was never read as a name, so the finder never
+    // learnt the middle initial its {f}{m}{last} format needs and answered nothing.
+    expect(looksLikePersonName("Daan J. in 't Veld")).toBe(true);
+    expect(looksLikePersonName("Joost Maria in 't Veld")).toBe(true);
+    expect(looksLikePersonName("Femke in den Bosch")).toBe(true);
+    expect(looksLikePersonName("Welcome in Amsterdam")).toBe(false);
+    expect(splitFullName("Daan J. in 't Veld")).toEqual({ first: "Daan", middle: "J.", last: "in 't Veld" });
+  });
 });
 
 describe("patterns", () => {

@@ -317,11 +317,26 @@ describe("nicknames", () => {
 });
 
 describe("formats from every personal address", () => {
+  const western = (text: string) => ({ text, familyFirstPage: false });
+
   it("names an address found without a name from a name the site shows elsewhere, only when exactly one fits", () => {
-    const names = ["Jane Doe", "Ana Lima", "Chief Technology Officer"];
+    const names = ["Jane Doe", "Ana Lima", "Chief Technology Officer"].map(western);
     expect(nameFromSite("jdoe@acme.test", names)?.name).toEqual({ first: "Jane", last: "Doe" });
-    expect(nameFromSite("jdoe@acme.test", [...names, "John Doe"])).toBeNull();
-    expect(nameFromSite("sales@acme.test", ["Sales Team"])).toBeNull();
+    expect(nameFromSite("jdoe@acme.test", [...names, western("John Doe")])).toBeNull();
+    expect(nameFromSite("sales@acme.test", [western("Sales Team")])).toBeNull();
+  });
+
+  it("reads a name another page shows in that page's order: family name first on a Japanese page (seed 646014620)", () => {
+    // The imprint names "Hashimoto Satoshi" beside a mailto link labelled メール: the name is the
+    // page's, family name first, so hashimoto@ is {last} like the page's nakamura@, not {first}.
+    const japanese = { text: "Hashimoto Satoshi", familyFirstPage: true };
+    const found = nameFromSite("hashimoto@sasaki-ikeda.test", [japanese]);
+    expect(found?.name).toEqual({ first: "Satoshi", last: "Hashimoto" });
+    expect(found?.evidence).toEqual({ kind: "shown", ...japanese });
+    expect(nameFromSite("hashimoto@sasaki-ikeda.test", [western("Hashimoto Satoshi")])?.name).toEqual({
+      first: "Hashimoto",
+      last: "Satoshi",
+    });
   });
 
   const row = (email: string, first: string | null, last: string | null): EmailRow =>

@@ -4,8 +4,9 @@
 // reading what only an image shows.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { indexFor } from "../../src/db/shards.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
-import { domainRow, emailsOfDomain, formatsOf } from "../../src/engine/index/read.js";
+import { domainRow, emailsOfDomain, formatsOf, shownNamesOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
 import { alignRomanized, romanizeKana } from "../../src/engine/people/native-names.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
@@ -360,6 +361,20 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     });
   });
 
+  it("reads an Arabic or Hebrew page's own words as no one's name, and its words for at and dot (wider-web seed 3079816937)", async () => {
+    // A page worded in Hebrew: its menu, headings, titles and "by" lines are two or three words in
+    // one script, as a name written only in that script is; and its footer spells the address in
+    // Hebrew words ("strudel" for @, "nekuda" for a dot).
+    const html = `<html lang="he" dir="rtl"><body><nav><a href="/">דף הבית</a> <a href="/contact">צור קשר</a></nav><h1>הצוות שלנו</h1>${card("מיכל כץ", "מנהל פרויקטים")}<p>מאת אבי ביטון · 2026-02-02</p><footer><p>עיצוב ובניית אתר: pixelwerk</p><p>jobs שטרודל he-x3 נקודה example</p></footer></body></html>`;
+    const page = await extractPage(html, "https://he-x3.example/", "he-x3.example");
+    expect(page.personNames).toEqual(["מיכל כץ"]);
+    expect(page.addresses.map((a) => a.email)).toEqual(["jobs@he-x3.example"]);
+    const arabic = `<html lang="ar" dir="rtl"><body><h1>فريق العمل</h1><p>أحمد حداد</p><p>مدير المبيعات</p><p>sales آت ar-x3 نقطة example</p></body></html>`;
+    const ar = await extractPage(arabic, "https://ar-x3.example/", "ar-x3.example");
+    expect(ar.personNames).toEqual(["أحمد حداد"]);
+    expect(ar.addresses.map((a) => a.email)).toEqual(["sales@ar-x3.example"]);
+  });
+
   it("reads a Thai or Arabic name's rendering given name first on a page written family name first, in its text or its data", async () => {
     // A Hungarian page (family name first) with foreign staff: the rendering follows the native name's order.
     const hu = `<html lang="hu"><body>${card("สมศักดิ์ ศรีสุข (Somsak Srisuk)", "srisuk.somsak@hu-x1.example")}${card("أحمد حداد (Ahmed Haddad)", "haddad.ahmed@hu-x1.example")}</body></html>`;
@@ -514,6 +529,18 @@ describe("the finder uses the people it read", () => {
     ]);
     expect(whole.formats.shares[0]?.pattern).toBe("{first}.{last}");
     expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
+  });
+
+  it("keeps every name a team page shows without an address, of two words too (the SMTP search's colleagues)", async () => {
+    const card = (n: string) => `<div class="member"><h3>${n}</h3><p class="role">Project Manager</p></div>`;
+    await crawl("quiet-x7.de", [
+      [
+        "/team",
+        `<html lang="en"><body><section class="team">${["Malte Hölzl", "Heike Köhler", "Sarah Anne Miller"].map(card).join("")}</section></body></html>`,
+      ],
+    ]);
+    const shown = (await shownNamesOf(await indexFor(env, "quiet-x7.de"), "quiet-x7.de")).map((r) => r.fullName);
+    expect(shown).toEqual(expect.arrayContaining(["Malte Hölzl", "Heike Köhler", "Sarah Anne Miller"]));
   });
 
   it("answers a query in another romanization than the domain's for a person shown without an address, spelled as the domain spells", async () => {

@@ -144,7 +144,7 @@ describe("money defects", () => {
   });
 
   it("charges and settlements are never dropped when a round trip fails, loses its reply, or its sender never resumes", async () => {
-    const a = await createAccount({ plan: "enterprise" }); // every billed call admitted through its limiter first
+    const a = await createAccount({ plan: "enterprise" }); // every billed call admitted through its limiter first (no rate share)
     const faulty = recordingEnv(env as Env);
     // Nothing gives a lost message up (giveUpMs never passes in this test): only a resend by the
     // next request on the line answers it, so a request held behind a lost sender would never end.
@@ -153,6 +153,7 @@ describe("money defects", () => {
       resendAfterMs: 40,
       countWaitMs: 5,
       giveUpMs: Number.MAX_SAFE_INTEGER,
+      rateShareUnits: 0,
     });
     const w = collect();
     const run = (q: string) =>

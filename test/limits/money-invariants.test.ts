@@ -10,6 +10,8 @@ const SEEDS = [7, 12, 13, 19];
 const QUIET_POINT_SEED = 7;
 /** A schedule (from `npm run bench -- money`) whose isolate dies sending, at rest, the bulk billing it owed. */
 const DIES_AT_REST_SEED = 334322114;
+/** An enterprise schedule (seed 420325154's run) whose verifier day, 13 requests from its limit, is used up through rate shares. */
+const DAY_USED_UP_SEED = 420325155;
 
 // The schedules run side by side: each plays its own account (its own limiter, isolates, clocks and
 // bulk job), and a schedule spends nearly all of its time waiting on its timers (the clients' polls,
@@ -38,6 +40,16 @@ describe.concurrent("money stays exact under faults, at the month's edge and acr
   it("comes to rest when the sends of its quiet points hang", { timeout: 60_000 }, async () => {
     const result = await runSchedule(QUIET_POINT_SEED, { hangAtQuietPoints: true });
     expect(result.violations, `seed ${QUIET_POINT_SEED}`).toEqual([]);
+  });
+
+  // Enterprise's daily limit, nearly reached, shared by isolates that answer from their rate shares
+  // (one dies): never more admitted in the day than was left, and only dead isolates' shares open at rest.
+  it("keeps a nearly used-up day exact while isolates answer from their rate shares", { timeout: 60_000 }, async () => {
+    const result = await runSchedule(DAY_USED_UP_SEED);
+    expect(result.violations, `seed ${DAY_USED_UP_SEED}`).toEqual([]);
+    expect(result.plan).toBe("enterprise");
+    expect(result.rate!.admitted).toBeLessThanOrEqual(result.rate!.room);
+    expect(result.refused).toBeGreaterThan(0);
   });
 
   // At rest the harness sends what each live isolate still owes; an isolate set to die sending a

@@ -51,7 +51,7 @@ afterEach(() => {
 
 describe("money on slow paths", () => {
   it("an admission whose own round trip outlasts the orphan time is billed, not released as an orphan", async () => {
-    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first
+    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first (no rate share)
     time = virtualTime();
     const clock = time;
     // The admission's reply comes back 11 s after it was sent (an overloaded limiter).
@@ -70,7 +70,7 @@ describe("money on slow paths", () => {
         accountId: a.accountId,
         plan: "enterprise",
         surface: "v1",
-        client: new LimiterClient(),
+        client: new LimiterClient({ rateShareUnits: 0 }),
       },
     );
     expect(execution.response.status).toBe(200);
@@ -79,9 +79,9 @@ describe("money on slow paths", () => {
   });
 
   it("an admission carried by another request's round trip, its waiter unseen past the orphan time, is billed", async () => {
-    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first
+    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first (no rate share)
     let offset = 0;
-    const isolate = new LimiterClient({ now: () => Date.now() + offset });
+    const isolate = new LimiterClient({ rateShareUnits: 0, now: () => Date.now() + offset });
     const queued = () => (isolate as unknown as { lines: Map<number, AccountLine> }).lines.get(a.accountId)?.admissions;
     let sends = 0;
     let release!: () => void;
@@ -239,7 +239,7 @@ describe("money on slow paths", () => {
   });
 
   it("a settlement stranded by a limiter outage longer than the drain budget is sent before the sweep", async () => {
-    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first
+    const a = await createAccount({ plan: "enterprise" }); // admitted through its limiter first (no rate share)
     const b = await createAccount({ plan: "enterprise" });
     time = virtualTime();
     const clock = time;
@@ -268,7 +268,7 @@ describe("money on slow paths", () => {
         },
       },
     } as unknown as Env;
-    const isolate = new LimiterClient({ retryMs: 1 });
+    const isolate = new LimiterClient({ retryMs: 1, rateShareUnits: 0 });
     const w = collect();
     const run = (accountId: number, q: string) =>
       executeCapability(

@@ -21,7 +21,10 @@ let release: Promise<void> = Promise.resolve();
 const found: Record<string, boolean> = {};
 /** Per request, the answers its next calls give (found or not), in the order they start. */
 const answers: Record<string, boolean[]> = {};
+/** Per request, how many calls have reached the capability (admitted by the limiter, now running). */
+const started: Record<string, number> = {};
 const probe = probeCapability("window-probe", "phone", async (q) => {
+  started[q] = (started[q] ?? 0) + 1;
   const mine = answers[q]?.shift();
   await release;
   return mine ?? found[q] ?? true;
@@ -289,6 +292,13 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
 
 describe("a running call's window, held with its reservation", () => {
   /** Starts a billed call of `q` that runs until `open()` is called. */
+  /**
+   * Resolves once `count` calls of request `q` are running: admitted and inside the capability. A
+   * fixed pause (20-50 ms) stood for this and was too short on a busy machine: the limiter had not
+   * yet seen the first call ("no such table: repeat_windows", its table made on first use).
+   */
+  const running = (q: string, count: number) => settle(() => (started[q] ?? 0) >= count);
+
   function heldCall(accountId: number, q: string) {
     let open!: () => void;
     release = new Promise((r) => (open = r));
@@ -301,14 +311,14 @@ describe("a running call's window, held with its reservation", () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
     const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
-    await new Promise((r) => setTimeout(r, 50));
+    await running(q, 1);
     expect(await windowsOf(a.accountId)).toEqual([]);
     const second = executeCapability(
       probe,
       { q },
       { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
     );
-    await new Promise((r) => setTimeout(r, 20));
+    await running(q, 2);
     open();
     expect(await Promise.all((await Promise.all([first, second])).map(billedOf))).toEqual([true, false]);
     await settled();
@@ -320,11 +330,11 @@ describe("a running call's window, held with its reservation", () => {
   it("survives a restart of the limiter: the call's requests are read back from its reservation record, and its settlement keeps the window", async () => {
     const a = await createAccount({ plan: "scale" });
     const q = crypto.randomUUID();
-    const { running, open, settled } = heldCall(a.accountId, q);
-    await new Promise((r) => setTimeout(r, 50));
+    const { running: held, open, settled } = heldCall(a.accountId, q);
+    await running(q, 1);
     await evictDurableObject(stubOf(a.accountId));
     open();
-    expect(await billedOf(await running)).toBe(true);
+    expect(await billedOf(await held)).toBe(true);
     await settled();
     const fingerprint = await requestFingerprint("window-probe", { q });
     expect(await windowsOf(a.accountId)).toEqual([expect.objectContaining({ fingerprint })]);
@@ -336,13 +346,13 @@ describe("a running call's window, held with its reservation", () => {
     // The first call finds nothing, the identical one started while it runs finds something.
     answers[q] = [false, true];
     const { running: first, open, waitUntil, settled } = heldCall(a.accountId, q);
-    await new Promise((r) => setTimeout(r, 20));
+    await running(q, 1);
     const second = executeCapability(
       probe,
       { q },
       { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" },
     );
-    await new Promise((r) => setTimeout(r, 20));
+    await running(q, 2);
     open();
     const [one, two] = await Promise.all([first, second]);
     expect([await billedOf(one), await billedOf(two)]).toEqual([false, true]);

@@ -14,7 +14,7 @@ import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
 import { REACHER_SECRET } from "../fixtures/handlers/reacher.js";
 import { shownName } from "../fixtures/mail-world/site.js";
-import { type Behaviour, mailWorld, type WorldDomain } from "../fixtures/mail-world/world.js";
+import { type Behaviour, gravatarShareOf, mailWorld, type WorldDomain } from "../fixtures/mail-world/world.js";
 import { createAccount } from "./accounts.js";
 
 const CONTROL = "https://fixture-control.test/mail-world";
@@ -165,7 +165,8 @@ const verdictOf = (r: { status: number; body: any }) => ({
 export async function measureMailWorld(seed: number, count: number, concurrency = 4): Promise<MailWorldMeasures> {
   await control(seed, "reset");
   const via = worldEnv();
-  const domains = mailWorld(seed, count);
+  // The share the fixture network drew the world with (MAIL_WORLD_GRAVATAR_SHARE reaches both).
+  const domains = mailWorld(seed, count, gravatarShareOf(env as { MAIL_WORLD_GRAVATAR_SHARE?: string }));
   const finder: FinderRow[] = [];
   const verifier: VerifierRow[] = [];
   const accounts = new Map<string, Record<string, string>>();
@@ -392,6 +393,8 @@ export function mailWorldReport(m: MailWorldMeasures): string {
       (v) =>
         `  verdict ${v.truth}: ${v.email} first ${v.first.status}/${v.first.result} after ${v.after.status}/${v.after.result}`,
     );
+  const people = m.domains.flatMap((d) => d.people);
+  const web = `web evidence: Gravatar share ${((m.domains[0]?.gravatarShare ?? 0) * 100).toFixed(0)}%, ${people.filter((p) => p.gravatar).length} people with a profile, ${people.filter((p) => p.wkdKey).length} with a WKD key (${m.domains.filter((d) => d.wkd).length} domains publish one)`;
   return [
     `mail world seed ${m.seed}: ${m.domains.length} domains (${Object.entries(behaviours)
       .map(([b, n]) => `${b} ${n}`)
@@ -399,6 +402,7 @@ export function mailWorldReport(m: MailWorldMeasures): string {
     `finder top-1 where the domain does not accept everything: first answer ${pct(s.top1First, s.confirmable)}, after background retries ${pct(s.top1After, s.confirmable)}`,
     `honesty: valid claims on accept-all or refusing domains ${s.validClaims} of ${s.honestAnswers} answers; accept-all answers flagged accept_all ${pct(s.acceptAllFlagged, s.acceptAllAnswers)}; unknown answers billed ${s.unbilledUnknown}`,
     `verifier per truth class (first answer / after retries): ${s.perClass.map((c) => `${c.truth} ${pct(c.first, c.total)} / ${pct(c.after, c.total)}`).join("; ")}`,
+    web,
     `probes per finder answer: mean ${s.probesMean.toFixed(2)}, max ${s.probesMax}`,
     `most checks in flight per mail host: ${s.maxInFlight} (cap ${m.cap}; ${Object.entries(m.maxInFlight)
       .map(([h, n]) => `${h} ${n}`)

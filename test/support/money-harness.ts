@@ -53,6 +53,20 @@ export interface ScheduleResult {
   reportsLost: number;
   /** The slow faults played: round trips slower than the orphan time, calls slower than a lease's quiet life, limiter outages longer than the drain budget, chunks running past the reservation's age, jumps of minutes or hours (sweeps, a pack order retried). */
   slow: { roundTrips: number; calls: number; outages: number; chunks: number; jumps: number };
+  /**
+   * Enterprise (a daily limit alone, shared by the isolates): the verifier requests left of the
+   * first day, the calls answered in it, the units counted but never answered (what dead isolates'
+   * shares and cancelled calls left unserved), and the shares still open at rest (dead isolates').
+   * Null on other plans, and `unserved`/`openAtRest` null when the limiter's day moved on.
+   */
+  rate: {
+    room: number;
+    admitted: number;
+    unserved: number | null;
+    /** Calls started in the first day that gave no answer (their admission may have been counted). */
+    unanswered: number | null;
+    openAtRest: number | null;
+  } | null;
 }
 
 /** The clients of the harness's isolates: quick timers, and a small lease so balances run out. */
@@ -69,6 +83,9 @@ export const HARNESS_CLIENT: Partial<ClientOptions> = {
   leaseFloor: 10,
   drainBudgetMs: 3_000,
   orphanMs: 1_000,
+  rateShareUnits: 4,
+  rateShareFloor: 2,
+  rateShareIdleMs: 2_000,
 };
 
 /** mulberry32: a small seeded generator. */
@@ -127,6 +144,8 @@ interface Answer {
   status: number;
   found: boolean;
   report?: boolean;
+  /** The limiter's UTC day when it was answered. */
+  day: string;
 }
 
 const never = () => new Promise<never>(() => {});
@@ -297,6 +316,18 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     book.dirty = true;
   });
 
+  // Enterprise: the verifier's day has only a few requests left, so isolates' shares of it are
+  // granted, refused near the floor, given back and lost with their isolates (drawn apart from the
+  // schedule's own choices, which stay what they were).
+  const day0 = utcDay(start);
+  const rateRoom = plan === "enterprise" ? 12 + random(seed * 7 + 3).int(30) : null;
+  if (rateRoom !== null)
+    await runInDurableObject(stub, (instance: AccountLimiter, state) => {
+      const g = { second: { count: 0, last: 0 }, minute: { count: 0, last: 0 }, day: day0, daily: DAILY - rateRoom };
+      instance.counters.load("verifier", g);
+      state.storage.kv.put("g:verifier", g);
+    });
+
   const isolates = Array.from({ length: 2 + rnd.int(3) }, (_, i) => makeIsolate(i, seed, rnd));
   const live = () => isolates.filter((i) => !i.dead);
   const emails = Array.from({ length: 24 + rnd.int(16) }, (_, i) =>
@@ -347,7 +378,9 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     };
   };
 
+  let startedInDay0 = 0;
   const call = (iso: Isolate, surface: Answer["surface"], email: string, slowCall = false) => {
+    if (utcDay(clock.now) === day0) startedInDay0 += 1;
     const op = asRequest(async () => {
       const execution = await executeCapability(
         slowCall ? slowVerifier(iso) : emailVerifier,
@@ -370,6 +403,7 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
         fingerprint: fingerprints.get(email) ?? (await requestFingerprint("email-verifier", { email })),
         status: execution.response.status,
         found: execution.result?.found ?? false,
+        day: utcDay(clock.now),
       };
       answers.push(answer);
       const written = execution.billing.whenDecided(async (billed) => {
@@ -378,7 +412,16 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
       if (written) await written;
     }).catch(() => {
       // A call whose admission could not be had answers an error (503): not an answer.
-      if (!iso.dead) answers.push({ iso, surface, fingerprint: "", status: 503, found: false, report: false });
+      if (!iso.dead)
+        answers.push({
+          iso,
+          surface,
+          fingerprint: "",
+          status: 503,
+          found: false,
+          report: false,
+          day: utcDay(clock.now),
+        });
     });
     return Promise.race([op, iso.died]);
   };
@@ -517,25 +560,33 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     );
     await runDurableObjectAlarm(jobStub(env, bulk.id));
   }
+  // The live isolates go quiet: their rate shares, unused, go back with what they still send.
+  for (const iso of live()) iso.offset += HARNESS_CLIENT.rateShareIdleMs ?? 0;
   await settleLive(isolates, accountId, violations);
   await stub.syncUsage();
 
-  const { credits, windows } = await runInDurableObject(stub, (_instance: AccountLimiter, state) => ({
+  // A table is created on first use: a schedule that billed nothing (every call refused) has none.
+  const rows = <T>(state: DurableObjectState, table: string, query: string, ...args: SqlStorageValue[]): T[] =>
+    state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray().length
+      ? (state.storage.sql.exec(query, ...args).toArray() as T[])
+      : [];
+  const { credits, windows, verifierDay, openShares } = await runInDurableObject(stub, (_i: AccountLimiter, state) => ({
+    verifierDay: state.storage.kv.get<{ day: string; daily: number }>("g:verifier"),
+    openShares: rows(state, "rate_shares", "SELECT 1 FROM rate_shares WHERE closed = 0 AND day = ?", day0).length,
     credits: state.storage.kv.get<{
       month: string;
       used: { verification: number };
       pack: { remaining: number } | null;
     }>("credits"),
-    windows: state.storage.sql
-      .exec<{ fingerprint: string; billed_at: number; charged: string | null }>(
-        "SELECT fingerprint, billed_at, charged FROM repeat_windows",
-      )
-      .toArray()
-      .map((w) => ({
-        fingerprint: w.fingerprint,
-        billedAt: w.billed_at,
-        charged: w.charged === null ? null : (JSON.parse(w.charged) as { verification?: number }),
-      })),
+    windows: rows<{ fingerprint: string; billed_at: number; charged: string | null }>(
+      state,
+      "repeat_windows",
+      "SELECT fingerprint, billed_at, charged FROM repeat_windows",
+    ).map((w) => ({
+      fingerprint: w.fingerprint,
+      billedAt: w.billed_at,
+      charged: w.charged === null ? null : (JSON.parse(w.charged) as { verification?: number }),
+    })),
   }));
   const bulkRows = bulk ? await bulkRowsOf(bulk.id, bulk.emails, fingerprints) : [];
   const usage = await env.DB.prepare("SELECT day, count FROM usage_days WHERE account_id = ?")
@@ -602,6 +653,18 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
         ).length * VERIFY_COST,
     );
 
+  const rate =
+    rateRoom === null
+      ? null
+      : checkRateShares(
+          { room: rateRoom, day0, started: startedInDay0 },
+          answers,
+          verifierDay,
+          openShares,
+          isolates,
+          violations,
+        );
+
   return {
     seed,
     plan,
@@ -616,7 +679,39 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     lossPerDeath,
     reportsLost,
     slow,
+    rate,
   };
+}
+
+const DAILY = 100_000;
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Enterprise's daily limit, shared by the isolates: the first day never admits more than was left
+ * of it (answers given while the limiter was in that day), and at rest every share still open is a
+ * dead isolate's (the live ones, gone quiet, gave theirs back). What was counted but never answered
+ * is measured: dead isolates' unspent shares, and calls cancelled or re-admitted after their
+ * admission was counted.
+ */
+function checkRateShares(
+  { room, day0, started }: { room: number; day0: string; started: number },
+  answers: Answer[],
+  verifierDay: { day: string; daily: number } | undefined,
+  openShares: number,
+  isolates: Isolate[],
+  violations: string[],
+): NonNullable<ScheduleResult["rate"]> {
+  const admitted = answers.filter((a) => a.status === 200 && a.day === day0).length;
+  if (admitted > room) violations.push(`day ${day0}: ${admitted} verifier calls admitted, only ${room} were left`);
+  if (verifierDay?.day !== day0) return { room, admitted, unserved: null, unanswered: null, openAtRest: null };
+  const counted = verifierDay.daily - (DAILY - room);
+  if (counted > room) violations.push(`day ${day0}: ${counted} requests counted, only ${room} were left`);
+  const deaths = isolates.filter((i) => i.dead).length;
+  if (openShares > deaths) violations.push(`${openShares} rate shares still open at rest, ${deaths} isolate(s) died`);
+  // Calls whose admission may have been counted but that gave no answer: cancelled (hung), dead with
+  // their isolate, or failed (503) after a decision whose reply was lost.
+  const unanswered = started - answers.filter((a) => a.day === day0 && a.status !== 503).length;
+  return { room, admitted, unserved: counted - admitted, unanswered, openAtRest: openShares };
 }
 
 /**

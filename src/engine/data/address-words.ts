@@ -93,6 +93,9 @@ export const AT_WORDS = [
   "a cong",
   "собака",
   "klammeraffe",
+  // Arabic says "at" in its own letters; Hebrew calls @ a strudel.
+  "آت",
+  "שטרודל",
 ];
 
 export const DOT_WORDS = [
@@ -113,6 +116,8 @@ export const DOT_WORDS = [
   "chấm",
   "cham",
   "точка",
+  "نقطة",
+  "נקודה",
 ];
 
 export const PLACEHOLDER_DOMAINS = new Set([

@@ -14,6 +14,7 @@ import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } fro
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { namesWriteFamilyFirst, readShownName } from "./name-culture.js";
 import { inferPatterns, type PatternInference } from "./patterns.js";
+import { type RankCandidates, type WebLead, webLead } from "./web-lead.js";
 
 /**
  * Confirms a person's address over SMTP where a domain's pages show no format: the candidates
@@ -27,6 +28,9 @@ import { inferPatterns, type PatternInference } from "./patterns.js";
  * the format and needs one check at most. A deferred answer (greylisting, pacing, a timeout) leaves
  * a pending search that the smtp-retries queue runs again when its retry is due; a search that used
  * its checks without an answer continues there too, so the next call finds the confirmed address.
+ * A search that ends without an answer looks for a Gravatar profile or a WKD key among the person's
+ * and the team page's likeliest addresses (web-lead.ts): the address it points at leads the open
+ * answer, and the address with the evidence is stored like a confirmed one, with its source.
  */
 
 export const MAX_PROBES_PER_ANSWER = 5;
@@ -40,7 +44,7 @@ const ACCEPT_ALL_TEST_MS = 30 * 86_400_000;
 export type Confirmation =
   | { kind: "confirmed"; candidate: Candidate; best: Candidate; probe: GatewayProbe; probes: number }
   | { kind: "accept_all"; best: Candidate; probes: number; likeliest: Candidate[] }
-  | {
+  | ({
       kind: "deferred";
       best: Candidate;
       why: "greylisted" | "paced" | "inconclusive";
@@ -48,10 +52,14 @@ export type Confirmation =
       probes: number;
       /** The guess is the candidate the server deferred after rejecting a missing one: it exists. */
       held?: boolean;
-    }
-  | { kind: "refused"; best: Candidate; error: string | null; probes: number }
-  | { kind: "exhausted"; best: Candidate; retryAt: number | null; probes: number };
-// `best` is the likeliest candidate no check has rejected: the guess an open answer shows.
+    } & Led)
+  | ({ kind: "refused"; best: Candidate; error: string | null; probes: number } & Led)
+  | ({ kind: "exhausted"; best: Candidate; retryAt: number | null; probes: number } & Led);
+// `best` is the likeliest candidate no check has rejected: the guess an open answer shows, or the
+// one web evidence points at (`lead`).
+interface Led {
+  lead?: WebLead;
+}
 
 interface ConfirmCtx {
   env: Env;
@@ -100,7 +108,9 @@ export async function confirmAddress(
   const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
   const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
   const colleagues = [name, ...shown.map((n) => readShownName(n, domain)).filter((n): n is PersonName => n !== null)];
-  const candidates = candidateAddresses(name, domain, { inference, ruledOut, counts, namesFamilyFirst, colleagues });
+  const rank: RankCandidates = (who, format) =>
+    candidateAddresses(who, domain, { inference: format ?? inference, ruledOut, counts, namesFamilyFirst, colleagues });
+  const candidates = rank(name, null);
   const best = candidates[0];
   if (!best) return null;
   const mxHosts = (await resolveMx(env, domain)).records.map((r) => r.exchange);
@@ -112,9 +122,17 @@ export async function confirmAddress(
     probes += p.conversations;
     return p;
   };
+  const rejected: Candidate[] = [];
+  // No answer from the checks: evidence over HTTPS may still name the address (web-lead.ts).
+  const led = async <C extends Confirmation & Led>(open: C): Promise<C> => {
+    const lead = await webLead(env, domain, name, colleagues.slice(1), rank, new Set(rejected.map((c) => c.local)));
+    if (!lead) return open;
+    await storeConfirmed(env, domain, lead.evidenceFor, ctx.now(), WEB_EVIDENCE_SOURCE[lead.source]);
+    return { ...open, best: lead.candidate, lead };
+  };
   const defer = async (why: "greylisted" | "paced" | "inconclusive", p: GatewayProbe): Promise<Confirmation> => {
     const retryAt = await rememberPending(ctx, domain, name, p.retryAt ?? ctx.now() + CONTINUE_AFTER_S * 1000);
-    return { kind: "deferred", best, why, retryAt, probes };
+    return led({ kind: "deferred", best, why, retryAt, probes });
   };
 
   // Whether a greylisted candidate exists: the server rejected another candidate outright in this
@@ -135,7 +153,6 @@ export async function confirmAddress(
   if (acceptAll) return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
 
   // The candidates in order, until one is accepted or the checks of this answer are used.
-  const rejected: Candidate[] = [];
   let untried = 0;
   // Candidates read as nonexistent where such answers are not believed yet (postgrey through
   // Reacher): each first contact starts the server's greylisting clock for that address, so the
@@ -206,17 +223,17 @@ export async function confirmAddress(
       await recordAcceptAll(env, domain, true, ctx.now());
       return { kind: "accept_all", best, probes, likeliest: candidates.slice(0, 3) };
     }
-    if (o === "refused") return { kind: "refused", best, error: last.error, probes };
+    if (o === "refused") return led({ kind: "refused", best, error: last.error, probes });
     return defer(o, last);
   }
   await rememberRejected(env, domain, rejected);
   if (touchedRetryAt !== null) {
     const retryAt = await rememberPending(ctx, domain, name, touchedRetryAt);
-    return { kind: "deferred", best, why: "greylisted", retryAt, probes };
+    return led({ kind: "deferred", best, why: "greylisted", retryAt, probes });
   }
   const next = candidates[untried];
   const retryAt = next ? await rememberPending(ctx, domain, name, ctx.now() + CONTINUE_AFTER_S * 1000) : null;
-  return { kind: "exhausted", best: next ?? best, retryAt, probes };
+  return led({ kind: "exhausted", best: next ?? best, retryAt, probes });
 }
 
 async function recordAcceptAll(env: Env, domain: string, acceptAll: boolean, now: number) {
@@ -242,9 +259,10 @@ async function rememberRejected(env: Env, domain: string, rejected: readonly Can
 
 /**
  * Stores a confirmed address like an address read from a page: a named personal row whose source is
- * the SMTP check (and its date: first/last seen), then the domain's formats read again with it.
+ * the SMTP check or the web evidence (and its date: first/last seen), then the domain's formats read
+ * again with it.
  */
-async function storeConfirmed(env: Env, domain: string, c: Candidate, now: number) {
+async function storeConfirmed(env: Env, domain: string, c: Candidate, now: number, source = CONFIRMED_SOURCE) {
   const email = `${c.local}@${domain}`;
   const index = await indexFor(env, domain);
   await index
@@ -257,7 +275,7 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
       firstName: c.name.first,
       lastName: c.name.last,
       middleName: c.name.middle ?? null,
-      source: CONFIRMED_SOURCE,
+      source,
       firstSeenAt: now,
       lastSeenAt: now,
     })
@@ -267,7 +285,7 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
   if (!dom) return;
   const stated = parseStoredFormats(dom.formats)?.stated ?? [];
   const inference = inferPatterns(namedAddresses(await emailsOfDomain(env, domain)));
-  await recordDomainFormat(env, domain, inference, "smtp_check", now);
+  await recordDomainFormat(env, domain, inference, source === CONFIRMED_SOURCE ? "smtp_check" : "web_evidence", now);
   await index
     .update(domains)
     .set({ formats: JSON.stringify({ ...inference, stated }), updatedAt: now })
@@ -277,6 +295,11 @@ async function storeConfirmed(env: Env, domain: string, c: Candidate, now: numbe
 
 /** The `emails.source` of an address an SMTP check confirmed (not seen on any page). */
 export const CONFIRMED_SOURCE = "smtp_check";
+/** The `emails.source` of an address a Gravatar profile or a WKD key showed to exist (not seen on any page). */
+export const WEB_EVIDENCE_SOURCE = { gravatar: "gravatar_profile", wkd: "wkd_key" } as const;
+/** An address stored from a check or from web evidence, not read on a page. */
+export const isConfirmedSource = (source: string | null | undefined) =>
+  source === CONFIRMED_SOURCE || Object.values(WEB_EVIDENCE_SOURCE).some((s) => s === source);
 
 /**
  * Schedules the person's search to run again at `dueAt`; returns when it will run (the time already

@@ -12,7 +12,9 @@ import type { Pattern } from "./patterns.js";
  *    flagged accept_all, its score capped, never `valid`;
  *  - deferred (greylisting, pacing), refused (the server would not talk to the prober) or exhausted
  *    (this answer's checks found nothing yet): the best candidate as an unconfirmed guess, status
- *    `unknown`, not billed; a background retry completes the search for the next call.
+ *    `unknown`, not billed; a background retry completes the search for the next call. A guess a
+ *    Gravatar profile or a WKD key points at (web-lead.ts) scores higher, still `unknown`: only the
+ *    mail server can say the mailbox takes mail.
  */
 
 export interface ConfirmedAnswer {
@@ -75,7 +77,7 @@ export function confirmedAnswer(
   }
   return {
     ...guess,
-    score: GUESS_SCORE,
+    score: c.lead ? GUESS_SCORE + WEB_EVIDENCE_POINTS : GUESS_SCORE,
     status: "unknown",
     acceptAll: null,
     billable: false,

@@ -35,7 +35,7 @@ import { verifyEmail } from "../verify/verifier.js";
 import { webEvidence } from "../verify/web-evidence.js";
 import { countryOfDomain } from "../web/extract/company.js";
 import type { Candidate } from "./candidates.js";
-import { CONFIRMED_SOURCE, confirmAddress } from "./confirm.js";
+import { confirmAddress, isConfirmedSource } from "./confirm.js";
 import { confirmedAnswer } from "./confirmed-answer.js";
 import { twoFamilyNameReading, writesTwoFamilyNames } from "./name-culture.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
@@ -330,8 +330,8 @@ export async function findEmail(
       verification: { date: null, status: null },
     };
   }
-  // An address an SMTP check confirmed was not seen on a page: it scores from that check.
-  const confirmedBefore = proposal.seen?.source === CONFIRMED_SOURCE;
+  // An address an SMTP check (or web evidence) confirmed was not seen on a page: it scores from that.
+  const confirmedBefore = isConfirmedSource(proposal.seen?.source);
   const seen = confirmedBefore ? null : proposal.seen;
   if (confirmedBefore && proposal.seen)
     person = {
@@ -375,8 +375,13 @@ export async function findEmail(
   if (status === "valid") score = Math.min(99, score + 10);
   else if (status === "invalid") score = Math.min(score, 10);
   if (!seen && verified.data.sources.length) sources = verified.data.sources;
-  // A check deferred (greylisting, pacing) leaves the answer open until its retry: not billed.
-  const deferredCheck = verified.data.email.reason === "smtp_greylisted" || verified.data.email.reason === "smtp_paced";
+  // A check deferred (greylisting, pacing) leaves the answer open until its retry: not billed. So
+  // does any open check of an address whose format only the SMTP search learnt (its confirmations,
+  // web evidence): the answer is that search's guess, like its own open answers (a refused prober).
+  const reason = verified.data.email.reason;
+  const personal = rows.filter((r) => r.type === "personal");
+  const searchOnly = !seen && personal.length > 0 && personal.every((r) => isConfirmedSource(r.source));
+  const deferredCheck = reason === "smtp_greylisted" || reason === "smtp_paced" || (searchOnly && status === "unknown");
 
   return {
     ...base,

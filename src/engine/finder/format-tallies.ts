@@ -38,13 +38,14 @@ export function leadingFormat(inference: PatternInference | null, minConfidence:
 
 /**
  * Records `domain`'s format from its addresses' inference: a page's reading when it is fairly sure
- * (one clear address or more), an SMTP-confirmed address always (the server said it exists).
+ * (one clear address or more), an SMTP-confirmed address always (the server said it exists), and
+ * one a Gravatar profile or a WKD key showed to exist.
  */
 export async function recordDomainFormat(
   env: Pick<Env, "DB">,
   domain: string,
   inference: PatternInference | null,
-  source: "page" | "smtp_check",
+  source: "page" | "smtp_check" | "web_evidence",
   now: number,
 ): Promise<void> {
   const pattern = leadingFormat(inference, source === "page" ? 0.5 : 0);

@@ -8,10 +8,10 @@ import type { PatternInference } from "../finder/patterns.js";
 import { fullNameOf, type PersonName, parseName, splitFullName } from "../people/names.js";
 import { alignRomanized } from "../people/native-names.js";
 import { departmentOf, departmentOfRoleAddress, isGenericLocalPart, seniorityOf } from "../people/positions.js";
-import type { NameEvidence } from "../people/readings.js";
+import { isFamilyFirstLanguage, type NameEvidence } from "../people/readings.js";
 import type { CrawledPage } from "../web/crawl/crawler.js";
 import { type CompanyFacts, emptyCompanyFacts, mergeCompanyFacts } from "../web/extract/company.js";
-import { nameFromSite } from "../web/extract/people.js";
+import { nameFromSite, type ShownName } from "../web/extract/people.js";
 import { evidenceColumns, readDomainNames } from "./domain-names.js";
 import { shownNamesOf } from "./read.js";
 
@@ -59,11 +59,17 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
       }
     }
   }
-  // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of them.
-  const names = new Set(pages.flatMap((p) => p.extraction.personNames ?? []));
+  // Addresses no page named: a name shown on another page of the same crawl may fit exactly one of
+  // them, read in that page's order ("Hashimoto Satoshi" on a Japanese page is of the Hashimoto family).
+  const names = new Map<string, ShownName>();
+  for (const p of pages) {
+    const familyFirstPage = isFamilyFirstLanguage(p.extraction.lang ?? "");
+    for (const text of p.extraction.personNames ?? [])
+      if (!names.get(text)?.familyFirstPage) names.set(text, { text, familyFirstPage });
+  }
   for (const facts of all.values()) {
     if (facts.name) continue;
-    const person = nameFromSite(facts.email, names);
+    const person = nameFromSite(facts.email, names.values());
     if (person) Object.assign(facts, { name: person.name, evidence: person.evidence });
   }
   // A name one page renders in Latin script ("Taro Tanaka" on /en/) and another shows in its own
@@ -80,10 +86,13 @@ function gatherAddresses(pages: readonly CrawledPage[]): Map<string, AddressFact
 const MAX_SHOWN_NAMES = 50;
 
 /**
- * Names the pages show with a middle name or initial ("MUÑOZ GIL Jesús L.", "Sarah Anne Miller")
- * that no address found in this crawl carries, and that the index does not hold yet.
+ * Names the pages show without an address (a team page's names and titles): those with a middle
+ * name or initial ("MUÑOZ GIL Jesús L.", "Sarah Anne Miller") complete a finder query that leaves it
+ * out; all of them are the colleagues an SMTP search reads the domain's culture, its format's
+ * clashes and web evidence from (finder/confirm.ts). Those no address found in this crawl carries
+ * and the index does not hold yet.
  */
-async function newNamesWithMiddle(
+async function newShownNames(
   store: Db,
   domain: string,
   pages: readonly CrawledPage[],
@@ -94,7 +103,7 @@ async function newNamesWithMiddle(
   for (const page of pages) {
     for (const text of page.extraction.personNames ?? []) {
       if (candidates.size >= MAX_SHOWN_NAMES) break;
-      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 3)
+      if (!withAddress.has(text) && !candidates.has(text) && parseName(text).tokens.length >= 2)
         candidates.set(text, page.url);
     }
   }
@@ -141,9 +150,9 @@ async function storeCrawlInto(
   const found = [...gatherAddresses(record.pages).values()];
   // Which word of each name is the given name is decided over all the domain's addresses at once.
   const statedNow = [...new Set(record.pages.flatMap((p) => p.extraction.statedFormats ?? []))];
-  const [reading, middleNames] = await Promise.all([
+  const [reading, shownNames] = await Promise.all([
     readDomainNames(store, domain, new Map(found.map((a) => [a.email, a.evidence])), statedNow),
-    newNamesWithMiddle(store, domain, record.pages, found),
+    newShownNames(store, domain, record.pages, found),
   ]);
   for (const a of found) if (reading.names.has(a.email)) a.name = reading.names.get(a.email) ?? null;
 
@@ -264,11 +273,11 @@ async function storeCrawlInto(
     );
   }
 
-  // People shown with a middle name and no address: a finder query without the middle name completes from them.
-  const nameRows = middleNames.map(({ text, uri }) => {
+  // People shown without an address: a finder query without the middle name completes from them, and
+  // the SMTP search reads the domain's people from them.
+  const nameRows = shownNames.flatMap(({ text, uri }) => {
     const split = splitFullName(text);
-    // Every name here has at least three tokens (newNamesWithMiddle).
-    if (!split) throw new Error(`a shown name with a middle name did not split: ${text}`);
+    if (!split) return [];
     return {
       domain,
       email: null,

@@ -268,6 +268,20 @@ export function nameKey(text: string): string {
 const NAME_TOKEN =
   /^(?:\p{Lu}[\p{L}'’.-]*|['’]\p{Lu}|(?:van|von|de|der|den|da|di|du|del|della|la|le|ter|ten|dos|das|do|zu|ap|ab|ferch|y|e|in|'t|’t|het|op|te|uit|aan|bij)|\p{Lu}\.)$/u;
 
+/**
+ * A prose word that starts a run of particles before a family name ("in 't Veld", "in den Bosch"):
+ * part of the name, not the preposition of a sentence ("Welcome in Amsterdam" has no second particle).
+ */
+function opensParticleRun(tokens: readonly string[], i: number): boolean {
+  const next = tokens[i + 1] ?? "";
+  return (
+    i > 0 &&
+    PARTICLES.has((tokens[i] ?? "").toLowerCase()) &&
+    PARTICLES.has(next.toLowerCase()) &&
+    /^\p{Lu}/u.test(tokens[i + 2] ?? "")
+  );
+}
+
 /** Whether a short line of page text reads like a person's name ("Jane Doe", "Anna van der Berg", "Zoë O'Brien"). */
 export function looksLikePersonName(text: string): boolean {
   const t = text.replace(QUOTED_NICKNAME, " ").replace(/\s+/g, " ").trim();
@@ -276,7 +290,7 @@ export function looksLikePersonName(text: string): boolean {
   // Particles and titles do not make a name long: "Eng. Anaïs Anne de la Fontaine".
   const words = tokens.filter((tok) => !PARTICLES.has(tok.toLowerCase()) && !isTitle(tok)).length;
   if (tokens.length < 2 || words > 5 || tokens.length > 8) return false;
-  if (tokens.some((tok) => NOT_NAME_WORDS.has(tok.toLowerCase()))) return false;
+  if (tokens.some((tok, i) => NOT_NAME_WORDS.has(tok.toLowerCase()) && !opensParticleRun(tokens, i))) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
   // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and
   // keeps upper-cased family names ("TANAKA Hiroshi", "Ó BRIAIN Pádraig", "MCGRATH Niamh J.").

@@ -1,3 +1,5 @@
+import { SCRIPT_NOT_NAME_WORDS } from "../data/name-words.js";
+
 /**
  * Names written only in Arabic, Hebrew or Thai script, tied to the Latin address that spells them
  * (`أحمد حداد` at `ahmed.haddad@`, `נועה כהן` at `ncohen@`, `สมชาย ศรีสุข` at `somchai.s@`). These
@@ -143,10 +145,14 @@ export function skeletonScript(word: string): Script | null {
   return SCRIPT_OF.find(([re]) => re.test(word))?.[1] ?? null;
 }
 
-/** Whether a line of text is a name in Arabic, Hebrew or Thai script only: two or three words, one script. */
+/**
+ * Whether a line of text is a name in Arabic, Hebrew or Thai script only: two or three words, one
+ * script, none of them a word of the page's own ("צור קשר", "مدير المبيعات", "מאת מיכל כץ").
+ */
 export function looksLikeScriptName(text: string): boolean {
   const words = text.trim().split(/\s+/);
   if (words.length < 2 || words.length > 3) return false;
+  if (words.some((w) => SCRIPT_NOT_NAME_WORDS.has(w.replace(/["״׳']/g, "")))) return false;
   const script = skeletonScript(words[0] ?? "");
   return script !== null && words.every((w) => skeletonScript(w) === script && [...w].length >= 2);
 }

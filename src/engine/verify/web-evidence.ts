@@ -7,6 +7,9 @@ import { guardedFetch } from "../web/egress.js";
  * its hash, or an OpenPGP key published for it in the domain's Web Key Directory. Either is
  * positive evidence (someone registered or published that exact address); their absence proves
  * nothing (most people have neither). Both go through the egress guard and are cached per isolate.
+ * A domain's keys are asked for only by the methods it publishes: a Web Key Directory must serve a
+ * policy file (draft-koch-openpgp-webkey-service, "Policy Flags"), looked up once per domain, so a
+ * domain without one costs two requests, not two per address.
  */
 
 export interface WebEvidence {
@@ -16,6 +19,7 @@ export interface WebEvidence {
 
 const TTL_MS = 24 * 3_600_000;
 const cache = expiringMap<string, WebEvidence>("webEvidence");
+const directories = expiringMap<string, { advanced: boolean; direct: boolean }>("wkdDirectories");
 const TIMEOUT_MS = 4_000;
 
 async function digestHex(algorithm: "SHA-256" | "SHA-1", text: string): Promise<Uint8Array> {
@@ -47,6 +51,22 @@ export function zBase32(bytes: Uint8Array): string {
 /** Gravatar's URL for an address: the SHA-256 of the trimmed, lower-cased address; `d=404` when there is none. */
 export async function gravatarUrl(email: string): Promise<string> {
   return `https://gravatar.com/avatar/${hex(await digestHex("SHA-256", email.trim().toLowerCase()))}?d=404`;
+}
+
+/** A domain's WKD policy files: the advanced method's, then the direct one's. */
+export const wkdPolicyUrls = (domain: string) => [
+  `https://openpgpkey.${domain}/.well-known/openpgpkey/${domain}/policy`,
+  `https://${domain}/.well-known/openpgpkey/policy`,
+];
+
+/** Which WKD methods `domain` publishes (its policy file answers), cached per domain. */
+async function wkdDirectory(env: Env, domain: string, now: number) {
+  const known = directories.get(domain, now, TTL_MS);
+  if (known) return known;
+  const [advanced = false, direct = false] = await Promise.all(wkdPolicyUrls(domain).map((u) => answers200(env, u)));
+  const methods = { advanced, direct };
+  directories.set(domain, methods, now);
+  return methods;
 }
 
 /** The WKD lookups for an address (draft-koch-openpgp-webkey-service): the advanced method first, then the direct one. */
@@ -82,9 +102,15 @@ export async function webEvidence(env: Env, email: string, now = Date.now()): Pr
   const key = email.trim().toLowerCase();
   const known = cache.get(key, now, TTL_MS);
   if (known) return known;
+  const domain = key.slice(key.lastIndexOf("@") + 1);
+  const [advanced, direct] = await wkdUrls(key);
+  const published = async () => {
+    const methods = await wkdDirectory(env, domain, now);
+    return [methods.advanced ? advanced : null, methods.direct ? direct : null].filter((u): u is string => !!u);
+  };
   const [gravatar, ...wkd] = await Promise.all([
     answers200(env, await gravatarUrl(key)),
-    ...(await wkdUrls(key)).map((u) => answers200(env, u)),
+    ...(await published()).map((u) => answers200(env, u)),
   ]);
   const evidence = { gravatar: gravatar === true, wkd: wkd.some(Boolean) };
   cache.set(key, evidence, now);

@@ -100,6 +100,15 @@ function categoryOfPath(path: string): Category | null {
   return null;
 }
 
+const BUNDLE_ROUTE_CATEGORIES = new Set<Category>(["people", "contact", "about", "imprint"]);
+/** A bundle's endpoint in other words: after the guessed paths, read when the budget allows (the deep pass). */
+const BUNDLE_OTHER_ROUTE_SCORE = 1;
+
+function isBundleRouteWorthReading(path: string): boolean {
+  const category = categoryOfPath(path.replace(/\.json$/, ""));
+  return category !== null && BUNDLE_ROUTE_CATEGORIES.has(category);
+}
+
 function decodePath(path: string): string {
   try {
     return decodeURIComponent(path);
@@ -108,9 +117,19 @@ function decodePath(path: string): string {
   }
 }
 
-/** Script files that are a library, a framework's runtime, a tag or a site-wide bundle, not a page's own code. */
+/** Script files that are a library, a framework's runtime or a tag, not the site's own code. */
 const LIBRARY_SCRIPT =
-  /(^|[/._-])(vendors?|jquery|bootstrap|polyfills?|runtime|framework|webpack|chunks?|analytics|gtag|gtm|tag-?manager|cookie|consent|borlabs|wp-includes|wp-emoji|recaptcha|matomo|piwik|hotjar|lodash|react|vue|angular|swiper|slick|lightbox|modernizr|main|app|bundle|common)([/._-]|$)/;
+  /(^|[/._-])(vendors?|jquery|bootstrap|polyfills?|runtime|framework|webpack|chunks?|analytics|gtag|gtm|tag-?manager|cookie|consent|borlabs|wp-includes|wp-emoji|recaptcha|matomo|piwik|hotjar|lodash|react|vue|angular|swiper|slick|lightbox|modernizr|common)([/._-]|$)/;
+/**
+ * The site-wide bundle every page loads (`/assets/app.3f2a1c.js`, `/static/js/main.8e1b2c4d.js`):
+ * its router may fetch a page's people, beside the endpoints of every other page.
+ */
+const SITE_BUNDLE = /(^|[/._-])(main|app|bundle)([/._-]|$)/;
+
+const isSiteBundle = (url: string) => {
+  const path = new URL(url).pathname.toLowerCase();
+  return /\.m?js$/.test(path) && SITE_BUNDLE.test(path);
+};
 
 /** Documents: PDFs and Office files (.docx, .xlsx), read by a pass that reads documents (light ones on the request path). */
 const DOCUMENT = /\.(pdf|docx|xlsx)$/;
@@ -237,8 +256,14 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   // The data a page's script fetches, and where a page sends the reader (a meta refresh, a script):
   // the page itself, as ranked (a team page's people are there).
   const own = (link.rel ?? "").toLowerCase();
-  if (own === "data" || own === "refresh")
+  if (own === "data" || own === "refresh") {
+    // A site-wide bundle names the endpoints of every page: those whose words name people, contact
+    // or the company ("/api/v1/team", "/wp-json/wp/v2/staff") rank as the bundle; the others (its
+    // products, news, search, or a team page named in words no list knows) come last.
+    if (from && own === "data" && isSiteBundle(from.url) && !isBundleRouteWorthReading(path))
+      return BUNDLE_OTHER_ROUTE_SCORE;
     return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
+  }
   // The site's own script file on a page read for its people, contact or company that shows no one
   // with an address yet: it may fetch them (read as that page's script). Libraries, tags and bundles
   // of the whole site are not. A page the home page's menu names in words no list knows ("Ons
@@ -246,9 +271,9 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   if (own === "script") {
     const section =
       !!from && from.score < HOME_SCORE && (from.score >= CATEGORY_SCORE.about - 9 || isMenuPage(from.score));
-    return section && !from.knownPeople?.size && /\.m?js$/.test(path) && !LIBRARY_SCRIPT.test(path)
-      ? Math.min(from.score, CATEGORY_SCORE.people) - 2
-      : null;
+    if (!section || from.knownPeople?.size || !/\.m?js$/.test(path) || LIBRARY_SCRIPT.test(path)) return null;
+    // The page's own script first; the site's bundle (one request a site: every page links the same file) after it.
+    return Math.min(from.score, CATEGORY_SCORE.people) - (SITE_BUNDLE.test(path) ? 3 : 2);
   }
   // A document a team page links to is most likely its directory.
   if (DOCUMENT.test(path))

@@ -351,24 +351,30 @@ export function personOfPage(email: string, pageNames: readonly string[], family
   return NOBODY;
 }
 
+/** A name a page shows without an address, and whether that page writes names family name first (lang ja, hu...). */
+export interface ShownName {
+  text: string;
+  familyFirstPage: boolean;
+}
+
 /**
  * The person an address found without one belongs to, from the names the site shows elsewhere (a
  * team page listing "Jane Doe" without her address, a contact page showing only jdoe@): only when
- * exactly one of those names turns into the address.
+ * exactly one of those names turns into the address. Each name is read in its own page's order.
  */
-export function nameFromSite(email: string, names: Iterable<string>): Person | null {
+export function nameFromSite(email: string, names: Iterable<ShownName>): Person | null {
   const local = email.slice(0, email.indexOf("@"));
   if (isRoleOnly(local)) return null;
   let found: Person | null = null;
   const bare = local.replace(/[^a-z0-9]/g, "");
-  for (const text of names) {
+  for (const { text, familyFirstPage } of names) {
     // Cheap gate before trying every reading and format: some part of the name must be in the address.
     const parts = text
       .split(/[\s-]+/)
       .map((t) => nameKey(t))
       .filter((t) => t.length >= 2);
     if (!parts.some((t) => bare.includes(t) || (t.length > 4 && bare.includes(t.slice(0, 4))))) continue;
-    const evidence = shown(text);
+    const evidence = shown(text, familyFirstPage);
     const name = readingFor(email, evidence);
     if (!name) continue;
     if (found?.name && nameKeyOf(found.name) !== nameKeyOf(name)) return null;

@@ -1,12 +1,15 @@
-// npm run bench -- documents — runs inside workerd: what reading a linked document costs (the PDF
-// reader's first load, then each PDF, .docx and .xlsx), to set the caps under which the first pass
-// reads a light document on the request path (crawler.ts FIRST_PASS.documents).
+// npm run bench -- documents — runs inside workerd: what the deep pass pays to read a linked document
+// (the PDF reader's first load in an isolate, then each PDF, .docx and .xlsx). Documents are read only
+// off the request path, in the crawl-deep queue consumer, up to crawler.ts DEEP_PASS.documents (6 of
+// them, 30 PDF pages each): this is the CPU that cap bounds.
 // 1. Every document of the wider-web sites of a seed (staff lists, directories, small reports).
-// 2. Made-up staff directories of 1-40 pages (40 rows a page), to see the cost grow with the size.
+// 2. Made-up staff directories of 1-30 pages (40 rows a page), to see the cost grow with the size up
+//    to the deep pass's page cap.
 // workerd's clock only moves at I/O, so every timed span ends with a one-row D1 read (its own cost,
 // measured alone, is subtracted).
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
+import { DEEP_PASS } from "../src/engine/web/crawl/crawler.js";
 import { officeRows } from "../src/engine/web/office-text.js";
 import { pdfRows } from "../src/engine/web/pdf-text.js";
 import { deflate, fileBytes } from "../test/fixtures/generator/bytes.js";
@@ -17,6 +20,7 @@ const SMOKE = env.BENCH_SMOKE === "1";
 const SEED = Number(env.QUALITY_SEED || 4242);
 const SITES = SMOKE ? 12 : Number(env.QUALITY_SITES || 96);
 const tick = () => env.DB.prepare("select 1").first();
+const MAX_PAGES = DEEP_PASS.documents?.maxPages ?? 30;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -28,7 +32,7 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 }
 
 const read = (kind: string, bytes: Uint8Array) =>
-  kind === "pdf" ? pdfRows(bytes, { maxPages: 30 }) : officeRows(bytes);
+  kind === "pdf" ? pdfRows(bytes, { maxPages: MAX_PAGES }) : officeRows(bytes);
 
 it("what reading a document costs, by kind and size", { timeout: 600_000 }, async () => {
   const ticks: number[] = [];
@@ -62,7 +66,7 @@ it("what reading a document costs, by kind and size", { timeout: 600_000 }, asyn
   const row = (n: number) => ({
     text: `Firstname${n} Lastname${n}   Position ${n}   person${n}@example.com   +49 30 1234 ${n}`,
   });
-  for (const pages of SMOKE ? [1, 5] : [1, 5, 10, 20, 40]) {
+  for (const pages of SMOKE ? [1, 5] : [1, 5, 10, 20, MAX_PAGES]) {
     for (const compressed of [false, true]) {
       const pdf = writePdf(
         {
@@ -80,7 +84,7 @@ it("what reading a document costs, by kind and size", { timeout: 600_000 }, asyn
           Math.max(
             0,
             (await timed(async () => {
-              rows = (await pdfRows(pdf, { maxPages: 40 })).rows.length;
+              rows = (await pdfRows(pdf, { maxPages: MAX_PAGES })).rows.length;
             })) - tickMs,
           ),
         );

@@ -44,7 +44,8 @@ export const BENCHES = {
   documents: {
     file: "bench/documents.bench.test.ts",
     kind: "workerd",
-    about: "CPU ms to read a linked document (PDF reader's first load, each PDF/.docx/.xlsx, 1-40-page PDFs)",
+    about:
+      "CPU ms the deep pass spends reading a linked document (PDF reader's first load, each PDF/.docx/.xlsx, 1-30-page PDFs)",
     smoke: { env: { BENCH_SMOKE: "1" } },
   },
   deliveries: {

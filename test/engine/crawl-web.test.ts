@@ -455,51 +455,10 @@ describe("sites answering 200 for any path", () => {
 });
 
 describe("PDF documents", () => {
-  // The deep pass's own reading is tested after a first pass that read none.
-  const noDocuments: CrawlBudget = { ...first, documents: null };
-
-  it("light ones are read by the first pass: two at most, within its size and page caps", async () => {
+  it("are left pending by the first pass, never downloaded on the request path", async () => {
     await fetch("https://pdf-staff.test/__reset");
-    expect(FIRST_PASS.documents).toMatchObject({ max: 2, maxBytes: 256 * 1024, maxPages: 5, lightOnly: true });
+    expect(FIRST_PASS.documents).toBeNull();
     const out = await crawlFirstPass(env, "pdf-staff.test", first);
-    expect(addressesOf(out)).toEqual([
-      "info@pdf-staff.test",
-      "lena.fischer@pdf-staff.test",
-      "maria.garcia@pdf-staff.test",
-      "peter.novak@pdf-staff.test",
-      "tom.baker@pdf-staff.test",
-    ]);
-    expect(out.notes.documents).toBe(2);
-    expect(out.pending.filter((u) => u.endsWith(".pdf"))).toEqual([]);
-  });
-
-  it("one over the first pass's size cap is handed on unread, and the deep pass reads it", async () => {
-    await fetch("https://pdf-staff.test/__reset");
-    // The report carries 20 KB of padding: over a 10 KB cap it is cut, and left to the deep pass.
-    const light = { ...first, documents: { ...FIRST_PASS.documents!, maxBytes: 10_000 } };
-    const firstPass = await crawlFirstPass(env, "pdf-staff.test", light);
-    expect(addressesOf(firstPass)).not.toContain("tom.baker@pdf-staff.test");
-    expect(addressesOf(firstPass)).toContain("maria.garcia@pdf-staff.test");
-    expect(firstPass.pending).toContain("https://pdf-staff.test/reports/annual-report-2024.pdf");
-    expect(firstPass.notes.unreadableDocuments).toEqual([]);
-    const out = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), deep);
-    expect(addressesOf(out)).toContain("tom.baker@pdf-staff.test");
-  }, 30_000);
-
-  it("one longer than the first pass's page cap: its first pages are read, the deep pass reads it whole", async () => {
-    await fetch("https://pdf-staff.test/__reset");
-    const light = { ...first, documents: { ...FIRST_PASS.documents!, maxPages: 1 } };
-    const firstPass = await crawlFirstPass(env, "pdf-staff.test", light);
-    expect(addressesOf(firstPass)).toContain("maria.garcia@pdf-staff.test");
-    expect(addressesOf(firstPass), "on the directory's second page").not.toContain("lena.fischer@pdf-staff.test");
-    expect(firstPass.pending).toContain("https://pdf-staff.test/files/staff-directory.pdf");
-    const out = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), deep);
-    expect(addressesOf(out)).toContain("lena.fischer@pdf-staff.test");
-  }, 30_000);
-
-  it("none is read on the request path when the first pass reads no documents", async () => {
-    await fetch("https://pdf-staff.test/__reset");
-    const out = await crawlFirstPass(env, "pdf-staff.test", { ...first, documents: null });
     expect(addressesOf(out)).toEqual(["info@pdf-staff.test"]);
     expect(out.pending.slice(0, 2)).toEqual([
       "https://pdf-staff.test/files/staff-directory.pdf",
@@ -509,7 +468,7 @@ describe("PDF documents", () => {
   });
 
   it("are read by the deep pass, compressed or not, with the names beside the addresses", async () => {
-    const firstPass = await crawlFirstPass(env, "pdf-staff.test", noDocuments);
+    const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
     const out = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), deep);
     expect(addressesOf(out)).toEqual([
       "lena.fischer@pdf-staff.test",
@@ -550,7 +509,7 @@ describe("PDF documents", () => {
     // language) showed "Sakura Matsumoto" above matsumoto.sakura@; read in the site's language, family
     // name first, the domain's format came out {first}.{last} for {last}.{first}. A document is a
     // publication of its own, not data filling the site's pages.
-    const firstPass = await crawlFirstPass(env, "pdf-staff.test", noDocuments);
+    const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
     const out = await crawlDeepPass(env, "pdf-staff.test", { ...handOver(firstPass), lang: "ja" }, deep);
     expect(namesOf(out)).toMatchObject({
       "maria.garcia@pdf-staff.test": "Maria Garcia",
@@ -562,7 +521,7 @@ describe("PDF documents", () => {
   }, 30_000);
 
   it("are read up to their page cap, and not at all beyond their size cap", async () => {
-    const firstPass = await crawlFirstPass(env, "pdf-staff.test", noDocuments);
+    const firstPass = await crawlFirstPass(env, "pdf-staff.test", first);
     const onePage = await crawlDeepPass(env, "pdf-staff.test", handOver(firstPass), {
       ...deep,
       documents: { max: 6, maxBytes: 5_000_000, maxPages: 1 },

@@ -3,8 +3,7 @@ import { loadPdfVendor } from "../../pdf-vendor.js";
 /**
  * The text of a PDF document (a staff directory, a report), laid out as the page shows it, for the
  * page extraction to read: each visual line a row, each column of it a cell. PDF.js (through unpdf)
- * does the reading; it is loaded only here, on a crawl's first document (the first pass reads
- * light ones, the deep pass the rest).
+ * does the reading; it is loaded only here, and only the deep crawl calls this.
  */
 
 export interface PdfLimits {

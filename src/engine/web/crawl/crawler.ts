@@ -35,24 +35,12 @@ export interface CrawlBudget {
   concurrency: number;
   /** When a failed page is tried once more in this pass (retry.ts). */
   retry: RetryPolicy;
-  /** Documents (PDF, .docx, .xlsx) read in this pass: how many, their size cap and the pages read of each. */
-  documents: DocumentBudget | null;
+  /** Documents (PDF, .docx, .xlsx) read in this pass (deep pass only): how many, their size cap and the pages read of each. */
+  documents: { max: number; maxBytes: number; maxPages: number } | null;
   /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
   clock?: CrawlClock;
   /** The pass's cookies (set by the pass itself: one jar per pass of one site, see cookies.ts). */
   cookies?: CookieJar;
-}
-
-export interface DocumentBudget {
-  max: number;
-  maxBytes: number;
-  maxPages: number;
-  /**
-   * Light documents only (the first pass, on the request path): one cut at `maxBytes`, a PDF longer
-   * than `maxPages` (its first pages are read) and one that arrives with less than
-   * LIGHT_DOCUMENT_LEFT_MS of the pass left are handed to the next pass, which reads them whole.
-   */
-  lightOnly?: boolean;
 }
 
 /** Time as a crawl pass sees it: when it is, and waiting (for a Retry-After, a pause, a time-out). */
@@ -74,10 +62,8 @@ const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
  * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
  * allows, else handed to the deep pass; a site-wide rate limit whose Retry-After leaves 2.5 s of the
  * pass is waited out (then one page at a time); a bot challenge is asked again after 2 s, then 4 s
- * (see runPass for the limits). Two light documents (a staff list as .docx/.xlsx/PDF of at most
- * 256 KB, five PDF pages) are read among the 24 pages; heavier ones wait for the deep pass (reading
- * costs: docs/engine-quality.md, `npm run bench -- documents`). One page may take 9 s (team pages
- * that answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
+ * (see runPass for the limits); documents (PDF, .docx, .xlsx) wait for the deep pass. One page may
+ * take 9 s (team pages that answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
  */
 export const FIRST_PASS: CrawlBudget = {
   maxPages: 24,
@@ -94,14 +80,8 @@ export const FIRST_PASS: CrawlBudget = {
     challengeAsks: 3,
     waitOutLimitLeavingMs: 2_500,
   },
-  documents: { max: 2, maxBytes: 256 * 1024, maxPages: 5, lightOnly: true },
+  documents: null,
 };
-
-/**
- * The pass time a light document must find left when it arrives to be read in the first pass: the
- * PDF reader's first load in an isolate costs about 0.6 s of CPU, a light document 10-50 ms more.
- */
-const LIGHT_DOCUMENT_LEFT_MS = 2_000;
 /**
  * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
  * failed at first, PDFs. The last pass: a failure is retried once, a Retry-After cut to 10 s.
@@ -392,10 +372,7 @@ async function runPass(env: Env, input: PassInput) {
   let challengeBackOff = false;
   const pace = input.pace ?? newPace();
   let pacedRetries = 0;
-  /** Documents asked for: a pass of light documents caps its asks (they are on the request path). */
-  let documentsAsked = 0;
-  const readsDocument = () =>
-    budget.documents !== null && (budget.documents.lightOnly ? documentsAsked : documentsRead) < budget.documents.max;
+  const readsDocument = () => budget.documents !== null && documentsRead < budget.documents.max;
   /** The asks that follow the first round: started once, their candidates ranked in when they come. */
   let later: Promise<void> | null = null;
   let laterFound: Candidate[] | null = null;
@@ -500,28 +477,12 @@ async function runPass(env: Env, input: PassInput) {
       if (url !== candidate.url && pages.some((p) => p.url === url)) continue;
       done.add(url);
       if (r.kind === "document") {
-        const documents = budget.documents;
-        if (!documents || (!documents.lightOnly && !readsDocument())) continue;
-        const handOn = () => {
-          done.delete(url);
-          done.delete(candidate.url);
-          documentsLeft.push(candidate);
-        };
-        const left = budget.totalMs - (clock.now() - input.startedAt);
-        if (
-          documents.lightOnly &&
-          (r.truncated || r.bytes.length > documents.maxBytes || left < LIGHT_DOCUMENT_LEFT_MS)
-        ) {
-          handOn();
-          continue;
-        }
+        if (!budget.documents || !readsDocument()) continue;
         documentsRead++;
         // A document is a publication of its own (an English report on a Japanese site), not data the
         // site's pages show: it is read as written, not in the site's language.
-        const read = await readDocument(r, domain, documents.maxPages, notes);
-        if (read) pages.push({ url, extraction: read.extraction });
-        // Its first pages were read; the next pass reads it whole.
-        if (read && !read.whole && documents.lightOnly) handOn();
+        const page = await readDocument(r, domain, budget.documents.maxPages, notes);
+        if (page) pages.push({ url, extraction: page });
         continue;
       }
       const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
@@ -606,12 +567,9 @@ async function runPass(env: Env, input: PassInput) {
       if (next.score < LOW_RANK && [...batch, ...out].some((b) => b.candidate.score >= LOW_RANK)) break;
       queue.shift();
       if (done.has(next.url)) continue;
-      if (isDocumentUrl(next.url)) {
-        if (!readsDocument()) {
-          documentsLeft.push(next);
-          continue;
-        }
-        documentsAsked++;
+      if (isDocumentUrl(next.url) && !readsDocument()) {
+        documentsLeft.push(next);
+        continue;
       }
       done.add(next.url);
       if (!robots.isAllowed(next.url)) {
@@ -714,28 +672,24 @@ function cutStragglers(scores: readonly number[]) {
   };
 }
 
-/**
- * A document read as a page (pdf-text.ts, office-text.ts), and whether it was read whole (a PDF
- * beyond `maxPages` is not); null when it cannot be read (damaged, cut at the size cap, encrypted).
- */
+/** A document read as a page (pdf-text.ts, office-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
 async function readDocument(
   r: Extract<PageFetch, { kind: "document" }>,
   domain: string,
   maxPages: number,
   notes: CrawlNotes,
-): Promise<{ extraction: PageExtraction; whole: boolean } | null> {
+): Promise<PageExtraction | null> {
   try {
     const { pdfRows, rowsAsHtml } = await import("../pdf-text.js");
     if (r.contentType === "docx" || r.contentType === "xlsx") {
       const { officeRows } = await import("../office-text.js");
       const rows = await officeRows(r.bytes);
       notes.documents++;
-      return { extraction: await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html"), whole: true };
+      return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
     }
-    const { rows, pages, pagesRead } = await pdfRows(r.bytes, { maxPages });
+    const { rows } = await pdfRows(r.bytes, { maxPages });
     notes.documents++;
-    const extraction = await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
-    return { extraction, whole: pagesRead >= pages };
+    return await extractPage(rowsAsHtml(rows, null), r.url, domain, "text/html");
   } catch {
     notes.unreadableDocuments.push(r.url);
     return null;

@@ -131,7 +131,7 @@ const isSiteBundle = (url: string) => {
   return /\.m?js$/.test(path) && SITE_BUNDLE.test(path);
 };
 
-/** Documents: PDFs and Office files (.docx, .xlsx), read by a pass that reads documents (light ones on the request path). */
+/** Documents read only off the request path: PDFs and Office files (.docx, .xlsx). */
 const DOCUMENT = /\.(pdf|docx|xlsx)$/;
 const ASSET =
   /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
@@ -155,7 +155,7 @@ const PAGE_NUMBER =
 const PAGER_TEXT =
   /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 
-/** A document (PDF, .docx, .xlsx): read only by a pass that reads documents (the first pass light ones only). */
+/** A document (PDF, .docx, .xlsx): read only by a pass that reads documents (the deep pass), never on the request path. */
 export function isDocumentUrl(url: string): boolean {
   try {
     return DOCUMENT.test(new URL(url).pathname.toLowerCase());

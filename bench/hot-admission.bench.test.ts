@@ -3,6 +3,8 @@
 // processes: many calls at once through the one executor (executeCapability) with a handler that
 // answers at once, side by side in one run, rounds alternated, each round on a fresh account:
 //   lease      scale: paid from the isolate's lease, charged late (no round trip before the answer)
+//   shared     enterprise: a unit of the isolate's rate share of the day and the lease pay it, charged
+//              late (no round trip before the answer; src/limits/isolate-rate-share.ts)
 //   batched    enterprise: admitted by the limiter first, through LimiterClient (one message in
 //              flight per account: admissions and settlements of many calls ride together)
 //   per-call   enterprise: one admission round trip per call, and one settlement round trip per call
@@ -109,11 +111,13 @@ class PerCallClient extends LimiterClient {
   }
 }
 
-type Variant = { name: string; plan: string; client: () => LimiterClient };
+/** `chargeLater`: the caller takes the billing decision after the answer (a /v1 call): the lease path may pay it. */
+type Variant = { name: string; plan: string; chargeLater: boolean; client: () => LimiterClient };
 const VARIANTS: Variant[] = [
-  { name: "lease", plan: "scale", client: () => new LimiterClient() },
-  { name: "batched", plan: "enterprise", client: () => new LimiterClient() },
-  { name: "per-call", plan: "enterprise", client: () => new PerCallClient() },
+  { name: "lease", plan: "scale", chargeLater: true, client: () => new LimiterClient() },
+  { name: "shared", plan: "enterprise", chargeLater: true, client: () => new LimiterClient() },
+  { name: "batched", plan: "enterprise", chargeLater: false, client: () => new LimiterClient() },
+  { name: "per-call", plan: "enterprise", chargeLater: false, client: () => new PerCallClient() },
 ];
 
 let nextAccount = 9_100_000;
@@ -141,6 +145,7 @@ async function round(v: Variant) {
           accountId,
           plan: v.plan,
           surface: "v1",
+          chargeLater: v.chargeLater,
           client,
         },
       );

@@ -155,7 +155,9 @@ export class AccountLine {
   /** Everything waiting on the line, as one message; null when nothing waits. */
   nextMessage(now: number): Message | null {
     const lease = this.lease?.request(now);
-    const giveBack = [...this.rateShares.values()].filter((s) => s.givingBack(now)).length > 0;
+    // Every share is looked at (an idle one is closed there), not only up to the first giving back.
+    let giveBack = false;
+    for (const share of this.rateShares.values()) if (share.givingBack(now)) giveBack = true;
     if (!this.hasWaiting() && !this.wantsBalances && !lease?.close && !giveBack) return null;
     const m: Message = {
       seq: this.nextSeq++,

@@ -58,14 +58,11 @@ export class IsolateRateShare {
   /** What to send with the next round trip: a top-up when half the share is spent, the give-back once closing or idle, else nothing. */
   request(now: number): RateShareRequest | undefined {
     if (this.ended) return undefined;
-    this.seq += 1;
-    if (this.closing) return { id: this.id, group: this.group, seq: this.seq, close: true, spent: this.spent };
+    const id = this.id;
+    if (this.closing) return { id, group: this.group, seq: ++this.seq, close: true, spent: this.spent };
     const unspent = this.units - this.spent;
-    if (unspent * 2 > this.size && now < this.usableUntil) {
-      this.seq -= 1;
-      return undefined;
-    }
-    return { id: this.id, group: this.group, seq: this.seq, want: this.size - unspent, floor: this.floor };
+    if (unspent * 2 > this.size && now < this.usableUntil) return undefined;
+    return { id, group: this.group, seq: ++this.seq, want: this.size - unspent, floor: this.floor };
   }
 
   /** Wants a message of its own: it is to be given back (unused for idleMs, it is closed here). */

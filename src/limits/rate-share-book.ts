@@ -14,8 +14,9 @@ import type { Limits } from "./rate-table.js";
  * most one share per death, never over-serving it).
  *
  * Only a group whose limits in force are a daily one alone, or none (a pack that removes them), is
- * shared: a per-second or per-minute window is decided at the limiter, request by request. Every request is harmless sent twice: a top-up by its
- * sequence number, a give-back because the share is remembered closed until its day is over.
+ * shared: a per-second or per-minute window is decided at the limiter, request by request. Every
+ * request is harmless sent twice: a top-up by its sequence number, a give-back because the share is
+ * remembered (closed) through the day after its own.
  */
 
 interface ShareRow {
@@ -68,8 +69,10 @@ export class RateShareBook {
     const fits = shareable && (!limits.daily || state.daily + want + (req.floor ?? 0) <= limits.daily);
     if (!row) {
       if (!fits || want === 0) return answer(false, 0, true);
-      // Shares of days already over are kept no longer (their give-back would change nothing).
-      this.sql.exec("DELETE FROM rate_shares WHERE day < ?", utcDay(now));
+      // Shares of days already over are kept only through the next day: their give-back changes
+      // nothing, but a late copy of a top-up (a message is given up within a minute) must find its
+      // share closed rather than open a new one nobody spends.
+      this.sql.exec("DELETE FROM rate_shares WHERE day < ?", utcDay(now - DAY_MS));
       this.sql.exec(
         "INSERT INTO rate_shares (id, grp, day, units, seq) VALUES (?, ?, ?, ?, ?)",
         req.id,

@@ -1,17 +1,19 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { addKey, call, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import { Browser, confirmedUser, ORIGIN } from "./support.js";
 
 const csrfOf = (html: string) => /<meta name="csrf-token" content="([^"]+)"/.exec(html)![1]!;
 
 /** Polls a /v1 read until `done` holds (request-log rows and usage arrive through a queue). */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; ; i++) {
-    const value = await read();
-    if (done(value) || i === 60) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let value!: T;
+  await settle(async () => {
+    value = await read();
+    return done(value);
+  });
+  return value;
 }
 
 describe("every page, for a signed-in account", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addKey, call } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import { confirmedUser, ORIGIN, signUp } from "./support.js";
 
 const csrfOf = (html: string) => /<meta name="csrf-token" content="([^"]+)"/.exec(html)![1]!;
@@ -129,10 +130,10 @@ describe("pages written for people", () => {
     const jobPath = upload.headers.get("location")!;
     await browser.post(`${jobPath}/launch`, { csrf });
     let html = "";
-    for (let i = 0; i < 60 && !html.includes("Credits used"); i++) {
-      await new Promise((r) => setTimeout(r, 50));
+    await settle(async () => {
       html = await (await browser.get(`${jobPath}?ok=launch`)).text();
-    }
+      return html.includes("Credits used");
+    });
     expect(html).toContain("3 of 4 rows (75%)");
     expect(html).toContain('<td class="num">75%</td>');
     expect(html).toMatch(/Not looked up<\/dt><dd>1: 1 invalid/);

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { addKey, call, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 import { Browser, confirmedUser, lastMail, newEmail, PASSWORD, pathOf } from "./support.js";
 
 const csrfOf = (html: string) => /<meta name="csrf-token" content="([^"]+)"/.exec(html)![1]!;
@@ -45,10 +46,10 @@ describe("teams", () => {
 
     const memberId = await idOf(email);
     let rows: { endpoint: string; user_id: number }[] = [];
-    for (let i = 0; i < 60 && !rows.some((r) => r.endpoint === "/v1/phone-validator"); i++) {
+    await settle(async () => {
       rows = (await json(await call("/v1/logs", { headers: ownerKey.headers }))).data;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return rows.some((r) => r.endpoint === "/v1/phone-validator");
+    });
     expect(rows.find((r) => r.endpoint === "/v1/phone-validator")?.user_id).toBe(memberId);
     const logsPage = await (await owner.browser.get("/app/logs")).text();
     expect(logsPage).toContain(`<td>${email}</td>`);

@@ -32,6 +32,12 @@ describe("names", () => {
     expect(splitFullName("Cooper, Jane")).toEqual({ first: "Jane", last: "Cooper" });
     expect(splitFullName("Madonna")).toBeNull();
     expect(splitFullName("Dipl.-Ing. Sigrid M. Næss")).toEqual({ first: "Sigrid", middle: "M.", last: "Næss" });
+    // Polish academic titles are written in lower case (wider-web seed 2213871154: "dr Jędrzej
+    // Nowak-Lewandowski" at nowak-lewandowskij@ read as a given name "dr", so the domain's hyphen
+    // habit was never learnt and Bartłomiej Pawłowski-Kowalczyk was answered without it).
+    expect(splitFullName("dr Jędrzej Nowak-Lewandowski")).toEqual({ first: "Jędrzej", last: "Nowak-Lewandowski" });
+    expect(splitFullName("mgr inż. Wojciech Szymański")).toEqual({ first: "Wojciech", last: "Szymański" });
+    expect(looksLikePersonName("dr Jędrzej Nowak-Lewandowski")).toBe(true);
   });
 
   it("recognises name-like lines and rejects headings and titles", () => {

@@ -590,6 +590,19 @@ describe("the finder uses the people it read", () => {
       ],
     ]);
     expect(await find("bg-x5.bg", "Iordanka", "Iordanowa")).toBe("yordanka@bg-x5.bg");
+    // Russian and Ukrainian staff on one domain (wider-web seed 907512339, tarasov-petrov): Russian г
+    // is g (Виноградова), Ukrainian г is h (Гнатюк Андрій at ahnatiuk@). The habits are counted per
+    // language: Гнатюк Григорій is hhnatiuk@, not ggnatiuk@ by the Russian names' g.
+    await crawl("ru-x4.ru", [
+      [
+        "/team",
+        `<html lang="ru"><body>${person("Виноградова Марина Владимировна", "mvinogradova@ru-x4.ru")}${person("Гусев Игорь Петрович", "igusev@ru-x4.ru")}${person("Гнатюк Андрій Іванович", "ahnatiuk@ru-x4.ru")}${person("Гнатюк Григорій Миколайович", null)}</body></html>`,
+      ],
+    ]);
+    expect(await find("ru-x4.ru", "Hryhorii", "Hnatiuk")).toBe("hhnatiuk@ru-x4.ru");
+    expect(await find("ru-x4.ru", "Grigorii", "Gnatiuk"), "another romanization of the same person").toBe(
+      "hhnatiuk@ru-x4.ru",
+    );
   });
 
   it("reads a Cyrillic card above an address that romanizes the name otherwise than the plain fold", async () => {

@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { call, createAccount, json } from "../support/accounts.js";
+import { settle } from "../support/settle.js";
 
 const account = await createAccount();
 const post = (path: string, body?: unknown) =>
@@ -10,15 +11,15 @@ const post = (path: string, body?: unknown) =>
     body: body ? JSON.stringify(body) : undefined,
   });
 
+/** What reached the receiver's `box`, once something has. */
 async function received(box: string) {
-  for (let i = 0; i < 100; i++) {
+  const requests = await settle(async () => {
     const { requests } = await (await fetch(`https://receiver.test/__log/${box}`)).json<{
       requests: { headers: Record<string, string>; body: string }[];
     }>();
-    if (requests.length) return requests;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing reached ${box}`);
+    return requests.length ? requests : undefined;
+  });
+  return requests!;
 }
 
 describe("POST /v1/webhooks/{id}/test", () => {

@@ -12,6 +12,8 @@ const QUIET_POINT_SEED = 7;
 const DIES_AT_REST_SEED = 334322114;
 /** An enterprise schedule (seed 420325154's run) whose verifier day, 13 requests from its limit, is used up through rate shares. */
 const DAY_USED_UP_SEED = 420325155;
+/** A schedule (from seed 756610832's run) whose limiter is evicted at a long jump before its first decision. */
+const EVICTED_BEFORE_DECIDING_SEED = 756610844;
 
 // The schedules run side by side: each plays its own account (its own limiter, isolates, clocks and
 // bulk job), and a schedule spends nearly all of its time waiting on its timers (the clients' polls,
@@ -50,6 +52,17 @@ describe.concurrent("money stays exact under faults, at the month's edge and acr
     expect(result.plan).toBe("enterprise");
     expect(result.rate!.admitted).toBeLessThanOrEqual(result.rate!.room);
     expect(result.refused).toBeGreaterThan(0);
+  });
+
+  // The month's usage the schedule starts from is stored as the limiter stores its decisions: kept
+  // in the instance alone, a limiter evicted before its first decision started from the whole
+  // allowance ("credits taken -999965").
+  it("starts from its month's usage when the limiter is evicted before its first decision", {
+    timeout: 60_000,
+  }, async () => {
+    const result = await runSchedule(EVICTED_BEFORE_DECIDING_SEED);
+    expect(result.violations, `seed ${EVICTED_BEFORE_DECIDING_SEED}`).toEqual([]);
+    expect(result.slow.jumps).toBeGreaterThan(0);
   });
 
   // At rest the harness sends what each live isolate still owes; an isolate set to die sending a

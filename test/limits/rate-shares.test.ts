@@ -192,6 +192,24 @@ describe("rate shares: an isolate answers a day-limited call from its share of t
     expect(await counted(a.accountId)).toBe(DAILY - 100 + 4);
   });
 
+  it("grants nothing for a late copy of a share's first top-up arriving the next day", async () => {
+    const midnight = Date.UTC(2027, 6, 3);
+    const a = await accountWithRoom(1_000, midnight - 1_000);
+    const stub = stubOf(a.accountId);
+    const clock = await limiterClock(stub, midnight - 1_000);
+    const first: RateShareRequest = { id: "late-copy", group: "search", seq: 1, want: 10, floor: 0 };
+    await stub.exchange({ plan: "enterprise", rateShares: [first] });
+    clock.at(midnight + 1_000);
+    // Another isolate's share is granted in the new day (old days' shares are pruned then).
+    await stub.exchange({ plan: "enterprise", rateShares: [{ ...first, id: "next-day" }] });
+    expect(await counted(a.accountId)).toBe(10);
+    expect((await stub.exchange({ plan: "enterprise", rateShares: [first] })).rateShares![0]).toMatchObject({
+      open: false,
+    });
+    expect(await counted(a.accountId)).toBe(10);
+    clock.at(null);
+  });
+
   it("grants nothing that would leave fewer than the floor of the day, nor in a group with a per-second limit", async () => {
     const a = await accountWithRoom(12);
     const stub = stubOf(a.accountId);

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { defineCapability } from "../../src/capabilities/core/registry.js";
 import type { Env } from "../../src/env.js";
-import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { AccountLimiter } from "../../src/limits/account-limiter.js";
 import type { LimiterMessage, LimiterReply, Settlement } from "../../src/limits/limiter-messages.js";
 
 /**
@@ -103,14 +103,41 @@ export async function settleOn(
   return (await limiter.exchange({ plan, settlements: [{ reservationIds, found, adjust }] })).settlements[0]!;
 }
 
+/** The clocks tests set, by limiter id: every instance of that limiter decides with it. */
+const clocks = new Map<string, () => number>();
+let clocksRead = false;
+
+/**
+ * Makes every limiter read its clock from `clocks` first. A clock kept on an instance alone is lost
+ * when the runtime replaces the instance (workerd evicts an object idle for 10 s, which a loaded
+ * machine makes happen mid-test): the new one decided on the real time, months or years away from
+ * the test's. The instant is read where the limiter reads it (`now`), so a new instance's very
+ * first decision (its migration, in the constructor) is made on the test's clock too.
+ */
+function readClocksFirst() {
+  if (clocksRead) return;
+  clocksRead = true;
+  const proto = AccountLimiter.prototype as unknown as { now(this: AccountLimiter): number };
+  const own = proto.now;
+  proto.now = function (this: AccountLimiter) {
+    const id = (this as unknown as { ctx: DurableObjectState }).ctx.id.toString();
+    return clocks.get(id)?.() ?? own.call(this);
+  };
+}
+
 /**
  * Sets the clock a limiter decides with (its second, minute, day and month): `at(t)` moves it,
- * `at(null)` gives it back the real time. The limiter's instance keeps it until it is evicted.
+ * `at(null)` gives it back the real time. Every instance of that limiter keeps it, one made after
+ * the runtime evicted the last one too.
  */
 export async function limiterClock(stub: DurableObjectStub<AccountLimiter>, start: number | null) {
+  readClocksFirst();
   let now = start;
+  const clock = () => now ?? Date.now();
+  clocks.set(stub.id.toString(), clock);
+  // The live instance's own field says the same.
   await runInDurableObject(stub, (instance: AccountLimiter) => {
-    instance.clock = () => now ?? Date.now();
+    instance.clock = clock;
   });
   return {
     at(t: number | null) {

@@ -1,4 +1,4 @@
-import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { processChunk } from "../../src/bulk/consumer.js";
@@ -29,7 +29,8 @@ import { slowRows, withChunkClaim } from "./slow-time.js";
  * ends mid-schedule, credit packs granted (sometimes twice, sometimes hours later), and slowness:
  * each isolate has its own clock, so a round trip can take longer than the orphan time and an
  * outage longer than the drain budget; a call can outlast a lease's quiet life, a bulk chunk run
- * past its reservation's age, and the limiter's sweeps run after jumps of minutes or hours.
+ * past its reservation's age, and the limiter's sweeps run after jumps of minutes or hours (the
+ * limiter evicted before each, as the runtime would have by then).
  * Schedules are drawn from a seed: the
  * seed reproduces every choice (which call, which fault, when), not the exact interleaving of the
  * runtime. At the end it brings what is alive to rest and checks every invariant; what an isolate's
@@ -308,12 +309,16 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   // Near the end of the verification balance, so it runs out during the schedule.
   const allowance = planFor(plan).credits.verification;
   const headroom = 12 + rnd.int(25);
-  await runInDurableObject(stub, (instance: AccountLimiter) => {
+  // Stored as the limiter stores a decision's credits (in memory alone, an instance evicted before
+  // its first decision forgot it: the schedule then started with the whole month's allowance).
+  await runInDurableObject(stub, (instance: AccountLimiter, state) => {
     const book = (
-      instance as unknown as { credits: { current(now: number): { used: { verification: number } }; dirty: boolean } }
+      instance as unknown as {
+        credits: { current(now: number): { used: { verification: number } }; stored(): unknown };
+      }
     ).credits;
     book.current(start).used.verification = allowance - headroom;
-    book.dirty = true;
+    state.storage.kv.put("credits", book.stored());
   });
 
   // Enterprise: the verifier's day has only a few requests left, so isolates' shares of it are
@@ -463,6 +468,9 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   const longJump = async () => {
     await quiesce();
     slow.jumps += 1;
+    // Minutes or hours of quiet: the runtime has evicted the limiter by then (workerd after 10 s
+    // idle), and the next decisions are made by a new instance from what the old one stored.
+    await evictDurableObject(stub);
     jump(rnd.pick([11 * 60_000, 2 * 3_600_000]));
     await sweepAfterJump();
     if (boundary !== "month" && packKeys.size) await stub.grantPack(5 + rnd.int(10), rnd.pick([...packKeys]));
@@ -592,9 +600,18 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
   const usage = await env.DB.prepare("SELECT day, count FROM usage_days WHERE account_id = ?")
     .bind(accountId)
     .all<{ day: number; count: number }>();
+  const end = clock.now;
   clock.at(null);
 
   // ---- the invariants ------------------------------------------------------------------------
+  // Every charge is decided on the schedule's clock. One decided on another (a limiter instance
+  // that had lost it) is no money fault, and would make the month's check below compare charges
+  // made years apart: it is named as what it is.
+  for (const w of windows)
+    if (w.billedAt < start || w.billedAt > end)
+      violations.push(
+        `window ${w.fingerprint.slice(0, 8)} billed at ${new Date(w.billedAt).toISOString()}, off the schedule's clock`,
+      );
   const windowOf = new Map(windows.map((w) => [w.fingerprint, w]));
   const monthStart = Date.parse(`${credits?.month}-01T00:00:00Z`);
   const charged = (ws: typeof windows) => ws.reduce((n, w) => n + (w.charged?.verification ?? 0), 0);

@@ -17,6 +17,7 @@ import {
 import { type Memo, noMemo } from "../memo.js";
 import {
   isCyrillicWord,
+  isUkrainianName,
   letterHabits,
   romanizationKey,
   romanizes,
@@ -223,7 +224,9 @@ async function withShownSpelling(
     r.firstName && r.lastName && isCyrillicWord(r.firstName) ? [{ localPart: r.localPart, name: rowName(r) }] : [],
   );
   const habits = letterHabits(cyrillic);
-  const spell = (word: string, asked: string) => (isCyrillicWord(word) ? spellWithHabits(word, habits, asked) : word);
+  const ukrainian = isUkrainianName(only);
+  const spell = (word: string, asked: string) =>
+    isCyrillicWord(word) ? spellWithHabits(word, habits, asked, ukrainian) : word;
   return { ...name, first: spell(only.first, name.first), last: spell(only.last, name.last) };
 }
 

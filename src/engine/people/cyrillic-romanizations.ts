@@ -138,7 +138,20 @@ function lettersOf(word: string, spelled: string): [string, string][] | null {
  * system's Юлія → Yuliia, Євген → Yevhen): counted apart there.
  */
 const AT_START = new Set(["е", "ё", "є", "ю", "я", "ї", "й"]);
-const habitKey = (unit: string, first: boolean) => (first && AT_START.has(unit) ? `^${unit}` : unit);
+/**
+ * Letters Ukrainian and Russian share but romanize apart (Ukrainian г is h, и is y: Гнатюк →
+ * hnatiuk, Russian Виноградова → vinogradova): a domain's habits for them are counted per language.
+ */
+const APART_IN_UKRAINIAN = new Set(["г", "и", "е"]);
+const habitKey = (unit: string, first: boolean, ukrainian = false) => {
+  const key = first && AT_START.has(unit) ? `^${unit}` : unit;
+  return ukrainian && APART_IN_UKRAINIAN.has(unit) ? `${key}:uk` : key;
+};
+
+/** A name with a letter only Ukrainian writes (і, ї, є, ґ: Григорій, Андрій). */
+export function isUkrainianName(name: PersonName): boolean {
+  return /[іїєґ]/i.test(`${name.first} ${name.middle ?? ""} ${name.last}`);
+}
 
 /** How a domain spells each Cyrillic letter, counted over the names its addresses spell. */
 export type LetterHabits = Map<string, Map<string, number>>;
@@ -147,6 +160,7 @@ export type LetterHabits = Map<string, Map<string, number>>;
 export function letterHabits(addresses: Iterable<{ localPart: string; name: PersonName }>): LetterHabits {
   const habits: LetterHabits = new Map();
   for (const { localPart, name } of addresses) {
+    const ukrainian = isUkrainianName(name);
     const spelled = spelledAsAddress(localPart, name);
     const pairs: [string, string][] = [
       [name.first, spelled.first],
@@ -157,7 +171,7 @@ export function letterHabits(addresses: Iterable<{ localPart: string; name: Pers
       if (!isCyrillicWord(word) || isCyrillicWord(latin) || !localPart.toLowerCase().includes(latin.toLowerCase()))
         continue;
       (lettersOf(word, latin.toLowerCase()) ?? []).forEach(([unit, option], i) => {
-        const key = habitKey(unit, i === 0);
+        const key = habitKey(unit, i === 0, ukrainian);
         const counts = habits.get(key) ?? new Map<string, number>();
         counts.set(option, (counts.get(option) ?? 0) + 1);
         habits.set(key, counts);
@@ -172,7 +186,7 @@ export function letterHabits(addresses: Iterable<{ localPart: string; name: Pers
  * there; a letter the domain's addresses never spell keeps the spelling of `asked` (the query's
  * romanization of the word), else the usual one.
  */
-export function spellWithHabits(word: string, habits: LetterHabits, asked = ""): string {
+export function spellWithHabits(word: string, habits: LetterHabits, asked = "", ukrainian = false): string {
   const letters = word.toLowerCase().replace(/[^\p{Script=Cyrillic}]/gu, "");
   const own = new Map<number, [string, string]>();
   let at = 0;
@@ -183,7 +197,7 @@ export function spellWithHabits(word: string, habits: LetterHabits, asked = ""):
   let out = "";
   for (let i = 0; i < letters.length; ) {
     const [unit, option] = own.get(i) ?? [letters.startsWith("кс", i) ? "кс" : (letters[i] ?? ""), undefined];
-    const counts = [...(habits.get(habitKey(unit, i === 0)) ?? [])].sort((a, b) => b[1] - a[1]);
+    const counts = [...(habits.get(habitKey(unit, i === 0, ukrainian)) ?? [])].sort((a, b) => b[1] - a[1]);
     const spelled = counts[0]?.[0] ?? option;
     if (unit === "кс" && spelled === undefined) {
       // Neither the domain nor the query says how кс is written: letter by letter.

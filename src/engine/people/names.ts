@@ -156,8 +156,12 @@ export function prefixIsPartOfName(last: string): boolean {
 }
 
 const bare = (token: string) => token.toLowerCase().replace(/[.,]/g, "");
+/** Academic titles Polish writes in lower case before a name ("mgr Wojciech Szymański", "dr inż. Jan Nowak"). */
+const LOWER_CASE_TITLES = new Set(["dr", "mgr", "inż", "prof"]);
 const isTitle = (token: string) =>
-  /^\p{Lu}/u.test(token) && HONORIFICS.has(bare(token)) && (ALWAYS_TITLES.has(bare(token)) || token.endsWith("."));
+  (/^\p{Lu}/u.test(token) || LOWER_CASE_TITLES.has(bare(token))) &&
+  HONORIFICS.has(bare(token)) &&
+  (ALWAYS_TITLES.has(bare(token)) || token.endsWith("."));
 
 /**
  * Splits a full name into first / middle / last. "Doe, Jane" is read as last-name-first; titles
@@ -291,7 +295,7 @@ export function looksLikePersonName(text: string): boolean {
   const words = tokens.filter((tok) => !PARTICLES.has(tok.toLowerCase()) && !isTitle(tok)).length;
   if (tokens.length < 2 || words > 5 || tokens.length > 8) return false;
   if (tokens.some((tok, i) => NOT_NAME_WORDS.has(tok.toLowerCase()) && !opensParticleRun(tokens, i))) return false;
-  if (!tokens.every((tok) => NAME_TOKEN.test(tok))) return false;
+  if (!tokens.every((tok) => NAME_TOKEN.test(tok) || isTitle(tok))) return false;
   // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and
   // keeps upper-cased family names ("TANAKA Hiroshi", "Ó BRIAIN Pádraig", "MCGRATH Niamh J.").
   const mixed = tokens.filter((tok) => /^\p{Lu}.*\p{Ll}/u.test(tok)).length;

@@ -41,6 +41,13 @@ export const BENCHES = {
     about: "pages/s crawled and extracted from a fixture site; finder latency warm against cold",
     smoke: { env: { BENCH_SMOKE: "1" } },
   },
+  documents: {
+    file: "bench/documents.bench.test.ts",
+    kind: "workerd",
+    about:
+      "CPU ms the deep pass spends reading a linked document (PDF reader's first load, each PDF/.docx/.xlsx, 1-30-page PDFs)",
+    smoke: { env: { BENCH_SMOKE: "1" } },
+  },
   deliveries: {
     file: "bench/deliveries.mjs",
     kind: "node",

@@ -418,6 +418,21 @@ describe("pages that fail at first", () => {
   });
 });
 
+describe("slow pages", () => {
+  it("a slow contact page does not hold its round: the team the about page links is asked while it loads", async () => {
+    // Wider-web seed 1566650246 (sakura-consulting): a round waited for its contact page (6.4 s), so
+    // the team page the about page of that round linked was asked 7 s in and missed the 12 s pass.
+    await fetch("https://slow-contact.test/__reset");
+    const out = await crawlFirstPass(env, "slow-contact.test", first);
+    expect(addressesOf(out)).toEqual(
+      ["clara.oswald", "john.smith", "press"].map((local) => `${local}@slow-contact.test`),
+    );
+    const asked = await requestsOf("slow-contact.test");
+    const at = (path: string) => asked.find((r) => r.path === path)!.at;
+    expect(at("/about-us/people") - at("/contact"), "asked before the contact page answered").toBeLessThan(4_000);
+  }, 30_000);
+});
+
 describe("sites answering 200 for any path", () => {
   it("are recognised: the not-found page is dropped wherever it answers and its links are not followed", async () => {
     await fetch("https://soft404.test/__reset");

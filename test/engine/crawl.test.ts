@@ -39,6 +39,15 @@ describe("crawl planning and guards", () => {
     ]);
   });
 
+  it("never asks for a login, search, cart or account page (a challenged login would stop the team's second ask)", () => {
+    const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
+    for (const path of ["/login", "/search", "/sign-in/", "/cart", "/my-account", "/wp-login.php", "/suche"])
+      expect(scoreLink({ url: `https://a.test${path}`, text: "Login" }, home), path).toBeNull();
+    expect(rankCandidates(["https://a.test/login", "https://a.test/team"], new Set())).toEqual(["https://a.test/team"]);
+    // A page whose last segment only starts like one is a page.
+    expect(scoreLink({ url: "https://a.test/searchlight-team", text: "Searchlight team" }, home)).not.toBeNull();
+  });
+
   it("ranks links worded in Arabic, Hebrew and Thai as English ones: team and contact pages", () => {
     const home = { url: "https://a.test/", score: HOME_SCORE, listsPeople: false };
     const score = (text: string) => scoreLink({ url: "https://a.test/p/7", text }, home);

@@ -254,8 +254,12 @@ export interface Totals {
   namesReversed: number;
   deepFailures: number;
   ms: number;
-  /** First-answer wall times: the longest of all sites; the sum and longest on sites with the transient feature. */
+  /** First-answer wall times: the longest and the sum of all sites; the sum and longest on sites with the transient feature. */
   firstMaxMs: number;
+  firstMs: number;
+  /** Sites that publish an address in a linked document (PDF, Word, Excel), and the sum of their first-answer times. */
+  documentSites: number;
+  documentFirstMs: number;
   transientSites: number;
   transientFirstMs: number;
   transientFirstMaxMs: number;
@@ -380,6 +384,9 @@ export function summarize(measures: SiteMeasure[]): Summary {
     deepFailures: 0,
     ms: 0,
     firstMaxMs: 0,
+    firstMs: 0,
+    documentSites: 0,
+    documentFirstMs: 0,
     transientSites: 0,
     transientFirstMs: 0,
     transientFirstMaxMs: 0,
@@ -413,6 +420,11 @@ export function summarize(measures: SiteMeasure[]): Summary {
     t.sites++;
     t.ms += m.ms;
     t.firstMaxMs = Math.max(t.firstMaxMs, m.firstMs);
+    t.firstMs += m.firstMs;
+    if (l.published.some((p) => p.placement === "pdf")) {
+      t.documentSites++;
+      t.documentFirstMs += m.firstMs;
+    }
     if (l.features?.includes("transient")) {
       t.transientSites++;
       t.transientFirstMs += m.firstMs;
@@ -650,7 +662,10 @@ export function report(title: string, measures: SiteMeasure[]): string {
     `verifier            ${t.deliverable} of ${t.verified} answered deliverable without SMTP proof (goal 0${t.deliverable === 0 ? ", met" : ", NOT met"})`,
     `names read          ${fmt(t.namesRight, t.namesRead)} right (${t.namesRight}/${t.namesRead}), ${t.namesReversed} given/family reversed`,
     `time                ${(t.ms / 1000).toFixed(1)} s of site work, ${(t.ms / Math.max(1, t.sites) / 1000).toFixed(2)} s per site${t.deepFailures ? `; ${t.deepFailures} deep passes not acknowledged` : ""}`,
-    `first answer        longest ${(t.firstMaxMs / 1000).toFixed(2)} s` +
+    `first answer        longest ${(t.firstMaxMs / 1000).toFixed(2)} s, mean ${(t.firstMs / Math.max(1, t.sites) / 1000).toFixed(2)} s` +
+      (t.documentSites
+        ? `; on ${t.documentSites} sites with a linked document mean ${(t.documentFirstMs / t.documentSites / 1000).toFixed(2)} s`
+        : "") +
       (t.transientSites
         ? `; on ${t.transientSites} transient sites mean ${(t.transientFirstMs / t.transientSites / 1000).toFixed(2)} s, longest ${(t.transientFirstMaxMs / 1000).toFixed(2)} s`
         : ""),

@@ -35,7 +35,7 @@ export interface CrawlBudget {
   concurrency: number;
   /** When a failed page is tried once more in this pass (retry.ts). */
   retry: RetryPolicy;
-  /** PDF documents read in this pass (deep pass only): how many, their size cap and the pages read of each. */
+  /** Documents (PDF, .docx, .xlsx) read in this pass (deep pass only): how many, their size cap and the pages read of each. */
   documents: { max: number; maxBytes: number; maxPages: number } | null;
   /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
   clock?: CrawlClock;
@@ -62,8 +62,8 @@ const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
  * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
  * allows, else handed to the deep pass; a site-wide rate limit whose Retry-After leaves 2.5 s of the
  * pass is waited out (then one page at a time); a bot challenge is asked again after 2 s, then 4 s
- * (see runPass for the limits); PDFs wait for the deep pass. One page may take 9 s (team pages that
- * answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
+ * (see runPass for the limits); documents (PDF, .docx, .xlsx) wait for the deep pass. One page may
+ * take 9 s (team pages that answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
  */
 export const FIRST_PASS: CrawlBudget = {
   maxPages: 24,
@@ -110,6 +110,15 @@ export const DEEP_PASS: CrawlBudget = {
  * (an office's team four links from home), and the page budget would be gone by then.
  */
 const LOW_RANK = 10;
+
+/**
+ * How long a round waits, after a page of it answers, for the pages still out before reading what
+ * came: a round of quick pages answers within a few hundred milliseconds, and one slow page (a team
+ * page answering in 6 s) no longer holds the next round, which goes on beside it (wider-web seed
+ * 1566650246: a team page linked from the about page was asked only once the round's slow contact
+ * page answered, 7 s in, and missed the 12 s pass). Real time, as the page time-out is.
+ */
+const LINGER_MS = 1_500;
 
 /** Retries one pass makes at most: a site failing everywhere is not hammered. */
 const MAX_RETRIES_PER_PASS = 8;
@@ -376,105 +385,47 @@ async function runPass(env: Env, input: PassInput) {
   };
   let lang = input.lang;
 
-  while (
-    (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
-    (waiting.length > 0 && !pace.stopAsking) ||
-    !laterMerged
-  ) {
-    // The second round waits for the asks that went out beside the first (as the first round once
-    // waited for the sitemap), so what they found is ranked in before it.
-    if (!laterMerged && (later !== null || pace.stopAsking)) {
-      await askLater();
-      laterMerged = true;
-      queue = rankFrontier([...queue, ...(laterFound ?? [])], done);
-      continue;
+  /**
+   * Pages asked and not answered yet, and answers not read yet. A round is read once every page of
+   * it has answered, or LINGER_MS after its last answer while some are still out (a team page that
+   * takes 6 s): those stay out, later rounds go on beside them (their concurrency counts them),
+   * and each is read when it answers.
+   */
+  const out: { candidate: Candidate; tries: number }[] = [];
+  const arrived: Fetched[] = [];
+  let failedAsk: { error: unknown } | null = null;
+  let heard: (() => void) | null = null;
+  const answer = (asked: (typeof out)[number], fetched: Fetched | null) => {
+    out.splice(out.indexOf(asked), 1);
+    if (fetched) arrived.push(fetched);
+    const wake = heard;
+    heard = null;
+    wake?.();
+  };
+  /** True on the next answer; false when `ms` (real time, as the page time-out) pass first. */
+  const nextAnswer = (ms?: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(() => resolve(false), ms);
+      heard = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+  const settle = async () => {
+    let answered = arrived.length > 0;
+    while (out.length > 0) {
+      if (!(await nextAnswer(answered ? LINGER_MS : undefined))) return;
+      answered = true;
     }
-    const now = clock.now();
-    const left = budget.totalMs - (now - input.startedAt);
-    if (left <= 0) {
-      failure = { reason: "crawl time budget used up", timedOut: true };
-      break;
-    }
-    if (now < pace.pausedUntil) {
-      await clock.sleep(Math.min(pace.pausedUntil - now, left));
-      continue;
-    }
-    const batch: { candidate: Candidate; tries: number }[] = [];
-    const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
-    const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
-    for (const w of due) {
-      // Paced (a site-wide rate limit): one request at a time, retries included, the best page first
-      // (a team page found since outranks the pages the limit turned away).
-      const better = queue[0] && queue[0].score > w.candidate.score && queue[0].score >= bestWaiting;
-      if (pace.paced && (batch.length >= 1 || better)) break;
-      waiting.splice(waiting.indexOf(w), 1);
-      batch.push({ candidate: w.candidate, tries: w.tries });
-    }
-    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
-    // Retries do not count against the page budget (a page is read once), only against the time.
-    // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
-    // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
-    while (
-      queue.length > 0 &&
-      !pace.stopAsking &&
-      (pace.paced ? batch.length : batch.filter((b) => !b.tries).length) <
-        Math.min(
-          pace.paced || (input.firstRoundAlone && later === null) ? 1 : budget.concurrency,
-          budget.maxPages - fetchedCount,
-        )
-    ) {
-      const next = queue[0];
-      if (next.score < waitingBest) break;
-      if (next.score < LOW_RANK && batch.some((b) => b.candidate.score >= LOW_RANK)) break;
-      queue.shift();
-      if (done.has(next.url)) continue;
-      if (isDocumentUrl(next.url) && !readsDocument()) {
-        documentsLeft.push(next);
-        continue;
-      }
-      done.add(next.url);
-      if (!robots.isAllowed(next.url)) {
-        disallowed.push(next.url);
-        continue;
-      }
-      batch.push({ candidate: next, tries: 0 });
-    }
-    if (batch.length === 0) {
-      if (waiting.length === 0) {
-        if (laterMerged) break;
-        await askLater();
-        continue;
-      }
-      void askLater();
-      await clock.sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
-      continue;
-    }
-    fetchedCount += batch.filter((b) => !b.tries).length;
-    // A document (a PDF of megabytes) takes longer than the pages beside it: never cut.
-    const stragglers = cutStragglers(batch.map((b) => (isDocumentUrl(b.candidate.url) ? Infinity : b.candidate.score)));
-    const asked: Promise<Fetched[]> = Promise.all(
-      batch.map(async ({ candidate, tries }, i) => {
-        const document = isDocumentUrl(candidate.url) && budget.documents;
-        const signal = stragglers.signal(i);
-        const limits = {
-          timeoutMs: Math.min(budget.pageTimeoutMs, left),
-          maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
-          documents: !!budget.documents,
-          now: clock.now,
-          cookies: budget.cookies,
-          ...(signal ? { signal } : {}),
-        };
-        const result = await fetchPage(candidate.url, env, limits);
-        stragglers.answered(i);
-        return { candidate, result, tries, at: clock.now() };
-      }),
-    );
-    // A first round asked alone waits for its answer (its consent accept sets the cookie first).
-    if (!input.firstRoundAlone) void askLater();
-    const results = await asked;
-    if (input.firstRoundAlone) void askLater();
+  };
+  /**
+   * Reads what has answered since the last call (pages, documents, failures to retry or hand on)
+   * and ranks the links found into the queue.
+   */
+  const absorb = async () => {
+    if (failedAsk) throw failedAsk.error;
     const found: Candidate[] = [];
-    for (const { candidate, result: r, tries, at } of results) {
+    for (const { candidate, result: r, tries, at } of arrived.splice(0)) {
       const retried = tries > 0;
       // A challenge is recorded, and asked again after a pause that grows with each ask (the first
       // pass up to three times); what the first pass could not read the deep pass asks later.
@@ -561,7 +512,128 @@ async function runPass(env: Env, input: PassInput) {
       found.push(...linkCandidates(extraction.linkRefs, from, origin));
     }
     if (found.length) queue = rankFrontier([...queue, ...found], done);
+  };
+
+  while (
+    (queue.length > 0 && fetchedCount < budget.maxPages && !pace.stopAsking) ||
+    (waiting.length > 0 && !pace.stopAsking) ||
+    !laterMerged ||
+    out.length > 0
+  ) {
+    // The second round waits for the asks that went out beside the first (as the first round once
+    // waited for the sitemap), so what they found is ranked in before it.
+    if (!laterMerged && (later !== null || pace.stopAsking)) {
+      await askLater();
+      laterMerged = true;
+      queue = rankFrontier([...queue, ...(laterFound ?? [])], done);
+      continue;
+    }
+    const now = clock.now();
+    const left = budget.totalMs - (now - input.startedAt);
+    if (left <= 0) {
+      failure = { reason: "crawl time budget used up", timedOut: true };
+      break;
+    }
+    if (now < pace.pausedUntil) {
+      await clock.sleep(Math.min(pace.pausedUntil - now, left));
+      continue;
+    }
+    const batch: { candidate: Candidate; tries: number }[] = [];
+    const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
+    const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
+    for (const w of due) {
+      // Paced (a site-wide rate limit): one request at a time, retries included, the best page first
+      // (a team page found since outranks the pages the limit turned away).
+      const better = queue[0] && queue[0].score > w.candidate.score && queue[0].score >= bestWaiting;
+      if (pace.paced && (batch.length >= 1 || better || out.length > 0)) break;
+      waiting.splice(waiting.indexOf(w), 1);
+      batch.push({ candidate: w.candidate, tries: w.tries });
+    }
+    const waitingBest = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
+    // Retries do not count against the page budget (a page is read once), only against the time.
+    // A page waiting for its retry keeps its place: pages ranked below it wait too, so the budget is
+    // not spent on articles while the team page (and the next pages it will lead to) is not read yet.
+    while (
+      queue.length > 0 &&
+      !pace.stopAsking &&
+      (pace.paced ? batch.length + out.length : [...batch, ...out].filter((b) => !b.tries).length) <
+        Math.min(
+          pace.paced || (input.firstRoundAlone && later === null) ? 1 : budget.concurrency,
+          budget.maxPages - fetchedCount + out.filter((b) => !b.tries).length,
+        )
+    ) {
+      const next = queue[0];
+      if (next.score < waitingBest) break;
+      if (next.score < LOW_RANK && [...batch, ...out].some((b) => b.candidate.score >= LOW_RANK)) break;
+      queue.shift();
+      if (done.has(next.url)) continue;
+      if (isDocumentUrl(next.url) && !readsDocument()) {
+        documentsLeft.push(next);
+        continue;
+      }
+      done.add(next.url);
+      if (!robots.isAllowed(next.url)) {
+        disallowed.push(next.url);
+        continue;
+      }
+      batch.push({ candidate: next, tries: 0 });
+    }
+    if (batch.length === 0 && out.length > 0) {
+      // Pages still out (a slow team page): their answer, or a retry falling due, comes first.
+      const due = Math.min(...waiting.map((w) => w.at));
+      if (arrived.length === 0)
+        await (Number.isFinite(due)
+          ? Promise.race([nextAnswer(), clock.sleep(Math.max(0, Math.min(due - now, left)))])
+          : nextAnswer());
+      await absorb();
+      continue;
+    }
+    if (batch.length === 0) {
+      if (waiting.length === 0) {
+        if (laterMerged) break;
+        await askLater();
+        continue;
+      }
+      void askLater();
+      await clock.sleep(Math.max(0, Math.min(Math.min(...waiting.map((w) => w.at)) - now, left)));
+      continue;
+    }
+    fetchedCount += batch.filter((b) => !b.tries).length;
+    // A document (a PDF of megabytes) takes longer than the pages beside it: never cut.
+    const stragglers = cutStragglers(batch.map((b) => (isDocumentUrl(b.candidate.url) ? Infinity : b.candidate.score)));
+    batch.forEach(({ candidate, tries }, i) => {
+      const document = isDocumentUrl(candidate.url) && budget.documents;
+      const signal = stragglers.signal(i);
+      const limits = {
+        timeoutMs: Math.min(budget.pageTimeoutMs, left),
+        maxBytes: document ? document.maxBytes : budget.maxBytesPerPage,
+        documents: !!budget.documents,
+        now: clock.now,
+        cookies: budget.cookies,
+        ...(signal ? { signal } : {}),
+      };
+      const asked = { candidate, tries };
+      out.push(asked);
+      fetchPage(candidate.url, env, limits).then(
+        (result) => {
+          stragglers.answered(i);
+          answer(asked, { candidate, result, tries, at: clock.now() });
+        },
+        (error: unknown) => {
+          failedAsk ??= { error };
+          answer(asked, null);
+        },
+      );
+    });
+    // A first round asked alone waits for its answer (its consent accept sets the cookie first).
+    if (!input.firstRoundAlone) void askLater();
+    await settle();
+    if (input.firstRoundAlone) void askLater();
+    await absorb();
   }
+  // Out of time: what is still out answers by its own time-out (never past the pass's end), and is read or handed on.
+  while (out.length > 0) await nextAnswer();
+  await absorb();
   for (const w of waiting) retryLater.set(w.candidate.url, w.candidate.score);
   // Out of time or pages before the later asks were ranked in: what they found is handed on.
   if (later && !laterMerged) {
@@ -600,7 +672,7 @@ function cutStragglers(scores: readonly number[]) {
   };
 }
 
-/** A PDF read as a page (pdf-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
+/** A document read as a page (pdf-text.ts, office-text.ts); null when it cannot be read (damaged, cut at the size cap, encrypted). */
 async function readDocument(
   r: Extract<PageFetch, { kind: "document" }>,
   domain: string,

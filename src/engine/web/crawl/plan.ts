@@ -135,6 +135,14 @@ const isSiteBundle = (url: string) => {
 const DOCUMENT = /\.(pdf|docx|xlsx)$/;
 const ASSET =
   /\.(pdf|jpe?g|png|gif|svg|webp|avif|ico|zip|gz|css|js|mjs|mp4|mp3|webm|docx?|xlsx?|pptx?|woff2?|ttf|json|rss|atom)$/;
+/**
+ * Pages that show a reader a form, never the company's people: a login, a search, a cart, an
+ * account. Never fetched: sites put them behind bot challenges, and a challenged login page asked
+ * twice stops the pass asking other challenged pages again, the team page among them (wider-web
+ * seed 1426015225).
+ */
+const FORM_PAGE =
+  /\/(login|log-in|signin|sign-in|logout|log-out|signup|sign-up|register|search|suche|recherche|buscar|cerca|zoeken|cart|basket|warenkorb|checkout|kasse|account|my-account|mein-konto|wp-login\.php|wp-admin)\/?$/;
 /** Article archives mention "team" and "contact" in titles; they rank far below the site's own pages. */
 const ARCHIVE =
   /\/(blog|news|aktuelles|neuigkeiten|actualites|actualite|actualidad|noticias|notizie|nieuws|journal|insights|kennisbank|magazin|magazine|articles?|posts?|events?|veranstaltungen|tag|tags|category|categorie|kategorie|author|autor|wp-content|product|products|produkte|shop)\//;
@@ -147,7 +155,7 @@ const PAGE_NUMBER =
 const PAGER_TEXT =
   /^(?:[«‹<←]?\s*)?(?:next|next page|more|load more|weiter|nachste|nachste seite|vor|suivant|page suivante|suivante|siguiente|pagina siguiente|successivo|successiva|avanti|volgende|次へ|次のページ|\d{1,3})(?:\s*[»›>→])?$/;
 
-/** A PDF document: read only by a pass that reads documents (the deep pass), never on the request path. */
+/** A document (PDF, .docx, .xlsx): read only by a pass that reads documents (the deep pass), never on the request path. */
 export function isDocumentUrl(url: string): boolean {
   try {
     return DOCUMENT.test(new URL(url).pathname.toLowerCase());
@@ -186,7 +194,7 @@ export function scoreUrl(url: string): number | null {
   if ((path === "/" || path === "") && !u.search) return HOME_SCORE;
   if (path.endsWith(".vcf")) return VCARD_SCORE - 18;
   if (DOCUMENT.test(path)) return documentScore("", path);
-  if (ASSET.test(path)) return null;
+  if (ASSET.test(path) || FORM_PAGE.test(path)) return null;
   const cat = categoryOfPath(path);
   if (!cat) return ARTICLE.test(path) ? SITEMAP_ARTICLE_SCORE : null;
   return adjust(CATEGORY_SCORE[cat], path);
@@ -270,7 +278,7 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
   // A document a team page links to is most likely its directory.
   if (DOCUMENT.test(path))
     return Math.max(documentScore(text, path), from?.listsPeople ? CATEGORY_SCORE.people - 12 : 0);
-  if (ASSET.test(path)) return null;
+  if (ASSET.test(path) || FORM_PAGE.test(path)) return null;
   const rel = (link.rel ?? "").toLowerCase();
 
   if (from?.listsPeople) {

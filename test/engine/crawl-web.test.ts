@@ -419,6 +419,13 @@ describe("pages that fail at first", () => {
 });
 
 describe("slow pages", () => {
+  it("a round is read in the order its pages were asked, not the order they answered", async () => {
+    // The team (ranked first) answers 300 ms after the contact page: the pages, and so what they
+    // find, do not depend on which server was quicker.
+    const out = await crawlFirstPass(env, "late-team.test", first);
+    expect(out.pages.map((p) => new URL(p.url).pathname)).toEqual(["/", "/team", "/contact"]);
+  });
+
   it("a slow contact page does not hold its round: the team the about page links is asked while it loads", async () => {
     // Wider-web seed 1566650246 (sakura-consulting): a round waited for its contact page (6.4 s), so
     // the team page the about page of that round linked was asked 7 s in and missed the 12 s pass.

@@ -306,6 +306,8 @@ interface Fetched {
   tries: number;
   /** When the answer came: a retry's wait starts then, not once the slowest page of the round is in. */
   at: number;
+  /** The page's place in the pass's asks: answers are read in that order, not in the order they came. */
+  asked: number;
 }
 
 /**
@@ -393,6 +395,7 @@ async function runPass(env: Env, input: PassInput) {
    */
   const out: { candidate: Candidate; tries: number }[] = [];
   const arrived: Fetched[] = [];
+  let asks = 0;
   let failedAsk: { error: unknown } | null = null;
   let heard: (() => void) | null = null;
   const answer = (asked: (typeof out)[number], fetched: Fetched | null) => {
@@ -425,7 +428,9 @@ async function runPass(env: Env, input: PassInput) {
   const absorb = async () => {
     if (failedAsk) throw failedAsk.error;
     const found: Candidate[] = [];
-    for (const { candidate, result: r, tries, at } of arrived.splice(0)) {
+    // Read in the order asked, so what a round finds (its pages, their links' ranks) does not depend
+    // on which server answered first.
+    for (const { candidate, result: r, tries, at } of arrived.splice(0).sort((a, b) => a.asked - b.asked)) {
       const retried = tries > 0;
       // A challenge is recorded, and asked again after a pause that grows with each ask (the first
       // pass up to three times); what the first pass could not read the deep pass asks later.
@@ -613,11 +618,12 @@ async function runPass(env: Env, input: PassInput) {
         ...(signal ? { signal } : {}),
       };
       const asked = { candidate, tries };
+      const order = asks++;
       out.push(asked);
       fetchPage(candidate.url, env, limits).then(
         (result) => {
           stragglers.answered(i);
-          answer(asked, { candidate, result, tries, at: clock.now() });
+          answer(asked, { candidate, result, tries, at: clock.now(), asked: order });
         },
         (error: unknown) => {
           failedAsk ??= { error };

@@ -42,6 +42,18 @@ const counted = async (accountId: number) =>
   (await stubOf(accountId).status("enterprise", ["search"])).groups.search!.used.daily;
 
 /** One isolate: its client, an env recording its round trips, and a way to make calls from it. */
+/** An isolate whose first call took its share, and whose second was answered from it without a round trip. */
+async function isolateAnsweringFromItsShare(accountId: number) {
+  const iso = isolate(accountId);
+  await iso.run();
+  await iso.settled();
+  iso.calls.length = 0;
+  expect((await iso.run()).response.status).toBe(200);
+  expect(iso.calls).toEqual([]);
+  await iso.settled();
+  return iso;
+}
+
 function isolate(accountId: number, options: Partial<ClientOptions> = SHARES) {
   let offset = 0;
   const client = new LimiterClient({ ...options, now: () => Date.now() + offset });
@@ -113,13 +125,7 @@ describe("rate shares: an isolate answers a day-limited call from its share of t
     // The hot bench funds its accounts with such a pack: an isolate asking for a share must not be refused for it.
     const a = await accountWithRoom(50);
     await stubOf(a.accountId).grantPack(60_000);
-    const iso = isolate(a.accountId);
-    await iso.run();
-    await iso.settled();
-    iso.calls.length = 0;
-    expect((await iso.run()).response.status).toBe(200);
-    expect(iso.calls).toEqual([]);
-    await iso.settled();
+    await isolateAnsweringFromItsShare(a.accountId);
     expect(await counted(a.accountId)).toBe(DAILY - 50 + 1 + 6);
   });
 
@@ -255,13 +261,7 @@ describe("rate shares: an isolate answers a day-limited call from its share of t
     const midnight = Date.UTC(2027, 4, 12);
     const a = await accountWithRoom(1_000, midnight - 5_000);
     const clock = await limiterClock(stubOf(a.accountId), midnight - 5_000);
-    const iso = isolate(a.accountId);
-    await iso.run();
-    await iso.settled();
-    iso.calls.length = 0;
-    expect((await iso.run()).response.status).toBe(200);
-    expect(iso.calls).toEqual([]);
-    await iso.settled();
+    const iso = await isolateAnsweringFromItsShare(a.accountId);
     const old = iso.share()!;
     // 5 s pass on every clock: the day the share was counted in is over.
     clock.at(midnight + 10);

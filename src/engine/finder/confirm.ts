@@ -14,6 +14,7 @@ import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } fro
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
 import { namesWriteFamilyFirst, readShownName } from "./name-culture.js";
 import { inferPatterns, type Pattern, type PatternInference } from "./patterns.js";
+import { shownPeople } from "./shown-people.js";
 import { type RankCandidates, type WebLead, webLead } from "./web-lead.js";
 
 /**
@@ -109,7 +110,10 @@ export async function confirmAddress(
   const ruledOut = parseRuleOuts(state.ruledOut);
   const counts = await formatCountsFor(env, domain);
   // The names the domain's team page shows: their culture, and the formats two of them cannot share.
-  const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
+  const shown = shownPeople(
+    (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName),
+    domain,
+  );
   const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
   const colleagues = [name, ...shown.map((n) => readShownName(n, domain)).filter((n): n is PersonName => n !== null)];
   const rank: RankCandidates = (who, format) =>

@@ -131,9 +131,24 @@ export async function confirmAddress(
     return p;
   };
   const rejected: Candidate[] = [];
-  // No answer from the checks: evidence over HTTPS may still name the address (web-lead.ts).
+  // No answer from the checks: evidence over HTTPS may still name the address (web-lead.ts). Its
+  // lookups are ranked with this search's rejections as rule-outs too, so they go to the formats no
+  // check has tried yet (a colleague's three likeliest would otherwise be the formats just rejected
+  // for the person); a format the evidence shows is the domain's, whatever a rejection said of it.
   const led = async <C extends Confirmation & Led>(open: C): Promise<C> => {
-    const lead = await webLead(env, domain, name, colleagues.slice(1), rank, new Set(rejected.map((c) => c.local)));
+    const after = withRejections(ruledOut, rejected);
+    const leadRank: RankCandidates = (who, format) => {
+      const shown = new Set(format?.shares.map((x) => x.pattern));
+      const left = Object.fromEntries(Object.entries(after).filter(([p]) => !shown.has(p as Pattern)));
+      return candidateAddresses(who, domain, {
+        inference: format ?? inference,
+        ruledOut: left,
+        counts,
+        namesFamilyFirst,
+        colleagues,
+      });
+    };
+    const lead = await webLead(env, domain, name, colleagues.slice(1), leadRank, new Set(rejected.map((c) => c.local)));
     if (!lead) return open;
     await storeConfirmed(env, domain, lead.evidenceFor, ctx.now(), WEB_EVIDENCE_SOURCE[lead.source]);
     return { ...open, best: lead.candidate, lead };

@@ -12,7 +12,7 @@ import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe
 import { domainState } from "../verify/smtp-domains.js";
 import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
-import { namesWriteFamilyFirst, readShownName } from "./name-culture.js";
+import { namesWriteFamilyFirst, readShownName, twoFamilyNamesAt } from "./name-culture.js";
 import { inferPatterns, type Pattern, type PatternInference } from "./patterns.js";
 import { shownPeople } from "./shown-people.js";
 import { type RankCandidates, type WebLead, webLead } from "./web-lead.js";
@@ -115,7 +115,11 @@ export async function confirmAddress(
     domain,
   );
   const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
-  const colleagues = [name, ...shown.map((n) => readShownName(n, domain)).filter((n): n is PersonName => n !== null)];
+  const twoFamilyNames = twoFamilyNamesAt(domain, shown);
+  const colleagues = [
+    name,
+    ...shown.map((n) => readShownName(n, domain, twoFamilyNames)).filter((n): n is PersonName => n !== null),
+  ];
   const rank: RankCandidates = (who, format) =>
     candidateAddresses(who, domain, { inference: format ?? inference, ruledOut, counts, namesFamilyFirst, colleagues });
   const candidates = rank(name, null);

@@ -8,6 +8,7 @@
 // domains, verifier accuracy per truth class, probes per answer and the most checks in flight per
 // mail host (bench/mail-world.bench.test.ts does the measuring inside workerd). --gravatar sets the
 // share of people with a Gravatar profile for their work address (world.ts webPresence; default 5).
+// MAIL_WORLD_TRACE=1 in the environment prints every check the fixture prober answers (to trace a miss).
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 

@@ -8,7 +8,7 @@ import { indexFor } from "../../src/db/shards.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { domainRow, emailsOfDomain, formatsOf, shownNamesOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
-import { alignRomanized, romanizeKana } from "../../src/engine/people/native-names.js";
+import { alignRomanized, namesAnotherFamily, romanizeKana } from "../../src/engine/people/native-names.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
 import { appDataOf } from "../../src/engine/web/extract/script-data.js";
 
@@ -236,6 +236,25 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
     const html = `<html lang="ja"><body><table>${row("佐藤 健", "Ken Sato", "sato.ken@jp-x2.co.jp")}${row("山本 美咲", "Misaki Yamamoto", "yamamoto.misaki@jp-x2.co.jp")}</table></body></html>`;
     const { formats } = await crawl("jp-x2.co.jp", [["/company", html]]);
     expect(formats.shares[0]?.pattern).toBe("{last}.{first}");
+  });
+
+  it("reads a branch page's heading in two words (スタッフ 大阪) as no native name of the Latin name under it", async () => {
+    // Real-web seed 90069298, delta-shoji: the heading above "Matsumoto Kenji" was taken for his name in
+    // Japanese, so his romanized name was read given name first and the format came out {first}.{l}.
+    const table = `<html lang="ja"><body><h1>スタッフ紹介</h1><table><tr><td>Suzuki Kenta</td><td>エンジニア</td><td>メール: suzuki.k@jp-x9.co.jp</td></tr><tr><td>Mori Sakura</td><td>代表取締役</td><td>—</td></tr></table></body></html>`;
+    const branch = `<html lang="ja"><body><h1>スタッフ 大阪</h1><p><strong>Matsumoto Kenji</strong>, コンサルタント<br>メール: matsumoto.k@jp-x9.co.jp</p></body></html>`;
+    const { rows, formats } = await crawl("jp-x9.co.jp", [
+      ["/company/members", table],
+      ["/about/offices/osaka/team", branch],
+    ]);
+    expect(formats.shares[0]?.pattern).toBe("{last}.{f}");
+    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([
+      ["Kenji", "Matsumoto"],
+      ["Kenta", "Suzuki"],
+    ]);
+    // A native name whose family name the romanized one does not spell is someone else's.
+    expect(namesAnotherFamily("松本 健二", "Suzuki Kenta")).toBe(true);
+    expect(namesAnotherFamily("鈴木 健太", "Kenta Suzuki")).toBe(false);
   });
 
   it("reads ruby annotations, in Latin letters or in kana, as the reading of each part", async () => {

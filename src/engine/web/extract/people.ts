@@ -5,6 +5,7 @@ import {
   annotatedName,
   isNativePersonName,
   isNativeTitle,
+  namesAnotherFamily,
   nativeNameThenTitle,
   writtenInParts,
 } from "../../people/native-names.js";
@@ -212,7 +213,9 @@ function nameThenPosition(segment: string): { name: string; position: string } |
 /** A line read as a Latin name rendered from the native name on a line beside it (a two-column table, a card). */
 function besideNative(read: LineReading, neighbours: readonly (string | undefined)[], localPart: string): LineReading {
   if (!read.name || read.native) return read;
-  const native = neighbours.find((l): l is string => !!l && isNativePersonName(l));
+  const native = neighbours.find(
+    (l): l is string => !!l && isNativePersonName(l) && !namesAnotherFamily(l, read.name ?? ""),
+  );
   if (!native) return read;
   const stated = alignRomanized(native, read.name, localPart);
   return { ...read, transcribed: read.transcribed || !!stated || writtenInParts(native), native, stated };

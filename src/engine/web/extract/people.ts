@@ -159,7 +159,12 @@ export function readLine(line: string, localPart = ""): LineReading {
     } else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
-      name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
+      name =
+        [...s.matchAll(LATIN_NAME)]
+          // A run cut inside a word ("Delta Shoji K." of "K.K.") is not a whole name.
+          .filter((m) => !/\p{L}/u.test(s.charAt(m.index + m[0].length)))
+          .map((m) => m[0])
+          .find((m) => looksLikePersonName(m)) ?? null;
       transcribed = name !== null;
       const rest = name ? s.replace(name, " ").trim() : "";
       if (name && !native && isNativePersonName(rest)) native = rest;

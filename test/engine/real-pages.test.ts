@@ -394,6 +394,15 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     expect(ar.addresses.map((a) => a.email)).toEqual(["sales@ar-x3.example"]);
   });
 
+  it("reads a Thai page's own words as no one's name, แอท/ดอท as at and dot, and ตัวอย่าง's address as an example (wider-web guard site 16)", async () => {
+    // Thai writes a compound as one word, phrases apart: "ผู้อำนวยการ ฝ่ายการเงิน" (director, finance)
+    // is two words in one script, as a name written in Thai only is, and was stored as a person.
+    const html = `<html lang="th"><body><nav><a href="/">หน้าแรก</a> <a href="/th/contact">ติดต่อเรา</a></nav><h1>ทีมงานของเรา</h1><p>สมชาย บุญมี</p><p>ผู้อำนวยการ ฝ่ายการเงิน</p><p>เจ้าหน้าที่ ธุรการ</p><p>บริษัท สยามเทค จำกัด</p><p>sales แอท th-x1 ดอท example</p><p>ติดต่อพนักงานทุกคนได้ที่อีเมล firstname@th-x1.example (ตัวอย่าง somchai@th-x1.example)</p></body></html>`;
+    const page = await extractPage(html, "https://th-x1.example/", "th-x1.example");
+    expect(page.personNames).toEqual(["สมชาย บุญมี"]);
+    expect(page.addresses.map((a) => a.email)).toEqual(["sales@th-x1.example"]);
+  });
+
   it("reads a Thai or Arabic name's rendering given name first on a page written family name first, in its text or its data", async () => {
     // A Hungarian page (family name first) with foreign staff: the rendering follows the native name's order.
     const hu = `<html lang="hu"><body>${card("สมศักดิ์ ศรีสุข (Somsak Srisuk)", "srisuk.somsak@hu-x1.example")}${card("أحمد حداد (Ahmed Haddad)", "haddad.ahmed@hu-x1.example")}</body></html>`;

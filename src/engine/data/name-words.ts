@@ -453,4 +453,17 @@ export const SCRIPT_NOT_NAME_WORDS = new Set([
   "על",
   "עם",
   "כל",
+  // Thai: company names end in จำกัด ("limited"); labels.
+  "จำกัด",
+  "มหาชน",
+  "อีเมล",
+  "โทร",
+  "ตำแหน่ง",
 ]);
+
+/**
+ * Thai writes a compound as one word: a title, a department or a page's word begins with one of
+ * these ("ผู้จัดการ" manager, "ฝ่ายขาย" sales, "เจ้าหน้าที่" officer, "บริษัท" company), a name never.
+ */
+export const THAI_NOT_NAME_START =
+  /^(?:ผู้|ฝ่าย|แผนก|เจ้าหน้าที่|หัวหน้า|กรรมการ|ประธาน|รองประธาน|ที่ปรึกษา|วิศวกร|พนักงาน|นักบัญชี|สำนักงาน|บริษัท|ติดต่อ|ทีม|เกี่ยวกับ|ข่าว|หน้าแรก|ดาวน์โหลด)/u;

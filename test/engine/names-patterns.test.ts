@@ -57,6 +57,9 @@ describe("names", () => {
       "Müller Consulting Inc.",
       "Kato Giken",
       "Meijer Bouw N.V.",
+      // Wider-web seed 1864203579: "Co., Ltd." cut at its comma, and a Turkish law firm.
+      "Park Systems Co.",
+      "Aurora Hukuk",
       "Nord Konsult AB",
     ])
       expect(looksLikePersonName(company), company).toBe(false);

@@ -17,6 +17,8 @@ export const LEGAL_FORMS = new Set([
   "llp",
   "ag",
   "co",
+  // "Co., Ltd." cut at its comma leaves "Park Systems Co.".
+  "co.",
   "s.a.",
   "sa",
   "sas",
@@ -136,6 +138,7 @@ const BUSINESS_WORDS = [
   "insaat",
   "lojistik",
   "muhendislik",
+  "hukuk",
   "tanacsado",
   "epito",
   "logisztika",

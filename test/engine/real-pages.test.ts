@@ -548,7 +548,8 @@ describe("the finder uses the people it read", () => {
       "psharma@in-x1.in": "Sharma",
       "lakshmi@in-x1.in": null,
     });
-    // On a {first}.{last} domain an initial fits no address of it: the address keeps no name, and no vote goes astray.
+    // On a {first}.{last} domain the address spells out what the page abbreviates: K. Srinivasan at
+    // karthik.srinivasan@ is Karthik Srinivasan, and votes for the domain's own format.
     const whole = await crawl("in-x2.in", [
       [
         "/team",
@@ -556,7 +557,31 @@ describe("the finder uses the people it read", () => {
       ],
     ]);
     expect(whole.formats.shares[0]?.pattern).toBe("{first}.{last}");
-    expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
+    expect(whole.rows.find((r) => r.email.startsWith("karthik"))).toMatchObject({
+      firstName: "Karthik",
+      lastName: "Srinivasan",
+    });
+  });
+
+  it("reads a domain whose only readable people are shown by initials, their addresses spelling the given names (wider-web seed 3318620457)", async () => {
+    // orion-muhendislik: robots.txt forbids the team; the contact page shows "D. Banerjee" at
+    // divya.banerjee@, a news item "L. Sharma" at lakshmi.sharma@. No reading fitted either
+    // address, so no format was read and three finder queries had no answer.
+    const { rows, formats } = await crawl("in-x3.com.tr", [
+      ["/iletisim", `<html lang="tr"><body>${card("D. Banerjee", "divya.banerjee@in-x3.com.tr")}</body></html>`],
+      [
+        "/haberler/yeni-ofis",
+        `<html lang="tr"><body>${card("L. Sharma", "lakshmi.sharma@in-x3.com.tr")}</body></html>`,
+      ],
+    ]);
+    expect(formats.shares[0]?.pattern).toBe("{first}.{last}");
+    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([
+      ["Divya", "Banerjee"],
+      ["Lakshmi", "Sharma"],
+    ]);
+    expect(proposeAddress(rows, { first: "Arjun", last: "Sharma" }, "in-x3.com.tr", formats)?.email).toBe(
+      "arjun.sharma@in-x3.com.tr",
+    );
   });
 
   it("keeps every name a team page shows without an address, of two words too (the SMTP search's colleagues)", async () => {

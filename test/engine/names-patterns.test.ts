@@ -60,6 +60,8 @@ describe("names", () => {
       // Wider-web seed 1864203579: "Co., Ltd." cut at its comma, and a Turkish law firm.
       "Park Systems Co.",
       "Aurora Hukuk",
+      // Seed 409871236: a Russian investment firm.
+      "Alpha Invest",
       "Nord Konsult AB",
     ])
       expect(looksLikePersonName(company), company).toBe(false);

@@ -146,6 +146,8 @@ const BUSINESS_WORDS = [
   "konsalting",
   "logistika",
   "tekhnika",
+  "stroy",
+  "invest",
   // Vietnamese and Japanese (romanized), Arabic (romanized)
   "tuvan",
   "xaydung",

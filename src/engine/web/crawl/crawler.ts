@@ -3,8 +3,19 @@ import { isGenericLocalPart } from "../../people/positions.js";
 import { CookieJar } from "../cookies.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
+import type { RateAllowance } from "../rate-limit-fields.js";
 import { type Robots, readRobots } from "../robots.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
+import {
+  askPaced,
+  meetRateLimit,
+  newPace,
+  nextPacedAnswer,
+  type Pace,
+  RESET_LEAVING_MS,
+  spareAsks,
+  untilReset,
+} from "./pace.js";
 import {
   CATEGORY_SCORE,
   type Candidate,
@@ -168,6 +179,8 @@ export interface CrawlOutcome {
   notes: CrawlNotes;
   /** The language the site's pages declare (the first one read that declares one): the deep pass reads names in it. */
   lang?: string;
+  /** What the site's rate-limit fields said last (the deep pass starts from it: the window may not have turned). */
+  allowance?: RateAllowance;
 }
 
 /** How long the first host asked (the apex) has to answer robots.txt before the other is asked. */
@@ -178,21 +191,37 @@ const FIRST_HOST_MS = 3_000;
  * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
  * caller reports the site as unreachable.
  */
-async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: CrawlNotes) {
+async function openSite(
+  env: Env,
+  domain: string,
+  budget: CrawlBudget,
+  notes: CrawlNotes,
+  pace: Pace,
+  knownOrigin?: string | null,
+) {
   let last: Extract<PageFetch, { kind: "unreachable" }> | null = null;
   let refused: string | null = null;
-  for (const base of [`https://${domain}`, `https://www.${domain}`]) {
+  // The deep pass asks where the first pass found the site first (a hung apex costs it nothing, a
+  // redirect from the other host no request).
+  const www = `https://www.${domain}`;
+  const hosts = knownOrigin === www ? [www, `https://${domain}`] : [`https://${domain}`, www];
+  const clock = clockOf(budget);
+  // A window the previous pass spent is waited out (when its reset is near), not asked into.
+  const wait = spareAsks(pace, clock.now()) < 1 ? untilReset(pace, clock.now()) : null;
+  if (wait !== null && wait < budget.totalMs / 3) await clock.sleep(wait);
+  for (const base of hosts) {
     const robotsUrl = `${base}/robots.txt`;
     const limits = {
       // A host that holds the connection and never answers (the apex of a site on www) would take
       // the page time-out, most of the first pass: robots.txt is small, so the first host gets a
       // few seconds before the other is asked, which gets the full time.
-      timeoutMs: base === `https://${domain}` ? Math.min(budget.pageTimeoutMs, FIRST_HOST_MS) : budget.pageTimeoutMs,
+      timeoutMs: base === hosts[0] ? Math.min(budget.pageTimeoutMs, FIRST_HOST_MS) : budget.pageTimeoutMs,
       maxBytes: 256 * 1024,
       now: clockOf(budget).now,
       cookies: budget.cookies,
     };
-    let fetched = await fetchPage(robotsUrl, env, limits);
+    const ask = () => askPaced(pace, clockOf(budget).now, () => fetchPage(robotsUrl, env, limits));
+    let fetched = await ask();
     // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
     // The last pass waits out a site-wide rate limit's Retry-After here (up to a third of its time):
     // everything after robots.txt would meet the same limit.
@@ -205,7 +234,7 @@ async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: Cr
     if (wait !== null) {
       notes.retried++;
       await clockOf(budget).sleep(wait);
-      fetched = await fetchPage(robotsUrl, env, limits);
+      fetched = await ask();
     }
     if (fetched.kind === "unusable" && fetched.challenge) noteChallenge(notes, fetched.url);
     if (fetched.kind === "unreachable") {
@@ -249,14 +278,20 @@ async function probeNotFound(
   robots: Robots,
   budget: CrawlBudget,
   notes: CrawlNotes,
+  pace: Pace,
 ): Promise<NotFoundPage | null> {
   const url = `${origin}${probePath()}`;
-  if (!robots.isAllowed(url)) return null;
-  const r = await fetchPage(url, env, {
-    timeoutMs: budget.pageTimeoutMs,
-    maxBytes: budget.maxBytesPerPage,
-    cookies: budget.cookies,
-  });
+  const clock = clockOf(budget);
+  // Under a stated allowance, only with room for it: pages come first.
+  if (!robots.isAllowed(url) || spareAsks(pace, clock.now()) < 1) return null;
+  const r = await askPaced(pace, clock.now, () =>
+    fetchPage(url, env, {
+      timeoutMs: budget.pageTimeoutMs,
+      maxBytes: budget.maxBytesPerPage,
+      now: clock.now,
+      cookies: budget.cookies,
+    }),
+  );
   if (r.kind !== "ok" || r.status !== 200) return null;
   notes.softNotFound = true;
   return notFoundPage(await extractPage(r.body, r.url, domain, r.contentType), url);
@@ -308,46 +343,6 @@ interface Fetched {
   at: number;
   /** The page's place in the pass's asks: answers are read in that order, not in the order they came. */
   asked: number;
-}
-
-/**
- * A site-wide rate limit as one visit meets it (shared by the passes of one crawl call: the home
- * page's and the rest's). A 429 speaks for the whole site (rate limits count every request): nothing
- * more is asked before its Retry-After, and the pass goes on one page at a time (`paced`). A first
- * pass whose time cannot hold the wait and a few pages after it asks nothing more (`stopAsking`)
- * and leaves the rest to the deep pass (more asks would only prolong the limit).
- */
-interface Pace {
-  pausedUntil: number;
-  paced: boolean;
-  stopAsking: boolean;
-}
-const newPace = (): Pace => ({ pausedUntil: 0, paced: false, stopAsking: false });
-
-/**
- * Records a 429 answered at `at` with `left` of the pass to go; true when the limit is waited out in
- * this pass (the page waits with the others), false when the page is handled as any failure (a
- * short Retry-After within the policy's wait, or a limit this pass gives up on).
- */
-function meetRateLimit(pace: Pace, budget: CrawlBudget, at: number, left: number, retryAfterMs?: number): boolean {
-  const asked = retryAfterMs ?? 0;
-  if (budget.retry.clamp) {
-    pace.paced = true;
-    pace.pausedUntil = Math.max(pace.pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
-    return true;
-  }
-  if (asked <= budget.retry.maxWaitMs) {
-    pace.pausedUntil = Math.max(pace.pausedUntil, at + asked);
-    return false;
-  }
-  const leaving = budget.retry.waitOutLimitLeavingMs;
-  if (leaving > 0 && Math.max(asked, pace.pausedUntil - at) + leaving <= left) {
-    pace.paced = true;
-    pace.pausedUntil = Math.max(pace.pausedUntil, at + asked);
-    return true;
-  }
-  pace.stopAsking = true;
-  return false;
 }
 
 async function runPass(env: Env, input: PassInput) {
@@ -543,6 +538,10 @@ async function runPass(env: Env, input: PassInput) {
       await clock.sleep(Math.min(pace.pausedUntil - now, left));
       continue;
     }
+    // The asks the site's stated allowance lets go now (Infinity when it states none); until the
+    // sitemap and the probe are asked, one is kept for them unless it is the only one.
+    const spare = spareAsks(pace, now);
+    const room = input.afterFirstRound && later === null && spare > 1 ? spare - 1 : spare;
     const batch: { candidate: Candidate; tries: number }[] = [];
     const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
@@ -550,7 +549,7 @@ async function runPass(env: Env, input: PassInput) {
       // Paced (a site-wide rate limit): one request at a time, retries included, the best page first
       // (a team page found since outranks the pages the limit turned away).
       const better = queue[0] && queue[0].score > w.candidate.score && queue[0].score >= bestWaiting;
-      if (pace.paced && (batch.length >= 1 || better || out.length > 0)) break;
+      if (batch.length >= room || (pace.paced && (batch.length >= 1 || better || out.length > 0))) break;
       waiting.splice(waiting.indexOf(w), 1);
       batch.push({ candidate: w.candidate, tries: w.tries });
     }
@@ -561,6 +560,7 @@ async function runPass(env: Env, input: PassInput) {
     while (
       queue.length > 0 &&
       !pace.stopAsking &&
+      batch.length < room &&
       (pace.paced ? batch.length + out.length : [...batch, ...out].filter((b) => !b.tries).length) <
         Math.min(
           pace.paced || (input.firstRoundAlone && later === null) ? 1 : budget.concurrency,
@@ -582,6 +582,20 @@ async function runPass(env: Env, input: PassInput) {
         continue;
       }
       batch.push({ candidate: next, tries: 0 });
+    }
+    const more = (queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0 || !laterMerged;
+    if (batch.length === 0 && out.length === 0 && room === 0 && more) {
+      // The allowance the site stated is spent: its window's reset is waited for when the pass has
+      // time to read after it, else the rest is left to the next pass. The sitemap or the probe still
+      // out may say there is room after all.
+      if (pace.unanswered > 0) {
+        await nextPacedAnswer(pace);
+        continue;
+      }
+      const wait = untilReset(pace, now);
+      if (wait !== null && wait + RESET_LEAVING_MS <= left) pace.pausedUntil = now + wait;
+      else pace.stopAsking = true;
+      continue;
     }
     if (batch.length === 0 && out.length > 0) {
       // Pages still out (a slow team page): their answer, or a retry falling due, comes first.
@@ -620,7 +634,7 @@ async function runPass(env: Env, input: PassInput) {
       const asked = { candidate, tries };
       const order = asks++;
       out.push(asked);
-      fetchPage(candidate.url, env, limits).then(
+      askPaced(pace, clock.now, () => fetchPage(candidate.url, env, limits)).then(
         (result) => {
           stragglers.answered(i);
           answer(asked, { candidate, result, tries, at: clock.now(), asked: order });
@@ -631,10 +645,11 @@ async function runPass(env: Env, input: PassInput) {
         },
       );
     });
-    // A first round asked alone waits for its answer (its consent accept sets the cookie first).
-    if (!input.firstRoundAlone) void askLater();
+    // A first round asked alone waits for its answer (its consent accept sets the cookie first). The
+    // later asks wait for room in a stated allowance.
+    if (!input.firstRoundAlone && spareAsks(pace, clock.now()) > 0) void askLater();
     await settle();
-    if (input.firstRoundAlone) void askLater();
+    if (input.firstRoundAlone && spareAsks(pace, clock.now()) > 0) void askLater();
     await absorb();
   }
   // Out of time: what is still out answers by its own time-out (never past the pass's end), and is read or handed on.
@@ -715,6 +730,7 @@ function outcomeOf(
   },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
+  pace: Pace,
   challengedTwice?: ReadonlySet<string>,
 ): CrawlOutcome {
   return {
@@ -732,6 +748,7 @@ function outcomeOf(
     disallowed: pass.disallowed,
     notes,
     ...(pass.lang ? { lang: pass.lang } : {}),
+    ...(pace.allowance ? { allowance: pace.allowance } : {}),
   };
 }
 
@@ -768,13 +785,13 @@ export async function crawlFirstPass(
   const budget = { ...passBudget, cookies: new CookieJar() };
   const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
-  const site = await openSite(env, domain, budget, notes);
+  const pace = newPace();
+  const site = await openSite(env, domain, budget, notes, pace);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes);
   const { robots } = site;
   let origin = site.origin;
   const done = new Set<string>();
   const retryLater = new Map<string, number>();
-  const pace = newPace();
   // The sitemap and the soft-404 probe go out once the home page and the first round of the pages
   // it links are asked: a site-wide rate limit counts every request (one allowing four let robots.txt,
   // the home page, the sitemap and the probe through, and turned the team's contact page away), and
@@ -789,10 +806,12 @@ export async function crawlFirstPass(
       probed(Promise.resolve(null));
       return [];
     }
-    probed(probeNotFound(env, domain, origin, robots, budget, notes));
     const left = budget.totalMs - (clockOf(budget).now() - startedAt);
     const timed = { ...budget, pageTimeoutMs: Math.max(0, Math.min(budget.pageTimeoutMs, left)) };
-    return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, timed, 2));
+    // The sitemap before the probe: under a stated allowance the one ask kept for them goes to it.
+    const sitemap = sitemapUrls(env, domain, origin, robots.sitemaps, timed, pace, 2);
+    probed(probeNotFound(env, domain, origin, robots, budget, notes, pace));
+    return urlCandidates(await sitemap);
   };
   const challengedTwice = new Set<string>();
   const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace, challengedTwice };
@@ -835,6 +854,7 @@ export async function crawlFirstPass(
     },
     retryLater,
     notes,
+    pace,
     challengedTwice,
   );
 }
@@ -857,6 +877,7 @@ async function sitemapUrls(
   origin: string,
   declared: string[],
   budget: CrawlBudget,
+  pace: Pace,
   maxChildren = 3,
 ): Promise<string[]> {
   const onSite = (u: string) => {
@@ -870,12 +891,17 @@ async function sitemapUrls(
   const own = declared.filter(onSite);
   const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
+  const clock = clockOf(budget);
   const read = async (url: string) => {
-    const r = await fetchPage(url, env, {
-      timeoutMs: budget.pageTimeoutMs,
-      maxBytes: 2 * 1024 * 1024,
-      cookies: budget.cookies,
-    });
+    if (spareAsks(pace, clock.now()) < 1) return { urls: [], isIndex: false };
+    const r = await askPaced(pace, clock.now, () =>
+      fetchPage(url, env, {
+        timeoutMs: budget.pageTimeoutMs,
+        maxBytes: 2 * 1024 * 1024,
+        now: clock.now,
+        cookies: budget.cookies,
+      }),
+    );
     return r.kind === "ok" ? sitemapLocations(r.body) : { urls: [], isIndex: false };
   };
   const walk = async (url: string, depth: number): Promise<void> => {
@@ -904,6 +930,10 @@ export interface PreviousPass {
   challengedOnce?: string[];
   /** The language the site's pages declared in the first pass. */
   lang?: string;
+  /** Where the first pass found the site (https://www.acme.com): its robots.txt is asked there first. */
+  origin?: string;
+  /** What the site's rate-limit fields said at the end of the first pass. */
+  allowance?: RateAllowance;
 }
 
 /** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
@@ -922,7 +952,10 @@ export async function crawlDeepPass(
   const budget = { ...passBudget, cookies: new CookieJar() };
   const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
-  const site = await openSite(env, domain, budget, notes);
+  const pace = newPace();
+  // The first pass may have spent the window the deep pass starts in.
+  pace.allowance = previous.allowance ?? null;
+  const site = await openSite(env, domain, budget, notes, pace, previous.origin);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes, previous);
   const { robots } = site;
   // robots.txt was rate-limited: the first pass's pages say where the site answers.
@@ -964,14 +997,16 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    pace,
     firstRoundAlone: true,
     afterFirstRound: async () => {
-      probed(probeNotFound(env, domain, origin, robots, budget, notes));
-      return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, budget));
+      const sitemap = sitemapUrls(env, domain, origin, robots.sitemaps, budget, pace);
+      probed(probeNotFound(env, domain, origin, robots, budget, notes, pace));
+      return urlCandidates(await sitemap);
     },
     ...(previous.lang ? { lang: previous.lang } : {}),
   });
   probed(Promise.resolve(null));
   await notFound;
-  return outcomeOf(origin, robots, done, pass, retryLater, notes);
+  return outcomeOf(origin, robots, done, pass, retryLater, notes, pace);
 }

@@ -54,19 +54,12 @@ export const RESET_LEAVING_MS = 1_000;
 export function noteAllowance(pace: Pace, seen: RateAllowance | undefined, now: number): void {
   if (!seen) return;
   const known = pace.allowance;
-  const replaces =
-    !known ||
-    known.resetAt === null ||
-    seen.resetAt === null ||
-    now >= known.resetAt ||
-    seen.resetAt > known.resetAt + 1_000;
-  pace.allowance = replaces
-    ? { ...seen, limit: seen.limit ?? known?.limit ?? null }
-    : {
-        remaining: Math.min(known.remaining, seen.remaining),
-        resetAt: Math.min(known.resetAt!, seen.resetAt!),
-        limit: seen.limit ?? known.limit,
-      };
+  const limit = seen.limit ?? known?.limit ?? null;
+  const [was, is] = [known?.resetAt ?? null, seen.resetAt];
+  pace.allowance =
+    known && was !== null && is !== null && now < was && is <= was + 1_000
+      ? { remaining: Math.min(known.remaining, seen.remaining), resetAt: Math.min(was, is), limit }
+      : { ...seen, limit };
 }
 
 /** How many more asks the site's stated allowance lets go now (Infinity when it states none). */

@@ -44,6 +44,11 @@ export type PageFetch = (
       challenge?: boolean;
       transient?: boolean;
       retryAfterMs?: number;
+      /**
+       * A consent wall's accept link, not followed: the site's stated allowance had no room for it
+       * and the page it sends back to. Asking this URL once the window turns reads the page.
+       */
+      deferredAccept?: string;
     }
   /** Nothing usable came back: network failure, 5xx, or the time ran out. Worth one later try, except a challenge. */
   | {
@@ -165,6 +170,18 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
     };
     // A wall sent us to its consent page: accept once (the cookie is kept) and be sent back.
     const accept = limits.cookies && !consented ? consentAcceptLink(start, res.url, body) : null;
+    // The accept and the page it sends back to are two more requests: a site whose stated allowance
+    // has no room for both is not asked into a 429 (which would turn the whole site away).
+    if (accept && rateLimit && rateLimit.remaining < 2)
+      return {
+        kind: "unusable",
+        url: res.url,
+        status: res.status,
+        reason: "consent wall: no room in the rate limit to accept",
+        deferredAccept: accept,
+        // Nothing else fits either: a page asked now meets the wall again.
+        rateLimit: { ...rateLimit, remaining: 0 },
+      };
     if (accept) {
       const back = await fetchOnce(accept, env, { ...limits, documents: false }, true);
       if (back.kind === "ok") return back;

@@ -322,6 +322,8 @@ interface PassInput {
    * ranked in when they come.
    */
   afterFirstRound?: () => Promise<Candidate[]>;
+  /** robots.txt names a sitemap (under a stated allowance an ask is kept for it). */
+  sitemapDeclared?: boolean;
   /**
    * The first round asks one page (the best) and the asks of `afterFirstRound` wait for its answer:
    * a consent wall is accepted once, before the others.
@@ -430,6 +432,15 @@ async function runPass(env: Env, input: PassInput) {
       // A challenge is recorded, and asked again after a pause that grows with each ask (the first
       // pass up to three times); what the first pass could not read the deep pass asks later.
       if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
+      if (r.kind === "unusable" && r.deferredAccept) {
+        // A consent wall met with no room to accept: its accept link is asked (once the window
+        // turns) in the page's place, and sends back to the page.
+        const accept = onOrigin(r.deferredAccept, origin);
+        if (accept && tries < budget.retry.tries)
+          waiting.push({ candidate: { ...candidate, url: accept }, at, tries: tries + 1 });
+        else retryLater.set(candidate.url, candidate.score);
+        continue;
+      }
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
@@ -487,7 +498,10 @@ async function runPass(env: Env, input: PassInput) {
       }
       const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
       lang ??= extraction.lang;
-      const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
+      // The probe goes out with the later asks: a page read before they could go (a stated
+      // allowance without room for them) is not checked against it.
+      const probing = later !== null || !input.afterFirstRound;
+      const notFound = candidate.score < HOME_SCORE && probing ? await input.notFound : null;
       if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
         continue;
@@ -538,10 +552,10 @@ async function runPass(env: Env, input: PassInput) {
       await clock.sleep(Math.min(pace.pausedUntil - now, left));
       continue;
     }
-    // The asks the site's stated allowance lets go now (Infinity when it states none); until the
-    // sitemap and the probe are asked, one is kept for them unless it is the only one.
+    // The asks the site's stated allowance lets go now (Infinity when it states none); until a
+    // declared sitemap is asked, one is kept for it unless it is the only one.
     const spare = spareAsks(pace, now);
-    const room = input.afterFirstRound && later === null && spare > 1 ? spare - 1 : spare;
+    const room = input.afterFirstRound && input.sitemapDeclared && later === null && spare > 1 ? spare - 1 : spare;
     const batch: { candidate: Candidate; tries: number }[] = [];
     const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
@@ -836,6 +850,7 @@ export async function crawlFirstPass(
     queue: candidates,
     budget: { ...budget, maxPages: budget.maxPages - 1 },
     afterFirstRound,
+    sitemapDeclared: robots.sitemaps.length > 0,
     ...(home.lang ? { lang: home.lang } : {}),
   });
   probed(Promise.resolve(null));
@@ -889,7 +904,8 @@ async function sitemapUrls(
     }
   };
   const own = declared.filter(onSite);
-  const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
+  // Without a declared sitemap /sitemap.xml is a guess: not worth an ask of a stated allowance.
+  const roots = own.length ? own.slice(0, 3) : pace.allowance ? [] : [`${origin}/sitemap.xml`];
   const urls: string[] = [];
   const clock = clockOf(budget);
   const read = async (url: string) => {
@@ -998,6 +1014,7 @@ export async function crawlDeepPass(
     retryLater,
     askedBefore,
     pace,
+    sitemapDeclared: robots.sitemaps.length > 0,
     firstRoundAlone: true,
     afterFirstRound: async () => {
       const sitemap = sitemapUrls(env, domain, origin, robots.sitemaps, budget, pace);

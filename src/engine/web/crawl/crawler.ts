@@ -4,7 +4,8 @@ import { CookieJar } from "../cookies.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
 import type { RateAllowance } from "../rate-limit-fields.js";
-import { type Robots, readRobots } from "../robots.js";
+import type { Robots } from "../robots.js";
+import { type CrawlBudget, clockOf, DEEP_PASS, FIRST_PASS } from "./budget.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
 import {
   askPaced,
@@ -27,93 +28,15 @@ import {
   listsPeople,
   nameTokens,
   onOrigin,
-  rankChildSitemaps,
   rankFrontier,
   scoreUrl,
-  sitemapLocations,
 } from "./plan.js";
-import { askedToComeBack, isTransient, type RetryPolicy, retryWait } from "./retry.js";
-import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
+import { isTransient, retryWait } from "./retry.js";
+import { openSite, probeNotFound, sameSiteOrigin, sitemapUrls, urlCandidates } from "./site-entry.js";
+import { isNotFoundPage, type NotFoundPage } from "./soft-not-found.js";
 
+export { type CrawlBudget, type CrawlClock, DEEP_PASS, FIRST_PASS, REAL_CLOCK } from "./budget.js";
 export { type CrawlNotes, describeCrawl } from "./notes.js";
-
-export interface CrawlBudget {
-  maxPages: number;
-  maxBytesPerPage: number;
-  /** Wall time for the whole pass. */
-  totalMs: number;
-  pageTimeoutMs: number;
-  concurrency: number;
-  /** When a failed page is tried once more in this pass (retry.ts). */
-  retry: RetryPolicy;
-  /** Documents (PDF, .docx, .xlsx) read in this pass (deep pass only): how many, their size cap and the pages read of each. */
-  documents: { max: number; maxBytes: number; maxPages: number } | null;
-  /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
-  clock?: CrawlClock;
-  /** The pass's cookies (set by the pass itself: one jar per pass of one site, see cookies.ts). */
-  cookies?: CookieJar;
-}
-
-/** Time as a crawl pass sees it: when it is, and waiting (for a Retry-After, a pause, a time-out). */
-export interface CrawlClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-export const REAL_CLOCK: CrawlClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
-
-/**
- * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
- * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
- * team listing with a dozen profile pages be read whole in the first answer (12 left most of
- * them to the deep pass: first-answer recall 84% on generated sites). A page answered
- * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
- * allows, else handed to the deep pass; a site-wide rate limit whose Retry-After leaves 2.5 s of the
- * pass is waited out (then one page at a time); a bot challenge is asked again after 2 s, then 4 s
- * (see runPass for the limits); documents (PDF, .docx, .xlsx) wait for the deep pass. One page may
- * take 9 s (team pages that answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
- */
-export const FIRST_PASS: CrawlBudget = {
-  maxPages: 24,
-  maxBytesPerPage: 512 * 1024,
-  totalMs: 12_000,
-  pageTimeoutMs: 9_000,
-  concurrency: 8,
-  retry: {
-    maxWaitMs: 3_000,
-    clamp: false,
-    unasked: false,
-    tries: 2,
-    challengePauseMs: 2_000,
-    challengeAsks: 3,
-    waitOutLimitLeavingMs: 2_500,
-  },
-  documents: null,
-};
-/**
- * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
- * failed at first, PDFs. The last pass: a failure is retried once, a Retry-After cut to 10 s.
- */
-export const DEEP_PASS: CrawlBudget = {
-  maxPages: 25,
-  maxBytesPerPage: 1024 * 1024,
-  totalMs: 60_000,
-  pageTimeoutMs: 10_000,
-  concurrency: 4,
-  retry: {
-    maxWaitMs: 10_000,
-    clamp: true,
-    unasked: true,
-    tries: 1,
-    challengePauseMs: 1_000,
-    challengeAsks: 2,
-    waitOutLimitLeavingMs: 0,
-  },
-  documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
-};
 
 /**
  * Pages ranked below this (guessed paths, navigation in unknown words, newsroom items, articles)
@@ -181,120 +104,6 @@ export interface CrawlOutcome {
   lang?: string;
   /** What the site's rate-limit fields said last (the deep pass starts from it: the window may not have turned). */
   allowance?: RateAllowance;
-}
-
-/** How long the first host asked (the apex) has to answer robots.txt before the other is asked. */
-const FIRST_HOST_MS = 3_000;
-
-/**
- * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
- * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
- * caller reports the site as unreachable.
- */
-async function openSite(
-  env: Env,
-  domain: string,
-  budget: CrawlBudget,
-  notes: CrawlNotes,
-  pace: Pace,
-  knownOrigin?: string | null,
-) {
-  let last: Extract<PageFetch, { kind: "unreachable" }> | null = null;
-  let refused: string | null = null;
-  // The deep pass asks where the first pass found the site first (a hung apex costs it nothing, a
-  // redirect from the other host no request).
-  const www = `https://www.${domain}`;
-  const hosts = knownOrigin === www ? [www, `https://${domain}`] : [`https://${domain}`, www];
-  const clock = clockOf(budget);
-  // A window the previous pass spent is waited out (when its reset is near), not asked into.
-  const wait = spareAsks(pace, clock.now()) < 1 ? untilReset(pace, clock.now()) : null;
-  if (wait !== null && wait < budget.totalMs / 3) await clock.sleep(wait);
-  for (const base of hosts) {
-    const robotsUrl = `${base}/robots.txt`;
-    const limits = {
-      // A host that holds the connection and never answers (the apex of a site on www) would take
-      // the page time-out, most of the first pass: robots.txt is small, so the first host gets a
-      // few seconds before the other is asked, which gets the full time.
-      timeoutMs: base === hosts[0] ? Math.min(budget.pageTimeoutMs, FIRST_HOST_MS) : budget.pageTimeoutMs,
-      maxBytes: 256 * 1024,
-      now: clockOf(budget).now,
-      cookies: budget.cookies,
-    };
-    const ask = () => askPaced(pace, clockOf(budget).now, () => fetchPage(robotsUrl, env, limits));
-    let fetched = await ask();
-    // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
-    // The last pass waits out a site-wide rate limit's Retry-After here (up to a third of its time):
-    // everything after robots.txt would meet the same limit.
-    const asked = "retryAfterMs" in fetched ? (fetched.retryAfterMs ?? 0) : 0;
-    const wait = askedToComeBack(fetched)
-      ? budget.retry.clamp && asked > budget.retry.maxWaitMs && asked < budget.totalMs / 3
-        ? asked
-        : retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
-      : null;
-    if (wait !== null) {
-      notes.retried++;
-      await clockOf(budget).sleep(wait);
-      fetched = await ask();
-    }
-    if (fetched.kind === "unusable" && fetched.challenge) noteChallenge(notes, fetched.url);
-    if (fetched.kind === "unreachable") {
-      // A timeout on either host is the more telling failure (504 rather than 502).
-      if (!last || fetched.timedOut) last = fetched;
-      continue;
-    }
-    // The egress guard refused the host (a private address, say): that host is not the site.
-    if (fetched.kind === "unusable" && fetched.refused) {
-      refused ??= fetched.reason;
-      continue;
-    }
-    const origin = new URL(fetched.url).origin;
-    // A robots.txt still asking us to come back never said where the site answers (no redirect was seen).
-    const confirmed = !askedToComeBack(fetched);
-    return { origin, robots: readRobots(`${origin}/robots.txt`, fetched), failure: null, confirmed };
-  }
-  const failure =
-    refused && !last?.timedOut
-      ? { reason: refused, timedOut: false, refused: true }
-      : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
-  return { origin: null, robots: null, failure, confirmed: false };
-}
-
-/** The origin of `url` when it is another host of the same site (www or not), else null. */
-function sameSiteOrigin(url: string | undefined, domain: string): string | null {
-  try {
-    if (!url) return null;
-    const host = new URL(url).hostname;
-    return host === domain || host === `www.${domain}` ? new URL(url).origin : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Asks for a path no site has: a 200 means the site answers any path with a page (see soft-not-found.ts). */
-async function probeNotFound(
-  env: Env,
-  domain: string,
-  origin: string,
-  robots: Robots,
-  budget: CrawlBudget,
-  notes: CrawlNotes,
-  pace: Pace,
-): Promise<NotFoundPage | null> {
-  const url = `${origin}${probePath()}`;
-  const clock = clockOf(budget);
-  // Under a stated allowance, only with room for it: pages come first.
-  if (!robots.isAllowed(url) || spareAsks(pace, clock.now()) < 1) return null;
-  const r = await askPaced(pace, clock.now, () =>
-    fetchPage(url, env, {
-      timeoutMs: budget.pageTimeoutMs,
-      maxBytes: budget.maxBytesPerPage,
-      now: clock.now,
-      cookies: budget.cookies,
-    }),
-  );
-  if (r.kind !== "ok" || r.status !== 200) return null;
-  notes.softNotFound = true;
-  return notFoundPage(await extractPage(r.body, r.url, domain, r.contentType), url);
 }
 
 interface PassInput {
@@ -872,66 +681,6 @@ export async function crawlFirstPass(
     pace,
     challengedTwice,
   );
-}
-
-function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
-  return urls.flatMap((url) => {
-    const s = scoreUrl(url);
-    return s === null && !floor ? [] : [{ url, score: Math.max(s ?? 0, floor) }];
-  });
-}
-
-/**
- * Sitemap URLs: the declared sitemaps (or /sitemap.xml), following indexes two levels deep, page
- * sitemaps first. Only sitemaps on the crawled site are read: robots.txt and sitemap indexes may
- * name any host, and following them would make the crawler fetch third-party URLs on an attacker's say.
- */
-async function sitemapUrls(
-  env: Env,
-  domain: string,
-  origin: string,
-  declared: string[],
-  budget: CrawlBudget,
-  pace: Pace,
-  maxChildren = 3,
-): Promise<string[]> {
-  const onSite = (u: string) => {
-    try {
-      const host = new URL(u).hostname;
-      return host === domain || host.endsWith(`.${domain}`);
-    } catch {
-      return false;
-    }
-  };
-  const own = declared.filter(onSite);
-  // Without a declared sitemap /sitemap.xml is a guess: not worth an ask of a stated allowance.
-  const roots = own.length ? own.slice(0, 3) : pace.allowance ? [] : [`${origin}/sitemap.xml`];
-  const urls: string[] = [];
-  const clock = clockOf(budget);
-  const read = async (url: string) => {
-    if (spareAsks(pace, clock.now()) < 1) return { urls: [], isIndex: false };
-    const r = await askPaced(pace, clock.now, () =>
-      fetchPage(url, env, {
-        timeoutMs: budget.pageTimeoutMs,
-        maxBytes: 2 * 1024 * 1024,
-        now: clock.now,
-        cookies: budget.cookies,
-      }),
-    );
-    return r.kind === "ok" ? sitemapLocations(r.body) : { urls: [], isIndex: false };
-  };
-  const walk = async (url: string, depth: number): Promise<void> => {
-    const doc = await read(url);
-    if (!doc.isIndex) urls.push(...doc.urls);
-    else if (depth < 2)
-      await Promise.all(
-        rankChildSitemaps(doc.urls.filter(onSite))
-          .slice(0, maxChildren)
-          .map((child) => walk(child, depth + 1)),
-      );
-  };
-  await Promise.all(roots.map((root) => walk(root, 0)));
-  return urls;
 }
 
 /** What the first pass hands to the deep pass (the deep-crawl message). */

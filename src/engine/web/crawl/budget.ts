@@ -14,6 +14,12 @@ export interface CrawlBudget {
   retry: RetryPolicy;
   /** Documents (PDF, .docx, .xlsx) read in this pass (deep pass only): how many, their size cap and the pages read of each. */
   documents: { max: number; maxBytes: number; maxPages: number } | null;
+  /**
+   * Pages of `maxPages` that pages ranked below LOW_RANK (guessed paths, articles, navigation in
+   * unknown words) leave unasked while a page is still out or waiting for its retry: kept for the
+   * pages it may lead to (a team listing found late, its next pages). 0: none kept.
+   */
+  lateReserve: number;
   /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
   clock?: CrawlClock;
   /** The pass's cookies (set by the pass itself: one jar per pass of one site, see cookies.ts). */
@@ -58,6 +64,7 @@ export const FIRST_PASS: CrawlBudget = {
     waitOutLimitLeavingMs: 2_500,
   },
   documents: null,
+  lateReserve: 4,
 };
 /**
  * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
@@ -79,4 +86,5 @@ export const DEEP_PASS: CrawlBudget = {
     waitOutLimitLeavingMs: 0,
   },
   documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
+  lateReserve: 0,
 };

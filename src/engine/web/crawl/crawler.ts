@@ -393,6 +393,12 @@ async function runPass(env: Env, input: PassInput) {
       const next = queue[0];
       if (next.score < waitingBest) break;
       if (next.score < LOW_RANK && [...batch, ...out].some((b) => b.candidate.score >= LOW_RANK)) break;
+      // The last pages of the budget wait for what a page still out or waiting may lead to (seed
+      // 1426015225 aurora-partner: the team, challenged twice, was read 6 s in, and its ?page=2..4
+      // found no page left: products and posts had taken them).
+      const asked = fetchedCount + batch.filter((b) => !b.tries).length;
+      const pending = out.length > 0 || waiting.length > 0 || batch.some((b) => b.tries > 0);
+      if (next.score < LOW_RANK && pending && asked >= budget.maxPages - budget.lateReserve) break;
       queue.shift();
       if (done.has(next.url)) continue;
       if (isDocumentUrl(next.url) && !readsDocument()) {

@@ -118,6 +118,26 @@ describe("the wider web", () => {
       expect(read, p.email).toContain(p.email);
   }, 30_000);
 
+  it("the deep pass asks robots.txt where the first pass found the site: a hung apex is not asked again", async () => {
+    // Guard site 29 answers on www; its apex holds every connection. The deep pass asked the apex
+    // first again and waited its 3 s (real time) before www.
+    const site = generateWiderWebSite(SEED, 29);
+    expect(site.serving.hang).toEqual({ host: site.labels.domain });
+    await fetch(resetUrl(site.labels.domain));
+    const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
+    const stop = clock.watchFetches();
+    const deep = await crawlDeepPass(
+      env,
+      site.labels.domain,
+      { done: [], pending: [], origin: site.labels.origin },
+      { ...DEEP_PASS, clock },
+    ).finally(stop);
+    expect(deep.origin).toBe(site.labels.origin);
+    const asked = clock.requests.filter((r) => r.url.includes(site.labels.domain) && !r.url.includes("dns"));
+    expect(asked[0]?.url).toBe(`${site.labels.origin}/robots.txt`);
+    expect(asked.filter((r) => new URL(r.url).hostname === site.labels.domain)).toEqual([]);
+  });
+
   it("a page that never answers is cut soon after the rest of its round and handed on; the rest of the site is read", async () => {
     // The round waited for its slowest page: a hung about page held it for the page time-out (9 s
     // of 12), and the contact page's retry behind it (seed 1962240772).

@@ -33,6 +33,16 @@ function rows(accountId: number, n: number): RequestLogMessage[] {
 const messages = (bodies: RequestLogMessage[], attempts = 1) =>
   bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts, body }));
 
+/** An env whose request-logs queue records what it is handed: one list per send or sendBatch. */
+function recordingQueue() {
+  const sent: RequestLogMessage[][] = [];
+  const queue = {
+    send: async (body: RequestLogMessage) => void sent.push([body]),
+    sendBatch: async (batch: { body: RequestLogMessage }[]) => void sent.push(batch.map((m) => m.body)),
+  } as unknown as Queue;
+  return { sent, queueEnv: { ...(env as Env), REQUEST_LOGS: queue } };
+}
+
 const logged = (accountId: number) =>
   db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, accountId)).all();
 
@@ -172,12 +182,7 @@ describe("request-log rows through the request-logs queue", () => {
 
   it("sets one timer per batch: a row joining an open batch is handed over at once, and goes out with the batch", async () => {
     const a = await createAccount();
-    const sent: unknown[][] = [];
-    const recordingQueue = {
-      send: async (body: unknown) => void sent.push([body]),
-      sendBatch: async (batch: { body: unknown }[]) => void sent.push(batch.map((m) => m.body)),
-    } as unknown as Queue;
-    const queueEnv = { ...(env as Env), REQUEST_LOGS: recordingQueue };
+    const { sent, queueEnv } = recordingQueue();
     const [first, second] = rows(a.accountId, 2);
     let openingDone = false;
     const opening = enqueueLogRow(queueEnv, first!).then(() => (openingDone = true));
@@ -187,6 +192,23 @@ describe("request-log rows through the request-logs queue", () => {
     expect(sent).toHaveLength(0);
     await opening;
     expect(sent).toEqual([[first, second]]);
+  });
+
+  it("keeps every sendBatch under the queue's size, however long or escaped its rows' text", async () => {
+    const a = await createAccount();
+    const { sent, queueEnv } = recordingQueue();
+    // Short rows whose text JSON escapes 6 to 1, and long ones (a 1 KB address, a 512-character agent).
+    const batch = rows(a.accountId, 300).map((row, i) =>
+      i % 3
+        ? { ...row, userAgent: "\u0001".repeat(330) }
+        : { ...row, uri: `/v1/me?q=${"x".repeat(1_000)}`, userAgent: "a".repeat(512) },
+    );
+    await Promise.all(batch.map((row) => enqueueLogRow(queueEnv, row)));
+    expect(sent.flat().map((r) => r.requestId)).toEqual(batch.map((r) => r.requestId));
+    for (const chunk of sent) {
+      expect(chunk.length).toBeLessThanOrEqual(100);
+      expect(chunk.reduce((n, row) => n + JSON.stringify(row).length, 0)).toBeLessThanOrEqual(200_000);
+    }
   });
 
   it("writes every row of a refused batch straight to D1", async () => {

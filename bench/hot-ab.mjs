@@ -4,7 +4,8 @@
 // again, which measures the instrument: an A/A run should say 1.00x). Both `wrangler dev` servers
 // run at once (the idle one costs nothing); each round measures `/` and every plan's billed call
 // on A, B, B, A (then B, A, A, B the next round), so a machine load that drifts moves both builds
-// alike. Per cell: the server's CPU ms per call (its wrangler and workerd, from /proc). Printed per
+// alike. Per cell: the server's CPU ms per call (its wrangler and workerd, from /proc), counted until
+// 1.5 s after the load ends (the log rows' consumer and the D1 copy run after the answers). Printed per
 // plan: the median over rounds of B's CPU per call over A's (paired within the round), and each
 // build's `/` CPU over its billed call's (the hot bench's "by CPU" ratio), medians over rounds.
 //   BENCH_AB_BASE  build A's checkout (default: this tree)   BENCH_PLANS  (default enterprise,scale,pro-plus)
@@ -21,6 +22,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const portA = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : undefined;
+/** After a cell: the request-log consumer's batch (up to 1 s) and the limiter's D1 copy (1 s) run. */
+const SETTLE_MS = 1_500;
 
 /** Build `dir`'s bench library: its servers run that checkout's Worker. */
 const libOf = async (dir) => ({
@@ -43,6 +46,9 @@ async function withBuild(dir, port, body) {
         const cpu = cpuOfTree(server.pid);
         const res = await side.load(server.base, headers, route, connections, seconds);
         if (res.non2xx || res.errors) throw new Error(`${dir}: ${res.non2xx} not 2xx, ${res.errors} errors`);
+        // What the calls leave to do after their answers (log rows consumed, the D1 copy) is theirs:
+        // counted before the other build's cell starts, not lost between this build's cells.
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
         return (cpuOfTree(server.pid) - cpu) / Math.max(1, res.requests.total);
       };
       // Warm-up: the isolate, SQLite pages, each limiter object and lease.

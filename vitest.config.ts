@@ -3,14 +3,16 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import { fixtureNetwork } from "./scripts/build-fixture-network.mjs";
 import { buildPaymentVendor } from "./scripts/build-payment-vendor.mjs";
 import { buildPdfVendor } from "./scripts/build-pdf-vendor.mjs";
 import { bareImports } from "./scripts/lib/bare-imports.mjs";
-import { outbound } from "./test/fixtures/outbound.js";
 
 export default defineConfig(async () => {
   // The payment stack and the PDF reader are modules of their own, built from node_modules (wrangler builds them before dev and deploy).
-  await Promise.all([buildPaymentVendor(), buildPdfVendor()]);
+  // The fixture network is built into a module of its own too, not imported here: vitest's transform
+  // cache hashes the text of every file this config imports into each cached module's key.
+  const [, , { outbound }] = await Promise.all([buildPaymentVendor(), buildPdfVendor(), fixtureNetwork()]);
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   const indexMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-index"));
   return {

@@ -1,4 +1,4 @@
-import { LEGAL_FORMS, TWO_LETTER_FORMS } from "../data/company-words.js";
+import { isLegalForm as isWrittenLegalForm } from "../data/company-words.js";
 import { nameKey } from "../people/names.js";
 
 /**
@@ -31,8 +31,7 @@ export function isCompanyName(fullName: string, domain: string): boolean {
 }
 
 function isLegalForm(word: string): boolean {
-  const form = nameKey(word);
-  if (!LEGAL_FORMS.has(form)) return false;
+  if (!isWrittenLegalForm(word)) return false;
   // "AS", "A.Ş.", "Co." are legal forms; "As", "Sa" may be words of a name.
-  return !TWO_LETTER_FORMS.has(form) || word.includes(".") || word === word.toUpperCase();
+  return nameKey(word).length > 2 || word.includes(".") || word === word.toUpperCase();
 }

@@ -64,8 +64,8 @@ const LAST_WORD_LEGAL_FORMS = ["ab", "as", "ao", "jsc", "lda", "lda.", "şti.", 
 
 /**
  * Business words company names end with, in the languages sites are written in. None is a family
- * name or a given name (hence no "Shoji", also a Japanese name, and no Chinese pinyin such as
- * "zixun", also a given name).
+ * name or a given name (hence no "Shoji", also a Japanese name, no "Steuer", also a German family
+ * name, and no Chinese pinyin such as "zixun", also a given name).
  */
 const BUSINESS_WORDS = [
   // English
@@ -88,6 +88,7 @@ const BUSINESS_WORDS = [
   "ventures",
   "industries",
   "software",
+  "tech",
   "studio",
   "studios",
   "agency",
@@ -143,6 +144,7 @@ const BUSINESS_WORDS = [
   "epito",
   "logisztika",
   "mernoki",
+  "iroda",
   "konsalting",
   "logistika",
   "tekhnika",
@@ -159,6 +161,12 @@ const BUSINESS_WORDS = [
   "tijara",
   "handasa",
 ];
+
+/** Whether a word is a legal form ("AG", "GmbH", "Inc.", "AB"): what follows a company's name. */
+export function isLegalForm(word: string): boolean {
+  const w = word.toLowerCase().replace(/[,;]$/, "");
+  return LEGAL_FORMS.has(w) || LAST_WORD_LEGAL_FORMS.includes(w);
+}
 
 /** Words that, written last, make a capitalised run of words a company's name rather than a person's. */
 const COMPANY_LAST_WORDS = new Set([...LEGAL_FORMS, ...LAST_WORD_LEGAL_FORMS, ...BUSINESS_WORDS]);

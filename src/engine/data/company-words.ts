@@ -60,7 +60,19 @@ export const LEGAL_FORMS = new Set([
  * Legal forms that are also short words of names or particles ("AB" is the Welsh "ab", "AS" and
  * "AO" are syllables): a company's only as the last word.
  */
-const LAST_WORD_LEGAL_FORMS = ["ab", "as", "ao", "jsc", "lda", "lda.", "şti.", "sti.", "o.o.", "fz-llc", "corp."];
+const LAST_WORD_LEGAL_FORMS = new Set([
+  "ab",
+  "as",
+  "ao",
+  "jsc",
+  "lda",
+  "lda.",
+  "şti.",
+  "sti.",
+  "o.o.",
+  "fz-llc",
+  "corp.",
+]);
 
 /**
  * Business words company names end with, in the languages sites are written in. None is a family
@@ -162,14 +174,14 @@ const BUSINESS_WORDS = [
   "handasa",
 ];
 
-/** Whether a word is a legal form ("AG", "GmbH", "Inc.", "AB"): what follows a company's name. */
-export function isLegalForm(word: string): boolean {
-  const w = word.toLowerCase().replace(/[,;]$/, "");
-  return LEGAL_FORMS.has(w) || LAST_WORD_LEGAL_FORMS.includes(w);
-}
-
 /** Words that, written last, make a capitalised run of words a company's name rather than a person's. */
 const COMPANY_LAST_WORDS = new Set([...LEGAL_FORMS, ...LAST_WORD_LEGAL_FORMS, ...BUSINESS_WORDS]);
+
+/** Whether a word, as written, is a legal form ("LLP", "Co.", "Ltd.", "AS"), wherever it stands. */
+export function isLegalForm(word: string): boolean {
+  const w = word.toLowerCase().replace(/[,;]$/, "");
+  return LEGAL_FORMS.has(w) || LAST_WORD_LEGAL_FORMS.has(w);
+}
 
 /** Whether the last of a name's words is a legal form or a business word ("Hendriks Engineering", "Müller Consulting Inc."). */
 export function endsLikeCompany(words: readonly string[]): boolean {

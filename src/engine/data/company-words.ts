@@ -76,8 +76,8 @@ const LAST_WORD_LEGAL_FORMS = new Set([
 
 /**
  * Business words company names end with, in the languages sites are written in. None is a family
- * name or a given name (hence no "Shoji", also a Japanese name, and no Chinese pinyin such as
- * "zixun", also a given name).
+ * name or a given name (hence no "Shoji", also a Japanese name, no "Steuer", also a German family
+ * name, and no Chinese pinyin such as "zixun", also a given name).
  */
 const BUSINESS_WORDS = [
   // English
@@ -100,6 +100,7 @@ const BUSINESS_WORDS = [
   "ventures",
   "industries",
   "software",
+  "tech",
   "studio",
   "studios",
   "agency",
@@ -155,6 +156,7 @@ const BUSINESS_WORDS = [
   "epito",
   "logisztika",
   "mernoki",
+  "iroda",
   "konsalting",
   "logistika",
   "tekhnika",

@@ -1,3 +1,4 @@
+import { isLegalForm } from "../../data/company-words.js";
 import { readJointly } from "../../finder/joint-reading.js";
 import { fullNameOf, looksLikePersonName, nameKey, type PersonName, QUOTED_NICKNAME } from "../../people/names.js";
 import {
@@ -161,8 +162,12 @@ export function readLine(line: string, localPart = ""): LineReading {
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
       name =
         [...s.matchAll(LATIN_NAME)]
-          // A run cut inside a word ("Delta Shoji K." of "K.K.") is not a whole name.
-          .filter((m) => !/\p{L}/u.test(s.charAt(m.index + m[0].length)))
+          // A run cut inside a word ("Delta Shoji K." of "K.K.") is not a whole name, nor one a legal
+          // form follows ("© 2026 Fischer Steuer AG": the company's).
+          .filter((m) => {
+            const end = m.index + m[0].length;
+            return !/\p{L}/u.test(s.charAt(end)) && !isLegalForm(s.slice(end).trim().split(/\s+/)[0] ?? "");
+          })
           .map((m) => m[0])
           .find((m) => looksLikePersonName(m)) ?? null;
       transcribed = name !== null;

@@ -66,6 +66,12 @@ export const BENCHES = {
     about: "the paid paths (billed call, /v1/me, repeat, domain-status) next to `/`, at 50 and 1 connections",
     smoke: { env: { BENCH_SECONDS: "1", BENCH_ROUNDS: "1", BENCH_CONNECTIONS: "1" } },
   },
+  "hot-ab": {
+    file: "bench/hot-ab.mjs",
+    kind: "node",
+    about: "a billed call's CPU in two builds cell by cell in one run (BENCH_AB_BASE: build A's checkout)",
+    smoke: { env: { BENCH_SECONDS: "1", BENCH_ROUNDS: "1", BENCH_PLANS: "scale" } },
+  },
   "hot-admission": {
     file: "bench/hot-admission.bench.test.ts",
     kind: "workerd",

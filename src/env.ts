@@ -5,7 +5,7 @@ import type { MailHostPacer } from "./engine/verify/mail-host-pacer.js";
 import type { SmtpRetryMessage } from "./engine/verify/smtp-retry-message.js";
 import type { DeepCrawlMessage } from "./engine/web/crawl/deep-crawl-message.js";
 import type { BalanceView, CreditBalance } from "./limits/groups.js";
-import type { RequestLogMessage } from "./platform/request-log-row.js";
+import type { RequestLogMessage, RequestLogPacket } from "./platform/request-log-row.js";
 
 /**
  * Bindings and variables the Worker is given. The bindings declared in wrangler.toml are typed by
@@ -31,7 +31,7 @@ export interface Env extends Omit<WranglerBindings, RefinedBindings> {
   /** Producer for deep crawls off the request path (queue "crawl-deep", consumer in src/engine/web/crawl/deep-crawl-queue.ts). */
   CRAWL_QUEUE?: Queue<DeepCrawlMessage>;
   /** Producer for request-log rows, written to D1 in batches (queue "request-logs", src/platform/request-log-queue.ts). */
-  REQUEST_LOGS?: Queue<RequestLogMessage>;
+  REQUEST_LOGS?: Queue<RequestLogMessage | RequestLogPacket>;
   /** Producer for chunks of bulk rows (queue "bulk-rows", consumer in src/bulk/consumer.ts). */
   BULK_QUEUE: Queue<BulkRowsMessage>;
   /** Producer for webhook deliveries, callbacks and bulk end events (queue "deliveries", consumer in src/delivery/queue.ts). */

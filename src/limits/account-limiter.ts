@@ -12,6 +12,7 @@ import { migrateLimiter } from "./limiter-schema.js";
 import { type GroupState, RateCounters } from "./rate-counters.js";
 import { RateShareBook } from "./rate-share-book.js";
 import { effectiveLimits, type Limits } from "./rate-table.js";
+import { RefusedCharges } from "./refused-charges.js";
 import { REPEAT_WINDOW_MS, RepeatWindows, SYNC_BATCH } from "./repeat-windows.js";
 import { keyOf, type Reservation, ReservationBook } from "./reservation-book.js";
 import { applyLateCharge, applySettlement } from "./settlements.js";
@@ -67,6 +68,7 @@ export class AccountLimiter extends DurableObject<{ DB: D1Database }> implements
   private plan: string | undefined;
   private repeatTable: RepeatWindows | undefined;
   private keyTable: AdmissionKeys | undefined;
+  readonly refusedCharges = new RefusedCharges(() => this.admissionKeys);
   private grantTable: AdmissionKeys | undefined;
   private shareTable: RateShareBook | undefined;
   private syncing: Promise<void> | null = null;

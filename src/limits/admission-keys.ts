@@ -35,6 +35,14 @@ export class AdmissionKeys {
     return row ? (JSON.parse(row.result) as T) : null;
   }
 
+  /** True when a key starting with `prefix` is kept (a range of the primary key: one index read). */
+  anyStartingWith(prefix: string): boolean {
+    // Every key starting with `prefix` sorts before `prefix` with its last character one higher.
+    const after = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    const rows = this.sql.exec(`SELECT 1 FROM ${this.table} WHERE key >= ? AND key < ? LIMIT 1`, prefix, after);
+    return rows.toArray().length > 0;
+  }
+
   remember(key: string, at: number, result: unknown): void {
     this.sql.exec(
       `INSERT OR REPLACE INTO ${this.table} (key, at, result) VALUES (?, ?, ?)`,

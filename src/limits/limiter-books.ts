@@ -2,6 +2,7 @@ import type { AdmissionKeys } from "./admission-keys.js";
 import type { CreditBook } from "./credit-book.js";
 import type { LeaseBook } from "./lease-book.js";
 import type { RateCounters } from "./rate-counters.js";
+import type { RefusedCharges } from "./refused-charges.js";
 import type { RepeatWindows } from "./repeat-windows.js";
 import type { ReservationBook } from "./reservation-book.js";
 
@@ -18,4 +19,6 @@ export interface LimiterBooks {
   readonly repeatWindows: RepeatWindows;
   /** Decisions kept by key (table `admission_keys`). */
   readonly admissionKeys: AdmissionKeys;
+  /** Late charges decided not billed, by key (kept in `admission_keys`). */
+  readonly refusedCharges: RefusedCharges;
 }

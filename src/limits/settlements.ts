@@ -173,14 +173,14 @@ export function applyLateCharge(
   now: number,
   change: Change,
 ): ChargeDecision {
-  const refused = books.admissionKeys.find<ChargeDecision>(`charge:${c.key}`);
+  const refused = books.refusedCharges.find(c.key);
   if (refused) return refused;
   const open = books.repeatWindows.find(c.fingerprint, now);
   if (open) return open.call === c.key ? { billed: true, at: open.billedAt } : { billed: false, at: null };
   const fromLease = books.leases.covers(c.lease, c.cost);
   if (!fromLease && !BALANCES.every((b) => books.credits.available(plan, b, now) >= (c.cost[b] ?? 0))) {
     const unbilled: ChargeDecision = { billed: false, at: null };
-    books.admissionKeys.remember(`charge:${c.key}`, now, unbilled);
+    books.refusedCharges.remember(c.key, now, unbilled);
     return unbilled;
   }
   if (fromLease && c.lease) books.leases.spend(c.lease, c.cost, now, change);

@@ -10,3 +10,7 @@ export const REQUEST_LOG_QUEUE = "request-logs";
 export type RequestLogRow = typeof requestLogs.$inferInsert;
 /** One queue message: a row with the id that makes its insert idempotent. */
 export type RequestLogMessage = RequestLogRow & { requestId: string };
+/** One queue message: the rows of requests that ended together. */
+export interface RequestLogPacket {
+  rows: RequestLogMessage[];
+}

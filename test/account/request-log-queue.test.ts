@@ -11,6 +11,7 @@ import {
   LOG_WAIT_MS,
   REQUEST_LOG_QUEUE,
   type RequestLogMessage,
+  type RequestLogPacket,
 } from "../../src/platform/request-log-queue.js";
 import { call, createAccount, json } from "../support/accounts.js";
 import { settle } from "../support/settle.js";
@@ -32,6 +33,30 @@ function rows(accountId: number, n: number): RequestLogMessage[] {
 
 const messages = (bodies: RequestLogMessage[], attempts = 1) =>
   bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts, body }));
+
+/** A message's rows: a packet's, or the one row of a message sent before rows were packed. */
+const rowsOf = (body: RequestLogMessage | RequestLogPacket) => ("rows" in body ? body.rows : [body]);
+
+/** An env whose request-logs queue records the rows of each message it is handed, once `held` resolves. */
+function recordingQueue(held: Promise<void> = Promise.resolve()) {
+  const sent: RequestLogMessage[][] = [];
+  const packets: RequestLogPacket[] = [];
+  const record = (body: RequestLogMessage | RequestLogPacket) => {
+    if ("rows" in body) packets.push(body);
+    sent.push(rowsOf(body));
+  };
+  const queue = {
+    send: async (body: RequestLogMessage | RequestLogPacket) => {
+      await held;
+      record(body);
+    },
+    sendBatch: async (batch: { body: RequestLogMessage | RequestLogPacket }[]) => {
+      await held;
+      for (const m of batch) record(m.body);
+    },
+  } as unknown as Queue;
+  return { sent, packets, queueEnv: { ...(env as Env), REQUEST_LOGS: queue } };
+}
 
 const logged = (accountId: number) =>
   db(env.DB).select().from(requestLogs).where(eq(requestLogs.accountId, accountId)).all();
@@ -141,22 +166,32 @@ describe("request-log rows through the request-logs queue", () => {
     expect(await logged(a.accountId)).toHaveLength(7);
   });
 
-  it("hands the rows of requests ending together to the queue in one sendBatch, whose sender stays open until the queue accepted it", async () => {
+  it("writes the rows of packets and of single-row messages alike, once each when the batch is redelivered", async () => {
     const a = await createAccount();
-    const sent: unknown[][] = [];
-    let singles = 0;
+    const [single, ...packed] = rows(a.accountId, 9);
+    const bodies: (RequestLogMessage | RequestLogPacket)[] = [
+      single!,
+      { rows: packed.slice(0, 5) },
+      { rows: packed.slice(5) },
+    ];
+    for (const attempts of [1, 2]) {
+      const batch = createMessageBatch(
+        REQUEST_LOG_QUEUE,
+        bodies.map((body, i) => ({ id: `p${i}`, timestamp: new Date(), attempts, body })),
+      );
+      const ctx = createExecutionContext();
+      await worker.queue!(batch as MessageBatch, env as Env, ctx);
+      expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
+    }
+    const written = await logged(a.accountId);
+    expect(written.map((r) => r.requestId).sort()).toEqual([single!, ...packed].map((r) => r.requestId).sort());
+  });
+
+  it("hands the rows of requests ending together to the queue in one message, whose sender stays open until the queue accepted it", async () => {
+    const a = await createAccount();
     let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const recordingQueue = {
-      send: async () => void singles++,
-      sendBatch: async (batch: { body: unknown }[]) => {
-        await held;
-        sent.push(batch.map((m) => m.body));
-      },
-    } as unknown as Queue;
-    const calls = rows(a.accountId, 5).map((row) =>
-      enqueueLogRow({ ...(env as Env), REQUEST_LOGS: recordingQueue }, row),
-    );
+    const { sent, packets, queueEnv } = recordingQueue(new Promise<void>((resolve) => (release = resolve)));
+    const calls = rows(a.accountId, 5).map((row) => enqueueLogRow(queueEnv, row));
     let settled = 0;
     for (const c of calls) void c.then(() => settled++);
     await new Promise((resolve) => setTimeout(resolve, LOG_WAIT_MS * 3));
@@ -165,19 +200,14 @@ describe("request-log rows through the request-logs queue", () => {
     expect(settled).toBeLessThan(5);
     release();
     await Promise.all(calls);
-    expect(singles).toBe(0);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toHaveLength(5);
+    expect(packets).toHaveLength(1);
   });
 
   it("sets one timer per batch: a row joining an open batch is handed over at once, and goes out with the batch", async () => {
     const a = await createAccount();
-    const sent: unknown[][] = [];
-    const recordingQueue = {
-      send: async (body: unknown) => void sent.push([body]),
-      sendBatch: async (batch: { body: unknown }[]) => void sent.push(batch.map((m) => m.body)),
-    } as unknown as Queue;
-    const queueEnv = { ...(env as Env), REQUEST_LOGS: recordingQueue };
+    const { sent, queueEnv } = recordingQueue();
     const [first, second] = rows(a.accountId, 2);
     let openingDone = false;
     const opening = enqueueLogRow(queueEnv, first!).then(() => (openingDone = true));
@@ -189,10 +219,25 @@ describe("request-log rows through the request-logs queue", () => {
     expect(sent).toEqual([[first, second]]);
   });
 
-  it("writes every row of a refused batch straight to D1", async () => {
+  it("keeps every message under the queue's 128 KB, however long or escaped its rows' text", async () => {
+    const a = await createAccount();
+    const { sent, packets, queueEnv } = recordingQueue();
+    // Short rows whose text JSON escapes 6 to 1, and long ones (a 1 KB address, a 512-character agent).
+    const batch = rows(a.accountId, 300).map((row, i) =>
+      i % 3
+        ? { ...row, userAgent: "\u0001".repeat(500) }
+        : { ...row, uri: `/v1/me?q=${"x".repeat(1_000)}`, userAgent: "a".repeat(512) },
+    );
+    await Promise.all(batch.map((row) => enqueueLogRow(queueEnv, row)));
+    expect(sent.flat().map((r) => r.requestId)).toEqual(batch.map((r) => r.requestId));
+    expect(packets).toHaveLength(sent.length);
+    for (const packet of packets) expect(JSON.stringify(packet).length).toBeLessThanOrEqual(128 * 1024);
+  });
+
+  it("writes every row of a refused message straight to D1", async () => {
     const a = await createAccount();
     const refusingQueue = {
-      send: async () => {},
+      send: async () => Promise.reject(new Error("queue unavailable")),
       sendBatch: async () => Promise.reject(new Error("queue unavailable")),
     } as unknown as Queue;
     const batch = rows(a.accountId, 3);

@@ -188,6 +188,15 @@ describe("the wider web", () => {
     for (const email of wanted) expect(first, email).toContain(email);
   });
 
+  it("a bundle split into lazy chunks: the team route's chunk, its URL assembled from the runtime's map, is read in the first pass", async () => {
+    // The chunk URLs are written nowhere but in the runtime's map: a reader of the bundle's literals
+    // found no endpoint in it. One request more than an unsplit bundle: the team's chunk alone.
+    const { first, wanted, site } = await crawl(49, "script-data:chunks");
+    for (const email of wanted) expect(first, email).toContain(email);
+    const chunks = Object.keys(site.files).filter((p) => p.endsWith(".js") && !p.includes("/app."));
+    expect(chunks.length).toBeGreaterThan(3);
+  });
+
   it("people fetched from a REST route are read", async () => {
     const { first, wanted } = await crawl(12, "script-data:rest");
     for (const email of wanted) expect(first, email).toContain(email);

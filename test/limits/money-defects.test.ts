@@ -1,4 +1,4 @@
-import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { processChunk } from "../../src/bulk/consumer.js";
@@ -39,16 +39,22 @@ const balance = async (accountId: number, plan: string, kind: "search" | "verifi
     ).balances(plan, Date.now())
   )[kind]!;
 
-/** Leaves `left` search credits of a pro-plus account's month (25,000). */
-async function leaveSearchCredits(accountId: number, left: number, at: number) {
+/** Sets what the account's month has used of a balance, at instant `at`. */
+async function setUsed(accountId: number, kind: "search" | "phone", used: number, at = Date.now()) {
   await runInDurableObject(stubOf(accountId), (instance: AccountLimiter) => {
     const book = (
-      instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
+      instance as unknown as {
+        credits: { current(now: number): { used: Record<"search" | "phone", number> }; dirty: boolean };
+      }
     ).credits;
-    book.current(at).used.search = 25_000 - left;
+    book.current(at).used[kind] = used;
     book.dirty = true;
   });
 }
+
+/** Leaves `left` search credits of a pro-plus account's month (25,000). */
+const leaveSearchCredits = (accountId: number, left: number, at: number) =>
+  setUsed(accountId, "search", 25_000 - left, at);
 
 describe("money defects", () => {
   it("a charge decided at an earlier instant never resets or moves this month's usage (months are the limiter's)", async () => {
@@ -202,13 +208,7 @@ describe("money defects", () => {
   it("an extra cost the balance cannot fully cover is charged what it covers, never beyond the balance", async () => {
     const a = await createAccount({ plan: "pro" });
     const limiter = stubOf(a.accountId);
-    await runInDurableObject(limiter, (instance: AccountLimiter) => {
-      const book = (
-        instance as unknown as { credits: { current(now: number): { used: { phone: number } }; dirty: boolean } }
-      ).credits;
-      book.current(Date.now()).used.phone = 1_000 - 50;
-      book.dirty = true;
-    });
+    await setUsed(a.accountId, "phone", 1_000 - 50);
     const billing = {
       accountId: a.accountId,
       capability: "domain-search",
@@ -233,13 +233,7 @@ describe("money defects", () => {
   it("a message sent twice is decided the same: a refusal and an unbilled late charge are remembered", async () => {
     const a = await createAccount({ plan: "free" }); // 25 search credits
     const limiter = stubOf(a.accountId);
-    await runInDurableObject(limiter, (instance: AccountLimiter) => {
-      const book = (
-        instance as unknown as { credits: { current(now: number): { used: { search: number } }; dirty: boolean } }
-      ).credits;
-      book.current(Date.now()).used.search = 25;
-      book.dirty = true;
-    });
+    await setUsed(a.accountId, "search", 25);
     const admission = { key: "sent-twice", plan: "free", group: null, cost: { search: 1 } };
     const charge = {
       key: "charged-twice",
@@ -259,6 +253,31 @@ describe("money defects", () => {
     const again = await send();
     expect(again.admissions[0]).toMatchObject({ admitted: false, reason: "credits" });
     expect(again.charges[0]).toEqual({ billed: false, at: null });
+    expect(await balance(a.accountId, "free", "search")).toMatchObject({ available: 10 });
+  });
+
+  it("an unbilled late charge is remembered after others were billed, and after its limiter restarts", async () => {
+    const a = await createAccount({ plan: "free" }); // 25 search credits
+    const limiter = stubOf(a.accountId);
+    const charge = (key: string) => ({
+      key,
+      lease: null,
+      accountId: a.accountId,
+      capability: "domain-search",
+      source: "api" as const,
+      fingerprint: key,
+      cost: { search: 1 },
+    });
+    const send = (key: string) => limiter.exchange({ plan: "free", charges: [charge(key)] });
+    // Charges billed before any refusal: the limiter holds none yet.
+    expect((await send("billed-first")).charges[0]).toMatchObject({ billed: true });
+    await setUsed(a.accountId, "search", 25);
+    expect((await send("refused-late")).charges[0]).toEqual({ billed: false, at: null });
+    await limiter.grantPack(10);
+    // Sent again in the same object, then in a new one (the limiter evicted meanwhile).
+    expect((await send("refused-late")).charges[0]).toEqual({ billed: false, at: null });
+    await evictDurableObject(limiter);
+    expect((await send("refused-late")).charges[0]).toEqual({ billed: false, at: null });
     expect(await balance(a.accountId, "free", "search")).toMatchObject({ available: 10 });
   });
 

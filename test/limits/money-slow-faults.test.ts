@@ -7,14 +7,14 @@ import { jobStub } from "../../src/bulk/jobs.js";
 import { executeCapability } from "../../src/capabilities/core/execute.js";
 import { batchMemo } from "../../src/engine/memo.js";
 import type { Env } from "../../src/env.js";
-import type { AccountLimiter } from "../../src/limits/account-limiter.js";
+import { type AccountLimiter, RESERVATION_TTL_MS } from "../../src/limits/account-limiter.js";
 import type { AccountLine } from "../../src/limits/account-line.js";
 import { LimiterClient } from "../../src/limits/limiter-client.js";
 import type { LimiterMessage } from "../../src/limits/limiter-messages.js";
 import { createdId, createJob, launchLosingMessages } from "../bulk/support.js";
 import { createAccount, type TestAccount } from "../support/accounts.js";
 import { aroundExchange, billedOf, collect, probeCapability } from "../support/limiter.js";
-import { settle } from "../support/settle.js";
+import { eventually, settle } from "../support/settle.js";
 import { slowLimiters, slowRows, virtualTime, withChunkClaim } from "../support/slow-time.js";
 
 // Money where things are merely slow (a round trip, a call, a chunk, an outage that lasts): each
@@ -23,11 +23,22 @@ import { slowLimiters, slowRows, virtualTime, withChunkClaim } from "../support/
 const probe = probeCapability("slow-probe", "search", async () => true);
 let time: ReturnType<typeof virtualTime> | undefined;
 const MINUTE = 60_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const limiterOf = (accountId: number) =>
   env.ACCOUNT_LIMITER.get(env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`)) as DurableObjectStub<AccountLimiter>;
 const verification = async (accountId: number, plan: string) =>
   (await limiterOf(accountId).balances(plan)).verification;
+/**
+ * Resolves once every reservation the account's limiter holds was made or kept alive at `since` or
+ * later (on the limiter's clock): a renewal, or an admission asked again, has reached it.
+ */
+const keptAliveSince = (accountId: number, since: number) =>
+  eventually(async () => {
+    const oldest = await runInDurableObject(
+      limiterOf(accountId),
+      (limiter: AccountLimiter) => limiter.reservations.firstExpiry() - RESERVATION_TTL_MS,
+    );
+    expect(oldest, "the chunk's reservation is kept alive while its rows run").toBeGreaterThanOrEqual(since);
+  });
 
 const EMAILS = ["ann@mailinator.com", "bob@mailinator.com", "cid@mailinator.com", "dee@mailinator.com"];
 /** A running verifier job of four rows whose chunk the test delivers itself. */
@@ -148,7 +159,7 @@ describe("money on slow paths", () => {
     });
     for (let i = 0; i < 3; i++) {
       time.advance(4 * MINUTE);
-      await sleep(250);
+      await keptAliveSince(account.accountId, Date.now());
     }
     await runDurableObjectAlarm(limiterOf(account.accountId)); // the sweep of reservations left 10 minutes
     slow.open();
@@ -180,7 +191,8 @@ describe("money on slow paths", () => {
         )[0]!.token > 1,
       { timeout: 5_000 },
     );
-    await sleep(50);
+    // Its rows have started: its admission, asked again, was decided.
+    await settle(() => second.waiting() > 0);
     // 11 minutes after the first admission, 2 after the second: the sweep runs.
     time.advance(2 * MINUTE);
     await runDurableObjectAlarm(limiterOf(account.accountId));
@@ -218,12 +230,15 @@ describe("money on slow paths", () => {
     // The next is paid from the lease and runs 40 seconds.
     let answer!: () => void;
     const held = new Promise<void>((r) => (answer = r));
+    let running = false;
     const slowProbe = probeCapability("slow-lease-probe", "search", async () => {
+      running = true;
       await held;
       return true;
     });
     const slowCall = executeCapability(slowProbe, { q: "forty-seconds" }, inv(isolate, true));
-    await sleep(20);
+    // Paid from the lease and running before the 40 seconds pass.
+    await settle(() => running);
     time.advance(40_000);
     await runDurableObjectAlarm(limiterOf(a.accountId));
     // Meanwhile another isolate asks for whatever is available.

@@ -29,6 +29,12 @@ const probe = probeCapability("window-probe", "phone", async (q) => {
   await release;
   return mine ?? found[q] ?? true;
 });
+/**
+ * Resolves once `count` calls of request `q` are running: admitted and inside the capability. A
+ * fixed pause (20-50 ms) stood for this and was too short on a busy machine: the limiter had not
+ * yet seen the first call ("no such table: repeat_windows", its table made on first use).
+ */
+const running = (q: string, count: number) => settle(() => (started[q] ?? 0) >= count);
 
 const unreachableD1 = new Proxy({} as D1Database, {
   get: () => () => {
@@ -71,7 +77,7 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
       executeCapability(probe, { q }, { env, waitUntil, accountId: a.accountId, plan: "scale", surface: "v1" }),
     );
     // Every admission is decided before any answer is ready: all 20 are in flight together.
-    await new Promise((r) => setTimeout(r, 50));
+    await running(q, 20);
     open();
     const done = await Promise.all(calls);
     await settled();
@@ -292,13 +298,6 @@ describe("the 30-day repeat rule, decided by the account's limiter", () => {
 
 describe("a running call's window, held with its reservation", () => {
   /** Starts a billed call of `q` that runs until `open()` is called. */
-  /**
-   * Resolves once `count` calls of request `q` are running: admitted and inside the capability. A
-   * fixed pause (20-50 ms) stood for this and was too short on a busy machine: the limiter had not
-   * yet seen the first call ("no such table: repeat_windows", its table made on first use).
-   */
-  const running = (q: string, count: number) => settle(() => (started[q] ?? 0) >= count);
-
   function heldCall(accountId: number, q: string) {
     let open!: () => void;
     release = new Promise((r) => (open = r));

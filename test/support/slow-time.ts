@@ -71,10 +71,14 @@ export function withChunkClaim(base: Env, claimMs: number): Env {
   return { ...base, BULK_JOB } as unknown as Env;
 }
 
-/** An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer. */
+/**
+ * An env whose D1 reads wait for `open()`: the delivery's rows run until the test lets them answer.
+ * `waiting()` counts the reads held so far (a delivery's rows have started once it is above 0).
+ */
 export function slowRows(base: Env = env as Env) {
   let open!: () => void;
   const opened = new Promise<void>((r) => (open = r));
+  const held = { reads: 0 };
   const db = base.DB;
   const DB = new Proxy(db, {
     get: (target, prop) =>
@@ -84,7 +88,7 @@ export function slowRows(base: Env = env as Env) {
             return new Proxy(statement, {
               get: (s, p) =>
                 p === "bind"
-                  ? (...args: unknown[]) => slowStatement(s.bind(...args), opened)
+                  ? (...args: unknown[]) => slowStatement(s.bind(...args), opened, held)
                   : typeof s[p as keyof typeof s] === "function"
                     ? (s[p as keyof typeof s] as (...a: unknown[]) => unknown).bind(s)
                     : s[p as keyof typeof s],
@@ -92,13 +96,18 @@ export function slowRows(base: Env = env as Env) {
           }
         : (target[prop as keyof typeof target] as unknown),
   });
-  return { env: { ...base, DB } as Env, open };
+  return { env: { ...base, DB } as Env, open, waiting: () => held.reads };
 }
-function slowStatement(statement: D1PreparedStatement, opened: Promise<void>): D1PreparedStatement {
+function slowStatement(
+  statement: D1PreparedStatement,
+  opened: Promise<void>,
+  held: { reads: number },
+): D1PreparedStatement {
   return new Proxy(statement, {
     get: (s, p) =>
       p === "all" || p === "first" || p === "raw" || p === "run"
         ? async (...args: unknown[]) => {
+            held.reads++;
             await opened;
             return (s[p] as (...a: unknown[]) => unknown).apply(s, args);
           }

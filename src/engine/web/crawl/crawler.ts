@@ -421,8 +421,9 @@ async function runPass(env: Env, input: PassInput) {
         await nextPacedAnswer(pace);
         continue;
       }
+      // A window already turned that still has no room (a stated limit of 0) is not waited on.
       const wait = untilReset(pace, now);
-      if (wait !== null && wait + RESET_LEAVING_MS <= left) pace.pausedUntil = now + wait;
+      if (wait !== null && wait > 0 && wait + RESET_LEAVING_MS <= left) pace.pausedUntil = now + wait;
       else pace.stopAsking = true;
       continue;
     }

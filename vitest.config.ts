@@ -1,20 +1,40 @@
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type Plugin } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import { fixtureNetwork } from "./scripts/build-fixture-network.mjs";
 import { buildPaymentVendor } from "./scripts/build-payment-vendor.mjs";
 import { buildPdfVendor } from "./scripts/build-pdf-vendor.mjs";
 import { bareImports } from "./scripts/lib/bare-imports.mjs";
-import { outbound } from "./test/fixtures/outbound.js";
+
+/**
+ * Packages (bundled by the dependency optimizer) and the generated vendor modules (src/vendor/*.mjs)
+ * go to the runtimes without a source map. Every module reaches each runtime through one WebSocket
+ * with its map inlined as base64: the packages' maps are several MB (the payment stack's chunk alone
+ * 2.4 MB), sent to each of the three runtimes, serialised, compressed and decompressed on the way.
+ * A stack through a package then names the bundled file's line instead of the package's source.
+ */
+const packagesWithoutSourceMaps: Plugin = {
+  name: "packages-without-source-maps",
+  transform(code, id) {
+    // A `{ mappings: "" }` map drops the module's source map (Vite's way to say "none"); Vite keeps
+    // the loaded map of a module whose code a transform left as it was, hence the added newline.
+    if (id.includes("/node_modules/") || id.includes("/src/vendor/"))
+      return { code: `${code}\n`, map: { mappings: "" } };
+  },
+};
 
 export default defineConfig(async () => {
   // The payment stack and the PDF reader are modules of their own, built from node_modules (wrangler builds them before dev and deploy).
-  await Promise.all([buildPaymentVendor(), buildPdfVendor()]);
+  // The fixture network is built into a module of its own too, not imported here: vitest's transform
+  // cache hashes the text of every file this config imports into each cached module's key.
+  const [, , { outbound }] = await Promise.all([buildPaymentVendor(), buildPdfVendor(), fixtureNetwork()]);
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   const indexMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-index"));
   return {
     plugins: [
+      packagesWithoutSourceMaps,
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {

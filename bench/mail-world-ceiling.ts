@@ -12,6 +12,8 @@
 //     what the domain's checks said. It reads the generator's truth, so it is a measuring stick only,
 //     never a model for the engine;
 //   - "format oracle": knows the domain's format and rules: right on every first answer.
+// CEILING_LEAD_BEFORE=1 ranks the web-evidence lookups as the engine did before they took the
+// search's own rejections as rule-outs (a colleague's likeliest addresses in the formats just rejected).
 // Variants of the engine's rule-outs (environment): CEILING_NO_LIFT=1 keeps a format ruled out after a
 // confirmed address in it (the engine before it lifted them); CEILING_SOLE=1 rules a format out only
 // where the rejected address was the person's sole spelling in it (measured and dropped).
@@ -144,6 +146,20 @@ function engineRanking(
   return proposed ? [proposed, ...searched.filter((l) => l !== proposed)] : searched;
 }
 
+/** `ruledOut` with the formats of the person's rejected candidates (`tried`) ruled out once more. */
+function withTriedRejected(
+  ruledOut: Record<string, number>,
+  name: PersonName,
+  domain: string,
+  tried: readonly string[],
+): Record<string, number> {
+  const own = candidateAddresses(name, domain, { limit: 40 });
+  const out = { ...ruledOut };
+  const patterns = new Set(tried.flatMap((l) => own.filter((c) => c.local === l && !c.nickname).map((c) => c.pattern)));
+  for (const pat of patterns) out[pat] = (out[pat] ?? 1) * 0.01;
+  return out;
+}
+
 type Kind = "engine" | "world" | "evidence";
 interface Tally {
   people: number;
@@ -173,12 +189,22 @@ function replay(d: WorldDomain, kind: Kind, tally: Tally, both: Map<string, Reco
     // then each colleague's, looked up; a colleague's address found gives the domain's format.
     if (kind === "evidence" && !hit) {
       const own = (q: WorldPerson) => q.gravatar || q.wkdKey;
-      if (own(p) && ranking.slice(0, PERSON_LOOKUPS).includes(p.local)) {
+      // The lookups ranked with this search's rejections as rule-outs too, the person's without the
+      // rejected addresses (confirm.ts), unless replaying code from before (CEILING_LEAD_BEFORE=1).
+      const before = !!process.env.CEILING_LEAD_BEFORE;
+      const leadRuledOut = before
+        ? ruledOut
+        : withTriedRejected(ruledOut, typed(p, d), d.domain, priorOnly ? [] : tried);
+      const ownRanking = before
+        ? ranking
+        : engineRanking(d, p, obs, leadRuledOut).filter((l) => priorOnly || !tried.includes(l));
+      if (own(p) && ownRanking.slice(0, PERSON_LOOKUPS).includes(p.local)) {
         hit = true;
         obs.push({ person: p, local: p.local, accepted: true });
       } else {
         const found = d.people.find(
-          (q) => q !== p && own(q) && engineRanking(d, q, obs, ruledOut).slice(0, COLLEAGUE_LOOKUPS).includes(q.local),
+          (q) =>
+            q !== p && own(q) && engineRanking(d, q, obs, leadRuledOut).slice(0, COLLEAGUE_LOOKUPS).includes(q.local),
         );
         if (found) {
           const inference = inferPatterns([{ localPart: found.local, name: typed(found) }]);

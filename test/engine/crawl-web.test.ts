@@ -130,6 +130,44 @@ describe("pages that fail at first", () => {
     expect(clock.now() - started).toBeLessThan(FIRST_PASS.totalMs);
   });
 
+  it("a team listing found late keeps the budget's last pages for its next pages: pages ranked low leave them while it waits", async () => {
+    // Seen on wider-web seed 1426015225 (aurora-partner): the team, named in words no list knows and
+    // challenged twice, was read 6 s in; its ?page=2..4 found no page left (products and posts had
+    // taken all 24) and waited for the deep pass.
+    await fetch("https://late-listing.test/__reset");
+    const clock = new VirtualClock();
+    const out = await crawlFirstPass(env, "late-listing.test", { ...FIRST_PASS, clock });
+    expect(addressesOf(out)).toEqual(
+      [
+        ...["anna.keller", "ben.huber", "clara.vogel"],
+        ...["jonas.weber", "karl.braun", "lea.roth"],
+        ...["lena.fischer", "max.wolf", "nina.berg"],
+      ]
+        .map((local) => `${local}@late-listing.test`)
+        .sort(),
+    );
+  });
+
+  it("a consent wall on a site whose stated allowance has no room to accept: the accept waits for the window's reset, never a 429", async () => {
+    // Seen on wider-web seed 620914477 (luo-wuliu): 4 requests a window, robots.txt, the home page's
+    // redirect and the consent page took three; the accept and its way back made the fifth a 429
+    // (Retry-After 14 s) and the first pass read nothing.
+    await fetch("https://walled-paced.test/__reset");
+    const clock = new VirtualClock((ms) => fetch(`https://walled-paced.test/__advance?ms=${ms}`));
+    const unwatch = clock.watchFetches();
+    const started = clock.now();
+    const out = await crawlFirstPass(env, "walled-paced.test", { ...FIRST_PASS, clock }).finally(unwatch);
+    const asks = clock.requests.filter((r) => r.url.startsWith("https://walled-paced.test/") && !r.url.includes("/__"));
+    expect(asks.filter((r) => r.status === 429)).toEqual([]);
+    const accept = asks.find((r) => r.url.includes("/consent/accept"));
+    expect(accept!.at - started, "the accept after the window's reset").toBeGreaterThanOrEqual(10_000);
+    expect(addressesOf(out)).toEqual([
+      "clara.oswald@walled-paced.test",
+      "john.smith@walled-paced.test",
+      "office@walled-paced.test",
+    ]);
+  });
+
   it("once a rate limit has passed, the first pass asks the best page first: a team page found since before the pages the limit turned away", async () => {
     // Seen on wider-web seed 1263013114: the team's new address (a script-only redirect) was found
     // while the limit held; after the wait the turned-away news and legal pages went first, used up

@@ -283,11 +283,17 @@ describe("deep-crawl queue consumer", () => {
     const batch = createMessageBatch(DEEP_CRAWL_QUEUE, [
       { id: "down", timestamp: new Date(), attempts: 1, body: { domain: "down-site.test", done: [], pending: [] } },
       { id: "junk", timestamp: new Date(), attempts: 1, body: { nope: true } },
+      {
+        id: "bad-allowance",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { domain: "acme-widgets.test", done: [], pending: [], allowance: { remaining: "4" } },
+      },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
-    expect(result.explicitAcks).toEqual(["junk"]);
+    expect(result.explicitAcks).toEqual(["junk", "bad-allowance"]);
     expect(result.retryMessages.map((m) => m.msgId)).toEqual(["down"]);
   });
 

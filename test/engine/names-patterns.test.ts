@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { applyPattern, inferPatterns, matchPatterns, percentages } from "../../src/engine/finder/patterns.js";
 import { looksLikePersonName, partVariants, splitFullName } from "../../src/engine/people/names.js";
 import { departmentOf, seniorityOf } from "../../src/engine/people/positions.js";
+import { namesOnLine } from "../../src/engine/web/extract/people.js";
 
 describe("names", () => {
   it("transliterates accents, ß, Ł and ø, with digraph spellings of umlauts and of ø/å as separate styles", () => {
@@ -46,6 +47,30 @@ describe("names", () => {
     expect(looksLikePersonName("Contact Us")).toBe(false);
     expect(looksLikePersonName("CEO CTO")).toBe(false);
     expect(looksLikePersonName("Call 555 1234")).toBe(false);
+  });
+
+  it("reads no company name as a person's: a legal form or a business word written last", () => {
+    // Wider-web company names (a team photo's caption, a testimonial's signature, a footer's ©)
+    // were stored as people: "Kestrel Labs", "Kato Giken", "Orion Design" (guard seed 4242).
+    for (const company of [
+      "Hendriks Engineering",
+      "Müller Consulting Inc.",
+      "Kato Giken",
+      "Meijer Bouw N.V.",
+      // Wider-web seed 1864203579: "Co., Ltd." cut at its comma, and a Turkish law firm.
+      "Park Systems Co.",
+      "Aurora Hukuk",
+      // Seed 409871236: a Russian investment firm.
+      "Alpha Invest",
+      "Nord Konsult AB",
+    ])
+      expect(looksLikePersonName(company), company).toBe(false);
+    expect(namesOnLine("© Müller Consulting Inc.")).toEqual([]);
+    // A run of Latin words cut inside a word ("K." of "K.K.") is no name either.
+    expect(namesOnLine("© 2026 Delta Shoji K.K.")).toEqual([]);
+    // Names that share a word with a company stay names: Shoji is also a Japanese name.
+    expect(looksLikePersonName("Tanaka Shoji")).toBe(true);
+    expect(looksLikePersonName("Anna Design-Berg")).toBe(true);
   });
 
   it("reads a Dutch name whose particles start with the prose word 'in' (wider-web seeds 1615813308, 646014620, 3079816937)", () => {

@@ -7,7 +7,12 @@ import { decideEncoding } from "../../src/engine/web/charset.js";
 import { consentAcceptLink } from "../../src/engine/web/consent.js";
 import { CookieJar } from "../../src/engine/web/cookies.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
-import { assembledText, fetchedDataUrls, scriptRedirect } from "../../src/engine/web/extract/script-text.js";
+import {
+  assembledText,
+  fetchedDataUrls,
+  lazyChunks,
+  scriptRedirect,
+} from "../../src/engine/web/extract/script-text.js";
 import { OfficeReadError, officeRows } from "../../src/engine/web/office-text.js";
 import { writeOffice, writeZip } from "../fixtures/generator/widerweb/office.js";
 
@@ -46,6 +51,19 @@ describe("scripts, read without running them", () => {
     expect(fetchedDataUrls(`var cfg = "/api/v1/people";`), "a script that fetches nothing").toEqual([]);
     expect(scriptRedirect(`window.location.replace("/company/team");`)).toBe("/company/team");
     expect(scriptRedirect(`location.href = '/de/';`)).toBe("/de/");
+  });
+
+  it("assembles a split bundle's chunk URLs from its runtime's map, each with the route (path and name) that loads it", () => {
+    const runtime = `o.p="/";o.u=function(e){return"static/js/"+e+"."+{12:"a1b2c3d4",57:"9f8e7d6c",301:"00ff11ee"}[e]+".chunk.js"};`;
+    const routes = `var routes=[{path:"/products",name:"products",load:function(){return o.e(57).then(o.bind(o,1))}},{path:"/ueber-uns/leute",name:"team",load:function(){return o.e(12).then(o.bind(o,2))}},{path:"/x",load:function(){return o.e(301)}}];`;
+    expect(lazyChunks(`(()=>{${runtime}function f(e){return e/2}${routes}})();`)).toEqual([
+      { url: "/static/js/57.9f8e7d6c.chunk.js", route: "/products products" },
+      { url: "/static/js/12.a1b2c3d4.chunk.js", route: "/ueber-uns/leute team" },
+      { url: "/static/js/301.00ff11ee.chunk.js", route: "/x" },
+    ]);
+    // A chunk number the map does not hold, or no runtime: nothing is guessed.
+    expect(lazyChunks(`${runtime}var r=[{path:"/team",load:function(){return o.e(99)}}];`)).toEqual([]);
+    expect(lazyChunks(routes)).toEqual([]);
   });
 
   it("puts an assembled address where its script stands, named by the line before it", async () => {

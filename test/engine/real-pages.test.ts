@@ -8,7 +8,7 @@ import { indexFor } from "../../src/db/shards.js";
 import { proposeAddress } from "../../src/engine/finder/email-finder.js";
 import { domainRow, emailsOfDomain, formatsOf, shownNamesOf } from "../../src/engine/index/read.js";
 import { storeCrawl } from "../../src/engine/index/store.js";
-import { alignRomanized, romanizeKana } from "../../src/engine/people/native-names.js";
+import { alignRomanized, namesAnotherFamily, romanizeKana } from "../../src/engine/people/native-names.js";
 import { extractPage } from "../../src/engine/web/extract/page.js";
 import { appDataOf } from "../../src/engine/web/extract/script-data.js";
 
@@ -238,6 +238,25 @@ describe("Japanese, Chinese and Korean names beside their romanized forms", () =
     expect(formats.shares[0]?.pattern).toBe("{last}.{first}");
   });
 
+  it("reads a branch page's heading in two words (スタッフ 大阪) as no native name of the Latin name under it", async () => {
+    // Real-web seed 90069298, delta-shoji: the heading above "Matsumoto Kenji" was taken for his name in
+    // Japanese, so his romanized name was read given name first and the format came out {first}.{l}.
+    const table = `<html lang="ja"><body><h1>スタッフ紹介</h1><table><tr><td>Suzuki Kenta</td><td>エンジニア</td><td>メール: suzuki.k@jp-x9.co.jp</td></tr><tr><td>Mori Sakura</td><td>代表取締役</td><td>—</td></tr></table></body></html>`;
+    const branch = `<html lang="ja"><body><h1>スタッフ 大阪</h1><p><strong>Matsumoto Kenji</strong>, コンサルタント<br>メール: matsumoto.k@jp-x9.co.jp</p></body></html>`;
+    const { rows, formats } = await crawl("jp-x9.co.jp", [
+      ["/company/members", table],
+      ["/about/offices/osaka/team", branch],
+    ]);
+    expect(formats.shares[0]?.pattern).toBe("{last}.{f}");
+    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([
+      ["Kenji", "Matsumoto"],
+      ["Kenta", "Suzuki"],
+    ]);
+    // A native name whose family name the romanized one does not spell is someone else's.
+    expect(namesAnotherFamily("松本 健二", "Suzuki Kenta")).toBe(true);
+    expect(namesAnotherFamily("鈴木 健太", "Kenta Suzuki")).toBe(false);
+  });
+
   it("reads ruby annotations, in Latin letters or in kana, as the reading of each part", async () => {
     const latin = `<p><ruby>田中<rt>Tanaka</rt></ruby> <ruby>太郎<rt>Taro</rt></ruby></p><p>taro.tanaka@jp-x3.co.jp</p>`;
     const kana = `<p><ruby>伊藤<rp>(</rp><rt>いとう</rt><rp>)</rp></ruby><ruby>翔太<rp>(</rp><rt>しょうた</rt><rp>)</rp></ruby></p><p>shota.ito@jp-x3.co.jp</p>`;
@@ -373,6 +392,15 @@ describe("Arabic, Hebrew and Thai names beside their romanized forms", () => {
     const ar = await extractPage(arabic, "https://ar-x3.example/", "ar-x3.example");
     expect(ar.personNames).toEqual(["أحمد حداد"]);
     expect(ar.addresses.map((a) => a.email)).toEqual(["sales@ar-x3.example"]);
+  });
+
+  it("reads a Thai page's own words as no one's name, แอท/ดอท as at and dot, and ตัวอย่าง's address as an example (wider-web guard site 16)", async () => {
+    // Thai writes a compound as one word, phrases apart: "ผู้อำนวยการ ฝ่ายการเงิน" (director, finance)
+    // is two words in one script, as a name written in Thai only is, and was stored as a person.
+    const html = `<html lang="th"><body><nav><a href="/">หน้าแรก</a> <a href="/th/contact">ติดต่อเรา</a></nav><h1>ทีมงานของเรา</h1><p>สมชาย บุญมี</p><p>ผู้อำนวยการ ฝ่ายการเงิน</p><p>เจ้าหน้าที่ ธุรการ</p><p>บริษัท สยามเทค จำกัด</p><p>sales แอท th-x1 ดอท example</p><p>ติดต่อพนักงานทุกคนได้ที่อีเมล firstname@th-x1.example (ตัวอย่าง somchai@th-x1.example)</p></body></html>`;
+    const page = await extractPage(html, "https://th-x1.example/", "th-x1.example");
+    expect(page.personNames).toEqual(["สมชาย บุญมี"]);
+    expect(page.addresses.map((a) => a.email)).toEqual(["sales@th-x1.example"]);
   });
 
   it("reads a Thai or Arabic name's rendering given name first on a page written family name first, in its text or its data", async () => {
@@ -520,7 +548,8 @@ describe("the finder uses the people it read", () => {
       "psharma@in-x1.in": "Sharma",
       "lakshmi@in-x1.in": null,
     });
-    // On a {first}.{last} domain an initial fits no address of it: the address keeps no name, and no vote goes astray.
+    // On a {first}.{last} domain the address spells out what the page abbreviates: K. Srinivasan at
+    // karthik.srinivasan@ is Karthik Srinivasan, and votes for the domain's own format.
     const whole = await crawl("in-x2.in", [
       [
         "/team",
@@ -528,7 +557,31 @@ describe("the finder uses the people it read", () => {
       ],
     ]);
     expect(whole.formats.shares[0]?.pattern).toBe("{first}.{last}");
-    expect(whole.rows.find((r) => r.email.startsWith("karthik"))?.lastName ?? null).toBeNull();
+    expect(whole.rows.find((r) => r.email.startsWith("karthik"))).toMatchObject({
+      firstName: "Karthik",
+      lastName: "Srinivasan",
+    });
+  });
+
+  it("reads a domain whose only readable people are shown by initials, their addresses spelling the given names (wider-web seed 3318620457)", async () => {
+    // orion-muhendislik: robots.txt forbids the team; the contact page shows "D. Banerjee" at
+    // divya.banerjee@, a news item "L. Sharma" at lakshmi.sharma@. No reading fitted either
+    // address, so no format was read and three finder queries had no answer.
+    const { rows, formats } = await crawl("in-x3.com.tr", [
+      ["/iletisim", `<html lang="tr"><body>${card("D. Banerjee", "divya.banerjee@in-x3.com.tr")}</body></html>`],
+      [
+        "/haberler/yeni-ofis",
+        `<html lang="tr"><body>${card("L. Sharma", "lakshmi.sharma@in-x3.com.tr")}</body></html>`,
+      ],
+    ]);
+    expect(formats.shares[0]?.pattern).toBe("{first}.{last}");
+    expect(rows.map((r) => [r.firstName, r.lastName])).toEqual([
+      ["Divya", "Banerjee"],
+      ["Lakshmi", "Sharma"],
+    ]);
+    expect(proposeAddress(rows, { first: "Arjun", last: "Sharma" }, "in-x3.com.tr", formats)?.email).toBe(
+      "arjun.sharma@in-x3.com.tr",
+    );
   });
 
   it("keeps every name a team page shows without an address, of two words too (the SMTP search's colleagues)", async () => {

@@ -118,6 +118,26 @@ describe("the wider web", () => {
       expect(read, p.email).toContain(p.email);
   }, 30_000);
 
+  it("the deep pass asks robots.txt where the first pass found the site: a hung apex is not asked again", async () => {
+    // Guard site 29 answers on www; its apex holds every connection. The deep pass asked the apex
+    // first again and waited its 3 s (real time) before www.
+    const site = generateWiderWebSite(SEED, 29);
+    expect(site.serving.hang).toEqual({ host: site.labels.domain });
+    await fetch(resetUrl(site.labels.domain));
+    const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
+    const stop = clock.watchFetches();
+    const deep = await crawlDeepPass(
+      env,
+      site.labels.domain,
+      { done: [], pending: [], origin: site.labels.origin },
+      { ...DEEP_PASS, clock },
+    ).finally(stop);
+    expect(deep.origin).toBe(site.labels.origin);
+    const asked = clock.requests.filter((r) => r.url.includes(site.labels.domain) && !r.url.includes("dns"));
+    expect(asked[0]?.url).toBe(`${site.labels.origin}/robots.txt`);
+    expect(asked.filter((r) => new URL(r.url).hostname === site.labels.domain)).toEqual([]);
+  });
+
   it("a page that never answers is cut soon after the rest of its round and handed on; the rest of the site is read", async () => {
     // The round waited for its slowest page: a hung about page held it for the page time-out (9 s
     // of 12), and the contact page's retry behind it (seed 1962240772).
@@ -168,6 +188,15 @@ describe("the wider web", () => {
     for (const email of wanted) expect(first, email).toContain(email);
   });
 
+  it("a bundle split into lazy chunks: the team route's chunk, its URL assembled from the runtime's map, is read in the first pass", async () => {
+    // The chunk URLs are written nowhere but in the runtime's map: a reader of the bundle's literals
+    // found no endpoint in it. One request more than an unsplit bundle: the team's chunk alone.
+    const { first, wanted, site } = await crawl(49, "script-data:chunks");
+    for (const email of wanted) expect(first, email).toContain(email);
+    const chunks = Object.keys(site.files).filter((p) => p.endsWith(".js") && !p.includes("/app."));
+    expect(chunks.length).toBeGreaterThan(3);
+  });
+
   it("people fetched from a REST route are read", async () => {
     const { first, wanted } = await crawl(12, "script-data:rest");
     for (const email of wanted) expect(first, email).toContain(email);
@@ -196,7 +225,48 @@ describe("the wider web", () => {
   });
 
   it("a site-wide rate limit: the first pass stops asking, the deep pass waits out Retry-After and paces itself", async () => {
-    const { settled, wanted } = await crawl(38, "pace:rate-limit");
+    const { settled, wanted, site } = await crawl(94, "pace:rate-limit");
+    expect(site.serving.rateLimit?.fields, "a site stating no allowance").toBeNull();
     for (const email of wanted) expect(settled, email).toContain(email);
+  });
+
+  it("a rate limit stated in RateLimit fields is never exceeded: the first pass waits for the window's reset, the deep pass reads the rest", async () => {
+    const site = generateWiderWebSite(SEED, 38);
+    const limit = site.serving.rateLimit!;
+    expect(limit.fields, "a site stating its allowance").toBe("ietf-07");
+    await fetch(resetUrl(site.labels.domain));
+    const clock = new VirtualClock((ms) => fetch(advanceUrl(site.labels.domain, ms)));
+    const stop = clock.watchFetches();
+    try {
+      const first = await crawlFirstPass(env, site.labels.domain, { ...FIRST_PASS, clock });
+      const asked = clock.requests.filter((r) => new URL(r.url).hostname.endsWith(site.labels.domain));
+      const start = asked[0]!.at;
+      const inFirstWindow = asked.filter((r) => r.at - start <= limit.windowMs);
+      expect(
+        asked.filter((r) => r.status === 429),
+        "turned away in the first pass",
+      ).toEqual([]);
+      expect(inFirstWindow.length, "asks in the first window").toBe(limit.limit);
+      // The window's reset leaves the pass time for another window's asks (4 more pages).
+      expect(asked.length - inFirstWindow.length, "asks after the reset").toBe(limit.limit);
+      expect(first.pages.length).toBeGreaterThan(limit.limit);
+      const before = asked.length;
+      const deep = await crawlDeepPass(
+        env,
+        site.labels.domain,
+        { ...first, origin: first.origin! },
+        { ...DEEP_PASS, clock },
+      );
+      expect(
+        clock.requests.slice(before).filter((r) => r.status === 429),
+        "turned away in the deep pass",
+      ).toEqual([]);
+      const read = new Set(
+        [...first.pages, ...deep.pages].flatMap((p) => p.extraction.addresses.map((a) => a.email.toLowerCase())),
+      );
+      for (const p of site.labels.published.filter((p) => !p.forbidden)) expect(read, p.email).toContain(p.email);
+    } finally {
+      stop();
+    }
   });
 });

@@ -16,6 +16,8 @@
 // fail for the measured first pass as they would in production.
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { indexFor } from "../../src/db/shards.js";
+import { shownNamesOf } from "../../src/engine/index/read.js";
 import { DEEP_CRAWL_QUEUE, type DeepCrawlMessage } from "../../src/engine/web/crawl/deep-crawl-queue.js";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
@@ -62,6 +64,8 @@ export interface SiteMeasure {
   ms: number;
   /** Wall time of the first answer (the first pass on the request path, through /v1). */
   firstMs: number;
+  /** Names the index keeps as people (listed or shown without an address) that are company names the site shows. */
+  companyPeople: string[];
 }
 
 /** Calls the Worker with `via` as its env (a recording queue binding), or as a client does. */
@@ -160,6 +164,7 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
   );
   const settled = await listAll(domain, headers);
   const formats = await formatsOf(domain, headers);
+  const companyPeople = await companiesKeptAsPeople(labels, settled);
   const finder = [];
   for (const probe of labels.probes) {
     const q = new URLSearchParams({
@@ -196,8 +201,36 @@ export async function measureSite(site: GeneratedSite, headers: Record<string, s
     deepAcked,
     ms: Date.now() - started,
     firstMs,
+    companyPeople,
   };
 }
+
+/**
+ * The company names a site shows where a person's name may stand ("Hendriks Engineering", "©
+ * Müller Consulting Inc.") that the index keeps as people: a listed address's name, or a name shown
+ * without an address (read from the index: the finder's colleagues, which no route lists).
+ */
+async function companiesKeptAsPeople(labels: SiteLabels, settled: Listed[]): Promise<string[]> {
+  const companies = (labels.companyNames ?? []).map(wordsOf);
+  if (!companies.length) return [];
+  const shown = await shownNamesOf(await indexFor(env, labels.domain), labels.domain);
+  const names = [
+    ...shown.flatMap((r) => (r.fullName ? [r.fullName] : [])),
+    ...settled.flatMap((e) =>
+      e.first_name && e.last_name ? [`${e.first_name} ${e.last_name}`, `${e.last_name} ${e.first_name}`] : [],
+    ),
+  ];
+  return [
+    ...new Set(
+      names.filter((n) => {
+        const words = wordsOf(n);
+        return words.length >= 2 && companies.some((c) => c.slice(0, words.length).join(" ") === words.join(" "));
+      }),
+    ),
+  ];
+}
+
+const wordsOf = (name: string) => name.toLowerCase().replace(/[©,]/g, " ").split(/\s+/).filter(Boolean);
 
 /** Measures every site, `concurrency` at a time, with one account on an unlimited plan. */
 export async function measureSites(sites: GeneratedSite[], concurrency = 1): Promise<SiteMeasure[]> {
@@ -269,6 +302,9 @@ export interface Totals {
   documentOnlyFirstHits: number;
   /** Addresses shown only on pages robots.txt forbids: not counted as published (a reader must not see them). */
   forbidden: number;
+  /** Company names kept as people, and the company names shown where a person's name may stand. */
+  companyPeople: number;
+  companyNames: number;
 }
 
 const fmt = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`);
@@ -393,6 +429,8 @@ export function summarize(measures: SiteMeasure[]): Summary {
     documentOnly: 0,
     documentOnlyFirstHits: 0,
     forbidden: 0,
+    companyPeople: 0,
+    companyNames: 0,
   };
   const misses: Miss[] = [];
   // [format hits, sites, finder hits, probes]
@@ -431,6 +469,9 @@ export function summarize(measures: SiteMeasure[]): Summary {
       t.transientFirstMaxMs = Math.max(t.transientFirstMaxMs, m.firstMs);
     }
     if (!m.deepAcked) t.deepFailures++;
+    t.companyNames += l.companyNames?.length ?? 0;
+    t.companyPeople += m.companyPeople.length;
+    for (const name of m.companyPeople) miss("trap", "trap", `the company name "${name}" kept as a person`);
     const published = new Map(l.published.filter((p) => !p.forbidden).map((p) => [p.email, p]));
     const forbidden = new Set(l.published.filter((p) => p.forbidden).map((p) => p.email));
     t.forbidden += forbidden.size;
@@ -605,6 +646,7 @@ export function realWebGoalProblems(measures: SiteMeasure[]): string[] {
     if (row?.published) check(`settled recall on ${f}`, row.settledHits / row.published, g.featureSettled);
   }
   if (totals.deliverable) out.push(`${totals.deliverable} addresses called deliverable without SMTP proof`);
+  if (totals.companyPeople) out.push(`${totals.companyPeople} company names kept as people`);
   return out;
 }
 
@@ -657,6 +699,11 @@ export function report(title: string, measures: SiteMeasure[]): string {
         ]
       : []),
     `precision           ${goal("precision", t.returnedPublished, t.returned)}; traps returned: ${t.trapsReturned}`,
+    ...(t.companyNames
+      ? [
+          `  company names     ${t.companyPeople} kept as people of ${t.companyNames} shown where a name may stand (goal 0${t.companyPeople === 0 ? ", met" : ", NOT met"})`,
+        ]
+      : []),
     `format top-1        ${goal("format", t.formatHits, t.sites)}; before the deep pass ${fmt(t.formatFirstHits, t.sites)}`,
     `finder top-1        ${goal("finder", t.finderHits, t.probes)}`,
     `verifier            ${t.deliverable} of ${t.verified} answered deliverable without SMTP proof (goal 0${t.deliverable === 0 ? ", met" : ", NOT met"})`,

@@ -187,12 +187,16 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
       // One account per domain: its searches counter tells what each of its calls was billed.
       const { headers } = await createAccount({ plan: "scale" });
       accounts.set(d.domain, headers);
+      // The domain's probes and the account's searches are read once before its first person and
+      // after each answer: a domain's people are asked one after the other on their own account, so
+      // one person's counts after are the next one's before.
+      let probes = await probesOf(seed, d.domain);
+      let used = await searchesUsed(via, headers);
       for (const [order, p] of d.people.entries()) {
-        const before = await probesOf(seed, d.domain);
         const state = await db(via.DB).select().from(smtpDomains).where(eq(smtpDomains.domain, d.domain)).get();
-        const used = await searchesUsed(via, headers);
         const r = await getJson(via, finderPath(d, p), headers);
         const first = finderAnswer(r);
+        const [probesAfter, usedAfter] = [await probesOf(seed, d.domain), await searchesUsed(via, headers)];
         if (ACCEPTS_ALL.includes(d.behaviour) && !flagged(first))
           first.detail += `; ${await storedChecks(via, d.domain)}`;
         finder.push({
@@ -202,11 +206,12 @@ export async function measureMailWorld(seed: number, count: number, concurrency 
           expected: `${p.local}@${d.domain}`,
           first,
           after: first,
-          probes: (await probesOf(seed, d.domain)) - before,
-          billedFirst: (await searchesUsed(via, headers)) > used,
+          probes: probesAfter - probes,
+          billedFirst: usedAfter > used,
           order,
           ruledOutBefore: parseRuleOuts(state?.ruledOut),
         });
+        [probes, used] = [probesAfter, usedAfter];
       }
       for (const v of probe(d)) {
         const r = await getJson(via, verifierPath(v.email), headers);

@@ -15,9 +15,10 @@ export class VirtualClock implements CrawlClock {
   private waited = 0;
   /**
    * Requests made while watching (`watchFetches`): at this clock's time when each was sent, and how
-   * many others were in flight then (0: it was sent alone, after the one before had its answer).
+   * many others were in flight then (0: it was sent alone, after the one before had its answer), and
+   * the status it was answered with.
    */
-  readonly requests: { url: string; at: number; alongside: number }[] = [];
+  readonly requests: { url: string; at: number; alongside: number; status?: number }[] = [];
   private inFlight = 0;
 
   /** `onSleep` moves what the crawler talks to forward too (a fixture site's clock: advanceUrl). */
@@ -53,9 +54,11 @@ export class VirtualClock implements CrawlClock {
     const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const sentAt = this.now();
       const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-      this.requests.push({ url, at: sentAt, alongside: this.inFlight });
+      const request: (typeof this.requests)[number] = { url, at: sentAt, alongside: this.inFlight };
+      this.requests.push(request);
       this.inFlight++;
       const res = await real(input, init).finally(() => this.inFlight--);
+      request.status = res.status;
       const took = Number(res.headers.get(LATENCY_HEADER) ?? 0);
       if (took > 0) this.elapsed = Math.max(this.elapsed, sentAt + took - this.origin);
       return res;

@@ -96,6 +96,8 @@ export const AT_WORDS = [
   // Arabic says "at" in its own letters; Hebrew calls @ a strudel.
   "آت",
   "שטרודל",
+  // Thai spells the English words in Thai letters.
+  "แอท",
 ];
 
 export const DOT_WORDS = [
@@ -118,6 +120,7 @@ export const DOT_WORDS = [
   "точка",
   "نقطة",
   "נקודה",
+  "ดอท",
 ];
 
 export const PLACEHOLDER_DOMAINS = new Set([

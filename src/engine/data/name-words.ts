@@ -1,3 +1,5 @@
+import { LEGAL_FORMS } from "./company-words.js";
+
 /**
  * Word lists for reading personal names (src/engine/people/names.ts): usual short forms of given
  * names, titles, suffixes, family-name particles, and words that are never part of a name.
@@ -240,12 +242,6 @@ export const NOT_NAME_WORDS = new Set([
   "home",
   "news",
   "media",
-  "inc",
-  "gmbh",
-  "ltd",
-  "llc",
-  "ag",
-  "co",
   "company",
   "headquarters",
   "department",
@@ -277,41 +273,7 @@ export const NOT_NAME_WORDS = new Set([
   "address",
   "and",
   // Legal forms: "Alpha Consultores S.A." and "Cobalt Conseil SAS" are companies.
-  "s.a.",
-  "sa",
-  "sas",
-  "sarl",
-  "s.l.",
-  "spa",
-  "s.p.a.",
-  "srl",
-  "s.r.l.",
-  "bv",
-  "b.v.",
-  "nv",
-  "n.v.",
-  "kk",
-  "k.k.",
-  "oy",
-  "oyj",
-  "plc",
-  "pty",
-  "kft",
-  "kft.",
-  "zrt",
-  "zrt.",
-  "ltda",
-  "ltda.",
-  "sp.",
-  "gbr",
-  "ohg",
-  "kg",
-  "e.k.",
-  "a.s.",
-  "a.ş.",
-  "s.r.o.",
-  "d.o.o.",
-  "ooo",
+  ...LEGAL_FORMS,
 ]);
 
 /** Upper-case words in names that are not family names. */
@@ -491,4 +453,17 @@ export const SCRIPT_NOT_NAME_WORDS = new Set([
   "על",
   "עם",
   "כל",
+  // Thai: company names end in จำกัด ("limited"); labels.
+  "จำกัด",
+  "มหาชน",
+  "อีเมล",
+  "โทร",
+  "ตำแหน่ง",
 ]);
+
+/**
+ * Thai writes a compound as one word: a title, a department or a page's word begins with one of
+ * these ("ผู้จัดการ" manager, "ฝ่ายขาย" sales, "เจ้าหน้าที่" officer, "บริษัท" company), a name never.
+ */
+export const THAI_NOT_NAME_START =
+  /^(?:ผู้|ฝ่าย|แผนก|เจ้าหน้าที่|หัวหน้า|กรรมการ|ประธาน|รองประธาน|ที่ปรึกษา|วิศวกร|พนักงาน|นักบัญชี|สำนักงาน|บริษัท|ติดต่อ|ทีม|เกี่ยวกับ|ข่าว|หน้าแรก|ดาวน์โหลด)/u;

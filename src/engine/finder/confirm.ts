@@ -12,8 +12,9 @@ import { type GatewayProbe, gatewayFor, type SmtpGateway } from "../verify/probe
 import { domainState } from "../verify/smtp-domains.js";
 import { type Candidate, candidateAddresses, parseRuleOuts, withRejections } from "./candidates.js";
 import { formatCountsFor, recordDomainFormat } from "./format-tallies.js";
-import { namesWriteFamilyFirst, readShownName } from "./name-culture.js";
+import { namesWriteFamilyFirst, readShownName, twoFamilyNamesAt } from "./name-culture.js";
 import { inferPatterns, type Pattern, type PatternInference } from "./patterns.js";
+import { shownPeople } from "./shown-people.js";
 import { type RankCandidates, type WebLead, webLead } from "./web-lead.js";
 
 /**
@@ -109,9 +110,16 @@ export async function confirmAddress(
   const ruledOut = parseRuleOuts(state.ruledOut);
   const counts = await formatCountsFor(env, domain);
   // The names the domain's team page shows: their culture, and the formats two of them cannot share.
-  const shown = (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName ?? "");
+  const shown = shownPeople(
+    (await shownNamesOf(await indexFor(env, domain), domain)).map((p) => p.fullName),
+    domain,
+  );
   const namesFamilyFirst = namesWriteFamilyFirst(shown, name.last);
-  const colleagues = [name, ...shown.map((n) => readShownName(n, domain)).filter((n): n is PersonName => n !== null)];
+  const twoFamilyNames = twoFamilyNamesAt(domain, shown);
+  const colleagues = [
+    name,
+    ...shown.map((n) => readShownName(n, domain, twoFamilyNames)).filter((n): n is PersonName => n !== null),
+  ];
   const rank: RankCandidates = (who, format) =>
     candidateAddresses(who, domain, { inference: format ?? inference, ruledOut, counts, namesFamilyFirst, colleagues });
   const candidates = rank(name, null);
@@ -127,9 +135,24 @@ export async function confirmAddress(
     return p;
   };
   const rejected: Candidate[] = [];
-  // No answer from the checks: evidence over HTTPS may still name the address (web-lead.ts).
+  // No answer from the checks: evidence over HTTPS may still name the address (web-lead.ts). Its
+  // lookups are ranked with this search's rejections as rule-outs too, so they go to the formats no
+  // check has tried yet (a colleague's three likeliest would otherwise be the formats just rejected
+  // for the person); a format the evidence shows is the domain's, whatever a rejection said of it.
   const led = async <C extends Confirmation & Led>(open: C): Promise<C> => {
-    const lead = await webLead(env, domain, name, colleagues.slice(1), rank, new Set(rejected.map((c) => c.local)));
+    const after = withRejections(ruledOut, rejected);
+    const leadRank: RankCandidates = (who, format) => {
+      const shown = new Set(format?.shares.map((x) => x.pattern));
+      const left = Object.fromEntries(Object.entries(after).filter(([p]) => !shown.has(p as Pattern)));
+      return candidateAddresses(who, domain, {
+        inference: format ?? inference,
+        ruledOut: left,
+        counts,
+        namesFamilyFirst,
+        colleagues,
+      });
+    };
+    const lead = await webLead(env, domain, name, colleagues.slice(1), leadRank, new Set(rejected.map((c) => c.local)));
     if (!lead) return open;
     await storeConfirmed(env, domain, lead.evidenceFor, ctx.now(), WEB_EVIDENCE_SOURCE[lead.source]);
     return { ...open, best: lead.candidate, lead };

@@ -38,7 +38,7 @@ import { countryOfDomain } from "../web/extract/company.js";
 import type { Candidate } from "./candidates.js";
 import { confirmAddress, isConfirmedSource } from "./confirm.js";
 import { confirmedAnswer } from "./confirmed-answer.js";
-import { twoFamilyNameReading, writesTwoFamilyNames } from "./name-culture.js";
+import { countrylessDomain, twoFamilyNameReading, twoFamilyNamesAt, writesTwoFamilyNames } from "./name-culture.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 
 /**
@@ -111,21 +111,32 @@ function verbatimMatch(rows: readonly EmailRow[], name: PersonName): EmailRow | 
  * Which reading of a full name the query meant: the one the index holds a person under, else, at a
  * domain whose people have family names of two words (a habit for them is known: "Ruiz García" as
  * `ruiz-garcia` or `ruiz`; or, before its addresses show one, its country names people with two
- * family names: Spain, Spanish America), a given and middle name followed by two family names; else
- * the usual one.
+ * family names: Spain, Spanish America; or, on a domain that names no country, most of its team
+ * page's names end in two Spanish family names), a given and middle name followed by two family
+ * names; else the usual one.
  */
-function readingOf(
+async function readingOf(
+  ctx: FinderCtx,
   domain: string,
   name: PersonName,
   readings: readonly PersonName[],
   rows: readonly EmailRow[],
   formats: PatternInference,
-): PersonName {
+): Promise<PersonName> {
   if (!readings.length || rows.some((r) => sameName(r, name))) return name;
   const stored = readings.find((reading) => rows.some((r) => sameName(r, reading)));
   if (stored) return stored;
-  if (!(formats.lastForm || writesTwoFamilyNames(domain))) return name;
-  return twoFamilyNameReading(name, readings);
+  if (formats.lastForm || writesTwoFamilyNames(domain)) return twoFamilyNameReading(name, readings);
+  if (!countrylessDomain(domain)) return name;
+  const shown = (await shownNames(ctx, domain)).map((p) => p.fullName ?? "");
+  return twoFamilyNamesAt(domain, shown) ? twoFamilyNameReading(name, readings) : name;
+}
+
+/** The names the domain's pages show without an address (read once per call or bulk batch). */
+async function shownNames(ctx: FinderCtx, domain: string) {
+  return (ctx.memo ?? noMemo).once(`shown-names:${domain}`, async () =>
+    shownNamesOf(await indexFor(ctx.env, domain), domain),
+  );
 }
 
 function defaultStyle(domain: string): Transliteration {
@@ -146,10 +157,7 @@ async function withShownMiddle(
   formats: PatternInference,
 ): Promise<PersonName> {
   if (name.middle || !formats.shares[0]?.pattern.includes("{m}") || verbatimMatch(rows, name)) return name;
-  const memo = ctx.memo ?? noMemo;
-  const shown = await memo.once(`shown-names:${domain}`, async () =>
-    shownNamesOf(await indexFor(ctx.env, domain), domain),
-  );
+  const shown = await shownNames(ctx, domain);
   // Only the middle name's initial goes into an address: names that agree on it agree.
   const middles = new Map<string, string>();
   for (const { fullName } of shown) {
@@ -315,7 +323,7 @@ export async function findEmail(
   };
   let sources: SourceOut[] = [];
   const formats = formatsOf(dom, rows);
-  const read = readingOf(domain, name, opts.readings ?? [], rows, formats);
+  const read = await readingOf(ctx, domain, name, opts.readings ?? [], rows, formats);
   const named = await withShownMiddle(ctx, domain, await withShownSpelling(ctx, domain, read, rows), rows, formats);
   const proposal = proposeAddress(rows, named, domain, formats);
   // No format to propose from: search the person's address over SMTP (confirm.ts).

@@ -1,5 +1,5 @@
 import type { PersonName } from "../people/names.js";
-import type { Reading } from "../people/readings.js";
+import { givenSpelledOut, type Reading } from "../people/readings.js";
 import {
   type FormatObservation,
   GLOBAL_PRIOR,
@@ -48,6 +48,8 @@ interface Candidate {
 export function readJointly(addresses: readonly AddressEvidence[], stated: readonly Pattern[] = []): JointReading {
   const table: Candidate[][] = addresses.map((a) =>
     a.readings
+      // A given name shown as an initial, spelled out by the address ("L. Sharma" at lakshmi.sharma@).
+      .flatMap((r) => [r, ...[givenSpelledOut(a.localPart, r)].filter((x): x is Reading => x !== null)])
       .map((reading) => ({ reading, match: matchPatterns(a.localPart, reading.name) }))
       .filter((c) => c.match.patterns.length > 0),
   );

@@ -93,6 +93,39 @@ export function writesTwoFamilyNames(domain: string): boolean {
 }
 
 /**
+ * The most common Spanish family names without diacritics (INE, Spain's statistics office: the
+ * first hundred cover about half of the population; Spanish America shares most of them).
+ */
+const SPANISH = `garcia rodriguez gonzalez fernandez lopez martinez sanchez perez gomez martin jimenez ruiz hernandez
+diaz moreno munoz alvarez romero alonso gutierrez navarro torres dominguez vazquez ramos gil ramirez serrano blanco
+molina morales suarez ortega delgado castro ortiz rubio marin sanz nunez iglesias medina garrido cortes castillo
+santos lozano guerrero cano prieto mendez cruz calvo gallego vidal leon marquez herrera pena flores cabrera campos
+vega fuentes carrasco diez caballero reyes nieto aguilar pascual santana herrero lorenzo montero hidalgo gimenez
+ibanez ferrer duran santiago benitez mora vicente vargas arias carmona crespo roman pastor soto saez velasco moya
+soler parra esteban bravo gallardo rojas`;
+const SPANISH_FAMILY_NAMES: ReadonlySet<string> = new Set(SPANISH.split(/\s+/));
+
+/**
+ * Whether a company names its people with two family names, where its domain does not say its
+ * country (.com, .io...): most names its team page shows (at least two) end in two common Spanish
+ * family names ("María Antonio Díaz Sánchez"). Else, as for "Sofía José Martínez Ortega" on a .mx
+ * domain, a four-word name would be read with the middle name "Antonio Díaz".
+ */
+export function namesCarryTwoFamilyNames(shown: readonly string[]): boolean {
+  const names = [...new Set(shown.filter(Boolean))];
+  const spanish = names.filter((n) => {
+    const words = n.split(/\s+/).map(nameKey);
+    return words.length >= 3 && words.slice(-2).every((w) => SPANISH_FAMILY_NAMES.has(w));
+  }).length;
+  return spanish >= 2 && spanish * 2 > names.length;
+}
+
+/** Whether people at `domain` carry two family names: by its country, or on a countryless domain by its team page. */
+export function twoFamilyNamesAt(domain: string, shown: readonly string[]): boolean {
+  return writesTwoFamilyNames(domain) || (countrylessDomain(domain) && namesCarryTwoFamilyNames(shown));
+}
+
+/**
  * The reading of a full name (`readings`: nameSplits) with a given name, a middle name and a family
  * name of two words, where the usual reading has a one-word family name; else the usual one.
  */
@@ -107,9 +140,13 @@ export function twoFamilyNameReading(usual: PersonName, readings: readonly Perso
  * keeps its own reading) are the family name, so "Íñigo Gómez Jiménez" has no middle name and
  * "Sofía José Martínez Ortega" has José.
  */
-export function readShownName(fullName: string, domain: string): PersonName | null {
+export function readShownName(
+  fullName: string,
+  domain: string,
+  twoFamilyNames = writesTwoFamilyNames(domain),
+): PersonName | null {
   const usual = splitFullName(fullName);
-  if (!usual || !writesTwoFamilyNames(domain)) return usual;
+  if (!usual || !twoFamilyNames) return usual;
   const words = [usual.first, usual.middle, usual.last].filter(Boolean).join(" ").split(" ");
   if (words.length < 3 || usual.last.includes(" ") || words.some(isParticle)) return usual;
   const middle = words.slice(1, -2).join(" ");

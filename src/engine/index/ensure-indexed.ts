@@ -77,10 +77,10 @@ export async function ensureIndexed(ctx: Ctx, domain: string): Promise<IndexStat
     throw unreachable(domain, reason, outcome.failure?.timedOut ?? false);
   }
   await storeCrawl(env, { domain, pages: outcome.pages, status: "crawling", error: describeCrawl(outcome), now });
-  const { done, pending, pendingScores, retry, challengedOnce, lang } = outcome;
+  const { done, pending, pendingScores, retry, challengedOnce, lang, origin, allowance } = outcome;
   await enqueueDeepCrawl(
     env,
-    { domain, done, pending, pendingScores, retry, challengedOnce, ...(lang ? { lang } : {}) },
+    { domain, done, pending, pendingScores, retry, challengedOnce, origin, allowance, ...(lang ? { lang } : {}) },
     ctx.waitUntil,
   );
   return { domain, live: true, status: "crawling", crawledAt: now };

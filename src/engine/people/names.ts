@@ -1,5 +1,6 @@
 import { asciiFold } from "../../platform/ascii-fold.js";
 import { boundedMap } from "../../platform/isolate-state.js";
+import { endsLikeCompany } from "../data/company-words.js";
 import {
   ACRONYMS,
   ALWAYS_TITLES,
@@ -295,6 +296,8 @@ export function looksLikePersonName(text: string): boolean {
   const words = tokens.filter((tok) => !PARTICLES.has(tok.toLowerCase()) && !isTitle(tok)).length;
   if (tokens.length < 2 || words > 5 || tokens.length > 8) return false;
   if (tokens.some((tok, i) => NOT_NAME_WORDS.has(tok.toLowerCase()) && !opensParticleRun(tokens, i))) return false;
+  // "Hendriks Engineering", "Müller Consulting Inc.": a company's name, capitalised like a person's.
+  if (endsLikeCompany(tokens)) return false;
   if (!tokens.every((tok) => NAME_TOKEN.test(tok) || isTitle(tok))) return false;
   // At least two name words, one of them in mixed case: rules out acronyms such as "CEO CTO" and
   // keeps upper-cased family names ("TANAKA Hiroshi", "Ó BRIAIN Pádraig", "MCGRATH Niamh J.").

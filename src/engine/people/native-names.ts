@@ -58,6 +58,19 @@ const NATIVE_LABEL =
   /^(?:이메일|메일|전화|전화번호|연락처|주소|팩스|휴대폰|휴대전화|홈페이지|이름|성명|직책|직위|부서|문의|邮箱|电邮|邮件|电子邮件|电话|手机|传真|地址|姓名|职位|部门|联系方式|メール|電話|住所|氏名|役職|連絡先|携帯|電子メール)(?:주소|번호)?$/u;
 
 /**
+ * Words of a page's own vocabulary in CJK script that a heading writes in two parts, like a name
+ * ("スタッフ 大阪", "团队 上海", "구성원 소개", "회사 정보"): staff, team, members, introduction,
+ * company, office, branch. Never a part of a person's name.
+ */
+const NATIVE_PAGE_WORDS = new Set(
+  (
+    "スタッフ メンバー チーム 社員 紹介 会社 概要 拠点 事務所 支社 支店 本社 営業所 " +
+    "团队 團隊 成员 成員 员工 員工 介绍 介紹 公司 关于 關於 办公室 辦公室 分公司 " +
+    "구성원 직원 팀원 소개 회사 정보 지사 사무소 사무실 본사"
+  ).split(" "),
+);
+
+/**
  * A native-script text that is a person's name, not a title or department beside it: family name
  * and given name written apart ("田中 太郎", neither part a title), or written together after a
  * known family name ("王伟", "김민준").
@@ -68,7 +81,7 @@ export function isNativePersonName(text: string): boolean {
   const [familyPart, givenPart] = parts;
   if (parts.length === 2 && familyPart && givenPart) {
     return (
-      parts.every((p) => [...p].length <= 5) &&
+      parts.every((p) => [...p].length <= 5 && !NATIVE_PAGE_WORDS.has(p)) &&
       !TITLE_LIKE.test(givenPart) &&
       (!TITLE_LIKE.test(familyPart) || CJK_FAMILY_NAMES.has(familyPart))
     );
@@ -168,6 +181,20 @@ export function nativeFamily(native: string): { family: string; spellings: reado
     if (spellings) return { family: prefix, spellings };
   }
   return null;
+}
+
+/**
+ * A native name whose family name is spelled by none of a romanized name's words ("松本 健二" or
+ * a heading "スタッフ 大阪" beside "Suzuki Kenta"): not that name in its own script, so it says
+ * nothing of the romanized name's order. Unknown family names contradict nothing.
+ */
+export function namesAnotherFamily(native: string, romanized: string): boolean {
+  const family = nativeFamily(native);
+  if (!family) return false;
+  return !romanized
+    .split(/[\s(),]+/)
+    .filter(Boolean)
+    .some((word) => family.spellings.includes(nameKey(word)));
 }
 
 const INITIAL = /^\p{Lu}\.$/u;

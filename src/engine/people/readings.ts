@@ -1,4 +1,13 @@
-import { hasGaelicPrefix, isParticle, type NameSplit, type PersonName, parseName, splitsOfTokens } from "./names.js";
+import {
+  hasGaelicPrefix,
+  isParticle,
+  type NameSplit,
+  nameKey,
+  type PersonName,
+  parseName,
+  partVariants,
+  splitsOfTokens,
+} from "./names.js";
 
 /**
  * What a page tells about the name of an address's owner, before anyone decides which word is the
@@ -169,6 +178,26 @@ function weightOf(split: NameSplit, family: string | null, turned: boolean, fami
   if (turned) return split.reversed ? CONTRADICTED : 1;
   if (split.reversed) return familyFirstPage ? 1 : UNCUED_REVERSED;
   return familyFirstPage ? AGAINST_PAGE_ORDER : 1;
+}
+
+/**
+ * A reading whose given name is shown only as an initial ("L. Sharma", as many Indian sites write
+ * names), completed from the address it is read for when that spells the family name and, beside
+ * it, a longer given name starting with the initial (`lakshmi.sharma@` → Lakshmi Sharma): the
+ * address shows what the page abbreviates. Null when the address does not say.
+ */
+export function givenSpelledOut(localPart: string, reading: Reading): Reading | null {
+  const { first, last, middle } = reading.name;
+  if (!INITIAL.test(first) || middle) return null;
+  const local = localPart.toLowerCase();
+  const family = partVariants(last).find((v) => v.length >= 2 && local.includes(v));
+  if (!family) return null;
+  const at = local.indexOf(family);
+  const rest = (local.slice(0, at) + local.slice(at + family.length)).split(/[._-]+/).filter(Boolean);
+  const [given] = rest;
+  if (rest.length !== 1 || given === undefined || given.length < 3 || !/^[a-z]+$/.test(given)) return null;
+  if (given[0] !== nameKey(first)) return null;
+  return { name: { first: given.charAt(0).toUpperCase() + given.slice(1), last }, weight: reading.weight };
 }
 
 function withoutFlag(split: NameSplit): PersonName {

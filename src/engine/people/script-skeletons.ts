@@ -1,4 +1,4 @@
-import { SCRIPT_NOT_NAME_WORDS } from "../data/name-words.js";
+import { SCRIPT_NOT_NAME_WORDS, THAI_NOT_NAME_START } from "../data/name-words.js";
 
 /**
  * Names written only in Arabic, Hebrew or Thai script, tied to the Latin address that spells them
@@ -152,7 +152,8 @@ export function skeletonScript(word: string): Script | null {
 export function looksLikeScriptName(text: string): boolean {
   const words = text.trim().split(/\s+/);
   if (words.length < 2 || words.length > 3) return false;
-  if (words.some((w) => SCRIPT_NOT_NAME_WORDS.has(w.replace(/["״׳']/g, "")))) return false;
+  if (words.some((w) => SCRIPT_NOT_NAME_WORDS.has(w.replace(/["״׳']/g, "")) || THAI_NOT_NAME_START.test(w)))
+    return false;
   const script = skeletonScript(words[0] ?? "");
   return script !== null && words.every((w) => skeletonScript(w) === script && [...w].length >= 2);
 }

@@ -3,6 +3,7 @@ import type { Env } from "../../env.js";
 import { consentAcceptLink } from "./consent.js";
 import type { CookieJar } from "./cookies.js";
 import { EgressError, guardedFetch, TEXT_TYPES } from "./egress.js";
+import { type RateAllowance, readRateLimit } from "./rate-limit-fields.js";
 
 export { CRAWLER_USER_AGENT } from "./egress.js";
 
@@ -20,7 +21,12 @@ export interface FetchLimits {
   signal?: AbortSignal;
 }
 
-export type PageFetch =
+/** What the answer's rate-limit fields said (rate-limit-fields.ts), when it carried any. */
+interface Paced {
+  rateLimit?: RateAllowance;
+}
+
+export type PageFetch = (
   | { kind: "ok"; url: string; status: number; contentType: string; body: string; truncated: boolean }
   /** A PDF or an Office document (contentType "docx"/"xlsx"), when asked for (`documents`): its bytes, to be read by pdf-text.ts or office-text.ts. */
   | { kind: "document"; url: string; status: number; contentType: string; bytes: Uint8Array; truncated: boolean }
@@ -38,6 +44,11 @@ export type PageFetch =
       challenge?: boolean;
       transient?: boolean;
       retryAfterMs?: number;
+      /**
+       * A consent wall's accept link, not followed: the site's stated allowance had no room for it
+       * and the page it sends back to. Asking this URL once the window turns reads the page.
+       */
+      deferredAccept?: string;
     }
   /** Nothing usable came back: network failure, 5xx, or the time ran out. Worth one later try, except a challenge. */
   | {
@@ -49,7 +60,9 @@ export type PageFetch =
       status?: number;
       challenge?: boolean;
       retryAfterMs?: number;
-    };
+    }
+) &
+  Paced;
 
 const PDF_TYPES = /^application\/(pdf|x-pdf|octet-stream)|^binary\/octet-stream/i;
 /** Office documents (.docx, .xlsx), read like PDFs (office-text.ts). */
@@ -88,8 +101,11 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
         ? { accept: new RegExp(`${TEXT_TYPES.source}|${PDF_TYPES.source}|${OFFICE_TYPES.source}`, "i") }
         : {}),
     });
-    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), (limits.now ?? Date.now)());
-    const retry = retryAfterMs === null ? {} : { retryAfterMs };
+    const now = (limits.now ?? Date.now)();
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), now);
+    const rateLimit = readRateLimit(res.headers, now);
+    const paced = rateLimit ? { rateLimit } : {};
+    const retry = retryAfterMs === null ? paced : { retryAfterMs, ...paced };
     const errorText = res.status >= 300 && res.body ? res.text() : "";
     if (isBotChallenge(res.status, res.headers, errorText)) {
       return {
@@ -98,6 +114,7 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
         status: res.status,
         reason: `bot challenge (HTTP ${res.status})`,
         challenge: true,
+        ...paced,
       };
     }
     if (res.status >= 500)
@@ -111,7 +128,8 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
       };
     if (res.status === 429)
       return { kind: "unusable", url: res.url, status: 429, reason: "HTTP 429", transient: true, ...retry };
-    if (res.status >= 300) return { kind: "unusable", url: res.url, status: res.status, reason: `HTTP ${res.status}` };
+    if (res.status >= 300)
+      return { kind: "unusable", url: res.url, status: res.status, reason: `HTTP ${res.status}`, ...paced };
     const contentType = res.contentType || "text/html";
     if (res.body && limits.documents && isOfficeDocument(contentType, res.url, res.body)) {
       return {
@@ -121,6 +139,7 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
         contentType: /\.xlsx($|\?)/i.test(res.url) || /sheet|excel/i.test(contentType) ? "xlsx" : "docx",
         bytes: res.body,
         truncated: res.truncated,
+        ...paced,
       };
     }
     if (res.body && limits.documents && isPdf(contentType, res.url, res.body)) {
@@ -131,17 +150,38 @@ async function fetchOnce(start: string, env: Env, limits: FetchLimits, consented
         contentType: "application/pdf",
         bytes: res.body,
         truncated: res.truncated,
+        ...paced,
       };
     }
     if (!res.body || !TEXT_TYPES.test(contentType))
-      return { kind: "unusable", url: res.url, status: res.status, reason: `content type ${contentType}` };
+      return { kind: "unusable", url: res.url, status: res.status, reason: `content type ${contentType}`, ...paced };
     const body = res.text();
     // A challenge page may also come with 200 (a JavaScript check before the real page).
     if (isBotChallenge(res.status, res.headers, body))
-      return { kind: "unusable", url: res.url, status: res.status, reason: "bot challenge", challenge: true };
-    const page = { kind: "ok" as const, url: res.url, status: res.status, contentType, body, truncated: res.truncated };
+      return { kind: "unusable", url: res.url, status: res.status, reason: "bot challenge", challenge: true, ...paced };
+    const page = {
+      kind: "ok" as const,
+      url: res.url,
+      status: res.status,
+      contentType,
+      body,
+      truncated: res.truncated,
+      ...paced,
+    };
     // A wall sent us to its consent page: accept once (the cookie is kept) and be sent back.
     const accept = limits.cookies && !consented ? consentAcceptLink(start, res.url, body) : null;
+    // The accept and the page it sends back to are two more requests: a site whose stated allowance
+    // has no room for both is not asked into a 429 (which would turn the whole site away).
+    if (accept && rateLimit && rateLimit.remaining < 2)
+      return {
+        kind: "unusable",
+        url: res.url,
+        status: res.status,
+        reason: "consent wall: no room in the rate limit to accept",
+        deferredAccept: accept,
+        // Nothing else fits either: a page asked now meets the wall again.
+        rateLimit: { ...rateLimit, remaining: 0 },
+      };
     if (accept) {
       const back = await fetchOnce(accept, env, { ...limits, documents: false }, true);
       if (back.kind === "ok") return back;

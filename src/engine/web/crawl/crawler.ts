@@ -3,8 +3,20 @@ import { isGenericLocalPart } from "../../people/positions.js";
 import { CookieJar } from "../cookies.js";
 import { extractPage, type PageExtraction } from "../extract/page.js";
 import { fetchPage, type PageFetch } from "../fetch-page.js";
-import { type Robots, readRobots } from "../robots.js";
+import type { RateAllowance } from "../rate-limit-fields.js";
+import type { Robots } from "../robots.js";
+import { type CrawlBudget, clockOf, DEEP_PASS, FIRST_PASS } from "./budget.js";
 import { type CrawlNotes, emptyNotes, noteChallenge, noteStillFailing } from "./notes.js";
+import {
+  askPaced,
+  meetRateLimit,
+  newPace,
+  nextPacedAnswer,
+  type Pace,
+  RESET_LEAVING_MS,
+  spareAsks,
+  untilReset,
+} from "./pace.js";
 import {
   CATEGORY_SCORE,
   type Candidate,
@@ -16,93 +28,15 @@ import {
   listsPeople,
   nameTokens,
   onOrigin,
-  rankChildSitemaps,
   rankFrontier,
   scoreUrl,
-  sitemapLocations,
 } from "./plan.js";
-import { askedToComeBack, isTransient, type RetryPolicy, retryWait } from "./retry.js";
-import { isNotFoundPage, type NotFoundPage, notFoundPage, probePath } from "./soft-not-found.js";
+import { isTransient, retryWait } from "./retry.js";
+import { openSite, probeNotFound, sameSiteOrigin, sitemapUrls, urlCandidates } from "./site-entry.js";
+import { isNotFoundPage, type NotFoundPage } from "./soft-not-found.js";
 
+export { type CrawlBudget, type CrawlClock, DEEP_PASS, FIRST_PASS, REAL_CLOCK } from "./budget.js";
 export { type CrawlNotes, describeCrawl } from "./notes.js";
-
-export interface CrawlBudget {
-  maxPages: number;
-  maxBytesPerPage: number;
-  /** Wall time for the whole pass. */
-  totalMs: number;
-  pageTimeoutMs: number;
-  concurrency: number;
-  /** When a failed page is tried once more in this pass (retry.ts). */
-  retry: RetryPolicy;
-  /** Documents (PDF, .docx, .xlsx) read in this pass (deep pass only): how many, their size cap and the pages read of each. */
-  documents: { max: number; maxBytes: number; maxPages: number } | null;
-  /** The pass's clock (the real one unless a test passes a virtual one, so waits cost no wall time). */
-  clock?: CrawlClock;
-  /** The pass's cookies (set by the pass itself: one jar per pass of one site, see cookies.ts). */
-  cookies?: CookieJar;
-}
-
-/** Time as a crawl pass sees it: when it is, and waiting (for a Retry-After, a pause, a time-out). */
-export interface CrawlClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-export const REAL_CLOCK: CrawlClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-const clockOf = (budget: CrawlBudget) => budget.clock ?? REAL_CLOCK;
-
-/**
- * On the request path: the home page, the sitemap and the best pages they lead to (team pages,
- * their next pages and profiles), quickly: about three rounds of parallel fetches. 24 pages let a
- * team listing with a dozen profile pages be read whole in the first answer (12 left most of
- * them to the deep pass: first-answer recall 84% on generated sites). A page answered
- * 429 or 503 is tried up to twice more when its Retry-After asks for at most 3 s and the pass's time
- * allows, else handed to the deep pass; a site-wide rate limit whose Retry-After leaves 2.5 s of the
- * pass is waited out (then one page at a time); a bot challenge is asked again after 2 s, then 4 s
- * (see runPass for the limits); documents (PDF, .docx, .xlsx) wait for the deep pass. One page may
- * take 9 s (team pages that answer in 6-8 s were cut at 6 s), never beyond the pass's 12 s.
- */
-export const FIRST_PASS: CrawlBudget = {
-  maxPages: 24,
-  maxBytesPerPage: 512 * 1024,
-  totalMs: 12_000,
-  pageTimeoutMs: 9_000,
-  concurrency: 8,
-  retry: {
-    maxWaitMs: 3_000,
-    clamp: false,
-    unasked: false,
-    tries: 2,
-    challengePauseMs: 2_000,
-    challengeAsks: 3,
-    waitOutLimitLeavingMs: 2_500,
-  },
-  documents: null,
-};
-/**
- * Off the request path (queue consumer): the rest of the ranked pages, the sitemap, pages that
- * failed at first, PDFs. The last pass: a failure is retried once, a Retry-After cut to 10 s.
- */
-export const DEEP_PASS: CrawlBudget = {
-  maxPages: 25,
-  maxBytesPerPage: 1024 * 1024,
-  totalMs: 60_000,
-  pageTimeoutMs: 10_000,
-  concurrency: 4,
-  retry: {
-    maxWaitMs: 10_000,
-    clamp: true,
-    unasked: true,
-    tries: 1,
-    challengePauseMs: 1_000,
-    challengeAsks: 2,
-    waitOutLimitLeavingMs: 0,
-  },
-  documents: { max: 6, maxBytes: 5 * 1024 * 1024, maxPages: 30 },
-};
 
 /**
  * Pages ranked below this (guessed paths, navigation in unknown words, newsroom items, articles)
@@ -168,98 +102,8 @@ export interface CrawlOutcome {
   notes: CrawlNotes;
   /** The language the site's pages declare (the first one read that declares one): the deep pass reads names in it. */
   lang?: string;
-}
-
-/** How long the first host asked (the apex) has to answer robots.txt before the other is asked. */
-const FIRST_HOST_MS = 3_000;
-
-/**
- * Finds where the site answers and reads its robots.txt (one retry of a transient failure). An
- * unreachable robots.txt (network error, 5xx) means "crawl nothing" (RFC 9309 §2.3.1.4); the
- * caller reports the site as unreachable.
- */
-async function openSite(env: Env, domain: string, budget: CrawlBudget, notes: CrawlNotes) {
-  let last: Extract<PageFetch, { kind: "unreachable" }> | null = null;
-  let refused: string | null = null;
-  for (const base of [`https://${domain}`, `https://www.${domain}`]) {
-    const robotsUrl = `${base}/robots.txt`;
-    const limits = {
-      // A host that holds the connection and never answers (the apex of a site on www) would take
-      // the page time-out, most of the first pass: robots.txt is small, so the first host gets a
-      // few seconds before the other is asked, which gets the full time.
-      timeoutMs: base === `https://${domain}` ? Math.min(budget.pageTimeoutMs, FIRST_HOST_MS) : budget.pageTimeoutMs,
-      maxBytes: 256 * 1024,
-      now: clockOf(budget).now,
-      cookies: budget.cookies,
-    };
-    let fetched = await fetchPage(robotsUrl, env, limits);
-    // A site that is down is not waited for here (the deep pass's queue retries it later); one that says "later" is.
-    // The last pass waits out a site-wide rate limit's Retry-After here (up to a third of its time):
-    // everything after robots.txt would meet the same limit.
-    const asked = "retryAfterMs" in fetched ? (fetched.retryAfterMs ?? 0) : 0;
-    const wait = askedToComeBack(fetched)
-      ? budget.retry.clamp && asked > budget.retry.maxWaitMs && asked < budget.totalMs / 3
-        ? asked
-        : retryWait(fetched, budget.retry, budget.totalMs, budget.pageTimeoutMs)
-      : null;
-    if (wait !== null) {
-      notes.retried++;
-      await clockOf(budget).sleep(wait);
-      fetched = await fetchPage(robotsUrl, env, limits);
-    }
-    if (fetched.kind === "unusable" && fetched.challenge) noteChallenge(notes, fetched.url);
-    if (fetched.kind === "unreachable") {
-      // A timeout on either host is the more telling failure (504 rather than 502).
-      if (!last || fetched.timedOut) last = fetched;
-      continue;
-    }
-    // The egress guard refused the host (a private address, say): that host is not the site.
-    if (fetched.kind === "unusable" && fetched.refused) {
-      refused ??= fetched.reason;
-      continue;
-    }
-    const origin = new URL(fetched.url).origin;
-    // A robots.txt still asking us to come back never said where the site answers (no redirect was seen).
-    const confirmed = !askedToComeBack(fetched);
-    return { origin, robots: readRobots(`${origin}/robots.txt`, fetched), failure: null, confirmed };
-  }
-  const failure =
-    refused && !last?.timedOut
-      ? { reason: refused, timedOut: false, refused: true }
-      : { reason: last?.reason ?? "unreachable", timedOut: last?.timedOut ?? false };
-  return { origin: null, robots: null, failure, confirmed: false };
-}
-
-/** The origin of `url` when it is another host of the same site (www or not), else null. */
-function sameSiteOrigin(url: string | undefined, domain: string): string | null {
-  try {
-    if (!url) return null;
-    const host = new URL(url).hostname;
-    return host === domain || host === `www.${domain}` ? new URL(url).origin : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Asks for a path no site has: a 200 means the site answers any path with a page (see soft-not-found.ts). */
-async function probeNotFound(
-  env: Env,
-  domain: string,
-  origin: string,
-  robots: Robots,
-  budget: CrawlBudget,
-  notes: CrawlNotes,
-): Promise<NotFoundPage | null> {
-  const url = `${origin}${probePath()}`;
-  if (!robots.isAllowed(url)) return null;
-  const r = await fetchPage(url, env, {
-    timeoutMs: budget.pageTimeoutMs,
-    maxBytes: budget.maxBytesPerPage,
-    cookies: budget.cookies,
-  });
-  if (r.kind !== "ok" || r.status !== 200) return null;
-  notes.softNotFound = true;
-  return notFoundPage(await extractPage(r.body, r.url, domain, r.contentType), url);
+  /** What the site's rate-limit fields said last (the deep pass starts from it: the window may not have turned). */
+  allowance?: RateAllowance;
 }
 
 interface PassInput {
@@ -287,6 +131,8 @@ interface PassInput {
    * ranked in when they come.
    */
   afterFirstRound?: () => Promise<Candidate[]>;
+  /** robots.txt names a sitemap (under a stated allowance an ask is kept for it). */
+  sitemapDeclared?: boolean;
   /**
    * The first round asks one page (the best) and the asks of `afterFirstRound` wait for its answer:
    * a consent wall is accepted once, before the others.
@@ -308,46 +154,6 @@ interface Fetched {
   at: number;
   /** The page's place in the pass's asks: answers are read in that order, not in the order they came. */
   asked: number;
-}
-
-/**
- * A site-wide rate limit as one visit meets it (shared by the passes of one crawl call: the home
- * page's and the rest's). A 429 speaks for the whole site (rate limits count every request): nothing
- * more is asked before its Retry-After, and the pass goes on one page at a time (`paced`). A first
- * pass whose time cannot hold the wait and a few pages after it asks nothing more (`stopAsking`)
- * and leaves the rest to the deep pass (more asks would only prolong the limit).
- */
-interface Pace {
-  pausedUntil: number;
-  paced: boolean;
-  stopAsking: boolean;
-}
-const newPace = (): Pace => ({ pausedUntil: 0, paced: false, stopAsking: false });
-
-/**
- * Records a 429 answered at `at` with `left` of the pass to go; true when the limit is waited out in
- * this pass (the page waits with the others), false when the page is handled as any failure (a
- * short Retry-After within the policy's wait, or a limit this pass gives up on).
- */
-function meetRateLimit(pace: Pace, budget: CrawlBudget, at: number, left: number, retryAfterMs?: number): boolean {
-  const asked = retryAfterMs ?? 0;
-  if (budget.retry.clamp) {
-    pace.paced = true;
-    pace.pausedUntil = Math.max(pace.pausedUntil, at + Math.min(asked, Math.max(0, left - budget.pageTimeoutMs)));
-    return true;
-  }
-  if (asked <= budget.retry.maxWaitMs) {
-    pace.pausedUntil = Math.max(pace.pausedUntil, at + asked);
-    return false;
-  }
-  const leaving = budget.retry.waitOutLimitLeavingMs;
-  if (leaving > 0 && Math.max(asked, pace.pausedUntil - at) + leaving <= left) {
-    pace.paced = true;
-    pace.pausedUntil = Math.max(pace.pausedUntil, at + asked);
-    return true;
-  }
-  pace.stopAsking = true;
-  return false;
 }
 
 async function runPass(env: Env, input: PassInput) {
@@ -435,6 +241,15 @@ async function runPass(env: Env, input: PassInput) {
       // A challenge is recorded, and asked again after a pause that grows with each ask (the first
       // pass up to three times); what the first pass could not read the deep pass asks later.
       if (r.kind === "unusable" && r.challenge) noteChallenge(notes, candidate.url);
+      if (r.kind === "unusable" && r.deferredAccept) {
+        // A consent wall met with no room to accept: its accept link is asked (once the window
+        // turns) in the page's place, and sends back to the page.
+        const accept = onOrigin(r.deferredAccept, origin);
+        if (accept && tries < budget.retry.tries)
+          waiting.push({ candidate: { ...candidate, url: accept }, at, tries: tries + 1 });
+        else retryLater.set(candidate.url, candidate.score);
+        continue;
+      }
       if (r.kind !== "ok" && r.kind !== "document") {
         if (!isTransient(r)) continue;
         const challenged = r.kind === "unusable" && !!r.challenge;
@@ -492,7 +307,10 @@ async function runPass(env: Env, input: PassInput) {
       }
       const extraction = await extractPage(r.body, r.url, domain, r.contentType, lang);
       lang ??= extraction.lang;
-      const notFound = candidate.score < HOME_SCORE ? await input.notFound : null;
+      // The probe goes out with the later asks: a page read before they could go (a stated
+      // allowance without room for them) is not checked against it.
+      const probing = later !== null || !input.afterFirstRound;
+      const notFound = candidate.score < HOME_SCORE && probing ? await input.notFound : null;
       if (notFound && isNotFoundPage(extraction, r.url, notFound)) {
         notes.notFoundPages++;
         continue;
@@ -543,6 +361,10 @@ async function runPass(env: Env, input: PassInput) {
       await clock.sleep(Math.min(pace.pausedUntil - now, left));
       continue;
     }
+    // The asks the site's stated allowance lets go now (Infinity when it states none); until a
+    // declared sitemap is asked, one is kept for it unless it is the only one.
+    const spare = spareAsks(pace, now);
+    const room = input.afterFirstRound && input.sitemapDeclared && later === null && spare > 1 ? spare - 1 : spare;
     const batch: { candidate: Candidate; tries: number }[] = [];
     const bestWaiting = Math.max(-Infinity, ...waiting.map((w) => w.candidate.score));
     const due = waiting.filter((w) => w.at <= now).sort((a, b) => b.candidate.score - a.candidate.score);
@@ -550,7 +372,7 @@ async function runPass(env: Env, input: PassInput) {
       // Paced (a site-wide rate limit): one request at a time, retries included, the best page first
       // (a team page found since outranks the pages the limit turned away).
       const better = queue[0] && queue[0].score > w.candidate.score && queue[0].score >= bestWaiting;
-      if (pace.paced && (batch.length >= 1 || better || out.length > 0)) break;
+      if (batch.length >= room || (pace.paced && (batch.length >= 1 || better || out.length > 0))) break;
       waiting.splice(waiting.indexOf(w), 1);
       batch.push({ candidate: w.candidate, tries: w.tries });
     }
@@ -561,6 +383,7 @@ async function runPass(env: Env, input: PassInput) {
     while (
       queue.length > 0 &&
       !pace.stopAsking &&
+      batch.length < room &&
       (pace.paced ? batch.length + out.length : [...batch, ...out].filter((b) => !b.tries).length) <
         Math.min(
           pace.paced || (input.firstRoundAlone && later === null) ? 1 : budget.concurrency,
@@ -570,6 +393,12 @@ async function runPass(env: Env, input: PassInput) {
       const next = queue[0];
       if (next.score < waitingBest) break;
       if (next.score < LOW_RANK && [...batch, ...out].some((b) => b.candidate.score >= LOW_RANK)) break;
+      // The last pages of the budget wait for what a page still out or waiting may lead to (seed
+      // 1426015225 aurora-partner: the team, challenged twice, was read 6 s in, and its ?page=2..4
+      // found no page left: products and posts had taken them).
+      const asked = fetchedCount + batch.filter((b) => !b.tries).length;
+      const pending = out.length > 0 || waiting.length > 0 || batch.some((b) => b.tries > 0);
+      if (next.score < LOW_RANK && pending && asked >= budget.maxPages - budget.lateReserve) break;
       queue.shift();
       if (done.has(next.url)) continue;
       if (isDocumentUrl(next.url) && !readsDocument()) {
@@ -582,6 +411,20 @@ async function runPass(env: Env, input: PassInput) {
         continue;
       }
       batch.push({ candidate: next, tries: 0 });
+    }
+    const more = (queue.length > 0 && fetchedCount < budget.maxPages) || waiting.length > 0 || !laterMerged;
+    if (batch.length === 0 && out.length === 0 && room === 0 && more) {
+      // The allowance the site stated is spent: its window's reset is waited for when the pass has
+      // time to read after it, else the rest is left to the next pass. The sitemap or the probe still
+      // out may say there is room after all.
+      if (pace.unanswered > 0) {
+        await nextPacedAnswer(pace);
+        continue;
+      }
+      const wait = untilReset(pace, now);
+      if (wait !== null && wait + RESET_LEAVING_MS <= left) pace.pausedUntil = now + wait;
+      else pace.stopAsking = true;
+      continue;
     }
     if (batch.length === 0 && out.length > 0) {
       // Pages still out (a slow team page): their answer, or a retry falling due, comes first.
@@ -620,7 +463,7 @@ async function runPass(env: Env, input: PassInput) {
       const asked = { candidate, tries };
       const order = asks++;
       out.push(asked);
-      fetchPage(candidate.url, env, limits).then(
+      askPaced(pace, clock.now, () => fetchPage(candidate.url, env, limits)).then(
         (result) => {
           stragglers.answered(i);
           answer(asked, { candidate, result, tries, at: clock.now(), asked: order });
@@ -631,10 +474,11 @@ async function runPass(env: Env, input: PassInput) {
         },
       );
     });
-    // A first round asked alone waits for its answer (its consent accept sets the cookie first).
-    if (!input.firstRoundAlone) void askLater();
+    // A first round asked alone waits for its answer (its consent accept sets the cookie first). The
+    // later asks wait for room in a stated allowance.
+    if (!input.firstRoundAlone && spareAsks(pace, clock.now()) > 0) void askLater();
     await settle();
-    if (input.firstRoundAlone) void askLater();
+    if (input.firstRoundAlone && spareAsks(pace, clock.now()) > 0) void askLater();
     await absorb();
   }
   // Out of time: what is still out answers by its own time-out (never past the pass's end), and is read or handed on.
@@ -715,6 +559,7 @@ function outcomeOf(
   },
   retryLater: Map<string, number>,
   notes: CrawlNotes,
+  pace: Pace,
   challengedTwice?: ReadonlySet<string>,
 ): CrawlOutcome {
   return {
@@ -732,6 +577,7 @@ function outcomeOf(
     disallowed: pass.disallowed,
     notes,
     ...(pass.lang ? { lang: pass.lang } : {}),
+    ...(pace.allowance ? { allowance: pace.allowance } : {}),
   };
 }
 
@@ -768,13 +614,13 @@ export async function crawlFirstPass(
   const budget = { ...passBudget, cookies: new CookieJar() };
   const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
-  const site = await openSite(env, domain, budget, notes);
+  const pace = newPace();
+  const site = await openSite(env, domain, budget, notes, pace);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes);
   const { robots } = site;
   let origin = site.origin;
   const done = new Set<string>();
   const retryLater = new Map<string, number>();
-  const pace = newPace();
   // The sitemap and the soft-404 probe go out once the home page and the first round of the pages
   // it links are asked: a site-wide rate limit counts every request (one allowing four let robots.txt,
   // the home page, the sitemap and the probe through, and turned the team's contact page away), and
@@ -789,10 +635,12 @@ export async function crawlFirstPass(
       probed(Promise.resolve(null));
       return [];
     }
-    probed(probeNotFound(env, domain, origin, robots, budget, notes));
     const left = budget.totalMs - (clockOf(budget).now() - startedAt);
     const timed = { ...budget, pageTimeoutMs: Math.max(0, Math.min(budget.pageTimeoutMs, left)) };
-    return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, timed, 2));
+    // The sitemap before the probe: under a stated allowance the one ask kept for them goes to it.
+    const sitemap = sitemapUrls(env, domain, origin, robots.sitemaps, timed, pace, 2);
+    probed(probeNotFound(env, domain, origin, robots, budget, notes, pace));
+    return urlCandidates(await sitemap);
   };
   const challengedTwice = new Set<string>();
   const pass = { domain, origin, robots, done, startedAt, notes, notFound, retryLater, pace, challengedTwice };
@@ -817,6 +665,7 @@ export async function crawlFirstPass(
     queue: candidates,
     budget: { ...budget, maxPages: budget.maxPages - 1 },
     afterFirstRound,
+    sitemapDeclared: robots.sitemaps.length > 0,
     ...(home.lang ? { lang: home.lang } : {}),
   });
   probed(Promise.resolve(null));
@@ -835,61 +684,9 @@ export async function crawlFirstPass(
     },
     retryLater,
     notes,
+    pace,
     challengedTwice,
   );
-}
-
-function urlCandidates(urls: readonly string[], floor = 0): Candidate[] {
-  return urls.flatMap((url) => {
-    const s = scoreUrl(url);
-    return s === null && !floor ? [] : [{ url, score: Math.max(s ?? 0, floor) }];
-  });
-}
-
-/**
- * Sitemap URLs: the declared sitemaps (or /sitemap.xml), following indexes two levels deep, page
- * sitemaps first. Only sitemaps on the crawled site are read: robots.txt and sitemap indexes may
- * name any host, and following them would make the crawler fetch third-party URLs on an attacker's say.
- */
-async function sitemapUrls(
-  env: Env,
-  domain: string,
-  origin: string,
-  declared: string[],
-  budget: CrawlBudget,
-  maxChildren = 3,
-): Promise<string[]> {
-  const onSite = (u: string) => {
-    try {
-      const host = new URL(u).hostname;
-      return host === domain || host.endsWith(`.${domain}`);
-    } catch {
-      return false;
-    }
-  };
-  const own = declared.filter(onSite);
-  const roots = own.length ? own.slice(0, 3) : [`${origin}/sitemap.xml`];
-  const urls: string[] = [];
-  const read = async (url: string) => {
-    const r = await fetchPage(url, env, {
-      timeoutMs: budget.pageTimeoutMs,
-      maxBytes: 2 * 1024 * 1024,
-      cookies: budget.cookies,
-    });
-    return r.kind === "ok" ? sitemapLocations(r.body) : { urls: [], isIndex: false };
-  };
-  const walk = async (url: string, depth: number): Promise<void> => {
-    const doc = await read(url);
-    if (!doc.isIndex) urls.push(...doc.urls);
-    else if (depth < 2)
-      await Promise.all(
-        rankChildSitemaps(doc.urls.filter(onSite))
-          .slice(0, maxChildren)
-          .map((child) => walk(child, depth + 1)),
-      );
-  };
-  await Promise.all(roots.map((root) => walk(root, 0)));
-  return urls;
 }
 
 /** What the first pass hands to the deep pass (the deep-crawl message). */
@@ -904,6 +701,10 @@ export interface PreviousPass {
   challengedOnce?: string[];
   /** The language the site's pages declared in the first pass. */
   lang?: string;
+  /** Where the first pass found the site (https://www.acme.com): its robots.txt is asked there first. */
+  origin?: string;
+  /** What the site's rate-limit fields said at the end of the first pass. */
+  allowance?: RateAllowance;
 }
 
 /** Pages the first pass chose and could not read: they were among the site's best, and come back first. */
@@ -922,7 +723,10 @@ export async function crawlDeepPass(
   const budget = { ...passBudget, cookies: new CookieJar() };
   const startedAt = clockOf(budget).now();
   const notes = emptyNotes();
-  const site = await openSite(env, domain, budget, notes);
+  const pace = newPace();
+  // The first pass may have spent the window the deep pass starts in.
+  pace.allowance = previous.allowance ?? null;
+  const site = await openSite(env, domain, budget, notes, pace, previous.origin);
   if (!site.origin || !site.robots) return unreachableOutcome(site.failure, notes, previous);
   const { robots } = site;
   // robots.txt was rate-limited: the first pass's pages say where the site answers.
@@ -964,14 +768,17 @@ export async function crawlDeepPass(
     notFound,
     retryLater,
     askedBefore,
+    pace,
+    sitemapDeclared: robots.sitemaps.length > 0,
     firstRoundAlone: true,
     afterFirstRound: async () => {
-      probed(probeNotFound(env, domain, origin, robots, budget, notes));
-      return urlCandidates(await sitemapUrls(env, domain, origin, robots.sitemaps, budget));
+      const sitemap = sitemapUrls(env, domain, origin, robots.sitemaps, budget, pace);
+      probed(probeNotFound(env, domain, origin, robots, budget, notes, pace));
+      return urlCandidates(await sitemap);
     },
     ...(previous.lang ? { lang: previous.lang } : {}),
   });
   probed(Promise.resolve(null));
   await notFound;
-  return outcomeOf(origin, robots, done, pass, retryLater, notes);
+  return outcomeOf(origin, robots, done, pass, retryLater, notes, pace);
 }

@@ -19,6 +19,10 @@ export interface DeepCrawlMessage {
   challengedOnce?: string[];
   /** The language the site's pages declared in the first pass (names on pages declaring none are read in it). */
   lang?: string;
+  /** Where the first pass found the site (its scheme and host): the deep pass asks robots.txt there first. */
+  origin?: string;
+  /** What the site's rate-limit fields said at the end of the first pass (its reset in epoch milliseconds). */
+  allowance?: { remaining: number; resetAt: number | null; limit: number | null };
   /** D1 bookmarks of the first pass's writes, by index database: the deep pass reads from there on. */
   bookmarks?: Record<string, string>;
 }

@@ -22,6 +22,8 @@ export async function enqueueDeepCrawl(
     ...(message.retry?.length ? { retry: message.retry.slice(0, 50) } : {}),
     ...(message.challengedOnce?.length ? { challengedOnce: message.challengedOnce.slice(0, 50) } : {}),
     ...(message.lang ? { lang: message.lang.slice(0, 35) } : {}),
+    ...(message.origin ? { origin: message.origin.slice(0, 300) } : {}),
+    ...(message.allowance ? { allowance: message.allowance } : {}),
     bookmarks: message.bookmarks ?? indexBookmarks(env),
   };
   if (env.CRAWL_QUEUE) {
@@ -53,6 +55,12 @@ export async function runDeepCrawl(
   return "stored";
 }
 
+const isAllowance = (a: unknown): a is NonNullable<DeepCrawlMessage["allowance"]> => {
+  const x = a as NonNullable<DeepCrawlMessage["allowance"]>;
+  const count = (v: unknown) => v === null || (typeof v === "number" && Number.isFinite(v));
+  return !!x && typeof x.remaining === "number" && count(x.resetAt) && count(x.limit);
+};
+
 function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
   const b = body as DeepCrawlMessage;
   const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === "string");
@@ -64,6 +72,8 @@ function isDeepCrawlMessage(body: unknown): body is DeepCrawlMessage {
     (b.retry === undefined || strings(b.retry)) &&
     (b.challengedOnce === undefined || strings(b.challengedOnce)) &&
     (b.lang === undefined || typeof b.lang === "string") &&
+    (b.origin === undefined || typeof b.origin === "string") &&
+    (b.allowance === undefined || isAllowance(b.allowance)) &&
     (b.bookmarks === undefined ||
       (typeof b.bookmarks === "object" &&
         b.bookmarks !== null &&

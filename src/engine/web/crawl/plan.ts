@@ -264,6 +264,12 @@ export function scoreLink(link: LinkRef, from?: LinkSource): number | null {
       return BUNDLE_OTHER_ROUTE_SCORE;
     return from ? Math.min(from.score, CATEGORY_SCORE.people) - 1 : (scoreUrl(link.url) ?? 0);
   }
+  // A split bundle's chunk, named by the route that loads it (path and name): as the bundle's
+  // endpoints are; another route's chunk one above them, so that the endpoint it fetches is read too.
+  if (own === "chunk" && from)
+    return isBundleRouteWorthReading(text)
+      ? Math.min(from.score, CATEGORY_SCORE.people) - 1
+      : BUNDLE_OTHER_ROUTE_SCORE + 1;
   // The site's own script file on a page read for its people, contact or company that shows no one
   // with an address yet: it may fetch them (read as that page's script). Libraries, tags and bundles
   // of the whole site are not. A page the home page's menu names in words no list knows ("Ons

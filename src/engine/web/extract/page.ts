@@ -27,7 +27,7 @@ import { hasMicrodata, microdataItems } from "./microdata.js";
 import { type FoundAddress, namesOnLine, type Person, personNear, personOfPage, readingFor, shown } from "./people.js";
 import { declaresReversed, reversedAddress, reversedSelector } from "./reversed-text.js";
 import { appDataOf, isDataScript, type ScriptBlock } from "./script-data.js";
-import { assembledText, fetchedDataUrls, scriptRedirect } from "./script-text.js";
+import { assembledText, fetchedDataUrls, lazyChunks, scriptRedirect } from "./script-text.js";
 import { type DataPerson, type DataReading, linesOfText, readStructured } from "./structured.js";
 import { isVCard, vCardAddresses } from "./vcard.js";
 
@@ -120,12 +120,12 @@ export async function extractPage(
     current = "";
   };
   const linkRefs: LinkRef[] = [];
-  const ownLink = (raw: string, rel: string) => {
+  const ownLink = (raw: string, rel: string, text = "") => {
     try {
       const url = new URL(raw, pageUrl);
       url.hash = "";
       if ((url.protocol === "http:" || url.protocol === "https:") && getDomain(url.hostname) === targetDomain)
-        linkRefs.push({ url: url.href, text: "", rel });
+        linkRefs.push({ url: url.href, text, rel });
     } catch {
       /* not a URL */
     }
@@ -137,6 +137,8 @@ export async function extractPage(
     const text = assembledText(block.text);
     if (text) current += ` ${text} `;
     for (const url of fetchedDataUrls(block.text)) ownLink(url, "data");
+    // A split bundle's chunks, each with the route that loads it (its words rank it).
+    for (const chunk of lazyChunks(block.text)) ownLink(chunk.url, "chunk", chunk.route);
     const redirect = scriptRedirect(block.text);
     if (redirect) ownLink(redirect, "refresh");
   });

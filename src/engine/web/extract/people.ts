@@ -5,6 +5,7 @@ import {
   annotatedName,
   isNativePersonName,
   isNativeTitle,
+  namesAnotherFamily,
   nativeNameThenTitle,
   writtenInParts,
 } from "../../people/native-names.js";
@@ -158,7 +159,12 @@ export function readLine(line: string, localPart = ""): LineReading {
     } else if (!name && !isPosition && (looksLikePersonName(s) || familyCommaGiven(s))) name = s;
     else if (!position && isPosition) position = s;
     else if (!name && !isPosition && /[^\p{Script=Latin}\s\p{P}\d]/u.test(s)) {
-      name = [...s.matchAll(LATIN_NAME)].map((m) => m[0]).find((m) => looksLikePersonName(m)) ?? null;
+      name =
+        [...s.matchAll(LATIN_NAME)]
+          // A run cut inside a word ("Delta Shoji K." of "K.K.") is not a whole name.
+          .filter((m) => !/\p{L}/u.test(s.charAt(m.index + m[0].length)))
+          .map((m) => m[0])
+          .find((m) => looksLikePersonName(m)) ?? null;
       transcribed = name !== null;
       const rest = name ? s.replace(name, " ").trim() : "";
       if (name && !native && isNativePersonName(rest)) native = rest;
@@ -212,7 +218,9 @@ function nameThenPosition(segment: string): { name: string; position: string } |
 /** A line read as a Latin name rendered from the native name on a line beside it (a two-column table, a card). */
 function besideNative(read: LineReading, neighbours: readonly (string | undefined)[], localPart: string): LineReading {
   if (!read.name || read.native) return read;
-  const native = neighbours.find((l): l is string => !!l && isNativePersonName(l));
+  const native = neighbours.find(
+    (l): l is string => !!l && isNativePersonName(l) && !namesAnotherFamily(l, read.name ?? ""),
+  );
   if (!native) return read;
   const stated = alignRomanized(native, read.name, localPart);
   return { ...read, transcribed: read.transcribed || !!stated || writtenInParts(native), native, stated };

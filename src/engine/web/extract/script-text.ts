@@ -227,6 +227,43 @@ export function fetchedDataUrls(script: string): string[] {
   return [...routes].filter((r) => ![...routes].some((other) => other.startsWith(`${r.replace(/\/$/, "")}/`)));
 }
 
+/**
+ * A split bundle's runtime assembling a chunk's URL from its number (webpack's `o.u`):
+ * `"static/js/"+e+"."+{12:"a1b2c3d4",57:"9f8e7d6c"}[e]+".chunk.js"`.
+ */
+const CHUNK_URL =
+  /(["'])([\w./-]*)\1\s*\+\s*([A-Za-z_$][\w$]*)\s*\+\s*(["'])([\w./-]*)\4\s*\+\s*\{((?:\s*\d+\s*:\s*["'][\w-]+["']\s*,?){1,500})\}\s*\[\s*\3\s*\]\s*\+\s*(["'])([\w./-]*)\7/;
+/** A router's route and the chunk it loads (`{path:"/team",name:"team",load:function(){return o.e(12)…}`). */
+const ROUTE_CHUNK = /\bpath\s*:\s*(["'])(\/[^"'\s]{0,200})\1((?:(?!\bpath\s*:)[^;]){0,400}?)\.e\(\s*(\d+)\s*\)/g;
+/** The runtime's public path (`o.p="/"`): where chunk URLs start. */
+const PUBLIC_PATH = /\.p\s*=\s*(["'])(\/[\w./-]*|https?:\/\/[^"'\s]+)\1/;
+
+/**
+ * The chunks a split bundle's router loads for its routes, each with its route's path and name: the chunk's
+ * URL assembled as the runtime would (public path, prefix, number, hash from the map, suffix). Only
+ * chunks a route names: the route's words tell which one holds a page's people.
+ */
+export function lazyChunks(script: string): { url: string; route: string }[] {
+  const text = script.length > MAX_FETCHING_SCRIPT ? script.slice(0, MAX_FETCHING_SCRIPT) : script;
+  if (!text.includes("}[") || !text.includes(".e(")) return [];
+  const runtime = CHUNK_URL.exec(text);
+  if (!runtime) return [];
+  const [, , prefix = "", , , mid = "", map = "", , suffix = ""] = runtime;
+  const hashes = new Map([...map.matchAll(/(\d+)\s*:\s*["']([\w-]+)["']/g)].map((m) => [m[1] ?? "", m[2] ?? ""]));
+  const base = PUBLIC_PATH.exec(text)?.[2] ?? "/";
+  const out: { url: string; route: string }[] = [];
+  for (const m of text.matchAll(ROUTE_CHUNK)) {
+    const [, , path = "", between = "", id = ""] = m;
+    const hash = hashes.get(id);
+    // The route's name, when the router gives one (`name:"team"`), says what its page is as its path does.
+    const name = /\bname\s*:\s*["']([\w -]{1,60})["']/.exec(between)?.[1];
+    const route = name ? `${path} ${name}` : path;
+    if (hash !== undefined)
+      out.push({ url: `${base.replace(/\/?$/, "/")}${prefix}${id}${mid}${hash}${suffix}`, route });
+  }
+  return out;
+}
+
 /** Where a script sends the page (`location.replace("/x")`, `location.href = "/x"`): the literal target. */
 export function scriptRedirect(script: string): string | null {
   const m =

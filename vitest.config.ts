@@ -29,7 +29,12 @@ export default defineConfig(async () => {
   // The payment stack and the PDF reader are modules of their own, built from node_modules (wrangler builds them before dev and deploy).
   // The fixture network is built into a module of its own too, not imported here: vitest's transform
   // cache hashes the text of every file this config imports into each cached module's key.
-  const [, , { outbound }] = await Promise.all([buildPaymentVendor(), buildPdfVendor(), fixtureNetwork()]);
+  const [, , { outbound, warmFixtureNetwork }] = await Promise.all([
+    buildPaymentVendor(),
+    buildPdfVendor(),
+    fixtureNetwork(),
+  ]);
+  warmFixtureNetwork();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   const indexMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-index"));
   return {

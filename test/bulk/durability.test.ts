@@ -25,6 +25,7 @@ import {
   createJob,
   deliverAndDieBeforeBilling,
   getJob,
+  indexedBeforehand,
   launchLosingMessages,
   parseCsv,
   waitForEnd,
@@ -72,6 +73,7 @@ const alarmOf = (id: number) => runInDurableObject(jobStub(env, id), (_i: BulkJo
 describe("a bulk job owns its liveness", () => {
   it("sends again exactly the chunks lost with a restart, finishes by itself, every row once and billed once", async () => {
     const account = await createAccount();
+    await indexedBeforehand("acme-widgets.test");
     const id = await createdId(await createJob(account, "finder", { name: "Crash mid-job", data: PEOPLE }));
     const stub = jobStub(env, id);
     await launchLosingMessages(account, id);

@@ -260,6 +260,8 @@ function makeIsolate(id: number, seed: number, rnd: Random): Isolate {
   return iso;
 }
 
+/** The end of the day a schedule with no month's or day's edge starts in. */
+const ANY_TIME_DAY_END = Date.UTC(2027, 6, 2);
 const PLANS = ["pro-plus", "scale", "enterprise", "basic"] as const;
 /** A slow call's answer takes this long: past a quiet lease's old life (30 s), within the request's deadline (180 s). */
 const SLOW_CALL_MS = 150_000;
@@ -297,14 +299,15 @@ export async function runSchedule(seed: number, opts: ScheduleOptions = {}): Pro
     env.ACCOUNT_LIMITER.idFromName(`account:${accountId}`),
   ) as DurableObjectStub<AccountLimiter>;
 
-  // The limiter's clock: a little before a month's or a day's end, or any time.
-  const base = Date.now();
+  // The limiter's clock: a little before a month's or a day's end, or any time of a fixed day. Never
+  // the machine's time: a seed's day then ended where the real clock's did (a fixed seed that used up
+  // its day failed only when run near midnight UTC).
   const start =
     boundary === "month"
       ? Date.UTC(2027, rnd.int(12) + 1, 1) - 150
       : boundary === "day"
         ? Date.UTC(2027, rnd.int(12), 2 + rnd.int(25)) - 150
-        : base - rnd.int(86_400_000);
+        : ANY_TIME_DAY_END - rnd.int(86_400_000);
   const clock = await limiterClock(stub, start);
   // Near the end of the verification balance, so it runs out during the schedule.
   const allowance = planFor(plan).credits.verification;

@@ -38,7 +38,12 @@ import { countryOfDomain } from "../web/extract/company.js";
 import type { Candidate } from "./candidates.js";
 import { confirmAddress, isConfirmedSource } from "./confirm.js";
 import { confirmedAnswer } from "./confirmed-answer.js";
-import { countrylessDomain, twoFamilyNameReading, twoFamilyNamesAt, writesTwoFamilyNames } from "./name-culture.js";
+import {
+  countrylessDomain,
+  namesCarryTwoFamilyNames,
+  twoFamilyNameReading,
+  writesTwoFamilyNames,
+} from "./name-culture.js";
 import { applyPattern, matchPatterns, type Pattern, type PatternInference } from "./patterns.js";
 
 /**
@@ -129,7 +134,7 @@ async function readingOf(
   if (formats.lastForm || writesTwoFamilyNames(domain)) return twoFamilyNameReading(name, readings);
   if (!countrylessDomain(domain)) return name;
   const shown = (await shownNames(ctx, domain)).map((p) => p.fullName ?? "");
-  return twoFamilyNamesAt(domain, shown) ? twoFamilyNameReading(name, readings) : name;
+  return namesCarryTwoFamilyNames(shown) ? twoFamilyNameReading(name, readings) : name;
 }
 
 /** The names the domain's pages show without an address (read once per call or bulk batch). */
